@@ -1,0 +1,201 @@
+// The scene description: what a user writes in a YAML scene file (docs/scene-format.md), validated.
+// LoadScene parses and validates; every error names FILE:LINE:COL. A SceneDesc that LoadScene returned is valid:
+// CompileModel (model.h) turns it into the immutable Model the simulator steps.
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ductile {
+
+using Vector3 = std::array<double, 3>;
+
+/// A problem in user input, with the place it was found. line and column count from 1; 0 means unknown.
+class SceneError : public std::runtime_error {
+ public:
+  SceneError(std::string file, int line, int column, const std::string& message)
+      : std::runtime_error(Format(file, line, column, message)),
+        file_(std::move(file)),
+        line_(line),
+        column_(column),
+        message_(message) {}
+
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+  /// The message without the FILE:LINE:COL prefix.
+  const std::string& message() const { return message_; }
+
+ private:
+  static std::string Format(const std::string& file, int line, int column, const std::string& message) {
+    std::string s = file;
+    if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(column);
+    return s + ": " + message;
+  }
+  std::string file_;
+  int line_;
+  int column_;
+  std::string message_;
+};
+
+/// Where in the scene file a definition came from, for messages produced after parsing.
+struct SourceLocation {
+  std::string file;
+  int line = 0;    ///< From 1; 0 = unknown.
+  int column = 0;  ///< From 1; 0 = unknown.
+};
+
+/// A rigid placement: position and orientation of a body frame B in the world W.
+struct PoseDesc {
+  Vector3 position{0, 0, 0};  ///< p_WB [m].
+  /// Orientation as a unit quaternion (w, x, y, z). In YAML given as `rpy_deg: [r, p, y]` (extrinsic X-Y-Z,
+  /// degrees) or `quaternion: [w, x, y, z]` (normalised on load).
+  std::array<double, 4> quaternion{1, 0, 0, 0};
+};
+
+/// Simulation settings (`simulation:`).
+struct SimulationDesc {
+  double dt = 1e-3;                        ///< Rigid (outer) time step Δt [s], > 0.
+  int substeps = 1;                        ///< MPM substeps N per Δt, ≥ 1.
+  double duration = 1.0;                   ///< Default run length [s], > 0.
+  Vector3 gravity{0, 0, -9.81};            ///< [m/s²].
+  double output_rate = 60;                 ///< Output frames per simulated second (trajectory, probes) [Hz], > 0.
+  double contact_tolerance_relative = 5e-2;  ///< ε_r of the contact solvers [-], > 0 (used from issue 4 on).
+  double contact_tolerance_absolute = 1e-6;  ///< ε_a [-], ≥ 0.
+  int max_solver_iterations = 100;           ///< ≥ 1.
+  double cfl = 0.4;  ///< Max fraction of a cell a wave or particle may cross in one substep, in (0, 1].
+  int threads = 0;   ///< Worker threads; 0 = all cores.
+};
+
+/// The MPM background grid (`grid:`).
+struct GridDesc {
+  double h = 0.01;                  ///< Grid spacing [m], > 0.
+  Vector3 domain_min{-0.5, -0.5, 0};  ///< Lower corner of the simulation domain [m].
+  Vector3 domain_max{0.5, 0.5, 1};    ///< Upper corner [m]; every component > domain_min's.
+};
+
+/// How a boundary treats grid velocities at nodes inside it.
+enum class BoundaryType {
+  kSticky,    ///< v = 0 (velocity of the collider).
+  kSlip,      ///< Normal component removed in both directions (bilateral), tangential kept.
+  kSeparate,  ///< Approaching normal component removed (unilateral), no friction.
+  kFriction,  ///< Unilateral with Coulomb friction μ on the tangential component.
+};
+
+/// A boundary condition (domain walls or a collider).
+struct BoundaryDesc {
+  BoundaryType type = BoundaryType::kSeparate;
+  double friction = 0;  ///< Coulomb μ ≥ 0, used by kFriction.
+};
+
+enum class MaterialModelDesc { kFixedCorotated, kLinearCorotated, kStvkHencky, kDruckerPrager, kFluid };
+
+/// A named material (`materials: NAME: {...}`). Which fields apply depends on the model.
+struct MaterialDesc {
+  std::string name;
+  MaterialModelDesc model = MaterialModelDesc::kFixedCorotated;
+  double density = 1000;         ///< ρ [kg/m³], > 0.
+  double youngs_modulus = 1e5;   ///< E [Pa], > 0 (solids).
+  double poisson_ratio = 0.3;    ///< ν, in (−1, 0.5) (solids).
+  double yield_stress = 0;       ///< η [Pa], ≥ 0 (linear_corotated, stvk_hencky): bound on ‖dev τ‖_F.
+  double friction_angle_deg = 30;  ///< φ [deg], in [0, 90) (drucker_prager).
+  double cohesion = 0;             ///< ≥ 0 (drucker_prager), Hencky volumetric strain shift [-].
+  double bulk_modulus = 1e5;       ///< κ [Pa], > 0 (fluid).
+  double gamma = 7;                ///< Tait exponent γ, ≥ 1 (fluid).
+  double viscosity = 0;            ///< [Pa·s], ≥ 0 (fluid).
+  SourceLocation where;
+};
+
+enum class ShapeType { kBox, kSphere, kCylinder, kMesh, kPlane };
+
+/// A shape in its own frame S. Which fields apply depends on type.
+struct ShapeDesc {
+  ShapeType type = ShapeType::kBox;
+  Vector3 size{0.1, 0.1, 0.1};  ///< Box full extents [m], each > 0.
+  double radius = 0.05;         ///< Sphere, cylinder [m], > 0.
+  double length = 0.1;          ///< Cylinder length along its z axis [m], > 0.
+  /// Mesh: resolved absolute path of a closed triangle mesh (OBJ), relative paths resolve against the scene
+  /// file's folder.
+  std::filesystem::path mesh_file;
+  double mesh_scale = 1.0;    ///< Uniform scale applied to the mesh's vertices, > 0.
+  Vector3 normal{0, 0, 1};    ///< Plane: outward normal in S (normalised on load); the solid is below.
+};
+
+/// An MPM object (`objects: NAME: {...}`).
+struct MpmObjectDesc {
+  std::string name;
+  std::string material;  ///< Name of an entry of SceneDesc::materials.
+  ShapeDesc shape;       ///< box, sphere, cylinder or mesh.
+  PoseDesc pose;         ///< X_WS: where the shape's frame is placed.
+  int particles_per_cell = 8;  ///< ≥ 1; a perfect cube gives a regular lattice, otherwise stratified jitter.
+  Vector3 velocity{0, 0, 0};   ///< Initial velocity [m/s].
+  SourceLocation where;
+};
+
+/// A static analytic collider acting on the MPM grid (`colliders: NAME: {...}`).
+struct ColliderDesc {
+  std::string name;
+  ShapeDesc shape;  ///< plane, box, sphere or cylinder.
+  PoseDesc pose;
+  BoundaryDesc boundary;
+  SourceLocation where;
+};
+
+enum class ProbeQuantity {
+  kCenterOfMass,   ///< x, y, z of the object's centre of mass [m].
+  kVelocity,       ///< centre-of-mass velocity [m/s].
+  kBounds,         ///< axis-aligned bounds of the object's particles: min x, y, z, max x, y, z [m].
+  kKineticEnergy,  ///< [J].
+};
+
+/// An output probe (`output: probes: NAME: {...}`): a quantity of an object sampled every output frame.
+struct ProbeDesc {
+  std::string name;
+  std::string object;  ///< Name of an MPM object.
+  ProbeQuantity quantity = ProbeQuantity::kCenterOfMass;
+  SourceLocation where;
+};
+
+/// A whole scene. Maps are ordered by name; objects keep their file order in `objects`.
+struct SceneDesc {
+  std::filesystem::path file;  ///< The scene file it was loaded from.
+  SimulationDesc simulation;
+  GridDesc grid;
+  BoundaryDesc walls;  ///< Domain walls (`grid: boundary:`).
+  std::vector<MaterialDesc> materials;
+  std::vector<MpmObjectDesc> objects;
+  std::vector<ColliderDesc> colliders;
+  std::vector<ProbeDesc> probes;
+
+  const MaterialDesc* FindMaterial(const std::string& name) const {
+    for (const MaterialDesc& m : materials)
+      if (m.name == name) return &m;
+    return nullptr;
+  }
+};
+
+/// One `--set dotted.key=value` override: path components are map keys (sequence elements by index).
+struct Override {
+  std::string path;   ///< e.g. "materials.dough.youngs_modulus".
+  std::string value;  ///< Parsed as YAML scalar, e.g. "2e4".
+};
+
+/// Parses an `a.b.c=value` command-line override. Throws SceneError (file "--set") when malformed.
+Override ParseOverride(const std::string& text);
+
+/// Loads, applies overrides to, and validates a scene file.
+/// Throws SceneError with FILE:LINE:COL for every kind of bad input (syntax, unknown key with a suggestion,
+/// wrong type, out-of-range value, undefined material, missing or open mesh). An override that names a key
+/// that does not exist or is not a scalar is an error naming the override.
+SceneDesc LoadScene(const std::filesystem::path& file, const std::vector<Override>& overrides = {});
+
+/// Same as LoadScene but from text; `file_name` is used in messages and to resolve relative mesh paths.
+SceneDesc LoadSceneFromString(const std::string& text, const std::filesystem::path& file_name,
+                              const std::vector<Override>& overrides = {});
+
+}  // namespace ductile

@@ -1,0 +1,10 @@
+// SIM_HD marks a function that compiles for both the CPU and, under nvcc, the GPU.
+// Kernels written with it take plain views (pointers and counts): no STL, no virtuals, no allocation,
+// no exceptions. The CPU backend launches them with TBB, the CUDA backend with its own launcher.
+#pragma once
+
+#if defined(__CUDACC__)
+#define SIM_HD __host__ __device__ inline
+#else
+#define SIM_HD inline
+#endif
