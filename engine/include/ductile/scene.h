@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,9 +34,11 @@ class SceneError : public std::runtime_error {
 
  private:
   static std::string Format(const std::string& file, int line, int column, const std::string& message) {
-    std::string s = file;
-    if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(column);
-    return s + ": " + message;
+    std::ostringstream s;  // (string concatenation here trips a GCC 12 -O3 stringop-overflow false positive)
+    s << file;
+    if (line > 0) s << ':' << line << ':' << column;
+    s << ": " << message;
+    return s.str();
   }
   std::string file_;
   int line_;
@@ -60,11 +63,11 @@ struct PoseDesc {
 
 /// Simulation settings (`simulation:`).
 struct SimulationDesc {
-  double dt = 1e-3;                        ///< Rigid (outer) time step Δt [s], > 0.
-  int substeps = 1;                        ///< MPM substeps N per Δt, ≥ 1.
-  double duration = 1.0;                   ///< Default run length [s], > 0.
-  Vector3 gravity{0, 0, -9.81};            ///< [m/s²].
-  double output_rate = 60;                 ///< Output frames per simulated second (trajectory, probes) [Hz], > 0.
+  double dt = 1e-3;                          ///< Rigid (outer) time step Δt [s], > 0.
+  int substeps = 1;                          ///< MPM substeps N per Δt, ≥ 1.
+  double duration = 1.0;                     ///< Default run length [s], > 0.
+  Vector3 gravity{0, 0, -9.81};              ///< [m/s²].
+  double output_rate = 60;                   ///< Output frames per simulated second (trajectory, probes) [Hz], > 0.
   double contact_tolerance_relative = 5e-2;  ///< ε_r of the contact solvers [-], > 0 (used from issue 4 on).
   double contact_tolerance_absolute = 1e-6;  ///< ε_a [-], ≥ 0.
   int max_solver_iterations = 100;           ///< ≥ 1.
@@ -74,7 +77,7 @@ struct SimulationDesc {
 
 /// The MPM background grid (`grid:`).
 struct GridDesc {
-  double h = 0.01;                  ///< Grid spacing [m], > 0.
+  double h = 0.01;                    ///< Grid spacing [m], > 0.
   Vector3 domain_min{-0.5, -0.5, 0};  ///< Lower corner of the simulation domain [m].
   Vector3 domain_max{0.5, 0.5, 1};    ///< Upper corner [m]; every component > domain_min's.
 };
@@ -99,10 +102,10 @@ enum class MaterialModelDesc { kFixedCorotated, kLinearCorotated, kStvkHencky, k
 struct MaterialDesc {
   std::string name;
   MaterialModelDesc model = MaterialModelDesc::kFixedCorotated;
-  double density = 1000;         ///< ρ [kg/m³], > 0.
-  double youngs_modulus = 1e5;   ///< E [Pa], > 0 (solids).
-  double poisson_ratio = 0.3;    ///< ν, in (−1, 0.5) (solids).
-  double yield_stress = 0;       ///< η [Pa], ≥ 0 (linear_corotated, stvk_hencky): bound on ‖dev τ‖_F.
+  double density = 1000;           ///< ρ [kg/m³], > 0.
+  double youngs_modulus = 1e5;     ///< E [Pa], > 0 (solids).
+  double poisson_ratio = 0.3;      ///< ν, in (−1, 0.5) (solids).
+  double yield_stress = 0;         ///< η [Pa], ≥ 0 (linear_corotated, stvk_hencky): bound on ‖dev τ‖_F.
   double friction_angle_deg = 30;  ///< φ [deg], in [0, 90) (drucker_prager).
   double cohesion = 0;             ///< ≥ 0 (drucker_prager), Hencky volumetric strain shift [-].
   double bulk_modulus = 1e5;       ///< κ [Pa], > 0 (fluid).
@@ -122,16 +125,16 @@ struct ShapeDesc {
   /// Mesh: resolved absolute path of a closed triangle mesh (OBJ), relative paths resolve against the scene
   /// file's folder.
   std::filesystem::path mesh_file;
-  double mesh_scale = 1.0;    ///< Uniform scale applied to the mesh's vertices, > 0.
-  Vector3 normal{0, 0, 1};    ///< Plane: outward normal in S (normalised on load); the solid is below.
+  double mesh_scale = 1.0;  ///< Uniform scale applied to the mesh's vertices, > 0.
+  Vector3 normal{0, 0, 1};  ///< Plane: outward normal in S (normalised on load); the solid is below.
 };
 
 /// An MPM object (`objects: NAME: {...}`).
 struct MpmObjectDesc {
   std::string name;
-  std::string material;  ///< Name of an entry of SceneDesc::materials.
-  ShapeDesc shape;       ///< box, sphere, cylinder or mesh.
-  PoseDesc pose;         ///< X_WS: where the shape's frame is placed.
+  std::string material;        ///< Name of an entry of SceneDesc::materials.
+  ShapeDesc shape;             ///< box, sphere, cylinder or mesh.
+  PoseDesc pose;               ///< X_WS: where the shape's frame is placed.
   int particles_per_cell = 8;  ///< ≥ 1; a perfect cube gives a regular lattice, otherwise stratified jitter.
   Vector3 velocity{0, 0, 0};   ///< Initial velocity [m/s].
   SourceLocation where;

@@ -13,7 +13,7 @@ template <typename T>
 struct Vec3 {
   T x{}, y{}, z{};
 
-  SIM_HD constexpr Vec3() = default;
+  constexpr Vec3() = default;
   SIM_HD constexpr Vec3(T x_in, T y_in, T z_in) : x(x_in), y(y_in), z(z_in) {}
   SIM_HD static constexpr Vec3 Constant(T s) { return {s, s, s}; }
 

@@ -18,10 +18,10 @@ enum class MaterialModel : std::int32_t {
 /// Constants of one material, in SI units.
 struct MaterialParams {
   MaterialModel model = MaterialModel::kFixedCorotated;
-  float mu = 0;            ///< Lamé shear modulus μ = E / (2(1 + ν)) [Pa].
-  float lambda = 0;        ///< Lamé first parameter λ = Eν / ((1 + ν)(1 − 2ν)) [Pa].
-  float density = 0;       ///< Rest density ρ [kg/m³].
-  float yield_stress = 0;  ///< η [Pa]: von Mises bound on the Frobenius norm of the deviatoric stress; 0 = elastic.
+  float mu = 0;              ///< Lamé shear modulus μ = E / (2(1 + ν)) [Pa].
+  float lambda = 0;          ///< Lamé first parameter λ = Eν / ((1 + ν)(1 − 2ν)) [Pa].
+  float density = 0;         ///< Rest density ρ [kg/m³].
+  float yield_stress = 0;    ///< η [Pa]: von Mises bound on the Frobenius norm of the deviatoric stress; 0 = elastic.
   float friction_alpha = 0;  ///< Drucker-Prager α = √(2/3)·2 sin φ / (3 − sin φ), φ the friction angle.
   float cohesion = 0;        ///< Drucker-Prager cohesion as a Hencky volumetric strain shift [-] (0 = dry sand).
   float bulk_modulus = 0;    ///< Fluid bulk modulus κ [Pa] of the Tait equation p = κ (J^−γ − 1).

@@ -1,0 +1,55 @@
+// ductile-cli: the headless front end of the engine. Subcommands: validate, run (docs/cli.md).
+// Exit status: 0 success, 1 internal error or diverged simulation, 2 bad input or usage, 130 interrupted.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "ductile/scene.h"
+#include "run_command.h"
+
+int main(int argc, char** argv) {
+  using namespace ductile;
+  CLI::App app{"ductile-cli: run Ductile scenes (MPM) headless; see docs/cli.md"};
+  app.set_version_flag("--version", std::string("ductile-cli ") + DUCTILE_VERSION);
+  app.require_subcommand(1);
+
+  std::vector<std::string> set_texts;
+  cli::RunOptions run;
+
+  CLI::App* validate = app.add_subcommand("validate", "Check a scene file and report its first error");
+  std::string validate_scene;
+  validate->add_option("SCENE", validate_scene, "Scene file (YAML)")->required();
+  validate->add_option("--set", set_texts, "Override a scalar: dotted.key=value (repeatable)");
+
+  CLI::App* run_cmd = app.add_subcommand("run", "Simulate a scene and write its outputs");
+  run_cmd->add_option("SCENE", run.scene, "Scene file (YAML)")->required();
+  run_cmd->add_option("--duration", run.duration, "Simulated seconds (default: simulation.duration)");
+  run_cmd->add_option("--set", set_texts, "Override a scalar: dotted.key=value (repeatable)");
+  run_cmd->add_option("--trajectory", run.trajectory_file, "CSV: time,body,x,y,z,qw,qx,qy,qz per output frame");
+  run_cmd->add_option("--probes", run.probes_file, "CSV of the scene's output probes per output frame");
+  run_cmd->add_option("--stats", run.stats_file, "JSON statistics (particles, timings, real-time factor)");
+  run_cmd->add_option("--threads", run.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_flag("--quiet", run.quiet, "No summary line");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : cli::kExitBadInput;
+  }
+
+  try {
+    std::vector<Override> overrides;
+    for (const std::string& s : set_texts) overrides.push_back(ParseOverride(s));
+    if (*validate) return cli::Validate(validate_scene, overrides);
+    run.overrides = overrides;
+    return cli::Run(run);
+  } catch (const SceneError& e) {
+    std::cerr << e.what() << '\n';
+    return cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << '\n';
+    return cli::kExitFailure;
+  }
+}

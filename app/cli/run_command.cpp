@@ -1,0 +1,251 @@
+#include "run_command.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <numeric>
+
+#include "atomic_file.h"
+#include "ductile/model.h"
+#include "ductile/simulator.h"
+
+namespace ductile::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void OnSignal(int) {
+  g_interrupted.store(true);
+}
+
+const char* ProbeQuantityName(ProbeQuantity q) {
+  switch (q) {
+    case ProbeQuantity::kCenterOfMass:
+      return "center_of_mass";
+    case ProbeQuantity::kVelocity:
+      return "velocity";
+    case ProbeQuantity::kBounds:
+      return "bounds";
+    case ProbeQuantity::kKineticEnergy:
+      return "kinetic_energy";
+  }
+  return "";
+}
+
+// Writes the rows of one output frame.
+void WriteFrame(const Simulator& sim, std::ostream* trajectory, std::ostream* probes) {
+  const Model& model = sim.model();
+  const double t = sim.time();
+  if (trajectory) {
+    for (std::size_t o = 0; o < model.objects.size(); ++o) {
+      const ObjectSummary s = sim.SummarizeObject(static_cast<int>(o));
+      *trajectory << t << ',' << model.objects[o].name << ',' << s.center_of_mass[0] << ',' << s.center_of_mass[1]
+                  << ',' << s.center_of_mass[2] << ",,,,\n";
+    }
+  }
+  if (probes) {
+    for (const ProbeInfo& probe : model.probes) {
+      const ObjectSummary s = sim.SummarizeObject(probe.object);
+      auto row = [&](const char* component, double value) {
+        *probes << t << ',' << probe.name << ',' << model.objects[probe.object].name << ','
+                << ProbeQuantityName(probe.quantity) << ',' << component << ',' << value << '\n';
+      };
+      switch (probe.quantity) {
+        case ProbeQuantity::kCenterOfMass:
+          row("x", s.center_of_mass[0]);
+          row("y", s.center_of_mass[1]);
+          row("z", s.center_of_mass[2]);
+          break;
+        case ProbeQuantity::kVelocity:
+          row("x", s.velocity[0]);
+          row("y", s.velocity[1]);
+          row("z", s.velocity[2]);
+          break;
+        case ProbeQuantity::kBounds:
+          row("min_x", s.bounds_min[0]);
+          row("min_y", s.bounds_min[1]);
+          row("min_z", s.bounds_min[2]);
+          row("max_x", s.bounds_max[0]);
+          row("max_y", s.bounds_max[1]);
+          row("max_z", s.bounds_max[2]);
+          break;
+        case ProbeQuantity::kKineticEnergy:
+          row("value", s.kinetic_energy);
+          break;
+      }
+    }
+  }
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + mid));
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::shared_ptr<const Model> LoadModel(const std::string& scene, const std::vector<Override>& overrides) {
+  return std::make_shared<const Model>(CompileModel(LoadScene(scene, overrides)));
+}
+
+void WarnIfUnstable(const Model& model) {
+  const int recommended = model.RecommendedSubsteps();
+  if (model.substeps < recommended) {
+    std::cerr << "warning: simulation.substeps = " << model.substeps << " is below the " << recommended
+              << " that the CFL condition needs for the elastic wave speed " << std::setprecision(3)
+              << model.MaxWaveSpeed() << " m/s at h = " << model.h << " m and dt = " << model.dt
+              << " s; the run may diverge\n";
+  }
+}
+
+}  // namespace
+
+int Validate(const std::string& scene, const std::vector<Override>& overrides) {
+  try {
+    const std::shared_ptr<const Model> model = LoadModel(scene, overrides);
+    WarnIfUnstable(*model);
+    std::cout << scene << ": ok (" << model->num_particles << " particles, " << model->objects.size() << " objects, "
+              << model->materials.size() << " materials)\n";
+    return kExitOk;
+  } catch (const SceneError& e) {
+    std::cerr << e.what() << '\n';
+    return kExitBadInput;
+  }
+}
+
+int Run(const RunOptions& options) {
+  std::shared_ptr<const Model> model;
+  try {
+    model = LoadModel(options.scene, options.overrides);
+  } catch (const SceneError& e) {
+    std::cerr << e.what() << '\n';
+    return kExitBadInput;
+  }
+  const double duration = options.duration.value_or(model->duration);
+  if (!(duration > 0)) {
+    std::cerr << "--duration must be > 0, got " << duration << '\n';
+    return kExitBadInput;
+  }
+  WarnIfUnstable(*model);
+
+  // Open every output before the run, so an unwritable path fails at once.
+  std::unique_ptr<AtomicFile> trajectory, probes, stats;
+  try {
+    if (!options.trajectory_file.empty()) trajectory = std::make_unique<AtomicFile>(options.trajectory_file);
+    if (!options.probes_file.empty()) probes = std::make_unique<AtomicFile>(options.probes_file);
+    if (!options.stats_file.empty()) stats = std::make_unique<AtomicFile>(options.stats_file);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << '\n';
+    return kExitBadInput;
+  }
+  std::ostream* trajectory_out = trajectory ? &trajectory->stream() : nullptr;
+  std::ostream* probes_out = probes ? &probes->stream() : nullptr;
+  if (trajectory_out) *trajectory_out << std::setprecision(9) << "time,body,x,y,z,qw,qx,qy,qz\n";
+  if (probes_out) *probes_out << std::setprecision(9) << "time,probe,object,quantity,component,value\n";
+
+  Simulator sim(model, SimulatorOptions{options.threads});
+  const std::int64_t steps = std::max<std::int64_t>(1, std::llround(duration / model->dt));
+  const double frame_interval = 1.0 / model->output_rate;
+  double next_frame = 0;
+  std::vector<double> step_ms;
+  step_ms.reserve(static_cast<std::size_t>(steps));
+  double active_nodes_sum = 0;
+
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  WriteFrame(sim, trajectory_out, probes_out);
+  next_frame += frame_interval;
+  std::string failure;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::int64_t i = 0; i < steps; ++i) {
+    if (g_interrupted.load()) break;
+    try {
+      sim.Step();
+    } catch (const SimulationDiverged& e) {
+      failure = e.what();
+      break;
+    }
+    step_ms.push_back(sim.last_step().wall_ms);
+    active_nodes_sum += sim.last_step().active_nodes_avg;
+    // A frame whenever the simulated time reaches the next output time (half a step of slack for rounding).
+    if (sim.time() + 0.5 * model->dt >= next_frame) {
+      WriteFrame(sim, trajectory_out, probes_out);
+      while (next_frame <= sim.time() + 0.5 * model->dt) next_frame += frame_interval;
+    }
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (g_interrupted.load()) {
+    std::cerr << "interrupted at t = " << sim.time() << " s; no output files were written\n";
+    return kExitInterrupted;
+  }
+
+  const std::size_t done = step_ms.size();
+  const double mean_ms = done ? std::accumulate(step_ms.begin(), step_ms.end(), 0.0) / done : 0;
+  const double particle_substeps = static_cast<double>(model->num_particles) * model->substeps * done;
+  if (stats) {
+    std::ostream& out = stats->stream();
+    out << std::setprecision(9) << "{\n"
+        << "  \"scene\": " << JsonString(options.scene) << ",\n"
+        << "  \"particles\": " << model->num_particles << ",\n"
+        << "  \"h\": " << model->h << ",\n"
+        << "  \"dt\": " << model->dt << ",\n"
+        << "  \"substeps\": " << model->substeps << ",\n"
+        << "  \"steps\": " << done << ",\n"
+        << "  \"sim_time\": " << sim.time() << ",\n"
+        << "  \"threads\": " << sim.threads() << ",\n"
+        << "  \"wall_seconds\": " << wall << ",\n"
+        << "  \"ms_per_step_median\": " << Median(step_ms) << ",\n"
+        << "  \"ms_per_step_mean\": " << mean_ms << ",\n"
+        << "  \"active_nodes_avg\": " << (done ? active_nodes_sum / done : 0) << ",\n"
+        << "  \"realtime_factor\": " << (wall > 0 ? sim.time() / wall : 0) << ",\n"
+        << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
+        << "  \"recommended_substeps\": " << model->RecommendedSubsteps() << ",\n"
+        << "  \"diverged\": " << (failure.empty() ? "false" : "true") << ",\n"
+        << "  \"state_hash\": \"" << std::hex << sim.StateHash() << std::dec << "\"\n"
+        << "}\n";
+  }
+  try {
+    if (trajectory) trajectory->Commit();
+    if (probes) probes->Commit();
+    if (stats) stats->Commit();
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << '\n';
+    return kExitFailure;
+  }
+  if (!failure.empty()) {
+    std::cerr << failure << '\n';
+    return kExitFailure;
+  }
+  if (!options.quiet) {
+    std::cout << options.scene << ": " << done << " steps, t = " << sim.time() << " s, " << model->num_particles
+              << " particles, " << std::setprecision(3) << wall << " s wall, " << mean_ms << " ms/step, "
+              << (wall > 0 ? sim.time() / wall : 0) << "x real time\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace ductile::cli

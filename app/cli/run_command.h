@@ -1,0 +1,36 @@
+// `ductile-cli run`: loads a scene, steps it for a duration and writes the trajectory, probe and statistics
+// files (formats in docs/cli.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ductile/scene.h"
+
+namespace ductile::cli {
+
+struct RunOptions {
+  std::string scene;
+  std::optional<double> duration;   ///< Overrides simulation.duration [s].
+  std::vector<Override> overrides;  ///< --set
+  std::string trajectory_file;      ///< CSV; empty = none.
+  std::string probes_file;          ///< CSV; empty = none.
+  std::string stats_file;           ///< JSON; empty = none.
+  int threads = 0;                  ///< 0 = scene's value.
+  bool quiet = false;
+};
+
+/// Exit codes of the command line.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;   ///< Internal error or a simulation that diverged.
+inline constexpr int kExitBadInput = 2;  ///< Bad scene, bad arguments, unwritable output path.
+inline constexpr int kExitInterrupted = 130;
+
+/// Runs the scene. Returns the exit code; messages go to stderr.
+int Run(const RunOptions& options);
+
+/// Loads and compiles the scene, reporting problems. Returns the exit code.
+int Validate(const std::string& scene, const std::vector<Override>& overrides);
+
+}  // namespace ductile::cli

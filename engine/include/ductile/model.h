@@ -1,0 +1,85 @@
+// The Model: everything about a scene that does not change while it runs, compiled once from a SceneDesc.
+// Sizes first, then one array per field. Particle arrays hold the initial state; the Simulator copies them into
+// its State at construction and on Reset.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ductile/scene.h"
+#include "mpm/boundary.h"
+#include "mpm/material_params.h"
+
+namespace ductile {
+
+/// Per-object bookkeeping: which particles were sampled for it.
+struct ObjectInfo {
+  std::string name;
+  int material = 0;        ///< Index into Model::materials.
+  int first_particle = 0;  ///< Particles of object o are [first_particle, first_particle + num_particles) at t = 0.
+  int num_particles = 0;
+  double mass = 0;  ///< Total mass [kg].
+};
+
+/// A compiled output probe.
+struct ProbeInfo {
+  std::string name;
+  int object = 0;
+  ProbeQuantity quantity = ProbeQuantity::kCenterOfMass;
+};
+
+/// The immutable, compiled scene.
+struct Model {
+  // ---- sizes
+  int num_particles = 0;
+
+  // ---- time stepping
+  double dt = 1e-3;                            ///< Outer (rigid) step Δt [s].
+  int substeps = 1;                            ///< MPM substeps N per Δt.
+  double duration = 1.0;                       ///< Default run length [s].
+  double output_rate = 60;                     ///< Output frames per simulated second [Hz].
+  std::array<float, 3> gravity{0, 0, -9.81f};  ///< [m/s²].
+  double cfl = 0.4;                            ///< Fraction of a cell a wave may cross in one substep.
+  int threads = 0;                             ///< Worker threads from the scene; 0 = all cores.
+
+  // ---- grid
+  float h = 0.01f;                     ///< Grid spacing [m].
+  std::array<float, 3> grid_origin{};  ///< World position of node (0, 0, 0) [m]: domain_min − kGridPadding·h.
+  std::array<int, 3> grid_nodes{};     ///< Nodes per axis.
+  std::array<float, 3> domain_min{};   ///< Domain walls [m].
+  std::array<float, 3> domain_max{};
+  mpm::WallParams walls;                 ///< Boundary condition at the domain walls.
+  std::vector<mpm::Collider> colliders;  ///< Static analytic colliders acting on grid nodes.
+  std::vector<std::string> collider_names;
+
+  // ---- materials and objects
+  std::vector<mpm::MaterialParams> materials;
+  std::vector<std::string> material_names;
+  std::vector<ObjectInfo> objects;
+  std::vector<ProbeInfo> probes;
+
+  // ---- particles, initial state (size num_particles each)
+  std::vector<std::array<float, 3>> x0;  ///< Positions [m].
+  std::vector<std::array<float, 3>> v0;  ///< Velocities [m/s].
+  std::vector<float> mass;               ///< [kg].
+  std::vector<float> volume;             ///< Rest volume [m³].
+  std::vector<std::int32_t> material;    ///< Index into materials.
+  std::vector<std::int32_t> object;      ///< Index into objects.
+
+  /// The largest elastic wave speed √((λ + 2μ)/ρ) over the materials [m/s] (for fluids √(κγ/ρ)).
+  double MaxWaveSpeed() const;
+  /// The smallest N for which Δt/N satisfies the CFL condition for the wave speed.
+  int RecommendedSubsteps() const;
+};
+
+/// Cells of padding between the domain walls and the grid's edge (the quadratic stencil reaches 1.5 cells).
+inline constexpr int kGridPadding = 3;
+
+/// Compiles a validated scene into a Model: samples particles for every object, builds colliders and
+/// material constants. Throws SceneError naming the object when a shape produces no particles or lies outside
+/// the domain.
+Model CompileModel(const SceneDesc& scene);
+
+}  // namespace ductile

@@ -1,0 +1,73 @@
+// The Simulator: steps a Model's State (DESIGN.md §2, §4). One object per running scene; its methods are not
+// thread-safe (the studio's SimController owns it on the simulation thread). Work inside a step runs on an
+// internal TBB task arena with the requested number of threads; results do not depend on that number.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "ductile/model.h"
+#include "ductile/telemetry.h"
+
+namespace ductile {
+
+namespace mpm {
+struct Particles;
+}
+
+/// Thrown by Simulator::Step when the state stops being physical (non-finite values, a particle crossing more
+/// than one grid cell in a substep). The state is left as it was after the failing substep.
+class SimulationDiverged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SimulatorOptions {
+  /// Worker threads; 0 takes the scene's `simulation.threads`, and if that is 0 too, all cores.
+  int threads = 0;
+};
+
+/// Aggregates of one MPM object's particles.
+struct ObjectSummary {
+  double mass = 0;                         ///< [kg].
+  std::array<double, 3> center_of_mass{};  ///< [m].
+  std::array<double, 3> velocity{};        ///< Centre-of-mass velocity [m/s].
+  std::array<double, 3> bounds_min{};      ///< [m].
+  std::array<double, 3> bounds_max{};      ///< [m].
+  double kinetic_energy = 0;               ///< ½ Σ m v² [J].
+};
+
+class Simulator {
+ public:
+  explicit Simulator(std::shared_ptr<const Model> model, SimulatorOptions options = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  /// Advances by one outer step Δt: N MPM substeps of Δt/N. Throws SimulationDiverged.
+  void Step();
+  /// Back to the initial state at t = 0.
+  void Reset();
+
+  double time() const;              ///< Simulated time [s].
+  std::int64_t step_count() const;  ///< Steps since the last reset.
+  int threads() const;              ///< Worker threads in use.
+  const Model& model() const;
+  const StepTelemetry& last_step() const;
+
+  /// Particle state (ordered by grid block; see Particles::id).
+  const mpm::Particles& particles() const;
+  ObjectSummary SummarizeObject(int object) const;
+  /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
+  /// equal hashes mean bitwise-equal states.
+  std::uint64_t StateHash() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ductile

@@ -1,0 +1,149 @@
+// The outer step (DESIGN.md §4). In this issue the scene holds MPM material only: each step sorts the particles
+// into grid blocks once (partial sorting) and takes N explicit MPM substeps; rigid bodies and the contact solve
+// slot in between the substeps in later issues.
+#include "ductile/simulator.h"
+
+#include <tbb/info.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <vector>
+
+#include "core/hash.h"
+#include "mpm/mpm_solver.h"
+
+namespace ductile {
+
+struct Simulator::Impl {
+  Impl(std::shared_ptr<const Model> m, int num_threads)
+      : model(std::move(m)), threads(num_threads), arena(num_threads), mpm(*model) {}
+
+  std::shared_ptr<const Model> model;
+  int threads;
+  tbb::task_arena arena;
+  mpm::MpmSolver mpm;
+  double time = 0;
+  std::int64_t steps = 0;
+  StepTelemetry telemetry;
+};
+
+namespace {
+int ResolveThreads(const Model& model, const SimulatorOptions& options) {
+  int threads = options.threads > 0 ? options.threads : model.threads;
+  if (threads <= 0) threads = tbb::info::default_concurrency();
+  return threads;
+}
+}  // namespace
+
+Simulator::Simulator(std::shared_ptr<const Model> model, SimulatorOptions options) {
+  const int threads = ResolveThreads(*model, options);
+  impl_ = std::make_unique<Impl>(std::move(model), threads);
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::Step() {
+  Impl& s = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  const int substeps = s.model->substeps;
+  const float sub_dt = static_cast<float>(s.model->dt / substeps);
+  double active_nodes = 0;
+  int active_blocks = 0;
+  bool diverged = false;
+  s.arena.execute([&] {
+    s.mpm.SortParticlesByBlock();
+    for (int k = 0; k < substeps && !diverged; ++k) {
+      const mpm::SubstepCounters counters = s.mpm.Substep(sub_dt);
+      active_nodes += counters.active_nodes;
+      active_blocks = counters.active_blocks;
+      diverged = s.mpm.diverged();
+    }
+  });
+  s.time = static_cast<double>(++s.steps) * s.model->dt;
+  s.telemetry.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  s.telemetry.active_nodes_avg = active_nodes / substeps;
+  s.telemetry.active_blocks = active_blocks;
+  s.telemetry.substeps = substeps;
+  if (diverged) {
+    throw SimulationDiverged("simulation diverged at t = " + std::to_string(s.time) + " s: " +
+                             s.mpm.DescribeDivergence() + "; the substep Δt/N is likely too large for the material " +
+                             "stiffness or speed (raise simulation.substeps, recommended ≥ " +
+                             std::to_string(s.model->RecommendedSubsteps()) + ")");
+  }
+}
+
+void Simulator::Reset() {
+  impl_->mpm.Reset();
+  impl_->time = 0;
+  impl_->steps = 0;
+  impl_->telemetry = {};
+}
+
+double Simulator::time() const {
+  return impl_->time;
+}
+std::int64_t Simulator::step_count() const {
+  return impl_->steps;
+}
+int Simulator::threads() const {
+  return impl_->threads;
+}
+const Model& Simulator::model() const {
+  return *impl_->model;
+}
+const StepTelemetry& Simulator::last_step() const {
+  return impl_->telemetry;
+}
+const mpm::Particles& Simulator::particles() const {
+  return impl_->mpm.particles();
+}
+
+ObjectSummary Simulator::SummarizeObject(int object) const {
+  const mpm::Particles& p = impl_->mpm.particles();
+  // Sums in id order, so the result does not depend on the block sort.
+  std::vector<std::int32_t> index(impl_->model->num_particles);
+  for (std::size_t i = 0; i < p.size(); ++i) index[p.id[i]] = static_cast<std::int32_t>(i);
+  ObjectSummary out;
+  std::array<double, 3> momentum{};
+  out.bounds_min.fill(std::numeric_limits<double>::infinity());
+  out.bounds_max.fill(-std::numeric_limits<double>::infinity());
+  const ObjectInfo& info = impl_->model->objects[object];
+  for (int id = info.first_particle; id < info.first_particle + info.num_particles; ++id) {
+    const int i = index[id];
+    const double m = p.mass[i];
+    out.mass += m;
+    double v2 = 0;
+    for (int a = 0; a < 3; ++a) {
+      out.center_of_mass[a] += m * p.x[i][a];
+      momentum[a] += m * p.v[i][a];
+      out.bounds_min[a] = std::min(out.bounds_min[a], static_cast<double>(p.x[i][a]));
+      out.bounds_max[a] = std::max(out.bounds_max[a], static_cast<double>(p.x[i][a]));
+      v2 += static_cast<double>(p.v[i][a]) * p.v[i][a];
+    }
+    out.kinetic_energy += 0.5 * m * v2;
+  }
+  for (int a = 0; a < 3; ++a) {
+    out.center_of_mass[a] /= out.mass;
+    out.velocity[a] = momentum[a] / out.mass;
+  }
+  return out;
+}
+
+std::uint64_t Simulator::StateHash() const {
+  const mpm::Particles& p = impl_->mpm.particles();
+  std::vector<std::int32_t> index(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) index[p.id[i]] = static_cast<std::int32_t>(i);
+  Fnv1a64 hash;
+  for (std::int32_t i : index) {
+    hash.Add(&p.x[i], sizeof(p.x[i]));
+    hash.Add(&p.v[i], sizeof(p.v[i]));
+    hash.Add(&p.F[i], sizeof(p.F[i]));
+    hash.Add(&p.C[i], sizeof(p.C[i]));
+    hash.Add(&p.plastic_strain[i], sizeof(p.plastic_strain[i]));
+  }
+  return hash.value();
+}
+
+}  // namespace ductile

@@ -1,0 +1,333 @@
+// SceneDesc -> Model: particle sampling of MPM objects, material constants, colliders and grid layout.
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "ductile/model.h"
+#include "geometry/triangle_mesh.h"
+
+namespace ductile {
+namespace {
+
+Eigen::Quaterniond ToQuaternion(const PoseDesc& pose) {
+  return Eigen::Quaterniond(pose.quaternion[0], pose.quaternion[1], pose.quaternion[2], pose.quaternion[3])
+      .normalized();
+}
+
+Eigen::Vector3d ToEigen(const Vector3& v) {
+  return {v[0], v[1], v[2]};
+}
+
+Mat3f ToMat3f(const Eigen::Matrix3d& R) {
+  Mat3f out;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) out.m[i][j] = static_cast<float>(R(i, j));
+  return out;
+}
+
+// A deterministic, platform-independent random stream (SplitMix64) for jittered sampling.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  double Uniform() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) * 0x1.0p-53;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Inside test and local bounds of an MPM object's shape, in the shape's frame S.
+class ShapeSampler {
+ public:
+  explicit ShapeSampler(const ShapeDesc& shape) : shape_(shape) {
+    switch (shape.type) {
+      case ShapeType::kBox:
+        half_ = ToEigen(shape.size) * 0.5;
+        break;
+      case ShapeType::kSphere:
+        half_ = Eigen::Vector3d::Constant(shape.radius);
+        break;
+      case ShapeType::kCylinder:
+        half_ = Eigen::Vector3d(shape.radius, shape.radius, shape.length * 0.5);
+        break;
+      case ShapeType::kMesh: {
+        mesh_ = geometry::LoadObjMesh(shape.mesh_file);
+        for (Eigen::Vector3d& v : mesh_.vertices) v *= shape.mesh_scale;
+        const geometry::Bounds bounds = geometry::AxisAlignedBounds(mesh_);
+        lo_ = bounds.min;
+        hi_ = bounds.max;
+        return;
+      }
+      case ShapeType::kPlane:
+        break;
+    }
+    lo_ = -half_;
+    hi_ = half_;
+  }
+
+  const Eigen::Vector3d& lo() const { return lo_; }
+  const Eigen::Vector3d& hi() const { return hi_; }
+
+  bool Contains(const Eigen::Vector3d& p_S) const {
+    switch (shape_.type) {
+      case ShapeType::kBox:
+        return (p_S.cwiseAbs().array() <= half_.array()).all();
+      case ShapeType::kSphere:
+        return p_S.norm() <= shape_.radius;
+      case ShapeType::kCylinder:
+        return p_S.head<2>().norm() <= shape_.radius && std::abs(p_S.z()) <= 0.5 * shape_.length;
+      case ShapeType::kMesh:
+        return geometry::Contains(mesh_, p_S);
+      case ShapeType::kPlane:
+        return false;
+    }
+    return false;
+  }
+
+ private:
+  const ShapeDesc& shape_;
+  Eigen::Vector3d half_ = Eigen::Vector3d::Zero();
+  Eigen::Vector3d lo_ = Eigen::Vector3d::Zero();
+  Eigen::Vector3d hi_ = Eigen::Vector3d::Zero();
+  geometry::TriangleMesh mesh_;
+};
+
+mpm::MaterialParams CompileMaterial(const MaterialDesc& m) {
+  mpm::MaterialParams p;
+  const double E = m.youngs_modulus;
+  const double nu = m.poisson_ratio;
+  p.mu = static_cast<float>(E / (2 * (1 + nu)));
+  p.lambda = static_cast<float>(E * nu / ((1 + nu) * (1 - 2 * nu)));
+  p.density = static_cast<float>(m.density);
+  switch (m.model) {
+    case MaterialModelDesc::kFixedCorotated:
+      p.model = mpm::MaterialModel::kFixedCorotated;
+      break;
+    case MaterialModelDesc::kLinearCorotated:
+      p.model = mpm::MaterialModel::kLinearCorotated;
+      p.yield_stress = static_cast<float>(m.yield_stress);
+      break;
+    case MaterialModelDesc::kStvkHencky:
+      p.model = mpm::MaterialModel::kStvkHencky;
+      p.yield_stress = static_cast<float>(m.yield_stress);
+      break;
+    case MaterialModelDesc::kDruckerPrager: {
+      p.model = mpm::MaterialModel::kDruckerPrager;
+      const double s = std::sin(m.friction_angle_deg * M_PI / 180.0);
+      p.friction_alpha = static_cast<float>(std::sqrt(2.0 / 3.0) * 2.0 * s / (3.0 - s));
+      p.cohesion = static_cast<float>(m.cohesion);
+      break;
+    }
+    case MaterialModelDesc::kFluid:
+      p.model = mpm::MaterialModel::kFluid;
+      p.mu = 0;
+      p.lambda = 0;
+      p.bulk_modulus = static_cast<float>(m.bulk_modulus);
+      p.gamma = static_cast<float>(m.gamma);
+      p.viscosity = static_cast<float>(m.viscosity);
+      break;
+  }
+  return p;
+}
+
+mpm::BoundaryKind CompileBoundaryKind(BoundaryType t) {
+  switch (t) {
+    case BoundaryType::kSticky:
+      return mpm::BoundaryKind::kSticky;
+    case BoundaryType::kSlip:
+      return mpm::BoundaryKind::kSlip;
+    case BoundaryType::kSeparate:
+      return mpm::BoundaryKind::kSeparate;
+    case BoundaryType::kFriction:
+      return mpm::BoundaryKind::kFriction;
+  }
+  return mpm::BoundaryKind::kSeparate;
+}
+
+mpm::Collider CompileCollider(const ColliderDesc& c) {
+  mpm::Collider out;
+  out.kind = CompileBoundaryKind(c.boundary.type);
+  out.friction = static_cast<float>(c.boundary.friction);
+  out.R_WC = ToMat3f(ToQuaternion(c.pose).toRotationMatrix());
+  out.p_WC = {static_cast<float>(c.pose.position[0]), static_cast<float>(c.pose.position[1]),
+              static_cast<float>(c.pose.position[2])};
+  switch (c.shape.type) {
+    case ShapeType::kPlane: {
+      out.shape = mpm::ColliderShape::kPlane;
+      const Eigen::Vector3d n = ToEigen(c.shape.normal).normalized();
+      out.normal_C = {static_cast<float>(n.x()), static_cast<float>(n.y()), static_cast<float>(n.z())};
+      break;
+    }
+    case ShapeType::kBox:
+      out.shape = mpm::ColliderShape::kBox;
+      out.half_extents = {static_cast<float>(c.shape.size[0] / 2), static_cast<float>(c.shape.size[1] / 2),
+                          static_cast<float>(c.shape.size[2] / 2)};
+      break;
+    case ShapeType::kSphere:
+      out.shape = mpm::ColliderShape::kSphere;
+      out.radius = static_cast<float>(c.shape.radius);
+      break;
+    case ShapeType::kCylinder:
+      out.shape = mpm::ColliderShape::kCylinder;
+      out.radius = static_cast<float>(c.shape.radius);
+      out.half_length = static_cast<float>(c.shape.length / 2);
+      break;
+    case ShapeType::kMesh:
+      throw SceneError(
+          c.where.file, c.where.line, c.where.column,
+          "collider '" + c.name + "': mesh colliders are not supported; use plane, box, sphere or cylinder");
+  }
+  return out;
+}
+
+// Samples one object's particles into the model.
+void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_index, Model& model) {
+  const ShapeSampler shape(desc.shape);
+  const Eigen::Quaterniond q_WS = ToQuaternion(desc.pose);
+  const Eigen::Matrix3d R_WS = q_WS.toRotationMatrix();
+  const Eigen::Vector3d p_WS = ToEigen(desc.pose.position);
+
+  // World bounds of the shape's local box.
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300);
+  Eigen::Vector3d hi = Eigen::Vector3d::Constant(-1e300);
+  for (int corner = 0; corner < 8; ++corner) {
+    const Eigen::Vector3d c_S((corner & 1) ? shape.hi().x() : shape.lo().x(),
+                              (corner & 2) ? shape.hi().y() : shape.lo().y(),
+                              (corner & 4) ? shape.hi().z() : shape.lo().z());
+    const Eigen::Vector3d c_W = R_WS * c_S + p_WS;
+    lo = lo.cwiseMin(c_W);
+    hi = hi.cwiseMax(c_W);
+  }
+
+  const double h = scene.grid.h;
+  const Eigen::Vector3d origin = ToEigen(scene.grid.domain_min);
+  const int ppc = desc.particles_per_cell;
+  const int per_axis = static_cast<int>(std::lround(std::cbrt(static_cast<double>(ppc))));
+  const bool lattice = per_axis * per_axis * per_axis == ppc;
+  const mpm::MaterialParams& material = model.materials[model.objects[object_index].material];
+  const double volume = h * h * h / ppc;
+  const double mass = volume * material.density;
+  SplitMix64 rng(0x5EEDull + static_cast<std::uint64_t>(object_index) * 0x9E3779B97F4A7C15ull);
+
+  const Eigen::Vector3i c_lo = ((lo - origin) / h).array().floor().cast<int>();
+  const Eigen::Vector3i c_hi = ((hi - origin) / h).array().ceil().cast<int>();
+  const int first = model.num_particles;
+  for (int i = c_lo.x(); i < c_hi.x(); ++i)
+    for (int j = c_lo.y(); j < c_hi.y(); ++j)
+      for (int k = c_lo.z(); k < c_hi.z(); ++k)
+        for (int s = 0; s < ppc; ++s) {
+          Eigen::Vector3d f;
+          if (lattice) {
+            const int a = s / (per_axis * per_axis), b = (s / per_axis) % per_axis, c = s % per_axis;
+            f = (Eigen::Vector3d(a, b, c) + Eigen::Vector3d::Constant(0.5)) / per_axis;
+          } else {
+            f = Eigen::Vector3d(rng.Uniform(), rng.Uniform(), rng.Uniform());
+          }
+          const Eigen::Vector3d x_W = origin + (Eigen::Vector3d(i, j, k) + f) * h;
+          if (!shape.Contains(R_WS.transpose() * (x_W - p_WS))) continue;
+          for (int a = 0; a < 3; ++a) {
+            if (x_W[a] < scene.grid.domain_min[a] || x_W[a] > scene.grid.domain_max[a]) {
+              throw SceneError(desc.where.file, desc.where.line, desc.where.column,
+                               "object '" + desc.name + "' extends outside the grid domain");
+            }
+          }
+          model.x0.push_back({static_cast<float>(x_W.x()), static_cast<float>(x_W.y()), static_cast<float>(x_W.z())});
+          model.v0.push_back({static_cast<float>(desc.velocity[0]), static_cast<float>(desc.velocity[1]),
+                              static_cast<float>(desc.velocity[2])});
+          model.mass.push_back(static_cast<float>(mass));
+          model.volume.push_back(static_cast<float>(volume));
+          model.material.push_back(model.objects[object_index].material);
+          model.object.push_back(object_index);
+          ++model.num_particles;
+        }
+  ObjectInfo& info = model.objects[object_index];
+  info.first_particle = first;
+  info.num_particles = model.num_particles - first;
+  info.mass = info.num_particles * mass;
+  if (info.num_particles == 0) {
+    throw SceneError(desc.where.file, desc.where.line, desc.where.column,
+                     "object '" + desc.name + "' is smaller than a particle spacing: no particles were sampled " +
+                         "(make it larger, or lower grid.h or raise particles_per_cell)");
+  }
+}
+
+}  // namespace
+
+double Model::MaxWaveSpeed() const {
+  double c = 0;
+  for (const mpm::MaterialParams& m : materials) {
+    const double stiffness =
+        m.model == mpm::MaterialModel::kFluid ? double(m.bulk_modulus) * m.gamma : double(m.lambda) + 2.0 * m.mu;
+    c = std::max(c, std::sqrt(stiffness / m.density));
+  }
+  return c;
+}
+
+int Model::RecommendedSubsteps() const {
+  const double c = MaxWaveSpeed();
+  if (c <= 0) return 1;
+  return std::max(1, static_cast<int>(std::ceil(dt * c / (cfl * h))));
+}
+
+Model CompileModel(const SceneDesc& scene) {
+  Model model;
+  const SimulationDesc& sim = scene.simulation;
+  model.dt = sim.dt;
+  model.substeps = sim.substeps;
+  model.duration = sim.duration;
+  model.output_rate = sim.output_rate;
+  model.gravity = {static_cast<float>(sim.gravity[0]), static_cast<float>(sim.gravity[1]),
+                   static_cast<float>(sim.gravity[2])};
+  model.cfl = sim.cfl;
+  model.threads = sim.threads;
+
+  const GridDesc& grid = scene.grid;
+  model.h = static_cast<float>(grid.h);
+  for (int a = 0; a < 3; ++a) {
+    model.domain_min[a] = static_cast<float>(grid.domain_min[a]);
+    model.domain_max[a] = static_cast<float>(grid.domain_max[a]);
+    model.grid_origin[a] = static_cast<float>(grid.domain_min[a] - kGridPadding * grid.h);
+    model.grid_nodes[a] =
+        static_cast<int>(std::ceil((grid.domain_max[a] - grid.domain_min[a]) / grid.h)) + 1 + 2 * kGridPadding;
+  }
+  model.walls.kind = CompileBoundaryKind(scene.walls.type);
+  model.walls.friction = static_cast<float>(scene.walls.friction);
+
+  for (const MaterialDesc& m : scene.materials) {
+    model.materials.push_back(CompileMaterial(m));
+    model.material_names.push_back(m.name);
+  }
+  for (const ColliderDesc& c : scene.colliders) {
+    model.colliders.push_back(CompileCollider(c));
+    model.collider_names.push_back(c.name);
+  }
+  for (const MpmObjectDesc& o : scene.objects) {
+    ObjectInfo info;
+    info.name = o.name;
+    const auto it = std::find(model.material_names.begin(), model.material_names.end(), o.material);
+    if (it == model.material_names.end()) {
+      throw SceneError(o.where.file, o.where.line, o.where.column, "undefined material '" + o.material + "'");
+    }
+    info.material = static_cast<int>(it - model.material_names.begin());
+    model.objects.push_back(info);
+  }
+  for (std::size_t o = 0; o < scene.objects.size(); ++o)
+    SampleObject(scene, scene.objects[o], static_cast<int>(o), model);
+  for (const ProbeDesc& p : scene.probes) {
+    ProbeInfo info;
+    info.name = p.name;
+    info.quantity = p.quantity;
+    for (std::size_t o = 0; o < model.objects.size(); ++o)
+      if (model.objects[o].name == p.object) info.object = static_cast<int>(o);
+    model.probes.push_back(info);
+  }
+  return model;
+}
+
+}  // namespace ductile

@@ -1,0 +1,287 @@
+#include "mpm/mpm_solver.h"
+
+#include <tbb/parallel_for.h>
+
+#include <atomic>
+#include <cmath>
+#include <sstream>
+
+#include "mpm/constitutive/constitutive.h"
+#include "mpm/transfer_kernels.h"
+
+namespace ductile::mpm {
+namespace {
+
+Vec3f ToVec3f(const std::array<float, 3>& a) {
+  return {a[0], a[1], a[2]};
+}
+
+int WindowIndex(int i, int j, int k) {
+  return (i * kWindowEdge + j) * kWindowEdge + k;
+}
+int NodeInBlock(int i, int j, int k) {
+  return (i * kBlockEdge + j) * kBlockEdge + k;
+}
+
+// Blocks per parallel task: the per-block work is a few hundred particles at most.
+constexpr std::size_t kBlockGrain = 4;
+
+}  // namespace
+
+void GatherParticles(const Particles& in, const std::vector<std::int32_t>& order, Particles& out) {
+  const std::size_t n = order.size();
+  out.Resize(n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      const std::int32_t p = order[i];
+      out.x[i] = in.x[p];
+      out.v[i] = in.v[p];
+      out.F[i] = in.F[p];
+      out.C[i] = in.C[p];
+      out.mass[i] = in.mass[p];
+      out.volume[i] = in.volume[p];
+      out.plastic_strain[i] = in.plastic_strain[p];
+      out.material[i] = in.material[p];
+      out.object[i] = in.object[p];
+      out.id[i] = in.id[p];
+    }
+  });
+}
+
+MpmSolver::MpmSolver(const Model& model) : model_(model) {
+  grid_.Resize(model.grid_nodes);
+  origin_ = ToVec3f(model.grid_origin);
+  h_ = model.h;
+  inv_h_ = 1.0f / model.h;
+  for (int a = 0; a < 3; ++a) max_base_[a] = model.grid_nodes[a] - 3;
+  grid_params_.gravity = ToVec3f(model.gravity);
+  grid_params_.origin = origin_;
+  grid_params_.h = h_;
+  grid_params_.domain_min = ToVec3f(model.domain_min);
+  grid_params_.domain_max = ToVec3f(model.domain_max);
+  grid_params_.walls = model.walls;
+  grid_params_.colliders = model.colliders.data();
+  grid_params_.num_colliders = static_cast<int>(model.colliders.size());
+  Reset();
+}
+
+void MpmSolver::Reset() {
+  const int n = model_.num_particles;
+  particles_.Resize(n);
+  for (int p = 0; p < n; ++p) {
+    particles_.x[p] = ToVec3f(model_.x0[p]);
+    particles_.v[p] = ToVec3f(model_.v0[p]);
+    particles_.F[p] = Mat3f::Identity();
+    particles_.C[p] = Mat3f::Zero();
+    particles_.mass[p] = model_.mass[p];
+    particles_.volume[p] = model_.volume[p];
+    particles_.plastic_strain[p] = 0;
+    particles_.material[p] = model_.material[p];
+    particles_.object[p] = model_.object[p];
+    particles_.id[p] = p;
+  }
+  diverged_ = false;
+}
+
+void MpmSolver::ComputeBases() {
+  const std::size_t n = particles_.size();
+  base_.resize(n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 2048), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t p = r.begin(); p != r.end(); ++p) {
+      Stencil s;
+      ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
+      base_[p] = {s.base[0], s.base[1], s.base[2]};
+    }
+  });
+}
+
+void MpmSolver::SortParticlesByBlock() {
+  ComputeBases();
+  grid_.SortParticles(base_);
+  GatherParticles(particles_, grid_.order(), scratch_);
+  std::swap(particles_, scratch_);
+}
+
+SubstepCounters MpmSolver::Substep(float dt) {
+  ComputeBases();
+  grid_.SortParticles(base_);
+  grid_.ActivateBlocks();
+  ParticleToGrid(dt);
+  SubstepCounters counters;
+  counters.active_nodes = UpdateGrid(dt);
+  GridToParticle(dt);
+  counters.occupied_blocks = grid_.num_occupied_blocks();
+  counters.active_blocks = grid_.num_active_blocks();
+  return counters;
+}
+
+void MpmSolver::ParticleToGrid(float dt) {
+  // Zero the active blocks.
+  const int num_active = grid_.num_active_blocks();
+  tbb::parallel_for(tbb::blocked_range<int>(0, num_active, 16), [&](const tbb::blocked_range<int>& r) {
+    std::fill(grid_.mass.begin() + r.begin() * kBlockNodes, grid_.mass.begin() + r.end() * kBlockNodes, 0.0f);
+    std::fill(grid_.momentum.begin() + r.begin() * kBlockNodes, grid_.momentum.begin() + r.end() * kBlockNodes,
+              Vec3f{});
+  });
+
+  const std::vector<std::int32_t>& order = grid_.order();
+  const MaterialParams* materials = model_.materials.data();
+  // Colours run one after another; the blocks of one colour write disjoint nodes.
+  for (int c = 0; c < 8; ++c) {
+    const std::vector<std::int32_t>& blocks = grid_.colour(c);
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, blocks.size(), kBlockGrain), [&](const tbb::blocked_range<std::size_t>& r) {
+          float window_mass[kWindowNodes];
+          Vec3f window_momentum[kWindowNodes];
+          for (std::size_t bi = r.begin(); bi != r.end(); ++bi) {
+            const int b = blocks[bi];
+            const std::array<int, 3> bc = grid_.BlockCoords(grid_.occupied_block(b));
+            const int o[3] = {bc[0] * kBlockEdge, bc[1] * kBlockEdge, bc[2] * kBlockEdge};
+            for (int i = 0; i < kWindowNodes; ++i) {
+              window_mass[i] = 0;
+              window_momentum[i] = Vec3f{};
+            }
+            for (int q = grid_.occupied_begin(b); q < grid_.occupied_begin(b + 1); ++q) {
+              const int p = order[q];
+              Stencil s;
+              ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
+              const MaterialParams& mat = materials[particles_.material[p]];
+              const Mat3f tau = KirchhoffStress(mat, particles_.F[p], particles_.C[p]);
+              const Mat3f A =
+                  AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau, dt, inv_h_);
+              const int li = s.base[0] - o[0];
+              const int lj = s.base[1] - o[1];
+              const int lk = s.base[2] - o[2];
+              ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], A,
+                              [&](int di, int dj, int dk, float dm, const Vec3f& dmv) {
+                                const int w = WindowIndex(li + di, lj + dj, lk + dk);
+                                window_mass[w] += dm;
+                                window_momentum[w] += dmv;
+                              });
+            }
+            // Flush the window into the (up to) 8 blocks it covers.
+            for (int i = 0; i < kWindowEdge; ++i)
+              for (int j = 0; j < kWindowEdge; ++j)
+                for (int k = 0; k < kWindowEdge; ++k) {
+                  const int w = WindowIndex(i, j, k);
+                  if (window_mass[w] == 0.0f) continue;
+                  const std::int32_t slot = grid_.Slot(
+                      grid_.LinearBlock(bc[0] + i / kBlockEdge, bc[1] + j / kBlockEdge, bc[2] + k / kBlockEdge));
+                  const int node = slot * kBlockNodes + NodeInBlock(i % kBlockEdge, j % kBlockEdge, k % kBlockEdge);
+                  grid_.mass[node] += window_mass[w];
+                  grid_.momentum[node] += window_momentum[w];
+                }
+          }
+        });
+  }
+}
+
+int MpmSolver::UpdateGrid(float dt) {
+  const int num_active = grid_.num_active_blocks();
+  node_counts_.assign(num_active, 0);
+  GridUpdateParams params = grid_params_;
+  params.dt = dt;
+  tbb::parallel_for(tbb::blocked_range<int>(0, num_active, 16), [&](const tbb::blocked_range<int>& r) {
+    for (int slot = r.begin(); slot != r.end(); ++slot) {
+      const std::array<int, 3> bc = grid_.BlockCoords(grid_.active_block(slot));
+      int count = 0;
+      for (int i = 0; i < kBlockEdge; ++i)
+        for (int j = 0; j < kBlockEdge; ++j)
+          for (int k = 0; k < kBlockEdge; ++k) {
+            const int node = slot * kBlockNodes + NodeInBlock(i, j, k);
+            const float m = grid_.mass[node];
+            if (m > 0) {
+              grid_.momentum[node] = UpdateNodeVelocity(params, bc[0] * kBlockEdge + i, bc[1] * kBlockEdge + j,
+                                                        bc[2] * kBlockEdge + k, m, grid_.momentum[node]);
+              ++count;
+            } else {
+              grid_.momentum[node] = Vec3f{};
+            }
+          }
+      node_counts_[slot] = count;
+    }
+  });
+  int total = 0;
+  for (int c : node_counts_) total += c;
+  return total;
+}
+
+void MpmSolver::GridToParticle(float dt) {
+  const std::vector<std::int32_t>& order = grid_.order();
+  const MaterialParams* materials = model_.materials.data();
+  const float max_speed = h_ / dt;  // one cell per substep
+  std::atomic<bool> diverged{false};
+  tbb::parallel_for(
+      tbb::blocked_range<int>(0, grid_.num_occupied_blocks(), kBlockGrain), [&](const tbb::blocked_range<int>& r) {
+        Vec3f window_velocity[kWindowNodes];
+        bool local_diverged = false;
+        for (int b = r.begin(); b != r.end(); ++b) {
+          const std::array<int, 3> bc = grid_.BlockCoords(grid_.occupied_block(b));
+          const int o[3] = {bc[0] * kBlockEdge, bc[1] * kBlockEdge, bc[2] * kBlockEdge};
+          for (int bi = 0; bi < 2; ++bi)
+            for (int bj = 0; bj < 2; ++bj)
+              for (int bk = 0; bk < 2; ++bk) {
+                const std::int32_t slot = grid_.Slot(grid_.LinearBlock(bc[0] + bi, bc[1] + bj, bc[2] + bk));
+                const int ni = bi == 0 ? kBlockEdge : kWindowEdge - kBlockEdge;
+                const int nj = bj == 0 ? kBlockEdge : kWindowEdge - kBlockEdge;
+                const int nk = bk == 0 ? kBlockEdge : kWindowEdge - kBlockEdge;
+                for (int i = 0; i < ni; ++i)
+                  for (int j = 0; j < nj; ++j)
+                    for (int k = 0; k < nk; ++k)
+                      window_velocity[WindowIndex(bi * kBlockEdge + i, bj * kBlockEdge + j, bk * kBlockEdge + k)] =
+                          grid_.momentum[slot * kBlockNodes + NodeInBlock(i, j, k)];
+              }
+          for (int q = grid_.occupied_begin(b); q < grid_.occupied_begin(b + 1); ++q) {
+            const int p = order[q];
+            Stencil s;
+            ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
+            const int li = s.base[0] - o[0];
+            const int lj = s.base[1] - o[1];
+            const int lk = s.base[2] - o[2];
+            Vec3f v;
+            Mat3f C;
+            GatherParticle(
+                s, h_, inv_h_,
+                [&](int di, int dj, int dk) { return window_velocity[WindowIndex(li + di, lj + dj, lk + dk)]; }, v, C);
+            particles_.v[p] = v;
+            particles_.C[p] = C;
+            particles_.x[p] += v * dt;
+            const Mat3f F_old = particles_.F[p];
+            Mat3f F = UpdateDeformationGradient(F_old, C, dt);
+            particles_.plastic_strain[p] += ReturnMap(materials[particles_.material[p]], F_old, F);
+            particles_.F[p] = F;
+            const float speed2 = SquaredNorm(v);
+            // The negated comparison is also true for NaN.
+            if (!(speed2 <= max_speed * max_speed) || !std::isfinite(F.Determinant())) local_diverged = true;
+          }
+        }
+        if (local_diverged) diverged.store(true, std::memory_order_relaxed);
+      });
+  if (diverged.load()) diverged_ = true;
+}
+
+std::string MpmSolver::DescribeDivergence() const {
+  if (!diverged_) return {};
+  // The first particle with a non-finite state, else the fastest one.
+  int worst = -1;
+  float worst_speed = -1;
+  for (std::size_t p = 0; p < particles_.size(); ++p) {
+    const float speed = Norm(particles_.v[p]);
+    if (!std::isfinite(speed) || !std::isfinite(particles_.F[p].Determinant())) {
+      worst = static_cast<int>(p);
+      worst_speed = speed;
+      break;
+    }
+    if (speed > worst_speed) {
+      worst = static_cast<int>(p);
+      worst_speed = speed;
+    }
+  }
+  std::ostringstream out;
+  const Vec3f& x = particles_.x[worst];
+  out << "object '" << model_.objects[particles_.object[worst]].name << "', particle " << particles_.id[worst]
+      << " at (" << x.x << ", " << x.y << ", " << x.z << ") m, speed " << worst_speed << " m/s";
+  return out.str();
+}
+
+}  // namespace ductile::mpm

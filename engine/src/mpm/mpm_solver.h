@@ -1,0 +1,68 @@
+// The explicit MLS-MPM substep on the CPU (DESIGN.md §4 step 3a and 3d, §5): sort particles into blocks,
+// P2G by block colours, grid update with boundary conditions, G2P with the plasticity return map.
+// Parallel with TBB; the result is bitwise identical for any number of threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "ductile/model.h"
+#include "mpm/grid_kernels.h"
+#include "mpm/particles.h"
+#include "mpm/sparse_grid.h"
+
+namespace ductile::mpm {
+
+/// Counters of one substep.
+struct SubstepCounters {
+  int occupied_blocks = 0;  ///< Blocks holding particles.
+  int active_blocks = 0;    ///< Blocks allocated (occupied plus their +x/+y/+z neighbours).
+  int active_nodes = 0;     ///< Grid nodes with mass > 0 (the grid dofs n_v / 3).
+};
+
+/// Owns the particles and the grid of one scene. Not thread-safe; its methods parallelise internally, so call
+/// them inside the task arena that sets the thread count.
+class MpmSolver {
+ public:
+  explicit MpmSolver(const Model& model);
+
+  /// Restores the particles of the model's initial state.
+  void Reset();
+
+  /// Physically reorders the particles by grid block (once per outer step, for memory locality).
+  void SortParticlesByBlock();
+
+  /// One explicit substep of dt [s]. Returns its counters. Sets diverged() when a particle's state became
+  /// non-finite or it moved more than one cell.
+  SubstepCounters Substep(float dt);
+
+  bool diverged() const { return diverged_; }
+  /// A description of the first diverged particle (by id): object, position, velocity. Empty if none.
+  std::string DescribeDivergence() const;
+
+  const Particles& particles() const { return particles_; }
+  Particles& mutable_particles() { return particles_; }
+  const SparseGrid& grid() const { return grid_; }
+
+ private:
+  void ComputeBases();
+  void ParticleToGrid(float dt);
+  int UpdateGrid(float dt);
+  void GridToParticle(float dt);
+
+  const Model& model_;
+  Particles particles_;
+  Particles scratch_;
+  SparseGrid grid_;
+  std::vector<std::array<int, 3>> base_;
+  std::vector<int> node_counts_;  // per active block: nodes with mass > 0
+  GridUpdateParams grid_params_;
+  Vec3f origin_{};
+  float h_ = 0;
+  float inv_h_ = 0;
+  int max_base_[3] = {0, 0, 0};
+  bool diverged_ = false;
+};
+
+}  // namespace ductile::mpm

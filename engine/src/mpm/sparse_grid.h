@@ -1,0 +1,72 @@
+// Sparse blocked MPM grid: 4x4x4-node blocks allocated around the particles, looked up through a dense block
+// table over the bounded domain (DESIGN.md §5). Only the active blocks are stored, cleared and updated.
+//
+// A particle belongs to the block that holds its stencil's base node; it then touches nodes of that block and of
+// its +x, +y, +z neighbours (a 6x6x6 window). Blocks whose coordinates have the same parity in every axis (one of
+// 8 colours) therefore never share a node, so each colour's blocks scatter in parallel without races, and every
+// node receives its contributions in a fixed order: results are bitwise identical for any thread count.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/small_math.h"
+#include "mpm/transfer_kernels.h"
+
+namespace ductile::mpm {
+
+class SparseGrid {
+ public:
+  /// A grid of `nodes` nodes per axis.
+  void Resize(const std::array<int, 3>& nodes);
+
+  /// Sorts particles by block: on return, order() lists particle indices block by block (stable: particles of
+  /// one block keep their relative order) and the occupied blocks with their particle ranges are known.
+  /// `base` holds each particle's stencil base node (3 ints per particle).
+  void SortParticles(const std::vector<std::array<int, 3>>& base);
+
+  /// Activates the occupied blocks and their +x/+y/+z neighbours, assigns storage and zeroes it.
+  void ActivateBlocks();
+
+  int num_active_blocks() const { return static_cast<int>(active_blocks_.size()); }
+  int num_occupied_blocks() const { return static_cast<int>(occupied_blocks_.size()); }
+  const std::vector<std::int32_t>& order() const { return order_; }
+  /// Particles of occupied block b are order()[occupied_begin(b) .. occupied_begin(b + 1)).
+  int occupied_begin(int b) const { return occupied_offsets_[b]; }
+  /// Linear block id (in the dense table) of occupied block b.
+  std::int32_t occupied_block(int b) const { return occupied_blocks_[b]; }
+  /// Occupied block indices of colour c (0..7), ascending.
+  const std::vector<std::int32_t>& colour(int c) const { return colours_[c]; }
+  /// Linear id of active block a.
+  std::int32_t active_block(int a) const { return active_blocks_[a]; }
+
+  /// Block coordinates of a linear block id.
+  std::array<int, 3> BlockCoords(std::int32_t block) const {
+    return {block / (block_dims_[1] * block_dims_[2]), (block / block_dims_[2]) % block_dims_[1],
+            block % block_dims_[2]};
+  }
+  std::int32_t LinearBlock(int bx, int by, int bz) const { return (bx * block_dims_[1] + by) * block_dims_[2] + bz; }
+  /// Storage slot of a linear block id, or −1 when inactive.
+  std::int32_t Slot(std::int32_t block) const { return table_[block]; }
+  const std::array<int, 3>& nodes() const { return nodes_; }
+  const std::array<int, 3>& block_dims() const { return block_dims_; }
+
+  /// Node storage: slot·64 + (i·16 + j·4 + k) for local node (i, j, k) of a block.
+  std::vector<float> mass;      ///< [kg].
+  std::vector<Vec3f> momentum;  ///< [kg·m/s] after P2G; the grid update overwrites it with velocity [m/s].
+
+ private:
+  std::array<int, 3> nodes_{};
+  std::array<int, 3> block_dims_{};
+  std::vector<std::int32_t> table_;   // linear block id -> storage slot or -1
+  std::vector<std::int32_t> counts_;  // per linear block id, scratch for the counting sort
+  std::vector<std::int32_t> particle_block_;
+  std::vector<std::int32_t> order_;
+  std::vector<std::int32_t> occupied_blocks_;
+  std::vector<std::int32_t> occupied_offsets_;
+  std::vector<std::int32_t> active_blocks_;
+  std::array<std::vector<std::int32_t>, 8> colours_;
+};
+
+}  // namespace ductile::mpm

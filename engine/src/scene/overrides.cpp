@@ -1,0 +1,163 @@
+#include "scene/overrides.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "scene/schema.h"
+#include "scene/suggest.h"
+
+namespace ductile {
+
+namespace {
+
+std::string Trim(const std::string& text) {
+  std::size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
+}
+
+std::vector<std::string> Split(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', begin);
+    parts.push_back(path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin));
+    if (dot == std::string::npos) return parts;
+    begin = dot + 1;
+  }
+}
+
+// The non-negative integer `text` spells, or -1.
+int ParseIndex(const std::string& text) {
+  if (text.empty() || text.size() > 6) return -1;
+  int index = 0;
+  for (const char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
+    index = 10 * index + (c - '0');
+  }
+  return index;
+}
+
+}  // namespace
+
+Override ParseOverride(const std::string& text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string::npos)
+    throw SceneError("--set", 0, 0, "'" + text + "' is not of the form dotted.key=value");
+  Override o{Trim(text.substr(0, equals)), Trim(text.substr(equals + 1))};
+  if (o.path.empty()) throw SceneError("--set", 0, 0, "'" + text + "' has an empty key before '='");
+  for (const std::string& part : Split(o.path))
+    if (part.empty()) throw SceneError("--set", 0, 0, "'" + text + "' has an empty component in its key");
+  return o;
+}
+
+namespace scene {
+
+namespace {
+
+[[noreturn]] void Fail(const AppliedOverride& o, const std::string& message) {
+  throw SceneError("--set", 0, 0, "--set " + o.text + ": " + message);
+}
+
+YAML::Node ValueNode(const AppliedOverride& o, const std::string& value) {
+  if (value.empty() || value.front() != '[') return YAML::Node(value);
+  try {
+    return YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    Fail(o, "value '" + value + "' is not a valid YAML list: " + e.msg);
+  }
+}
+
+// A new node for a key the file omits: a map for a section, the default list for a vector.
+YAML::Node DefaultNode(const SchemaNode& schema) {
+  if (schema.kind != SchemaKind::kVector) return YAML::Node(YAML::NodeType::Map);
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (const double x : schema.defaults) list.push_back(x);
+  list.SetStyle(YAML::EmitterStyle::Flow);
+  return list;
+}
+
+std::vector<std::string> MapKeys(const YAML::Node& map) {
+  std::vector<std::string> keys;
+  for (auto it = map.begin(); it != map.end(); ++it)
+    if (it->first.IsScalar()) keys.push_back(it->first.Scalar());
+  return keys;
+}
+
+void Apply(YAML::Node& root, const Override& override_in, const AppliedOverride& o) {
+  const std::vector<std::string> parts = Split(override_in.path);
+  const SchemaNode* schema = &SceneSchema();
+  YAML::Node node = root;
+  std::string at;  // The dotted path walked so far.
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const bool last = i + 1 == parts.size();
+    const std::string where = at.empty() ? "the scene" : "'" + at + "'";
+    const SchemaNode* child = nullptr;
+    if ((schema->kind == SchemaKind::kSection || schema->kind == SchemaKind::kNamedMap) && !node.IsMap())
+      Fail(o, where + " in the scene file is not a map");
+    switch (schema->kind) {
+      case SchemaKind::kSection:
+        child = schema->Find(part);
+        if (child == nullptr)
+          Fail(o, "unknown key '" + part + "' in " + where + DidYouMean(part, schema->ChildNames()));
+        if (child->kind == SchemaKind::kReserved) Fail(o, "'" + part + "' is not supported yet");
+        break;
+      case SchemaKind::kNamedMap: {
+        const std::vector<std::string> names = MapKeys(node);
+        if (std::find(names.begin(), names.end(), part) == names.end())
+          Fail(o, "no " + schema->entry_noun + " '" + part + "' in the scene" + DidYouMean(part, names) +
+                      " (defined: " + (names.empty() ? "none" : JoinNames(names)) + ")");
+        child = &schema->children.front();
+        break;
+      }
+      case SchemaKind::kVector: {
+        const int index = ParseIndex(part);
+        if (index < 0 || index >= schema->size)
+          Fail(o, "'" + part + "' is not an element of '" + at + "' (indices 0 to " + std::to_string(schema->size - 1) +
+                      ")");
+        if (!node.IsSequence() || static_cast<int>(node.size()) != schema->size)
+          Fail(o, "'" + at + "' in the scene file is not a list of " + std::to_string(schema->size) +
+                      " numbers to set an element of");
+        break;
+      }
+      case SchemaKind::kValue:
+      case SchemaKind::kReserved:
+        Fail(o, "'" + at + "' is a value, not a map with key '" + part + "'");
+    }
+    at += (at.empty() ? "" : ".") + part;
+
+    if (schema->kind == SchemaKind::kVector) {
+      if (!last) Fail(o, "'" + at + "' is a number, not a map with key '" + parts[i + 1] + "'");
+      node[ParseIndex(part)] = ValueNode(o, override_in.value);
+      return;
+    }
+    if (last) {
+      if (child->kind != SchemaKind::kValue && child->kind != SchemaKind::kVector)
+        Fail(o, "'" + at + "' is a section; set one of its values instead");
+      node[part] = ValueNode(o, override_in.value);
+      return;
+    }
+    const YAML::Node& existing = node;
+    if (!existing[part].IsDefined() || existing[part].IsNull()) node[part] = DefaultNode(*child);
+    YAML::Node next = node[part];
+    node.reset(next);
+    schema = child;
+  }
+}
+
+}  // namespace
+
+std::vector<AppliedOverride> ApplyOverrides(YAML::Node& root, const std::vector<Override>& overrides) {
+  std::vector<AppliedOverride> applied;
+  for (const Override& override_in : overrides) {
+    applied.push_back({override_in.path, override_in.path + "=" + override_in.value});
+    Apply(root, override_in, applied.back());
+  }
+  return applied;
+}
+
+}  // namespace scene
+
+}  // namespace ductile

@@ -1,0 +1,21 @@
+// `--set dotted.key=value` overrides: applied to the parsed YAML tree before validation, so the values they set
+// go through the same checks as values in the file.
+#pragma once
+
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "ductile/scene.h"
+#include "scene/reader.h"
+
+namespace ductile::scene {
+
+/// Sets each override's value in `root` (a map) in order, creating keys the file omits. The path must follow
+/// the scene format (SceneSchema): section keys may be created, named entries (materials, objects, ...) must
+/// exist, a list element is addressed by its index, and the path must end at a value or a list. A value that
+/// starts with '[' is parsed as a YAML flow list, any other is a scalar. Throws SceneError (file "--set") naming
+/// the override, with a suggestion for a misspelt key or name. Returns the overrides as applied, for messages.
+std::vector<AppliedOverride> ApplyOverrides(YAML::Node& root, const std::vector<Override>& overrides);
+
+}  // namespace ductile::scene

@@ -1,0 +1,415 @@
+// LoadScene: YAML text -> tree (+ `--set` overrides) -> validated SceneDesc. The checks follow the tree top
+// down, section by section in a fixed order; the first problem found is thrown as a SceneError that names the
+// place in the file (or the override) and the key. The format is documented in docs/scene-format.md.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+#include <Eigen/Geometry>
+
+#include "ductile/scene.h"
+#include "geometry/triangle_mesh.h"
+#include "scene/overrides.h"
+#include "scene/reader.h"
+#include "scene/schema.h"
+#include "scene/suggest.h"
+
+namespace ductile {
+
+namespace scene {
+
+namespace {
+
+constexpr double kDegree = 3.14159265358979323846 / 180.0;
+
+// The keys of the schema node at `path`; an empty component stands for any entry of a named map.
+std::vector<std::string> KeysOf(const std::vector<std::string>& path) {
+  const SchemaNode* node = &SceneSchema();
+  for (const std::string& key : path)
+    node = node->kind == SchemaKind::kNamedMap ? &node->children.front() : node->Find(key);
+  return node->ChildNames();
+}
+
+std::string FormatPoint(const Eigen::Vector3d& x) {
+  std::ostringstream text;
+  text << '(' << x.x() << ", " << x.y() << ", " << x.z() << ')';
+  return text.str();
+}
+
+Eigen::Vector3d ToEigen(const Vector3& x) {
+  return {x[0], x[1], x[2]};
+}
+
+Eigen::Quaterniond ToEigen(const std::array<double, 4>& q) {
+  return {q[0], q[1], q[2], q[3]};
+}
+
+std::vector<std::string> SortedNames(const std::vector<std::string>& names) {
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
+}
+
+// Checks a scene tree and builds the SceneDesc. One use; not thread-safe.
+class SceneParser {
+ public:
+  SceneParser(const Reader& reader, std::filesystem::path file) : reader_(reader), file_(std::move(file)) {}
+
+  SceneDesc Parse(const YAML::Node& root) {
+    SceneDesc scene;
+    scene.file = file_;
+    std::vector<std::string> sections, reserved;
+    for (const SchemaNode& section : SceneSchema().children)
+      (section.kind == SchemaKind::kReserved ? reserved : sections).push_back(section.name);
+    const MapFields top(reader_, Field{root, "", "", {}}, "the scene");
+    top.CheckKeys(sections, reserved, "is not supported yet");
+
+    if (const auto field = top.Find("simulation")) scene.simulation = ParseSimulation(*field);
+    if (const auto field = top.Find("grid")) ParseGrid(*field, scene);
+    if (const auto field = top.Find("materials")) {
+      for (const Field& entry : reader_.Entries(*field, "section 'materials'"))
+        scene.materials.push_back(ParseMaterial(entry));
+    }
+    if (const auto field = top.Find("objects")) {
+      for (const Field& entry : reader_.Entries(*field, "section 'objects'"))
+        scene.objects.push_back(ParseObject(entry, scene));
+    }
+    if (const auto field = top.Find("colliders")) {
+      for (const Field& entry : reader_.Entries(*field, "section 'colliders'"))
+        scene.colliders.push_back(ParseCollider(entry));
+    }
+    if (const auto field = top.Find("output")) ParseOutput(*field, scene);
+    return scene;
+  }
+
+ private:
+  SimulationDesc ParseSimulation(const Field& field) const {
+    SimulationDesc simulation;
+    const MapFields map(reader_, field, "section 'simulation'");
+    map.CheckKeys(KeysOf({"simulation"}));
+    map.Read("dt", simulation.dt, Positive());
+    map.Read("substeps", simulation.substeps, 1);
+    map.Read("duration", simulation.duration, Positive());
+    map.Read("gravity", simulation.gravity);
+    map.Read("output_rate", simulation.output_rate, Positive());
+    map.Read("contact_tolerance_relative", simulation.contact_tolerance_relative, Positive());
+    map.Read("contact_tolerance_absolute", simulation.contact_tolerance_absolute, NonNegative());
+    map.Read("max_solver_iterations", simulation.max_solver_iterations, 1);
+    map.Read("cfl", simulation.cfl, Between(0, 1, true, false));
+    map.Read("threads", simulation.threads, 0);
+    return simulation;
+  }
+
+  void ParseGrid(const Field& field, SceneDesc& scene) const {
+    const MapFields map(reader_, field, "section 'grid'");
+    map.CheckKeys(KeysOf({"grid"}));
+    map.Read("h", scene.grid.h, Positive());
+    if (const auto domain_field = map.Find("domain")) {
+      const MapFields domain(reader_, *domain_field, "grid domain");
+      domain.CheckKeys(KeysOf({"grid", "domain"}));
+      domain.Read("min", scene.grid.domain_min);
+      domain.Read("max", scene.grid.domain_max);
+      for (int axis = 0; axis < 3; ++axis) {
+        if (scene.grid.domain_min[axis] >= scene.grid.domain_max[axis]) {
+          const std::string name(1, static_cast<char>('x' + axis));
+          reader_.Fail(domain_field->node, domain_field->path,
+                       "grid domain 'min' must be below 'max' on every axis, got min " + name + " = " +
+                           FormatNumber(scene.grid.domain_min[axis]) + " >= max " + name + " = " +
+                           FormatNumber(scene.grid.domain_max[axis]));
+        }
+      }
+    }
+    if (const auto boundary = map.Find("boundary")) scene.walls = ParseBoundary(*boundary, "grid boundary");
+  }
+
+  BoundaryDesc ParseBoundary(const Field& field, const std::string& what) const {
+    BoundaryDesc boundary;
+    const MapFields map(reader_, field, what);
+    map.CheckKeys(KeysOf({"grid", "boundary"}));
+    if (const auto type = map.Find("type")) boundary.type = reader_.Choice(*type, "boundary type", BoundaryTypeNames());
+    map.Read("friction", boundary.friction, NonNegative());
+    return boundary;
+  }
+
+  // Names become `--set` path components, so they cannot be empty or contain the separator.
+  void CheckName(const Field& entry, const std::string& noun) const {
+    if (entry.key.empty()) reader_.FailAtKey(entry, "a " + noun + " name must not be empty");
+    if (entry.key.find('.') != std::string::npos)
+      reader_.FailAtKey(entry, noun + " name '" + entry.key + "' must not contain '.' (it separates --set keys)");
+  }
+
+  SourceLocation Where(const Field& entry) const {
+    const YAML::Mark mark = entry.key_node.Mark();
+    if (mark.is_null()) return {file_.string(), 0, 0};
+    return {file_.string(), mark.line + 1, mark.column + 1};
+  }
+
+  MaterialDesc ParseMaterial(const Field& entry) const {
+    CheckName(entry, "material");
+    MaterialDesc material;
+    material.name = entry.key;
+    material.where = Where(entry);
+    const MapFields map(reader_, entry, "material '" + entry.key + "'");
+    material.model = reader_.Choice(map.Require("model"), "material model", MaterialModelNames());
+    const std::string model = NameOf(material.model);
+    map.CheckKeys(MaterialKeys(material.model), KeysOf({"materials", ""}), "does not apply to model " + model);
+
+    material.density = reader_.Number(map.Require("density"), Positive());
+    if (material.model == MaterialModelDesc::kFluid) {
+      material.bulk_modulus = reader_.Number(map.Require("bulk_modulus"), Positive());
+      map.Read("gamma", material.gamma, AtLeast(1));
+      map.Read("viscosity", material.viscosity, NonNegative());
+      return material;
+    }
+    material.youngs_modulus = reader_.Number(map.Require("youngs_modulus"), Positive());
+    material.poisson_ratio = reader_.Number(map.Require("poisson_ratio"), Between(-1, 0.5, true, true));
+    map.Read("yield_stress", material.yield_stress, NonNegative());
+    map.Read("friction_angle", material.friction_angle_deg, Between(0, 90, false, true));
+    map.Read("cohesion", material.cohesion, NonNegative());
+    return material;
+  }
+
+  MpmObjectDesc ParseObject(const Field& entry, const SceneDesc& scene) {
+    CheckName(entry, "object");
+    MpmObjectDesc object;
+    object.name = entry.key;
+    object.where = Where(entry);
+    const std::string what = "object '" + entry.key + "'";
+    const MapFields map(reader_, entry, what);
+    map.CheckKeys(KeysOf({"objects", ""}));
+
+    const Field material = map.Require("material");
+    object.material = reader_.Text(material);
+    if (scene.FindMaterial(object.material) == nullptr) {
+      std::vector<std::string> names;
+      for (const MaterialDesc& m : scene.materials) names.push_back(m.name);
+      names = SortedNames(names);
+      reader_.Fail(material, "undefined material '" + object.material +
+                                 "' (defined: " + (names.empty() ? "none" : JoinNames(names)) + ")" +
+                                 DidYouMean(object.material, names));
+    }
+    object.shape = ParseShape(map.Require("shape"), what, false);
+    if (const auto pose = map.Find("pose")) object.pose = ParsePose(*pose, what);
+    map.Read("particles_per_cell", object.particles_per_cell, 1);
+    map.Read("velocity", object.velocity);
+    CheckInsideDomain(entry, object, scene.grid);
+    return object;
+  }
+
+  ColliderDesc ParseCollider(const Field& entry) {
+    CheckName(entry, "collider");
+    ColliderDesc collider;
+    collider.name = entry.key;
+    collider.where = Where(entry);
+    const std::string what = "collider '" + entry.key + "'";
+    const MapFields map(reader_, entry, what);
+    map.CheckKeys(KeysOf({"colliders", ""}));
+    collider.shape = ParseShape(map.Require("shape"), what, true);
+    if (const auto pose = map.Find("pose")) collider.pose = ParsePose(*pose, what);
+    if (const auto boundary = map.Find("boundary")) collider.boundary = ParseBoundary(*boundary, "boundary of " + what);
+    return collider;
+  }
+
+  void ParseOutput(const Field& field, SceneDesc& scene) const {
+    const MapFields map(reader_, field, "section 'output'");
+    map.CheckKeys(KeysOf({"output"}));
+    const auto probes = map.Find("probes");
+    if (!probes) return;
+    std::vector<std::string> objects;
+    for (const MpmObjectDesc& o : scene.objects) objects.push_back(o.name);
+    objects = SortedNames(objects);
+    for (const Field& entry : reader_.Entries(*probes, "'output.probes'")) {
+      CheckName(entry, "probe");
+      ProbeDesc probe;
+      probe.name = entry.key;
+      probe.where = Where(entry);
+      const MapFields probe_map(reader_, entry, "probe '" + entry.key + "'");
+      probe_map.CheckKeys(KeysOf({"output", "probes", ""}));
+      const Field object = probe_map.Require("object");
+      probe.object = reader_.Text(object);
+      if (std::find(objects.begin(), objects.end(), probe.object) == objects.end()) {
+        reader_.Fail(object, "undefined object '" + probe.object +
+                                 "' (defined: " + (objects.empty() ? "none" : JoinNames(objects)) + ")" +
+                                 DidYouMean(probe.object, objects));
+      }
+      probe.quantity = reader_.Choice(probe_map.Require("quantity"), "probe quantity", ProbeQuantityNames());
+      scene.probes.push_back(probe);
+    }
+  }
+
+  // `for_collider` selects the shape types allowed: an MPM object is a solid (box, sphere, cylinder, mesh); a
+  // collider is analytic (plane, box, sphere, cylinder).
+  ShapeDesc ParseShape(const Field& field, const std::string& owner, bool for_collider) {
+    ShapeDesc shape;
+    const MapFields map(reader_, field, "shape of " + owner);
+    const Field type = map.Require("type");
+    shape.type = reader_.Choice(type, "shape type", ShapeTypeNames());
+    if (!for_collider && shape.type == ShapeType::kPlane)
+      reader_.Fail(type, "shape type 'plane' cannot be an MPM object (use box, sphere, cylinder or mesh)");
+    if (for_collider && shape.type == ShapeType::kMesh)
+      reader_.Fail(type, "shape type 'mesh' is not supported for colliders (use plane, box, sphere or cylinder)");
+    map.CheckKeys(ShapeKeys(shape.type), KeysOf({"objects", "", "shape"}),
+                  "does not apply to shape type " + NameOf(shape.type));
+    switch (shape.type) {
+      case ShapeType::kBox:
+        shape.size = reader_.Numbers<3>(map.Require("size"), Positive());
+        break;
+      case ShapeType::kSphere:
+        shape.radius = reader_.Number(map.Require("radius"), Positive());
+        break;
+      case ShapeType::kCylinder:
+        shape.radius = reader_.Number(map.Require("radius"), Positive());
+        shape.length = reader_.Number(map.Require("length"), Positive());
+        break;
+      case ShapeType::kMesh:
+        map.Read("scale", shape.mesh_scale, Positive());
+        shape.mesh_file = LoadMesh(map.Require("file"));
+        break;
+      case ShapeType::kPlane:
+        if (const auto normal = map.Find("normal")) {
+          const Eigen::Vector3d n = ToEigen(reader_.Numbers<3>(*normal));
+          if (n.norm() == 0) reader_.Fail(*normal, "'normal' must not be zero");
+          shape.normal = {n.x() / n.norm(), n.y() / n.norm(), n.z() / n.norm()};
+        }
+        break;
+    }
+    return shape;
+  }
+
+  // Resolves a mesh path against the scene's folder, loads it and checks that it is closed.
+  std::filesystem::path LoadMesh(const Field& field) {
+    const std::string name = reader_.Text(field);
+    const std::filesystem::path folder = file_.parent_path().empty() ? std::filesystem::path(".") : file_.parent_path();
+    const std::filesystem::path path = std::filesystem::absolute(folder / name).lexically_normal();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      reader_.Fail(field, "mesh file '" + name + "' not found (looked for " + path.string() + ")");
+    geometry::TriangleMesh mesh;
+    try {
+      mesh = geometry::LoadObjMesh(path);
+    } catch (const std::runtime_error& e) {
+      reader_.Fail(field, "cannot load mesh '" + name + "': " + e.what());
+    }
+    if (const auto open = geometry::FindOpenEdge(mesh))
+      reader_.Fail(field, "mesh '" + name + "' is not closed: " + *open);
+    meshes_[path] = std::move(mesh);
+    return path;
+  }
+
+  PoseDesc ParsePose(const Field& field, const std::string& owner) const {
+    PoseDesc pose;
+    const MapFields map(reader_, field, "pose of " + owner);
+    map.CheckKeys(KeysOf({"objects", "", "pose"}));
+    map.Read("position", pose.position);
+    const auto rpy = map.Find("rpy_deg");
+    const auto quaternion = map.Find("quaternion");
+    if (rpy && quaternion) {
+      const Field& second = rpy->key_node.Mark().pos > quaternion->key_node.Mark().pos ? *rpy : *quaternion;
+      reader_.FailAtKey(second, "pose of " + owner + " takes either 'rpy_deg' or 'quaternion', not both");
+    }
+    if (rpy) {
+      const std::array<double, 3> angles = reader_.Numbers<3>(*rpy);
+      // Extrinsic X-Y-Z: R = Rz(yaw)·Ry(pitch)·Rx(roll).
+      const Eigen::Quaterniond q = Eigen::AngleAxisd(angles[2] * kDegree, Eigen::Vector3d::UnitZ()) *
+                                   Eigen::AngleAxisd(angles[1] * kDegree, Eigen::Vector3d::UnitY()) *
+                                   Eigen::AngleAxisd(angles[0] * kDegree, Eigen::Vector3d::UnitX());
+      pose.quaternion = {q.w(), q.x(), q.y(), q.z()};
+    }
+    if (quaternion) {
+      std::array<double, 4> q = reader_.Numbers<4>(*quaternion);
+      const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      if (norm == 0) reader_.Fail(*quaternion, "'quaternion' must not be zero");
+      for (double& c : q) c /= norm;
+      pose.quaternion = q;
+    }
+    return pose;
+  }
+
+  // The object's world bounds must lie in the grid domain.
+  void CheckInsideDomain(const Field& entry, const MpmObjectDesc& object, const GridDesc& grid) const {
+    const Eigen::Matrix3d R = ToEigen(object.pose.quaternion).toRotationMatrix();
+    const Eigen::Vector3d p = ToEigen(object.pose.position);
+    geometry::Bounds bounds;
+    Eigen::Vector3d half = Eigen::Vector3d::Zero();
+    switch (object.shape.type) {
+      case ShapeType::kBox:
+        half = R.cwiseAbs() * (0.5 * ToEigen(object.shape.size));
+        bounds = {p - half, p + half};
+        break;
+      case ShapeType::kSphere:
+        half.setConstant(object.shape.radius);
+        bounds = {p - half, p + half};
+        break;
+      case ShapeType::kCylinder:
+        // Axis along R's third column: half-length along it plus the radius across it.
+        for (int i = 0; i < 3; ++i) {
+          const double a = std::abs(R(i, 2));
+          half[i] = a * 0.5 * object.shape.length + object.shape.radius * std::sqrt(std::max(0.0, 1 - a * a));
+        }
+        bounds = {p - half, p + half};
+        break;
+      default: {  // kMesh: an object is never a plane.
+        geometry::TriangleMesh mesh = meshes_.at(object.shape.mesh_file);
+        geometry::Transform(mesh, object.shape.mesh_scale, ToEigen(object.pose.quaternion), p);
+        bounds = geometry::AxisAlignedBounds(mesh);
+        break;
+      }
+    }
+    const Eigen::Vector3d lo = ToEigen(grid.domain_min), hi = ToEigen(grid.domain_max);
+    if ((bounds.min.array() < lo.array()).any() || (bounds.max.array() > hi.array()).any()) {
+      reader_.Fail(entry.key_node, entry.path,
+                   "object '" + object.name + "' is not inside the grid domain: its bounds are " +
+                       FormatPoint(bounds.min) + " to " + FormatPoint(bounds.max) + ", the domain is " +
+                       FormatPoint(lo) + " to " + FormatPoint(hi),
+                   {entry.path + ".shape", entry.path + ".pose", "grid.domain"});
+    }
+  }
+
+  const Reader& reader_;
+  std::filesystem::path file_;
+  std::map<std::filesystem::path, geometry::TriangleMesh> meshes_;  // Loaded meshes by resolved path.
+};
+
+}  // namespace
+
+}  // namespace scene
+
+SceneDesc LoadSceneFromString(const std::string& text, const std::filesystem::path& file_name,
+                              const std::vector<Override>& overrides) {
+  const std::string file = file_name.string();
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::ParserException& e) {
+    throw SceneError(file, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
+  }
+  if (documents.empty() || documents.front().IsNull()) throw SceneError(file, 1, 1, "the scene file is empty");
+  if (documents.size() > 1) {
+    const YAML::Mark mark = documents[1].Mark();
+    throw SceneError(file, mark.line + 1, mark.column + 1, "a scene file holds one YAML document; this is a second");
+  }
+  YAML::Node root = documents.front();
+  if (!root.IsMap()) {
+    const YAML::Mark mark = root.Mark();
+    throw SceneError(file, mark.line + 1, mark.column + 1,
+                     "a scene must be a map of sections (simulation, grid, materials, objects, ...), got " +
+                         scene::Reader::Got(root));
+  }
+  const scene::Reader reader(file, scene::ApplyOverrides(root, overrides));
+  return scene::SceneParser(reader, file_name).Parse(root);
+}
+
+SceneDesc LoadScene(const std::filesystem::path& file, const std::vector<Override>& overrides) {
+  std::ifstream in(file, std::ios::binary);
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(file, ec))
+    throw SceneError(file.string(), 0, 0, "cannot open the scene file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return LoadSceneFromString(text.str(), file, overrides);
+}
+
+}  // namespace ductile

@@ -1,0 +1,208 @@
+// End-to-end tests of ductile-cli: exit codes, output formats, overrides, and atomic outputs.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ductile {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Result RunCli(const std::string& args) {
+  const std::string command = std::string(DUCTILE_CLI_PATH) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe)) r.output += buffer;
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ductile_cli_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    scene_ = dir_ / "scene.yaml";
+    std::ofstream(scene_) << R"(
+simulation: {dt: 1.0e-3, substeps: 2, duration: 0.05, output_rate: 100}
+grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.4]}}
+materials:
+  rubber: {model: fixed_corotated, density: 1000, youngs_modulus: 1.0e4, poisson_ratio: 0.3}
+objects:
+  cube: {material: rubber, shape: {type: box, size: [0.08, 0.08, 0.08]}, pose: {position: [0, 0, 0.2]}}
+output:
+  probes:
+    cube_com: {object: cube, quantity: center_of_mass}
+)";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  fs::path scene_;
+};
+
+TEST_F(CliTest, VersionAndHelp) {
+  EXPECT_EQ(RunCli("--version").exit_code, 0);
+  const Result help = RunCli("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("validate"), std::string::npos);
+  EXPECT_NE(help.output.find("run"), std::string::npos);
+  const Result run_help = RunCli("run --help");
+  EXPECT_NE(run_help.output.find("--trajectory"), std::string::npos);
+  EXPECT_NE(run_help.output.find("--stats"), std::string::npos);
+}
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(RunCli("").exit_code, 2);
+  EXPECT_EQ(RunCli("frobnicate").exit_code, 2);
+  EXPECT_EQ(RunCli("run " + scene_.string() + " --no-such-flag").exit_code, 2);
+  EXPECT_EQ(RunCli("run " + scene_.string() + " --set nonsense").exit_code, 2);
+  EXPECT_EQ(RunCli("run " + scene_.string() + " --duration -1").exit_code, 2);
+}
+
+TEST_F(CliTest, ValidateGoodAndBadScenes) {
+  const Result good = RunCli("validate " + scene_.string());
+  EXPECT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_NE(good.output.find("ok"), std::string::npos);
+
+  const fs::path bad = dir_ / "bad.yaml";
+  std::ofstream(bad) << "materials:\n  rubber: {model: fixed_corotated, density: -1, youngs_modulus: 1, "
+                        "poisson_ratio: 0.3}\n";
+  const Result r = RunCli("validate " + bad.string());
+  EXPECT_EQ(r.exit_code, 2);
+  // FILE:LINE:COL: message
+  EXPECT_NE(r.output.find(bad.string() + ":2:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("density"), std::string::npos) << r.output;
+
+  const Result missing = RunCli("validate " + (dir_ / "nope.yaml").string());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("nope.yaml"), std::string::npos);
+}
+
+TEST_F(CliTest, RunWritesTrajectoryProbesAndStats) {
+  const fs::path traj = dir_ / "t.csv", probes = dir_ / "p.csv", stats = dir_ / "s.json";
+  const Result r = RunCli("run " + scene_.string() + " --trajectory " + traj.string() + " --probes " + probes.string() +
+                          " --stats " + stats.string() + " --threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  std::istringstream lines(ReadFile(traj));
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "time,body,x,y,z,qw,qx,qy,qz");
+  int rows = 0;
+  double last_time = -1, last_z = 1;
+  while (std::getline(lines, line)) {
+    ++rows;
+    std::istringstream f(line);
+    std::string time, body, x, y, z;
+    std::getline(f, time, ',');
+    std::getline(f, body, ',');
+    std::getline(f, x, ',');
+    std::getline(f, y, ',');
+    std::getline(f, z, ',');
+    EXPECT_EQ(body, "cube");
+    EXPECT_GT(std::stod(time), last_time);
+    last_time = std::stod(time);
+    last_z = std::stod(z);
+    EXPECT_EQ(line.substr(line.size() - 4), ",,,,");  // an MPM object has no orientation
+  }
+  // 0.05 s at 100 Hz: frames at t = 0, 0.01, ..., 0.05.
+  EXPECT_EQ(rows, 6);
+  EXPECT_NEAR(last_time, 0.05, 1e-9);
+  EXPECT_LT(last_z, 0.2);  // it fell
+
+  const std::string p = ReadFile(probes);
+  EXPECT_EQ(p.substr(0, p.find('\n')), "time,probe,object,quantity,component,value");
+  EXPECT_NE(p.find("cube_com,cube,center_of_mass,z,"), std::string::npos);
+
+  const std::string s = ReadFile(stats);
+  for (const char* key : {"particles", "h", "dt", "substeps", "steps", "wall_seconds", "ms_per_step_median",
+                          "ms_per_step_mean", "active_nodes_avg", "realtime_factor"}) {
+    EXPECT_NE(s.find(std::string("\"") + key + "\":"), std::string::npos) << key;
+  }
+  EXPECT_NE(s.find("\"steps\": 50"), std::string::npos) << s;
+}
+
+TEST_F(CliTest, OverridesChangeTheRun) {
+  const fs::path traj = dir_ / "t.csv";
+  const Result r =
+      RunCli("run " + scene_.string() + " --set simulation.gravity.2=0 --trajectory " + traj.string() + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string t = ReadFile(traj);
+  const std::string last = t.substr(t.rfind('\n', t.size() - 2) + 1);
+  // Without gravity the cube stays where it was: z = 0.2 within float resolution.
+  std::istringstream f(last);
+  std::string field;
+  for (int i = 0; i < 5; ++i) std::getline(f, field, ',');
+  EXPECT_NEAR(std::stod(field), 0.2, 1e-5);
+
+  const Result bad = RunCli("run " + scene_.string() + " --set materials.rubber.poisson_ratio=0.5");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("poisson_ratio"), std::string::npos) << bad.output;
+}
+
+TEST_F(CliTest, UnwritableOutputFailsBeforeRunning) {
+  const Result r =
+      RunCli("run " + scene_.string() + " --trajectory /nonexistent-dir/t.csv --stats " + (dir_ / "s.json").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("/nonexistent-dir/t.csv"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "s.json"));
+  // Nothing half-written is left behind.
+  for (const auto& entry : fs::directory_iterator(dir_)) EXPECT_EQ(entry.path().extension(), ".yaml");
+}
+
+TEST_F(CliTest, InterruptedRunLeavesNoOutput) {
+  const fs::path traj = dir_ / "t.csv";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string scene = scene_.string(), out = traj.string();
+    execl(DUCTILE_CLI_PATH, DUCTILE_CLI_PATH, "run", scene.c_str(), "--duration", "1000", "--trajectory", out.c_str(),
+          "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the run has started writing (its temporary file exists), then interrupt it.
+  bool started = false;
+  for (int i = 0; i < 200 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    for (const auto& entry : fs::directory_iterator(dir_))
+      if (entry.path().string().find("t.csv.tmp") != std::string::npos) started = true;
+  }
+  EXPECT_TRUE(started);
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_FALSE(fs::exists(traj));
+  for (const auto& entry : fs::directory_iterator(dir_)) EXPECT_EQ(entry.path().extension(), ".yaml");
+}
+
+}  // namespace
+}  // namespace ductile

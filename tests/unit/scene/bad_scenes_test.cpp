@@ -1,0 +1,117 @@
+// Malformed scenes: each file in tests/data/scenes/bad/ must fail with SceneError at the expected line and
+// column (from 1) with a message that contains the expected text.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "ductile/scene.h"
+
+namespace ductile {
+namespace {
+
+const std::filesystem::path kBadScenes = std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes" / "bad";
+
+struct BadScene {
+  const char* name;  // File name in tests/data/scenes/bad/ without ".yaml".
+  int line;
+  int column;
+  const char* message;  // A substring of SceneError::message().
+};
+
+// Every file in the folder has exactly one row (checked below).
+const BadScene kBadSceneTable[] = {
+    {"unknown_material_key", 2, 51, "unknown key 'youngs_modulu' in material 'rubber'; did you mean 'youngs_modulus'?"},
+    {"poisson_ratio_half", 6, 20, "'poisson_ratio' must be in (-1, 0.5), got 0.5"},
+    {"poisson_ratio_minus_one", 2, 87, "'poisson_ratio' must be in (-1, 0.5), got -1"},
+    {"dt_not_a_number", 2, 7, "'dt' must be a number, got 'fast'"},
+    {"dt_zero", 3, 7, "'dt' must be > 0, got 0"},
+    {"substeps_zero", 1, 34, "'substeps' must be >= 1, got 0"},
+    {"substeps_not_integer", 2, 13, "'substeps' must be an integer, got '2.5'"},
+    {"youngs_modulus_zero", 2, 67, "'youngs_modulus' must be > 0, got 0"},
+    {"density_negative", 2, 34, "'density' must be > 0, got -1"},
+    {"yield_stress_negative", 7, 19, "'yield_stress' must be >= 0, got -5"},
+    {"yield_stress_not_applicable", 7, 5, "'yield_stress' does not apply to model fixed_corotated"},
+    {"missing_poisson_ratio", 3, 5, "missing required key 'poisson_ratio' in material 'rubber'"},
+    {"unknown_model", 2, 19, "unknown material model 'fixed_corotatd'; did you mean 'fixed_corotated'?"},
+    {"friction_angle_90", 2, 107, "'friction_angle' must be in [0, 90), got 90"},
+    {"undefined_material", 6, 15, "undefined material 'dogh' (defined: dough, rubber); did you mean 'dough'?"},
+    {"mesh_missing", 6, 31, "mesh file 'missing.obj' not found"},
+    {"mesh_open", 8, 13, "mesh '../../meshes/open_cube.obj' is not closed: edge (5, 8) is used by 1 face(s)"},
+    {"mesh_inconsistent", 6, 31, "is not closed: edge (5, 8) is traversed twice in the same direction"},
+    {"mesh_garbage", 6, 31, "cannot load mesh '../../meshes/garbage.obj': mesh file"},
+    {"mesh_collider", 3, 19, "shape type 'mesh' is not supported for colliders"},
+    {"syntax_error", 4, 11, "YAML syntax error: end of sequence flow not found"},
+    {"bad_indentation", 3, 12, "YAML syntax error: illegal map value"},
+    {"duplicate_key", 4, 3, "duplicate key 'dt' in section 'simulation' (first at line 2)"},
+    {"duplicate_material", 3, 3, "duplicate key 'rubber' in section 'materials' (first at line 2)"},
+    {"empty", 1, 1, "the scene file is empty"},
+    {"only_comments", 1, 1, "the scene file is empty"},
+    {"top_level_list", 1, 1,
+     "a scene must be a map of sections (simulation, grid, materials, objects, ...), got a list"},
+    {"two_documents", 3, 1, "a scene file holds one YAML document"},
+    {"unknown_section", 1, 1, "unknown key 'simulaton' in the scene; did you mean 'simulation'?"},
+    {"unknown_key_no_suggestion", 3, 3, "unknown key 'resolution' in section 'grid' (known keys: h, domain, boundary)"},
+    {"reserved_section", 1, 1, "'robots' is not supported yet"},
+    {"section_not_a_map", 1, 13, "section 'simulation' must be a map, got '5'"},
+    {"domain_inverted", 2, 11, "grid domain 'min' must be below 'max' on every axis, got min z = 1 >= max z = 0"},
+    {"object_outside_domain", 4, 3,
+     "object 'cube' is not inside the grid domain: its bounds are (-0.05, -0.05, 0.93) to (0.05, 0.05, 1.03)"},
+    {"probe_unknown_object", 10, 19, "undefined object 'cub' (defined: cube); did you mean 'cube'?"},
+    {"probe_unknown_quantity", 10, 35,
+     "unknown probe quantity 'momentum' (one of: center_of_mass, velocity, bounds, kinetic_energy)"},
+    {"duration_nan", 2, 13, "'duration' must be finite, got .nan"},
+    {"gravity_inf", 2, 19, "'gravity[2]' must be finite, got -.inf"},
+    {"gravity_two_numbers", 2, 12, "'gravity' must be a list of 3 numbers, got a list of 2"},
+    {"box_negative_size", 6, 36, "'size[1]' must be > 0, got -0.1"},
+    {"sphere_radius_on_box", 6, 47, "'radius' does not apply to shape type box"},
+    {"plane_object", 6, 19, "shape type 'plane' cannot be an MPM object"},
+    {"missing_shape_type", 6, 12, "missing required key 'type' in shape of object 'ball'"},
+    {"rpy_and_quaternion", 10, 7, "pose of object 'cube' takes either 'rpy_deg' or 'quaternion', not both"},
+    {"quaternion_zero", 4, 24, "'quaternion' must not be zero"},
+    {"plane_normal_zero", 2, 41, "'normal' must not be zero"},
+    {"boundary_type_typo", 2, 20,
+     "unknown boundary type 'stiky'; did you mean 'sticky'? (one of: sticky, slip, separate, friction)"},
+    {"friction_negative", 4, 42, "'friction' must be >= 0, got -0.1"},
+    {"cfl_above_one", 2, 8, "'cfl' must be in (0, 1], got 1.5"},
+    {"name_with_dot", 4, 3, "object name 'cube.1' must not contain '.'"},
+    {"material_not_a_map", 2, 11, "material 'rubber' must be a map, got 'soft'"},
+    {"velocity_not_a_list", 8, 15, "'velocity' must be a list of 3 numbers, got '3'"},
+};
+
+class BadSceneTest : public testing::TestWithParam<BadScene> {};
+
+TEST_P(BadSceneTest, FailsAtLineAndColumnWithMessage) {
+  const BadScene& expected = GetParam();
+  const std::filesystem::path file = kBadScenes / (std::string(expected.name) + ".yaml");
+  try {
+    LoadScene(file);
+    FAIL() << file << " loaded without error";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.file(), file.string());
+    EXPECT_EQ(e.line(), expected.line) << e.what();
+    EXPECT_EQ(e.column(), expected.column) << e.what();
+    EXPECT_NE(e.message().find(expected.message), std::string::npos) << e.what();
+    const std::string prefix =
+        file.string() + ":" + std::to_string(expected.line) + ":" + std::to_string(expected.column) + ": ";
+    EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, BadSceneTest, testing::ValuesIn(kBadSceneTable),
+                         [](const testing::TestParamInfo<BadScene>& param) { return std::string(param.param.name); });
+
+TEST(BadScenes, EveryFileHasATableRowAndThereAreAtLeast25) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kBadScenes)) {
+    ++files;
+    const std::string name = entry.path().stem().string();
+    bool listed = false;
+    for (const BadScene& row : kBadSceneTable) listed = listed || name == row.name;
+    EXPECT_TRUE(listed) << entry.path() << " has no row in kBadSceneTable";
+  }
+  EXPECT_EQ(files, static_cast<int>(std::size(kBadSceneTable)));
+  EXPECT_GE(files, 25);
+}
+
+}  // namespace
+}  // namespace ductile

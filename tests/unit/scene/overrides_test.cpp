@@ -1,0 +1,152 @@
+// `--set dotted.key=value` overrides: parsing, setting present and omitted keys, and errors that name the
+// override.
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "ductile/scene.h"
+
+namespace ductile {
+namespace {
+
+const std::filesystem::path kMinimal = std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes" / "minimal.yaml";
+
+SceneDesc LoadWith(const std::vector<std::string>& sets, const std::filesystem::path& file = kMinimal) {
+  std::vector<Override> overrides;
+  for (const std::string& text : sets) overrides.push_back(ParseOverride(text));
+  return LoadScene(file, overrides);
+}
+
+// The SceneError that loading with `sets` throws; fails the test when it loads.
+SceneError ErrorWith(const std::vector<std::string>& sets) {
+  try {
+    LoadWith(sets);
+  } catch (const SceneError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "loaded without error";
+  return SceneError("", 0, 0, "");
+}
+
+// The message of a SceneError from an override, checking that it names "--set" and no line.
+std::string OverrideMessage(const std::vector<std::string>& sets) {
+  const SceneError e = ErrorWith(sets);
+  EXPECT_EQ(e.file(), "--set");
+  EXPECT_EQ(e.line(), 0);
+  return e.message();
+}
+
+TEST(ParseOverride, SplitsAtTheFirstEquals) {
+  const Override o = ParseOverride(" materials.dough.youngs_modulus = 2e4 ");
+  EXPECT_EQ(o.path, "materials.dough.youngs_modulus");
+  EXPECT_EQ(o.value, "2e4");
+  EXPECT_EQ(ParseOverride("a.b=x=y").value, "x=y");
+}
+
+TEST(ParseOverride, RejectsMalformedText) {
+  for (const char* text : {"simulation.dt", "=3", "simulation..dt=3", ".dt=3", "simulation.=3"}) {
+    try {
+      ParseOverride(text);
+      ADD_FAILURE() << text;
+    } catch (const SceneError& e) {
+      EXPECT_EQ(e.file(), "--set");
+      EXPECT_EQ(e.line(), 0);
+      EXPECT_NE(e.message().find(std::string("'") + text + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Overrides, SetExistingValues) {
+  const SceneDesc scene = LoadWith({"materials.rubber.poisson_ratio=0.45", "objects.cube.pose.position.2=0.6"});
+  EXPECT_DOUBLE_EQ(scene.materials[0].poisson_ratio, 0.45);
+  EXPECT_DOUBLE_EQ(scene.objects[0].pose.position[2], 0.6);
+  EXPECT_DOUBLE_EQ(scene.objects[0].pose.position[0], 0);
+}
+
+TEST(Overrides, CreateKeysTheFileOmits) {
+  // minimal.yaml has no simulation or grid section and no velocity, particles_per_cell or rpy_deg.
+  const SceneDesc scene = LoadWith({"simulation.dt=5e-4", "simulation.gravity.2=-1.62", "grid.boundary.type=friction",
+                                    "grid.boundary.friction=0.4", "objects.cube.particles_per_cell=27",
+                                    "objects.cube.velocity=[1, 2, 3]", "objects.cube.pose.rpy_deg.2=90"});
+  EXPECT_DOUBLE_EQ(scene.simulation.dt, 5e-4);
+  EXPECT_EQ(scene.simulation.gravity, (Vector3{0, 0, -1.62}));
+  EXPECT_EQ(scene.walls.type, BoundaryType::kFriction);
+  EXPECT_DOUBLE_EQ(scene.walls.friction, 0.4);
+  EXPECT_EQ(scene.objects[0].particles_per_cell, 27);
+  EXPECT_EQ(scene.objects[0].velocity, (Vector3{1, 2, 3}));
+  EXPECT_NEAR(scene.objects[0].pose.quaternion[3], std::sqrt(0.5), 1e-12);
+}
+
+TEST(Overrides, TheLastOfTwoWins) {
+  EXPECT_DOUBLE_EQ(LoadWith({"simulation.dt=1e-3", "simulation.dt=2e-3"}).simulation.dt, 2e-3);
+  EXPECT_EQ(OverrideMessage({"simulation.dt=-1", "simulation.dt=fast"}),
+            "--set simulation.dt=fast: 'dt' must be a number, got 'fast'");
+}
+
+TEST(Overrides, PathsOutsideTheFormatAreErrorsWithSuggestions) {
+  EXPECT_EQ(OverrideMessage({"simulation.dtt=1e-3"}),
+            "--set simulation.dtt=1e-3: unknown key 'dtt' in 'simulation'; did you mean 'dt'?");
+  EXPECT_EQ(OverrideMessage({"simulaton.dt=1e-3"}),
+            "--set simulaton.dt=1e-3: unknown key 'simulaton' in the scene; did you mean 'simulation'?");
+  EXPECT_EQ(OverrideMessage({"materials.rubbr.density=900"}),
+            "--set materials.rubbr.density=900: no material 'rubbr' in the scene; did you mean 'rubber'? (defined: "
+            "rubber)");
+  EXPECT_EQ(OverrideMessage({"materials.rubber.youngs_modulu=1e6"}),
+            "--set materials.rubber.youngs_modulu=1e6: unknown key 'youngs_modulu' in 'materials.rubber'; did you "
+            "mean 'youngs_modulus'?");
+  EXPECT_EQ(OverrideMessage({"simulation.gravity.3=1"}),
+            "--set simulation.gravity.3=1: '3' is not an element of 'simulation.gravity' (indices 0 to 2)");
+  EXPECT_EQ(OverrideMessage({"simulation=1"}),
+            "--set simulation=1: 'simulation' is a section; set one of its values "
+            "instead");
+  EXPECT_EQ(OverrideMessage({"simulation.dt.x=1"}),
+            "--set simulation.dt.x=1: 'simulation.dt' is a value, not a map "
+            "with key 'x'");
+  EXPECT_EQ(OverrideMessage({"robots.arm.x=1"}), "--set robots.arm.x=1: 'robots' is not supported yet");
+  EXPECT_EQ(OverrideMessage({"colliders.ground.pose.position.2=1"}),
+            "--set colliders.ground.pose.position.2=1: no collider 'ground' in the scene (defined: none)");
+}
+
+TEST(Overrides, BadValuesNameTheOverride) {
+  EXPECT_EQ(OverrideMessage({"materials.rubber.poisson_ratio=0.7"}),
+            "--set materials.rubber.poisson_ratio=0.7: 'poisson_ratio' must be in (-1, 0.5), got 0.7");
+  EXPECT_EQ(OverrideMessage({"simulation.substeps=0"}), "--set simulation.substeps=0: 'substeps' must be >= 1, got 0");
+  EXPECT_EQ(OverrideMessage({"simulation.gravity=[0, 0, .nan]"}),
+            "--set simulation.gravity=[0, 0, .nan]: 'gravity[2]' must be finite, got .nan");
+  EXPECT_EQ(OverrideMessage({"simulation.gravity=-9.81"}),
+            "--set simulation.gravity=-9.81: 'gravity' must be a list of 3 numbers, got '-9.81'");
+  EXPECT_EQ(OverrideMessage({"materials.rubber.yield_stress=100"}),
+            "--set materials.rubber.yield_stress=100: 'yield_stress' does not apply to model fixed_corotated");
+  EXPECT_EQ(OverrideMessage({"objects.cube.material=dogh"}),
+            "--set objects.cube.material=dogh: undefined material 'dogh' (defined: rubber)");
+  EXPECT_EQ(OverrideMessage({"simulation.gravity=[0, 0"})
+                .rfind("--set simulation.gravity=[0, 0: value '[0, 0' is "
+                       "not a valid YAML list",
+                       0),
+            0u);
+  // The cube moved out of the domain by an override of its position, or by shrinking the domain.
+  EXPECT_EQ(OverrideMessage({"objects.cube.pose.position.2=0.97"})
+                .rfind("--set objects.cube.pose.position.2=0.97: object 'cube' is not inside the grid domain", 0),
+            0u);
+  EXPECT_EQ(OverrideMessage({"grid.domain.max.2=0.2"})
+                .rfind("--set grid.domain.max.2=0.2: object 'cube' is not inside the grid domain", 0),
+            0u);
+}
+
+TEST(Overrides, ErrorsElsewhereKeepTheirFileLocation) {
+  // A valid override does not take the blame for a problem the file has on its own.
+  const std::filesystem::path bad =
+      std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes" / "bad" / "poisson_ratio_half.yaml";
+  try {
+    LoadWith({"materials.rubber.density=900"}, bad);
+    FAIL();
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.file(), bad.string());
+    EXPECT_EQ(e.line(), 6);
+    EXPECT_EQ(e.column(), 20);
+  }
+}
+
+}  // namespace
+}  // namespace ductile
