@@ -60,7 +60,7 @@ TEST(Conservation, SubstepConservesMassAndMomentum) {
 
   // Grid mass: float sums of ~10⁴ terms of similar size, relative error ≲ 1e-6.
   double grid_mass = 0;
-  for (float m : solver.grid().mass) grid_mass += m;
+  for (const Float4& node : solver.grid().nodes_data) grid_mass += node[3];
   EXPECT_NEAR(grid_mass, before.mass, 1e-6 * before.mass);
   EXPECT_EQ(after.mass, before.mass);
 

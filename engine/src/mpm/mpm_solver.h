@@ -48,8 +48,11 @@ class MpmSolver {
  private:
   void ComputeBases();
   void ParticleToGrid(float dt);
+  void ScatterBlock(int occupied_block, float dt);
   int UpdateGrid(float dt);
   void GridToParticle(float dt);
+  /// G2P of one occupied block; false when one of its particles diverged.
+  bool GatherBlock(int occupied_block, float dt);
 
   const Model& model_;
   Particles particles_;

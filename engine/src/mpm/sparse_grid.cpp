@@ -62,8 +62,7 @@ void SparseGrid::ActivateBlocks() {
   active_blocks_.erase(std::unique(active_blocks_.begin(), active_blocks_.end()), active_blocks_.end());
   for (std::size_t slot = 0; slot < active_blocks_.size(); ++slot)
     table_[active_blocks_[slot]] = static_cast<std::int32_t>(slot);
-  mass.resize(active_blocks_.size() * kBlockNodes);
-  momentum.resize(active_blocks_.size() * kBlockNodes);
+  nodes_data.resize(active_blocks_.size() * kBlockNodes);
 }
 
 }  // namespace ductile::mpm

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/float4.h"
 #include "core/small_math.h"
 #include "mpm/transfer_kernels.h"
 
@@ -53,8 +54,9 @@ class SparseGrid {
   const std::array<int, 3>& block_dims() const { return block_dims_; }
 
   /// Node storage: slot·64 + (i·16 + j·4 + k) for local node (i, j, k) of a block.
-  std::vector<float> mass;      ///< [kg].
-  std::vector<Vec3f> momentum;  ///< [kg·m/s] after P2G; the grid update overwrites it with velocity [m/s].
+  /// After P2G: momentum [kg·m/s] in lanes 0-2, mass [kg] in lane 3. The grid update replaces the momentum with
+  /// the velocity [m/s] and keeps the mass.
+  std::vector<Float4> nodes_data;
 
  private:
   std::array<int, 3> nodes_{};

@@ -13,6 +13,7 @@
 
 #include <cmath>
 
+#include "core/float4.h"
 #include "core/sim_hd.h"
 #include "core/small_math.h"
 
@@ -61,61 +62,63 @@ SIM_HD Mat3f AffineMomentum(float mass, float volume, const Mat3f& C, const Mat3
   return A;
 }
 
-/// Scatters one particle's mass and momentum to its 27 nodes. `sink(di, dj, dk, dm, dmv)` receives the node
-/// offset from the stencil base and the mass [kg] and momentum [kg·m/s] to add.
+/// Scatters one particle's mass and momentum to its 27 nodes. `sink(di, dj, dk, q)` receives the node offset
+/// from the stencil base and q = w_ip (m_p v_p + A_p (x_i − x_p), m_p): momentum [kg·m/s] in lanes 0-2, mass
+/// [kg] in lane 3. A·(x_i − x_p) is built up axis by axis, so the inner loop is two vector multiply-adds.
 template <typename Sink>
 SIM_HD void ScatterParticle(const Stencil& s, float h, float mass, const Vec3f& v, const Mat3f& A, Sink&& sink) {
-  const Vec3f mv = v * mass;
+  const Float4 base = MakeFloat4(v.x * mass, v.y * mass, v.z * mass, mass);
+  const Float4 a0 = MakeFloat4(A.m[0][0], A.m[1][0], A.m[2][0], 0);
+  const Float4 a1 = MakeFloat4(A.m[0][1], A.m[1][1], A.m[2][1], 0);
+  const Float4 a2 = MakeFloat4(A.m[0][2], A.m[1][2], A.m[2][2], 0);
+  float dz[3];
+  for (int k = 0; k < 3; ++k) dz[k] = (static_cast<float>(k) - s.fx.z) * h;
   for (int i = 0; i < 3; ++i) {
-    const float dx = (static_cast<float>(i) - s.fx.x) * h;
+    const Float4 t_i = MulAdd(base, a0, (static_cast<float>(i) - s.fx.x) * h);
     for (int j = 0; j < 3; ++j) {
-      const float dy = (static_cast<float>(j) - s.fx.y) * h;
-      const float wij = s.w[0][i] * s.w[1][j];
-      // A·dpos split so the k loop only adds the z column.
-      const Vec3f a_xy{A.m[0][0] * dx + A.m[0][1] * dy, A.m[1][0] * dx + A.m[1][1] * dy,
-                       A.m[2][0] * dx + A.m[2][1] * dy};
-      for (int k = 0; k < 3; ++k) {
-        const float dz = (static_cast<float>(k) - s.fx.z) * h;
-        const float w = wij * s.w[2][k];
-        const Vec3f momentum{mv.x + a_xy.x + A.m[0][2] * dz, mv.y + a_xy.y + A.m[1][2] * dz,
-                             mv.z + a_xy.z + A.m[2][2] * dz};
-        sink(i, j, k, w * mass, momentum * w);
-      }
+      const Float4 t_ij = MulAdd(t_i, a1, (static_cast<float>(j) - s.fx.y) * h);
+      const float w_ij = s.w[0][i] * s.w[1][j];
+      for (int k = 0; k < 3; ++k) sink(i, j, k, MulAdd(t_ij, a2, dz[k]) * (w_ij * s.w[2][k]));
     }
   }
 }
 
 /// Gathers a particle's velocity [m/s] and affine velocity gradient C [1/s] from its 27 nodes.
-/// `source(di, dj, dk)` returns the node velocity at that offset from the stencil base.
+/// `source(di, dj, dk)` returns the node at that offset from the stencil base with its velocity in lanes 0-2.
+/// B = Σ w_ip v_i (x_i − x_p)ᵀ is accumulated by columns, the z column per node and the x, y columns per row of
+/// three nodes.
 template <typename Source>
 SIM_HD void GatherParticle(const Stencil& s, float h, float inv_h, Source&& source, Vec3f& v, Mat3f& C) {
-  Vec3f v_sum{};
-  Mat3f B{};
+  Float4 v_sum = ZeroFloat4(), b_x = ZeroFloat4(), b_y = ZeroFloat4(), b_z = ZeroFloat4();
+  float wz[3], wz_dz[3];
+  for (int k = 0; k < 3; ++k) {
+    wz[k] = s.w[2][k];
+    wz_dz[k] = s.w[2][k] * (static_cast<float>(k) - s.fx.z) * h;
+  }
   for (int i = 0; i < 3; ++i) {
     const float dx = (static_cast<float>(i) - s.fx.x) * h;
     for (int j = 0; j < 3; ++j) {
       const float dy = (static_cast<float>(j) - s.fx.y) * h;
-      const float wij = s.w[0][i] * s.w[1][j];
+      Float4 row = ZeroFloat4(), row_z = ZeroFloat4();
       for (int k = 0; k < 3; ++k) {
-        const float dz = (static_cast<float>(k) - s.fx.z) * h;
-        const float w = wij * s.w[2][k];
-        const Vec3f vi = source(i, j, k);
-        const Vec3f wv = vi * w;
-        v_sum += wv;
-        B.m[0][0] += wv.x * dx;
-        B.m[0][1] += wv.x * dy;
-        B.m[0][2] += wv.x * dz;
-        B.m[1][0] += wv.y * dx;
-        B.m[1][1] += wv.y * dy;
-        B.m[1][2] += wv.y * dz;
-        B.m[2][0] += wv.z * dx;
-        B.m[2][1] += wv.z * dy;
-        B.m[2][2] += wv.z * dz;
+        const Float4 node = source(i, j, k);
+        row = MulAdd(row, node, wz[k]);
+        row_z = MulAdd(row_z, node, wz_dz[k]);
       }
+      const float w_ij = s.w[0][i] * s.w[1][j];
+      v_sum = MulAdd(v_sum, row, w_ij);
+      b_x = MulAdd(b_x, row, w_ij * dx);
+      b_y = MulAdd(b_y, row, w_ij * dy);
+      b_z = MulAdd(b_z, row_z, w_ij);
     }
   }
-  v = v_sum;
-  C = B * (4.0f * inv_h * inv_h);
+  v = Xyz(v_sum);
+  const float scale = 4.0f * inv_h * inv_h;
+  for (int r = 0; r < 3; ++r) {
+    C.m[r][0] = b_x[r] * scale;
+    C.m[r][1] = b_y[r] * scale;
+    C.m[r][2] = b_z[r] * scale;
+  }
 }
 
 /// F ← (I + Δt C) F.

@@ -38,8 +38,11 @@ struct Range {
   std::string Describe() const;
 };
 
+/// (0, ∞).
 Range Positive();
+/// [0, ∞).
 Range NonNegative();
+/// [lo, ∞).
 Range AtLeast(double lo);
 /// (lo, hi), [lo, hi), (lo, hi] or [lo, hi] as the flags say.
 Range Between(double lo, double hi, bool lo_open, bool hi_open);

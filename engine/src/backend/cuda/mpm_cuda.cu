@@ -40,8 +40,7 @@ struct GridView {
   int max_base[3];
   Vec3f origin;
   float h, inv_h;
-  float* mass;
-  Vec3f* momentum;
+  Float4* node;  // momentum (then velocity) in lanes 0-2, mass in lane 3
   __device__ int Index(int i, int j, int k) const { return (i * nodes[1] + j) * nodes[2] + k; }
 };
 
@@ -54,24 +53,22 @@ __global__ void ParticleToGridKernel(int n, GridView g, const Vec3f* x, const Ve
   mpm::ComputeStencil(x[p], g.origin, g.inv_h, g.max_base, s);
   const Mat3f tau = mpm::KirchhoffStress(materials[material[p]], F[p], C[p]);
   const Mat3f A = mpm::AffineMomentum(mass[p], volume[p], C[p], tau, dt, g.inv_h);
-  mpm::ScatterParticle(s, g.h, mass[p], v[p], A, [&](int di, int dj, int dk, float dm, const Vec3f& dmv) {
-    const int node = g.Index(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
-    atomicAdd(&g.mass[node], dm);
-    atomicAdd(&g.momentum[node].x, dmv.x);
-    atomicAdd(&g.momentum[node].y, dmv.y);
-    atomicAdd(&g.momentum[node].z, dmv.z);
+  mpm::ScatterParticle(s, g.h, mass[p], v[p], A, [&](int di, int dj, int dk, const Float4& q) {
+    Float4& node = g.node[g.Index(s.base[0] + di, s.base[1] + dj, s.base[2] + dk)];
+    for (int lane = 0; lane < 4; ++lane) atomicAdd(&node.v[lane], q.v[lane]);
   });
 }
 
 __global__ void GridUpdateKernel(GridView g, mpm::GridUpdateParams params) {
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= g.nodes[0] * g.nodes[1] * g.nodes[2]) return;
-  const float m = g.mass[node];
+  const float m = g.node[node].v[3];
   if (m <= 0) return;
   const int i = node / (g.nodes[1] * g.nodes[2]);
   const int j = (node / g.nodes[2]) % g.nodes[1];
   const int k = node % g.nodes[2];
-  g.momentum[node] = mpm::UpdateNodeVelocity(params, i, j, k, m, g.momentum[node]);
+  const Vec3f v = mpm::UpdateNodeVelocity(params, i, j, k, m, Xyz(g.node[node]));
+  g.node[node] = MakeFloat4(v.x, v.y, v.z, m);
 }
 
 __global__ void GridToParticleKernel(int n, GridView g, Vec3f* x, Vec3f* v, Mat3f* F, Mat3f* C, float* plastic_strain,
@@ -84,8 +81,7 @@ __global__ void GridToParticleKernel(int n, GridView g, Vec3f* x, Vec3f* v, Mat3
   Mat3f Cp;
   mpm::GatherParticle(
       s, g.h, g.inv_h,
-      [&](int di, int dj, int dk) { return g.momentum[g.Index(s.base[0] + di, s.base[1] + dj, s.base[2] + dk)]; }, vp,
-      Cp);
+      [&](int di, int dj, int dk) { return g.node[g.Index(s.base[0] + di, s.base[1] + dj, s.base[2] + dk)]; }, vp, Cp);
   v[p] = vp;
   C[p] = Cp;
   x[p] += vp * dt;
@@ -115,9 +111,10 @@ void Substep(const Model& model, mpm::Particles& particles, float dt) {
   const int n = static_cast<int>(particles.size());
   const std::size_t num_nodes =
       static_cast<std::size_t>(model.grid_nodes[0]) * model.grid_nodes[1] * model.grid_nodes[2];
-  DeviceArray<Vec3f> x(n), v(n), momentum(num_nodes);
+  DeviceArray<Vec3f> x(n), v(n);
+  DeviceArray<Float4> nodes(num_nodes);
   DeviceArray<Mat3f> F(n), C(n);
-  DeviceArray<float> mass(n), volume(n), plastic(n), grid_mass(num_nodes);
+  DeviceArray<float> mass(n), volume(n), plastic(n);
   DeviceArray<int> material(n);
   DeviceArray<mpm::MaterialParams> materials(model.materials.size());
   DeviceArray<mpm::Collider> colliders(model.colliders.size());
@@ -131,8 +128,7 @@ void Substep(const Model& model, mpm::Particles& particles, float dt) {
   material.Upload(particles.material.data());
   materials.Upload(model.materials.data());
   colliders.Upload(model.colliders.data());
-  grid_mass.Zero();
-  momentum.Zero();
+  nodes.Zero();
 
   GridView g;
   for (int a = 0; a < 3; ++a) {
@@ -142,8 +138,7 @@ void Substep(const Model& model, mpm::Particles& particles, float dt) {
   g.origin = ToVec3f(model.grid_origin);
   g.h = model.h;
   g.inv_h = 1.0f / model.h;
-  g.mass = grid_mass.get();
-  g.momentum = momentum.get();
+  g.node = nodes.get();
 
   mpm::GridUpdateParams params;
   params.dt = dt;
