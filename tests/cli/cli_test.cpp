@@ -164,7 +164,23 @@ TEST_F(CliTest, OverridesChangeTheRun) {
 
   const Result bad = RunCli("run " + scene_.string() + " --set materials.rubber.poisson_ratio=0.5");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.output.find("poisson_ratio"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("--set materials.rubber.poisson_ratio=0.5: 'poisson_ratio' must be in (-1, 0.5)"),
+            std::string::npos)
+      << bad.output;
+  EXPECT_EQ(bad.output.find("--set: "), std::string::npos) << bad.output;
+}
+
+TEST_F(CliTest, DivergedRunExitsOneWithAMessage) {
+  const fs::path stats = dir_ / "s.json";
+  const Result r =
+      RunCli("run " + scene_.string() +
+             " --set materials.rubber.youngs_modulus=1e9 --set simulation.substeps=1 --stats " + stats.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("diverged"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("object 'cube'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("warning: simulation.substeps = 1"), std::string::npos) << r.output;
+  // The statistics of the partial run are written and say so.
+  EXPECT_NE(ReadFile(stats).find("\"diverged\": true"), std::string::npos);
 }
 
 TEST_F(CliTest, UnwritableOutputFailsBeforeRunning) {

@@ -34,7 +34,9 @@ class SceneError : public std::runtime_error {
 
  private:
   static std::string Format(const std::string& file, int line, int column, const std::string& message) {
-    std::ostringstream s;  // (string concatenation here trips a GCC 12 -O3 stringop-overflow false positive)
+    // A message that already starts with its source (e.g. "--set a.b=1: ...") is not prefixed twice.
+    if (line == 0 && message.rfind(file, 0) == 0) return message;
+    std::ostringstream s;
     s << file;
     if (line > 0) s << ':' << line << ':' << column;
     s << ": " << message;

@@ -8,3 +8,14 @@
 #else
 #define SIM_HD inline
 #endif
+
+// SIM_UNROLL: fully unroll the following fixed-count loop (the 3x3x3 stencil loops of the transfer kernels).
+#if defined(__CUDACC__)
+#define SIM_UNROLL _Pragma("unroll")
+#elif defined(__clang__)
+#define SIM_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__)
+#define SIM_UNROLL _Pragma("GCC unroll 4")
+#else
+#define SIM_UNROLL
+#endif

@@ -247,6 +247,37 @@ SIM_HD Mat3<T> PolarRotation3(const Mat3<T>& F) {
   return U * V.Transposed();
 }
 
+/// The rotation of F = R S like PolarRotation3, faster where it can be: Newton's iteration for the orthogonal polar
+/// factor (Higham 1986, "Computing the polar decomposition with applications", Eq. 3.1 with determinant scaling)
+///   X₀ = F,  X_{k+1} = ½ (γ_k X_k + (γ_k X_k)⁻ᵀ),  γ_k = |det X_k|^(−1/3),
+/// converges quadratically to R for det F > 0 (F well away from inversion, the common case of an elastic solid):
+/// four to five iterations of a cofactor each, against the Jacobi sweeps of Svd3. It falls back to the
+/// inversion-aware PolarRotation3 when det F is not clearly positive relative to |F|³ or the iteration has not
+/// converged to float round-off after kMaxNewtonPolarIterations. Thread-safe.
+template <typename T>
+SIM_HD Mat3<T> FastPolarRotation3(const Mat3<T>& F) {
+  constexpr int kMaxNewtonPolarIterations = 8;
+  const T scale = svd_detail::MaxAbsEntry(F);
+  // det F / max|F_ij|³ below this: nearly flat or inverted, where Newton converges slowly or to a reflection.
+  const T kMinRelativeDeterminant = T(1e-3);
+  const T det0 = F.Determinant();
+  if (!(det0 > kMinRelativeDeterminant * scale * scale * scale)) return PolarRotation3(F);
+  const T tol2 = T(16) * std::numeric_limits<T>::epsilon() * std::numeric_limits<T>::epsilon();
+  Mat3<T> X = F;
+  T det = det0;
+  for (int k = 0; k < kMaxNewtonPolarIterations; ++k) {
+    const Mat3<T> cof = X.Cofactor();
+    // Scale only while far from orthogonal: the cube root is the iteration's most expensive operation.
+    const T gamma = (det > T(0.9) && det < T(1.1)) ? T(1) : T(1) / std::cbrt(det);
+    const Mat3<T> next = X * (T(0.5) * gamma) + cof * (T(0.5) / (gamma * det));
+    const T change2 = (next - X).SquaredNorm();
+    X = next;
+    if (change2 <= tol2 * T(3)) return X;
+    det = X.Determinant();
+  }
+  return PolarRotation3(F);
+}
+
 /// Eigendecomposition of a symmetric A = Q diag(lambda) Qᵀ by cyclic two-sided Jacobi rotations: Q ∈ SO(3) (columns
 /// are the eigenvectors), lambda[0] ≥ lambda[1] ≥ lambda[2] in the units of A. Only the upper triangle of A is
 /// read. Absolute accuracy ≈ a few ε max|A_ij|. Thread-safe.

@@ -37,9 +37,12 @@ struct Stencil {
 /// 1/inv_h. The base is clamped to [0, max_base] per axis so a runaway particle cannot index outside the grid
 /// (the simulator detects and reports divergence separately).
 SIM_HD void ComputeStencil(const Vec3f& x, const Vec3f& origin, float inv_h, const int max_base[3], Stencil& s) {
+  SIM_UNROLL
   for (int a = 0; a < 3; ++a) {
-    // fminf/fmaxf return the number when the other operand is NaN, so the cast below is always defined.
-    const float xg = fminf(fmaxf((x[a] - origin[a]) * inv_h, 0.5f), static_cast<float>(max_base[a]) + 0.5f);
+    // Clamped so the cast below is always defined: a NaN fails the first comparison and becomes the lower bound.
+    float xg = (x[a] - origin[a]) * inv_h;
+    xg = xg > 0.5f ? xg : 0.5f;
+    xg = xg < static_cast<float>(max_base[a]) + 0.5f ? xg : static_cast<float>(max_base[a]) + 0.5f;
     const int b = static_cast<int>(std::floor(xg - 0.5f));
     const float f = xg - static_cast<float>(b);
     s.base[a] = b;
@@ -57,8 +60,9 @@ SIM_HD void ComputeStencil(const Vec3f& x, const Vec3f& origin, float inv_h, con
 SIM_HD Mat3f AffineMomentum(float mass, float volume, const Mat3f& C, const Mat3f& tau, float dt, float inv_h) {
   const float stress_scale = -dt * volume * 4.0f * inv_h * inv_h;
   Mat3f A;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) A.m[i][j] = mass * C.m[i][j] + stress_scale * tau.m[i][j];
+  SIM_UNROLL
+  for (int i = 0; i < 3; ++i) SIM_UNROLL
+  for (int j = 0; j < 3; ++j) A.m[i][j] = mass * C.m[i][j] + stress_scale * tau.m[i][j];
   return A;
 }
 
@@ -72,12 +76,16 @@ SIM_HD void ScatterParticle(const Stencil& s, float h, float mass, const Vec3f& 
   const Float4 a1 = MakeFloat4(A.m[0][1], A.m[1][1], A.m[2][1], 0);
   const Float4 a2 = MakeFloat4(A.m[0][2], A.m[1][2], A.m[2][2], 0);
   float dz[3];
+  SIM_UNROLL
   for (int k = 0; k < 3; ++k) dz[k] = (static_cast<float>(k) - s.fx.z) * h;
+  SIM_UNROLL
   for (int i = 0; i < 3; ++i) {
     const Float4 t_i = MulAdd(base, a0, (static_cast<float>(i) - s.fx.x) * h);
+    SIM_UNROLL
     for (int j = 0; j < 3; ++j) {
       const Float4 t_ij = MulAdd(t_i, a1, (static_cast<float>(j) - s.fx.y) * h);
       const float w_ij = s.w[0][i] * s.w[1][j];
+      SIM_UNROLL
       for (int k = 0; k < 3; ++k) sink(i, j, k, MulAdd(t_ij, a2, dz[k]) * (w_ij * s.w[2][k]));
     }
   }
@@ -91,15 +99,19 @@ template <typename Source>
 SIM_HD void GatherParticle(const Stencil& s, float h, float inv_h, Source&& source, Vec3f& v, Mat3f& C) {
   Float4 v_sum = ZeroFloat4(), b_x = ZeroFloat4(), b_y = ZeroFloat4(), b_z = ZeroFloat4();
   float wz[3], wz_dz[3];
+  SIM_UNROLL
   for (int k = 0; k < 3; ++k) {
     wz[k] = s.w[2][k];
     wz_dz[k] = s.w[2][k] * (static_cast<float>(k) - s.fx.z) * h;
   }
+  SIM_UNROLL
   for (int i = 0; i < 3; ++i) {
     const float dx = (static_cast<float>(i) - s.fx.x) * h;
+    SIM_UNROLL
     for (int j = 0; j < 3; ++j) {
       const float dy = (static_cast<float>(j) - s.fx.y) * h;
       Float4 row = ZeroFloat4(), row_z = ZeroFloat4();
+      SIM_UNROLL
       for (int k = 0; k < 3; ++k) {
         const Float4 node = source(i, j, k);
         row = MulAdd(row, node, wz[k]);

@@ -241,5 +241,35 @@ TYPED_TEST(Svd3Test, SymmetricEigenDecomposition) {
   }
 }
 
+// FastPolarRotation3 must agree with the SVD-based rotation for every F: the Newton path where det F > 0
+// (stretches from 0.3 to 3, rotations of any angle) and the fallback for flat and inverted F.
+template <typename T>
+void CheckFastPolar() {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<double> stretch(0.3, 3.0);
+  std::uniform_real_distribution<double> sign(-1.0, 1.0);
+  for (int k = 0; k < 2000; ++k) {
+    Vec3d s(stretch(rng), stretch(rng), stretch(rng));
+    if (k % 10 == 0) s.z = 1e-5;                                                      // nearly flat: fallback
+    if (k % 10 == 1) s.z = -s.z;                                                      // inverted: fallback
+    if (k % 10 == 2) s = Vec3d(1.0 + 1e-3 * sign(rng), 1.0, 1.0 - 1e-3 * sign(rng));  // near a rotation
+    const Mat3d F = RandomRotation(rng) * Mat3d::Diagonal(s) * RandomRotation(rng).Transposed();
+    const Mat3<T> F_t = Cast<T>(F);
+    const Mat3d fast = Cast<double>(FastPolarRotation3(F_t));
+    const Mat3d reference = Cast<double>(PolarRotation3(F_t));
+    // Both are rotations computed in T; their difference is round-off amplified by the conditioning of the polar
+    // factor, 1/(σ_min + σ_mid) ≤ 1/0.6 here: 64ε·4 leaves ample room and still fails on any wrong rotation.
+    EXPECT_LE(Frobenius(fast - reference), T(4) * kTol<T>) << "sample " << k;
+    EXPECT_NEAR(fast.Determinant(), 1.0, kTol<T>) << "sample " << k;
+  }
+}
+
+TEST(FastPolarRotation3, MatchesSvdPolarFloat) {
+  CheckFastPolar<float>();
+}
+TEST(FastPolarRotation3, MatchesSvdPolarDouble) {
+  CheckFastPolar<double>();
+}
+
 }  // namespace
 }  // namespace ductile

@@ -31,7 +31,7 @@ SIM_HD Mat3f KirchhoffStress(const MaterialParams& p, const Mat3f& Fe, const Mat
     case MaterialModel::kFixedCorotated:
       return FixedCorotated<float>{p.mu, p.lambda}.Kirchhoff(Fe);
     case MaterialModel::kLinearCorotated:
-      return LinearCorotated<float>{p.mu, p.lambda, p.yield_stress}.Kirchhoff(Fe, PolarRotation3(Fe));
+      return LinearCorotated<float>{p.mu, p.lambda, p.yield_stress}.Kirchhoff(Fe, FastPolarRotation3(Fe));
     case MaterialModel::kStvkHencky:
       return StvkHencky<float>{p.mu, p.lambda, p.yield_stress}.Kirchhoff(Fe);
     case MaterialModel::kDruckerPrager:
@@ -52,7 +52,7 @@ SIM_HD float ReturnMap(const MaterialParams& p, const Mat3f& Fe_old, Mat3f& Fe) 
       return 0.0f;
     case MaterialModel::kLinearCorotated:
       if (!(p.yield_stress > 0.0f)) return 0.0f;  // elastic: skip the decomposition of Fe_old
-      return LinearCorotated<float>{p.mu, p.lambda, p.yield_stress}.ReturnMap(PolarRotation3(Fe_old), Fe);
+      return LinearCorotated<float>{p.mu, p.lambda, p.yield_stress}.ReturnMap(FastPolarRotation3(Fe_old), Fe);
     case MaterialModel::kStvkHencky:
       return StvkHencky<float>{p.mu, p.lambda, p.yield_stress}.ReturnMap(Fe);
     case MaterialModel::kDruckerPrager:

@@ -37,7 +37,7 @@ struct FixedCorotated {
 
   /// Kirchhoff stress τ = P Fᵀ [Pa] (= J × Cauchy stress), computed directly (the per-particle hot path).
   SIM_HD Mat3<T> Kirchhoff(const Mat3<T>& F) const {
-    const Mat3<T> R = PolarRotation3(F);
+    const Mat3<T> R = FastPolarRotation3(F);
     const T J = F.Determinant();
     Mat3<T> tau = (F - R) * F.Transposed() * (T(2) * mu);
     const T volumetric = lambda * (J - T(1)) * J;
