@@ -137,7 +137,7 @@ struct MpmObjectDesc {
   std::string material;        ///< Name of an entry of SceneDesc::materials.
   ShapeDesc shape;             ///< box, sphere, cylinder or mesh.
   PoseDesc pose;               ///< X_WS: where the shape's frame is placed.
-  int particles_per_cell = 8;  ///< ≥ 1; a perfect cube gives a regular lattice, otherwise stratified jitter.
+  int particles_per_cell = 8;  ///< ≥ 1; k³ gives a k×k×k lattice per cell, otherwise uniform random points.
   Vector3 velocity{0, 0, 0};   ///< Initial velocity [m/s].
   SourceLocation where;
 };

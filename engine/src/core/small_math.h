@@ -88,12 +88,14 @@ struct Mat3 {
   /// The outer product a bᵀ.
   SIM_HD static Mat3 Outer(const Vec3<T>& a, const Vec3<T>& b) {
     Mat3 r;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) r.m[i][j] = a[i] * b[j];
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) r.m[i][j] = a[i] * b[j];
     return r;
   }
   SIM_HD static Mat3 FromColumns(const Vec3<T>& c0, const Vec3<T>& c1, const Vec3<T>& c2) {
     Mat3 r;
+    SIM_UNROLL
     for (int i = 0; i < 3; ++i) {
       r.m[i][0] = c0[i];
       r.m[i][1] = c1[i];
@@ -109,41 +111,48 @@ struct Mat3 {
 
   SIM_HD Mat3 operator+(const Mat3& o) const {
     Mat3 r;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][j] + o.m[i][j];
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][j] + o.m[i][j];
     return r;
   }
   SIM_HD Mat3 operator-(const Mat3& o) const {
     Mat3 r;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][j] - o.m[i][j];
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][j] - o.m[i][j];
     return r;
   }
   SIM_HD Mat3 operator*(T s) const {
     Mat3 r;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][j] * s;
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][j] * s;
     return r;
   }
   SIM_HD Mat3& operator+=(const Mat3& o) {
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) m[i][j] += o.m[i][j];
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) m[i][j] += o.m[i][j];
     return *this;
   }
   SIM_HD Mat3& operator-=(const Mat3& o) {
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) m[i][j] -= o.m[i][j];
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) m[i][j] -= o.m[i][j];
     return *this;
   }
   SIM_HD Mat3& operator*=(T s) {
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) m[i][j] *= s;
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) m[i][j] *= s;
     return *this;
   }
   SIM_HD Mat3 operator*(const Mat3& o) const {
     Mat3 r;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][0] * o.m[0][j] + m[i][1] * o.m[1][j] + m[i][2] * o.m[2][j];
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][0] * o.m[0][j] + m[i][1] * o.m[1][j] + m[i][2] * o.m[2][j];
     return r;
   }
   SIM_HD Vec3<T> operator*(const Vec3<T>& v) const {
@@ -152,8 +161,9 @@ struct Mat3 {
   }
   SIM_HD Mat3 Transposed() const {
     Mat3 r;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) r.m[i][j] = m[j][i];
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) r.m[i][j] = m[j][i];
     return r;
   }
   SIM_HD T Trace() const { return m[0][0] + m[1][1] + m[2][2]; }
@@ -180,8 +190,9 @@ struct Mat3 {
   /// Frobenius inner product A : B.
   SIM_HD T DoubleDot(const Mat3& o) const {
     T s = 0;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) s += m[i][j] * o.m[i][j];
+    SIM_UNROLL
+    for (int i = 0; i < 3; ++i) SIM_UNROLL
+    for (int j = 0; j < 3; ++j) s += m[i][j] * o.m[i][j];
     return s;
   }
   SIM_HD T SquaredNorm() const { return DoubleDot(*this); }
@@ -195,8 +206,9 @@ SIM_HD Mat3<T> operator*(T s, const Mat3<T>& a) {
 template <typename To, typename From>
 SIM_HD Mat3<To> Cast(const Mat3<From>& a) {
   Mat3<To> r;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r.m[i][j] = static_cast<To>(a.m[i][j]);
+  SIM_UNROLL
+  for (int i = 0; i < 3; ++i) SIM_UNROLL
+  for (int j = 0; j < 3; ++j) r.m[i][j] = static_cast<To>(a.m[i][j]);
   return r;
 }
 template <typename To, typename From>

@@ -257,23 +257,29 @@ SIM_HD Mat3<T> PolarRotation3(const Mat3<T>& F) {
 template <typename T>
 SIM_HD Mat3<T> FastPolarRotation3(const Mat3<T>& F) {
   constexpr int kMaxNewtonPolarIterations = 8;
-  const T scale = svd_detail::MaxAbsEntry(F);
-  // det F / max|F_ij|³ below this: nearly flat or inverted, where Newton converges slowly or to a reflection.
+  // det F relative to (‖F‖²_F / 3)^(3/2), the determinant of a pure scaling of the same size, below this: nearly
+  // flat or inverted, where Newton converges slowly or to a reflection.
   const T kMinRelativeDeterminant = T(1e-3);
-  const T det0 = F.Determinant();
-  if (!(det0 > kMinRelativeDeterminant * scale * scale * scale)) return PolarRotation3(F);
+  const T size2 = F.SquaredNorm() / T(3);
+  if (!(F.Determinant() > kMinRelativeDeterminant * size2 * std::sqrt(size2))) return PolarRotation3(F);
   const T tol2 = T(16) * std::numeric_limits<T>::epsilon() * std::numeric_limits<T>::epsilon();
   Mat3<T> X = F;
-  T det = det0;
   for (int k = 0; k < kMaxNewtonPolarIterations; ++k) {
     const Mat3<T> cof = X.Cofactor();
+    const T det = X.m[0][0] * cof.m[0][0] + X.m[0][1] * cof.m[0][1] + X.m[0][2] * cof.m[0][2];
     // Scale only while far from orthogonal: the cube root is the iteration's most expensive operation.
     const T gamma = (det > T(0.9) && det < T(1.1)) ? T(1) : T(1) / std::cbrt(det);
-    const Mat3<T> next = X * (T(0.5) * gamma) + cof * (T(0.5) / (gamma * det));
-    const T change2 = (next - X).SquaredNorm();
-    X = next;
+    const T a = T(0.5) * gamma;
+    const T b = T(0.5) / (gamma * det);
+    T change2 = T(0);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const T next = a * X.m[i][j] + b * cof.m[i][j];
+        const T d = next - X.m[i][j];
+        change2 += d * d;
+        X.m[i][j] = next;
+      }
     if (change2 <= tol2 * T(3)) return X;
-    det = X.Determinant();
   }
   return PolarRotation3(F);
 }

@@ -86,13 +86,23 @@ void MpmSolver::Reset() {
 void MpmSolver::ComputeBases() {
   const std::size_t n = particles_.size();
   base_.resize(n);
+  fx_.resize(n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 2048), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t p = r.begin(); p != r.end(); ++p) {
       Stencil s;
       ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
       base_[p] = {s.base[0], s.base[1], s.base[2]};
+      fx_[p] = s.fx;
     }
   });
+}
+
+Stencil MpmSolver::CachedStencil(int p) const {
+  Stencil s;
+  for (int a = 0; a < 3; ++a) s.base[a] = base_[p][a];
+  s.fx = fx_[p];
+  StencilWeights(s);
+  return s;
 }
 
 void MpmSolver::SortParticlesByBlock() {
@@ -143,8 +153,7 @@ void MpmSolver::ScatterBlock(int b, float dt) {
   for (Float4& w : window) w = ZeroFloat4();
   for (int q = grid_.occupied_begin(b); q < grid_.occupied_begin(b + 1); ++q) {
     const int p = order[q];
-    Stencil s;
-    ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
+    const Stencil s = CachedStencil(p);
     const Mat3f tau = KirchhoffStress(materials[particles_.material[p]], particles_.F[p], particles_.C[p]);
     const Mat3f A = AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau, dt, inv_h_);
     Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
@@ -222,8 +231,7 @@ bool MpmSolver::GatherBlock(int b, float dt) {
   bool healthy = true;
   for (int q = grid_.occupied_begin(b); q < grid_.occupied_begin(b + 1); ++q) {
     const int p = order[q];
-    Stencil s;
-    ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
+    const Stencil s = CachedStencil(p);
     const Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
     Vec3f v;
     Mat3f C;

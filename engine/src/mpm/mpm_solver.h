@@ -46,7 +46,10 @@ class MpmSolver {
   const SparseGrid& grid() const { return grid_; }
 
  private:
+  /// Computes every particle's stencil base and offset (positions do not change between P2G and G2P).
   void ComputeBases();
+  /// The stencil of particle p from the values ComputeBases stored.
+  Stencil CachedStencil(int p) const;
   void ParticleToGrid(float dt);
   void ScatterBlock(int occupied_block, float dt);
   int UpdateGrid(float dt);
@@ -58,8 +61,9 @@ class MpmSolver {
   Particles particles_;
   Particles scratch_;
   SparseGrid grid_;
-  std::vector<std::array<int, 3>> base_;
-  std::vector<int> node_counts_;  // per active block: nodes with mass > 0
+  std::vector<std::array<int, 3>> base_;  // per particle: stencil base node
+  std::vector<Vec3f> fx_;                 // per particle: x̂ − base, in cells
+  std::vector<int> node_counts_;          // per active block: nodes with mass > 0
   GridUpdateParams grid_params_;
   Vec3f origin_{};
   float h_ = 0;

@@ -33,6 +33,20 @@ struct Stencil {
   Vec3f fx;       ///< x̂ − base, in cells.
 };
 
+/// Fills the weights of a stencil from its base node and fractional offset fx = x̂ − base ∈ [½, 3/2) per axis.
+SIM_HD void StencilWeights(Stencil& s) {
+  SIM_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    const float f = s.fx[a];
+    const float d0 = 1.5f - f;
+    const float d1 = f - 1.0f;
+    const float d2 = f - 0.5f;
+    s.w[a][0] = 0.5f * d0 * d0;
+    s.w[a][1] = 0.75f - d1 * d1;
+    s.w[a][2] = 0.5f * d2 * d2;
+  }
+}
+
 /// Computes the quadratic B-spline stencil of a particle at x [m] on a grid with node 0 at origin and spacing
 /// 1/inv_h. The base is clamped to [0, max_base] per axis so a runaway particle cannot index outside the grid
 /// (the simulator detects and reports divergence separately).
@@ -44,16 +58,10 @@ SIM_HD void ComputeStencil(const Vec3f& x, const Vec3f& origin, float inv_h, con
     xg = xg > 0.5f ? xg : 0.5f;
     xg = xg < static_cast<float>(max_base[a]) + 0.5f ? xg : static_cast<float>(max_base[a]) + 0.5f;
     const int b = static_cast<int>(std::floor(xg - 0.5f));
-    const float f = xg - static_cast<float>(b);
     s.base[a] = b;
-    s.fx[a] = f;
-    const float d0 = 1.5f - f;
-    const float d1 = f - 1.0f;
-    const float d2 = f - 0.5f;
-    s.w[a][0] = 0.5f * d0 * d0;
-    s.w[a][1] = 0.75f - d1 * d1;
-    s.w[a][2] = 0.5f * d2 * d2;
+    s.fx[a] = xg - static_cast<float>(b);
   }
+  StencilWeights(s);
 }
 
 /// The MLS-MPM affine momentum matrix A_p = m_p C_p − Δt V⁰_p (4/h²) τ_p [kg/s].
