@@ -220,5 +220,18 @@ TEST_F(CliTest, InterruptedRunLeavesNoOutput) {
   for (const auto& entry : fs::directory_iterator(dir_)) EXPECT_EQ(entry.path().extension(), ".yaml");
 }
 
+TEST(Scenes, EveryShippedSceneRuns) {
+  // Each scene in scenes/ validates and runs a few steps from the command line.
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(DUCTILE_SOURCE_DIR) / "scenes")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++count;
+    const Result r = RunCli("run " + entry.path().string() + " --duration 0.01 --quiet");
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.output;
+    EXPECT_EQ(r.output.find("warning"), std::string::npos) << entry.path() << ": " << r.output;
+  }
+  EXPECT_GE(count, 4);
+}
+
 }  // namespace
 }  // namespace ductile

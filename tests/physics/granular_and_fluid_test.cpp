@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "mpm/particles.h"
@@ -61,9 +63,13 @@ TEST(Sand, PileFlankStandsNearTheFrictionAngle) {
   // It did slump: the edge moved out well past the initial 0.1 m radius.
   EXPECT_GT(sim->SummarizeObject(0).bounds_max[0], 0.115);
   const double angle = FlankAngleDegrees(sim->particles(), 0.02, 0.01);
-  // 35° friction angle; 5° tolerance: at h = 1 cm the 5 cm pile's flank spans only four or five cells and the
-  // quadratic stencil rounds the crest and the toe, which lowers the fitted angle by a few degrees (at
-  // h = 5 mm the same pile comes out closer; see docs/architecture.md). A pile at 25° or 45° fails.
+  RecordProperty("flank_angle_deg", std::to_string(angle));
+  std::printf("sand pile flank angle: %.2f deg (friction angle 35 deg)\n", angle);
+  // 35° friction angle; measured 32.0° (this build, h = 1 cm). Tolerance 5°: the 5 cm pile's flank spans only four
+  // or five cells, and the quadratic stencil rounds its crest and toe, which flattens the fitted line. The angle
+  // is also sensitive to float rounding near the free surface, where the return map sends particles in slight
+  // tension to the cone's tip: compiled with fused multiply-adds the same pile settled at 24°, which is why the
+  // engine is built with -ffp-contract=off (CMakeLists.txt). A pile at 25° or 45° fails.
   EXPECT_NEAR(angle, 35.0, 5.0);
 }
 
@@ -89,6 +95,7 @@ TEST(Fluid, DamBreakColumnSpreads) {
   const double ritter = 2 * std::sqrt(g * H);  // 2.8 m/s
   EXPECT_LT(x2 - x0, ritter * t2) << "the front outran the ideal-fluid bound";
   const double speed = (x2 - x1) / (t2 - t1);
+  std::printf("dam break front speed: %.3f m/s (Ritter bound %.3f m/s)\n", speed, ritter);
   EXPECT_GT(speed, 0.5 * ritter);
   EXPECT_LT(speed, ritter);
   // The column collapses: by 0.15 s its top is below three quarters of the initial 0.2 m.
