@@ -43,7 +43,7 @@ TEST(CudaParity, SubstepMatchesCpu) {
     max_dv = std::max<double>(max_dv, Norm(ref.v[p] - gpu.v[p]));
     max_dx = std::max<double>(max_dx, Norm(ref.x[p] - gpu.x[p]));
   }
-  // Only the summation order of P2G differs (atomics vs block colours): float round-off on velocities of
+  // Only the summation order of P2G differs (atomics vs per-block windows): float round-off on velocities of
   // ~1 m/s, so 1e-4 m/s; positions move by Δt·v.
   EXPECT_LT(max_dv, 1e-4);
   EXPECT_LT(max_dx, 1e-7);

@@ -1,5 +1,5 @@
 // Determinism: the same scene gives the bitwise-same state after 100 steps for 1 and 2 threads, and across two
-// runs. P2G scatters by block colours (each node receives its contributions in a fixed order), every other phase
+// runs. P2G scatters into per-block windows that are summed onto each node in a fixed order, every other phase
 // writes per particle or per node, so no result depends on scheduling.
 #include <gtest/gtest.h>
 

@@ -126,21 +126,41 @@ SubstepCounters MpmSolver::Substep(float dt) {
 }
 
 void MpmSolver::ParticleToGrid(float dt) {
-  // Zero the active blocks.
-  const int num_active = grid_.num_active_blocks();
-  tbb::parallel_for(tbb::blocked_range<int>(0, num_active, 16), [&](const tbb::blocked_range<int>& r) {
-    std::fill(grid_.nodes_data.begin() + r.begin() * kBlockNodes, grid_.nodes_data.begin() + r.end() * kBlockNodes,
-              ZeroFloat4());
+  // 1. Every occupied block scatters its particles into its own 6x6x6 window: no two tasks share memory.
+  const int num_occupied = grid_.num_occupied_blocks();
+  windows_.resize(static_cast<std::size_t>(num_occupied) * kWindowNodes);
+  tbb::parallel_for(tbb::blocked_range<int>(0, num_occupied, 1), [&](const tbb::blocked_range<int>& r) {
+    for (int b = r.begin(); b != r.end(); ++b) ScatterBlock(b, dt);
   });
+  // 2. Every active block sums the (up to 8) windows that overlap it, always in the same order.
+  const int num_active = grid_.num_active_blocks();
+  tbb::parallel_for(tbb::blocked_range<int>(0, num_active, 8), [&](const tbb::blocked_range<int>& r) {
+    for (int slot = r.begin(); slot != r.end(); ++slot) ReduceWindows(slot);
+  });
+}
 
-  // Colours run one after another; the blocks of one colour write disjoint nodes.
-  for (int c = 0; c < 8; ++c) {
-    const std::vector<std::int32_t>& blocks = grid_.colour(c);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), kBlockGrain),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                        for (std::size_t bi = r.begin(); bi != r.end(); ++bi) ScatterBlock(blocks[bi], dt);
-                      });
-  }
+void MpmSolver::ReduceWindows(int slot) {
+  Float4* nodes = grid_.nodes_data.data() + static_cast<std::size_t>(slot) * kBlockNodes;
+  for (int n = 0; n < kBlockNodes; ++n) nodes[n] = ZeroFloat4();
+  const std::array<int, 3> bc = grid_.BlockCoords(grid_.active_block(slot));
+  // The window of occupied block bc − d covers this block's nodes shifted by 4·d; with d = 1 on an axis only the
+  // first two nodes along it.
+  for (int dx = 0; dx < 2; ++dx)
+    for (int dy = 0; dy < 2; ++dy)
+      for (int dz = 0; dz < 2; ++dz) {
+        if (bc[0] < dx || bc[1] < dy || bc[2] < dz) continue;
+        const std::int32_t o = grid_.OccupiedIndex(grid_.LinearBlock(bc[0] - dx, bc[1] - dy, bc[2] - dz));
+        if (o < 0) continue;
+        const Float4* window = windows_.data() + static_cast<std::size_t>(o) * kWindowNodes;
+        const int ni = dx ? kWindowEdge - kBlockEdge : kBlockEdge;
+        const int nj = dy ? kWindowEdge - kBlockEdge : kBlockEdge;
+        const int nk = dz ? kWindowEdge - kBlockEdge : kBlockEdge;
+        for (int i = 0; i < ni; ++i)
+          for (int j = 0; j < nj; ++j)
+            for (int k = 0; k < nk; ++k)
+              nodes[NodeInBlock(i, j, k)] +=
+                  window[WindowIndex(i + kBlockEdge * dx, j + kBlockEdge * dy, k + kBlockEdge * dz)];
+      }
 }
 
 void MpmSolver::ScatterBlock(int b, float dt) {
@@ -148,9 +168,8 @@ void MpmSolver::ScatterBlock(int b, float dt) {
   const MaterialParams* materials = model_.materials.data();
   const std::array<int, 3> bc = grid_.BlockCoords(grid_.occupied_block(b));
   const int o[3] = {bc[0] * kBlockEdge, bc[1] * kBlockEdge, bc[2] * kBlockEdge};
-  // Accumulate the block's particles in a 6x6x6 window first: cache-resident, no table lookups per node.
-  Float4 window[kWindowNodes];
-  for (Float4& w : window) w = ZeroFloat4();
+  Float4* window = windows_.data() + static_cast<std::size_t>(b) * kWindowNodes;
+  for (int n = 0; n < kWindowNodes; ++n) window[n] = ZeroFloat4();
   for (int q = grid_.occupied_begin(b); q < grid_.occupied_begin(b + 1); ++q) {
     const int p = order[q];
     const Stencil s = CachedStencil(p);
@@ -160,16 +179,6 @@ void MpmSolver::ScatterBlock(int b, float dt) {
     ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], A,
                     [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });
   }
-  // Flush the window into the (up to) 8 blocks it covers.
-  for (int i = 0; i < kWindowEdge; ++i)
-    for (int j = 0; j < kWindowEdge; ++j)
-      for (int k = 0; k < kWindowEdge; ++k) {
-        const Float4& w = window[WindowIndex(i, j, k)];
-        if (w[3] == 0.0f) continue;
-        const std::int32_t slot =
-            grid_.Slot(grid_.LinearBlock(bc[0] + i / kBlockEdge, bc[1] + j / kBlockEdge, bc[2] + k / kBlockEdge));
-        grid_.nodes_data[slot * kBlockNodes + NodeInBlock(i % kBlockEdge, j % kBlockEdge, k % kBlockEdge)] += w;
-      }
 }
 
 int MpmSolver::UpdateGrid(float dt) {

@@ -1,6 +1,6 @@
 // The explicit MLS-MPM substep on the CPU (DESIGN.md §4 step 3a and 3d, §5): sort particles into blocks,
-// P2G by block colours, grid update with boundary conditions, G2P with the plasticity return map.
-// Parallel with TBB; the result is bitwise identical for any number of threads.
+// P2G into per-block windows reduced onto the grid, grid update with boundary conditions, G2P with the plasticity
+// return map. Parallel with TBB; the result is bitwise identical for any number of threads.
 #pragma once
 
 #include <array>
@@ -51,7 +51,10 @@ class MpmSolver {
   /// The stencil of particle p from the values ComputeBases stored.
   Stencil CachedStencil(int p) const;
   void ParticleToGrid(float dt);
+  /// P2G of one occupied block's particles into its window.
   void ScatterBlock(int occupied_block, float dt);
+  /// Sums the windows overlapping active block `slot` into its nodes.
+  void ReduceWindows(int slot);
   int UpdateGrid(float dt);
   void GridToParticle(float dt);
   /// G2P of one occupied block; false when one of its particles diverged.
@@ -63,6 +66,7 @@ class MpmSolver {
   SparseGrid grid_;
   std::vector<std::array<int, 3>> base_;  // per particle: stencil base node
   std::vector<Vec3f> fx_;                 // per particle: x̂ − base, in cells
+  std::vector<Float4> windows_;           // per occupied block: its particles' P2G into a 6x6x6 node window
   std::vector<int> node_counts_;          // per active block: nodes with mass > 0
   GridUpdateParams grid_params_;
   Vec3f origin_{};

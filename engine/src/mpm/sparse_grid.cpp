@@ -11,6 +11,7 @@ void SparseGrid::Resize(const std::array<int, 3>& nodes) {
   const std::size_t num_blocks = static_cast<std::size_t>(block_dims_[0]) * block_dims_[1] * block_dims_[2];
   table_.assign(num_blocks, -1);
   counts_.assign(num_blocks, 0);
+  occupied_index_.assign(num_blocks, -1);
   occupied_blocks_.clear();
   active_blocks_.clear();
 }
@@ -21,6 +22,7 @@ void SparseGrid::SortParticles(const std::vector<std::array<int, 3>>& base) {
   order_.resize(n);
 
   // Counting sort by linear block id. counts_ is all zero between calls.
+  for (std::int32_t b : occupied_blocks_) occupied_index_[b] = -1;
   occupied_blocks_.clear();
   for (int p = 0; p < n; ++p) {
     const std::int32_t b = LinearBlock(base[p][0] / kBlockEdge, base[p][1] / kBlockEdge, base[p][2] / kBlockEdge);
@@ -41,11 +43,8 @@ void SparseGrid::SortParticles(const std::vector<std::array<int, 3>>& base) {
   for (int p = 0; p < n; ++p) order_[counts_[particle_block_[p]]++] = p;
   for (std::int32_t b : occupied_blocks_) counts_[b] = 0;
 
-  for (auto& c : colours_) c.clear();
-  for (std::size_t i = 0; i < occupied_blocks_.size(); ++i) {
-    const std::array<int, 3> bc = BlockCoords(occupied_blocks_[i]);
-    colours_[(bc[0] & 1) | ((bc[1] & 1) << 1) | ((bc[2] & 1) << 2)].push_back(static_cast<std::int32_t>(i));
-  }
+  for (std::size_t i = 0; i < occupied_blocks_.size(); ++i)
+    occupied_index_[occupied_blocks_[i]] = static_cast<std::int32_t>(i);
 }
 
 void SparseGrid::ActivateBlocks() {

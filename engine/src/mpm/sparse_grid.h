@@ -2,9 +2,9 @@
 // table over the bounded domain (DESIGN.md §5). Only the active blocks are stored, cleared and updated.
 //
 // A particle belongs to the block that holds its stencil's base node; it then touches nodes of that block and of
-// its +x, +y, +z neighbours (a 6x6x6 window). Blocks whose coordinates have the same parity in every axis (one of
-// 8 colours) therefore never share a node, so each colour's blocks scatter in parallel without races, and every
-// node receives its contributions in a fixed order: results are bitwise identical for any thread count.
+// its +x, +y, +z neighbours (a 6x6x6 window). P2G accumulates each occupied block's particles into its own window
+// (in parallel, no sharing), then every active block sums the windows that overlap it in a fixed order: every
+// node receives its contributions in the same order for any number of threads, so results are bitwise identical.
 #pragma once
 
 #include <array>
@@ -37,8 +37,8 @@ class SparseGrid {
   int occupied_begin(int b) const { return occupied_offsets_[b]; }
   /// Linear block id (in the dense table) of occupied block b.
   std::int32_t occupied_block(int b) const { return occupied_blocks_[b]; }
-  /// Occupied block indices of colour c (0..7), ascending.
-  const std::vector<std::int32_t>& colour(int c) const { return colours_[c]; }
+  /// Index of a linear block id among the occupied blocks, or −1 when it holds no particle.
+  std::int32_t OccupiedIndex(std::int32_t block) const { return occupied_index_[block]; }
   /// Linear id of active block a.
   std::int32_t active_block(int a) const { return active_blocks_[a]; }
 
@@ -68,7 +68,7 @@ class SparseGrid {
   std::vector<std::int32_t> occupied_blocks_;
   std::vector<std::int32_t> occupied_offsets_;
   std::vector<std::int32_t> active_blocks_;
-  std::array<std::vector<std::int32_t>, 8> colours_;
+  std::vector<std::int32_t> occupied_index_;  // linear block id -> occupied index or -1
 };
 
 }  // namespace ductile::mpm
