@@ -33,9 +33,11 @@ colliders:
 )";
 
 // The flank angle [deg] of an axisymmetric pile on the plane z = floor: the top surface height in radial bins
-// of width `bin`, fitted by least squares between 20% and 80% of the pile's height.
+// of width `bin`, fitted by least squares over the middle half of the pile's height (25% to 75%). The quadratic
+// stencil spans three cells, so MPM rounds a pile's crest and toe over about a cell each; at h = 1 cm and a
+// 5 cm pile, the outer quarters of the height are that rounding, not the flank.
 double FlankAngleDegrees(const mpm::Particles& p, double floor, double bin) {
-  std::vector<double> top(200, 0.0);
+  std::vector<double> top(400, 0.0);
   for (std::size_t i = 0; i < p.size(); ++i) {
     const int b = static_cast<int>(std::hypot(p.x[i].x, p.x[i].y) / bin);
     if (b < static_cast<int>(top.size())) top[b] = std::max(top[b], static_cast<double>(p.x[i].z) - floor);
@@ -43,7 +45,7 @@ double FlankAngleDegrees(const mpm::Particles& p, double floor, double bin) {
   const double peak = *std::max_element(top.begin(), top.end());
   double n = 0, sr = 0, sz = 0, srr = 0, srz = 0;
   for (std::size_t b = 0; b < top.size(); ++b) {
-    if (top[b] < 0.2 * peak || top[b] > 0.8 * peak) continue;
+    if (top[b] < 0.25 * peak || top[b] > 0.75 * peak) continue;
     const double r = (static_cast<double>(b) + 0.5) * bin;
     n += 1;
     sr += r;
@@ -62,14 +64,13 @@ TEST(Sand, PileFlankStandsNearTheFrictionAngle) {
   EXPECT_LT(sim->SummarizeObject(0).kinetic_energy, 1e-3);
   // It did slump: the edge moved out well past the initial 0.1 m radius.
   EXPECT_GT(sim->SummarizeObject(0).bounds_max[0], 0.115);
-  const double angle = FlankAngleDegrees(sim->particles(), 0.02, 0.01);
+  const double angle = FlankAngleDegrees(sim->particles(), 0.02, 0.005);
   RecordProperty("flank_angle_deg", std::to_string(angle));
   std::printf("sand pile flank angle: %.2f deg (friction angle 35 deg)\n", angle);
-  // 35° friction angle; measured 32.0° (this build, h = 1 cm). Tolerance 5°: the 5 cm pile's flank spans only four
-  // or five cells, and the quadratic stencil rounds its crest and toe, which flattens the fitted line. The angle
-  // is also sensitive to float rounding near the free surface, where the return map sends particles in slight
-  // tension to the cone's tip: compiled with fused multiply-adds the same pile settled at 24°, which is why the
-  // engine is built with -ffp-contract=off (CMakeLists.txt). A pile at 25° or 45° fails.
+  // 35° friction angle; measured 32.0° with this build. Tolerance 5°: the flank is curved (about 20° near the crest,
+  // 38° near the toe, as collapsed columns are) and only four or five cells tall, and the fitted angle moves by a
+  // few degrees with the rounding of the float arithmetic (changes to P2G's summation order moved it between
+  // 29° and 32°; fused multiply-adds, which the engine no longer uses, gave 24°). A pile at 25° or 45° fails.
   EXPECT_NEAR(angle, 35.0, 5.0);
 }
 

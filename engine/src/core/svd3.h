@@ -262,7 +262,9 @@ SIM_HD Mat3<T> FastPolarRotation3(const Mat3<T>& F) {
   const T kMinRelativeDeterminant = T(1e-3);
   const T size2 = F.SquaredNorm() / T(3);
   if (!(F.Determinant() > kMinRelativeDeterminant * size2 * std::sqrt(size2))) return PolarRotation3(F);
-  const T tol2 = T(16) * std::numeric_limits<T>::epsilon() * std::numeric_limits<T>::epsilon();
+  // Newton converges quadratically: once a step changes X by δ (Frobenius), the new X is within about δ²/2 of R.
+  // Stop when that bound is at round-off: δ² ≤ 4ε, i.e. δ²/2 ≤ 2ε.
+  const T tol2 = T(4) * std::numeric_limits<T>::epsilon();
   Mat3<T> X = F;
   for (int k = 0; k < kMaxNewtonPolarIterations; ++k) {
     const Mat3<T> cof = X.Cofactor();
@@ -279,7 +281,7 @@ SIM_HD Mat3<T> FastPolarRotation3(const Mat3<T>& F) {
         change2 += d * d;
         X.m[i][j] = next;
       }
-    if (change2 <= tol2 * T(3)) return X;
+    if (change2 <= tol2) return X;
   }
   return PolarRotation3(F);
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "mpm/constitutive/constitutive.h"
+#include "mpm/constitutive/fixed_corotated_batch.h"
 #include "mpm/transfer_kernels.h"
 
 namespace ductile::mpm {
@@ -164,21 +165,50 @@ void MpmSolver::ReduceWindows(int slot) {
 }
 
 void MpmSolver::ScatterBlock(int b, float dt) {
-  const std::vector<std::int32_t>& order = grid_.order();
-  const MaterialParams* materials = model_.materials.data();
+  const std::int32_t* order = grid_.order().data();
   const std::array<int, 3> bc = grid_.BlockCoords(grid_.occupied_block(b));
   const int o[3] = {bc[0] * kBlockEdge, bc[1] * kBlockEdge, bc[2] * kBlockEdge};
   Float4* window = windows_.data() + static_cast<std::size_t>(b) * kWindowNodes;
   for (int n = 0; n < kWindowNodes; ++n) window[n] = ZeroFloat4();
-  for (int q = grid_.occupied_begin(b); q < grid_.occupied_begin(b + 1); ++q) {
-    const int p = order[q];
-    const Stencil s = CachedStencil(p);
-    const Mat3f tau = KirchhoffStress(materials[particles_.material[p]], particles_.F[p], particles_.C[p]);
-    const Mat3f A = AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau, dt, inv_h_);
-    Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
-    ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], A,
-                    [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });
+  const int end = grid_.occupied_begin(b + 1);
+  for (int q0 = grid_.occupied_begin(b); q0 < end; q0 += kStressBatch) {
+    const int count = std::min(kStressBatch, end - q0);
+    Mat3f tau[kStressBatch];
+    ComputeStresses(order + q0, count, tau);
+    for (int l = 0; l < count; ++l) {
+      const int p = order[q0 + l];
+      const Stencil s = CachedStencil(p);
+      const Mat3f A = AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau[l], dt, inv_h_);
+      Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
+      ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], A,
+                      [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });
+    }
   }
+}
+
+void MpmSolver::ComputeStresses(const std::int32_t* particles, int count, Mat3f* tau) const {
+  // Fixed corotated particles go through the batched (SIMD) path, the others one by one.
+  const Mat3f* F[kStressBatch];
+  float mu[kStressBatch];
+  float lambda[kStressBatch];
+  int lane_of[kStressBatch];
+  int batched = 0;
+  for (int l = 0; l < count; ++l) {
+    const int p = particles[l];
+    const MaterialParams& m = model_.materials[particles_.material[p]];
+    if (m.model == MaterialModel::kFixedCorotated) {
+      F[batched] = &particles_.F[p];
+      mu[batched] = m.mu;
+      lambda[batched] = m.lambda;
+      lane_of[batched++] = l;
+    } else {
+      tau[l] = KirchhoffStress(m, particles_.F[p], particles_.C[p]);
+    }
+  }
+  if (batched == 0) return;
+  Mat3f batch_tau[kStressBatch];
+  FixedCorotatedKirchhoffBatch(F, mu, lambda, batched, batch_tau);
+  for (int i = 0; i < batched; ++i) tau[lane_of[i]] = batch_tau[i];
 }
 
 int MpmSolver::UpdateGrid(float dt) {

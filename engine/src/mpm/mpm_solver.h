@@ -53,6 +53,8 @@ class MpmSolver {
   void ParticleToGrid(float dt);
   /// P2G of one occupied block's particles into its window.
   void ScatterBlock(int occupied_block, float dt);
+  /// Kirchhoff stresses of `count` ≤ kStressBatch particles (indices), fixed corotated ones batched.
+  void ComputeStresses(const std::int32_t* particles, int count, Mat3f* tau) const;
   /// Sums the windows overlapping active block `slot` into its nodes.
   void ReduceWindows(int slot);
   int UpdateGrid(float dt);
