@@ -17,30 +17,16 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/random_matrices.h"
+
 namespace ductile {
 namespace {
 
 template <typename T>
 constexpr T kTol = T(64) * std::numeric_limits<T>::epsilon();
 
-Mat3d RandomRotation(std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  Vec3d axis(normal(rng), normal(rng), normal(rng));
-  axis = axis / Norm(axis);
-  const double angle = std::uniform_real_distribution<double>(-std::numbers::pi, std::numbers::pi)(rng);
-  Mat3d K;  // cross-product matrix of the axis
-  K(0, 1) = -axis.z;
-  K(0, 2) = axis.y;
-  K(1, 0) = axis.z;
-  K(1, 2) = -axis.x;
-  K(2, 0) = -axis.y;
-  K(2, 1) = axis.x;
-  return Mat3d::Identity() + K * std::sin(angle) + K * K * (1.0 - std::cos(angle));  // Rodrigues
-}
-
-double Frobenius(const Mat3d& A) {
-  return std::sqrt(A.SquaredNorm());
-}
+using testing::Frobenius;
+using testing::RandomRotation;
 
 /// A test matrix and the family it was drawn from.
 struct Sample {

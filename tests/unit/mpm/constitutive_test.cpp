@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/random_matrices.h"
+
 namespace ductile::mpm {
 namespace {
 
@@ -24,24 +26,8 @@ constexpr double kFdTol = 1e-6;
 /// relative, checked at 1e-11 to allow for the conditioning of exp/log and the 6x6 solve.
 constexpr double kExactTol = 1e-11;
 
-Mat3d RandomRotation(std::mt19937& rng, double max_angle = std::numbers::pi) {
-  std::normal_distribution<double> normal;
-  Vec3d axis(normal(rng), normal(rng), normal(rng));
-  axis = axis / Norm(axis);
-  const double angle = std::uniform_real_distribution<double>(-max_angle, max_angle)(rng);
-  Mat3d K;  // cross-product matrix of the axis
-  K(0, 1) = -axis.z;
-  K(0, 2) = axis.y;
-  K(1, 0) = axis.z;
-  K(1, 2) = -axis.x;
-  K(2, 0) = -axis.y;
-  K(2, 1) = axis.x;
-  return Mat3d::Identity() + K * std::sin(angle) + K * K * (1.0 - std::cos(angle));  // Rodrigues
-}
-
-double Frobenius(const Mat3d& A) {
-  return std::sqrt(A.SquaredNorm());
-}
+using testing::Frobenius;
+using testing::RandomRotation;
 
 Mat3d Deviatoric(const Mat3d& A) {
   return A - Mat3d::Identity() * (A.Trace() / 3.0);
