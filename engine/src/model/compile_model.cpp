@@ -217,6 +217,14 @@ void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_
 
   const Eigen::Vector3i c_lo = ((lo - origin) / h).array().floor().cast<int>();
   const Eigen::Vector3i c_hi = ((hi - origin) / h).array().ceil().cast<int>();
+  // Refuse objects that would need more memory than a desktop has (a particle takes about 150 bytes).
+  constexpr double kMaxCandidates = 2e8;
+  const double candidates = static_cast<double>(ppc) * (c_hi - c_lo).cast<double>().prod();
+  if (candidates > kMaxCandidates) {
+    throw SceneError(desc.where.file, desc.where.line, desc.where.column,
+                     "object '" + desc.name + "' would need up to " + std::to_string(std::llround(candidates)) +
+                         " particles, more than the 2e8 supported: raise grid.h or lower particles_per_cell");
+  }
   const int first = model.num_particles;
   for (int i = c_lo.x(); i < c_hi.x(); ++i)
     for (int j = c_lo.y(); j < c_hi.y(); ++j)

@@ -123,6 +123,22 @@ class SceneParser {
       }
     }
     if (const auto boundary = map.Find("boundary")) scene.walls = ParseBoundary(*boundary, "grid boundary");
+    // The grid's block table spans the whole domain: refuse sizes that cannot be allocated instead of failing later.
+    constexpr double kMaxGridNodes = 1e9;
+    double nodes = 1;
+    std::string dims;
+    for (int axis = 0; axis < 3; ++axis) {
+      const double n = std::ceil((scene.grid.domain_max[axis] - scene.grid.domain_min[axis]) / scene.grid.h) + 1;
+      nodes *= n;
+      dims += (axis ? " x " : "") + FormatNumber(n);
+    }
+    if (nodes > kMaxGridNodes) {
+      const auto h = map.Find("h");
+      reader_.Fail(h ? h->node : field.node, h ? h->path : field.path,
+                   "the grid would have " + dims +
+                       " nodes (domain / h), more than the 1e9 supported: raise 'h' or "
+                       "shrink the domain");
+    }
   }
 
   BoundaryDesc ParseBoundary(const Field& field, const std::string& what) const {

@@ -25,6 +25,8 @@ const BadScene kBadSceneTable[] = {
     {"poisson_ratio_minus_one", 2, 87, "'poisson_ratio' must be in (-1, 0.5), got -1"},
     {"dt_not_a_number", 2, 7, "'dt' must be a number, got 'fast'"},
     {"dt_zero", 3, 7, "'dt' must be > 0, got 0"},
+    {"grid_too_large", 2, 6,
+     "the grid would have 10001 x 10001 x 10001 nodes (domain / h), more than the 1e9 supported"},
     {"substeps_zero", 1, 34, "'substeps' must be >= 1, got 0"},
     {"substeps_not_integer", 2, 13, "'substeps' must be an integer, got '2.5'"},
     {"youngs_modulus_zero", 2, 67, "'youngs_modulus' must be > 0, got 0"},
