@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--stats", run.stats_file, "JSON statistics (particles, timings, real-time factor)");
   run_cmd->add_option("--threads", run.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
       ->check(CLI::NonNegativeNumber);
-  run_cmd->add_flag("--quiet", run.quiet, "No summary line");
+  run_cmd->add_flag("--quiet", run.quiet, "No summary line and no progress line");
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,7 @@
 #include "run_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -108,6 +110,36 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
+// A one-line progress report on a terminal's stderr, refreshed at most twice a second.
+class Progress {
+ public:
+  Progress(double duration, bool enabled)
+      : duration_(duration), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+  void Update(double sim_time, double fraction) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(500)) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double remaining = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
+    std::fprintf(stderr, "\r  t = %.3f / %.3f s  (%3.0f%%)  %.4fx real time, about %.0f s left   ", sim_time, duration_,
+                 100 * fraction, elapsed > 0 ? sim_time / elapsed : 0.0, remaining);
+    shown_ = true;
+  }
+
+  void Finish() {
+    if (shown_) std::fprintf(stderr, "\r%*s\r", 80, "");
+  }
+
+ private:
+  double duration_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 std::shared_ptr<const Model> LoadModel(const std::string& scene, const std::vector<Override>& overrides) {
   return std::make_shared<const Model>(CompileModel(LoadScene(scene, overrides)));
 }
@@ -181,6 +213,7 @@ int Run(const RunOptions& options) {
   next_frame += frame_interval;
   std::string failure;
   const auto start = std::chrono::steady_clock::now();
+  Progress progress(duration, !options.quiet && ::isatty(STDERR_FILENO));
   for (std::int64_t i = 0; i < steps; ++i) {
     if (g_interrupted.load()) break;
     try {
@@ -196,7 +229,9 @@ int Run(const RunOptions& options) {
       WriteFrame(sim, trajectory_out, probes_out);
       while (next_frame <= sim.time() + 0.5 * model->dt) next_frame += frame_interval;
     }
+    progress.Update(sim.time(), static_cast<double>(i + 1) / static_cast<double>(steps));
   }
+  progress.Finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (g_interrupted.load()) {
     std::cerr << "interrupted at t = " << sim.time() << " s; no output files were written\n";
