@@ -82,6 +82,7 @@ void MpmSolver::Reset() {
     particles_.id[p] = p;
   }
   diverged_ = false;
+  stencils_current_ = false;
 }
 
 void MpmSolver::ComputeBases() {
@@ -90,12 +91,17 @@ void MpmSolver::ComputeBases() {
   fx_.resize(n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 2048), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t p = r.begin(); p != r.end(); ++p) {
-      Stencil s;
-      ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
-      base_[p] = {s.base[0], s.base[1], s.base[2]};
-      fx_[p] = s.fx;
+      StoreStencil(static_cast<int>(p));
     }
   });
+  stencils_current_ = true;
+}
+
+void MpmSolver::StoreStencil(int p) {
+  Stencil s;
+  LocateStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
+  base_[p] = {s.base[0], s.base[1], s.base[2]};
+  fx_[p] = s.fx;
 }
 
 Stencil MpmSolver::CachedStencil(int p) const {
@@ -107,14 +113,15 @@ Stencil MpmSolver::CachedStencil(int p) const {
 }
 
 void MpmSolver::SortParticlesByBlock() {
-  ComputeBases();
+  if (!stencils_current_) ComputeBases();
   grid_.SortParticles(base_);
   GatherParticles(particles_, grid_.order(), scratch_);
   std::swap(particles_, scratch_);
+  stencils_current_ = false;  // base_ and fx_ are in the old particle order
 }
 
 SubstepCounters MpmSolver::Substep(float dt) {
-  ComputeBases();
+  if (!stencils_current_) ComputeBases();
   grid_.SortParticles(base_);
   grid_.ActivateBlocks();
   ParticleToGrid(dt);
@@ -279,6 +286,7 @@ bool MpmSolver::GatherBlock(int b, float dt) {
     particles_.v[p] = v;
     particles_.C[p] = C;
     particles_.x[p] += v * dt;
+    StoreStencil(p);  // for the next substep's sort and transfers
     const Mat3f F_old = particles_.F[p];
     Mat3f F = UpdateDeformationGradient(F_old, C, dt);
     particles_.plastic_strain[p] += ReturnMap(materials[particles_.material[p]], F_old, F);

@@ -42,12 +42,19 @@ class MpmSolver {
   std::string DescribeDivergence() const;
 
   const Particles& particles() const { return particles_; }
-  Particles& mutable_particles() { return particles_; }
+  /// Particle state for editing between substeps (tests, later the studio's perturbations).
+  Particles& mutable_particles() {
+    stencils_current_ = false;
+    return particles_;
+  }
   const SparseGrid& grid() const { return grid_; }
 
  private:
-  /// Computes every particle's stencil base and offset (positions do not change between P2G and G2P).
+  /// Computes every particle's stencil base and offset. G2P keeps them current as it moves the particles, so this
+  /// runs only after a reset, an edit or a reorder (positions do not change between P2G and G2P).
   void ComputeBases();
+  /// Stores the stencil base and offset of particle p at its position.
+  void StoreStencil(int p);
   /// The stencil of particle p from the values ComputeBases stored.
   Stencil CachedStencil(int p) const;
   void ParticleToGrid(float dt);
@@ -76,6 +83,7 @@ class MpmSolver {
   float inv_h_ = 0;
   int max_base_[3] = {0, 0, 0};
   bool diverged_ = false;
+  bool stencils_current_ = false;  // base_ and fx_ match the particles' positions and order
 };
 
 }  // namespace ductile::mpm

@@ -47,10 +47,10 @@ SIM_HD void StencilWeights(Stencil& s) {
   }
 }
 
-/// Computes the quadratic B-spline stencil of a particle at x [m] on a grid with node 0 at origin and spacing
-/// 1/inv_h. The base is clamped to [0, max_base] per axis so a runaway particle cannot index outside the grid
-/// (the simulator detects and reports divergence separately).
-SIM_HD void ComputeStencil(const Vec3f& x, const Vec3f& origin, float inv_h, const int max_base[3], Stencil& s) {
+/// The base node and fractional offset of a particle's stencil at x [m] on a grid with node 0 at origin and
+/// spacing 1/inv_h (the weights are left to StencilWeights). The base is clamped to [0, max_base] per axis so a
+/// runaway particle cannot index outside the grid (the simulator detects and reports divergence separately).
+SIM_HD void LocateStencil(const Vec3f& x, const Vec3f& origin, float inv_h, const int max_base[3], Stencil& s) {
   SIM_UNROLL
   for (int a = 0; a < 3; ++a) {
     // Clamped so the cast below is always defined: a NaN fails the first comparison and becomes the lower bound.
@@ -61,6 +61,11 @@ SIM_HD void ComputeStencil(const Vec3f& x, const Vec3f& origin, float inv_h, con
     s.base[a] = b;
     s.fx[a] = xg - static_cast<float>(b);
   }
+}
+
+/// The complete stencil (base, offset and weights) of a particle at x; see LocateStencil.
+SIM_HD void ComputeStencil(const Vec3f& x, const Vec3f& origin, float inv_h, const int max_base[3], Stencil& s) {
+  LocateStencil(x, origin, inv_h, max_base, s);
   StencilWeights(s);
 }
 
