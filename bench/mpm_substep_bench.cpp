@@ -47,6 +47,7 @@ void BM_MpmSubstep(benchmark::State& state) {
     for (int i = 0; i < 20; ++i) solver.Substep(1e-4f);
   });
   int since_sort = 0;
+  mpm::SubstepCounters phases;  // summed over the iterations
   for (auto _ : state) {
     arena.execute([&] {
       // The simulator reorders particle memory once per outer step; a step of 10 substeps is typical.
@@ -54,7 +55,11 @@ void BM_MpmSubstep(benchmark::State& state) {
         solver.SortParticlesByBlock();
         since_sort = 0;
       }
-      solver.Substep(1e-4f);
+      const mpm::SubstepCounters c = solver.Substep(1e-4f);
+      phases.sort_seconds += c.sort_seconds;
+      phases.p2g_seconds += c.p2g_seconds;
+      phases.grid_seconds += c.grid_seconds;
+      phases.g2p_seconds += c.g2p_seconds;
     });
   }
   if (solver.diverged()) state.SkipWithError("diverged");
@@ -63,6 +68,12 @@ void BM_MpmSubstep(benchmark::State& state) {
   state.counters["threads"] = threads;
   state.counters["Mparticle_substeps_per_s"] =
       benchmark::Counter(particles * 1e-6, benchmark::Counter::kIsIterationInvariantRate);
+  // Where the time goes: ns per particle-substep (wall) of each phase.
+  const double per_particle = 1e9 / (particles * static_cast<double>(state.iterations()));
+  state.counters["sort_ns"] = phases.sort_seconds * per_particle;
+  state.counters["p2g_ns"] = phases.p2g_seconds * per_particle;
+  state.counters["grid_ns"] = phases.grid_seconds * per_particle;
+  state.counters["g2p_ns"] = phases.g2p_seconds * per_particle;
   state.counters["ns_per_particle_substep_per_core"] = benchmark::Counter(
       particles / threads * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }

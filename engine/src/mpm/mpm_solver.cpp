@@ -3,6 +3,7 @@
 #include <tbb/parallel_for.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -121,15 +122,28 @@ void MpmSolver::SortParticlesByBlock() {
 }
 
 SubstepCounters MpmSolver::Substep(float dt) {
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  SubstepCounters counters;
+  const Clock::time_point t0 = Clock::now();
   if (!stencils_current_) ComputeBases();
   grid_.SortParticles(base_);
   grid_.ActivateBlocks();
+  const Clock::time_point t1 = Clock::now();
   ParticleToGrid(dt);
-  SubstepCounters counters;
+  const Clock::time_point t2 = Clock::now();
   counters.active_nodes = UpdateGrid(dt);
+  const Clock::time_point t3 = Clock::now();
   GridToParticle(dt);
+  const Clock::time_point t4 = Clock::now();
   counters.occupied_blocks = grid_.num_occupied_blocks();
   counters.active_blocks = grid_.num_active_blocks();
+  counters.sort_seconds = seconds(t0, t1);
+  counters.p2g_seconds = seconds(t1, t2);
+  counters.grid_seconds = seconds(t2, t3);
+  counters.g2p_seconds = seconds(t3, t4);
   return counters;
 }
 

@@ -19,6 +19,11 @@ struct SubstepCounters {
   int occupied_blocks = 0;  ///< Blocks holding particles.
   int active_blocks = 0;    ///< Blocks allocated (occupied plus their +x/+y/+z neighbours).
   int active_nodes = 0;     ///< Grid nodes with mass > 0 (the grid dofs n_v / 3).
+  // Wall-clock time of each phase [s].
+  double sort_seconds = 0;  ///< Stencils (when stale), sort into blocks, block activation.
+  double p2g_seconds = 0;   ///< Stress, scatter into block windows, window reduction.
+  double grid_seconds = 0;  ///< Grid velocity update and boundary conditions.
+  double g2p_seconds = 0;   ///< Gather, advection, F update, return map.
 };
 
 /// Owns the particles and the grid of one scene. Not thread-safe; its methods parallelise internally, so call
