@@ -206,6 +206,7 @@ int Run(const RunOptions& options) {
   std::vector<double> step_ms;
   step_ms.reserve(static_cast<std::size_t>(steps));
   double active_nodes_sum = 0;
+  StepTelemetry phase_sums;  // the per-phase times summed over the steps
 
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
@@ -224,6 +225,10 @@ int Run(const RunOptions& options) {
     }
     step_ms.push_back(sim.last_step().wall_ms);
     active_nodes_sum += sim.last_step().active_nodes_avg;
+    phase_sums.sort_ms += sim.last_step().sort_ms;
+    phase_sums.p2g_ms += sim.last_step().p2g_ms;
+    phase_sums.grid_ms += sim.last_step().grid_ms;
+    phase_sums.g2p_ms += sim.last_step().g2p_ms;
     // A frame whenever the simulated time reaches the next output time (half a step of slack for rounding).
     if (sim.time() + 0.5 * model->dt >= next_frame) {
       WriteFrame(sim, trajectory_out, probes_out);
@@ -256,6 +261,10 @@ int Run(const RunOptions& options) {
         << "  \"ms_per_step_median\": " << Median(step_ms) << ",\n"
         << "  \"ms_per_step_mean\": " << mean_ms << ",\n"
         << "  \"active_nodes_avg\": " << (done ? active_nodes_sum / done : 0) << ",\n"
+        << "  \"ms_per_step_sort\": " << (done ? phase_sums.sort_ms / done : 0) << ",\n"
+        << "  \"ms_per_step_p2g\": " << (done ? phase_sums.p2g_ms / done : 0) << ",\n"
+        << "  \"ms_per_step_grid\": " << (done ? phase_sums.grid_ms / done : 0) << ",\n"
+        << "  \"ms_per_step_g2p\": " << (done ? phase_sums.g2p_ms / done : 0) << ",\n"
         << "  \"realtime_factor\": " << (wall > 0 ? sim.time() / wall : 0) << ",\n"
         << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
         << "  \"recommended_substeps\": " << model->RecommendedSubsteps() << ",\n"

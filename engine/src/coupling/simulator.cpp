@@ -51,6 +51,7 @@ void Simulator::Step() {
   const float sub_dt = static_cast<float>(s.model->dt / substeps);
   double active_nodes = 0;
   int active_blocks = 0;
+  mpm::SubstepCounters phases;
   bool diverged = false;
   s.arena.execute([&] {
     s.mpm.SortParticlesByBlock();
@@ -58,6 +59,10 @@ void Simulator::Step() {
       const mpm::SubstepCounters counters = s.mpm.Substep(sub_dt);
       active_nodes += counters.active_nodes;
       active_blocks = counters.active_blocks;
+      phases.sort_seconds += counters.sort_seconds;
+      phases.p2g_seconds += counters.p2g_seconds;
+      phases.grid_seconds += counters.grid_seconds;
+      phases.g2p_seconds += counters.g2p_seconds;
       diverged = s.mpm.diverged();
     }
   });
@@ -65,6 +70,10 @@ void Simulator::Step() {
   s.telemetry.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   s.telemetry.active_nodes_avg = active_nodes / substeps;
   s.telemetry.active_blocks = active_blocks;
+  s.telemetry.sort_ms = 1e3 * phases.sort_seconds;
+  s.telemetry.p2g_ms = 1e3 * phases.p2g_seconds;
+  s.telemetry.grid_ms = 1e3 * phases.grid_seconds;
+  s.telemetry.g2p_ms = 1e3 * phases.g2p_seconds;
   s.telemetry.substeps = substeps;
   if (diverged) {
     throw SimulationDiverged("simulation diverged at t = " + std::to_string(s.time) + " s: " +
