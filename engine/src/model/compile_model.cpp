@@ -1,4 +1,6 @@
 // SceneDesc -> Model: particle sampling of MPM objects, material constants, colliders and grid layout.
+#include <tbb/parallel_for.h>
+
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
@@ -219,14 +221,19 @@ void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_
   const Eigen::Vector3i c_hi = ((hi - origin) / h).array().ceil().cast<int>();
   // Refuse objects that would need more memory than a desktop has (a particle takes about 150 bytes).
   constexpr double kMaxCandidates = 2e8;
-  const double candidates = static_cast<double>(ppc) * (c_hi - c_lo).cast<double>().prod();
-  if (candidates > kMaxCandidates) {
+  const double max_particles = static_cast<double>(ppc) * (c_hi - c_lo).cast<double>().prod();
+  if (max_particles > kMaxCandidates) {
     throw SceneError(desc.where.file, desc.where.line, desc.where.column,
-                     "object '" + desc.name + "' would need up to " + std::to_string(std::llround(candidates)) +
+                     "object '" + desc.name + "' would need up to " + std::to_string(std::llround(max_particles)) +
                          " particles, more than the 2e8 supported: raise grid.h or lower particles_per_cell");
   }
   const int first = model.num_particles;
-  for (int i = c_lo.x(); i < c_hi.x(); ++i)
+  // One slab of cells (fixed i) at a time: candidates in a fixed order (the random stream is serial), the inside
+  // tests in parallel (a mesh's winding number costs O(triangles) per point), then the kept ones in order.
+  std::vector<Eigen::Vector3d> candidates;
+  std::vector<char> inside;
+  for (int i = c_lo.x(); i < c_hi.x(); ++i) {
+    candidates.clear();
     for (int j = c_lo.y(); j < c_hi.y(); ++j)
       for (int k = c_lo.z(); k < c_hi.z(); ++k)
         for (int s = 0; s < ppc; ++s) {
@@ -237,23 +244,33 @@ void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_
           } else {
             f = Eigen::Vector3d(rng.Uniform(), rng.Uniform(), rng.Uniform());
           }
-          const Eigen::Vector3d x_W = origin + (Eigen::Vector3d(i, j, k) + f) * h;
-          if (!shape.Contains(R_WS.transpose() * (x_W - p_WS))) continue;
-          for (int a = 0; a < 3; ++a) {
-            if (x_W[a] < scene.grid.domain_min[a] || x_W[a] > scene.grid.domain_max[a]) {
-              throw SceneError(desc.where.file, desc.where.line, desc.where.column,
-                               "object '" + desc.name + "' extends outside the grid domain");
-            }
-          }
-          model.x0.push_back({static_cast<float>(x_W.x()), static_cast<float>(x_W.y()), static_cast<float>(x_W.z())});
-          model.v0.push_back({static_cast<float>(desc.velocity[0]), static_cast<float>(desc.velocity[1]),
-                              static_cast<float>(desc.velocity[2])});
-          model.mass.push_back(static_cast<float>(mass));
-          model.volume.push_back(static_cast<float>(volume));
-          model.material.push_back(model.objects[object_index].material);
-          model.object.push_back(object_index);
-          ++model.num_particles;
+          candidates.push_back(origin + (Eigen::Vector3d(i, j, k) + f) * h);
         }
+    inside.assign(candidates.size(), 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, candidates.size(), 256),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        for (std::size_t c = r.begin(); c != r.end(); ++c)
+                          inside[c] = shape.Contains(R_WS.transpose() * (candidates[c] - p_WS)) ? 1 : 0;
+                      });
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      if (!inside[c]) continue;
+      const Eigen::Vector3d& x_W = candidates[c];
+      for (int a = 0; a < 3; ++a) {
+        if (x_W[a] < scene.grid.domain_min[a] || x_W[a] > scene.grid.domain_max[a]) {
+          throw SceneError(desc.where.file, desc.where.line, desc.where.column,
+                           "object '" + desc.name + "' extends outside the grid domain");
+        }
+      }
+      model.x0.push_back({static_cast<float>(x_W.x()), static_cast<float>(x_W.y()), static_cast<float>(x_W.z())});
+      model.v0.push_back({static_cast<float>(desc.velocity[0]), static_cast<float>(desc.velocity[1]),
+                          static_cast<float>(desc.velocity[2])});
+      model.mass.push_back(static_cast<float>(mass));
+      model.volume.push_back(static_cast<float>(volume));
+      model.material.push_back(model.objects[object_index].material);
+      model.object.push_back(object_index);
+      ++model.num_particles;
+    }
+  }
   ObjectInfo& info = model.objects[object_index];
   info.first_particle = first;
   info.num_particles = model.num_particles - first;
