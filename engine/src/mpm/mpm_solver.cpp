@@ -268,25 +268,67 @@ bool MpmSolver::GatherBlock(int b, float dt) {
         window[WindowIndex(i, j, k)] =
             grid_.nodes_data[slot * kBlockNodes + NodeInBlock(i % kBlockEdge, j % kBlockEdge, k % kBlockEdge)];
       }
+  // Eight particles at a time: the gathers one by one, then the F update and the checks in SIMD lanes.
+  constexpr int L = kStressBatch;
   bool healthy = true;
-  for (int q = grid_.occupied_begin(b); q < grid_.occupied_begin(b + 1); ++q) {
-    const int p = order[q];
-    const Stencil s = CachedStencil(p);
-    const Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
-    Vec3f v;
-    Mat3f C;
-    GatherParticle(
-        s, h_, inv_h_, [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, v, C);
-    particles_.v[p] = v;
-    particles_.C[p] = C;
-    particles_.x[p] += v * dt;
-    StoreStencil(p);  // for the next substep's sort and transfers
-    const Mat3f F_old = particles_.F[p];
-    Mat3f F = UpdateDeformationGradient(F_old, C, dt);
-    particles_.plastic_strain[p] += ReturnMap(materials[particles_.material[p]], F_old, F);
-    particles_.F[p] = F;
-    // The negated comparison is also true for NaN.
-    if (!(SquaredNorm(v) <= max_speed2) || !std::isfinite(F.Determinant())) healthy = false;
+  const int end = grid_.occupied_begin(b + 1);
+  for (int q0 = grid_.occupied_begin(b); q0 < end; q0 += L) {
+    const int count = std::min(L, end - q0);
+    alignas(32) float f[9][L];  // F before the update, then after
+    alignas(32) float c[9][L];  // C
+    alignas(32) float speed2[L];
+    for (int l = 0; l < L; ++l) {
+      if (l >= count) {  // padding lanes: a resting identity
+        for (int e = 0; e < 9; ++e) {
+          f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
+          c[e][l] = 0;
+        }
+        continue;
+      }
+      const int p = order[q0 + l];
+      const Stencil s = CachedStencil(p);
+      const Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
+      Vec3f v;
+      Mat3f C;
+      GatherParticle(
+          s, h_, inv_h_, [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, v, C);
+      particles_.v[p] = v;
+      particles_.C[p] = C;
+      particles_.x[p] += v * dt;
+      StoreStencil(p);  // for the next substep's sort and transfers
+      const Mat3f& F = particles_.F[p];
+      for (int e = 0; e < 9; ++e) {
+        f[e][l] = F.m[e / 3][e % 3];
+        c[e][l] = C.m[e / 3][e % 3];
+      }
+      speed2[l] = SquaredNorm(v);
+    }
+    // F ← (I + Δt C) F, as UpdateDeformationGradient, and a finiteness check of the result.
+    alignas(32) float det[L];
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      float g[9];
+      for (int e = 0; e < 9; ++e) g[e] = c[e][l] * dt + (e % 4 == 0 ? 1.0f : 0.0f);
+      float fn[9];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          fn[3 * i + j] = g[3 * i] * f[j][l] + g[3 * i + 1] * f[3 + j][l] + g[3 * i + 2] * f[6 + j][l];
+      for (int e = 0; e < 9; ++e) f[e][l] = fn[e];
+      det[l] = fn[0] * (fn[4] * fn[8] - fn[5] * fn[7]) - fn[1] * (fn[3] * fn[8] - fn[5] * fn[6]) +
+               fn[2] * (fn[3] * fn[7] - fn[4] * fn[6]);
+    }
+    for (int l = 0; l < count; ++l) {
+      const int p = order[q0 + l];
+      Mat3f F;
+      for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
+      const MaterialParams& material = materials[particles_.material[p]];
+      if (material.model != MaterialModel::kFixedCorotated) {
+        particles_.plastic_strain[p] += ReturnMap(material, particles_.F[p], F);
+      }
+      particles_.F[p] = F;
+      // The negated comparison is also true for NaN.
+      if (!(speed2[l] <= max_speed2) || !std::isfinite(det[l])) healthy = false;
+    }
   }
   return healthy;
 }
