@@ -96,9 +96,18 @@ Stencil MpmSolver::CachedStencil(int p) const {
 void MpmSolver::SortParticlesByBlock() {
   if (!stencils_current_) ComputeBases();
   grid_.SortParticles(base_);
-  GatherParticles(particles_, grid_.order(), scratch_);
+  const std::vector<std::int32_t>& order = grid_.order();
+  GatherParticles(particles_, order, scratch_);
   std::swap(particles_, scratch_);
-  stencils_current_ = false;  // base_ and fx_ are in the old particle order
+  // The cached stencils follow their particles (scratch arrays keep their capacity: no allocation per step).
+  base_scratch_.resize(base_.size());
+  fx_scratch_.resize(fx_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    base_scratch_[i] = base_[order[i]];
+    fx_scratch_[i] = fx_[order[i]];
+  }
+  base_.swap(base_scratch_);
+  fx_.swap(fx_scratch_);
 }
 
 SubstepCounters MpmSolver::Substep(float dt) {

@@ -78,10 +78,12 @@ class MpmSolver {
   Particles particles_;
   Particles scratch_;
   SparseGrid grid_;
-  std::vector<std::array<int, 3>> base_;  // per particle: stencil base node
-  std::vector<Vec3f> fx_;                 // per particle: x̂ − base, in cells
-  std::vector<Float4> windows_;           // per occupied block: its particles' P2G into a 6x6x6 node window
-  std::vector<int> node_counts_;          // per active block: nodes with mass > 0
+  std::vector<std::array<int, 3>> base_;          // per particle: stencil base node
+  std::vector<Vec3f> fx_;                         // per particle: x̂ − base, in cells
+  std::vector<std::array<int, 3>> base_scratch_;  // for reordering base_ and fx_
+  std::vector<Vec3f> fx_scratch_;
+  std::vector<Float4> windows_;   // per occupied block: its particles' P2G into a 6x6x6 node window
+  std::vector<int> node_counts_;  // per active block: nodes with mass > 0
   GridUpdateParams grid_params_;
   Vec3f origin_{};
   float h_ = 0;
