@@ -55,11 +55,7 @@ void BM_MpmSubstep(benchmark::State& state) {
         solver.SortParticlesByBlock();
         since_sort = 0;
       }
-      const mpm::SubstepCounters c = solver.Substep(1e-4f);
-      phases.sort_seconds += c.sort_seconds;
-      phases.p2g_seconds += c.p2g_seconds;
-      phases.grid_seconds += c.grid_seconds;
-      phases.g2p_seconds += c.g2p_seconds;
+      phases.Accumulate(solver.Substep(1e-4f));
     });
   }
   if (solver.diverged()) state.SkipWithError("diverged");

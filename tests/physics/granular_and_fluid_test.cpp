@@ -6,7 +6,7 @@
 //
 // Water (weakly compressible fluid): a dam break. The front of a released column of height H cannot outrun the
 // frictionless shallow-water (Ritter 1892) front speed 2√(gH), and a column that spreads moves at a good part of
-// it (Martin & Moyce 1952 measured about 0.7-0.8 of it for a column twice as high as wide).
+// it (Martin & Moyce 1952 measured roughly two thirds of it for a column twice as high as wide; our column is that).
 #include <gtest/gtest.h>
 
 #include <algorithm>

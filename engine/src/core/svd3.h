@@ -251,7 +251,7 @@ SIM_HD Mat3<T> PolarRotation3(const Mat3<T>& F) {
 /// factor (Higham 1986, "Computing the polar decomposition with applications", Eq. 3.1 with determinant scaling)
 ///   X₀ = F,  X_{k+1} = ½ (γ_k X_k + (γ_k X_k)⁻ᵀ),  γ_k = |det X_k|^(−1/3),
 /// converges quadratically to R for det F > 0 (F well away from inversion, the common case of an elastic solid):
-/// four to five iterations of a cofactor each, against the Jacobi sweeps of Svd3. It falls back to the
+/// a few iterations of one cofactor each at moderate strains, against the Jacobi sweeps of Svd3. It falls back to the
 /// inversion-aware PolarRotation3 when det F is not clearly positive relative to |F|³ or the iteration has not
 /// converged to float round-off after kMaxNewtonPolarIterations. Thread-safe.
 template <typename T>

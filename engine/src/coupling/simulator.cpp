@@ -30,6 +30,13 @@ struct Simulator::Impl {
 };
 
 namespace {
+// index[id] = storage position of the particle with that id (the block sort reorders storage).
+std::vector<std::int32_t> IndexById(const mpm::Particles& p) {
+  std::vector<std::int32_t> index(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) index[p.id[i]] = static_cast<std::int32_t>(i);
+  return index;
+}
+
 int ResolveThreads(const Model& model, const SimulatorOptions& options) {
   int threads = options.threads > 0 ? options.threads : model.threads;
   if (threads <= 0) threads = tbb::info::default_concurrency();
@@ -49,31 +56,23 @@ void Simulator::Step() {
   const auto start = std::chrono::steady_clock::now();
   const int substeps = s.model->substeps;
   const float sub_dt = static_cast<float>(s.model->dt / substeps);
-  double active_nodes = 0;
-  int active_blocks = 0;
-  mpm::SubstepCounters phases;
+  mpm::SubstepCounters sums;
   bool diverged = false;
   s.arena.execute([&] {
     s.mpm.SortParticlesByBlock();
     for (int k = 0; k < substeps && !diverged; ++k) {
-      const mpm::SubstepCounters counters = s.mpm.Substep(sub_dt);
-      active_nodes += counters.active_nodes;
-      active_blocks = counters.active_blocks;
-      phases.sort_seconds += counters.sort_seconds;
-      phases.p2g_seconds += counters.p2g_seconds;
-      phases.grid_seconds += counters.grid_seconds;
-      phases.g2p_seconds += counters.g2p_seconds;
+      sums.Accumulate(s.mpm.Substep(sub_dt));
       diverged = s.mpm.diverged();
     }
   });
   s.time = static_cast<double>(++s.steps) * s.model->dt;
   s.telemetry.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  s.telemetry.active_nodes_avg = active_nodes / substeps;
-  s.telemetry.active_blocks = active_blocks;
-  s.telemetry.sort_ms = 1e3 * phases.sort_seconds;
-  s.telemetry.p2g_ms = 1e3 * phases.p2g_seconds;
-  s.telemetry.grid_ms = 1e3 * phases.grid_seconds;
-  s.telemetry.g2p_ms = 1e3 * phases.g2p_seconds;
+  s.telemetry.active_nodes_avg = static_cast<double>(sums.active_nodes) / substeps;
+  s.telemetry.active_blocks = sums.active_blocks;
+  s.telemetry.sort_ms = 1e3 * sums.sort_seconds;
+  s.telemetry.p2g_ms = 1e3 * sums.p2g_seconds;
+  s.telemetry.grid_ms = 1e3 * sums.grid_seconds;
+  s.telemetry.g2p_ms = 1e3 * sums.g2p_seconds;
   s.telemetry.substeps = substeps;
   if (diverged) {
     throw SimulationDiverged("simulation diverged at t = " + std::to_string(s.time) + " s: " +
@@ -112,8 +111,7 @@ const mpm::Particles& Simulator::particles() const {
 ObjectSummary Simulator::SummarizeObject(int object) const {
   const mpm::Particles& p = impl_->mpm.particles();
   // Sums in id order, so the result does not depend on the block sort.
-  std::vector<std::int32_t> index(impl_->model->num_particles);
-  for (std::size_t i = 0; i < p.size(); ++i) index[p.id[i]] = static_cast<std::int32_t>(i);
+  const std::vector<std::int32_t> index = IndexById(p);
   ObjectSummary out;
   std::array<double, 3> momentum{};
   out.bounds_min.fill(std::numeric_limits<double>::infinity());
@@ -142,10 +140,8 @@ ObjectSummary Simulator::SummarizeObject(int object) const {
 
 std::uint64_t Simulator::StateHash() const {
   const mpm::Particles& p = impl_->mpm.particles();
-  std::vector<std::int32_t> index(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) index[p.id[i]] = static_cast<std::int32_t>(i);
   Fnv1a64 hash;
-  for (std::int32_t i : index) {
+  for (std::int32_t i : IndexById(p)) {
     hash.Add(&p.x[i], sizeof(p.x[i]));
     hash.Add(&p.v[i], sizeof(p.v[i]));
     hash.Add(&p.F[i], sizeof(p.F[i]));

@@ -9,14 +9,11 @@
 
 #include "mpm/constitutive/constitutive.h"
 #include "mpm/constitutive/fixed_corotated_batch.h"
+#include "mpm/model_views.h"
 #include "mpm/transfer_kernels.h"
 
 namespace ductile::mpm {
 namespace {
-
-Vec3f ToVec3f(const std::array<float, 3>& a) {
-  return {a[0], a[1], a[2]};
-}
 
 constexpr int WindowIndex(int i, int j, int k) {
   return (i * kWindowEdge + j) * kWindowEdge + k;
@@ -36,14 +33,7 @@ MpmSolver::MpmSolver(const Model& model) : model_(model) {
   h_ = model.h;
   inv_h_ = 1.0f / model.h;
   for (int a = 0; a < 3; ++a) max_base_[a] = model.grid_nodes[a] - 3;
-  grid_params_.gravity = ToVec3f(model.gravity);
-  grid_params_.origin = origin_;
-  grid_params_.h = h_;
-  grid_params_.domain_min = ToVec3f(model.domain_min);
-  grid_params_.domain_max = ToVec3f(model.domain_max);
-  grid_params_.walls = model.walls;
-  grid_params_.colliders = model.colliders.data();
-  grid_params_.num_colliders = static_cast<int>(model.colliders.size());
+  grid_params_ = GridUpdateParamsFor(model, model.colliders.data());
   Reset();
 }
 

@@ -16,14 +16,25 @@ namespace ductile::mpm {
 
 /// Counters of one substep.
 struct SubstepCounters {
-  int occupied_blocks = 0;  ///< Blocks holding particles.
-  int active_blocks = 0;    ///< Blocks allocated (occupied plus their +x/+y/+z neighbours).
-  int active_nodes = 0;     ///< Grid nodes with mass > 0 (the grid dofs n_v / 3).
+  int occupied_blocks = 0;        ///< Blocks holding particles.
+  int active_blocks = 0;          ///< Blocks allocated (occupied plus their +x/+y/+z neighbours).
+  std::int64_t active_nodes = 0;  ///< Grid nodes with mass > 0 (the grid dofs n_v / 3).
   // Wall-clock time of each phase [s].
   double sort_seconds = 0;  ///< Stencils (when stale), sort into blocks, block activation.
   double p2g_seconds = 0;   ///< Stress, scatter into block windows, window reduction.
   double grid_seconds = 0;  ///< Grid velocity update and boundary conditions.
   double g2p_seconds = 0;   ///< Gather, advection, F update, return map.
+
+  /// Adds a later substep's node count and times; the block counts become the later substep's.
+  void Accumulate(const SubstepCounters& later) {
+    occupied_blocks = later.occupied_blocks;
+    active_blocks = later.active_blocks;
+    active_nodes += later.active_nodes;
+    sort_seconds += later.sort_seconds;
+    p2g_seconds += later.p2g_seconds;
+    grid_seconds += later.grid_seconds;
+    g2p_seconds += later.g2p_seconds;
+  }
 };
 
 /// Owns the particles and the grid of one scene. Not thread-safe; its methods parallelise internally, so call

@@ -9,6 +9,7 @@
 #include "backend/cuda/mpm_cuda.h"
 #include "mpm/constitutive/constitutive.h"
 #include "mpm/grid_kernels.h"
+#include "mpm/model_views.h"
 #include "mpm/transfer_kernels.h"
 
 namespace ductile::cuda {
@@ -91,10 +92,6 @@ __global__ void GridToParticleKernel(int n, GridView g, Vec3f* x, Vec3f* v, Mat3
   F[p] = F_new;
 }
 
-Vec3f ToVec3f(const std::array<float, 3>& a) {
-  return {a[0], a[1], a[2]};
-}
-
 }  // namespace
 
 bool DeviceAvailable(std::string* reason) {
@@ -135,21 +132,13 @@ void Substep(const Model& model, mpm::Particles& particles, float dt) {
     g.nodes[a] = model.grid_nodes[a];
     g.max_base[a] = model.grid_nodes[a] - 3;
   }
-  g.origin = ToVec3f(model.grid_origin);
+  g.origin = mpm::ToVec3f(model.grid_origin);
   g.h = model.h;
   g.inv_h = 1.0f / model.h;
   g.node = nodes.get();
 
-  mpm::GridUpdateParams params;
+  mpm::GridUpdateParams params = mpm::GridUpdateParamsFor(model, colliders.get());
   params.dt = dt;
-  params.gravity = ToVec3f(model.gravity);
-  params.origin = g.origin;
-  params.h = g.h;
-  params.domain_min = ToVec3f(model.domain_min);
-  params.domain_max = ToVec3f(model.domain_max);
-  params.walls = model.walls;
-  params.colliders = colliders.get();
-  params.num_colliders = static_cast<int>(model.colliders.size());
 
   constexpr int kThreads = 256;
   const int particle_blocks = (n + kThreads - 1) / kThreads;
