@@ -116,14 +116,14 @@ struct MaterialDesc {
   SourceLocation where;
 };
 
-enum class ShapeType { kBox, kSphere, kCylinder, kMesh, kPlane };
+enum class ShapeType { kBox, kSphere, kCylinder, kMesh, kPlane, kCapsule };
 
 /// A shape in its own frame S. Which fields apply depends on type.
 struct ShapeDesc {
   ShapeType type = ShapeType::kBox;
   Vector3 size{0.1, 0.1, 0.1};  ///< Box full extents [m], each > 0.
   double radius = 0.05;         ///< Sphere, cylinder [m], > 0.
-  double length = 0.1;          ///< Cylinder length along its z axis [m], > 0.
+  double length = 0.1;          ///< Cylinder or capsule length along its z axis [m], > 0 (capsule: without caps).
   /// Mesh: resolved absolute path of a closed triangle mesh (OBJ), relative paths resolve against the scene
   /// file's folder.
   std::filesystem::path mesh_file;

@@ -58,6 +58,9 @@ class ShapeSampler {
       case ShapeType::kCylinder:
         half_ = Eigen::Vector3d(shape.radius, shape.radius, shape.length * 0.5);
         break;
+      case ShapeType::kCapsule:
+        half_ = Eigen::Vector3d(shape.radius, shape.radius, shape.length * 0.5 + shape.radius);
+        break;
       case ShapeType::kMesh: {
         mesh_ = geometry::LoadObjMesh(shape.mesh_file);
         for (Eigen::Vector3d& v : mesh_.vertices) v *= shape.mesh_scale;
@@ -84,6 +87,10 @@ class ShapeSampler {
         return p_S.norm() <= shape_.radius;
       case ShapeType::kCylinder:
         return p_S.head<2>().norm() <= shape_.radius && std::abs(p_S.z()) <= 0.5 * shape_.length;
+      case ShapeType::kCapsule: {
+        const double z = std::clamp(p_S.z(), -0.5 * shape_.length, 0.5 * shape_.length);
+        return (p_S - Eigen::Vector3d(0, 0, z)).norm() <= shape_.radius;
+      }
       case ShapeType::kMesh:
         return geometry::Contains(mesh_, p_S);
       case ShapeType::kPlane:
@@ -181,9 +188,10 @@ mpm::Collider CompileCollider(const ColliderDesc& c) {
       out.half_length = static_cast<float>(c.shape.length / 2);
       break;
     case ShapeType::kMesh:
-      throw SceneError(
-          c.where.file, c.where.line, c.where.column,
-          "collider '" + c.name + "': mesh colliders are not supported; use plane, box, sphere or cylinder");
+    case ShapeType::kCapsule:
+      throw SceneError(c.where.file, c.where.line, c.where.column,
+                       "collider '" + c.name + "': " + (c.shape.type == ShapeType::kMesh ? "mesh" : "capsule") +
+                           " colliders are not supported; use plane, box, sphere or cylinder");
   }
   return out;
 }

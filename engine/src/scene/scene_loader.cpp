@@ -265,8 +265,9 @@ class SceneParser {
     shape.type = reader_.Choice(type, "shape type", ShapeTypeNames());
     if (!for_collider && shape.type == ShapeType::kPlane)
       reader_.Fail(type, "shape type 'plane' cannot be an MPM object (use box, sphere, cylinder or mesh)");
-    if (for_collider && shape.type == ShapeType::kMesh)
-      reader_.Fail(type, "shape type 'mesh' is not supported for colliders (use plane, box, sphere or cylinder)");
+    if (for_collider && (shape.type == ShapeType::kMesh || shape.type == ShapeType::kCapsule))
+      reader_.Fail(type, "shape type '" + NameOf(shape.type) +
+                             "' is not supported for colliders (use plane, box, sphere or cylinder)");
     map.CheckKeys(ShapeKeys(shape.type), KeysOf({"objects", "", "shape"}),
                   "does not apply to shape type " + NameOf(shape.type));
     switch (shape.type) {
@@ -277,6 +278,7 @@ class SceneParser {
         shape.radius = reader_.Number(map.Require("radius"), Positive());
         break;
       case ShapeType::kCylinder:
+      case ShapeType::kCapsule:
         shape.radius = reader_.Number(map.Require("radius"), Positive());
         shape.length = reader_.Number(map.Require("length"), Positive());
         break;

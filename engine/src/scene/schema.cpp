@@ -143,6 +143,7 @@ const std::vector<std::string>& ShapeKeys(ShapeType type) {
     case ShapeType::kSphere:
       return sphere;
     case ShapeType::kCylinder:
+    case ShapeType::kCapsule:
       return cylinder;
     case ShapeType::kMesh:
       return mesh;
@@ -163,11 +164,9 @@ const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames
 }
 
 const std::vector<std::pair<std::string, ShapeType>>& ShapeTypeNames() {
-  static const std::vector<std::pair<std::string, ShapeType>> names{{"box", ShapeType::kBox},
-                                                                    {"sphere", ShapeType::kSphere},
-                                                                    {"cylinder", ShapeType::kCylinder},
-                                                                    {"mesh", ShapeType::kMesh},
-                                                                    {"plane", ShapeType::kPlane}};
+  static const std::vector<std::pair<std::string, ShapeType>> names{
+      {"box", ShapeType::kBox},         {"sphere", ShapeType::kSphere}, {"cylinder", ShapeType::kCylinder},
+      {"capsule", ShapeType::kCapsule}, {"mesh", ShapeType::kMesh},     {"plane", ShapeType::kPlane}};
   return names;
 }
 

@@ -1,0 +1,168 @@
+#include "contact/sap_solver.h"
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+
+namespace ductile::contact {
+namespace {
+
+// Constraint velocities, impulses, Hessians and the cost at v.
+struct Evaluation {
+  std::vector<Eigen::VectorXd> vc;
+  std::vector<Eigen::VectorXd> gamma;
+  std::vector<Eigen::MatrixXd> G;
+  double cost = 0;
+};
+
+void Evaluate(const SapProblem& problem, const Eigen::VectorXd& v, bool hessians, Evaluation& e) {
+  const std::size_t n = problem.constraints.size();
+  e.vc.resize(n);
+  e.gamma.resize(n);
+  e.G.resize(n);
+  const Eigen::VectorXd dv = v - problem.v_star;
+  e.cost = 0.5 * dv.dot(problem.A * dv);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SapProblem::Entry& c = problem.constraints[i];
+    e.vc[i] = c.J * v + c.b;
+    e.cost += c.constraint->Calc(e.vc[i], e.gamma[i], hessians ? &e.G[i] : nullptr);
+  }
+}
+
+// dℓ/dα and d²ℓ/dα² along dv at v + α·dv, and ℓ there.
+struct LineSearchProbe {
+  const SapProblem& problem;
+  const Eigen::VectorXd& v;
+  const Eigen::VectorXd& dv;
+  std::vector<Eigen::VectorXd> vc0, dvc;  // constraint velocities at v and their change per unit α
+  double a_v_minus_vstar_dot_dv = 0;      // dvᵀA(v − v*)
+  double dv_a_dv = 0;                     // dvᵀA dv
+  double v_cost = 0;                      // ½(v − v*)ᵀA(v − v*)
+
+  LineSearchProbe(const SapProblem& p, const Eigen::VectorXd& v_in, const Eigen::VectorXd& dv_in,
+                  const Evaluation& at_v)
+      : problem(p), v(v_in), dv(dv_in) {
+    const Eigen::VectorXd Adv = p.A * dv;
+    const Eigen::VectorXd r = v - p.v_star;
+    a_v_minus_vstar_dot_dv = Adv.dot(r);
+    dv_a_dv = Adv.dot(dv);
+    v_cost = 0.5 * r.dot(p.A * r);
+    vc0 = at_v.vc;
+    dvc.resize(p.constraints.size());
+    for (std::size_t i = 0; i < p.constraints.size(); ++i) dvc[i] = p.constraints[i].J * dv;
+  }
+
+  double Calc(double alpha, double& d1, double& d2) const {
+    double cost = v_cost + alpha * a_v_minus_vstar_dot_dv + 0.5 * alpha * alpha * dv_a_dv;
+    d1 = a_v_minus_vstar_dot_dv + alpha * dv_a_dv;
+    d2 = dv_a_dv;
+    Eigen::VectorXd gamma;
+    Eigen::MatrixXd G;
+    for (std::size_t i = 0; i < problem.constraints.size(); ++i) {
+      const Eigen::VectorXd vc = vc0[i] + alpha * dvc[i];
+      cost += problem.constraints[i].constraint->Calc(vc, gamma, &G);
+      d1 -= dvc[i].dot(gamma);
+      d2 += dvc[i].dot(G * dvc[i]);
+    }
+    return cost;
+  }
+};
+
+// α* in [0, α_max] minimising ℓ(v + α dv), given dℓ/dα(0) < 0.
+double ExactLineSearch(const LineSearchProbe& probe, const SapSolverParams& params, int& iterations) {
+  double d1, d2;
+  probe.Calc(params.alpha_max, d1, d2);
+  ++iterations;
+  if (d1 <= 0) return params.alpha_max;  // still descending at α_max: take the longest step
+  double lo = 0, hi = params.alpha_max;
+  double alpha = 1.0;  // the full Newton step is the natural first guess
+  double d1_scale = std::abs(probe.a_v_minus_vstar_dot_dv);
+  for (int k = 0; k < params.max_line_search_iterations; ++k) {
+    probe.Calc(alpha, d1, d2);
+    ++iterations;
+    if (std::abs(d1) <= 1e-10 * d1_scale || hi - lo < 1e-14) break;
+    if (d1 < 0)
+      lo = alpha;
+    else
+      hi = alpha;
+    // Newton on dℓ/dα; bisect when Newton leaves the bracket (rtsafe).
+    double next = d2 > 0 ? alpha - d1 / d2 : 0.5 * (lo + hi);
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    alpha = next;
+  }
+  return alpha;
+}
+
+}  // namespace
+
+void SapProblem::Add(std::unique_ptr<SapConstraint> c, Eigen::MatrixXd J, Eigen::VectorXd b) {
+  if (b.size() == 0) b = Eigen::VectorXd::Zero(J.rows());
+  constraints.push_back({std::move(c), std::move(J), std::move(b)});
+}
+
+double EvaluateSapCost(const SapProblem& problem, const Eigen::VectorXd& v, Eigen::VectorXd* gradient) {
+  Evaluation e;
+  Evaluate(problem, v, false, e);
+  if (gradient) {
+    *gradient = problem.A * (v - problem.v_star);
+    for (std::size_t i = 0; i < problem.constraints.size(); ++i)
+      *gradient -= problem.constraints[i].J.transpose() * e.gamma[i];
+  }
+  return e.cost;
+}
+
+SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, const Eigen::VectorXd& v0) {
+  SapResult result;
+  const int nv = static_cast<int>(problem.v_star.size());
+  result.v = v0.size() == nv ? v0 : problem.v_star;
+  const Eigen::VectorXd D = problem.A.diagonal().cwiseInverse().cwiseSqrt();
+  Evaluation e;
+  Evaluate(problem, result.v, true, e);
+  result.cost_history.push_back(e.cost);
+  for (int it = 0;; ++it) {
+    // Gradient and the optimality condition.
+    Eigen::VectorXd jc = Eigen::VectorXd::Zero(nv);
+    for (std::size_t i = 0; i < problem.constraints.size(); ++i)
+      jc += problem.constraints[i].J.transpose() * e.gamma[i];
+    const Eigen::VectorXd p = problem.A * result.v;
+    const Eigen::VectorXd grad = p - problem.A * problem.v_star - jc;
+    result.residual = D.cwiseProduct(grad).norm();
+    result.residual_bound =
+        params.abs_tolerance + params.rel_tolerance * std::max(D.cwiseProduct(p).norm(), D.cwiseProduct(jc).norm());
+    result.iterations = it;
+    if (result.residual < result.residual_bound) {
+      result.converged = true;
+      break;
+    }
+    if (it == params.max_iterations) break;
+    // Newton direction from H = A + JᵀGJ.
+    Eigen::MatrixXd H = problem.A;
+    for (std::size_t i = 0; i < problem.constraints.size(); ++i) {
+      const Eigen::MatrixXd& J = problem.constraints[i].J;
+      H.noalias() += J.transpose() * e.G[i] * J;
+    }
+    const Eigen::VectorXd dv = -H.llt().solve(grad);
+    const LineSearchProbe probe(problem, result.v, dv, e);
+    double d1, d2;
+    probe.Calc(0, d1, d2);
+    if (!(d1 < 0)) {
+      // No descent left at round-off level: the iterate is as good as this arithmetic can make it.
+      result.converged = result.residual < 1e3 * result.residual_bound;
+      break;
+    }
+    const double alpha = ExactLineSearch(probe, params, result.line_search_iterations);
+    result.v += alpha * dv;
+    const double previous = e.cost;
+    Evaluate(problem, result.v, true, e);
+    result.cost_history.push_back(e.cost);
+    if (alpha > 0.5 && std::abs(previous - e.cost) < params.cost_tolerance * std::abs(e.cost)) {
+      result.iterations = it + 1;
+      result.converged = true;
+      break;
+    }
+  }
+  result.gamma = e.gamma;
+  return result;
+}
+
+}  // namespace ductile::contact
