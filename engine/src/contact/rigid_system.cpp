@@ -1,0 +1,213 @@
+#include "contact/rigid_system.h"
+
+#include <Eigen/Cholesky>
+#include <memory>
+#include <stdexcept>
+
+#include "contact/constraints/holonomic_constraint.h"
+#include "contact/constraints/hunt_crossley_contact.h"
+#include "contact/constraints/limit_constraint.h"
+#include "contact/constraints/pd_controller.h"
+
+namespace ductile::contact {
+namespace {
+
+// A contact frame: z along n, x and y completing a right-handed orthonormal basis (columns, world axes).
+Eigen::Matrix3d ContactFrame(const Eigen::Vector3d& n) {
+  const Eigen::Vector3d helper = std::abs(n.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
+  const Eigen::Vector3d x = helper.cross(n).normalized();
+  Eigen::Matrix3d R;
+  R.col(0) = x;
+  R.col(1) = n.cross(x);
+  R.col(2) = n;
+  return R;
+}
+
+// The Delassus estimate w = ‖J diag(A)⁻¹ Jᵀ‖_F / rows of a constraint (Castro et al. 2022, Sec. V).
+double DelassusEstimate(const Eigen::MatrixXd& J, const Eigen::VectorXd& A_diag_inv) {
+  const Eigen::MatrixXd W = J * A_diag_inv.asDiagonal() * J.transpose();
+  return W.norm() / static_cast<double>(J.rows());
+}
+
+}  // namespace
+
+RigidSystem::RigidSystem(multibody::MultibodyTree tree, geometry::CollisionWorld world, RigidSystemParams params)
+    : tree_(std::move(tree)), world_(std::move(world)), params_(std::move(params)) {
+  q = tree_.DefaultPositions();
+  v = Eigen::VectorXd::Zero(tree_.nv());
+  tau_applied = Eigen::VectorXd::Zero(tree_.nv());
+  tau_once_ = Eigen::VectorXd::Zero(tree_.nv());
+  UpdateKinematics();
+}
+
+void RigidSystem::UpdateKinematics() {
+  multibody::CalcKinematics(tree_, q, time, kin_);
+}
+
+void RigidSystem::ApplyBodyWrench(int body, const Eigen::Vector3d& p_WQ, const Eigen::Vector3d& f_W,
+                                  const Eigen::Vector3d& t_W) {
+  const Eigen::MatrixXd Jv = multibody::CalcPointJacobian(tree_, kin_, body, p_WQ);
+  const Eigen::MatrixXd Jw = multibody::CalcBodyJacobian(tree_, kin_, body).topRows<3>();
+  tau_once_ += Jv.transpose() * f_W + Jw.transpose() * t_W;
+}
+
+RigidStepStats RigidSystem::Step(double dt) {
+  const int nv = tree_.nv();
+  RigidStepStats stats;
+  UpdateKinematics();
+
+  // 1-2. Free motion.
+  SapProblem problem;
+  const Eigen::VectorXd damping = tree_.DampingDiagonal();
+  problem.A = multibody::CalcMassMatrix(tree_, kin_);
+  problem.A.diagonal() += dt * damping;
+  const Eigen::VectorXd bias =
+      multibody::CalcInverseDynamics(tree_, kin_, v, Eigen::VectorXd::Zero(nv), params_.gravity);
+  const Eigen::VectorXd force = tau_applied + tau_once_ - bias - damping.cwiseProduct(v);
+  problem.v_star = nv > 0 ? Eigen::VectorXd(v + dt * problem.A.llt().solve(force)) : Eigen::VectorXd();
+  tau_once_.setZero();
+  const Eigen::VectorXd A_diag_inv = problem.A.diagonal().cwiseInverse();
+
+  // 3a. Contacts.
+  const std::vector<geometry::ContactPoint> points = world_.FindContacts(kin_.X_WB);
+  contacts_.clear();
+  contact_origins_.resize(kin_.X_WB.size());
+  for (std::size_t b = 0; b < kin_.X_WB.size(); ++b) contact_origins_[b] = kin_.X_WB[b].translation();
+  std::vector<int> contact_constraint;  // constraint index of each kept contact
+  for (const geometry::ContactPoint& cp : points) {
+    const geometry::CollisionGeometry& ga = world_.geometry(cp.a);
+    const geometry::CollisionGeometry& gb = world_.geometry(cp.b);
+    Eigen::Vector3d v0_a, v0_b;
+    const Eigen::MatrixXd Ja = multibody::CalcPointJacobian(tree_, kin_, ga.body, cp.p_W, &v0_a);
+    const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(tree_, kin_, gb.body, cp.p_W, &v0_b);
+    const Eigen::Matrix3d R_WC = ContactFrame(cp.n_W);
+    Eigen::MatrixXd J = R_WC.transpose() * (Jb - Ja);
+    const Eigen::Vector3d b = R_WC.transpose() * (v0_b - v0_a);
+    if (nv == 0 || J.norm() == 0) continue;  // between bodies without dofs
+    HuntCrossleyParams p;
+    p.dt = dt;
+    p.phi0 = -cp.depth;
+    p.stiffness = ga.stiffness * gb.stiffness / (ga.stiffness + gb.stiffness);
+    p.dissipation = (gb.stiffness * ga.dissipation + ga.stiffness * gb.dissipation) / (ga.stiffness + gb.stiffness);
+    p.friction = ga.friction + gb.friction > 0 ? 2 * ga.friction * gb.friction / (ga.friction + gb.friction) : 0;
+    p.vn0 = (J * v + b)[2];
+    p.stiction_speed = params_.stiction_speed;
+    p.sigma = params_.sigma;
+    p.delassus = DelassusEstimate(J, A_diag_inv);
+    contact_constraint.push_back(static_cast<int>(problem.constraints.size()));
+    problem.Add(std::make_unique<HuntCrossleyContact>(p), std::move(J), b);
+    RigidContact rc;
+    rc.geometry_a = cp.a;
+    rc.geometry_b = cp.b;
+    rc.body_a = ga.body;
+    rc.body_b = gb.body;
+    rc.p_W = cp.p_W;
+    rc.n_W = cp.n_W;
+    rc.depth = cp.depth;
+    contacts_.push_back(rc);
+  }
+
+  // 3b. PD controllers and joint limits.
+  for (const JointController& c : controllers) {
+    const multibody::Body& body = tree_.body(c.body);
+    if (body.nv != 1 || c.kp + c.kd <= 0) continue;
+    PdControllerParams p;
+    p.dt = dt;
+    p.kp = c.kp;
+    p.kd = c.kd;
+    p.q0 = q[body.q_start];
+    p.q_target = c.q_target;
+    p.v_target = c.v_target;
+    p.feedforward = c.feedforward;
+    p.effort_limit = body.effort;
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(1, nv);
+    J(0, body.v_start) = 1;
+    problem.Add(std::make_unique<PdController>(p), std::move(J));
+  }
+  for (const multibody::Body& body : tree_.bodies()) {
+    if (body.nv != 1) continue;
+    for (int side : {-1, 1}) {
+      const double bound = side < 0 ? body.lower : body.upper;
+      if (std::abs(bound) >= 1e299) continue;
+      LimitParams p;
+      p.dt = dt;
+      p.g0 = side < 0 ? q[body.q_start] - bound : bound - q[body.q_start];
+      p.beta = params_.beta;
+      p.delassus = A_diag_inv[body.v_start];
+      Eigen::MatrixXd J = Eigen::MatrixXd::Zero(1, nv);
+      J(0, body.v_start) = side < 0 ? 1 : -1;
+      problem.Add(std::make_unique<LimitConstraint>(p), std::move(J));
+    }
+  }
+
+  // 3c. Welds: g = (rotation vector of R_WG R_WFᵀ, p_WG − p_WF), ġ = relative (ω, v) at the point G.
+  for (const Weld& w : welds) {
+    const Eigen::Isometry3d X_WF = (w.body_a >= 0 ? kin_.X_WB[w.body_a] : Eigen::Isometry3d::Identity()) * w.X_AF;
+    const Eigen::Isometry3d X_WG = (w.body_b >= 0 ? kin_.X_WB[w.body_b] : Eigen::Isometry3d::Identity()) * w.X_BG;
+    const Eigen::AngleAxisd err(X_WG.linear() * X_WF.linear().transpose());
+    const Eigen::Vector3d g_rot = err.axis() * err.angle();
+    const Eigen::Vector3d g_pos = X_WG.translation() - X_WF.translation();
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(6, nv);
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(6);
+    Eigen::Vector3d v0_a, v0_b;
+    const Eigen::Vector3d p = X_WG.translation();
+    J.bottomRows<3>() = multibody::CalcPointJacobian(tree_, kin_, w.body_b, p, &v0_b) -
+                        multibody::CalcPointJacobian(tree_, kin_, w.body_a, p, &v0_a);
+    b.tail<3>() = v0_b - v0_a;
+    if (w.body_b >= 0) {
+      J.topRows<3>() += multibody::CalcBodyJacobian(tree_, kin_, w.body_b).topRows<3>();
+      b.head<3>() += kin_.V0[w.body_b].head<3>();
+    }
+    if (w.body_a >= 0) {
+      J.topRows<3>() -= multibody::CalcBodyJacobian(tree_, kin_, w.body_a).topRows<3>();
+      b.head<3>() -= kin_.V0[w.body_a].head<3>();
+    }
+    std::vector<HolonomicRow> rows(6);
+    for (int r = 0; r < 6; ++r) {
+      rows[r].g0 = r < 3 ? g_rot[r] : g_pos[r - 3];
+      rows[r].stiffness = w.stiffness;
+      rows[r].damping = w.damping;
+      rows[r].delassus = DelassusEstimate(J.row(r), A_diag_inv);
+    }
+    problem.Add(std::make_unique<HolonomicConstraint>(dt, params_.beta, rows), std::move(J), b);
+  }
+
+  // 4. Solve and advance.
+  if (nv > 0) {
+    const SapResult r = SolveSap(problem, params_.solver, v);
+    stats.iterations = r.iterations;
+    stats.converged = r.converged;
+    stats.residual = r.residual;
+    stats.cost_history = r.cost_history;
+    v = r.v;
+    for (std::size_t i = 0; i < contacts_.size(); ++i) {
+      const Eigen::Matrix3d R_WC = ContactFrame(contacts_[i].n_W);
+      contacts_[i].f_W = R_WC * r.gamma[contact_constraint[i]] / dt;
+    }
+    tree_.IntegratePositions(dt, v, q);
+  } else {
+    stats.converged = true;
+  }
+  stats.contacts = static_cast<int>(contacts_.size());
+  time += dt;
+  if (!q.allFinite() || !v.allFinite()) throw std::runtime_error("rigid state is not finite after the step");
+  UpdateKinematics();
+  return stats;
+}
+
+void RigidSystem::ContactWrench(int body, Eigen::Vector3d& f_W, Eigen::Vector3d& t_W) const {
+  f_W.setZero();
+  t_W.setZero();
+  // Torques about the body origin where it was when the contacts were found (the start of the step).
+  for (const RigidContact& c : contacts_) {
+    double sign = 0;
+    if (c.body_b == body) sign += 1;
+    if (c.body_a == body) sign -= 1;
+    if (sign == 0) continue;
+    const Eigen::Vector3d f = sign * c.f_W;
+    f_W += f;
+    t_W += (c.p_W - contact_origins_[body]).cross(f);
+  }
+}
+
+}  // namespace ductile::contact

@@ -1,0 +1,108 @@
+// The rigid step (DESIGN.md §4 step 4, §6): articulated and free rigid bodies with frictional contact, joint
+// limits and implicit PD controllers, advanced by one SAP solve per time step.
+//
+//   1. Kinematics at (q, t); mass matrix M (CRBA), bias terms C(q, v)v − τ_g (RNEA), joint damping D.
+//   2. Free motion: A = M + Δt·D,  v* = v + Δt·A⁻¹(τ_applied − C(q, v)v + τ_g − D·v).
+//   3. Constraints: one Hunt-Crossley contact per contact point (combined stiffness, dissipation, μ of the two
+//      geometries), a PD controller per actuated dof, a near-rigid limit per bounded joint side, welds.
+//   4. SAP: v⁺ = argmin ½‖v − v*‖²_A + Σ ℓᵢ(Jᵢ v + bᵢ);  q⁺ = q + Δt·N(q)·v⁺.
+// Combination rules (as Drake's): k = k_a k_b/(k_a + k_b) (springs in series), d = (k_b d_a + k_a d_b)/(k_a + k_b),
+// μ = 2 μ_a μ_b/(μ_a + μ_b).
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "contact/sap_solver.h"
+#include "geometry/collision.h"
+#include "multibody/multibody_tree.h"
+
+namespace ductile::contact {
+
+/// A PD controller on one joint dof (implicit, see constraints/pd_controller.h).
+struct JointController {
+  int body = -1;           ///< Body whose (1-dof) joint is driven.
+  double kp = 0;           ///< [N·m/rad or N/m], ≥ 0.
+  double kd = 0;           ///< [N·m·s/rad or N·s/m], ≥ 0.
+  double q_target = 0;     ///< [rad or m].
+  double v_target = 0;     ///< [rad/s or m/s].
+  double feedforward = 0;  ///< [N·m or N].
+};
+
+/// A weld of a point frame on body a to one on body b (or the world, −1), near-rigid or a spring-damper.
+struct Weld {
+  int body_a = -1, body_b = -1;
+  Eigen::Isometry3d X_AF = Eigen::Isometry3d::Identity();  ///< Weld frame in A (world if a = −1).
+  Eigen::Isometry3d X_BG = Eigen::Isometry3d::Identity();  ///< Its partner frame in B; the weld holds X_WF = X_WG.
+  double stiffness = 0;  ///< ≤ 0: near-rigid; else translational [N/m] (rotational: stiffness·1 m² [N·m/rad]).
+  double damping = 0;    ///< [N·s/m] (rotational: damping·1 m²).
+};
+
+/// One contact point of the last step.
+struct RigidContact {
+  int geometry_a = -1, geometry_b = -1;
+  int body_a = -1, body_b = -1;                    ///< −1 = world.
+  Eigen::Vector3d p_W = Eigen::Vector3d::Zero();   ///< [m].
+  Eigen::Vector3d n_W = Eigen::Vector3d::UnitZ();  ///< From a into b.
+  double depth = 0;                                ///< [m].
+  Eigen::Vector3d f_W = Eigen::Vector3d::Zero();   ///< Mean force on b over the step [N] (a receives −f_W).
+};
+
+struct RigidStepStats {
+  int iterations = 0;
+  bool converged = false;
+  double residual = 0;
+  int contacts = 0;
+  std::vector<double> cost_history;
+};
+
+struct RigidSystemParams {
+  Eigen::Vector3d gravity{0, 0, -9.81};
+  double stiction_speed = 1e-4;  ///< v_s [m/s].
+  double sigma = 1e-3;           ///< Friction regularisation σ.
+  double beta = 1;               ///< Near-rigid β of limits and welds.
+  SapSolverParams solver;
+};
+
+class RigidSystem {
+ public:
+  RigidSystem(multibody::MultibodyTree tree, geometry::CollisionWorld world, RigidSystemParams params);
+
+  const multibody::MultibodyTree& tree() const { return tree_; }
+  const geometry::CollisionWorld& world() const { return world_; }
+  RigidSystemParams& params() { return params_; }
+
+  /// State: generalized positions and velocities, time [s].
+  Eigen::VectorXd q, v;
+  double time = 0;
+
+  std::vector<JointController> controllers;
+  std::vector<Weld> welds;
+  /// Applied generalized forces for the next steps (size nv; zero by default), e.g. feed-forward efforts.
+  Eigen::VectorXd tau_applied;
+  /// Applies a force f_W [N] at the body point p_WQ [m] and a torque t_W [N·m] for the next step only.
+  void ApplyBodyWrench(int body, const Eigen::Vector3d& p_WQ, const Eigen::Vector3d& f_W, const Eigen::Vector3d& t_W);
+
+  /// Advances by dt [s]. Throws std::runtime_error when the state is not finite after the step.
+  RigidStepStats Step(double dt);
+
+  const std::vector<RigidContact>& contacts() const { return contacts_; }
+  /// Mean contact force [N] and torque about the body origin [N·m] on body b over the last step (world frame).
+  void ContactWrench(int body, Eigen::Vector3d& f_W, Eigen::Vector3d& t_W) const;
+  /// Kinematics at the current state.
+  const multibody::Kinematics& kinematics() const { return kin_; }
+  /// Recomputes kinematics() after q or time were edited.
+  void UpdateKinematics();
+
+ private:
+  multibody::MultibodyTree tree_;
+  geometry::CollisionWorld world_;
+  RigidSystemParams params_;
+  multibody::Kinematics kin_;
+  Eigen::VectorXd tau_once_;  // wrenches applied for one step
+  std::vector<RigidContact> contacts_;
+  std::vector<Eigen::Vector3d> contact_origins_;  // body origins when the last step's contacts were found
+};
+
+}  // namespace ductile::contact
