@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", set_texts, "Override a scalar: dotted.key=value (repeatable)");
   run_cmd->add_option("--trajectory", run.trajectory_file, "CSV: time,body,x,y,z,qw,qx,qy,qz per output frame");
   run_cmd->add_option("--probes", run.probes_file, "CSV of the scene's output probes per output frame");
+  run_cmd->add_option("--csv", run.csv_file,
+                      "CSV: time,body,fx,fy,fz,tx,ty,tz contact force and torque per rigid body, frame means");
   run_cmd->add_option("--stats", run.stats_file, "JSON statistics (particles, timings, real-time factor)");
   run_cmd->add_option("--threads", run.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
       ->check(CLI::NonNegativeNumber);

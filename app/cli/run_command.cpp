@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <vector>
 
 #include "atomic_file.h"
 #include "ductile/model.h"
@@ -39,6 +41,34 @@ const char* ProbeQuantityName(ProbeQuantity q) {
   return "";
 }
 
+// Contact force and torque on each rigid body, integrated over the steps of the current output frame.
+struct WrenchAccumulator {
+  std::vector<std::array<double, 6>> impulse;  // per output body: ∫f dt, ∫τ dt
+  double elapsed = 0;                          // [s]
+
+  explicit WrenchAccumulator(int bodies) : impulse(bodies, std::array<double, 6>{}) {}
+  void Add(const Simulator& sim, double dt) {
+    for (int b = 0; b < static_cast<int>(impulse.size()); ++b) {
+      const RigidBodySummary s = sim.SummarizeRigidBody(b);
+      for (int a = 0; a < 3; ++a) {
+        impulse[b][a] += s.contact_force[a] * dt;
+        impulse[b][3 + a] += s.contact_torque[a] * dt;
+      }
+    }
+    elapsed += dt;
+  }
+  // One row per body with the frame's means, then a fresh frame.
+  void Write(const Simulator& sim, std::ostream& out) {
+    for (int b = 0; b < static_cast<int>(impulse.size()); ++b) {
+      out << sim.time() << ',' << sim.SummarizeRigidBody(b).name;
+      for (double x : impulse[b]) out << ',' << (elapsed > 0 ? x / elapsed : 0.0);
+      out << '\n';
+      impulse[b].fill(0);
+    }
+    elapsed = 0;
+  }
+};
+
 // Writes the rows of one output frame.
 void WriteFrame(const Simulator& sim, std::ostream* trajectory, std::ostream* probes) {
   const Model& model = sim.model();
@@ -48,6 +78,12 @@ void WriteFrame(const Simulator& sim, std::ostream* trajectory, std::ostream* pr
       const ObjectSummary s = sim.SummarizeObject(static_cast<int>(o));
       *trajectory << t << ',' << model.objects[o].name << ',' << s.center_of_mass[0] << ',' << s.center_of_mass[1]
                   << ',' << s.center_of_mass[2] << ",,,,\n";
+    }
+    for (int b = 0; b < sim.num_rigid_bodies(); ++b) {
+      const RigidBodySummary s = sim.SummarizeRigidBody(b);
+      *trajectory << t << ',' << s.name << ',' << s.position[0] << ',' << s.position[1] << ',' << s.position[2] << ','
+                  << s.quaternion[0] << ',' << s.quaternion[1] << ',' << s.quaternion[2] << ',' << s.quaternion[3]
+                  << '\n';
     }
   }
   if (probes) {
@@ -161,7 +197,8 @@ int Validate(const std::string& scene, const std::vector<Override>& overrides) {
     const std::shared_ptr<const Model> model = LoadModel(scene, overrides);
     WarnIfUnstable(*model);
     std::cout << scene << ": ok (" << model->num_particles << " particles, " << model->objects.size() << " objects, "
-              << model->materials.size() << " materials)\n";
+              << model->materials.size() << " materials, " << model->RigidOutputBodies() << " moving rigid bodies with "
+              << model->RigidDofs() << " dofs)\n";
     return kExitOk;
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';
@@ -185,8 +222,9 @@ int Run(const RunOptions& options) {
   WarnIfUnstable(*model);
 
   // Open every output before the run, so an unwritable path fails at once.
-  std::unique_ptr<AtomicFile> trajectory, probes, stats;
+  std::unique_ptr<AtomicFile> trajectory, probes, stats, csv;
   try {
+    if (!options.csv_file.empty()) csv = std::make_unique<AtomicFile>(options.csv_file);
     if (!options.trajectory_file.empty()) trajectory = std::make_unique<AtomicFile>(options.trajectory_file);
     if (!options.probes_file.empty()) probes = std::make_unique<AtomicFile>(options.probes_file);
     if (!options.stats_file.empty()) stats = std::make_unique<AtomicFile>(options.stats_file);
@@ -198,6 +236,8 @@ int Run(const RunOptions& options) {
   std::ostream* probes_out = probes ? &probes->stream() : nullptr;
   if (trajectory_out) *trajectory_out << std::setprecision(9) << "time,body,x,y,z,qw,qx,qy,qz\n";
   if (probes_out) *probes_out << std::setprecision(9) << "time,probe,object,quantity,component,value\n";
+  std::ostream* csv_out = csv ? &csv->stream() : nullptr;
+  if (csv_out) *csv_out << std::setprecision(9) << "time,body,fx,fy,fz,tx,ty,tz\n";
 
   Simulator sim(model, SimulatorOptions{options.threads});
   const std::int64_t steps = std::max<std::int64_t>(1, std::llround(duration / model->dt));
@@ -207,6 +247,10 @@ int Run(const RunOptions& options) {
   step_ms.reserve(static_cast<std::size_t>(steps));
   double active_nodes_sum = 0;
   StepTelemetry phase_sums;  // the per-phase times summed over the steps
+  int sap_iterations_max = 0, contacts_max = 0;
+  double sap_iterations_sum = 0, contacts_sum = 0;
+  std::int64_t sap_not_converged = 0;
+  WrenchAccumulator wrenches(sim.num_rigid_bodies());
 
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
@@ -229,9 +273,17 @@ int Run(const RunOptions& options) {
     phase_sums.p2g_ms += sim.last_step().p2g_ms;
     phase_sums.grid_ms += sim.last_step().grid_ms;
     phase_sums.g2p_ms += sim.last_step().g2p_ms;
+    phase_sums.rigid_ms += sim.last_step().rigid_ms;
+    sap_iterations_sum += sim.last_step().sap_iterations;
+    sap_iterations_max = std::max(sap_iterations_max, sim.last_step().sap_iterations);
+    contacts_sum += sim.last_step().rigid_contacts;
+    contacts_max = std::max(contacts_max, sim.last_step().rigid_contacts);
+    if (!sim.last_step().sap_converged) ++sap_not_converged;
+    if (csv_out) wrenches.Add(sim, model->dt);
     // A frame whenever the simulated time reaches the next output time (half a step of slack for rounding).
     if (sim.time() + 0.5 * model->dt >= next_frame) {
       WriteFrame(sim, trajectory_out, probes_out);
+      if (csv_out) wrenches.Write(sim, *csv_out);
       while (next_frame <= sim.time() + 0.5 * model->dt) next_frame += frame_interval;
     }
     progress.Update(sim.time(), static_cast<double>(i + 1) / static_cast<double>(steps));
@@ -265,6 +317,14 @@ int Run(const RunOptions& options) {
         << "  \"ms_per_step_p2g\": " << (done ? phase_sums.p2g_ms / done : 0) << ",\n"
         << "  \"ms_per_step_grid\": " << (done ? phase_sums.grid_ms / done : 0) << ",\n"
         << "  \"ms_per_step_g2p\": " << (done ? phase_sums.g2p_ms / done : 0) << ",\n"
+        << "  \"rigid_bodies\": " << sim.num_rigid_bodies() << ",\n"
+        << "  \"rigid_dofs\": " << model->RigidDofs() << ",\n"
+        << "  \"ms_per_step_rigid\": " << (done ? phase_sums.rigid_ms / done : 0) << ",\n"
+        << "  \"sap_iterations_mean\": " << (done ? sap_iterations_sum / done : 0) << ",\n"
+        << "  \"sap_iterations_max\": " << sap_iterations_max << ",\n"
+        << "  \"sap_steps_not_converged\": " << sap_not_converged << ",\n"
+        << "  \"rigid_contacts_mean\": " << (done ? contacts_sum / done : 0) << ",\n"
+        << "  \"rigid_contacts_max\": " << contacts_max << ",\n"
         << "  \"realtime_factor\": " << (wall > 0 ? sim.time() / wall : 0) << ",\n"
         << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
         << "  \"recommended_substeps\": " << model->RecommendedSubsteps() << ",\n"
@@ -276,6 +336,7 @@ int Run(const RunOptions& options) {
     if (trajectory) trajectory->Commit();
     if (probes) probes->Commit();
     if (stats) stats->Commit();
+    if (csv) csv->Commit();
   } catch (const std::exception& e) {
     std::cerr << e.what() << '\n';
     return kExitFailure;

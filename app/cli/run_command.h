@@ -16,6 +16,7 @@ struct RunOptions {
   std::vector<Override> overrides;  ///< --set
   std::string trajectory_file;      ///< CSV; empty = none.
   std::string probes_file;          ///< CSV; empty = none.
+  std::string csv_file;             ///< CSV of contact forces per rigid body; empty = none.
   std::string stats_file;           ///< JSON; empty = none.
   int threads = 0;                  ///< 0 = scene's value.
   bool quiet = false;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "ductile/scene.h"
 #include "mpm/boundary.h"
 #include "mpm/material_params.h"
@@ -29,6 +31,9 @@ struct ProbeInfo {
   int object = 0;
   ProbeQuantity quantity = ProbeQuantity::kCenterOfMass;
 };
+
+/// The compiled rigid bodies and robots (engine/src/model/rigid_model.h).
+struct RigidModel;
 
 /// The immutable, compiled scene.
 struct Model {
@@ -67,6 +72,13 @@ struct Model {
   std::vector<float> volume;             ///< Rest volume [m³].
   std::vector<std::int32_t> material;    ///< Index into materials.
   std::vector<std::int32_t> object;      ///< Index into objects.
+
+  // ---- rigid bodies and robots (never null; empty when the scene has none)
+  std::shared_ptr<const RigidModel> rigid;
+  /// Generalized velocities of the rigid bodies and robots.
+  int RigidDofs() const;
+  /// Rigid bodies reported in the trajectory and contact-force outputs (every body that is not static).
+  int RigidOutputBodies() const;
 
   /// The largest elastic wave speed √((λ + 2μ)/ρ) over the materials [m/s] (for fluids √(κγ/ρ)).
   double MaxWaveSpeed() const;

@@ -6,6 +6,7 @@
 #include <array>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -166,6 +167,71 @@ struct ProbeDesc {
   SourceLocation where;
 };
 
+/// Default contact properties of rigid geometry (`contact:`); a body's or URDF geometry's own values win.
+struct ContactDesc {
+  double friction = 0.5;         ///< Coulomb μ, ≥ 0.
+  double stiffness = 1e6;        ///< Point-contact stiffness k [N/m], > 0.
+  double dissipation = 10;       ///< Hunt-Crossley dissipation d [s/m], ≥ 0.
+  double stiction_speed = 1e-4;  ///< Regularised friction's slip speed v_s [m/s], > 0.
+  SourceLocation where;
+};
+
+enum class RigidBodyType {
+  kDynamic,    ///< Moves under gravity, contact and applied forces (a floating joint).
+  kStatic,     ///< Fixed in the world (infinite mass).
+  kKinematic,  ///< Follows its keyframes exactly; pushes others, is not pushed.
+};
+
+/// One keyframe of a kinematic body: its pose at a time.
+struct KeyframeDesc {
+  double time = 0;  ///< [s], strictly increasing along the list.
+  PoseDesc pose;
+  SourceLocation where;
+};
+
+/// A single rigid body (`rigid_bodies: NAME: {...}`).
+struct RigidBodyDesc {
+  std::string name;
+  RigidBodyType type = RigidBodyType::kDynamic;
+  ShapeDesc shape;  ///< box, sphere, cylinder, capsule, mesh; plane only for static bodies.
+  /// Mass [kg] > 0, or 0 when `density` gives it. Dynamic bodies need one of the two.
+  double mass = 0;
+  double density = 0;                   ///< [kg/m³], > 0 when given.
+  PoseDesc pose;                        ///< Initial pose X_WB (static and dynamic bodies).
+  Vector3 velocity{0, 0, 0};            ///< Initial velocity of the body origin [m/s] (dynamic).
+  Vector3 angular_velocity{0, 0, 0};    ///< Initial ω [rad/s] (dynamic).
+  std::vector<KeyframeDesc> keyframes;  ///< Kinematic bodies: at least one.
+  double friction = -1;                 ///< Contact properties; negative = the `contact:` default.
+  double stiffness = -1;
+  double dissipation = -1;
+  std::array<double, 4> rgba{0.6, 0.6, 0.65, 1.0};  ///< Colour for drawing.
+  SourceLocation where;
+};
+
+/// A PD controller on one joint of a robot (`robots: NAME: controllers: JOINT: {...}`).
+struct JointControllerDesc {
+  std::string joint;
+  double kp = 0;           ///< [N·m/rad or N/m], ≥ 0.
+  double kd = 0;           ///< [N·m·s/rad or N·s/m], ≥ 0; kp + kd > 0.
+  double target = 0;       ///< q_d [rad or m]; within the joint's limits.
+  double feedforward = 0;  ///< u_ff [N·m or N].
+  SourceLocation where;
+};
+
+struct MultibodyDesc;  // ductile/multibody_desc.h
+
+/// A robot from a URDF file (`robots: NAME: {...}`).
+struct RobotDesc {
+  std::string name;
+  std::filesystem::path urdf;  ///< Resolved path; relative paths resolve against the scene file's folder.
+  std::shared_ptr<const MultibodyDesc> model;  ///< The URDF as loaded and checked by LoadScene.
+  PoseDesc pose;                               ///< Where the URDF's root link is placed (X_WR).
+  bool floating_base = false;  ///< The root floats (a floating joint) instead of being welded at `pose`.
+  std::map<std::string, double> initial_positions;  ///< Joint name → q at t = 0 (others 0), within limits.
+  std::vector<JointControllerDesc> controllers;     ///< By joint, in file order.
+  SourceLocation where;
+};
+
 /// A whole scene. Maps are ordered by name; objects keep their file order in `objects`.
 struct SceneDesc {
   std::filesystem::path file;  ///< The scene file it was loaded from.
@@ -176,6 +242,9 @@ struct SceneDesc {
   std::vector<MpmObjectDesc> objects;
   std::vector<ColliderDesc> colliders;
   std::vector<ProbeDesc> probes;
+  ContactDesc contact;
+  std::vector<RigidBodyDesc> rigid_bodies;  ///< In file order.
+  std::vector<RobotDesc> robots;            ///< In file order.
 
   const MaterialDesc* FindMaterial(const std::string& name) const {
     for (const MaterialDesc& m : materials)

@@ -40,6 +40,15 @@ struct ObjectSummary {
   double kinetic_energy = 0;               ///< ½ Σ m v² [J].
 };
 
+/// Pose and contact loads of one rigid body after the last step.
+struct RigidBodySummary {
+  std::string name;                        ///< Body name, "<robot>/<link>" for robot links.
+  std::array<double, 3> position{};        ///< Body frame origin p_WB [m].
+  std::array<double, 4> quaternion{};      ///< R_WB as (w, x, y, z).
+  std::array<double, 3> contact_force{};   ///< Mean contact force on the body over the last step [N], world.
+  std::array<double, 3> contact_torque{};  ///< Its moment about the body origin [N·m], world.
+};
+
 class Simulator {
  public:
   explicit Simulator(std::shared_ptr<const Model> model, SimulatorOptions options = {});
@@ -61,8 +70,11 @@ class Simulator {
   /// Particle state (ordered by grid block; see Particles::id).
   const mpm::Particles& particles() const;
   ObjectSummary SummarizeObject(int object) const;
+  /// Rigid bodies reported in outputs (Model::rigid.output_bodies).
+  int num_rigid_bodies() const;
+  RigidBodySummary SummarizeRigidBody(int i) const;
   /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
-  /// equal hashes mean bitwise-equal states.
+  /// equal hashes mean bitwise-equal states. Includes the rigid state (q, v) when there is one.
   std::uint64_t StateHash() const;
 
  private:

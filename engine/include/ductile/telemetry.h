@@ -14,6 +14,12 @@ struct StepTelemetry {
   double p2g_ms = 0;   ///< Stress and particle-to-grid transfer.
   double grid_ms = 0;  ///< Grid velocity update and boundary conditions.
   double g2p_ms = 0;   ///< Grid-to-particle transfer, F update and plasticity.
+  // The rigid step (SAP), when the scene has rigid bodies or robots.
+  double rigid_ms = 0;        ///< Wall-clock time of the rigid step [ms].
+  int sap_iterations = 0;     ///< Newton iterations of the SAP solve.
+  double sap_residual = 0;    ///< Its final optimality residual ‖D∇ℓ‖.
+  bool sap_converged = true;  ///< Whether it met its stopping rule.
+  int rigid_contacts = 0;     ///< Rigid-rigid contact points.
 };
 
 }  // namespace ductile

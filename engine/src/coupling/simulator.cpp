@@ -1,6 +1,6 @@
-// The outer step (DESIGN.md §4). In this issue the scene holds MPM material only: each step sorts the particles
-// into grid blocks once (partial sorting) and takes N explicit MPM substeps; rigid bodies and the contact solve
-// slot in between the substeps in later issues.
+// The outer step (DESIGN.md §4): each step sorts the particles into grid blocks once (partial sorting), takes N
+// explicit MPM substeps, then one SAP step of the rigid bodies and robots. MPM and rigid bodies do not act on each
+// other yet: the two-way contact between them comes with issue 4 and slots in between the substeps.
 #include "ductile/simulator.h"
 
 #include <tbb/info.h>
@@ -11,19 +11,39 @@
 #include <limits>
 #include <vector>
 
+#include "contact/rigid_system.h"
 #include "core/hash.h"
+#include "model/rigid_model.h"
 #include "mpm/mpm_solver.h"
 
 namespace ductile {
 
 struct Simulator::Impl {
   Impl(std::shared_ptr<const Model> m, int num_threads)
-      : model(std::move(m)), threads(num_threads), arena(num_threads), mpm(*model) {}
+      : model(std::move(m)), threads(num_threads), arena(num_threads), mpm(*model) {
+    ResetRigid();
+  }
+
+  // A fresh rigid system at the model's initial state (none when the scene has no rigid bodies).
+  void ResetRigid() {
+    rigid.reset();
+    if (!model->rigid || model->rigid->empty()) return;
+    contact::RigidSystemParams params;
+    params.gravity = Eigen::Vector3d(model->gravity[0], model->gravity[1], model->gravity[2]);
+    params.stiction_speed = model->rigid->stiction_speed;
+    params.solver.max_iterations = model->rigid->max_solver_iterations;
+    rigid = std::make_unique<contact::RigidSystem>(model->rigid->tree, model->rigid->world, params);
+    rigid->controllers = model->rigid->controllers;
+    rigid->q = model->rigid->q0;
+    rigid->v = model->rigid->v0;
+    rigid->UpdateKinematics();
+  }
 
   std::shared_ptr<const Model> model;
   int threads;
   tbb::task_arena arena;
   mpm::MpmSolver mpm;
+  std::unique_ptr<contact::RigidSystem> rigid;
   double time = 0;
   std::int64_t steps = 0;
   StepTelemetry telemetry;
@@ -65,6 +85,21 @@ void Simulator::Step() {
       diverged = s.mpm.diverged();
     }
   });
+  std::string rigid_failure;
+  if (s.rigid && !diverged) {
+    const auto rigid_start = std::chrono::steady_clock::now();
+    try {
+      const contact::RigidStepStats r = s.rigid->Step(s.model->dt);
+      s.telemetry.sap_iterations = r.iterations;
+      s.telemetry.sap_residual = r.residual;
+      s.telemetry.sap_converged = r.converged;
+      s.telemetry.rigid_contacts = r.contacts;
+    } catch (const std::runtime_error& e) {
+      rigid_failure = e.what();
+    }
+    s.telemetry.rigid_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - rigid_start).count();
+  }
   s.time = static_cast<double>(++s.steps) * s.model->dt;
   s.telemetry.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   s.telemetry.active_nodes_avg = static_cast<double>(sums.active_nodes) / substeps;
@@ -74,6 +109,10 @@ void Simulator::Step() {
   s.telemetry.grid_ms = 1e3 * sums.grid_seconds;
   s.telemetry.g2p_ms = 1e3 * sums.g2p_seconds;
   s.telemetry.substeps = substeps;
+  if (!rigid_failure.empty()) {
+    throw SimulationDiverged("simulation diverged at t = " + std::to_string(s.time) + " s: " + rigid_failure +
+                             "; lower simulation.dt or the contact stiffness");
+  }
   if (diverged) {
     throw SimulationDiverged("simulation diverged at t = " + std::to_string(s.time) + " s: " +
                              s.mpm.DescribeDivergence() + "; the substep Δt/N is likely too large for the material " +
@@ -84,6 +123,7 @@ void Simulator::Step() {
 
 void Simulator::Reset() {
   impl_->mpm.Reset();
+  impl_->ResetRigid();
   impl_->time = 0;
   impl_->steps = 0;
   impl_->telemetry = {};
@@ -138,6 +178,28 @@ ObjectSummary Simulator::SummarizeObject(int object) const {
   return out;
 }
 
+int Simulator::num_rigid_bodies() const {
+  return static_cast<int>(impl_->model->rigid->output_bodies.size());
+}
+
+RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
+  const contact::RigidSystem& rigid = *impl_->rigid;
+  const int b = impl_->model->rigid->output_bodies[i];
+  RigidBodySummary out;
+  out.name = rigid.tree().body(b).name;
+  const Eigen::Isometry3d& X = rigid.kinematics().X_WB[b];
+  const Eigen::Quaterniond q(X.linear());
+  out.quaternion = {q.w(), q.x(), q.y(), q.z()};
+  Eigen::Vector3d f, t;
+  rigid.ContactWrench(b, f, t);
+  for (int a = 0; a < 3; ++a) {
+    out.position[a] = X.translation()[a];
+    out.contact_force[a] = f[a];
+    out.contact_torque[a] = t[a];
+  }
+  return out;
+}
+
 std::uint64_t Simulator::StateHash() const {
   const mpm::Particles& p = impl_->mpm.particles();
   Fnv1a64 hash;
@@ -147,6 +209,10 @@ std::uint64_t Simulator::StateHash() const {
     hash.Add(&p.F[i], sizeof(p.F[i]));
     hash.Add(&p.C[i], sizeof(p.C[i]));
     hash.Add(&p.plastic_strain[i], sizeof(p.plastic_strain[i]));
+  }
+  if (impl_->rigid) {
+    hash.Add(impl_->rigid->q.data(), sizeof(double) * impl_->rigid->q.size());
+    hash.Add(impl_->rigid->v.data(), sizeof(double) * impl_->rigid->v.size());
   }
   return hash.value();
 }

@@ -150,6 +150,19 @@ CollisionWorld::~CollisionWorld() = default;
 CollisionWorld::CollisionWorld(CollisionWorld&&) noexcept = default;
 CollisionWorld& CollisionWorld::operator=(CollisionWorld&&) noexcept = default;
 
+CollisionWorld::CollisionWorld(const CollisionWorld& other)
+    : excluded_bodies_(other.excluded_bodies_), fcl_(std::make_unique<FclData>()) {
+  for (const CollisionGeometry& g : other.geometries_) Add(g);
+}
+
+CollisionWorld& CollisionWorld::operator=(const CollisionWorld& other) {
+  if (this != &other) {
+    CollisionWorld copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
 int CollisionWorld::Add(CollisionGeometry geometry) {
   fcl_->shapes.push_back(MakeFclGeometry(geometry));
   geometries_.push_back(std::move(geometry));

@@ -51,12 +51,17 @@ class CollisionWorld {
   ~CollisionWorld();
   CollisionWorld(CollisionWorld&&) noexcept;
   CollisionWorld& operator=(CollisionWorld&&) noexcept;
+  /// A deep copy: FCL caches bounds inside its shapes, so copies never share them (simulators may run on
+  /// different threads).
+  CollisionWorld(const CollisionWorld& other);
+  CollisionWorld& operator=(const CollisionWorld& other);
 
   /// Adds a geometry; returns its index.
   int Add(CollisionGeometry geometry);
   /// Never report contacts between these two geometries' bodies (−1 for the world).
   void ExcludeBodyPair(int body_a, int body_b);
   int num_geometries() const { return static_cast<int>(geometries_.size()); }
+  const std::set<std::pair<int, int>>& excluded_body_pairs() const { return excluded_bodies_; }
   const CollisionGeometry& geometry(int g) const { return geometries_[g]; }
 
   /// All contacts at the given body poses (X_WB[b] for body b). Deterministic: pairs in increasing (a, b) order.

@@ -8,6 +8,7 @@
 
 #include "ductile/model.h"
 #include "geometry/triangle_mesh.h"
+#include "model/compile_rigid.h"
 
 namespace ductile {
 namespace {
@@ -302,6 +303,14 @@ double Model::MaxWaveSpeed() const {
   return c;
 }
 
+int Model::RigidDofs() const {
+  return rigid ? rigid->tree.nv() : 0;
+}
+
+int Model::RigidOutputBodies() const {
+  return rigid ? static_cast<int>(rigid->output_bodies.size()) : 0;
+}
+
 int Model::RecommendedSubsteps() const {
   const double c = MaxWaveSpeed();
   if (c <= 0) return 1;
@@ -360,6 +369,7 @@ Model CompileModel(const SceneDesc& scene) {
       if (model.objects[o].name == p.object) info.object = static_cast<int>(o);
     model.probes.push_back(info);
   }
+  model.rigid = std::make_shared<const RigidModel>(CompileRigid(scene));
   return model;
 }
 

@@ -12,6 +12,8 @@ Eigen::Vector3d ToVector(const Vector3& a) {
   return {a[0], a[1], a[2]};
 }
 
+}  // namespace
+
 geometry::CollisionGeometry ToCollisionGeometry(const GeometryDesc& g, const ContactDefaults& defaults) {
   geometry::CollisionGeometry out;
   out.name = g.name;
@@ -31,8 +33,6 @@ geometry::CollisionGeometry ToCollisionGeometry(const GeometryDesc& g, const Con
   out.dissipation = g.contact.dissipation >= 0 ? g.contact.dissipation : defaults.dissipation;
   return out;
 }
-
-}  // namespace
 
 Eigen::Isometry3d ToIsometry(const PoseDesc& pose) {
   Eigen::Isometry3d X = Eigen::Isometry3d::Identity();

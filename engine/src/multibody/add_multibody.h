@@ -26,6 +26,10 @@ struct ContactDefaults {
 int AddMultibody(const MultibodyDesc& desc, const std::string& name, const Eigen::Isometry3d& X_WR, bool floating_base,
                  const ContactDefaults& defaults, MultibodyTree& tree, geometry::CollisionWorld& world);
 
+/// The collision geometry of a described geometry, in its link frame (body −1 until attached); unset contact
+/// properties take the defaults. Loads the mesh of a mesh shape.
+geometry::CollisionGeometry ToCollisionGeometry(const GeometryDesc& g, const ContactDefaults& defaults);
+
 /// A pose from its description.
 Eigen::Isometry3d ToIsometry(const PoseDesc& pose);
 

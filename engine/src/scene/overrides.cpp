@@ -69,8 +69,10 @@ YAML::Node ValueNode(const AppliedOverride& o, const std::string& value) {
   }
 }
 
-// A new node for a key the file omits: a map for a section, the default list for a vector.
+// A new node for a key the file omits: a map for a section, an empty list for a list of sections (whose
+// elements cannot be created), the default list for a vector.
 YAML::Node DefaultNode(const SchemaNode& schema) {
+  if (schema.kind == SchemaKind::kList) return YAML::Node(YAML::NodeType::Sequence);
   if (schema.kind != SchemaKind::kVector) return YAML::Node(YAML::NodeType::Map);
   YAML::Node list(YAML::NodeType::Sequence);
   for (const double x : schema.defaults) list.push_back(x);
@@ -112,6 +114,17 @@ void Apply(YAML::Node& root, const Override& override_in, const AppliedOverride&
         child = &schema->children.front();
         break;
       }
+      case SchemaKind::kList: {
+        if (!node.IsSequence()) Fail(o, where + " in the scene file is not a list");
+        const int count = static_cast<int>(node.size());
+        const int index = ParseIndex(part);
+        if (index < 0 || index >= count)
+          Fail(o,
+               "no " + schema->entry_noun + " '" + part + "' in " + where + ": the file lists " +
+                   (count == 0 ? "none" : std::to_string(count) + " (indices 0 to " + std::to_string(count - 1) + ")"));
+        child = &schema->children.front();
+        break;
+      }
       case SchemaKind::kVector: {
         const int index = ParseIndex(part);
         if (index < 0 || index >= schema->size)
@@ -134,10 +147,23 @@ void Apply(YAML::Node& root, const Override& override_in, const AppliedOverride&
       return;
     }
     if (last) {
+      if (child->kind == SchemaKind::kList)
+        Fail(o, "'" + at + "' is a list of " + child->entry_noun + "s; set a value of one of them instead (" + at +
+                    ".0." + child->children.front().children.front().name + ")");
       if (child->kind != SchemaKind::kValue && child->kind != SchemaKind::kVector)
         Fail(o, "'" + at + "' is a section; set one of its values instead");
       node[part] = ValueNode(o, override_in.value);
       return;
+    }
+    if (schema->kind == SchemaKind::kList) {
+      // A sequence is indexed by number: a text key would turn it into a map.
+      const std::size_t index = static_cast<std::size_t>(ParseIndex(part));
+      const YAML::Node& existing = node;
+      if (existing[index].IsNull()) node[index] = DefaultNode(*child);
+      YAML::Node next = node[index];
+      node.reset(next);
+      schema = child;
+      continue;
     }
     const YAML::Node& existing = node;
     if (!existing[part].IsDefined() || existing[part].IsNull()) node[part] = DefaultNode(*child);

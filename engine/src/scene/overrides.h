@@ -13,9 +13,10 @@ namespace ductile::scene {
 
 /// Sets each override's value in `root` (a map) in order, creating keys the file omits. The path must follow
 /// the scene format (SceneSchema): section keys may be created, named entries (materials, objects, ...) must
-/// exist, a list element is addressed by its index, and the path must end at a value or a list. A value that
-/// starts with '[' is parsed as a YAML flow list, any other is a scalar. Throws SceneError (file "--set") naming
-/// the override, with a suggestion for a misspelt key or name. Returns the overrides as applied, for messages.
+/// exist, a list element is addressed by its index (an entry of a list of sections, such as a keyframe, must
+/// exist in the file), and the path must end at a value or a vector. A value that starts with '[' is parsed as a
+/// YAML flow list, any other is a scalar. Throws SceneError (file "--set") naming the override, with a suggestion
+/// for a misspelt key or name. Returns the overrides as applied, for messages.
 std::vector<AppliedOverride> ApplyOverrides(YAML::Node& root, const std::vector<Override>& overrides);
 
 }  // namespace ductile::scene

@@ -109,6 +109,13 @@ std::string Reader::Text(const Field& field) const {
   return field.node.Scalar();
 }
 
+bool Reader::Bool(const Field& field) const {
+  bool value = false;
+  if (!field.node.IsScalar() || !YAML::convert<bool>::decode(field.node, value))
+    Fail(field, "'" + field.key + "' must be true or false, got " + Got(field.node));
+  return value;
+}
+
 Field Reader::Element(const Field& list, std::size_t i) {
   return {list.node[i], list.path + "." + std::to_string(i), list.key + "[" + std::to_string(i) + "]", {}};
 }
@@ -134,15 +141,32 @@ std::vector<Field> Reader::Entries(const Field& map, const std::string& what) co
   return entries;
 }
 
+std::vector<Field> Reader::Items(const Field& list, const std::string& what) const {
+  std::vector<Field> items;
+  if (list.node.IsNull()) return items;
+  if (!list.node.IsSequence()) Fail(list, what + " must be a list, got " + Got(list.node));
+  for (std::size_t i = 0; i < list.node.size(); ++i) {
+    Field item = Element(list, i);
+    item.key_node = item.node;
+    items.push_back(item);
+  }
+  return items;
+}
+
 MapFields::MapFields(const Reader& reader, const Field& map, std::string what)
     : reader_(reader), map_(map), what_(std::move(what)), entries_(reader.Entries(map, what_)) {}
 
 void MapFields::CheckKeys(const std::vector<std::string>& allowed, const std::vector<std::string>& known,
                           const std::string& not_applicable) const {
+  CheckKeys(allowed, known, [&](const std::string&) { return not_applicable; });
+}
+
+void MapFields::CheckKeys(const std::vector<std::string>& allowed, const std::vector<std::string>& known,
+                          const std::function<std::string(const std::string& key)>& not_applicable) const {
   for (const Field& entry : entries_) {
     if (std::find(allowed.begin(), allowed.end(), entry.key) != allowed.end()) continue;
     if (std::find(known.begin(), known.end(), entry.key) != known.end())
-      reader_.FailAtKey(entry, "'" + entry.key + "' " + not_applicable);
+      reader_.FailAtKey(entry, "'" + entry.key + "' " + not_applicable(entry.key));
     const std::string suggestion = DidYouMean(entry.key, allowed);
     reader_.FailAtKey(entry, "unknown key '" + entry.key + "' in " + what_ +
                                  (suggestion.empty() ? " (known keys: " + JoinNames(allowed) + ")" : suggestion));
@@ -171,6 +195,10 @@ void MapFields::Read(const std::string& key, int& out, int min) const {
 
 void MapFields::Read(const std::string& key, Vector3& out) const {
   if (const std::optional<Field> found = Find(key)) out = reader_.Numbers<3>(*found);
+}
+
+void MapFields::Read(const std::string& key, bool& out) const {
+  if (const std::optional<Field> found = Find(key)) out = reader_.Bool(*found);
 }
 
 }  // namespace ductile::scene

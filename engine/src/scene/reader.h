@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -18,7 +19,7 @@ namespace ductile::scene {
 
 /// A node of the tree with where it is: `path` is its dotted path from the root as `--set` spells it
 /// ("simulation.gravity.2"), `key` its name in messages ("gravity[2]"), `key_node` the map key it sits under
-/// (undefined for sequence elements).
+/// (for a list item from Reader::Items the item itself; undefined for the elements of a vector).
 struct Field {
   YAML::Node node;
   std::string path;
@@ -81,6 +82,8 @@ class Reader {
   int Integer(const Field& field, int min) const;
   /// A scalar as text.
   std::string Text(const Field& field) const;
+  /// `true` or `false` (YAML's spellings: also yes/no, on/off and their capitalised forms).
+  bool Bool(const Field& field) const;
   /// A list of exactly N finite numbers.
   template <std::size_t N>
   std::array<double, N> Numbers(const Field& field) const {
@@ -113,6 +116,10 @@ class Reader {
   /// The entries of a map, in file order; a null node (an empty section) has none. Fails when the node is not a
   /// map, a key is not a plain scalar, or a key repeats. `what` names the map in messages ("material 'rubber'").
   std::vector<Field> Entries(const Field& map, const std::string& what) const;
+  /// The elements of a list, in file order; a null node (an empty key) has none. Fails when the node is not a
+  /// list. Each element's `key_node` is the element itself, so that FailAtKey and locations point at the item;
+  /// `what` names the list in messages ("'keyframes' of rigid body 'pin'").
+  std::vector<Field> Items(const Field& list, const std::string& what) const;
 
   /// Describes a node's value for messages: "'fast'", "a map", "a list of 2", "nothing".
   static std::string Got(const YAML::Node& node);
@@ -134,6 +141,10 @@ class MapFields {
   /// in `known` but not in `allowed` fails with "'KEY' " + `not_applicable` instead.
   void CheckKeys(const std::vector<std::string>& allowed, const std::vector<std::string>& known = {},
                  const std::string& not_applicable = {}) const;
+  /// Same, with a reason per key: a key in `known` but not in `allowed` fails with
+  /// "'KEY' " + `not_applicable(KEY)`.
+  void CheckKeys(const std::vector<std::string>& allowed, const std::vector<std::string>& known,
+                 const std::function<std::string(const std::string& key)>& not_applicable) const;
 
   std::optional<Field> Find(const std::string& key) const;
   /// Fails with "missing required key 'KEY' in WHAT" at the map when absent.
@@ -143,6 +154,7 @@ class MapFields {
   void Read(const std::string& key, double& out, const Range& range) const;
   void Read(const std::string& key, int& out, int min) const;
   void Read(const std::string& key, Vector3& out) const;
+  void Read(const std::string& key, bool& out) const;
 
  private:
   const Reader& reader_;

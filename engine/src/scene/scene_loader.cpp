@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 #include <Eigen/Geometry>
 
+#include "ductile/multibody_desc.h"
 #include "ductile/scene.h"
 #include "geometry/triangle_mesh.h"
 #include "scene/overrides.h"
@@ -25,12 +26,55 @@ namespace {
 
 constexpr double kDegree = 3.14159265358979323846 / 180.0;
 
-// The keys of the schema node at `path`; an empty component stands for any entry of a named map.
+// The keys of the schema node at `path`; an empty component stands for any entry of a named map or a list.
 std::vector<std::string> KeysOf(const std::vector<std::string>& path) {
   const SchemaNode* node = &SceneSchema();
-  for (const std::string& key : path)
-    node = node->kind == SchemaKind::kNamedMap ? &node->children.front() : node->Find(key);
+  for (const std::string& key : path) {
+    const bool entry = node->kind == SchemaKind::kNamedMap || node->kind == SchemaKind::kList;
+    node = entry ? &node->children.front() : node->Find(key);
+  }
   return node->ChildNames();
+}
+
+// Which shape types a use of a shape allows.
+enum class ShapeUse {
+  kMpmObject,   // A solid filled with particles: box, sphere, cylinder, capsule, mesh.
+  kCollider,    // An analytic MPM collider: plane, box, sphere, cylinder.
+  kStaticBody,  // A static rigid body: every type.
+  kMovingBody,  // A dynamic or kinematic rigid body: every type but plane.
+};
+
+// Why `key` does not apply to a rigid body of `type` (it is a key of another type), after "'KEY' ".
+std::string NotApplicableToRigidBody(RigidBodyType type, const std::string& key) {
+  const std::string prefix = "does not apply to " + NameOf(type) + " rigid bodies: ";
+  if (key == "keyframes") return prefix + "only kinematic bodies follow keyframes (set 'type: kinematic')";
+  switch (type) {
+    case RigidBodyType::kStatic:
+      if (key == "mass" || key == "density") return prefix + "they are fixed in the world (infinite mass)";
+      return prefix + "they do not move";
+    case RigidBodyType::kKinematic:
+      if (key == "pose") return prefix + "they follow their 'keyframes' (the first keyframe gives the initial pose)";
+      if (key == "mass" || key == "density")
+        return prefix + "they follow their keyframes whatever the forces (infinite mass)";
+      return prefix + "their motion comes from their 'keyframes'";
+    case RigidBodyType::kDynamic:
+      break;
+  }
+  return prefix + "it is not one of their keys";
+}
+
+std::string JointTypeName(JointType type) {
+  switch (type) {
+    case JointType::kFixed:
+      return "fixed";
+    case JointType::kRevolute:
+      return "revolute";
+    case JointType::kPrismatic:
+      return "prismatic";
+    case JointType::kFloating:
+      return "floating";
+  }
+  return {};
 }
 
 std::string FormatPoint(const Eigen::Vector3d& x) {
@@ -69,6 +113,7 @@ class SceneParser {
 
     if (const auto field = top.Find("simulation")) scene.simulation = ParseSimulation(*field);
     if (const auto field = top.Find("grid")) ParseGrid(*field, scene);
+    if (const auto field = top.Find("contact")) scene.contact = ParseContact(*field);
     if (const auto field = top.Find("materials")) {
       for (const Field& entry : reader_.Entries(*field, "section 'materials'"))
         scene.materials.push_back(ParseMaterial(entry));
@@ -80,6 +125,13 @@ class SceneParser {
     if (const auto field = top.Find("colliders")) {
       for (const Field& entry : reader_.Entries(*field, "section 'colliders'"))
         scene.colliders.push_back(ParseCollider(entry));
+    }
+    if (const auto field = top.Find("rigid_bodies")) {
+      for (const Field& entry : reader_.Entries(*field, "section 'rigid_bodies'"))
+        scene.rigid_bodies.push_back(ParseRigidBody(entry));
+    }
+    if (const auto field = top.Find("robots")) {
+      for (const Field& entry : reader_.Entries(*field, "section 'robots'")) scene.robots.push_back(ParseRobot(entry));
     }
     if (const auto field = top.Find("output")) ParseOutput(*field, scene);
     return scene;
@@ -157,6 +209,22 @@ class SceneParser {
       reader_.FailAtKey(entry, noun + " name '" + entry.key + "' must not contain '.' (it separates --set keys)");
   }
 
+  // Objects, rigid bodies and robots share one set of names: outputs (trajectory rows, probes) are keyed by
+  // name. Of two entries with the same name, the one later in the file is the error.
+  void ClaimName(const Field& entry, const std::string& noun) {
+    const auto [claimed, inserted] = names_.try_emplace(entry.key, NamedEntry{noun, entry});
+    if (inserted) return;
+    const NamedEntry& first = claimed->second;
+    const bool entry_is_later = entry.key_node.Mark().pos > first.field.key_node.Mark().pos;
+    const Field& at = entry_is_later ? entry : first.field;
+    const std::string& at_noun = entry_is_later ? noun : first.noun;
+    const Field& other = entry_is_later ? first.field : entry;
+    const std::string& other_noun = entry_is_later ? first.noun : noun;
+    reader_.FailAtKey(at, at_noun + " name '" + entry.key + "' is already used by " + other_noun + " '" + entry.key +
+                              "' (line " + std::to_string(other.key_node.Mark().line + 1) +
+                              "): objects, rigid bodies and robots need distinct names (outputs are keyed by name)");
+  }
+
   SourceLocation Where(const Field& entry) const {
     const YAML::Mark mark = entry.key_node.Mark();
     if (mark.is_null()) return {file_.string(), 0, 0};
@@ -190,6 +258,7 @@ class SceneParser {
 
   MpmObjectDesc ParseObject(const Field& entry, const SceneDesc& scene) {
     CheckName(entry, "object");
+    ClaimName(entry, "object");
     MpmObjectDesc object;
     object.name = entry.key;
     object.where = Where(entry);
@@ -207,7 +276,7 @@ class SceneParser {
                                  "' (defined: " + (names.empty() ? "none" : JoinNames(names)) + ")" +
                                  DidYouMean(object.material, names));
     }
-    object.shape = ParseShape(map.Require("shape"), what, false);
+    object.shape = ParseShape(map.Require("shape"), what, ShapeUse::kMpmObject);
     if (const auto pose = map.Find("pose")) object.pose = ParsePose(*pose, what);
     map.Read("particles_per_cell", object.particles_per_cell, 1);
     map.Read("velocity", object.velocity);
@@ -223,10 +292,185 @@ class SceneParser {
     const std::string what = "collider '" + entry.key + "'";
     const MapFields map(reader_, entry, what);
     map.CheckKeys(KeysOf({"colliders", ""}));
-    collider.shape = ParseShape(map.Require("shape"), what, true);
+    collider.shape = ParseShape(map.Require("shape"), what, ShapeUse::kCollider);
     if (const auto pose = map.Find("pose")) collider.pose = ParsePose(*pose, what);
     if (const auto boundary = map.Find("boundary")) collider.boundary = ParseBoundary(*boundary, "boundary of " + what);
     return collider;
+  }
+
+  ContactDesc ParseContact(const Field& field) const {
+    ContactDesc contact;
+    contact.where = Where(field);
+    const MapFields map(reader_, field, "section 'contact'");
+    map.CheckKeys(KeysOf({"contact"}));
+    map.Read("friction", contact.friction, NonNegative());
+    map.Read("stiffness", contact.stiffness, Positive());
+    map.Read("dissipation", contact.dissipation, NonNegative());
+    map.Read("stiction_speed", contact.stiction_speed, Positive());
+    return contact;
+  }
+
+  RigidBodyDesc ParseRigidBody(const Field& entry) {
+    CheckName(entry, "rigid body");
+    ClaimName(entry, "rigid body");
+    RigidBodyDesc body;
+    body.name = entry.key;
+    body.where = Where(entry);
+    const std::string what = "rigid body '" + entry.key + "'";
+    const MapFields map(reader_, entry, what);
+    if (const auto type = map.Find("type")) body.type = reader_.Choice(*type, "rigid body type", RigidBodyTypeNames());
+    map.CheckKeys(RigidBodyKeys(body.type), KeysOf({"rigid_bodies", ""}),
+                  [&](const std::string& key) { return NotApplicableToRigidBody(body.type, key); });
+
+    const bool is_static = body.type == RigidBodyType::kStatic;
+    body.shape = ParseShape(map.Require("shape"), what, is_static ? ShapeUse::kStaticBody : ShapeUse::kMovingBody,
+                            {entry.path + ".type"});
+    if (body.type == RigidBodyType::kDynamic) {
+      const auto mass = map.Find("mass");
+      const auto density = map.Find("density");
+      if (mass && density) {
+        const Field& second = mass->key_node.Mark().pos > density->key_node.Mark().pos ? *mass : *density;
+        reader_.Fail(second.key_node, second.path, what + " takes either 'mass' or 'density', not both",
+                     {mass->path, density->path});
+      }
+      if (!mass && !density)
+        reader_.Fail(entry.node, entry.path, "missing required key 'mass' or 'density' in dynamic " + what);
+      map.Read("mass", body.mass, Positive());
+      map.Read("density", body.density, Positive());
+      map.Read("velocity", body.velocity);
+      map.Read("angular_velocity", body.angular_velocity);
+    }
+    if (const auto pose = map.Find("pose")) body.pose = ParsePose(*pose, what);
+    if (body.type == RigidBodyType::kKinematic) {
+      const auto keyframes = map.Find("keyframes");
+      if (!keyframes)
+        reader_.Fail(entry.node, entry.path,
+                     "missing required key 'keyframes' in kinematic " + what + " (the poses it follows)");
+      body.keyframes = ParseKeyframes(*keyframes, what);
+    }
+    map.Read("friction", body.friction, NonNegative());
+    map.Read("stiffness", body.stiffness, Positive());
+    map.Read("dissipation", body.dissipation, NonNegative());
+    if (const auto color = map.Find("color")) body.rgba = reader_.Numbers<4>(*color, Between(0, 1, false, false));
+    return body;
+  }
+
+  // At least one keyframe; times from 0 on, strictly increasing.
+  std::vector<KeyframeDesc> ParseKeyframes(const Field& field, const std::string& owner) const {
+    const std::vector<Field> items = reader_.Items(field, "'keyframes' of " + owner);
+    if (items.empty()) reader_.Fail(field, "'keyframes' of " + owner + " must list at least one keyframe");
+    std::vector<KeyframeDesc> keyframes;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string what = "keyframe " + std::to_string(i) + " of " + owner;
+      const MapFields map(reader_, items[i], what);
+      map.CheckKeys(KeysOf({"rigid_bodies", "", "keyframes", ""}));
+      KeyframeDesc keyframe;
+      keyframe.where = Where(items[i]);
+      const Field time = map.Require("time");
+      keyframe.time = reader_.Number(time, NonNegative());
+      if (i > 0 && keyframe.time <= keyframes.back().time) {
+        reader_.Fail(time.node, time.path,
+                     "keyframe times must increase strictly: " + what + " has 'time' " + time.node.Scalar() +
+                         ", not after keyframe " + std::to_string(i - 1) + "'s " + FormatNumber(keyframes.back().time),
+                     {items[i - 1].path + ".time"});
+      }
+      keyframe.pose = ReadPose(map, what);
+      keyframes.push_back(keyframe);
+    }
+    return keyframes;
+  }
+
+  RobotDesc ParseRobot(const Field& entry) {
+    CheckName(entry, "robot");
+    ClaimName(entry, "robot");
+    RobotDesc robot;
+    robot.name = entry.key;
+    robot.where = Where(entry);
+    const std::string what = "robot '" + entry.key + "'";
+    const MapFields map(reader_, entry, what);
+    map.CheckKeys(KeysOf({"robots", ""}));
+
+    const Field urdf = map.Require("urdf");
+    const std::string name = reader_.Text(urdf);
+    robot.urdf = Resolve(name);
+    std::error_code ec;
+    if (!std::filesystem::exists(robot.urdf, ec))
+      reader_.Fail(urdf, "URDF file '" + name + "' not found (looked for " + robot.urdf.string() + ")");
+    // LoadUrdf's SceneError names the place in the URDF file, which is where the problem is.
+    robot.model = std::make_shared<const MultibodyDesc>(LoadUrdf(robot.urdf));
+    if (const auto pose = map.Find("pose")) robot.pose = ParsePose(*pose, what);
+    map.Read("floating_base", robot.floating_base);
+
+    if (const auto positions = map.Find("initial_positions")) {
+      for (const Field& joint_entry : reader_.Entries(*positions, "'initial_positions' of " + what)) {
+        const JointDesc& joint = MovableJoint(joint_entry, *robot.model, what);
+        const double q = reader_.Number(joint_entry);
+        CheckWithinLimits(joint_entry, q, joint, "initial position of joint '" + joint.name + "'");
+        robot.initial_positions[joint.name] = q;
+      }
+    }
+    if (const auto controllers = map.Find("controllers")) {
+      for (const Field& joint_entry : reader_.Entries(*controllers, "'controllers' of " + what))
+        robot.controllers.push_back(ParseController(joint_entry, *robot.model, what));
+    }
+    return robot;
+  }
+
+  JointControllerDesc ParseController(const Field& entry, const MultibodyDesc& model, const std::string& owner) const {
+    const JointDesc& joint = MovableJoint(entry, model, owner);
+    JointControllerDesc controller;
+    controller.joint = joint.name;
+    controller.where = Where(entry);
+    const std::string what = "controller of joint '" + joint.name + "' of " + owner;
+    const MapFields map(reader_, entry, what);
+    map.CheckKeys(KeysOf({"robots", "", "controllers", ""}));
+    map.Read("kp", controller.kp, NonNegative());
+    map.Read("kd", controller.kd, NonNegative());
+    if (controller.kp + controller.kd <= 0) {
+      reader_.Fail(entry.key_node, entry.path, what + " needs a positive 'kp' or 'kd' (both are 0)",
+                   {entry.path + ".kp", entry.path + ".kd"});
+    }
+    if (const auto target = map.Find("target")) {
+      controller.target = reader_.Number(*target);
+      CheckWithinLimits(*target, controller.target, joint, "'target' of joint '" + joint.name + "'");
+    } else if (joint.lower > 0 || joint.upper < 0) {
+      reader_.Fail(entry.key_node, entry.path,
+                   what + " needs a 'target': the default 0 is outside the joint's limits " + Limits(joint));
+    }
+    if (const auto feedforward = map.Find("feedforward")) controller.feedforward = reader_.Number(*feedforward);
+    return controller;
+  }
+
+  // The revolute or prismatic joint of `model` that `entry`'s key names.
+  const JointDesc& MovableJoint(const Field& entry, const MultibodyDesc& model, const std::string& owner) const {
+    std::vector<std::string> movable;
+    for (const JointDesc& j : model.joints)
+      if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) movable.push_back(j.name);
+    const JointDesc* joint = model.FindJoint(entry.key);
+    if (joint == nullptr) {
+      const std::string suggestion = DidYouMean(entry.key, movable);
+      reader_.FailAtKey(
+          entry, "unknown joint '" + entry.key + "' in " + owner +
+                     (suggestion.empty() ? " (movable joints: " + (movable.empty() ? "none" : JoinNames(movable)) + ")"
+                                         : suggestion));
+    }
+    if (joint->type != JointType::kRevolute && joint->type != JointType::kPrismatic) {
+      reader_.FailAtKey(entry, "joint '" + entry.key + "' of " + owner + " is " + JointTypeName(joint->type) +
+                                   ": only revolute and prismatic joints take initial positions and controllers");
+    }
+    return *joint;
+  }
+
+  // "[-2.0944, 2.0944] rad".
+  static std::string Limits(const JointDesc& joint) {
+    return "[" + FormatNumber(joint.lower) + ", " + FormatNumber(joint.upper) + "] " +
+           (joint.type == JointType::kRevolute ? "rad" : "m");
+  }
+
+  void CheckWithinLimits(const Field& field, double q, const JointDesc& joint, const std::string& what) const {
+    if (q < joint.lower || q > joint.upper)
+      reader_.Fail(field,
+                   what + " must be within the joint's limits " + Limits(joint) + ", got " + field.node.Scalar());
   }
 
   void ParseOutput(const Field& field, SceneDesc& scene) const {
@@ -256,18 +500,22 @@ class SceneParser {
     }
   }
 
-  // `for_collider` selects the shape types allowed: an MPM object is a solid (box, sphere, cylinder, mesh); a
-  // collider is analytic (plane, box, sphere, cylinder).
-  ShapeDesc ParseShape(const Field& field, const std::string& owner, bool for_collider) {
+  // `use` selects the shape types allowed (see ShapeUse); an override of a `related` path (the owner's type)
+  // takes the blame for a type that is not allowed.
+  ShapeDesc ParseShape(const Field& field, const std::string& owner, ShapeUse use,
+                       const std::vector<std::string>& related = {}) {
     ShapeDesc shape;
     const MapFields map(reader_, field, "shape of " + owner);
     const Field type = map.Require("type");
     shape.type = reader_.Choice(type, "shape type", ShapeTypeNames());
-    if (!for_collider && shape.type == ShapeType::kPlane)
-      reader_.Fail(type, "shape type 'plane' cannot be an MPM object (use box, sphere, cylinder or mesh)");
-    if (for_collider && (shape.type == ShapeType::kMesh || shape.type == ShapeType::kCapsule))
+    if (use == ShapeUse::kMpmObject && shape.type == ShapeType::kPlane)
+      reader_.Fail(type, "shape type 'plane' cannot be an MPM object (use box, sphere, cylinder, capsule or mesh)");
+    if (use == ShapeUse::kCollider && (shape.type == ShapeType::kMesh || shape.type == ShapeType::kCapsule))
       reader_.Fail(type, "shape type '" + NameOf(shape.type) +
                              "' is not supported for colliders (use plane, box, sphere or cylinder)");
+    if (use == ShapeUse::kMovingBody && shape.type == ShapeType::kPlane)
+      reader_.Fail(type.node, type.path,
+                   "shape type 'plane' is only for static rigid bodies (a half-space cannot move)", related);
     map.CheckKeys(ShapeKeys(shape.type), KeysOf({"objects", "", "shape"}),
                   "does not apply to shape type " + NameOf(shape.type));
     switch (shape.type) {
@@ -297,11 +545,16 @@ class SceneParser {
     return shape;
   }
 
+  // The absolute path of `name`, a relative one resolved against the scene file's folder.
+  std::filesystem::path Resolve(const std::string& name) const {
+    const std::filesystem::path folder = file_.parent_path().empty() ? std::filesystem::path(".") : file_.parent_path();
+    return std::filesystem::absolute(folder / name).lexically_normal();
+  }
+
   // Resolves a mesh path against the scene's folder, loads it and checks that it is closed.
   std::filesystem::path LoadMesh(const Field& field) {
     const std::string name = reader_.Text(field);
-    const std::filesystem::path folder = file_.parent_path().empty() ? std::filesystem::path(".") : file_.parent_path();
-    const std::filesystem::path path = std::filesystem::absolute(folder / name).lexically_normal();
+    const std::filesystem::path path = Resolve(name);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
       reader_.Fail(field, "mesh file '" + name + "' not found (looked for " + path.string() + ")");
@@ -318,15 +571,21 @@ class SceneParser {
   }
 
   PoseDesc ParsePose(const Field& field, const std::string& owner) const {
-    PoseDesc pose;
-    const MapFields map(reader_, field, "pose of " + owner);
+    const std::string what = "pose of " + owner;
+    const MapFields map(reader_, field, what);
     map.CheckKeys(KeysOf({"objects", "", "pose"}));
+    return ReadPose(map, what);
+  }
+
+  // The pose keys of `map` (a pose or a keyframe): position, and rpy_deg or quaternion.
+  PoseDesc ReadPose(const MapFields& map, const std::string& what) const {
+    PoseDesc pose;
     map.Read("position", pose.position);
     const auto rpy = map.Find("rpy_deg");
     const auto quaternion = map.Find("quaternion");
     if (rpy && quaternion) {
       const Field& second = rpy->key_node.Mark().pos > quaternion->key_node.Mark().pos ? *rpy : *quaternion;
-      reader_.FailAtKey(second, "pose of " + owner + " takes either 'rpy_deg' or 'quaternion', not both");
+      reader_.FailAtKey(second, what + " takes either 'rpy_deg' or 'quaternion', not both");
     }
     if (rpy) {
       const std::array<double, 3> angles = reader_.Numbers<3>(*rpy);
@@ -369,6 +628,11 @@ class SceneParser {
         }
         bounds = {p - half, p + half};
         break;
+      case ShapeType::kCapsule:
+        // The segment between the caps' centres, grown by the radius.
+        half = R.col(2).cwiseAbs() * 0.5 * object.shape.length + Eigen::Vector3d::Constant(object.shape.radius);
+        bounds = {p - half, p + half};
+        break;
       default: {  // kMesh: an object is never a plane.
         geometry::TriangleMesh mesh = meshes_.at(object.shape.mesh_file);
         geometry::Transform(mesh, object.shape.mesh_scale, ToEigen(object.pose.quaternion), p);
@@ -386,9 +650,15 @@ class SceneParser {
     }
   }
 
+  struct NamedEntry {
+    std::string noun;  // "object", "rigid body" or "robot".
+    Field field;
+  };
+
   const Reader& reader_;
   std::filesystem::path file_;
   std::map<std::filesystem::path, geometry::TriangleMesh> meshes_;  // Loaded meshes by resolved path.
+  std::map<std::string, NamedEntry> names_;  // Objects, rigid bodies and robots by name (see ClaimName).
 };
 
 }  // namespace

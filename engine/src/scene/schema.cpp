@@ -23,6 +23,10 @@ SchemaNode NamedMap(std::string name, std::string noun, SchemaNode entry) {
   return {std::move(name), SchemaKind::kNamedMap, 0, {}, std::move(noun), {std::move(entry)}};
 }
 
+SchemaNode List(std::string name, std::string noun, SchemaNode entry) {
+  return {std::move(name), SchemaKind::kList, 0, {}, std::move(noun), {std::move(entry)}};
+}
+
 SchemaNode Reserved(std::string name) {
   return {std::move(name), SchemaKind::kReserved, 0, {}, {}, {}};
 }
@@ -41,7 +45,7 @@ SchemaNode Shape() {
   std::vector<SchemaNode> children;
   for (const std::string& key :
        Union({ShapeKeys(ShapeType::kBox), ShapeKeys(ShapeType::kSphere), ShapeKeys(ShapeType::kCylinder),
-              ShapeKeys(ShapeType::kMesh), ShapeKeys(ShapeType::kPlane)})) {
+              ShapeKeys(ShapeType::kCapsule), ShapeKeys(ShapeType::kMesh), ShapeKeys(ShapeType::kPlane)})) {
     if (key == "size") {
       children.push_back(Vector("size", shape.size));
     } else if (key == "normal") {
@@ -53,10 +57,53 @@ SchemaNode Shape() {
   return Section("shape", std::move(children));
 }
 
-SchemaNode Pose() {
+// The keys of a pose, also those of a keyframe after its `time`.
+std::vector<SchemaNode> PoseKeys() {
   const PoseDesc pose;
-  return Section("pose", {Vector("position", pose.position), Vector("rpy_deg", std::array<double, 3>{0, 0, 0}),
-                          Vector("quaternion", pose.quaternion)});
+  return {Vector("position", pose.position), Vector("rpy_deg", std::array<double, 3>{0, 0, 0}),
+          Vector("quaternion", pose.quaternion)};
+}
+
+SchemaNode Pose() {
+  return Section("pose", PoseKeys());
+}
+
+SchemaNode Keyframe() {
+  std::vector<SchemaNode> children{Value("time")};
+  for (SchemaNode& key : PoseKeys()) children.push_back(std::move(key));
+  return Section("keyframe", std::move(children));
+}
+
+SchemaNode RigidBody() {
+  const RigidBodyDesc body;
+  std::vector<SchemaNode> children;
+  for (const std::string& key : Union({RigidBodyKeys(RigidBodyType::kDynamic), RigidBodyKeys(RigidBodyType::kStatic),
+                                       RigidBodyKeys(RigidBodyType::kKinematic)})) {
+    if (key == "shape") {
+      children.push_back(Shape());
+    } else if (key == "pose") {
+      children.push_back(Pose());
+    } else if (key == "velocity") {
+      children.push_back(Vector("velocity", body.velocity));
+    } else if (key == "angular_velocity") {
+      children.push_back(Vector("angular_velocity", body.angular_velocity));
+    } else if (key == "keyframes") {
+      children.push_back(List("keyframes", "keyframe", Keyframe()));
+    } else if (key == "color") {
+      children.push_back(Vector("color", body.rgba));
+    } else {
+      children.push_back(Value(key));
+    }
+  }
+  return Section("rigid_body", std::move(children));
+}
+
+SchemaNode Robot() {
+  return Section("robot",
+                 {Value("urdf"), Pose(), Value("floating_base"),
+                  NamedMap("initial_positions", "initial position", Value("position")),
+                  NamedMap("controllers", "controller",
+                           Section("controller", {Value("kp"), Value("kd"), Value("target"), Value("feedforward")}))});
 }
 
 SchemaNode Boundary() {
@@ -83,13 +130,15 @@ SchemaNode Build() {
                 Value("max_solver_iterations"), Value("cfl"), Value("threads")}),
        Section("grid", {Value("h"), Section("domain", {Vector("min", grid.domain_min), Vector("max", grid.domain_max)}),
                         Boundary()}),
+       Section("contact", {Value("friction"), Value("stiffness"), Value("dissipation"), Value("stiction_speed")}),
        NamedMap("materials", "material", Material()),
        NamedMap("objects", "object",
                 Section("object", {Value("material"), Shape(), Pose(), Value("particles_per_cell"),
                                    Vector("velocity", object.velocity)})),
        NamedMap("colliders", "collider", Section("collider", {Shape(), Pose(), Boundary()})),
+       NamedMap("rigid_bodies", "rigid body", RigidBody()), NamedMap("robots", "robot", Robot()),
        Section("output", {NamedMap("probes", "probe", Section("probe", {Value("object"), Value("quantity")}))}),
-       Reserved("rigid_bodies"), Reserved("robots"), Reserved("cameras"), Reserved("recording")});
+       Reserved("cameras"), Reserved("recording")});
 }
 
 }  // namespace
@@ -153,6 +202,24 @@ const std::vector<std::string>& ShapeKeys(ShapeType type) {
   return box;
 }
 
+const std::vector<std::string>& RigidBodyKeys(RigidBodyType type) {
+  static const std::vector<std::string> dynamic{
+      "type",     "shape",     "mass",        "density", "pose", "velocity", "angular_velocity",
+      "friction", "stiffness", "dissipation", "color"};
+  static const std::vector<std::string> fixed{"type", "shape", "pose", "friction", "stiffness", "dissipation", "color"};
+  static const std::vector<std::string> kinematic{"type",      "shape",       "keyframes", "friction",
+                                                  "stiffness", "dissipation", "color"};
+  switch (type) {
+    case RigidBodyType::kDynamic:
+      return dynamic;
+    case RigidBodyType::kStatic:
+      return fixed;
+    case RigidBodyType::kKinematic:
+      return kinematic;
+  }
+  return dynamic;
+}
+
 const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames() {
   static const std::vector<std::pair<std::string, MaterialModelDesc>> names{
       {"fixed_corotated", MaterialModelDesc::kFixedCorotated},
@@ -187,6 +254,13 @@ const std::vector<std::pair<std::string, ProbeQuantity>>& ProbeQuantityNames() {
   return names;
 }
 
+const std::vector<std::pair<std::string, RigidBodyType>>& RigidBodyTypeNames() {
+  static const std::vector<std::pair<std::string, RigidBodyType>> names{{"dynamic", RigidBodyType::kDynamic},
+                                                                        {"static", RigidBodyType::kStatic},
+                                                                        {"kinematic", RigidBodyType::kKinematic}};
+  return names;
+}
+
 std::string NameOf(MaterialModelDesc model) {
   for (const auto& [name, value] : MaterialModelNames())
     if (value == model) return name;
@@ -195,6 +269,12 @@ std::string NameOf(MaterialModelDesc model) {
 
 std::string NameOf(ShapeType type) {
   for (const auto& [name, value] : ShapeTypeNames())
+    if (value == type) return name;
+  return {};
+}
+
+std::string NameOf(RigidBodyType type) {
+  for (const auto& [name, value] : RigidBodyTypeNames())
     if (value == type) return name;
   return {};
 }

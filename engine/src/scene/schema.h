@@ -15,6 +15,7 @@ enum class SchemaKind {
   kVector,    ///< A list of `size` numbers; elements are addressed by index in overrides.
   kSection,   ///< A map with the fixed keys in `children`.
   kNamedMap,  ///< A map from user-chosen names to entries shaped like `children[0]`.
+  kList,      ///< A list of entries shaped like `children[0]`; addressed by index in overrides (it must exist).
   kReserved,  ///< A section that a later version will add; rejected as not supported yet.
 };
 
@@ -24,7 +25,7 @@ struct SchemaNode {
   SchemaKind kind = SchemaKind::kValue;
   int size = 0;                  ///< kVector: the number of elements.
   std::vector<double> defaults;  ///< kVector: the default elements, used when an override creates the key.
-  std::string entry_noun;        ///< kNamedMap: what an entry is called in messages ("material").
+  std::string entry_noun;        ///< kNamedMap, kList: what an entry is called in messages ("material").
   std::vector<SchemaNode> children;
 
   /// The child called `key`, or nullptr.
@@ -40,15 +41,19 @@ const SchemaNode& SceneSchema();
 const std::vector<std::string>& MaterialKeys(MaterialModelDesc model);
 /// The keys a shape of `type` accepts (including `type`).
 const std::vector<std::string>& ShapeKeys(ShapeType type);
+/// The keys a rigid body of `type` accepts (including `type`).
+const std::vector<std::string>& RigidBodyKeys(RigidBodyType type);
 
 /// Names of enumerated values as written in scene files, in documentation order.
 const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames();
 const std::vector<std::pair<std::string, ShapeType>>& ShapeTypeNames();
 const std::vector<std::pair<std::string, BoundaryType>>& BoundaryTypeNames();
 const std::vector<std::pair<std::string, ProbeQuantity>>& ProbeQuantityNames();
+const std::vector<std::pair<std::string, RigidBodyType>>& RigidBodyTypeNames();
 
-/// The scene-file name of a model or shape type, e.g. "fixed_corotated", "box".
+/// The scene-file name of a model, shape type or rigid body type, e.g. "fixed_corotated", "box", "static".
 std::string NameOf(MaterialModelDesc model);
 std::string NameOf(ShapeType type);
+std::string NameOf(RigidBodyType type);
 
 }  // namespace ductile::scene

@@ -1,5 +1,6 @@
 // Malformed scenes: each file in tests/data/scenes/bad/ must fail with SceneError at the expected line and
-// column (from 1) with a message that contains the expected text.
+// column (from 1) with a message that contains the expected text. The place is in the scene file, or in the file
+// the row names when the problem lies in a file the scene loads (a URDF).
 #include <string>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@ struct BadScene {
   int line;
   int column;
   const char* message;  // A substring of SceneError::message().
+  // The file the error names, relative to tests/data, when it is not the scene (a URDF the scene loads).
+  const char* error_file = nullptr;
 };
 
 // Every file in the folder has exactly one row (checked below).
@@ -53,7 +56,7 @@ const BadScene kBadSceneTable[] = {
     {"two_documents", 3, 1, "a scene file holds one YAML document"},
     {"unknown_section", 1, 1, "unknown key 'simulaton' in the scene; did you mean 'simulation'?"},
     {"unknown_key_no_suggestion", 3, 3, "unknown key 'resolution' in section 'grid' (known keys: h, domain, boundary)"},
-    {"reserved_section", 1, 1, "'robots' is not supported yet"},
+    {"reserved_section", 1, 1, "'cameras' is not supported yet"},
     {"section_not_a_map", 1, 13, "section 'simulation' must be a map, got '5'"},
     {"domain_inverted", 2, 11, "grid domain 'min' must be below 'max' on every axis, got min z = 1 >= max z = 0"},
     {"object_outside_domain", 4, 3,
@@ -78,6 +81,39 @@ const BadScene kBadSceneTable[] = {
     {"name_with_dot", 4, 3, "object name 'cube.1' must not contain '.'"},
     {"material_not_a_map", 2, 11, "material 'rubber' must be a map, got 'soft'"},
     {"velocity_not_a_list", 8, 15, "'velocity' must be a list of 3 numbers, got '3'"},
+    // contact, rigid_bodies and robots.
+    {"contact_stiffness_zero", 3, 14, "'stiffness' must be > 0, got 0"},
+    {"rigid_unknown_key", 5, 5, "unknown key 'frction' in rigid body 'box'; did you mean 'friction'?"},
+    {"rigid_type_typo", 3, 11,
+     "unknown rigid body type 'kinematc'; did you mean 'kinematic'? (one of: dynamic, static, kinematic)"},
+    {"rigid_plane_dynamic", 3, 19, "shape type 'plane' is only for static rigid bodies"},
+    {"rigid_mass_and_density", 5, 5, "rigid body 'box' takes either 'mass' or 'density', not both"},
+    {"rigid_no_mass", 3, 5, "missing required key 'mass' or 'density' in dynamic rigid body 'box'"},
+    {"rigid_mass_negative", 2, 58, "'mass' must be > 0, got -1"},
+    {"rigid_static_mass", 5, 5, "'mass' does not apply to static rigid bodies: they are fixed in the world"},
+    {"static_velocity", 5, 5, "'velocity' does not apply to static rigid bodies: they do not move"},
+    {"kinematic_without_keyframes", 3, 5, "missing required key 'keyframes' in kinematic rigid body 'pusher'"},
+    {"keyframes_empty", 5, 16, "'keyframes' of rigid body 'pusher' must list at least one keyframe"},
+    {"keyframe_times_not_increasing", 8, 16,
+     "keyframe times must increase strictly: keyframe 2 of rigid body 'pusher' has 'time' 1, not after keyframe 1's "
+     "1"},
+    {"kinematic_pose", 5, 5, "'pose' does not apply to kinematic rigid bodies: they follow their 'keyframes'"},
+    {"rigid_color_out_of_range", 5, 18, "'color[1]' must be in [0, 1], got 1.5"},
+    {"name_object_and_rigid_body", 9, 3, "rigid body name 'cube' is already used by object 'cube' (line 4)"},
+    {"name_robot_before_object", 6, 3, "object name 'arm' is already used by robot 'arm' (line 2)"},
+    {"robot_without_urdf", 3, 5, "missing required key 'urdf' in robot 'arm'"},
+    {"robot_urdf_missing", 3, 11, "URDF file 'robots/missing.urdf' not found (looked for /"},
+    {"robot_urdf_negative_mass", 4, 13, "mass of link 'arm' must be >= 0, got -1", "urdf/bad/negative_mass.urdf"},
+    {"floating_base_not_bool", 4, 20, "'floating_base' must be true or false, got 'maybe'"},
+    {"controller_unknown_joint", 6, 7, "unknown joint 'iiwa_jiont_3' in robot 'arm'; did you mean 'iiwa_joint_3'?"},
+    {"controller_fixed_joint", 5, 7,
+     "joint 'iiwa_joint_ee' of robot 'arm' is fixed: only revolute and prismatic joints take initial positions"},
+    {"controller_gains_zero", 5, 7,
+     "controller of joint 'iiwa_joint_1' of robot 'arm' needs a positive 'kp' or 'kd' (both are 0)"},
+    {"controller_target_outside_limits", 5, 47,
+     "'target' of joint 'iiwa_joint_2' must be within the joint's limits [-2.0944, 2.0944] rad, got -2.5"},
+    {"initial_position_outside_limits", 6, 21,
+     "initial position of joint 'iiwa_joint_2' must be within the joint's limits [-2.0944, 2.0944] rad, got 2.5"},
 };
 
 class BadSceneTest : public testing::TestWithParam<BadScene> {};
@@ -85,16 +121,20 @@ class BadSceneTest : public testing::TestWithParam<BadScene> {};
 TEST_P(BadSceneTest, FailsAtLineAndColumnWithMessage) {
   const BadScene& expected = GetParam();
   const std::filesystem::path file = kBadScenes / (std::string(expected.name) + ".yaml");
+  const std::filesystem::path error_file =
+      expected.error_file == nullptr
+          ? file
+          : (std::filesystem::path(DUCTILE_TEST_DATA_DIR) / expected.error_file).lexically_normal();
   try {
     LoadScene(file);
     FAIL() << file << " loaded without error";
   } catch (const SceneError& e) {
-    EXPECT_EQ(e.file(), file.string());
+    EXPECT_EQ(e.file(), error_file.string());
     EXPECT_EQ(e.line(), expected.line) << e.what();
     EXPECT_EQ(e.column(), expected.column) << e.what();
     EXPECT_NE(e.message().find(expected.message), std::string::npos) << e.what();
     const std::string prefix =
-        file.string() + ":" + std::to_string(expected.line) + ":" + std::to_string(expected.column) + ": ";
+        error_file.string() + ":" + std::to_string(expected.line) + ":" + std::to_string(expected.column) + ": ";
     EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
   }
 }

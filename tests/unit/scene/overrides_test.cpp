@@ -11,6 +11,7 @@ namespace ductile {
 namespace {
 
 const std::filesystem::path kMinimal = std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes" / "minimal.yaml";
+const std::filesystem::path kRigid = std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes" / "rigid_full.yaml";
 
 SceneDesc LoadWith(const std::vector<std::string>& sets, const std::filesystem::path& file = kMinimal) {
   std::vector<Override> overrides;
@@ -19,9 +20,9 @@ SceneDesc LoadWith(const std::vector<std::string>& sets, const std::filesystem::
 }
 
 // The SceneError that loading with `sets` throws; fails the test when it loads.
-SceneError ErrorWith(const std::vector<std::string>& sets) {
+SceneError ErrorWith(const std::vector<std::string>& sets, const std::filesystem::path& file = kMinimal) {
   try {
-    LoadWith(sets);
+    LoadWith(sets, file);
   } catch (const SceneError& e) {
     return e;
   }
@@ -30,8 +31,8 @@ SceneError ErrorWith(const std::vector<std::string>& sets) {
 }
 
 // The message of a SceneError from an override, checking that it names "--set" and no line.
-std::string OverrideMessage(const std::vector<std::string>& sets) {
-  const SceneError e = ErrorWith(sets);
+std::string OverrideMessage(const std::vector<std::string>& sets, const std::filesystem::path& file = kMinimal) {
+  const SceneError e = ErrorWith(sets, file);
   EXPECT_EQ(e.file(), "--set");
   EXPECT_EQ(e.line(), 0);
   return e.message();
@@ -103,7 +104,7 @@ TEST(Overrides, PathsOutsideTheFormatAreErrorsWithSuggestions) {
   EXPECT_EQ(OverrideMessage({"simulation.dt.x=1"}),
             "--set simulation.dt.x=1: 'simulation.dt' is a value, not a map "
             "with key 'x'");
-  EXPECT_EQ(OverrideMessage({"robots.arm.x=1"}), "--set robots.arm.x=1: 'robots' is not supported yet");
+  EXPECT_EQ(OverrideMessage({"cameras.main.x=1"}), "--set cameras.main.x=1: 'cameras' is not supported yet");
   EXPECT_EQ(OverrideMessage({"colliders.ground.pose.position.2=1"}),
             "--set colliders.ground.pose.position.2=1: no collider 'ground' in the scene (defined: none)");
 }
@@ -132,6 +133,100 @@ TEST(Overrides, BadValuesNameTheOverride) {
   EXPECT_EQ(OverrideMessage({"grid.domain.max.2=0.2"})
                 .rfind("--set grid.domain.max.2=0.2: object 'cube' is not inside the grid domain", 0),
             0u);
+}
+
+TEST(Overrides, SetRigidBodiesRobotsAndContact) {
+  const SceneDesc scene = LoadWith(
+      {"rigid_bodies.crate.mass=2", "robots.arm.controllers.iiwa_joint_1.target=0.3", "contact.friction=0.9",
+       "rigid_bodies.pusher.keyframes.1.time=2.5", "rigid_bodies.pusher.keyframes.0.position.1=0.25",
+       "rigid_bodies.pusher.keyframes.0.rpy_deg.2=90", "rigid_bodies.pusher.keyframes.2.quaternion=[1, 0, 0, 1]",
+       "rigid_bodies.crate.color.3=1", "rigid_bodies.pill.shape.radius=0.03", "rigid_bodies.floor.stiffness=3e6",
+       "robots.arm.initial_positions.iiwa_joint_2=-0.25", "robots.arm.floating_base=false",
+       "robots.arm.pose.position.2=0.1", "robots.arm.controllers.iiwa_joint_4.kp=5e3", "contact.stiction_speed=2e-4"},
+      kRigid);
+  EXPECT_DOUBLE_EQ(scene.rigid_bodies[0].mass, 2);
+  EXPECT_DOUBLE_EQ(scene.robots[0].controllers[1].target, 0.3);
+  EXPECT_DOUBLE_EQ(scene.contact.friction, 0.9);
+  EXPECT_DOUBLE_EQ(scene.rigid_bodies[3].keyframes[1].time, 2.5);
+  EXPECT_EQ(scene.rigid_bodies[3].keyframes[0].pose.position, (Vector3{0, 0.25, 0.1}));
+  EXPECT_NEAR(scene.rigid_bodies[3].keyframes[0].pose.quaternion[3], std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(scene.rigid_bodies[3].keyframes[2].pose.quaternion[0], std::sqrt(0.5), 1e-12);
+  EXPECT_DOUBLE_EQ(scene.rigid_bodies[0].rgba[3], 1);
+  EXPECT_DOUBLE_EQ(scene.rigid_bodies[1].shape.radius, 0.03);
+  EXPECT_DOUBLE_EQ(scene.rigid_bodies[2].stiffness, 3e6);
+  EXPECT_DOUBLE_EQ(scene.robots[0].initial_positions.at("iiwa_joint_2"), -0.25);
+  EXPECT_FALSE(scene.robots[0].floating_base);
+  EXPECT_DOUBLE_EQ(scene.robots[0].pose.position[2], 0.1);
+  EXPECT_DOUBLE_EQ(scene.robots[0].controllers[0].kp, 5e3);
+  EXPECT_DOUBLE_EQ(scene.contact.stiction_speed, 2e-4);
+  // Keys the file omits are created, also in a section the file lacks.
+  EXPECT_DOUBLE_EQ(LoadWith({"contact.friction=0.9"}).contact.friction, 0.9);
+  EXPECT_DOUBLE_EQ(LoadWith({"robots.arm.controllers.iiwa_joint_1.kp=7"}, kRigid).robots[0].controllers[1].kp, 7);
+}
+
+TEST(Overrides, ListEntriesMustExist) {
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.keyframes.3.time=4"}, kRigid),
+            "--set rigid_bodies.pusher.keyframes.3.time=4: no keyframe '3' in 'rigid_bodies.pusher.keyframes': the "
+            "file lists 3 (indices 0 to 2)");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.keyframes.last.time=4"}, kRigid),
+            "--set rigid_bodies.pusher.keyframes.last.time=4: no keyframe 'last' in 'rigid_bodies.pusher.keyframes': "
+            "the file lists 3 (indices 0 to 2)");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.crate.keyframes.0.time=1"}, kRigid),
+            "--set rigid_bodies.crate.keyframes.0.time=1: no keyframe '0' in 'rigid_bodies.crate.keyframes': the file "
+            "lists none");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.keyframes=[]"}, kRigid),
+            "--set rigid_bodies.pusher.keyframes=[]: 'rigid_bodies.pusher.keyframes' is a list of keyframes; set a "
+            "value of one of them instead (rigid_bodies.pusher.keyframes.0.time)");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.keyframes.1=3"}, kRigid),
+            "--set rigid_bodies.pusher.keyframes.1=3: 'rigid_bodies.pusher.keyframes.1' is a section; set one of its "
+            "values instead");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.keyframes.1.tme=1"}, kRigid),
+            "--set rigid_bodies.pusher.keyframes.1.tme=1: unknown key 'tme' in 'rigid_bodies.pusher.keyframes.1'; did "
+            "you mean 'time'?");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.type.0=1"}, kRigid),
+            "--set rigid_bodies.pusher.type.0=1: 'rigid_bodies.pusher.type' is a value, not a map with key '0'");
+}
+
+TEST(Overrides, RigidAndRobotPathsOutsideTheFormat) {
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.crat.mass=2"}, kRigid),
+            "--set rigid_bodies.crat.mass=2: no rigid body 'crat' in the scene; did you mean 'crate'? (defined: crate, "
+            "pill, floor, pusher)");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.crate.mas=2"}, kRigid),
+            "--set rigid_bodies.crate.mas=2: unknown key 'mas' in 'rigid_bodies.crate'; did you mean 'mass'?");
+  EXPECT_EQ(OverrideMessage({"robots.arm.controllers.iiwa_joint_9.kp=1"}, kRigid),
+            "--set robots.arm.controllers.iiwa_joint_9.kp=1: no controller 'iiwa_joint_9' in the scene; did you mean "
+            "'iiwa_joint_4'? (defined: iiwa_joint_4, iiwa_joint_1)");
+  EXPECT_EQ(
+      OverrideMessage({"robots.arm.controllers.iiwa_joint_1.kq=1"}, kRigid),
+      "--set robots.arm.controllers.iiwa_joint_1.kq=1: unknown key 'kq' in 'robots.arm.controllers.iiwa_joint_1'; "
+      "did you mean 'kp'?");
+  EXPECT_EQ(OverrideMessage({"contact.frition=1"}),
+            "--set contact.frition=1: unknown key 'frition' in 'contact'; did you mean 'friction'?");
+}
+
+TEST(Overrides, BadRigidValuesNameTheOverride) {
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.crate.mass=-2"}, kRigid),
+            "--set rigid_bodies.crate.mass=-2: 'mass' must be > 0, got -2");
+  // Problems that an override causes elsewhere name the override.
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.keyframes.1.time=3.5"}, kRigid),
+            "--set rigid_bodies.pusher.keyframes.1.time=3.5: keyframe times must increase strictly: keyframe 2 of "
+            "rigid body 'pusher' has 'time' 3, not after keyframe 1's 3.5");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pill.mass=2"}, kRigid),
+            "--set rigid_bodies.pill.mass=2: rigid body 'pill' takes either 'mass' or 'density', not both");
+  EXPECT_EQ(OverrideMessage({"robots.arm.controllers.iiwa_joint_1.kd=0"}, kRigid),
+            "--set robots.arm.controllers.iiwa_joint_1.kd=0: controller of joint 'iiwa_joint_1' of robot 'arm' needs "
+            "a positive 'kp' or 'kd' (both are 0)");
+  EXPECT_EQ(OverrideMessage({"robots.arm.initial_positions.iiwa_joint_4=3"}, kRigid),
+            "--set robots.arm.initial_positions.iiwa_joint_4=3: initial position of joint 'iiwa_joint_4' must be "
+            "within the joint's limits [-2.0944, 2.0944] rad, got 3");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.pose.position.0=1"}, kRigid),
+            "--set rigid_bodies.pusher.pose.position.0=1: 'pose' does not apply to kinematic rigid bodies: they "
+            "follow their 'keyframes' (the first keyframe gives the initial pose)");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.floor.type=dynamic"}, kRigid),
+            "--set rigid_bodies.floor.type=dynamic: shape type 'plane' is only for static rigid bodies (a half-space "
+            "cannot move)");
+  EXPECT_EQ(OverrideMessage({"robots.arm.floating_base=2"}, kRigid),
+            "--set robots.arm.floating_base=2: 'floating_base' must be true or false, got '2'");
 }
 
 TEST(Overrides, ErrorsElsewhereKeepTheirFileLocation) {

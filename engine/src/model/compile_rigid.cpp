@@ -1,0 +1,205 @@
+#include "model/compile_rigid.h"
+
+#include <cmath>
+
+#include "ductile/multibody_desc.h"
+#include "geometry/triangle_mesh.h"
+#include "multibody/add_multibody.h"
+
+namespace ductile {
+namespace {
+
+Eigen::Vector3d ToVector(const Vector3& a) {
+  return {a[0], a[1], a[2]};
+}
+
+[[noreturn]] void Fail(const SourceLocation& where, const std::string& message) {
+  throw SceneError(where.file, where.line, where.column, message);
+}
+
+// The one-link description of a single rigid body.
+MultibodyDesc SingleBodyDesc(const RigidBodyDesc& body) {
+  MultibodyDesc desc;
+  desc.name = body.name;
+  LinkDesc link;
+  link.name = body.name;
+  link.where = body.where;
+  GeometryDesc g;
+  g.name = body.name;
+  g.shape = body.shape;
+  g.rgba = body.rgba;
+  g.contact.friction = body.friction;
+  g.contact.stiffness = body.stiffness;
+  g.contact.dissipation = body.dissipation;
+  g.where = body.where;
+  link.visuals.push_back(g);
+  link.collisions.push_back(g);
+  if (body.type == RigidBodyType::kDynamic) {
+    const ShapeMassProperties props = ComputeShapeMassProperties(body.shape);
+    if (!(props.volume > 0)) Fail(body.where, "rigid body '" + body.name + "': its shape has no volume");
+    const double mass = body.mass > 0 ? body.mass : body.density * props.volume;
+    const double density = mass / props.volume;
+    const Eigen::Matrix3d I = density * props.unit_inertia;
+    link.inertia.mass = mass;
+    link.inertia.com = {props.center.x(), props.center.y(), props.center.z()};
+    link.inertia.inertia = {I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)};
+  }
+  desc.links.push_back(link);
+  return desc;
+}
+
+}  // namespace
+
+ShapeMassProperties ComputeShapeMassProperties(const ShapeDesc& shape) {
+  ShapeMassProperties p;
+  constexpr double kPi = 3.14159265358979323846;
+  switch (shape.type) {
+    case ShapeType::kBox: {
+      const Eigen::Vector3d s = ToVector(shape.size);
+      p.volume = s.prod();
+      const Eigen::Vector3d s2 = s.cwiseProduct(s);
+      p.unit_inertia =
+          (p.volume / 12 * Eigen::Vector3d(s2.y() + s2.z(), s2.x() + s2.z(), s2.x() + s2.y())).asDiagonal();
+      break;
+    }
+    case ShapeType::kSphere: {
+      const double r = shape.radius;
+      p.volume = 4.0 / 3.0 * kPi * r * r * r;
+      p.unit_inertia = Eigen::Matrix3d::Identity() * (0.4 * p.volume * r * r);
+      break;
+    }
+    case ShapeType::kCylinder: {
+      const double r = shape.radius, l = shape.length;
+      p.volume = kPi * r * r * l;
+      const double across = p.volume * (3 * r * r + l * l) / 12;
+      p.unit_inertia = Eigen::Vector3d(across, across, 0.5 * p.volume * r * r).asDiagonal();
+      break;
+    }
+    case ShapeType::kCapsule: {
+      // A cylinder of length l plus two hemispheres whose centres of mass sit 3r/8 beyond its ends.
+      const double r = shape.radius, l = shape.length;
+      const double vc = kPi * r * r * l, vs = 4.0 / 3.0 * kPi * r * r * r;
+      p.volume = vc + vs;
+      const double axial = 0.5 * vc * r * r + 0.4 * vs * r * r;
+      const double across = vc * (3 * r * r + l * l) / 12 + vs * (0.4 * r * r + l * l / 4 + 3 * l * r / 8);
+      p.unit_inertia = Eigen::Vector3d(across, across, axial).asDiagonal();
+      break;
+    }
+    case ShapeType::kMesh: {
+      // Signed tetrahedra from the origin to every triangle: volume, first and second moments (exact for a
+      // closed, consistently oriented mesh).
+      geometry::TriangleMesh mesh = geometry::LoadObjMesh(shape.mesh_file);
+      Eigen::Vector3d first = Eigen::Vector3d::Zero();
+      Eigen::Matrix3d second = Eigen::Matrix3d::Zero();  // ∫ x xᵀ dV
+      for (const std::array<int, 3>& t : mesh.triangles) {
+        const Eigen::Vector3d a = mesh.vertices[t[0]] * shape.mesh_scale;
+        const Eigen::Vector3d b = mesh.vertices[t[1]] * shape.mesh_scale;
+        const Eigen::Vector3d c = mesh.vertices[t[2]] * shape.mesh_scale;
+        const double v = a.dot(b.cross(c)) / 6;
+        p.volume += v;
+        first += v * (a + b + c) / 4;
+        // ∫ over the tetrahedron (0, a, b, c) of x xᵀ = v/20 (Σ over the vertex pairs including repeats).
+        const Eigen::Vector3d sum = a + b + c;
+        second += v / 20 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose());
+      }
+      if (p.volume < 0) {  // inward-facing triangles: the same moments with the opposite sign
+        p.volume = -p.volume;
+        first = -first;
+        second = -second;
+      }
+      if (p.volume > 0) {
+        p.center = first / p.volume;
+        const Eigen::Matrix3d about_center = second - p.volume * p.center * p.center.transpose();
+        p.unit_inertia = Eigen::Matrix3d::Identity() * about_center.trace() - about_center;
+      }
+      break;
+    }
+    case ShapeType::kPlane:
+      break;
+  }
+  return p;
+}
+
+RigidModel CompileRigid(const SceneDesc& scene) {
+  RigidModel rigid;
+  multibody::ContactDefaults defaults;
+  defaults.friction = scene.contact.friction;
+  defaults.stiffness = scene.contact.stiffness;
+  defaults.dissipation = scene.contact.dissipation;
+  rigid.stiction_speed = scene.contact.stiction_speed;
+  rigid.max_solver_iterations = scene.simulation.max_solver_iterations;
+  std::vector<std::pair<int, Eigen::VectorXd>> initial_v;  // per dynamic body: (v_start, (ω, v))
+
+  for (const RigidBodyDesc& body : scene.rigid_bodies) {
+    const MultibodyDesc desc = SingleBodyDesc(body);
+    switch (body.type) {
+      case RigidBodyType::kStatic:
+        for (const GeometryDesc& g : desc.links.front().collisions) {
+          geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
+          cg.X_BG = multibody::ToIsometry(body.pose) * cg.X_BG;
+          rigid.world.Add(std::move(cg));
+        }
+        break;
+      case RigidBodyType::kDynamic: {
+        const int b = multibody::AddMultibody(desc, body.name, multibody::ToIsometry(body.pose), true, defaults,
+                                              rigid.tree, rigid.world);
+        Eigen::VectorXd v(6);
+        v << ToVector(body.angular_velocity), ToVector(body.velocity);
+        initial_v.emplace_back(rigid.tree.body(b).v_start, v);
+        rigid.output_bodies.push_back(b);
+        break;
+      }
+      case RigidBodyType::kKinematic: {
+        multibody::PoseTrajectory tr;
+        for (const KeyframeDesc& k : body.keyframes) {
+          const Eigen::Isometry3d X = multibody::ToIsometry(k.pose);
+          tr.times.push_back(k.time);
+          tr.positions.push_back(X.translation());
+          tr.rotations.emplace_back(X.linear());
+        }
+        multibody::Body b;
+        b.name = body.name;
+        b.link = body.name;
+        b.joint_name = body.name + "/motion";
+        b.trajectory = rigid.tree.AddTrajectory(std::move(tr));
+        const int index = rigid.tree.AddBody(b);
+        for (const GeometryDesc& g : desc.links.front().collisions) {
+          geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
+          cg.body = index;
+          rigid.world.Add(std::move(cg));
+        }
+        rigid.output_bodies.push_back(index);
+        break;
+      }
+    }
+  }
+  std::vector<std::pair<int, double>> initial_q;  // (q index, value)
+  for (const RobotDesc& robot : scene.robots) {
+    const int first = multibody::AddMultibody(*robot.model, robot.name, multibody::ToIsometry(robot.pose),
+                                              robot.floating_base, defaults, rigid.tree, rigid.world);
+    const auto body_of_joint = [&](const std::string& joint) {
+      const JointDesc* j = robot.model->FindJoint(joint);
+      return j ? rigid.tree.FindBody(robot.name + "/" + j->child) : -1;
+    };
+    for (const auto& [joint, q] : robot.initial_positions) {
+      const int b = body_of_joint(joint);
+      if (b < 0 || rigid.tree.body(b).nq != 1)
+        Fail(robot.where, "robot '" + robot.name + "': joint '" + joint + "' is not a moving joint");
+      initial_q.emplace_back(rigid.tree.body(b).q_start, q);
+    }
+    for (const JointControllerDesc& c : robot.controllers) {
+      const int b = body_of_joint(c.joint);
+      if (b < 0 || rigid.tree.body(b).nv != 1)
+        Fail(c.where, "robot '" + robot.name + "': joint '" + c.joint + "' is not a moving joint");
+      rigid.controllers.push_back({b, c.kp, c.kd, c.target, 0, c.feedforward});
+    }
+    for (int b = first; b < rigid.tree.num_bodies(); ++b) rigid.output_bodies.push_back(b);
+  }
+  rigid.q0 = rigid.tree.DefaultPositions();
+  rigid.v0 = Eigen::VectorXd::Zero(rigid.tree.nv());
+  for (const auto& [index, q] : initial_q) rigid.q0[index] = q;
+  for (const auto& [start, v] : initial_v) rigid.v0.segment<6>(start) = v;
+  return rigid;
+}
+
+}  // namespace ductile

@@ -1,0 +1,24 @@
+// Compiles a scene's `rigid_bodies:` and `robots:` into Model::rigid (DESIGN.md §2, §6).
+#pragma once
+
+#include "ductile/model.h"
+#include "model/rigid_model.h"
+
+namespace ductile {
+
+/// Compiles the scene's rigid bodies and robots into a RigidModel: dynamic bodies float from their pose with mass
+/// properties from their shape (mass or density), kinematic bodies follow their keyframes, static bodies are
+/// world geometry, robots come from their URDF with initial joint positions and PD controllers. Throws
+/// SceneError naming the body when a shape has no volume for a density, or a robot's joint carries no mass.
+RigidModel CompileRigid(const SceneDesc& scene);
+
+/// Volume [m³], centre of mass in the shape frame [m] and rotational inertia about it per unit density
+/// [m⁵] of a solid shape (box, sphere, cylinder, capsule along z; closed mesh by signed tetrahedra).
+struct ShapeMassProperties {
+  double volume = 0;
+  Eigen::Vector3d center = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d unit_inertia = Eigen::Matrix3d::Zero();
+};
+ShapeMassProperties ComputeShapeMassProperties(const ShapeDesc& shape);
+
+}  // namespace ductile

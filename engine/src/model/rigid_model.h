@@ -1,0 +1,27 @@
+// The compiled rigid bodies and robots of a Model: what contact::RigidSystem steps (DESIGN.md §2, §6).
+#pragma once
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "contact/rigid_system.h"
+#include "ductile/model.h"
+#include "geometry/collision.h"
+#include "multibody/multibody_tree.h"
+
+namespace ductile {
+
+struct RigidModel {
+  multibody::MultibodyTree tree;   ///< Dynamic and kinematic bodies, robot links.
+  geometry::CollisionWorld world;  ///< Their collision geometry, static geometry, collision filtering.
+  std::vector<contact::JointController> controllers;
+  Eigen::VectorXd q0;  ///< Initial generalized positions (size tree.nq()).
+  Eigen::VectorXd v0;  ///< Initial generalized velocities (size tree.nv()).
+  /// Bodies reported in the trajectory and contact-force outputs (every non-static body), by tree index.
+  std::vector<int> output_bodies;
+  double stiction_speed = 1e-4;     ///< v_s [m/s].
+  int max_solver_iterations = 100;  ///< SAP Newton iterations per step (simulation.max_solver_iterations).
+  bool empty() const { return tree.num_bodies() == 0; }
+};
+
+}  // namespace ductile
