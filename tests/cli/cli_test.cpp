@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -219,6 +220,63 @@ TEST_F(CliTest, InterruptedRunLeavesNoOutput) {
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_FALSE(fs::exists(traj));
   for (const auto& entry : fs::directory_iterator(dir_)) EXPECT_EQ(entry.path().extension(), ".yaml");
+}
+
+TEST_F(CliTest, RigidBodiesAppearInTrajectoryContactCsvAndStats) {
+  // A 2 kg box resting on the ground: the contact force on it is its weight.
+  const fs::path scene = dir_ / "rigid.yaml", traj = dir_ / "t.csv", csv = dir_ / "f.csv", stats = dir_ / "s.json";
+  std::ofstream(scene) << R"(
+simulation: {dt: 1.0e-3, duration: 0.2, output_rate: 50}
+rigid_bodies:
+  ground: {type: static, shape: {type: plane}}
+  crate: {shape: {type: box, size: [0.2, 0.2, 0.2]}, mass: 2.0, pose: {position: [0, 0, 0.1]}}
+)";
+  const Result r = RunCli("run " + scene.string() + " --trajectory " + traj.string() + " --csv " + csv.string() +
+                          " --stats " + stats.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream t(ReadFile(traj));
+  std::string line;
+  std::getline(t, line);
+  ASSERT_EQ(line, "time,body,x,y,z,qw,qx,qy,qz");
+  int rows = 0;
+  while (std::getline(t, line)) {
+    ++rows;
+    EXPECT_EQ(line.find(",crate,"), line.find(',')) << line;  // only the moving body; the ground is static
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 8);
+    EXPECT_EQ(line.find(",,"), std::string::npos) << "a rigid body has an orientation: " << line;
+  }
+  EXPECT_EQ(rows, 11);  // t = 0, 0.02, ..., 0.2
+  std::istringstream f(ReadFile(csv));
+  std::getline(f, line);
+  ASSERT_EQ(line, "time,body,fx,fy,fz,tx,ty,tz");
+  double last_fz = 0;
+  rows = 0;
+  while (std::getline(f, line)) {
+    ++rows;
+    std::istringstream cells(line);
+    std::vector<std::string> c;
+    for (std::string cell; std::getline(cells, cell, ',');) c.push_back(cell);
+    ASSERT_EQ(c.size(), 8u) << line;
+    EXPECT_EQ(c[1], "crate");
+    last_fz = std::stod(c[4]);
+  }
+  EXPECT_EQ(rows, 10);  // every frame after t = 0
+  EXPECT_NEAR(last_fz, 2.0 * 9.81, 1e-3 * 2.0 * 9.81);
+  const std::string s = ReadFile(stats);
+  for (const char* key : {"rigid_bodies", "rigid_dofs", "ms_per_step_rigid", "sap_iterations_mean",
+                          "sap_iterations_max", "sap_steps_not_converged", "rigid_contacts_mean"})
+    EXPECT_NE(s.find(std::string("\"") + key + "\":"), std::string::npos) << key;
+  EXPECT_NE(s.find("\"rigid_dofs\": 6"), std::string::npos) << s;
+  EXPECT_NE(s.find("\"sap_steps_not_converged\": 0"), std::string::npos) << s;
+}
+
+TEST_F(CliTest, BadUrdfIsReportedAtItsLineWithExitTwo) {
+  const fs::path scene = dir_ / "robot.yaml";
+  std::ofstream(scene) << "robots:\n  arm: {urdf: " << DUCTILE_SOURCE_DIR
+                       << "/tests/data/urdf/bad/negative_mass.urdf}\n";
+  const Result r = RunCli("validate " + scene.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("negative_mass.urdf:4:13:"), std::string::npos) << r.output;
 }
 
 TEST(Scenes, EveryShippedSceneRuns) {
