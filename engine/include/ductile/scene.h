@@ -201,6 +201,8 @@ struct RigidBodyDesc {
   Vector3 velocity{0, 0, 0};            ///< Initial velocity of the body origin [m/s] (dynamic).
   Vector3 angular_velocity{0, 0, 0};    ///< Initial ω [rad/s] (dynamic).
   std::vector<KeyframeDesc> keyframes;  ///< Kinematic bodies: at least one.
+  Vector3 force{0, 0, 0};               ///< Constant applied force at the body origin, world frame [N] (dynamic).
+  Vector3 torque{0, 0, 0};              ///< Constant applied torque, world frame [N·m] (dynamic).
   double friction = -1;                 ///< Contact properties; negative = the `contact:` default.
   double stiffness = -1;
   double dissipation = -1;
@@ -229,6 +231,20 @@ struct RobotDesc {
   bool floating_base = false;  ///< The root floats (a floating joint) instead of being welded at `pose`.
   std::map<std::string, double> initial_positions;  ///< Joint name → q at t = 0 (others 0), within limits.
   std::vector<JointControllerDesc> controllers;     ///< By joint, in file order.
+  std::map<std::string, double> joint_efforts;      ///< Joint name → constant feed-forward effort [N·m or N].
+  SourceLocation where;
+};
+
+/// A weld between two rigid bodies, or a body and the world (`welds: NAME: {...}`): holds frame F of body A on
+/// frame G of body B, either near-rigidly or through a spring-damper (a "mocap" handle when A is kinematic).
+struct WeldDesc {
+  std::string name;
+  std::string body_a;    ///< A rigid body name, "ROBOT/LINK", or "world".
+  std::string body_b;    ///< Likewise; different from body_a.
+  PoseDesc frame_a;      ///< X_AF: the weld frame in A (in the world for "world").
+  PoseDesc frame_b;      ///< X_BG: its partner in B.
+  double stiffness = 0;  ///< 0: near-rigid; > 0: translational stiffness [N/m], rotational stiffness·1 m² [N·m/rad].
+  double damping = 0;    ///< ≥ 0 [N·s/m] (rotational: damping·1 m²), with stiffness > 0.
   SourceLocation where;
 };
 
@@ -245,6 +261,7 @@ struct SceneDesc {
   ContactDesc contact;
   std::vector<RigidBodyDesc> rigid_bodies;  ///< In file order.
   std::vector<RobotDesc> robots;            ///< In file order.
+  std::vector<WeldDesc> welds;              ///< In file order.
 
   const MaterialDesc* FindMaterial(const std::string& name) const {
     for (const MaterialDesc& m : materials)

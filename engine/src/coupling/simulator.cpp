@@ -34,6 +34,8 @@ struct Simulator::Impl {
     params.solver.max_iterations = model->rigid->max_solver_iterations;
     rigid = std::make_unique<contact::RigidSystem>(model->rigid->tree, model->rigid->world, params);
     rigid->controllers = model->rigid->controllers;
+    rigid->welds = model->rigid->welds;
+    rigid->tau_applied = model->rigid->tau_applied;
     rigid->q = model->rigid->q0;
     rigid->v = model->rigid->v0;
     rigid->UpdateKinematics();

@@ -1,9 +1,10 @@
 #include "model/compile_rigid.h"
 
 #include <cmath>
+#include <map>
 
 #include "ductile/multibody_desc.h"
-#include "geometry/triangle_mesh.h"
+#include "geometry/mesh_import.h"
 #include "multibody/add_multibody.h"
 
 namespace ductile {
@@ -88,7 +89,7 @@ ShapeMassProperties ComputeShapeMassProperties(const ShapeDesc& shape) {
     case ShapeType::kMesh: {
       // Signed tetrahedra from the origin to every triangle: volume, first and second moments (exact for a
       // closed, consistently oriented mesh).
-      geometry::TriangleMesh mesh = geometry::LoadObjMesh(shape.mesh_file);
+      geometry::TriangleMesh mesh = geometry::LoadMesh(shape.mesh_file);
       Eigen::Vector3d first = Eigen::Vector3d::Zero();
       Eigen::Matrix3d second = Eigen::Matrix3d::Zero();  // ∫ x xᵀ dV
       for (const std::array<int, 3>& t : mesh.triangles) {
@@ -129,11 +130,15 @@ RigidModel CompileRigid(const SceneDesc& scene) {
   rigid.stiction_speed = scene.contact.stiction_speed;
   rigid.max_solver_iterations = scene.simulation.max_solver_iterations;
   std::vector<std::pair<int, Eigen::VectorXd>> initial_v;  // per dynamic body: (v_start, (ω, v))
+  std::vector<std::pair<int, Eigen::VectorXd>> wrenches;   // per dynamic body: (v_start, (τ, f))
+  std::vector<std::pair<int, double>> efforts;             // (v index, feed-forward effort)
+  std::map<std::string, Eigen::Isometry3d> static_poses;   // static bodies: weld partners fixed in the world
 
   for (const RigidBodyDesc& body : scene.rigid_bodies) {
     const MultibodyDesc desc = SingleBodyDesc(body);
     switch (body.type) {
       case RigidBodyType::kStatic:
+        static_poses[body.name] = multibody::ToIsometry(body.pose);
         for (const GeometryDesc& g : desc.links.front().collisions) {
           geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
           cg.X_BG = multibody::ToIsometry(body.pose) * cg.X_BG;
@@ -146,6 +151,9 @@ RigidModel CompileRigid(const SceneDesc& scene) {
         Eigen::VectorXd v(6);
         v << ToVector(body.angular_velocity), ToVector(body.velocity);
         initial_v.emplace_back(rigid.tree.body(b).v_start, v);
+        Eigen::VectorXd w(6);
+        w << ToVector(body.torque), ToVector(body.force);
+        wrenches.emplace_back(rigid.tree.body(b).v_start, w);
         rigid.output_bodies.push_back(b);
         break;
       }
@@ -193,12 +201,45 @@ RigidModel CompileRigid(const SceneDesc& scene) {
         Fail(c.where, "robot '" + robot.name + "': joint '" + c.joint + "' is not a moving joint");
       rigid.controllers.push_back({b, c.kp, c.kd, c.target, 0, c.feedforward});
     }
+    for (const auto& [joint, effort] : robot.joint_efforts) {
+      const int b = body_of_joint(joint);
+      if (b < 0 || rigid.tree.body(b).nv != 1)
+        Fail(robot.where, "robot '" + robot.name + "': joint '" + joint + "' is not a moving joint");
+      efforts.emplace_back(rigid.tree.body(b).v_start, effort);
+    }
     for (int b = first; b < rigid.tree.num_bodies(); ++b) rigid.output_bodies.push_back(b);
   }
   rigid.q0 = rigid.tree.DefaultPositions();
   rigid.v0 = Eigen::VectorXd::Zero(rigid.tree.nv());
   for (const auto& [index, q] : initial_q) rigid.q0[index] = q;
   for (const auto& [start, v] : initial_v) rigid.v0.segment<6>(start) = v;
+  rigid.tau_applied = Eigen::VectorXd::Zero(rigid.tree.nv());
+  for (const auto& [start, w] : wrenches) rigid.tau_applied.segment<6>(start) += w;
+  for (const auto& [index, effort] : efforts) rigid.tau_applied[index] += effort;
+
+  // Welds: a static body or the world is body −1 with the weld frame expressed in the world.
+  for (const WeldDesc& w : scene.welds) {
+    contact::Weld weld;
+    weld.stiffness = w.stiffness;
+    weld.damping = w.damping;
+    const auto resolve = [&](const std::string& name, const PoseDesc& frame, int& body, Eigen::Isometry3d& X) {
+      X = multibody::ToIsometry(frame);
+      body = -1;
+      if (name == "world") return;
+      if (const auto s = static_poses.find(name); s != static_poses.end()) {
+        X = s->second * X;
+        return;
+      }
+      body = rigid.tree.FindBody(name);
+      if (body < 0) Fail(w.where, "weld '" + w.name + "': no rigid body or robot link '" + name + "'");
+    };
+    resolve(w.body_a, w.frame_a, weld.body_a, weld.X_AF);
+    resolve(w.body_b, w.frame_b, weld.body_b, weld.X_BG);
+    if (weld.body_a < 0 && weld.body_b < 0) Fail(w.where, "weld '" + w.name + "' connects two bodies that cannot move");
+    rigid.welds.push_back(weld);
+    // Welded bodies do not collide with each other.
+    if (weld.body_a >= 0 && weld.body_b >= 0) rigid.world.ExcludeBodyPair(weld.body_a, weld.body_b);
+  }
   return rigid;
 }
 

@@ -15,6 +15,10 @@ struct RigidModel {
   multibody::MultibodyTree tree;   ///< Dynamic and kinematic bodies, robot links.
   geometry::CollisionWorld world;  ///< Their collision geometry, static geometry, collision filtering.
   std::vector<contact::JointController> controllers;
+  std::vector<contact::Weld> welds;
+  /// Constant applied generalized forces (size tree.nv()): body forces and torques (a floating joint's v is
+  /// (ω, v_origin), so a force at the origin and a torque map to it directly) and robot joint efforts.
+  Eigen::VectorXd tau_applied;
   Eigen::VectorXd q0;  ///< Initial generalized positions (size tree.nq()).
   Eigen::VectorXd v0;  ///< Initial generalized velocities (size tree.nv()).
   /// Bodies reported in the trajectory and contact-force outputs (every non-static body), by tree index.

@@ -3,7 +3,7 @@
 #include <Eigen/Cholesky>
 #include <map>
 
-#include "geometry/triangle_mesh.h"
+#include "geometry/mesh_import.h"
 
 namespace ductile::multibody {
 namespace {
@@ -23,7 +23,12 @@ geometry::CollisionGeometry ToCollisionGeometry(const GeometryDesc& g, const Con
   out.length = g.shape.length;
   out.normal = ToVector(g.shape.normal);
   if (g.shape.type == ShapeType::kMesh) {
-    auto mesh = std::make_shared<geometry::TriangleMesh>(geometry::LoadObjMesh(g.shape.mesh_file));
+    std::shared_ptr<geometry::TriangleMesh> mesh;
+    try {
+      mesh = std::make_shared<geometry::TriangleMesh>(geometry::LoadMesh(g.shape.mesh_file));
+    } catch (const std::runtime_error& e) {
+      throw SceneError(g.where.file, g.where.line, g.where.column, "geometry '" + g.name + "': " + e.what());
+    }
     for (Eigen::Vector3d& v : mesh->vertices) v *= g.shape.mesh_scale;
     out.mesh = mesh;
   }
