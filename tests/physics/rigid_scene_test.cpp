@@ -9,6 +9,7 @@
 
 #include "ductile/model.h"
 #include "ductile/simulator.h"
+#include "ductile/telemetry.h"
 
 namespace ductile {
 namespace {
@@ -42,13 +43,28 @@ rigid_bodies:
   for (int step = 1; step <= 1500; ++step) {
     sim.Step();
     ASSERT_TRUE(sim.last_step().sap_converged) << "step " << step;
+    const std::vector<double>& cost = sim.last_step().sap_cost_history;
+    for (std::size_t k = 1; k < cost.size(); ++k)
+      ASSERT_LE(cost[k], cost[k - 1] + 1e-12 * std::abs(cost[k - 1])) << "step " << step;
     if (step % 500 == 0) s.push_back((position() - start).dot(down));
   }
   const double a = (s[2] - 2 * s[1] + s[0]) / (0.5 * 0.5);
   const double expected = g * (std::sin(theta) - mu * std::cos(theta));
   RecordProperty("acceleration", std::to_string(a));
   EXPECT_NEAR(a, expected, 0.02 * expected);
-  EXPECT_GT(sim.last_step().rigid_contacts, 0);
+  // The contact report: the ramp (static, "world") pushes the 2 kg crate with the normal force m·g·cos θ plus the
+  // sliding friction μ·m·g·cos θ up the slope.
+  const std::vector<ContactReport>& contacts = sim.last_step().contacts;
+  ASSERT_GT(contacts.size(), 0u);
+  Eigen::Vector3d total = Eigen::Vector3d::Zero();
+  for (const ContactReport& c : contacts) {
+    EXPECT_EQ(c.body_a, "world");
+    EXPECT_EQ(c.body_b, "crate");
+    total += Eigen::Vector3d(c.force[0], c.force[1], c.force[2]);
+  }
+  const double m = 2.0, n = m * g * std::cos(theta);
+  EXPECT_NEAR(total.dot(Eigen::Vector3d(-std::sin(theta), 0, std::cos(theta))), n, 0.01 * n);
+  EXPECT_NEAR(total.dot(-down), mu * n, 0.01 * mu * n);
 }
 
 }  // namespace

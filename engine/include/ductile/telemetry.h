@@ -1,7 +1,21 @@
 // Per-step measurements the simulator publishes (timings, grid occupancy) for stats, plots and benchmarks.
 #pragma once
 
+#include <array>
+#include <string>
+#include <vector>
+
 namespace ductile {
+
+/// One rigid-rigid contact point of a step.
+struct ContactReport {
+  std::string body_a;              ///< Body the normal points out of ("world" for static geometry).
+  std::string body_b;              ///< Body the normal points into.
+  std::array<double, 3> point{};   ///< Contact point [m], world.
+  std::array<double, 3> normal{};  ///< Unit normal from a into b.
+  double depth = 0;                ///< Penetration [m].
+  std::array<double, 3> force{};   ///< Mean force on b over the step [N], world (a receives the opposite).
+};
 
 /// What one outer step did and how long it took.
 struct StepTelemetry {
@@ -15,11 +29,13 @@ struct StepTelemetry {
   double grid_ms = 0;  ///< Grid velocity update and boundary conditions.
   double g2p_ms = 0;   ///< Grid-to-particle transfer, F update and plasticity.
   // The rigid step (SAP), when the scene has rigid bodies or robots.
-  double rigid_ms = 0;        ///< Wall-clock time of the rigid step [ms].
-  int sap_iterations = 0;     ///< Newton iterations of the SAP solve.
-  double sap_residual = 0;    ///< Its final optimality residual ‖D∇ℓ‖.
-  bool sap_converged = true;  ///< Whether it met its stopping rule.
-  int rigid_contacts = 0;     ///< Rigid-rigid contact points.
+  double rigid_ms = 0;                   ///< Wall-clock time of the rigid step [ms].
+  int sap_iterations = 0;                ///< Newton iterations of the SAP solve.
+  double sap_residual = 0;               ///< Its final optimality residual ‖D∇ℓ‖.
+  bool sap_converged = true;             ///< Whether it met its stopping rule.
+  int rigid_contacts = 0;                ///< Rigid-rigid contact points.
+  std::vector<double> sap_cost_history;  ///< SAP cost of every Newton iterate, the initial guess first [J].
+  std::vector<ContactReport> contacts;   ///< Every rigid-rigid contact point with its force.
 };
 
 }  // namespace ductile

@@ -96,6 +96,21 @@ void Simulator::Step() {
       s.telemetry.sap_residual = r.residual;
       s.telemetry.sap_converged = r.converged;
       s.telemetry.rigid_contacts = r.contacts;
+      s.telemetry.sap_cost_history = r.cost_history;
+      s.telemetry.contacts.clear();
+      const auto name = [&](int body) { return body >= 0 ? s.rigid->tree().body(body).name : std::string("world"); };
+      for (const contact::RigidContact& c : s.rigid->contacts()) {
+        ContactReport report;
+        report.body_a = name(c.body_a);
+        report.body_b = name(c.body_b);
+        report.depth = c.depth;
+        for (int a = 0; a < 3; ++a) {
+          report.point[a] = c.p_W[a];
+          report.normal[a] = c.n_W[a];
+          report.force[a] = c.f_W[a];
+        }
+        s.telemetry.contacts.push_back(std::move(report));
+      }
     } catch (const std::runtime_error& e) {
       rigid_failure = e.what();
     }
