@@ -6,6 +6,8 @@
 #include <Eigen/Core>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "ductile/model.h"
 #include "ductile/simulator.h"
@@ -65,6 +67,57 @@ rigid_bodies:
   const double m = 2.0, n = m * g * std::cos(theta);
   EXPECT_NEAR(total.dot(Eigen::Vector3d(-std::sin(theta), 0, std::cos(theta))), n, 0.01 * n);
   EXPECT_NEAR(total.dot(-down), mu * n, 0.01 * mu * n);
+}
+
+TEST(RigidScene, AppliedForcesJointEffortsAndAMocapWeldThroughTheSceneFormat) {
+  // In zero gravity: a free 2 kg box pushed by 4 N accelerates at 2 m/s²; a 1 kg slider on a prismatic joint
+  // (a one-joint robot from a URDF written here) driven by a 3 N effort at 3 m/s²; a 0.5 kg cup hanging in gravity
+  // from a kinematic handle through a spring-damper weld sags m·g/k below it.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ductile_rigid_scene_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "slider.urdf") << R"(<robot name="slider">
+  <link name="base"/>
+  <link name="carriage">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <joint name="rail" type="prismatic">
+    <parent link="base"/><child link="carriage"/><axis xyz="1 0 0"/>
+    <limit lower="-10" upper="10" effort="100" velocity="10"/>
+  </joint>
+</robot>)";
+  std::ofstream(dir / "scene.yaml") << R"(
+simulation: {dt: 1.0e-3, gravity: [0, 0, 0]}
+rigid_bodies:
+  box: {shape: {type: box, size: [0.1, 0.1, 0.1]}, mass: 2, pose: {position: [0, 1, 0]}, force: [4, 0, 0]}
+  handle:
+    type: kinematic
+    shape: {type: sphere, radius: 0.01}
+    keyframes: [{time: 0, position: [0, -1, 1]}]
+  cup: {shape: {type: cylinder, radius: 0.03, length: 0.1}, mass: 0.5, pose: {position: [0, -1, 1]}, force: [0, 0, -4.905]}
+robots:
+  slider: {urdf: slider.urdf, joint_efforts: {rail: 3}}
+welds:
+  mocap: {body_a: handle, body_b: cup, stiffness: 1000, damping: 44.7}
+)";
+  auto model = std::make_shared<const Model>(CompileModel(LoadScene(dir / "scene.yaml")));
+  Simulator sim(model);
+  const auto find = [&](const std::string& name) {
+    for (int i = 0; i < sim.num_rigid_bodies(); ++i)
+      if (sim.SummarizeRigidBody(i).name == name) return i;
+    return -1;
+  };
+  const int box = find("box"), carriage = find("slider/carriage"), cup = find("cup");
+  ASSERT_GE(box, 0);
+  ASSERT_GE(carriage, 0);
+  ASSERT_GE(cup, 0);
+  for (int i = 0; i < 1000; ++i) sim.Step();
+  // Symplectic Euler from rest: x(n·Δt) = a·Δt²·n(n + 1)/2, i.e. ½at² + ½aΔt·t.
+  const double t = 1.0, dt = 1e-3;
+  EXPECT_NEAR(sim.SummarizeRigidBody(box).position[0], 0.5 * 2 * t * (t + dt), 1e-9);
+  EXPECT_NEAR(sim.SummarizeRigidBody(carriage).position[0], 0.5 * 3 * t * (t + dt), 1e-9);
+  // The cup's weight is applied as a force (gravity is off): 4.905 N over k = 1000 N/m.
+  EXPECT_NEAR(1.0 - sim.SummarizeRigidBody(cup).position[2], 4.905 / 1000, 0.02 * 4.905e-3);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -147,7 +147,7 @@ RigidModel CompileRigid(const SceneDesc& scene) {
         break;
       case RigidBodyType::kDynamic: {
         const int b = multibody::AddMultibody(desc, body.name, multibody::ToIsometry(body.pose), true, defaults,
-                                              rigid.tree, rigid.world);
+                                              rigid.tree, rigid.world, true);
         Eigen::VectorXd v(6);
         v << ToVector(body.angular_velocity), ToVector(body.velocity);
         initial_v.emplace_back(rigid.tree.body(b).v_start, v);

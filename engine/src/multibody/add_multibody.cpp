@@ -48,12 +48,13 @@ Eigen::Isometry3d ToIsometry(const PoseDesc& pose) {
 }
 
 int AddMultibody(const MultibodyDesc& desc, const std::string& name, const Eigen::Isometry3d& X_WR, bool floating_base,
-                 const ContactDefaults& defaults, MultibodyTree& tree, geometry::CollisionWorld& world) {
+                 const ContactDefaults& defaults, MultibodyTree& tree, geometry::CollisionWorld& world,
+                 bool single_body) {
   std::map<std::string, int> body_of_link;
   std::map<std::string, const JointDesc*> joint_of_child;
   for (const JointDesc& j : desc.joints) joint_of_child[j.child] = &j;
   const int first = tree.num_bodies();
-  const bool single = desc.links.size() == 1;
+  const bool single = single_body && desc.links.size() == 1;
   for (const LinkDesc& link : desc.links) {
     Body b;
     b.name = single ? name : name + "/" + link.name;

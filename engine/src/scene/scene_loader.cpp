@@ -51,10 +51,11 @@ std::string NotApplicableToRigidBody(RigidBodyType type, const std::string& key)
   switch (type) {
     case RigidBodyType::kStatic:
       if (key == "mass" || key == "density") return prefix + "they are fixed in the world (infinite mass)";
+      if (key == "force" || key == "torque") return prefix + "they are fixed in the world, no force moves them";
       return prefix + "they do not move";
     case RigidBodyType::kKinematic:
       if (key == "pose") return prefix + "they follow their 'keyframes' (the first keyframe gives the initial pose)";
-      if (key == "mass" || key == "density")
+      if (key == "mass" || key == "density" || key == "force" || key == "torque")
         return prefix + "they follow their keyframes whatever the forces (infinite mass)";
       return prefix + "their motion comes from their 'keyframes'";
     case RigidBodyType::kDynamic:
@@ -97,6 +98,19 @@ std::vector<std::string> SortedNames(const std::vector<std::string>& names) {
   return sorted;
 }
 
+// How a body that a weld names moves.
+enum class Mobility {
+  kFixed,       // The world, a static rigid body, a robot link with no moving joint to the world.
+  kPrescribed,  // A kinematic rigid body: moves along its keyframes whatever the forces.
+  kFree,        // A dynamic rigid body, a robot link behind a moving joint or a floating base.
+};
+
+struct WeldBody {
+  std::string name;         // As a weld names it: "world", "cup", "arm/iiwa_link_7".
+  std::string description;  // For messages: "the world", "static rigid body 'table'".
+  Mobility mobility = Mobility::kFixed;
+};
+
 // Checks a scene tree and builds the SceneDesc. One use; not thread-safe.
 class SceneParser {
  public:
@@ -132,6 +146,11 @@ class SceneParser {
     }
     if (const auto field = top.Find("robots")) {
       for (const Field& entry : reader_.Entries(*field, "section 'robots'")) scene.robots.push_back(ParseRobot(entry));
+    }
+    if (const auto field = top.Find("welds")) {
+      const std::vector<WeldBody> bodies = WeldBodies(scene);
+      for (const Field& entry : reader_.Entries(*field, "section 'welds'"))
+        scene.welds.push_back(ParseWeld(entry, bodies));
     }
     if (const auto field = top.Find("output")) ParseOutput(*field, scene);
     return scene;
@@ -207,6 +226,16 @@ class SceneParser {
     if (entry.key.empty()) reader_.FailAtKey(entry, "a " + noun + " name must not be empty");
     if (entry.key.find('.') != std::string::npos)
       reader_.FailAtKey(entry, noun + " name '" + entry.key + "' must not contain '.' (it separates --set keys)");
+  }
+
+  // Welds name a robot's link "ROBOT/LINK" and the world "world": a rigid body or robot named with a '/', or a
+  // rigid body named "world", would be ambiguous there.
+  void CheckWeldableName(const Field& entry, const std::string& noun) const {
+    if (entry.key.find('/') != std::string::npos)
+      reader_.FailAtKey(entry,
+                        noun + " name '" + entry.key + "' must not contain '/' (welds name robot links ROBOT/LINK)");
+    if (noun == "rigid body" && entry.key == "world")
+      reader_.FailAtKey(entry, "rigid body name 'world' is reserved: welds use it for the world frame");
   }
 
   // Objects, rigid bodies and robots share one set of names: outputs (trajectory rows, probes) are keyed by
@@ -312,6 +341,7 @@ class SceneParser {
 
   RigidBodyDesc ParseRigidBody(const Field& entry) {
     CheckName(entry, "rigid body");
+    CheckWeldableName(entry, "rigid body");
     ClaimName(entry, "rigid body");
     RigidBodyDesc body;
     body.name = entry.key;
@@ -339,6 +369,8 @@ class SceneParser {
       map.Read("density", body.density, Positive());
       map.Read("velocity", body.velocity);
       map.Read("angular_velocity", body.angular_velocity);
+      map.Read("force", body.force);
+      map.Read("torque", body.torque);
     }
     if (const auto pose = map.Find("pose")) body.pose = ParsePose(*pose, what);
     if (body.type == RigidBodyType::kKinematic) {
@@ -382,6 +414,7 @@ class SceneParser {
 
   RobotDesc ParseRobot(const Field& entry) {
     CheckName(entry, "robot");
+    CheckWeldableName(entry, "robot");
     ClaimName(entry, "robot");
     RobotDesc robot;
     robot.name = entry.key;
@@ -412,6 +445,20 @@ class SceneParser {
     if (const auto controllers = map.Find("controllers")) {
       for (const Field& joint_entry : reader_.Entries(*controllers, "'controllers' of " + what))
         robot.controllers.push_back(ParseController(joint_entry, *robot.model, what));
+    }
+    if (const auto efforts = map.Find("joint_efforts")) {
+      for (const Field& joint_entry : reader_.Entries(*efforts, "'joint_efforts' of " + what)) {
+        const JointDesc& joint = MovableJoint(joint_entry, *robot.model, what);
+        const double effort = reader_.Number(joint_entry);
+        // The limit is infinite when the URDF gives none.
+        if (std::abs(effort) > joint.effort) {
+          reader_.Fail(joint_entry, "effort of joint '" + joint.name +
+                                        "' must not exceed the joint's URDF effort limit " +
+                                        FormatNumber(joint.effort) + " " + EffortUnit(joint) + " in magnitude, got " +
+                                        joint_entry.node.Scalar());
+        }
+        robot.joint_efforts[joint.name] = effort;
+      }
     }
     return robot;
   }
@@ -455,8 +502,9 @@ class SceneParser {
                                          : suggestion));
     }
     if (joint->type != JointType::kRevolute && joint->type != JointType::kPrismatic) {
-      reader_.FailAtKey(entry, "joint '" + entry.key + "' of " + owner + " is " + JointTypeName(joint->type) +
-                                   ": only revolute and prismatic joints take initial positions and controllers");
+      reader_.FailAtKey(entry,
+                        "joint '" + entry.key + "' of " + owner + " is " + JointTypeName(joint->type) +
+                            ": only revolute and prismatic joints take initial positions, controllers and efforts");
     }
     return *joint;
   }
@@ -467,10 +515,123 @@ class SceneParser {
            (joint.type == JointType::kRevolute ? "rad" : "m");
   }
 
+  // "N·m" for a revolute joint, "N" for a prismatic one.
+  static std::string EffortUnit(const JointDesc& joint) { return joint.type == JointType::kRevolute ? "N·m" : "N"; }
+
   void CheckWithinLimits(const Field& field, double q, const JointDesc& joint, const std::string& what) const {
     if (q < joint.lower || q > joint.upper)
       reader_.Fail(field,
                    what + " must be within the joint's limits " + Limits(joint) + ", got " + field.node.Scalar());
+  }
+
+  // Whether forces can move `link` of `robot`: a moving joint lies between it and the world, or the robot's
+  // root floats. URDF trees have no cycles (LoadUrdf checks), so the walk towards the root ends.
+  static bool LinkMoves(const RobotDesc& robot, const std::string& link) {
+    std::string at = link;
+    while (true) {
+      const JointDesc* parent_joint = nullptr;
+      for (const JointDesc& j : robot.model->joints)
+        if (j.child == at) parent_joint = &j;
+      if (parent_joint == nullptr) return robot.floating_base;
+      if (parent_joint->type != JointType::kFixed) return true;
+      if (parent_joint->parent == "world") return false;
+      at = parent_joint->parent;
+    }
+  }
+
+  // The bodies a weld may name: "world", every rigid body, then "ROBOT/LINK" for every link of every robot, in
+  // file order (the order in which suggestions are tried).
+  static std::vector<WeldBody> WeldBodies(const SceneDesc& scene) {
+    std::vector<WeldBody> bodies{{"world", "the world", Mobility::kFixed}};
+    for (const RigidBodyDesc& body : scene.rigid_bodies) {
+      const Mobility mobility = body.type == RigidBodyType::kDynamic  ? Mobility::kFree
+                                : body.type == RigidBodyType::kStatic ? Mobility::kFixed
+                                                                      : Mobility::kPrescribed;
+      bodies.push_back({body.name, NameOf(body.type) + " rigid body '" + body.name + "'", mobility});
+    }
+    for (const RobotDesc& robot : scene.robots) {
+      for (const LinkDesc& link : robot.model->links) {
+        const bool moves = LinkMoves(robot, link.name);
+        bodies.push_back({robot.name + "/" + link.name, "link '" + link.name + "' of robot '" + robot.name + "'",
+                          moves ? Mobility::kFree : Mobility::kFixed});
+      }
+    }
+    return bodies;
+  }
+
+  // Two different bodies of `bodies`, at least one of which forces move; a damper only with a spring.
+  WeldDesc ParseWeld(const Field& entry, const std::vector<WeldBody>& bodies) const {
+    CheckName(entry, "weld");
+    WeldDesc weld;
+    weld.name = entry.key;
+    weld.where = Where(entry);
+    const std::string what = "weld '" + entry.key + "'";
+    const MapFields map(reader_, entry, what);
+    map.CheckKeys(KeysOf({"welds", ""}));
+
+    const Field field_a = map.Require("body_a");
+    const Field field_b = map.Require("body_b");
+    const WeldBody& a = FindWeldBody(field_a, bodies, what);
+    const WeldBody& b = FindWeldBody(field_b, bodies, what);
+    weld.body_a = a.name;
+    weld.body_b = b.name;
+    if (a.name == b.name) {
+      reader_.Fail(field_b.node, field_b.path,
+                   what + " joins " + a.description + " to itself: 'body_a' and 'body_b' must differ", {field_a.path});
+    }
+    if (a.mobility != Mobility::kFree && b.mobility != Mobility::kFree) {
+      const bool both_fixed = a.mobility == Mobility::kFixed && b.mobility == Mobility::kFixed;
+      reader_.Fail(field_b.node, field_b.path,
+                   what + " joins " + a.description + " and " + b.description +
+                       (both_fixed ? ", which are both fixed in the world: nothing to move"
+                                   : ", which no force moves: nothing for the weld to act on") +
+                       " (one of them must be a dynamic rigid body or a robot link behind a moving joint)",
+                   {field_a.path});
+    }
+    if (const auto frame = map.Find("frame_a")) weld.frame_a = ParseFrame(*frame, "'frame_a' of " + what);
+    if (const auto frame = map.Find("frame_b")) weld.frame_b = ParseFrame(*frame, "'frame_b' of " + what);
+    map.Read("stiffness", weld.stiffness, NonNegative());
+    map.Read("damping", weld.damping, NonNegative());
+    if (weld.damping > 0 && weld.stiffness == 0) {
+      const Field damping = *map.Find("damping");
+      reader_.Fail(damping.node, damping.path,
+                   "'damping' of " + what +
+                       " needs a 'stiffness' > 0: with stiffness 0 the weld is near-rigid and has no damper, got "
+                       "damping " +
+                       damping.node.Scalar(),
+                   {entry.path + ".stiffness"});
+    }
+    return weld;
+  }
+
+  // The body that `field` names; an unknown name fails with a suggestion, or with the names it could be.
+  const WeldBody& FindWeldBody(const Field& field, const std::vector<WeldBody>& bodies,
+                               const std::string& owner) const {
+    const std::string name = reader_.Text(field);
+    std::vector<std::string> names;
+    for (const WeldBody& body : bodies) {
+      if (body.name == name) return body;
+      names.push_back(body.name);
+    }
+    const std::string unknown = "unknown body '" + name + "' in '" + field.key + "' of " + owner;
+    const std::string suggestion = DidYouMean(name, names);
+    if (!suggestion.empty()) reader_.Fail(field, unknown + suggestion);
+    // "ROBOT/LINK" of a known robot: list that robot's links; otherwise every name.
+    const std::string robot = name.substr(0, name.find('/'));
+    std::vector<std::string> links;
+    if (robot.size() < name.size()) {
+      for (const std::string& n : names)
+        if (n.rfind(robot + "/", 0) == 0) links.push_back(n);
+    }
+    if (!links.empty()) reader_.Fail(field, unknown + " (robot '" + robot + "' has: " + JoinNames(links) + ")");
+    reader_.Fail(field, unknown + " (a weld joins 'world', a rigid body or ROBOT/LINK: " + JoinNames(names) + ")");
+  }
+
+  // A weld's `frame_a` or `frame_b`: the keys of a pose.
+  PoseDesc ParseFrame(const Field& field, const std::string& what) const {
+    const MapFields map(reader_, field, what);
+    map.CheckKeys(KeysOf({"welds", "", "frame_a"}));
+    return ReadPose(map, what);
   }
 
   void ParseOutput(const Field& field, SceneDesc& scene) const {

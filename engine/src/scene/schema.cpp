@@ -87,6 +87,10 @@ SchemaNode RigidBody() {
       children.push_back(Vector("velocity", body.velocity));
     } else if (key == "angular_velocity") {
       children.push_back(Vector("angular_velocity", body.angular_velocity));
+    } else if (key == "force") {
+      children.push_back(Vector("force", body.force));
+    } else if (key == "torque") {
+      children.push_back(Vector("torque", body.torque));
     } else if (key == "keyframes") {
       children.push_back(List("keyframes", "keyframe", Keyframe()));
     } else if (key == "color") {
@@ -103,7 +107,13 @@ SchemaNode Robot() {
                  {Value("urdf"), Pose(), Value("floating_base"),
                   NamedMap("initial_positions", "initial position", Value("position")),
                   NamedMap("controllers", "controller",
-                           Section("controller", {Value("kp"), Value("kd"), Value("target"), Value("feedforward")}))});
+                           Section("controller", {Value("kp"), Value("kd"), Value("target"), Value("feedforward")})),
+                  NamedMap("joint_efforts", "joint effort", Value("effort"))});
+}
+
+SchemaNode Weld() {
+  return Section("weld", {Value("body_a"), Value("body_b"), Section("frame_a", PoseKeys()),
+                          Section("frame_b", PoseKeys()), Value("stiffness"), Value("damping")});
 }
 
 SchemaNode Boundary() {
@@ -137,6 +147,7 @@ SchemaNode Build() {
                                    Vector("velocity", object.velocity)})),
        NamedMap("colliders", "collider", Section("collider", {Shape(), Pose(), Boundary()})),
        NamedMap("rigid_bodies", "rigid body", RigidBody()), NamedMap("robots", "robot", Robot()),
+       NamedMap("welds", "weld", Weld()),
        Section("output", {NamedMap("probes", "probe", Section("probe", {Value("object"), Value("quantity")}))}),
        Reserved("cameras"), Reserved("recording")});
 }
@@ -204,8 +215,8 @@ const std::vector<std::string>& ShapeKeys(ShapeType type) {
 
 const std::vector<std::string>& RigidBodyKeys(RigidBodyType type) {
   static const std::vector<std::string> dynamic{
-      "type",     "shape",     "mass",        "density", "pose", "velocity", "angular_velocity",
-      "friction", "stiffness", "dissipation", "color"};
+      "type",  "shape",  "mass",     "density",   "pose",        "velocity", "angular_velocity",
+      "force", "torque", "friction", "stiffness", "dissipation", "color"};
   static const std::vector<std::string> fixed{"type", "shape", "pose", "friction", "stiffness", "dissipation", "color"};
   static const std::vector<std::string> kinematic{"type",      "shape",       "keyframes", "friction",
                                                   "stiffness", "dissipation", "color"};

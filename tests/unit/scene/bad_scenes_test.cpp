@@ -114,6 +114,28 @@ const BadScene kBadSceneTable[] = {
      "'target' of joint 'iiwa_joint_2' must be within the joint's limits [-2.0944, 2.0944] rad, got -2.5"},
     {"initial_position_outside_limits", 6, 21,
      "initial position of joint 'iiwa_joint_2' must be within the joint's limits [-2.0944, 2.0944] rad, got 2.5"},
+    // Applied loads (force, torque, joint_efforts) and welds.
+    {"rigid_force_static", 5, 5,
+     "'force' does not apply to static rigid bodies: they are fixed in the world, no force moves them"},
+    {"rigid_torque_kinematic", 7, 5,
+     "'torque' does not apply to kinematic rigid bodies: they follow their keyframes whatever the forces"},
+    {"joint_effort_unknown_joint", 6, 7, "unknown joint 'iiwa_jiont_2' in robot 'arm'; did you mean 'iiwa_joint_2'?"},
+    {"joint_effort_above_limit", 4, 54,
+     "effort of joint 'iiwa_joint_6' must not exceed the joint's URDF effort limit 40 N·m in magnitude, got -50"},
+    {"weld_unknown_body", 8, 13, "unknown body 'cupp' in 'body_b' of weld 'hold'; did you mean 'cup'?"},
+    {"weld_unknown_robot_link", 10, 13,
+     "unknown body 'arm/gripper' in 'body_a' of weld 'grip' (robot 'arm' has: arm/iiwa_link_0, arm/iiwa_link_1"},
+    {"weld_body_to_itself", 6, 31,
+     "weld 'hold' joins dynamic rigid body 'cup' to itself: 'body_a' and 'body_b' must differ"},
+    {"weld_world_and_static", 8, 13,
+     "weld 'bolt' joins the world and static rigid body 'table', which are both fixed in the world: nothing to move"},
+    {"weld_kinematic_and_world", 9, 13,
+     "weld 'tether' joins kinematic rigid body 'handle' and the world, which no force moves: nothing for the weld "
+     "to act on"},
+    {"weld_damping_without_stiffness", 9, 14,
+     "'damping' of weld 'hold' needs a 'stiffness' > 0: with stiffness 0 the weld is near-rigid and has no damper"},
+    {"weld_stiffness_negative", 6, 49, "'stiffness' must be >= 0, got -100"},
+    {"rigid_name_world", 2, 3, "rigid body name 'world' is reserved: welds use it for the world frame"},
 };
 
 class BadSceneTest : public testing::TestWithParam<BadScene> {};

@@ -187,8 +187,8 @@ TEST(RigidSections, JointChecksUseTheJointsTypeAndLimits) {
   EXPECT_EQ(ErrorOf(robot + "    initial_positions: {slide: 0.2}\n", kAtTestRobot).message(),
             "initial position of joint 'slide' must be within the joint's limits [0, 0.1] m, got 0.2");
   EXPECT_EQ(ErrorOf(robot + "    initial_positions: {tool_joint: 0}\n", kAtTestRobot).message(),
-            "joint 'tool_joint' of robot 'r' is fixed: only revolute and prismatic joints take initial positions and "
-            "controllers");
+            "joint 'tool_joint' of robot 'r' is fixed: only revolute and prismatic joints take initial positions, "
+            "controllers and efforts");
   // Without a close match the message lists the movable joints.
   EXPECT_EQ(ErrorOf(robot + "    controllers: {knee: {kp: 1}}\n", kAtTestRobot).message(),
             "unknown joint 'knee' in robot 'r' (movable joints: wheel_joint, shoulder, elbow, slide)");
