@@ -120,5 +120,21 @@ welds:
   std::filesystem::remove_all(dir);
 }
 
+TEST(RigidScene, ACollisionFilterLetsABodyPassThrough) {
+  const std::string scene = R"(
+simulation: {dt: 1.0e-3}
+rigid_bodies:
+  table: {type: static, shape: {type: box, size: [1, 1, 0.1]}, pose: {position: [0, 0, 0.5]}}
+  kept: {shape: {type: box, size: [0.1, 0.1, 0.1]}, mass: 1, pose: {position: [-0.2, 0, 0.6]}}
+  ghost: {shape: {type: box, size: [0.1, 0.1, 0.1]}, mass: 1, pose: {position: [0.2, 0, 0.6]}}
+collision_filters:
+  through_the_table: {body_a: ghost, body_b: table}
+)";
+  Simulator sim(std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene, "filter.yaml"))));
+  for (int i = 0; i < 500; ++i) sim.Step();
+  EXPECT_NEAR(sim.SummarizeRigidBody(0).position[2], 0.6, 1e-3);  // rests on the table
+  EXPECT_LT(sim.SummarizeRigidBody(1).position[2], 0.0);          // fell through it (0.5 s: 1.2 m)
+}
+
 }  // namespace
 }  // namespace ductile

@@ -248,6 +248,15 @@ struct WeldDesc {
   SourceLocation where;
 };
 
+/// A pair of bodies that never collide (`collision_filters: NAME: {...}`), on top of the automatic filtering of
+/// links joined by a joint. "world" or a static body stands for all static geometry.
+struct CollisionFilterDesc {
+  std::string name;
+  std::string body_a;  ///< A rigid body name, "ROBOT/LINK", or "world".
+  std::string body_b;  ///< Likewise; different from body_a.
+  SourceLocation where;
+};
+
 /// A whole scene. Maps are ordered by name; objects keep their file order in `objects`.
 struct SceneDesc {
   std::filesystem::path file;  ///< The scene file it was loaded from.
@@ -259,9 +268,10 @@ struct SceneDesc {
   std::vector<ColliderDesc> colliders;
   std::vector<ProbeDesc> probes;
   ContactDesc contact;
-  std::vector<RigidBodyDesc> rigid_bodies;  ///< In file order.
-  std::vector<RobotDesc> robots;            ///< In file order.
-  std::vector<WeldDesc> welds;              ///< In file order.
+  std::vector<RigidBodyDesc> rigid_bodies;             ///< In file order.
+  std::vector<RobotDesc> robots;                       ///< In file order.
+  std::vector<WeldDesc> welds;                         ///< In file order.
+  std::vector<CollisionFilterDesc> collision_filters;  ///< In file order.
 
   const MaterialDesc* FindMaterial(const std::string& name) const {
     for (const MaterialDesc& m : materials)

@@ -240,6 +240,16 @@ RigidModel CompileRigid(const SceneDesc& scene) {
     // Welded bodies do not collide with each other.
     if (weld.body_a >= 0 && weld.body_b >= 0) rigid.world.ExcludeBodyPair(weld.body_a, weld.body_b);
   }
+  // User-named collision filters: "world" and static bodies are the static geometry (body −1).
+  for (const CollisionFilterDesc& f : scene.collision_filters) {
+    const auto body = [&](const std::string& name) {
+      if (name == "world" || static_poses.count(name)) return -1;
+      const int b = rigid.tree.FindBody(name);
+      if (b < 0) Fail(f.where, "collision filter '" + f.name + "': no rigid body or robot link '" + name + "'");
+      return b;
+    };
+    rigid.world.ExcludeBodyPair(body(f.body_a), body(f.body_b));
+  }
   return rigid;
 }
 

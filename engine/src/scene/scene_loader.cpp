@@ -152,6 +152,11 @@ class SceneParser {
       for (const Field& entry : reader_.Entries(*field, "section 'welds'"))
         scene.welds.push_back(ParseWeld(entry, bodies));
     }
+    if (const auto field = top.Find("collision_filters")) {
+      const std::vector<WeldBody> bodies = WeldBodies(scene);
+      for (const Field& entry : reader_.Entries(*field, "section 'collision_filters'"))
+        scene.collision_filters.push_back(ParseCollisionFilter(entry, bodies));
+    }
     if (const auto field = top.Find("output")) ParseOutput(*field, scene);
     return scene;
   }
@@ -604,6 +609,25 @@ class SceneParser {
     return weld;
   }
 
+  // Two different bodies that must not collide.
+  CollisionFilterDesc ParseCollisionFilter(const Field& entry, const std::vector<WeldBody>& bodies) const {
+    CheckName(entry, "collision filter");
+    CollisionFilterDesc filter;
+    filter.name = entry.key;
+    filter.where = Where(entry);
+    const std::string what = "collision filter '" + entry.key + "'";
+    const MapFields map(reader_, entry, what);
+    map.CheckKeys(KeysOf({"collision_filters", ""}));
+    const Field field_a = map.Require("body_a");
+    const Field field_b = map.Require("body_b");
+    filter.body_a = FindWeldBody(field_a, bodies, what).name;
+    filter.body_b = FindWeldBody(field_b, bodies, what).name;
+    if (filter.body_a == filter.body_b)
+      reader_.Fail(field_b.node, field_b.path,
+                   what + " names '" + filter.body_a + "' twice: 'body_a' and 'body_b' must differ", {field_a.path});
+    return filter;
+  }
+
   // The body that `field` names; an unknown name fails with a suggestion, or with the names it could be.
   const WeldBody& FindWeldBody(const Field& field, const std::vector<WeldBody>& bodies,
                                const std::string& owner) const {
@@ -624,7 +648,7 @@ class SceneParser {
         if (n.rfind(robot + "/", 0) == 0) links.push_back(n);
     }
     if (!links.empty()) reader_.Fail(field, unknown + " (robot '" + robot + "' has: " + JoinNames(links) + ")");
-    reader_.Fail(field, unknown + " (a weld joins 'world', a rigid body or ROBOT/LINK: " + JoinNames(names) + ")");
+    reader_.Fail(field, unknown + " (bodies are 'world', a rigid body or ROBOT/LINK: " + JoinNames(names) + ")");
   }
 
   // A weld's `frame_a` or `frame_b`: the keys of a pose.

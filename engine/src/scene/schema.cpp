@@ -148,6 +148,8 @@ SchemaNode Build() {
        NamedMap("colliders", "collider", Section("collider", {Shape(), Pose(), Boundary()})),
        NamedMap("rigid_bodies", "rigid body", RigidBody()), NamedMap("robots", "robot", Robot()),
        NamedMap("welds", "weld", Weld()),
+       NamedMap("collision_filters", "collision filter",
+                Section("collision filter", {Value("body_a"), Value("body_b")})),
        Section("output", {NamedMap("probes", "probe", Section("probe", {Value("object"), Value("quantity")}))}),
        Reserved("cameras"), Reserved("recording")});
 }

@@ -281,7 +281,7 @@ TEST(LoadsAndWelds, WeldErrors) {
   EXPECT_EQ(ErrorOf(bodies + "welds: [cup]\n").message(), "section 'welds' must be a map, got a list of 1");
   // Without a close match: every name a weld can use, or the links of the robot the name starts with.
   EXPECT_EQ(ErrorOf(bodies + "welds:\n  w: {body_a: world, body_b: saucer}\n").message(),
-            "unknown body 'saucer' in 'body_b' of weld 'w' (a weld joins 'world', a rigid body or ROBOT/LINK: world, "
+            "unknown body 'saucer' in 'body_b' of weld 'w' (bodies are 'world', a rigid body or ROBOT/LINK: world, "
             "cup, ghost, shadow, arm/base, arm/wheel, arm/upper_arm, arm/forearm, arm/tool, arm/slider)");
   EXPECT_EQ(ErrorOf(bodies + "welds:\n  w: {body_a: arm/gripper, body_b: cup}\n").message(),
             "unknown body 'arm/gripper' in 'body_a' of weld 'w' (robot 'arm' has: arm/base, arm/wheel, arm/upper_arm, "
