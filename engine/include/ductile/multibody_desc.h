@@ -47,13 +47,6 @@ struct LinkDesc {
   SourceLocation where;
 };
 
-enum class JointType {
-  kFixed,      ///< 0 dofs.
-  kRevolute,   ///< 1 dof: rotation about `axis` [rad] (URDF "revolute" and "continuous").
-  kPrismatic,  ///< 1 dof: translation along `axis` [m].
-  kFloating,   ///< 6 dofs: q = (qw, qx, qy, qz, x, y, z), v = (ω_W, v_W) of the child frame's origin.
-};
-
 struct JointDesc {
   std::string name;
   JointType type = JointType::kFixed;

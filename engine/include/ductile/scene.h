@@ -5,6 +5,7 @@
 
 #include <array>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -189,6 +190,33 @@ struct KeyframeDesc {
   SourceLocation where;
 };
 
+enum class JointType {
+  kFixed,      ///< 0 dofs.
+  kRevolute,   ///< 1 dof: rotation about `axis` [rad] (URDF "revolute" and "continuous").
+  kPrismatic,  ///< 1 dof: translation along `axis` [m].
+  kFloating,   ///< 6 dofs: q = (qw, qx, qy, qz, x, y, z), v = (ω_W, v_W) of the child frame's origin.
+};
+
+/// How a scene's rigid body hangs on another (`rigid_bodies: NAME: joint: {...}`), making articulated trees in
+/// YAML: a rolling pin turning on a kinematic carrier, a door on a hinge, a panel on a rail.
+struct BodyJointDesc {
+  JointType type = JointType::kRevolute;  ///< revolute, prismatic or fixed.
+  std::string parent;                     ///< An earlier rigid body (dynamic or kinematic), or "world".
+  PoseDesc origin;  ///< X_PJ: the joint frame in the parent's frame (the world's for "world"); the body's frame
+                    ///< is the joint frame at position 0.
+  Vector3 axis{0, 0, 1};  ///< Unit axis in the joint frame (normalised on load).
+  double position = 0;    ///< Initial joint position [rad or m], within the limits.
+  double lower = -std::numeric_limits<double>::infinity();  ///< Limits, lower ≤ upper.
+  double upper = std::numeric_limits<double>::infinity();
+  double damping = 0;                                         ///< ≥ 0 [N·m·s/rad or N·s/m].
+  double effort = std::numeric_limits<double>::infinity();  ///< Effort limit of its controller, > 0.
+  double effort_applied = 0;  ///< Constant feed-forward effort [N·m or N], |·| ≤ effort.
+  double kp = 0;              ///< PD controller gains (both 0: no controller) [N·m/rad or N/m].
+  double kd = 0;              ///< [N·m·s/rad or N·s/m].
+  double target = 0;          ///< PD target position [rad or m], within the limits.
+  SourceLocation where;
+};
+
 /// A single rigid body (`rigid_bodies: NAME: {...}`).
 struct RigidBodyDesc {
   std::string name;
@@ -201,6 +229,9 @@ struct RigidBodyDesc {
   Vector3 velocity{0, 0, 0};            ///< Initial velocity of the body origin [m/s] (dynamic).
   Vector3 angular_velocity{0, 0, 0};    ///< Initial ω [rad/s] (dynamic).
   std::vector<KeyframeDesc> keyframes;  ///< Kinematic bodies: at least one.
+  /// Dynamic bodies: the joint to a parent (has_joint), instead of a free-floating pose.
+  bool has_joint = false;
+  BodyJointDesc joint;
   Vector3 force{0, 0, 0};               ///< Constant applied force at the body origin, world frame [N] (dynamic).
   Vector3 torque{0, 0, 0};              ///< Constant applied torque, world frame [N·m] (dynamic).
   double friction = -1;                 ///< Contact properties; negative = the `contact:` default.
