@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 
 #include <cmath>
 #include <filesystem>
@@ -134,6 +135,45 @@ collision_filters:
   for (int i = 0; i < 500; ++i) sim.Step();
   EXPECT_NEAR(sim.SummarizeRigidBody(0).position[2], 0.6, 1e-3);  // rests on the table
   EXPECT_LT(sim.SummarizeRigidBody(1).position[2], 0.0);          // fell through it (0.5 s: 1.2 m)
+}
+
+TEST(RigidScene, APinOnAKinematicCarrierRollsWithoutSlipping) {
+  // A rolling pin (radius 3 cm) on a revolute joint about its own axis, carried at 0.2 m/s along x and pressed
+  // 0.2 mm into the ground, spins by friction at ω = v/r = 6.67 rad/s (tolerance 2%: the regularised friction's
+  // creep is v_s = 1e-4 m/s, 0.05% of v).
+  const std::string scene = R"(
+simulation: {dt: 1.0e-3}
+contact: {friction: 0.8}
+rigid_bodies:
+  ground: {type: static, shape: {type: plane}}
+  carrier:
+    type: kinematic
+    shape: {type: sphere, radius: 0.005}
+    keyframes: [{time: 0, position: [0, 0, 0.0298]}, {time: 2, position: [0.4, 0, 0.0298]}]
+  pin:
+    shape: {type: cylinder, radius: 0.03, length: 0.3}
+    mass: 0.5
+    joint: {type: revolute, parent: carrier, origin: {rpy_deg: [90, 0, 0]}, axis: [0, 0, 1]}
+collision_filters:
+  carrier_free: {body_a: carrier, body_b: ground}
+)";
+  Simulator sim(std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene, "pin.yaml"))));
+  int pin = -1;
+  for (int i = 0; i < sim.num_rigid_bodies(); ++i)
+    if (sim.SummarizeRigidBody(i).name == "pin") pin = i;
+  ASSERT_GE(pin, 0);
+  const auto rotation = [&] {
+    const auto q = sim.SummarizeRigidBody(pin).quaternion;
+    return Eigen::Quaterniond(q[0], q[1], q[2], q[3]);
+  };
+  for (int i = 0; i < 1000; ++i) sim.Step();
+  const Eigen::Quaterniond before = rotation();
+  for (int i = 0; i < 100; ++i) sim.Step();
+  const Eigen::AngleAxisd turn(rotation() * before.conjugate());
+  const double spin = turn.angle() / 0.1;
+  RecordProperty("spin_rad_per_s", std::to_string(spin));
+  EXPECT_NEAR(spin, 0.2 / 0.03, 0.02 * 0.2 / 0.03);
+  EXPECT_GT(std::abs(turn.axis().y()), 0.999);  // about the pin's axis, world y
 }
 
 }  // namespace

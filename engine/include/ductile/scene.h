@@ -201,14 +201,14 @@ enum class JointType {
 /// YAML: a rolling pin turning on a kinematic carrier, a door on a hinge, a panel on a rail.
 struct BodyJointDesc {
   JointType type = JointType::kRevolute;  ///< revolute, prismatic or fixed.
-  std::string parent;                     ///< An earlier rigid body (dynamic or kinematic), or "world".
-  PoseDesc origin;  ///< X_PJ: the joint frame in the parent's frame (the world's for "world"); the body's frame
-                    ///< is the joint frame at position 0.
+  std::string parent;     ///< An earlier rigid body (any type; a static body's pose is the parent frame), or "world".
+  PoseDesc origin;        ///< X_PJ: the joint frame in the parent's frame (the world's for "world"); the body's frame
+                          ///< is the joint frame at position 0.
   Vector3 axis{0, 0, 1};  ///< Unit axis in the joint frame (normalised on load).
   double position = 0;    ///< Initial joint position [rad or m], within the limits.
   double lower = -std::numeric_limits<double>::infinity();  ///< Limits, lower ≤ upper.
   double upper = std::numeric_limits<double>::infinity();
-  double damping = 0;                                         ///< ≥ 0 [N·m·s/rad or N·s/m].
+  double damping = 0;                                       ///< ≥ 0 [N·m·s/rad or N·s/m].
   double effort = std::numeric_limits<double>::infinity();  ///< Effort limit of its controller, > 0.
   double effort_applied = 0;  ///< Constant feed-forward effort [N·m or N], |·| ≤ effort.
   double kp = 0;              ///< PD controller gains (both 0: no controller) [N·m/rad or N/m].
@@ -232,9 +232,9 @@ struct RigidBodyDesc {
   /// Dynamic bodies: the joint to a parent (has_joint), instead of a free-floating pose.
   bool has_joint = false;
   BodyJointDesc joint;
-  Vector3 force{0, 0, 0};               ///< Constant applied force at the body origin, world frame [N] (dynamic).
-  Vector3 torque{0, 0, 0};              ///< Constant applied torque, world frame [N·m] (dynamic).
-  double friction = -1;                 ///< Contact properties; negative = the `contact:` default.
+  Vector3 force{0, 0, 0};   ///< Constant applied force at the body origin, world frame [N] (dynamic).
+  Vector3 torque{0, 0, 0};  ///< Constant applied torque, world frame [N·m] (dynamic).
+  double friction = -1;     ///< Contact properties; negative = the `contact:` default.
   double stiffness = -1;
   double dissipation = -1;
   std::array<double, 4> rgba{0.6, 0.6, 0.65, 1.0};  ///< Colour for drawing.

@@ -91,6 +91,8 @@ void Simulator::Step() {
   if (s.rigid && !diverged) {
     const auto rigid_start = std::chrono::steady_clock::now();
     try {
+      for (const RigidModel::BodyWrench& w : s.model->rigid->body_wrenches)
+        s.rigid->ApplyBodyWrench(w.body, s.rigid->kinematics().X_WB[w.body].translation(), w.force, w.torque);
       const contact::RigidStepStats r = s.rigid->Step(s.model->dt);
       s.telemetry.sap_iterations = r.iterations;
       s.telemetry.sap_residual = r.residual;

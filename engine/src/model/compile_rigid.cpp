@@ -49,6 +49,53 @@ MultibodyDesc SingleBodyDesc(const RigidBodyDesc& body) {
   return desc;
 }
 
+// A dynamic scene body hanging on a parent by a revolute, prismatic or fixed joint (parents come earlier in the
+// file, so they are in the tree already). Returns its body index.
+int AddJointedBody(const RigidBodyDesc& body, const MultibodyDesc& desc, const multibody::ContactDefaults& defaults,
+                   const std::map<std::string, Eigen::Isometry3d>& static_poses, RigidModel& rigid,
+                   std::vector<std::pair<int, double>>& initial_q, std::vector<std::pair<int, double>>& efforts) {
+  const BodyJointDesc& j = body.joint;
+  multibody::Body b;
+  b.name = body.name;
+  b.link = body.name;
+  b.joint_name = body.name + "/joint";
+  b.joint = j.type;
+  b.X_PJ = multibody::ToIsometry(j.origin);
+  if (j.parent != "world") {
+    if (const auto s = static_poses.find(j.parent); s != static_poses.end()) {
+      b.X_PJ = s->second * b.X_PJ;
+    } else {
+      b.parent = rigid.tree.FindBody(j.parent);
+      if (b.parent < 0) Fail(j.where, "rigid body '" + body.name + "': no parent body '" + j.parent + "' before it");
+    }
+  }
+  b.axis_J = ToVector(j.axis).normalized();
+  b.lower = std::isfinite(j.lower) ? j.lower : -1e300;
+  b.upper = std::isfinite(j.upper) ? j.upper : 1e300;
+  b.effort = std::isfinite(j.effort) ? j.effort : 1e300;
+  b.damping = j.damping;
+  const InertiaDesc& inertia = desc.links.front().inertia;
+  b.mass = inertia.mass;
+  b.p_BCm = ToVector(inertia.com);
+  const auto& I = inertia.inertia;
+  b.I_Cm_B << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
+  const int index = rigid.tree.AddBody(b);
+  for (const GeometryDesc& g : desc.links.front().collisions) {
+    geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
+    cg.body = index;
+    rigid.world.Add(std::move(cg));
+  }
+  // A body and the parent its joint holds it to do not collide.
+  if (b.parent >= 0) rigid.world.ExcludeBodyPair(b.parent, index);
+  const multibody::Body& added = rigid.tree.body(index);
+  if (added.nv == 1) {
+    initial_q.emplace_back(added.q_start, j.position);
+    if (j.effort_applied != 0) efforts.emplace_back(added.v_start, j.effort_applied);
+    if (j.kp + j.kd > 0) rigid.controllers.push_back({index, j.kp, j.kd, j.target, 0, 0});
+  }
+  return index;
+}
+
 }  // namespace
 
 ShapeMassProperties ComputeShapeMassProperties(const ShapeDesc& shape) {
@@ -130,9 +177,9 @@ RigidModel CompileRigid(const SceneDesc& scene) {
   rigid.stiction_speed = scene.contact.stiction_speed;
   rigid.max_solver_iterations = scene.simulation.max_solver_iterations;
   std::vector<std::pair<int, Eigen::VectorXd>> initial_v;  // per dynamic body: (v_start, (ω, v))
-  std::vector<std::pair<int, Eigen::VectorXd>> wrenches;   // per dynamic body: (v_start, (τ, f))
   std::vector<std::pair<int, double>> efforts;             // (v index, feed-forward effort)
   std::map<std::string, Eigen::Isometry3d> static_poses;   // static bodies: weld partners fixed in the world
+  std::vector<std::pair<int, double>> initial_q;           // (q index, value)
 
   for (const RigidBodyDesc& body : scene.rigid_bodies) {
     const MultibodyDesc desc = SingleBodyDesc(body);
@@ -146,14 +193,18 @@ RigidModel CompileRigid(const SceneDesc& scene) {
         }
         break;
       case RigidBodyType::kDynamic: {
-        const int b = multibody::AddMultibody(desc, body.name, multibody::ToIsometry(body.pose), true, defaults,
-                                              rigid.tree, rigid.world, true);
-        Eigen::VectorXd v(6);
-        v << ToVector(body.angular_velocity), ToVector(body.velocity);
-        initial_v.emplace_back(rigid.tree.body(b).v_start, v);
-        Eigen::VectorXd w(6);
-        w << ToVector(body.torque), ToVector(body.force);
-        wrenches.emplace_back(rigid.tree.body(b).v_start, w);
+        int b = -1;
+        if (!body.has_joint) {
+          b = multibody::AddMultibody(desc, body.name, multibody::ToIsometry(body.pose), true, defaults, rigid.tree,
+                                      rigid.world, true);
+          Eigen::VectorXd v(6);
+          v << ToVector(body.angular_velocity), ToVector(body.velocity);
+          initial_v.emplace_back(rigid.tree.body(b).v_start, v);
+        } else {
+          b = AddJointedBody(body, desc, defaults, static_poses, rigid, initial_q, efforts);
+        }
+        if (ToVector(body.force).squaredNorm() + ToVector(body.torque).squaredNorm() > 0)
+          rigid.body_wrenches.push_back({b, ToVector(body.force), ToVector(body.torque)});
         rigid.output_bodies.push_back(b);
         break;
       }
@@ -181,7 +232,6 @@ RigidModel CompileRigid(const SceneDesc& scene) {
       }
     }
   }
-  std::vector<std::pair<int, double>> initial_q;  // (q index, value)
   for (const RobotDesc& robot : scene.robots) {
     const int first = multibody::AddMultibody(*robot.model, robot.name, multibody::ToIsometry(robot.pose),
                                               robot.floating_base, defaults, rigid.tree, rigid.world);
@@ -214,7 +264,6 @@ RigidModel CompileRigid(const SceneDesc& scene) {
   for (const auto& [index, q] : initial_q) rigid.q0[index] = q;
   for (const auto& [start, v] : initial_v) rigid.v0.segment<6>(start) = v;
   rigid.tau_applied = Eigen::VectorXd::Zero(rigid.tree.nv());
-  for (const auto& [start, w] : wrenches) rigid.tau_applied.segment<6>(start) += w;
   for (const auto& [index, effort] : efforts) rigid.tau_applied[index] += effort;
 
   // Welds: a static body or the world is body −1 with the weld frame expressed in the world.

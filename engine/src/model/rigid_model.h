@@ -16,9 +16,15 @@ struct RigidModel {
   geometry::CollisionWorld world;  ///< Their collision geometry, static geometry, collision filtering.
   std::vector<contact::JointController> controllers;
   std::vector<contact::Weld> welds;
-  /// Constant applied generalized forces (size tree.nv()): body forces and torques (a floating joint's v is
-  /// (ω, v_origin), so a force at the origin and a torque map to it directly) and robot joint efforts.
+  /// Constant applied generalized forces (size tree.nv()): joint efforts of robots and jointed bodies.
   Eigen::VectorXd tau_applied;
+  /// Constant applied forces at body origins and torques, world frame, mapped through the body Jacobian each step.
+  struct BodyWrench {
+    int body = 0;
+    Eigen::Vector3d force = Eigen::Vector3d::Zero();   ///< [N].
+    Eigen::Vector3d torque = Eigen::Vector3d::Zero();  ///< [N·m].
+  };
+  std::vector<BodyWrench> body_wrenches;
   Eigen::VectorXd q0;  ///< Initial generalized positions (size tree.nq()).
   Eigen::VectorXd v0;  ///< Initial generalized velocities (size tree.nv()).
   /// Bodies reported in the trajectory and contact-force outputs (every non-static body), by tree index.

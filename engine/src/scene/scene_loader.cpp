@@ -48,6 +48,12 @@ enum class ShapeUse {
 std::string NotApplicableToRigidBody(RigidBodyType type, const std::string& key) {
   const std::string prefix = "does not apply to " + NameOf(type) + " rigid bodies: ";
   if (key == "keyframes") return prefix + "only kinematic bodies follow keyframes (set 'type: kinematic')";
+  if (key == "joint") {
+    const std::string reason =
+        type == RigidBodyType::kStatic ? "they are fixed in the world" : "they follow their 'keyframes'";
+    return prefix + reason + "; only dynamic bodies hang on a joint (a " + NameOf(type) +
+           " body may be a joint's 'parent')";
+  }
   switch (type) {
     case RigidBodyType::kStatic:
       if (key == "mass" || key == "density") return prefix + "they are fixed in the world (infinite mass)";
@@ -62,20 +68,6 @@ std::string NotApplicableToRigidBody(RigidBodyType type, const std::string& key)
       break;
   }
   return prefix + "it is not one of their keys";
-}
-
-std::string JointTypeName(JointType type) {
-  switch (type) {
-    case JointType::kFixed:
-      return "fixed";
-    case JointType::kRevolute:
-      return "revolute";
-    case JointType::kPrismatic:
-      return "prismatic";
-    case JointType::kFloating:
-      return "floating";
-  }
-  return {};
 }
 
 std::string FormatPoint(const Eigen::Vector3d& x) {
@@ -141,8 +133,8 @@ class SceneParser {
         scene.colliders.push_back(ParseCollider(entry));
     }
     if (const auto field = top.Find("rigid_bodies")) {
-      for (const Field& entry : reader_.Entries(*field, "section 'rigid_bodies'"))
-        scene.rigid_bodies.push_back(ParseRigidBody(entry));
+      const std::vector<Field> entries = reader_.Entries(*field, "section 'rigid_bodies'");
+      for (const Field& entry : entries) scene.rigid_bodies.push_back(ParseRigidBody(entry, entries, scene));
     }
     if (const auto field = top.Find("robots")) {
       for (const Field& entry : reader_.Entries(*field, "section 'robots'")) scene.robots.push_back(ParseRobot(entry));
@@ -344,7 +336,9 @@ class SceneParser {
     return contact;
   }
 
-  RigidBodyDesc ParseRigidBody(const Field& entry) {
+  // `entries` are all the entries of the section, `scene.rigid_bodies` those before `entry` (a joint's parent
+  // must be one of them).
+  RigidBodyDesc ParseRigidBody(const Field& entry, const std::vector<Field>& entries, const SceneDesc& scene) {
     CheckName(entry, "rigid body");
     CheckWeldableName(entry, "rigid body");
     ClaimName(entry, "rigid body");
@@ -356,6 +350,8 @@ class SceneParser {
     if (const auto type = map.Find("type")) body.type = reader_.Choice(*type, "rigid body type", RigidBodyTypeNames());
     map.CheckKeys(RigidBodyKeys(body.type), KeysOf({"rigid_bodies", ""}),
                   [&](const std::string& key) { return NotApplicableToRigidBody(body.type, key); });
+    const auto joint = map.Find("joint");
+    if (joint) CheckNoInitialMotion(map, *joint, what);
 
     const bool is_static = body.type == RigidBodyType::kStatic;
     body.shape = ParseShape(map.Require("shape"), what, is_static ? ShapeUse::kStaticBody : ShapeUse::kMovingBody,
@@ -378,6 +374,10 @@ class SceneParser {
       map.Read("torque", body.torque);
     }
     if (const auto pose = map.Find("pose")) body.pose = ParsePose(*pose, what);
+    if (joint) {
+      body.has_joint = true;
+      body.joint = ParseBodyJoint(*joint, entry.key, entries, scene.rigid_bodies);
+    }
     if (body.type == RigidBodyType::kKinematic) {
       const auto keyframes = map.Find("keyframes");
       if (!keyframes)
@@ -390,6 +390,134 @@ class SceneParser {
     map.Read("dissipation", body.dissipation, NonNegative());
     if (const auto color = map.Find("color")) body.rgba = reader_.Numbers<4>(*color, Between(0, 1, false, false));
     return body;
+  }
+
+  // A body on a joint starts where its parent and the joint put it, moving with its parent: it has no `pose`,
+  // `velocity` or `angular_velocity` of its own. An override that added the joint takes the blame.
+  void CheckNoInitialMotion(const MapFields& map, const Field& joint, const std::string& what) const {
+    const std::vector<std::string> blame =
+        joint.key_node.Mark().is_null() ? std::vector<std::string>{joint.path} : std::vector<std::string>{};
+    if (const auto pose = map.Find("pose")) {
+      reader_.Fail(pose->key_node, pose->path,
+                   "'pose' does not apply to " + what +
+                       ", which hangs on a 'joint': its pose follows from the joint's 'parent', 'origin' and "
+                       "'position'",
+                   blame);
+    }
+    for (const char* key : {"velocity", "angular_velocity"}) {
+      if (const auto velocity = map.Find(key)) {
+        reader_.Fail(velocity->key_node, velocity->path,
+                     "'" + velocity->key + "' does not apply to " + what +
+                         ", which hangs on a 'joint': it starts moving with its 'parent' (the joint at rest)",
+                     blame);
+      }
+    }
+  }
+
+  // A dynamic body's `joint` (`field`): its type, a parent defined earlier in the file (`earlier`) or the world,
+  // the joint frame in the parent's frame, and for a revolute or prismatic joint its axis, initial position,
+  // limits, damping, effort limit, constant effort and PD controller. `body` is the name of the body it carries,
+  // `entries` all the entries of the section (to tell a parent defined later from an unknown one).
+  BodyJointDesc ParseBodyJoint(const Field& field, const std::string& body, const std::vector<Field>& entries,
+                               const std::vector<RigidBodyDesc>& earlier) const {
+    BodyJointDesc joint;
+    joint.where = Where(field);
+    const std::string owner = "rigid body '" + body + "'";
+    const std::string what = "joint of " + owner;
+    const MapFields map(reader_, field, what);
+    if (const auto type = map.Find("type")) joint.type = reader_.Choice(*type, "joint type", BodyJointTypeNames());
+    map.CheckKeys(BodyJointKeys(joint.type), KeysOf({"rigid_bodies", "", "joint"}),
+                  "does not apply to fixed joints: they hold the body at 'origin' with no degree of freedom "
+                  "(only revolute and prismatic joints move)");
+    joint.parent = ParseParent(map.Require("parent"), body, entries, earlier);
+    if (const auto origin = map.Find("origin")) {
+      const MapFields origin_map(reader_, *origin, "'origin' of " + what);
+      origin_map.CheckKeys(KeysOf({"rigid_bodies", "", "joint", "origin"}));
+      joint.origin = ReadPose(origin_map, "'origin' of " + what);
+    }
+    if (joint.type == JointType::kFixed) return joint;
+
+    if (const auto axis = map.Find("axis")) {
+      const Eigen::Vector3d a = ToEigen(reader_.Numbers<3>(*axis));
+      if (a.norm() == 0) reader_.Fail(*axis, "'axis' must not be zero");
+      joint.axis = {a.x() / a.norm(), a.y() / a.norm(), a.z() / a.norm()};
+    }
+    const auto lower = map.Find("lower");
+    const auto upper = map.Find("upper");
+    if (lower) joint.lower = reader_.Number(*lower);
+    if (upper) joint.upper = reader_.Number(*upper);
+    const std::vector<std::string> limits{field.path + ".lower", field.path + ".upper"};
+    if (lower && upper && joint.lower > joint.upper) {
+      reader_.Fail(lower->node, lower->path,
+                   what + " has 'lower' " + FormatNumber(joint.lower) + " above 'upper' " + FormatNumber(joint.upper) +
+                       ": the limits need lower <= upper",
+                   limits);
+    }
+    map.Read("damping", joint.damping, NonNegative());
+    map.Read("effort", joint.effort, Positive());
+    if (const auto applied = map.Find("effort_applied")) {
+      joint.effort_applied = reader_.Number(*applied);
+      if (std::abs(joint.effort_applied) > joint.effort) {
+        reader_.Fail(applied->node, applied->path,
+                     "'effort_applied' of " + owner + " must not exceed the joint's 'effort' limit " +
+                         FormatNumber(joint.effort) + " " + EffortUnit(joint) + " in magnitude, got " +
+                         applied->node.Scalar(),
+                     {field.path + ".effort"});
+      }
+    }
+    map.Read("kp", joint.kp, NonNegative());
+    map.Read("kd", joint.kd, NonNegative());
+    // The initial position always counts; the target only with a controller (kp or kd > 0), yet a target that
+    // is given must be reachable.
+    joint.position = ParseJointValue(map, field, "position", what, joint, limits, true);
+    const bool controlled = joint.kp + joint.kd > 0;
+    joint.target = ParseJointValue(map, field, "target", what, joint, limits, controlled);
+    return joint;
+  }
+
+  // The joint's `key` (position or target), 0 when omitted; within the joint's limits when given, and 0 must
+  // be within them when it is omitted and `required_in_limits`.
+  double ParseJointValue(const MapFields& map, const Field& field, const std::string& key, const std::string& what,
+                         const BodyJointDesc& joint, const std::vector<std::string>& limits,
+                         bool required_in_limits) const {
+    const auto value = map.Find(key);
+    const double q = value ? reader_.Number(*value) : 0;
+    const bool inside = joint.lower <= q && q <= joint.upper;
+    if (value && !inside) {
+      reader_.Fail(value->node, value->path,
+                   "'" + key + "' of " + what + " must be within the joint's limits " + Limits(joint) + ", got " +
+                       value->node.Scalar(),
+                   limits);
+    }
+    if (!value && !inside && required_in_limits) {
+      reader_.Fail(field.key_node, field.path,
+                   what + " needs a '" + key + "': the default 0 is outside the joint's limits " + Limits(joint),
+                   limits);
+    }
+    return q;
+  }
+
+  // A joint's parent: "world", or a rigid body before `body` in the file (of any type; a static body's pose is
+  // then the parent frame). Parents come first, so the bodies form a tree whose parents are known first.
+  std::string ParseParent(const Field& field, const std::string& body, const std::vector<Field>& entries,
+                          const std::vector<RigidBodyDesc>& earlier) const {
+    const std::string parent = reader_.Text(field);
+    std::vector<std::string> names{"world"};
+    for (const RigidBodyDesc& b : earlier) names.push_back(b.name);
+    if (std::find(names.begin(), names.end(), parent) != names.end()) return parent;
+    if (parent == body) reader_.Fail(field, "rigid body '" + body + "' cannot be its own 'parent'");
+    for (const Field& entry : entries) {
+      if (entry.key == parent) {
+        reader_.Fail(field, "parent '" + parent + "' of rigid body '" + body + "' is defined later in the file (line " +
+                                std::to_string(entry.key_node.Mark().line + 1) +
+                                "): a parent must come before the bodies on its joints in 'rigid_bodies'");
+      }
+    }
+    const std::string suggestion = DidYouMean(parent, names);
+    reader_.Fail(field, "unknown parent '" + parent + "' of rigid body '" + body + "'" +
+                            (suggestion.empty()
+                                 ? " (a parent is 'world' or a rigid body defined before it: " + JoinNames(names) + ")"
+                                 : suggestion));
   }
 
   // At least one keyframe; times from 0 on, strictly increasing.
@@ -508,20 +636,24 @@ class SceneParser {
     }
     if (joint->type != JointType::kRevolute && joint->type != JointType::kPrismatic) {
       reader_.FailAtKey(entry,
-                        "joint '" + entry.key + "' of " + owner + " is " + JointTypeName(joint->type) +
+                        "joint '" + entry.key + "' of " + owner + " is " + NameOf(joint->type) +
                             ": only revolute and prismatic joints take initial positions, controllers and efforts");
     }
     return *joint;
   }
 
-  // "[-2.0944, 2.0944] rad".
-  static std::string Limits(const JointDesc& joint) {
+  // "[-2.0944, 2.0944] rad" for a robot's joint (JointDesc) or a rigid body's (BodyJointDesc).
+  template <typename Joint>
+  static std::string Limits(const Joint& joint) {
     return "[" + FormatNumber(joint.lower) + ", " + FormatNumber(joint.upper) + "] " +
            (joint.type == JointType::kRevolute ? "rad" : "m");
   }
 
   // "N·m" for a revolute joint, "N" for a prismatic one.
-  static std::string EffortUnit(const JointDesc& joint) { return joint.type == JointType::kRevolute ? "N·m" : "N"; }
+  template <typename Joint>
+  static std::string EffortUnit(const Joint& joint) {
+    return joint.type == JointType::kRevolute ? "N·m" : "N";
+  }
 
   void CheckWithinLimits(const Field& field, double q, const JointDesc& joint, const std::string& what) const {
     if (q < joint.lower || q > joint.upper)
@@ -548,12 +680,7 @@ class SceneParser {
   // file order (the order in which suggestions are tried).
   static std::vector<WeldBody> WeldBodies(const SceneDesc& scene) {
     std::vector<WeldBody> bodies{{"world", "the world", Mobility::kFixed}};
-    for (const RigidBodyDesc& body : scene.rigid_bodies) {
-      const Mobility mobility = body.type == RigidBodyType::kDynamic  ? Mobility::kFree
-                                : body.type == RigidBodyType::kStatic ? Mobility::kFixed
-                                                                      : Mobility::kPrescribed;
-      bodies.push_back({body.name, NameOf(body.type) + " rigid body '" + body.name + "'", mobility});
-    }
+    for (const RigidBodyDesc& body : scene.rigid_bodies) bodies.push_back(RigidWeldBody(body, bodies));
     for (const RobotDesc& robot : scene.robots) {
       for (const LinkDesc& link : robot.model->links) {
         const bool moves = LinkMoves(robot, link.name);
@@ -562,6 +689,23 @@ class SceneParser {
       }
     }
     return bodies;
+  }
+
+  // How a rigid body moves, by its type; a dynamic body on a joint as the joint says. A revolute or prismatic
+  // joint leaves the body a degree of freedom that forces move (kFree), whatever its parent; a fixed joint makes
+  // it move as its parent does: fixed to the world or a static body, prescribed by a kinematic body's keyframes,
+  // free with a free body. Parents come before their bodies in the file, so `earlier` (the world and the rigid
+  // bodies before `body`) holds the parent.
+  static WeldBody RigidWeldBody(const RigidBodyDesc& body, const std::vector<WeldBody>& earlier) {
+    WeldBody weld_body{body.name, NameOf(body.type) + " rigid body '" + body.name + "'", Mobility::kFree};
+    if (body.type == RigidBodyType::kStatic) weld_body.mobility = Mobility::kFixed;
+    if (body.type == RigidBodyType::kKinematic) weld_body.mobility = Mobility::kPrescribed;
+    if (!body.has_joint || body.joint.type != JointType::kFixed) return weld_body;
+    for (const WeldBody& parent : earlier)
+      if (parent.name == body.joint.parent) weld_body.mobility = parent.mobility;
+    const std::string parent = body.joint.parent == "world" ? "the world" : "'" + body.joint.parent + "'";
+    weld_body.description += " (on a fixed joint to " + parent + ")";
+    return weld_body;
   }
 
   // Two different bodies of `bodies`, at least one of which forces move; a damper only with a spring.

@@ -74,6 +74,22 @@ SchemaNode Keyframe() {
   return Section("keyframe", std::move(children));
 }
 
+// A rigid body's `joint`: the keys of every joint type.
+SchemaNode BodyJoint() {
+  const BodyJointDesc joint;
+  std::vector<SchemaNode> children;
+  for (const std::string& key : BodyJointKeys(JointType::kRevolute)) {
+    if (key == "origin") {
+      children.push_back(Section("origin", PoseKeys()));
+    } else if (key == "axis") {
+      children.push_back(Vector("axis", joint.axis));
+    } else {
+      children.push_back(Value(key));
+    }
+  }
+  return Section("joint", std::move(children));
+}
+
 SchemaNode RigidBody() {
   const RigidBodyDesc body;
   std::vector<SchemaNode> children;
@@ -95,6 +111,8 @@ SchemaNode RigidBody() {
       children.push_back(List("keyframes", "keyframe", Keyframe()));
     } else if (key == "color") {
       children.push_back(Vector("color", body.rgba));
+    } else if (key == "joint") {
+      children.push_back(BodyJoint());
     } else {
       children.push_back(Value(key));
     }
@@ -218,7 +236,7 @@ const std::vector<std::string>& ShapeKeys(ShapeType type) {
 const std::vector<std::string>& RigidBodyKeys(RigidBodyType type) {
   static const std::vector<std::string> dynamic{
       "type",  "shape",  "mass",     "density",   "pose",        "velocity", "angular_velocity",
-      "force", "torque", "friction", "stiffness", "dissipation", "color"};
+      "force", "torque", "friction", "stiffness", "dissipation", "color",    "joint"};
   static const std::vector<std::string> fixed{"type", "shape", "pose", "friction", "stiffness", "dissipation", "color"};
   static const std::vector<std::string> kinematic{"type",      "shape",       "keyframes", "friction",
                                                   "stiffness", "dissipation", "color"};
@@ -231,6 +249,14 @@ const std::vector<std::string>& RigidBodyKeys(RigidBodyType type) {
       return kinematic;
   }
   return dynamic;
+}
+
+const std::vector<std::string>& BodyJointKeys(JointType type) {
+  static const std::vector<std::string> moving{"type",  "parent", "origin",  "axis",   "position",
+                                               "lower", "upper",  "damping", "effort", "effort_applied",
+                                               "kp",    "kd",     "target"};
+  static const std::vector<std::string> fixed{"type", "parent", "origin"};
+  return type == JointType::kFixed ? fixed : moving;
 }
 
 const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames() {
@@ -274,6 +300,12 @@ const std::vector<std::pair<std::string, RigidBodyType>>& RigidBodyTypeNames() {
   return names;
 }
 
+const std::vector<std::pair<std::string, JointType>>& BodyJointTypeNames() {
+  static const std::vector<std::pair<std::string, JointType>> names{
+      {"revolute", JointType::kRevolute}, {"prismatic", JointType::kPrismatic}, {"fixed", JointType::kFixed}};
+  return names;
+}
+
 std::string NameOf(MaterialModelDesc model) {
   for (const auto& [name, value] : MaterialModelNames())
     if (value == model) return name;
@@ -284,6 +316,12 @@ std::string NameOf(ShapeType type) {
   for (const auto& [name, value] : ShapeTypeNames())
     if (value == type) return name;
   return {};
+}
+
+std::string NameOf(JointType type) {
+  for (const auto& [name, value] : BodyJointTypeNames())
+    if (value == type) return name;
+  return type == JointType::kFloating ? "floating" : "";
 }
 
 std::string NameOf(RigidBodyType type) {

@@ -43,6 +43,8 @@ const std::vector<std::string>& MaterialKeys(MaterialModelDesc model);
 const std::vector<std::string>& ShapeKeys(ShapeType type);
 /// The keys a rigid body of `type` accepts (including `type`).
 const std::vector<std::string>& RigidBodyKeys(RigidBodyType type);
+/// The keys a rigid body's `joint` of `type` (revolute, prismatic or fixed) accepts (including `type`).
+const std::vector<std::string>& BodyJointKeys(JointType type);
 
 /// Names of enumerated values as written in scene files, in documentation order.
 const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames();
@@ -50,10 +52,14 @@ const std::vector<std::pair<std::string, ShapeType>>& ShapeTypeNames();
 const std::vector<std::pair<std::string, BoundaryType>>& BoundaryTypeNames();
 const std::vector<std::pair<std::string, ProbeQuantity>>& ProbeQuantityNames();
 const std::vector<std::pair<std::string, RigidBodyType>>& RigidBodyTypeNames();
+/// The joint types a rigid body's `joint` may have: revolute, prismatic, fixed (not floating).
+const std::vector<std::pair<std::string, JointType>>& BodyJointTypeNames();
 
-/// The scene-file name of a model, shape type or rigid body type, e.g. "fixed_corotated", "box", "static".
+/// The scene-file name of a model, shape type, joint type or rigid body type, e.g. "fixed_corotated", "box",
+/// "revolute", "static"; JointType::kFloating (which scene files do not spell) is "floating".
 std::string NameOf(MaterialModelDesc model);
 std::string NameOf(ShapeType type);
+std::string NameOf(JointType type);
 std::string NameOf(RigidBodyType type);
 
 }  // namespace ductile::scene

@@ -139,6 +139,38 @@ const BadScene kBadSceneTable[] = {
      "'damping' of weld 'hold' needs a 'stiffness' > 0: with stiffness 0 the weld is near-rigid and has no damper"},
     {"weld_stiffness_negative", 6, 49, "'stiffness' must be >= 0, got -100"},
     {"rigid_name_world", 2, 3, "rigid body name 'world' is reserved: welds use it for the world frame"},
+    // Rigid bodies on joints.
+    {"joint_on_kinematic", 6, 5,
+     "'joint' does not apply to kinematic rigid bodies: they follow their 'keyframes'; only dynamic bodies hang on a "
+     "joint (a kinematic body may be a joint's 'parent')"},
+    {"joint_with_pose", 6, 5,
+     "'pose' does not apply to rigid body 'door', which hangs on a 'joint': its pose follows from the joint's "
+     "'parent', 'origin' and 'position'"},
+    {"joint_with_velocity", 5, 5,
+     "'angular_velocity' does not apply to rigid body 'door', which hangs on a 'joint': it starts moving with its "
+     "'parent'"},
+    {"joint_unknown_parent", 10, 15, "unknown parent 'carier' of rigid body 'pin'; did you mean 'carrier'?"},
+    {"joint_parent_later", 5, 21,
+     "parent 'carrier' of rigid body 'pin' is defined later in the file (line 6): a parent must come before the "
+     "bodies on its joints in 'rigid_bodies'"},
+    {"joint_parent_itself", 5, 21, "rigid body 'pin' cannot be its own 'parent'"},
+    {"joint_missing_parent", 6, 7, "missing required key 'parent' in joint of rigid body 'door'"},
+    {"joint_type_floating", 5, 19, "unknown joint type 'floating' (one of: revolute, prismatic, fixed)"},
+    {"joint_axis_zero", 7, 13, "'axis' must not be zero"},
+    {"joint_position_outside_limits", 9, 17,
+     "'position' of joint of rigid body 'door' must be within the joint's limits [-1.5, 1.5] rad, got 2"},
+    {"joint_lower_above_upper", 5, 69,
+     "joint of rigid body 'panel' has 'lower' 0.6 above 'upper' 0: the limits need lower <= upper"},
+    {"joint_effort_applied_above_effort", 8, 23,
+     "'effort_applied' of rigid body 'door' must not exceed the joint's 'effort' limit 50 N·m in magnitude, got -60"},
+    {"joint_target_default_outside_limits", 5, 5,
+     "joint of rigid body 'panel' needs a 'target': the default 0 is outside the joint's limits [0.1, 0.6] m"},
+    {"joint_fixed_axis", 8, 7,
+     "'axis' does not apply to fixed joints: they hold the body at 'origin' with no degree of freedom (only revolute "
+     "and prismatic joints move)"},
+    {"weld_fixed_joint_to_world", 9, 13,
+     "weld 'glue' joins the world and dynamic rigid body 'plate' (on a fixed joint to the world), which are both "
+     "fixed in the world: nothing to move"},
 };
 
 class BadSceneTest : public testing::TestWithParam<BadScene> {};
