@@ -10,9 +10,13 @@
 #include <gtest/gtest.h>
 
 #include "ductile/scene.h"
+#include "expect_values.h"
 
 namespace ductile {
 namespace {
+
+using testing::ExpectQuaternion;
+using testing::ExpectVector;
 
 const std::filesystem::path kScenes = std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes";
 const std::filesystem::path kScene = kScenes / "loads_and_welds.yaml";
@@ -54,14 +58,6 @@ std::string OverrideMessage(const std::vector<std::string>& sets) {
   }
   ADD_FAILURE() << "loaded without error";
   return {};
-}
-
-void ExpectVector(const Vector3& actual, const Vector3& expected) {
-  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(actual[i], expected[i]) << "component " << i;
-}
-
-void ExpectQuaternion(const std::array<double, 4>& actual, const std::array<double, 4>& expected) {
-  for (int i = 0; i < 4; ++i) EXPECT_NEAR(actual[i], expected[i], 1e-12) << "component " << i;
 }
 
 void ExpectIdentity(const PoseDesc& pose) {

@@ -8,9 +8,13 @@
 
 #include "ductile/multibody_desc.h"
 #include "ductile/scene.h"
+#include "expect_values.h"
 
 namespace ductile {
 namespace {
+
+using testing::ExpectQuaternion;
+using testing::ExpectVector;
 
 const std::filesystem::path kScenes = std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes";
 const std::filesystem::path kSource(DUCTILE_SOURCE_DIR);
@@ -34,10 +38,6 @@ SceneError ErrorOf(const std::string& text, const std::filesystem::path& file = 
 
 void ExpectVector(const Vector3& actual, const Vector3& expected) {
   for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(actual[i], expected[i]) << "component " << i;
-}
-
-void ExpectQuaternion(const std::array<double, 4>& actual, const std::array<double, 4>& expected) {
-  for (int i = 0; i < 4; ++i) EXPECT_NEAR(actual[i], expected[i], 1e-12) << "component " << i;
 }
 
 TEST(RigidSections, FullSceneHasEveryValue) {

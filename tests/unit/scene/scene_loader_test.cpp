@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "ductile/scene.h"
+#include "expect_values.h"
 
 namespace ductile {
 namespace {
+
+using testing::ExpectVector;
 
 const std::filesystem::path kScenes = std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes";
 
@@ -20,10 +23,6 @@ SceneError ErrorOf(const std::string& text, const std::filesystem::path& file = 
   }
   ADD_FAILURE() << "loaded without error:\n" << text;
   return SceneError("", 0, 0, "");
-}
-
-void ExpectVector(const Vector3& actual, const Vector3& expected) {
-  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(actual[i], expected[i]) << "component " << i;
 }
 
 TEST(SceneLoader, FullSceneHasEveryValue) {
