@@ -233,7 +233,7 @@ TEST(LoadsAndWelds, JointEffortErrors) {
 }
 
 TEST(LoadsAndWelds, JointWithoutAnEffortLimitTakesAnyEffort) {
-  const std::filesystem::path folder = std::filesystem::path(testing::TempDir()) / "ductile_loads_and_welds";
+  const std::filesystem::path folder = std::filesystem::path(::testing::TempDir()) / "ductile_loads_and_welds";
   std::filesystem::create_directories(folder);
   std::ofstream(folder / "spinner.urdf") << R"(<robot name="spinner">
   <link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>

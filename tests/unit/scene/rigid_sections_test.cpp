@@ -207,7 +207,7 @@ TEST(RigidSections, JointChecksUseTheJointsTypeAndLimits) {
 }
 
 TEST(RigidSections, ControllerTargetIsRequiredWhenZeroIsOutsideTheLimits) {
-  const std::filesystem::path folder = std::filesystem::path(testing::TempDir()) / "ductile_rigid_sections";
+  const std::filesystem::path folder = std::filesystem::path(::testing::TempDir()) / "ductile_rigid_sections";
   std::filesystem::create_directories(folder);
   std::ofstream(folder / "lift.urdf") << R"(<robot name="lift">
   <link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
