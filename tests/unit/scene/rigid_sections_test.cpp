@@ -36,10 +36,6 @@ SceneError ErrorOf(const std::string& text, const std::filesystem::path& file = 
   return SceneError("", 0, 0, "");
 }
 
-void ExpectVector(const Vector3& actual, const Vector3& expected) {
-  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(actual[i], expected[i]) << "component " << i;
-}
-
 TEST(RigidSections, FullSceneHasEveryValue) {
   const SceneDesc scene = LoadScene(kScenes / "rigid_full.yaml");
 
