@@ -29,7 +29,15 @@ double HuntCrossleyContact::Antiderivative(double vn) const {
 }
 
 double HuntCrossleyContact::Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const {
-  gamma.resize(3);
+  Eigen::Vector3d g3;
+  Eigen::Matrix3d G3;
+  const double cost = Calc3(Eigen::Vector3d(vc[0], vc[1], vc[2]), g3, G ? &G3 : nullptr);
+  gamma = g3;
+  if (G) *G = G3;
+  return cost;
+}
+
+double HuntCrossleyContact::Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const {
   const double vn = vc[2];
   const Eigen::Vector2d vt = vc.head<2>();
   const double s = std::sqrt(vt.squaredNorm() + eps_ * eps_);
@@ -37,7 +45,7 @@ double HuntCrossleyContact::Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gam
   gamma.head<2>() = -mu_n0 * vt / s;
   gamma[2] = NormalImpulse(vn);
   if (G) {
-    G->setZero(3, 3);
+    G->setZero();
     G->topLeftCorner<2, 2>() = mu_n0 * (Eigen::Matrix2d::Identity() / s - vt * vt.transpose() / (s * s * s));
     if (vn < v_hat_) {
       // n′(v) = Δt (−a (1 − d v) − d (f − a v)), a = Δt k.

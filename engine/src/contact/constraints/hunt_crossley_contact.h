@@ -15,6 +15,8 @@
 // non-increasing in v_n, and ‖·‖_s is convex.
 #pragma once
 
+#include <Eigen/Core>
+
 #include "contact/sap_constraint.h"
 
 namespace ductile::contact {
@@ -36,6 +38,8 @@ class HuntCrossleyContact final : public SapConstraint {
   explicit HuntCrossleyContact(const HuntCrossleyParams& p);
   int num_rows() const override { return 3; }
   double Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const override;
+  /// The same with fixed sizes, without allocation (the MPM contact solver calls it per particle contact).
+  double Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const;
   /// n(v_n) [N·s].
   double NormalImpulse(double vn) const;
   double lagged_normal_impulse() const { return n0_; }

@@ -1,0 +1,198 @@
+#include "contact/mpm_contact_solver.h"
+
+#include <tbb/parallel_for.h>
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+
+namespace ductile::contact {
+namespace {
+
+// The problem with what the iterations reuse: the contact costs and, per node, the contacts that touch it.
+class Solver {
+ public:
+  Solver(const GridContactProblem& p, const GridContactParams& params) : p_(p), params_(params) {
+    const int nodes = static_cast<int>(p.mass.size());
+    const int contacts = static_cast<int>(p.contacts.size());
+    costs_.reserve(contacts);
+    for (const GridContact& c : p.contacts) costs_.emplace_back(c.params);
+    // Node -> (contact, stencil slot), in contact order (compressed rows).
+    first_.assign(nodes + 1, 0);
+    for (const GridContact& c : p.contacts)
+      for (int k = 0; k < 27; ++k) ++first_[c.nodes[k] + 1];
+    for (int i = 0; i < nodes; ++i) first_[i + 1] += first_[i];
+    touches_.resize(first_.back());
+    std::vector<int> cursor(first_.begin(), first_.end() - 1);
+    for (int ci = 0; ci < contacts; ++ci)
+      for (int k = 0; k < 27; ++k) touches_[cursor[p.contacts[ci].nodes[k]]++] = {ci, k};
+    vc_.resize(contacts);
+    gamma_.resize(contacts);
+    G_.resize(contacts);
+    contact_cost_.resize(contacts);
+  }
+
+  // Contact velocities, impulses (contact frame), Hessians and the total cost at v.
+  double Evaluate(const std::vector<Eigen::Vector3d>& v, bool hessians) {
+    const int contacts = static_cast<int>(p_.contacts.size());
+    tbb::parallel_for(tbb::blocked_range<int>(0, contacts, 256), [&](const tbb::blocked_range<int>& r) {
+      for (int ci = r.begin(); ci != r.end(); ++ci) {
+        vc_[ci] = ContactVelocity(ci, v);
+        contact_cost_[ci] = costs_[ci].Calc3(vc_[ci], gamma_[ci], hessians ? &G_[ci] : nullptr);
+      }
+    });
+    double cost = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) cost += 0.5 * p_.mass[i] * (v[i] - p_.v_star[i]).squaredNorm();
+    for (double c : contact_cost_) cost += c;
+    return cost;
+  }
+
+  // v_c = R_cᵀ(Σ w v − v_r) of contact ci; with rigid = false the rigid velocity is left out (a change of v).
+  Eigen::Vector3d ContactVelocity(int ci, const std::vector<Eigen::Vector3d>& v, bool rigid = true) const {
+    const GridContact& c = p_.contacts[ci];
+    Eigen::Vector3d u = Eigen::Vector3d::Zero();
+    for (int k = 0; k < 27; ++k) u += c.weights[k] * v[c.nodes[k]];
+    if (rigid) u -= c.v_rigid;
+    return c.R_WC.transpose() * u;
+  }
+
+  // The diagonal block of ∇²ℓ at node i: m_i·1 + Σ_c w_ci² R_c G_c R_cᵀ.
+  Eigen::Matrix3d NodeHessian(int i) const {
+    Eigen::Matrix3d H = p_.mass[i] * Eigen::Matrix3d::Identity();
+    for (int t = first_[i]; t < first_[i + 1]; ++t) {
+      const auto [ci, k] = touches_[t];
+      const GridContact& c = p_.contacts[ci];
+      const double w = c.weights[k];
+      H += (w * w) * (c.R_WC * G_[ci] * c.R_WC.transpose());
+    }
+    return H;
+  }
+
+  // Jᵀγ at node i: Σ_c w_ci R_c γ_c, summed in contact order.
+  Eigen::Vector3d NodeImpulse(int i) const {
+    Eigen::Vector3d j = Eigen::Vector3d::Zero();
+    for (int t = first_[i]; t < first_[i + 1]; ++t) {
+      const auto [ci, k] = touches_[t];
+      j += p_.contacts[ci].weights[k] * (p_.contacts[ci].R_WC * gamma_[ci]);
+    }
+    return j;
+  }
+
+  GridContactResult Solve() {
+    const int nodes = static_cast<int>(p_.mass.size());
+    const int contacts = static_cast<int>(p_.contacts.size());
+    GridContactResult result;
+    result.v = p_.v_star;
+    std::vector<Eigen::Vector3d>& v = result.v;
+    std::vector<Eigen::Vector3d> grad(nodes), jc(nodes), dv(nodes);
+    std::vector<Eigen::Vector3d> dvc(contacts);
+    double cost = Evaluate(v, true);
+    result.cost_history.push_back(cost);
+    for (int it = 0;; ++it) {
+      // Gradient, stopping rule, and the block-diagonal Newton direction, node by node.
+      tbb::parallel_for(tbb::blocked_range<int>(0, nodes, 512), [&](const tbb::blocked_range<int>& r) {
+        for (int i = r.begin(); i != r.end(); ++i) {
+          jc[i] = NodeImpulse(i);
+          grad[i] = p_.mass[i] * (v[i] - p_.v_star[i]) - jc[i];
+          dv[i] = -NodeHessian(i).llt().solve(grad[i]);
+        }
+      });
+      double g2 = 0, p2 = 0, j2 = 0;
+      for (int i = 0; i < nodes; ++i) {
+        g2 += grad[i].squaredNorm() / p_.mass[i];
+        p2 += p_.mass[i] * v[i].squaredNorm();
+        j2 += jc[i].squaredNorm() / p_.mass[i];
+      }
+      result.residual = std::sqrt(g2);
+      result.residual_bound = params_.abs_tolerance + params_.rel_tolerance * std::max(std::sqrt(p2), std::sqrt(j2));
+      result.iterations = it;
+      if (result.residual < result.residual_bound) {
+        result.converged = true;
+        break;
+      }
+      if (it == params_.max_iterations) break;
+
+      // Exact line search on [0, α_max].
+      tbb::parallel_for(tbb::blocked_range<int>(0, contacts, 256), [&](const tbb::blocked_range<int>& r) {
+        for (int ci = r.begin(); ci != r.end(); ++ci) dvc[ci] = ContactVelocity(ci, dv, false);
+      });
+      double a = 0, b = 0;
+      for (int i = 0; i < nodes; ++i) {
+        a += p_.mass[i] * dv[i].dot(v[i] - p_.v_star[i]);
+        b += p_.mass[i] * dv[i].squaredNorm();
+      }
+      const std::vector<Eigen::Vector3d> vc0 = vc_;
+      const auto derivatives = [&](double alpha, double& d1, double& d2) {
+        d1 = a + alpha * b;
+        d2 = b;
+        Eigen::Vector3d gamma;
+        Eigen::Matrix3d G;
+        for (int ci = 0; ci < contacts; ++ci) {
+          costs_[ci].Calc3(vc0[ci] + alpha * dvc[ci], gamma, &G);
+          d1 -= dvc[ci].dot(gamma);
+          d2 += dvc[ci].dot(G * dvc[ci]);
+        }
+      };
+      double d1, d2;
+      derivatives(0, d1, d2);
+      if (!(d1 < 0)) {
+        result.converged = result.residual < 1e3 * result.residual_bound;
+        break;
+      }
+      double alpha = params_.alpha_max;
+      derivatives(alpha, d1, d2);
+      if (d1 > 0) {
+        double lo = 0, hi = params_.alpha_max;
+        alpha = 1.0;
+        for (int k = 0; k < 100; ++k) {
+          derivatives(alpha, d1, d2);
+          if (std::abs(d1) <= 1e-10 * std::abs(a) + 1e-300 || hi - lo < 1e-12) break;
+          (d1 < 0 ? lo : hi) = alpha;
+          double next = d2 > 0 ? alpha - d1 / d2 : 0.5 * (lo + hi);
+          if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+          alpha = next;
+        }
+      }
+      for (int i = 0; i < nodes; ++i) v[i] += alpha * dv[i];
+      cost = Evaluate(v, true);
+      result.cost_history.push_back(cost);
+    }
+    result.gamma_W.resize(contacts);
+    for (int ci = 0; ci < contacts; ++ci) result.gamma_W[ci] = p_.contacts[ci].R_WC * gamma_[ci];
+    return result;
+  }
+
+ private:
+  const GridContactProblem& p_;
+  GridContactParams params_;
+  std::vector<HuntCrossleyContact> costs_;
+  std::vector<int> first_;
+  std::vector<std::pair<int, int>> touches_;
+  std::vector<Eigen::Vector3d> vc_, gamma_;
+  std::vector<Eigen::Matrix3d> G_;
+  std::vector<double> contact_cost_;
+};
+
+}  // namespace
+
+GridContactResult SolveGridContact(const GridContactProblem& problem, const GridContactParams& params) {
+  return Solver(problem, params).Solve();
+}
+
+double EvaluateGridContactCost(const GridContactProblem& problem, const std::vector<Eigen::Vector3d>& v,
+                               std::vector<Eigen::Vector3d>* gradient, std::vector<Eigen::Matrix3d>* hessian_blocks) {
+  Solver solver(problem, GridContactParams{});
+  const double cost = solver.Evaluate(v, true);
+  if (hessian_blocks) {
+    hessian_blocks->resize(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) (*hessian_blocks)[i] = solver.NodeHessian(static_cast<int>(i));
+  }
+  if (gradient) {
+    gradient->resize(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+      (*gradient)[i] = problem.mass[i] * (v[i] - problem.v_star[i]) - solver.NodeImpulse(static_cast<int>(i));
+  }
+  return cost;
+}
+
+}  // namespace ductile::contact
