@@ -36,6 +36,12 @@ struct StepTelemetry {
   int rigid_contacts = 0;                ///< Rigid-rigid contact points.
   std::vector<double> sap_cost_history;  ///< SAP cost of every Newton iterate, the initial guess first [J].
   std::vector<ContactReport> contacts;   ///< Every rigid-rigid contact point with its force.
+  // MPM-rigid contact, when the scene has both.
+  int mpm_contacts = 0;               ///< Particle contacts in the last substep.
+  int mpm_contacts_max = 0;           ///< The most in one substep of the step.
+  int mpm_contact_iterations = 0;     ///< Contact-solver iterations summed over the substeps.
+  double mpm_contact_residual = 0;    ///< Final residual of the last substep's contact solve.
+  bool mpm_contact_converged = true;  ///< Whether every substep's contact solve met its tolerance.
 };
 
 }  // namespace ductile

@@ -13,6 +13,7 @@
 
 #include "contact/rigid_system.h"
 #include "core/hash.h"
+#include "coupling/mpm_rigid_contact.h"
 #include "model/rigid_model.h"
 #include "mpm/mpm_solver.h"
 
@@ -39,6 +40,17 @@ struct Simulator::Impl {
     rigid->q = model->rigid->q0;
     rigid->v = model->rigid->v0;
     rigid->UpdateKinematics();
+    coupling.reset();
+    if (model->num_particles > 0) {
+      coupling::MpmContactSettings settings;
+      settings.stiffness = model->rigid->mpm_stiffness;
+      settings.dissipation = model->rigid->mpm_dissipation;
+      settings.stiction_speed = model->rigid->stiction_speed;
+      settings.solver.rel_tolerance = model->rigid->contact_rel_tolerance;
+      settings.solver.abs_tolerance = model->rigid->contact_abs_tolerance;
+      settings.solver.max_iterations = model->rigid->max_solver_iterations;
+      coupling = std::make_unique<coupling::MpmRigidContact>(settings);
+    }
   }
 
   std::shared_ptr<const Model> model;
@@ -46,6 +58,7 @@ struct Simulator::Impl {
   tbb::task_arena arena;
   mpm::MpmSolver mpm;
   std::unique_ptr<contact::RigidSystem> rigid;
+  std::unique_ptr<coupling::MpmRigidContact> coupling;  // MPM-rigid contact, when the scene has both
   double time = 0;
   std::int64_t steps = 0;
   StepTelemetry telemetry;
@@ -80,19 +93,40 @@ void Simulator::Step() {
   const float sub_dt = static_cast<float>(s.model->dt / substeps);
   mpm::SubstepCounters sums;
   bool diverged = false;
+  // The rigid state is frozen over the substeps; the contact solve runs between each grid update and G2P.
+  std::function<void(float)> contact_solve;
+  if (s.coupling) {
+    s.coupling->BeginStep(*s.rigid);
+    contact_solve = [&s](float h) { s.coupling->SolveSubstep(s.mpm, h); };
+  }
   s.arena.execute([&] {
     s.mpm.SortParticlesByBlock();
     for (int k = 0; k < substeps && !diverged; ++k) {
-      sums.Accumulate(s.mpm.Substep(sub_dt));
+      sums.Accumulate(s.mpm.Substep(sub_dt, contact_solve));
       diverged = s.mpm.diverged();
     }
   });
+  if (s.coupling) {
+    const coupling::MpmContactStats& c = s.coupling->stats();
+    s.telemetry.mpm_contacts = c.contacts;
+    s.telemetry.mpm_contacts_max = c.max_contacts;
+    s.telemetry.mpm_contact_iterations = c.iterations;
+    s.telemetry.mpm_contact_residual = c.residual;
+    s.telemetry.mpm_contact_converged = c.converged;
+  }
   std::string rigid_failure;
   if (s.rigid && !diverged) {
     const auto rigid_start = std::chrono::steady_clock::now();
     try {
       for (const RigidModel::BodyWrench& w : s.model->rigid->body_wrenches)
         s.rigid->ApplyBodyWrench(w.body, s.rigid->kinematics().X_WB[w.body].translation(), w.force, w.torque);
+      // The MPM contact impulses of the substeps as a known impulse of the rigid step (seed 002, Eq. 3).
+      if (s.coupling) {
+        for (int b = 0; b < s.rigid->tree().num_bodies(); ++b)
+          s.rigid->ApplyBodyWrench(b, s.rigid->kinematics().X_WB[b].translation(),
+                                   s.coupling->linear_impulse(b) / s.model->dt,
+                                   s.coupling->angular_impulse(b) / s.model->dt);
+      }
       const contact::RigidStepStats r = s.rigid->Step(s.model->dt);
       s.telemetry.sap_iterations = r.iterations;
       s.telemetry.sap_residual = r.residual;

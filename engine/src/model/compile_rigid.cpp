@@ -176,6 +176,10 @@ RigidModel CompileRigid(const SceneDesc& scene) {
   defaults.dissipation = scene.contact.dissipation;
   rigid.stiction_speed = scene.contact.stiction_speed;
   rigid.max_solver_iterations = scene.simulation.max_solver_iterations;
+  rigid.mpm_stiffness = scene.contact.mpm_stiffness;
+  rigid.mpm_dissipation = scene.contact.mpm_dissipation;
+  rigid.contact_rel_tolerance = scene.simulation.contact_tolerance_relative;
+  rigid.contact_abs_tolerance = scene.simulation.contact_tolerance_absolute;
   std::vector<std::pair<int, Eigen::VectorXd>> initial_v;  // per dynamic body: (v_start, (ω, v))
   std::vector<std::pair<int, double>> efforts;             // (v index, feed-forward effort)
   std::map<std::string, Eigen::Isometry3d> static_poses;   // static bodies: weld partners fixed in the world

@@ -100,7 +100,7 @@ void MpmSolver::SortParticlesByBlock() {
   fx_.swap(fx_scratch_);
 }
 
-SubstepCounters MpmSolver::Substep(float dt) {
+SubstepCounters MpmSolver::Substep(float dt, const std::function<void(float)>& grid_hook) {
   using Clock = std::chrono::steady_clock;
   const auto seconds = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
@@ -114,6 +114,7 @@ SubstepCounters MpmSolver::Substep(float dt) {
   ParticleToGrid(dt);
   const Clock::time_point t2 = Clock::now();
   counters.active_nodes = UpdateGrid(dt);
+  if (grid_hook) grid_hook(dt);
   const Clock::time_point t3 = Clock::now();
   GridToParticle(dt);
   const Clock::time_point t4 = Clock::now();

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ductile/model.h"
@@ -51,7 +52,19 @@ class MpmSolver {
 
   /// One explicit substep of dt [s]. Returns its counters. Sets diverged() when a particle's state became
   /// non-finite or it moved more than one cell.
-  SubstepCounters Substep(float dt);
+  /// `grid_hook(dt)`, when given, runs between the grid update and G2P: the MPM-rigid contact solve, which edits
+  /// node velocities through NodeIndex and node.
+  SubstepCounters Substep(float dt, const std::function<void(float)>& grid_hook = {});
+  /// Storage index of grid node (i, j, k) in node(), or −1 when its block is not active this substep.
+  int NodeIndex(int i, int j, int k) const {
+    const std::int32_t slot = grid_.Slot(grid_.LinearBlock(i / kBlockEdge, j / kBlockEdge, k / kBlockEdge));
+    if (slot < 0) return -1;
+    return slot * kBlockNodes + (i % kBlockEdge * kBlockEdge + j % kBlockEdge) * kBlockEdge + k % kBlockEdge;
+  }
+  /// A grid node: after the grid update, velocity [m/s] in lanes 0-2 and mass [kg] in lane 3.
+  Float4& node(int index) { return grid_.nodes_data[index]; }
+  /// The stencil of particle p at its current position (valid between P2G and G2P).
+  Stencil ParticleStencil(int p) const { return CachedStencil(p); }
 
   bool diverged() const { return diverged_; }
   /// A description of the first diverged particle (by id): object, position, velocity. Empty if none.

@@ -333,6 +333,8 @@ class SceneParser {
     map.Read("stiffness", contact.stiffness, Positive());
     map.Read("dissipation", contact.dissipation, NonNegative());
     map.Read("stiction_speed", contact.stiction_speed, Positive());
+    map.Read("mpm_stiffness", contact.mpm_stiffness, Positive());
+    map.Read("mpm_dissipation", contact.mpm_dissipation, NonNegative());
     return contact;
   }
 

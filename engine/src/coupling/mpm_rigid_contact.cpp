@@ -1,0 +1,169 @@
+#include "coupling/mpm_rigid_contact.h"
+
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+#include <limits>
+
+#include "geometry/signed_distance.h"
+#include "multibody/spatial.h"
+
+namespace ductile::coupling {
+namespace {
+
+// The radius of a sphere about the geometry frame's origin that holds the geometry.
+double BoundingRadius(const geometry::CollisionGeometry& g) {
+  switch (g.type) {
+    case ShapeType::kBox:
+      return g.half_extents.norm();
+    case ShapeType::kSphere:
+      return g.radius;
+    case ShapeType::kCylinder:
+      return std::hypot(g.radius, 0.5 * g.length);
+    case ShapeType::kCapsule:
+      return 0.5 * g.length + g.radius;
+    case ShapeType::kPlane:
+      return std::numeric_limits<double>::infinity();
+    case ShapeType::kMesh:
+      return -1;  // no signed distance for meshes yet: never in contact
+  }
+  return -1;
+}
+
+// Columns t₁, t₂, n: a right-handed frame whose z axis is the unit normal n.
+Eigen::Matrix3d FrameAlong(const Eigen::Vector3d& n) {
+  const Eigen::Vector3d helper = std::abs(n.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
+  const Eigen::Vector3d t1 = helper.cross(n).normalized();
+  Eigen::Matrix3d R;
+  R.col(0) = t1;
+  R.col(1) = n.cross(t1);
+  R.col(2) = n;
+  return R;
+}
+
+}  // namespace
+
+void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid) {
+  const multibody::Kinematics& kin = rigid.kinematics();
+  const std::vector<multibody::Vector6d> V = multibody::CalcSpatialVelocities(rigid.tree(), kin, rigid.v);
+  geometries_.clear();
+  for (int g = 0; g < rigid.world().num_geometries(); ++g) {
+    const geometry::CollisionGeometry& geometry = rigid.world().geometry(g);
+    Frozen f;
+    f.geometry = &geometry;
+    f.body = geometry.body;
+    f.X_WG = geometry.body >= 0 ? kin.X_WB[geometry.body] * geometry.X_BG : geometry.X_BG;
+    if (geometry.body >= 0) f.V = V[geometry.body];
+    f.radius = BoundingRadius(geometry);
+    if (f.radius >= 0) geometries_.push_back(f);
+  }
+  const int bodies = rigid.tree().num_bodies();
+  origins_.resize(bodies);
+  for (int b = 0; b < bodies; ++b) origins_[b] = kin.X_WB[b].translation();
+  linear_.assign(bodies, Eigen::Vector3d::Zero());
+  angular_.assign(bodies, Eigen::Vector3d::Zero());
+  stats_ = {};
+}
+
+void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
+  const mpm::Particles& particles = mpm.particles();
+  const int n = static_cast<int>(particles.size());
+  // 1. Registration (DESIGN.md §4 step 3b): the deepest geometry each particle is inside of, in parallel, then the
+  //    contacts in particle order.
+  std::vector<int> inside(n, -1);
+  std::vector<double> depth(n, 0);
+  std::vector<Eigen::Vector3d> normal(n);
+  tbb::parallel_for(tbb::blocked_range<int>(0, n, 1024), [&](const tbb::blocked_range<int>& r) {
+    for (int p = r.begin(); p != r.end(); ++p) {
+      const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+      for (std::size_t g = 0; g < geometries_.size(); ++g) {
+        const Frozen& f = geometries_[g];
+        if ((x - f.X_WG.translation()).norm() > f.radius) continue;
+        Eigen::Vector3d nrm;
+        const double phi = geometry::SignedDistance(*f.geometry, f.X_WG, x, &nrm);
+        if (phi < 0 && phi < depth[p]) {
+          inside[p] = static_cast<int>(g);
+          depth[p] = phi;
+          normal[p] = nrm;
+        }
+      }
+    }
+  });
+  contact::GridContactProblem problem;
+  std::vector<int> particle_of, geometry_of, global_of;
+  if (local_of_.size() < static_cast<std::size_t>(mpm.grid().nodes_data.size()))
+    local_of_.assign(mpm.grid().nodes_data.size(), -1);
+  for (int p = 0; p < n; ++p) {
+    if (inside[p] < 0) continue;
+    const Frozen& f = geometries_[inside[p]];
+    const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+    const mpm::Stencil s = mpm.ParticleStencil(p);
+    contact::GridContact c;
+    double delassus = 0;
+    int slot = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 3; ++k, ++slot) {
+          const int global = mpm.NodeIndex(s.base[0] + i, s.base[1] + j, s.base[2] + k);
+          int& local = local_of_[global];
+          if (local < 0) {
+            local = static_cast<int>(problem.mass.size());
+            const Float4& node = mpm.node(global);
+            problem.mass.push_back(node[3]);
+            problem.v_star.emplace_back(node[0], node[1], node[2]);
+            global_of.push_back(global);
+          }
+          c.nodes[slot] = local;
+          c.weights[slot] = static_cast<double>(s.w[0][i]) * s.w[1][j] * s.w[2][k];
+          if (problem.mass[local] > 0) delassus += c.weights[slot] * c.weights[slot] / problem.mass[local];
+        }
+    c.R_WC = FrameAlong(normal[p]);
+    c.v_rigid = f.body >= 0 ? multibody::PointVelocity(f.V, x) : Eigen::Vector3d::Zero();
+    const Eigen::Vector3d v_p(particles.v[p].x, particles.v[p].y, particles.v[p].z);
+    c.params.dt = dt;
+    c.params.phi0 = depth[p];
+    c.params.stiffness = settings_.stiffness;
+    c.params.dissipation = settings_.dissipation;
+    c.params.friction = f.geometry->friction;
+    c.params.vn0 = (c.R_WC.transpose() * (v_p - c.v_rigid))[2];
+    c.params.stiction_speed = settings_.stiction_speed;
+    c.params.sigma = settings_.sigma;
+    c.params.delassus = delassus;
+    problem.contacts.push_back(c);
+    particle_of.push_back(p);
+    geometry_of.push_back(inside[p]);
+  }
+  // Nodes that received no mass (possible at the stencil's edge) take a tiny mass so that H stays positive.
+  for (double& m : problem.mass) m = std::max(m, 1e-12);
+  stats_.contacts = static_cast<int>(problem.contacts.size());
+  stats_.max_contacts = std::max(stats_.max_contacts, stats_.contacts);
+  if (problem.contacts.empty()) {
+    for (int g : global_of) local_of_[g] = -1;
+    return;
+  }
+  // 2. Contact solve (step 3c) and the corrected grid velocities.
+  const contact::GridContactResult r = contact::SolveGridContact(problem, settings_.solver);
+  stats_.iterations += r.iterations;
+  stats_.max_iterations = std::max(stats_.max_iterations, r.iterations);
+  stats_.residual = r.residual;
+  stats_.converged = stats_.converged && r.converged;
+  for (std::size_t local = 0; local < global_of.size(); ++local) {
+    Float4& node = mpm.node(global_of[local]);
+    if (!(node[3] > 0)) continue;  // an empty node carries no momentum to G2P
+    node[0] = static_cast<float>(r.v[local].x());
+    node[1] = static_cast<float>(r.v[local].y());
+    node[2] = static_cast<float>(r.v[local].z());
+  }
+  for (int g : global_of) local_of_[g] = -1;
+  // 3. Impulses on the rigid bodies (step 3e): −γ at the particle.
+  for (std::size_t c = 0; c < problem.contacts.size(); ++c) {
+    const int b = geometries_[geometry_of[c]].body;
+    if (b < 0) continue;
+    const int p = particle_of[c];
+    const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+    linear_[b] -= r.gamma_W[c];
+    angular_[b] -= (x - origins_[b]).cross(r.gamma_W[c]);
+  }
+}
+
+}  // namespace ductile::coupling

@@ -1,0 +1,65 @@
+// Two-way MPM-rigid contact (DESIGN.md §4 steps 1, 3b, 3c, 3e; Yu et al. 2025, Sec. IV): the rigid poses and
+// velocities are frozen at the start of a step; in every MPM substep each particle inside a rigid geometry
+// (φ < 0) becomes one contact, the grid velocities are corrected by the quasi-Newton contact solve
+// (contact/mpm_contact_solver.h), and the contact impulses are summed per rigid body. The rigid step then takes
+// the sum as a known impulse (Eq. 3): the material pushes the bodies as hard as they push it (Newton's third law
+// per step, up to the solver tolerance).
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+#include <vector>
+
+#include "contact/mpm_contact_solver.h"
+#include "contact/rigid_system.h"
+#include "mpm/mpm_solver.h"
+
+namespace ductile::coupling {
+
+struct MpmContactSettings {
+  double stiffness = 1e4;        ///< Point-contact stiffness per particle contact k [N/m], > 0.
+  double dissipation = 10;       ///< Hunt-Crossley dissipation d [s/m], ≥ 0.
+  double stiction_speed = 1e-4;  ///< v_s [m/s].
+  double sigma = 1e-3;           ///< Friction regularisation σ.
+  contact::GridContactParams solver;
+};
+
+struct MpmContactStats {
+  int contacts = 0;        ///< Particle contacts in the last substep.
+  int max_contacts = 0;    ///< Over the step's substeps.
+  int iterations = 0;      ///< Contact-solver iterations summed over the step's substeps.
+  int max_iterations = 0;  ///< The most in one substep.
+  double residual = 0;     ///< Final residual of the last substep's solve.
+  bool converged = true;   ///< Every substep's solve met its stopping rule.
+};
+
+class MpmRigidContact {
+ public:
+  explicit MpmRigidContact(const MpmContactSettings& settings) : settings_(settings) {}
+
+  /// Freezes the rigid geometry's poses and velocities for this step and clears the impulse sums.
+  void BeginStep(const contact::RigidSystem& rigid);
+  /// The contact solve of one substep: pass as MpmSolver::Substep's grid hook.
+  void SolveSubstep(mpm::MpmSolver& mpm, float dt);
+  /// Impulse on rigid body b since BeginStep [N·s], and its moment about the body origin [N·m·s], world frame.
+  const Eigen::Vector3d& linear_impulse(int b) const { return linear_[b]; }
+  const Eigen::Vector3d& angular_impulse(int b) const { return angular_[b]; }
+  const MpmContactStats& stats() const { return stats_; }
+
+ private:
+  struct Frozen {
+    const geometry::CollisionGeometry* geometry = nullptr;
+    Eigen::Isometry3d X_WG = Eigen::Isometry3d::Identity();
+    int body = -1;
+    Eigen::Matrix<double, 6, 1> V = Eigen::Matrix<double, 6, 1>::Zero();  // body spatial velocity (world, at O)
+    double radius = 0;  // bounding sphere about X_WG's origin; infinite for a half-space
+  };
+  MpmContactSettings settings_;
+  std::vector<Frozen> geometries_;
+  std::vector<Eigen::Vector3d> origins_;  // body origins at the start of the step
+  std::vector<Eigen::Vector3d> linear_, angular_;
+  MpmContactStats stats_;
+  std::vector<int> local_of_;  // grid node storage index -> problem node, −1
+};
+
+}  // namespace ductile::coupling
