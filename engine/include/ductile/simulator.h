@@ -42,10 +42,11 @@ struct ObjectSummary {
 
 /// Pose and contact loads of one rigid body after the last step.
 struct RigidBodySummary {
-  std::string name;                        ///< Body name, "<robot>/<link>" for robot links.
-  std::array<double, 3> position{};        ///< Body frame origin p_WB [m].
-  std::array<double, 4> quaternion{};      ///< R_WB as (w, x, y, z).
-  std::array<double, 3> contact_force{};   ///< Mean contact force on the body over the last step [N], world.
+  std::string name;                    ///< Body name, "<robot>/<link>" for robot links.
+  std::array<double, 3> position{};    ///< Body frame origin p_WB [m].
+  std::array<double, 4> quaternion{};  ///< R_WB as (w, x, y, z).
+  /// Mean contact force on the body over the last step [N], world: rigid-rigid plus MPM contact.
+  std::array<double, 3> contact_force{};
   std::array<double, 3> contact_torque{};  ///< Its moment about the body origin [N·m], world.
 };
 

@@ -245,6 +245,10 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
   out.quaternion = {q.w(), q.x(), q.y(), q.z()};
   Eigen::Vector3d f, t;
   rigid.ContactWrench(b, f, t);
+  if (impl_->coupling && impl_->steps > 0) {  // plus the MPM contact forces of the last step
+    f += impl_->coupling->linear_impulse(b) / impl_->model->dt;
+    t += impl_->coupling->angular_impulse(b) / impl_->model->dt;
+  }
   for (int a = 0; a < 3; ++a) {
     out.position[a] = X.translation()[a];
     out.contact_force[a] = f[a];
