@@ -250,6 +250,9 @@ int Run(const RunOptions& options) {
   int sap_iterations_max = 0, contacts_max = 0;
   double sap_iterations_sum = 0, contacts_sum = 0;
   std::int64_t sap_not_converged = 0;
+  double mpm_contacts_sum = 0, mpm_iterations_sum = 0;
+  int mpm_contacts_max = 0;
+  std::int64_t mpm_not_converged = 0;
   WrenchAccumulator wrenches(sim.num_rigid_bodies());
 
   std::signal(SIGINT, OnSignal);
@@ -279,6 +282,10 @@ int Run(const RunOptions& options) {
     contacts_sum += sim.last_step().rigid_contacts;
     contacts_max = std::max(contacts_max, sim.last_step().rigid_contacts);
     if (!sim.last_step().sap_converged) ++sap_not_converged;
+    mpm_contacts_sum += sim.last_step().mpm_contacts;
+    mpm_contacts_max = std::max(mpm_contacts_max, sim.last_step().mpm_contacts_max);
+    mpm_iterations_sum += sim.last_step().mpm_contact_iterations;
+    if (!sim.last_step().mpm_contact_converged) ++mpm_not_converged;
     if (csv_out) wrenches.Add(sim, model->dt);
     // A frame whenever the simulated time reaches the next output time (half a step of slack for rounding).
     if (sim.time() + 0.5 * model->dt >= next_frame) {
@@ -325,6 +332,11 @@ int Run(const RunOptions& options) {
         << "  \"sap_steps_not_converged\": " << sap_not_converged << ",\n"
         << "  \"rigid_contacts_mean\": " << (done ? contacts_sum / done : 0) << ",\n"
         << "  \"rigid_contacts_max\": " << contacts_max << ",\n"
+        << "  \"mpm_contacts_mean\": " << (done ? mpm_contacts_sum / done : 0) << ",\n"
+        << "  \"mpm_contacts_max\": " << mpm_contacts_max << ",\n"
+        << "  \"mpm_contact_iterations_per_substep\": "
+        << (done ? mpm_iterations_sum / (static_cast<double>(done) * model->substeps) : 0) << ",\n"
+        << "  \"mpm_contact_steps_not_converged\": " << mpm_not_converged << ",\n"
         << "  \"realtime_factor\": " << (wall > 0 ? sim.time() / wall : 0) << ",\n"
         << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
         << "  \"recommended_substeps\": " << model->RecommendedSubsteps() << ",\n"
