@@ -3,11 +3,24 @@
 #include <tbb/parallel_for.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 
 namespace ductile::contact {
 namespace {
+
+// f(begin, end) over [0, n): in parallel chunks of `grain` when there are several, else serially (small contact
+// problems are common and a parallel launch per CG step would cost more than the work).
+template <typename F>
+void ForRange(int n, int grain, F&& f) {
+  if (n <= 2 * grain) {
+    f(0, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int>(0, n, grain),
+                    [&](const tbb::blocked_range<int>& r) { f(r.begin(), r.end()); });
+}
 
 // The problem with what the iterations reuse: the contact costs and, per node, the contacts that touch it.
 class Solver {
@@ -35,8 +48,8 @@ class Solver {
   // Contact velocities, impulses (contact frame), Hessians and the total cost at v.
   double Evaluate(const std::vector<Eigen::Vector3d>& v, bool hessians) {
     const int contacts = static_cast<int>(p_.contacts.size());
-    tbb::parallel_for(tbb::blocked_range<int>(0, contacts, 256), [&](const tbb::blocked_range<int>& r) {
-      for (int ci = r.begin(); ci != r.end(); ++ci) {
+    ForRange(contacts, 256, [&](int begin, int end) {
+      for (int ci = begin; ci != end; ++ci) {
         vc_[ci] = ContactVelocity(ci, v);
         contact_cost_[ci] = costs_[ci].Calc3(vc_[ci], gamma_[ci], hessians ? &G_[ci] : nullptr);
       }
@@ -68,6 +81,69 @@ class Solver {
     return H;
   }
 
+  // y = (M + JᵀGJ)x with G of the last Evaluate: one G2P of x at the contacts, one P2G back.
+  void HessianProduct(const std::vector<Eigen::Vector3d>& x, std::vector<Eigen::Vector3d>& y,
+                      std::vector<Eigen::Vector3d>& scratch) const {
+    const int nodes = static_cast<int>(p_.mass.size());
+    const int contacts = static_cast<int>(p_.contacts.size());
+    scratch.resize(contacts);
+    ForRange(contacts, 256, [&](int begin, int end) {
+      for (int ci = begin; ci != end; ++ci) {
+        const GridContact& c = p_.contacts[ci];
+        scratch[ci] = c.R_WC * (G_[ci] * ContactVelocity(ci, x, false));  // world-frame "impulse"
+      }
+    });
+    ForRange(nodes, 512, [&](int begin, int end) {
+      for (int i = begin; i != end; ++i) {
+        Eigen::Vector3d sum = p_.mass[i] * x[i];
+        for (int t = first_[i]; t < first_[i + 1]; ++t) {
+          const auto [ci, k] = touches_[t];
+          sum += p_.contacts[ci].weights[k] * scratch[ci];
+        }
+        y[i] = sum;
+      }
+    });
+  }
+
+  // Preconditioned CG (block-Jacobi preconditioner: the 3x3 diagonal blocks) on H·dv = −grad from dv's current
+  // value, for at most cg_iterations steps or until the residual falls by cg_reduction.
+  void RefineDirection(const std::vector<Eigen::Vector3d>& grad, std::vector<Eigen::Vector3d>& dv) const {
+    const int nodes = static_cast<int>(p_.mass.size());
+    std::vector<Eigen::Matrix3d> block_inverse(nodes);
+    for (int i = 0; i < nodes; ++i) block_inverse[i] = NodeHessian(i).inverse();
+    std::vector<Eigen::Vector3d> r(nodes), z(nodes), d(nodes), Hd(nodes), scratch;
+    HessianProduct(dv, Hd, scratch);
+    double r0 = 0;
+    for (int i = 0; i < nodes; ++i) {
+      r[i] = -grad[i] - Hd[i];
+      z[i] = block_inverse[i] * r[i];
+      d[i] = z[i];
+      r0 += grad[i].squaredNorm();
+    }
+    double rz = 0;
+    for (int i = 0; i < nodes; ++i) rz += r[i].dot(z[i]);
+    for (int k = 0; k < params_.cg_iterations; ++k) {
+      double rr = 0;
+      for (int i = 0; i < nodes; ++i) rr += r[i].squaredNorm();
+      if (rr <= params_.cg_reduction * params_.cg_reduction * r0) break;
+      HessianProduct(d, Hd, scratch);
+      double dHd = 0;
+      for (int i = 0; i < nodes; ++i) dHd += d[i].dot(Hd[i]);
+      if (!(dHd > 0)) break;
+      const double step = rz / dHd;
+      for (int i = 0; i < nodes; ++i) {
+        dv[i] += step * d[i];
+        r[i] -= step * Hd[i];
+        z[i] = block_inverse[i] * r[i];
+      }
+      double rz_next = 0;
+      for (int i = 0; i < nodes; ++i) rz_next += r[i].dot(z[i]);
+      const double beta = rz_next / rz;
+      rz = rz_next;
+      for (int i = 0; i < nodes; ++i) d[i] = z[i] + beta * d[i];
+    }
+  }
+
   // Jᵀγ at node i: Σ_c w_ci R_c γ_c, summed in contact order.
   Eigen::Vector3d NodeImpulse(int i) const {
     Eigen::Vector3d j = Eigen::Vector3d::Zero();
@@ -90,8 +166,8 @@ class Solver {
     result.cost_history.push_back(cost);
     for (int it = 0;; ++it) {
       // Gradient, stopping rule, and the block-diagonal Newton direction, node by node.
-      tbb::parallel_for(tbb::blocked_range<int>(0, nodes, 512), [&](const tbb::blocked_range<int>& r) {
-        for (int i = r.begin(); i != r.end(); ++i) {
+      ForRange(nodes, 512, [&](int begin, int end) {
+        for (int i = begin; i != end; ++i) {
           jc[i] = NodeImpulse(i);
           grad[i] = p_.mass[i] * (v[i] - p_.v_star[i]) - jc[i];
           dv[i] = -NodeHessian(i).llt().solve(grad[i]);
@@ -111,10 +187,13 @@ class Solver {
         break;
       }
       if (it == params_.max_iterations) break;
+      // Refine the block-diagonal direction toward the full Newton step: preconditioned conjugate gradients on
+      // (M + JᵀGJ)·dv = −∇ℓ, started from the block step; every CG iterate is a descent direction.
+      if (params_.cg_iterations > 0) RefineDirection(grad, dv);
 
       // Exact line search on [0, α_max].
-      tbb::parallel_for(tbb::blocked_range<int>(0, contacts, 256), [&](const tbb::blocked_range<int>& r) {
-        for (int ci = r.begin(); ci != r.end(); ++ci) dvc[ci] = ContactVelocity(ci, dv, false);
+      ForRange(contacts, 256, [&](int begin, int end) {
+        for (int ci = begin; ci != end; ++ci) dvc[ci] = ContactVelocity(ci, dv, false);
       });
       double a = 0, b = 0;
       for (int i = 0; i < nodes; ++i) {
