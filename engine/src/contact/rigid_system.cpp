@@ -8,20 +8,10 @@
 #include "contact/constraints/hunt_crossley_contact.h"
 #include "contact/constraints/limit_constraint.h"
 #include "contact/constraints/pd_controller.h"
+#include "contact/contact_frame.h"
 
 namespace ductile::contact {
 namespace {
-
-// A contact frame: z along n, x and y completing a right-handed orthonormal basis (columns, world axes).
-Eigen::Matrix3d ContactFrame(const Eigen::Vector3d& n) {
-  const Eigen::Vector3d helper = std::abs(n.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
-  const Eigen::Vector3d x = helper.cross(n).normalized();
-  Eigen::Matrix3d R;
-  R.col(0) = x;
-  R.col(1) = n.cross(x);
-  R.col(2) = n;
-  return R;
-}
 
 // The Delassus estimate w = ‖J diag(A)⁻¹ Jᵀ‖_F / rows of a constraint (Castro et al. 2022, Sec. V).
 double DelassusEstimate(const Eigen::MatrixXd& J, const Eigen::VectorXd& A_diag_inv) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "contact/contact_frame.h"
 #include "geometry/signed_distance.h"
 #include "multibody/spatial.h"
 
@@ -28,17 +29,6 @@ double BoundingRadius(const geometry::CollisionGeometry& g) {
       return -1;  // no signed distance for meshes yet: never in contact
   }
   return -1;
-}
-
-// Columns t₁, t₂, n: a right-handed frame whose z axis is the unit normal n.
-Eigen::Matrix3d FrameAlong(const Eigen::Vector3d& n) {
-  const Eigen::Vector3d helper = std::abs(n.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
-  const Eigen::Vector3d t1 = helper.cross(n).normalized();
-  Eigen::Matrix3d R;
-  R.col(0) = t1;
-  R.col(1) = n.cross(t1);
-  R.col(2) = n;
-  return R;
 }
 
 }  // namespace
@@ -117,7 +107,7 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
           c.weights[slot] = static_cast<double>(s.w[0][i]) * s.w[1][j] * s.w[2][k];
           if (problem.mass[local] > 0) delassus += c.weights[slot] * c.weights[slot] / problem.mass[local];
         }
-    c.R_WC = FrameAlong(normal[p]);
+    c.R_WC = contact::ContactFrame(normal[p]);
     c.v_rigid = f.body >= 0 ? multibody::PointVelocity(f.V, x) : Eigen::Vector3d::Zero();
     const Eigen::Vector3d v_p(particles.v[p].x, particles.v[p].y, particles.v[p].z);
     c.params.dt = dt;
