@@ -10,11 +10,12 @@
 #include <gtest/gtest.h>
 
 #include "ductile/scene.h"
-#include "expect_values.h"
+#include "scene_test_support.h"
 
 namespace ductile {
 namespace {
 
+using testing::ExpectIdentity;
 using testing::ExpectQuaternion;
 using testing::ExpectVector;
 
@@ -23,41 +24,15 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 const double kHalfSqrt2 = std::sqrt(0.5);
 
 SceneDesc LoadWith(const std::vector<std::string>& sets) {
-  std::vector<Override> overrides;
-  for (const std::string& text : sets) overrides.push_back(ParseOverride(text));
-  return LoadScene(kScene, overrides);
+  return testing::LoadWith(kScene, sets);
 }
 
-// The SceneError that loading `text` (with `sets`) throws; fails the test when it loads.
 SceneError ErrorOf(const std::string& text, const std::vector<std::string>& sets = {}) {
-  std::vector<Override> overrides;
-  for (const std::string& set : sets) overrides.push_back(ParseOverride(set));
-  try {
-    LoadSceneFromString(text, "a.yaml", overrides);
-  } catch (const SceneError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "loaded without error:\n" << text;
-  return SceneError("", 0, 0, "");
+  return testing::ErrorOf(text, "a.yaml", sets);
 }
 
-// The message of the SceneError that loading kScene with `sets` throws, checking that it names "--set" and no
-// line; fails the test when it loads.
 std::string OverrideMessage(const std::vector<std::string>& sets) {
-  try {
-    LoadWith(sets);
-  } catch (const SceneError& e) {
-    EXPECT_EQ(e.file(), "--set");
-    EXPECT_EQ(e.line(), 0);
-    return e.message();
-  }
-  ADD_FAILURE() << "loaded without error";
-  return {};
-}
-
-void ExpectIdentity(const PoseDesc& pose) {
-  ExpectVector(pose.position, {0, 0, 0});
-  ExpectQuaternion(pose.quaternion, {1, 0, 0, 0});
+  return testing::OverrideMessage(kScene, sets);
 }
 
 TEST(BodyJoints, FullSceneHasEveryValue) {

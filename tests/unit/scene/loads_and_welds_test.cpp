@@ -10,11 +10,12 @@
 #include <gtest/gtest.h>
 
 #include "ductile/scene.h"
-#include "expect_values.h"
+#include "scene_test_support.h"
 
 namespace ductile {
 namespace {
 
+using testing::ExpectIdentity;
 using testing::ExpectQuaternion;
 using testing::ExpectVector;
 
@@ -30,39 +31,15 @@ const std::filesystem::path kAtTestRobot =
 const std::filesystem::path kAtUrdfs = std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "urdf" / "virtual.yaml";
 
 SceneDesc LoadWith(const std::vector<std::string>& sets) {
-  std::vector<Override> overrides;
-  for (const std::string& text : sets) overrides.push_back(ParseOverride(text));
-  return LoadScene(kScene, overrides);
+  return testing::LoadWith(kScene, sets);
 }
 
-// The SceneError that loading `text` as `file` throws; fails the test when it loads.
 SceneError ErrorOf(const std::string& text, const std::filesystem::path& file = kAtTestRobot) {
-  try {
-    LoadSceneFromString(text, file);
-  } catch (const SceneError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "loaded without error:\n" << text;
-  return SceneError("", 0, 0, "");
+  return testing::ErrorOf(text, file);
 }
 
-// The message of the SceneError that loading kScene with `sets` throws, checking that it names "--set" and no
-// line; fails the test when it loads.
 std::string OverrideMessage(const std::vector<std::string>& sets) {
-  try {
-    LoadWith(sets);
-  } catch (const SceneError& e) {
-    EXPECT_EQ(e.file(), "--set");
-    EXPECT_EQ(e.line(), 0);
-    return e.message();
-  }
-  ADD_FAILURE() << "loaded without error";
-  return {};
-}
-
-void ExpectIdentity(const PoseDesc& pose) {
-  ExpectVector(pose.position, {0, 0, 0});
-  ExpectQuaternion(pose.quaternion, {1, 0, 0, 0});
+  return testing::OverrideMessage(kScene, sets);
 }
 
 TEST(LoadsAndWelds, FullSceneHasEveryValue) {

@@ -8,7 +8,7 @@
 
 #include "ductile/multibody_desc.h"
 #include "ductile/scene.h"
-#include "expect_values.h"
+#include "scene_test_support.h"
 
 namespace ductile {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ductile/scene.h"
-#include "expect_values.h"
+#include "scene_test_support.h"
 
 namespace ductile {
 namespace {
