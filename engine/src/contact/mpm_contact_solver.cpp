@@ -3,7 +3,6 @@
 #include <tbb/parallel_for.h>
 
 #include <Eigen/Cholesky>
-#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 
@@ -43,6 +42,7 @@ class Solver {
     gamma_.resize(contacts);
     G_.resize(contacts);
     contact_cost_.resize(contacts);
+    blocks_.resize(nodes);
   }
 
   // Contact velocities, impulses (contact frame), Hessians and the total cost at v.
@@ -105,18 +105,16 @@ class Solver {
     });
   }
 
-  // Preconditioned CG (block-Jacobi preconditioner: the 3x3 diagonal blocks) on H·dv = −grad from dv's current
+  // Preconditioned CG (block-Jacobi preconditioner: the factored 3x3 diagonal blocks) on H·dv = −grad from dv's current
   // value, for at most cg_iterations steps or until the residual falls by cg_reduction.
   void RefineDirection(const std::vector<Eigen::Vector3d>& grad, std::vector<Eigen::Vector3d>& dv) const {
     const int nodes = static_cast<int>(p_.mass.size());
-    std::vector<Eigen::Matrix3d> block_inverse(nodes);
-    for (int i = 0; i < nodes; ++i) block_inverse[i] = NodeHessian(i).inverse();
     std::vector<Eigen::Vector3d> r(nodes), z(nodes), d(nodes), Hd(nodes), scratch;
     HessianProduct(dv, Hd, scratch);
     double r0 = 0;
     for (int i = 0; i < nodes; ++i) {
       r[i] = -grad[i] - Hd[i];
-      z[i] = block_inverse[i] * r[i];
+      z[i] = blocks_[i].solve(r[i]);
       d[i] = z[i];
       r0 += grad[i].squaredNorm();
     }
@@ -134,7 +132,7 @@ class Solver {
       for (int i = 0; i < nodes; ++i) {
         dv[i] += step * d[i];
         r[i] -= step * Hd[i];
-        z[i] = block_inverse[i] * r[i];
+        z[i] = blocks_[i].solve(r[i]);
       }
       double rz_next = 0;
       for (int i = 0; i < nodes; ++i) rz_next += r[i].dot(z[i]);
@@ -170,7 +168,8 @@ class Solver {
         for (int i = begin; i != end; ++i) {
           jc[i] = NodeImpulse(i);
           grad[i] = p_.mass[i] * (v[i] - p_.v_star[i]) - jc[i];
-          dv[i] = -NodeHessian(i).llt().solve(grad[i]);
+          blocks_[i].compute(NodeHessian(i));  // reused as the CG preconditioner
+          dv[i] = -blocks_[i].solve(grad[i]);
         }
       });
       double g2 = 0, p2 = 0, j2 = 0;
@@ -200,7 +199,7 @@ class Solver {
         a += p_.mass[i] * dv[i].dot(v[i] - p_.v_star[i]);
         b += p_.mass[i] * dv[i].squaredNorm();
       }
-      const std::vector<Eigen::Vector3d> vc0 = vc_;
+      const std::vector<Eigen::Vector3d>& vc0 = vc_;  // unchanged until the next Evaluate
       const auto derivatives = [&](double alpha, double& d1, double& d2) {
         d1 = a + alpha * b;
         d2 = b;
@@ -250,6 +249,7 @@ class Solver {
   std::vector<Eigen::Vector3d> vc_, gamma_;
   std::vector<Eigen::Matrix3d> G_;
   std::vector<double> contact_cost_;
+  std::vector<Eigen::LLT<Eigen::Matrix3d>> blocks_;  // per node: the Cholesky factor of its 3x3 Hessian block
 };
 
 }  // namespace

@@ -60,9 +60,12 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   const int n = static_cast<int>(particles.size());
   // 1. Registration (DESIGN.md §4 step 3b): the deepest geometry each particle is inside of, in parallel, then the
   //    contacts in particle order.
-  std::vector<int> inside(n, -1);
-  std::vector<double> depth(n, 0);
-  std::vector<Eigen::Vector3d> normal(n);
+  std::vector<int>& inside = inside_;
+  std::vector<double>& depth = depth_;
+  std::vector<Eigen::Vector3d>& normal = normal_;
+  inside.assign(n, -1);
+  depth.assign(n, 0);
+  normal.resize(n);
   tbb::parallel_for(tbb::blocked_range<int>(0, n, 1024), [&](const tbb::blocked_range<int>& r) {
     for (int p = r.begin(); p != r.end(); ++p) {
       const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);

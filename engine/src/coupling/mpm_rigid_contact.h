@@ -60,6 +60,10 @@ class MpmRigidContact {
   std::vector<Eigen::Vector3d> linear_, angular_;
   MpmContactStats stats_;
   std::vector<int> local_of_;  // grid node storage index -> problem node, −1
+  // Per particle, reused across substeps: the geometry it is deepest inside (−1: none), φ there, ∇φ.
+  std::vector<int> inside_;
+  std::vector<double> depth_;
+  std::vector<Eigen::Vector3d> normal_;
 };
 
 }  // namespace ductile::coupling

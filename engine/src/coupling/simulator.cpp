@@ -122,10 +122,12 @@ void Simulator::Step() {
         s.rigid->ApplyBodyWrench(w.body, s.rigid->kinematics().X_WB[w.body].translation(), w.force, w.torque);
       // The MPM contact impulses of the substeps as a known impulse of the rigid step (seed 002, Eq. 3).
       if (s.coupling) {
-        for (int b = 0; b < s.rigid->tree().num_bodies(); ++b)
-          s.rigid->ApplyBodyWrench(b, s.rigid->kinematics().X_WB[b].translation(),
-                                   s.coupling->linear_impulse(b) / s.model->dt,
-                                   s.coupling->angular_impulse(b) / s.model->dt);
+        for (int b = 0; b < s.rigid->tree().num_bodies(); ++b) {
+          const Eigen::Vector3d& P = s.coupling->linear_impulse(b);
+          const Eigen::Vector3d& L = s.coupling->angular_impulse(b);
+          if (P.isZero(0) && L.isZero(0)) continue;  // no particle touched it
+          s.rigid->ApplyBodyWrench(b, s.rigid->kinematics().X_WB[b].translation(), P / s.model->dt, L / s.model->dt);
+        }
       }
       const contact::RigidStepStats r = s.rigid->Step(s.model->dt);
       s.telemetry.sap_iterations = r.iterations;

@@ -61,7 +61,6 @@ class CollisionWorld {
   /// Never report contacts between these two geometries' bodies (−1 for the world).
   void ExcludeBodyPair(int body_a, int body_b);
   int num_geometries() const { return static_cast<int>(geometries_.size()); }
-  const std::set<std::pair<int, int>>& excluded_body_pairs() const { return excluded_bodies_; }
   const CollisionGeometry& geometry(int g) const { return geometries_[g]; }
 
   /// All contacts at the given body poses (X_WB[b] for body b). Deterministic: pairs in increasing (a, b) order.

@@ -9,18 +9,10 @@
 #include "ductile/model.h"
 #include "geometry/triangle_mesh.h"
 #include "model/compile_rigid.h"
+#include "scene/desc_eigen.h"
 
 namespace ductile {
 namespace {
-
-Eigen::Quaterniond ToQuaternion(const PoseDesc& pose) {
-  return Eigen::Quaterniond(pose.quaternion[0], pose.quaternion[1], pose.quaternion[2], pose.quaternion[3])
-      .normalized();
-}
-
-Eigen::Vector3d ToEigen(const Vector3& v) {
-  return {v[0], v[1], v[2]};
-}
 
 Mat3f ToMat3f(const Eigen::Matrix3d& R) {
   Mat3f out;

@@ -6,13 +6,10 @@
 #include "ductile/multibody_desc.h"
 #include "geometry/mesh_import.h"
 #include "multibody/add_multibody.h"
+#include "scene/desc_eigen.h"
 
 namespace ductile {
 namespace {
-
-Eigen::Vector3d ToVector(const Vector3& a) {
-  return {a[0], a[1], a[2]};
-}
 
 [[noreturn]] void Fail(const SourceLocation& where, const std::string& message) {
   throw SceneError(where.file, where.line, where.column, message);
@@ -60,7 +57,7 @@ int AddJointedBody(const RigidBodyDesc& body, const MultibodyDesc& desc, const m
   b.link = body.name;
   b.joint_name = body.name + "/joint";
   b.joint = j.type;
-  b.X_PJ = multibody::ToIsometry(j.origin);
+  b.X_PJ = ToIsometry(j.origin);
   if (j.parent != "world") {
     if (const auto s = static_poses.find(j.parent); s != static_poses.end()) {
       b.X_PJ = s->second * b.X_PJ;
@@ -69,14 +66,14 @@ int AddJointedBody(const RigidBodyDesc& body, const MultibodyDesc& desc, const m
       if (b.parent < 0) Fail(j.where, "rigid body '" + body.name + "': no parent body '" + j.parent + "' before it");
     }
   }
-  b.axis_J = ToVector(j.axis).normalized();
+  b.axis_J = ToEigen(j.axis).normalized();
   b.lower = std::isfinite(j.lower) ? j.lower : -1e300;
   b.upper = std::isfinite(j.upper) ? j.upper : 1e300;
   b.effort = std::isfinite(j.effort) ? j.effort : 1e300;
   b.damping = j.damping;
   const InertiaDesc& inertia = desc.links.front().inertia;
   b.mass = inertia.mass;
-  b.p_BCm = ToVector(inertia.com);
+  b.p_BCm = ToEigen(inertia.com);
   const auto& I = inertia.inertia;
   b.I_Cm_B << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
   const int index = rigid.tree.AddBody(b);
@@ -103,7 +100,7 @@ ShapeMassProperties ComputeShapeMassProperties(const ShapeDesc& shape) {
   constexpr double kPi = 3.14159265358979323846;
   switch (shape.type) {
     case ShapeType::kBox: {
-      const Eigen::Vector3d s = ToVector(shape.size);
+      const Eigen::Vector3d s = ToEigen(shape.size);
       p.volume = s.prod();
       const Eigen::Vector3d s2 = s.cwiseProduct(s);
       p.unit_inertia =
@@ -189,33 +186,33 @@ RigidModel CompileRigid(const SceneDesc& scene) {
     const MultibodyDesc desc = SingleBodyDesc(body);
     switch (body.type) {
       case RigidBodyType::kStatic:
-        static_poses[body.name] = multibody::ToIsometry(body.pose);
+        static_poses[body.name] = ToIsometry(body.pose);
         for (const GeometryDesc& g : desc.links.front().collisions) {
           geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
-          cg.X_BG = multibody::ToIsometry(body.pose) * cg.X_BG;
+          cg.X_BG = ToIsometry(body.pose) * cg.X_BG;
           rigid.world.Add(std::move(cg));
         }
         break;
       case RigidBodyType::kDynamic: {
         int b = -1;
         if (!body.has_joint) {
-          b = multibody::AddMultibody(desc, body.name, multibody::ToIsometry(body.pose), true, defaults, rigid.tree,
-                                      rigid.world, true);
+          b = multibody::AddMultibody(desc, body.name, ToIsometry(body.pose), true, defaults, rigid.tree, rigid.world,
+                                      true);
           Eigen::VectorXd v(6);
-          v << ToVector(body.angular_velocity), ToVector(body.velocity);
+          v << ToEigen(body.angular_velocity), ToEigen(body.velocity);
           initial_v.emplace_back(rigid.tree.body(b).v_start, v);
         } else {
           b = AddJointedBody(body, desc, defaults, static_poses, rigid, initial_q, efforts);
         }
-        if (ToVector(body.force).squaredNorm() + ToVector(body.torque).squaredNorm() > 0)
-          rigid.body_wrenches.push_back({b, ToVector(body.force), ToVector(body.torque)});
+        if (ToEigen(body.force).squaredNorm() + ToEigen(body.torque).squaredNorm() > 0)
+          rigid.body_wrenches.push_back({b, ToEigen(body.force), ToEigen(body.torque)});
         rigid.output_bodies.push_back(b);
         break;
       }
       case RigidBodyType::kKinematic: {
         multibody::PoseTrajectory tr;
         for (const KeyframeDesc& k : body.keyframes) {
-          const Eigen::Isometry3d X = multibody::ToIsometry(k.pose);
+          const Eigen::Isometry3d X = ToIsometry(k.pose);
           tr.times.push_back(k.time);
           tr.positions.push_back(X.translation());
           tr.rotations.emplace_back(X.linear());
@@ -237,8 +234,8 @@ RigidModel CompileRigid(const SceneDesc& scene) {
     }
   }
   for (const RobotDesc& robot : scene.robots) {
-    const int first = multibody::AddMultibody(*robot.model, robot.name, multibody::ToIsometry(robot.pose),
-                                              robot.floating_base, defaults, rigid.tree, rigid.world);
+    const int first = multibody::AddMultibody(*robot.model, robot.name, ToIsometry(robot.pose), robot.floating_base,
+                                              defaults, rigid.tree, rigid.world);
     const auto body_of_joint = [&](const std::string& joint) {
       const JointDesc* j = robot.model->FindJoint(joint);
       return j ? rigid.tree.FindBody(robot.name + "/" + j->child) : -1;
@@ -276,7 +273,7 @@ RigidModel CompileRigid(const SceneDesc& scene) {
     weld.stiffness = w.stiffness;
     weld.damping = w.damping;
     const auto resolve = [&](const std::string& name, const PoseDesc& frame, int& body, Eigen::Isometry3d& X) {
-      X = multibody::ToIsometry(frame);
+      X = ToIsometry(frame);
       body = -1;
       if (name == "world") return;
       if (const auto s = static_poses.find(name); s != static_poses.end()) {

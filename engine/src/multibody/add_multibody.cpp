@@ -4,24 +4,17 @@
 #include <map>
 
 #include "geometry/mesh_import.h"
+#include "scene/desc_eigen.h"
 
 namespace ductile::multibody {
-namespace {
-
-Eigen::Vector3d ToVector(const Vector3& a) {
-  return {a[0], a[1], a[2]};
-}
-
-}  // namespace
-
 geometry::CollisionGeometry ToCollisionGeometry(const GeometryDesc& g, const ContactDefaults& defaults) {
   geometry::CollisionGeometry out;
   out.name = g.name;
   out.type = g.shape.type;
-  out.half_extents = ToVector(g.shape.size) / 2;
+  out.half_extents = ToEigen(g.shape.size) / 2;
   out.radius = g.shape.radius;
   out.length = g.shape.length;
-  out.normal = ToVector(g.shape.normal);
+  out.normal = ToEigen(g.shape.normal);
   if (g.shape.type == ShapeType::kMesh) {
     std::shared_ptr<geometry::TriangleMesh> mesh;
     try {
@@ -37,14 +30,6 @@ geometry::CollisionGeometry ToCollisionGeometry(const GeometryDesc& g, const Con
   out.stiffness = g.contact.stiffness > 0 ? g.contact.stiffness : defaults.stiffness;
   out.dissipation = g.contact.dissipation >= 0 ? g.contact.dissipation : defaults.dissipation;
   return out;
-}
-
-Eigen::Isometry3d ToIsometry(const PoseDesc& pose) {
-  Eigen::Isometry3d X = Eigen::Isometry3d::Identity();
-  X.translation() = ToVector(pose.position);
-  const auto& q = pose.quaternion;
-  X.linear() = Eigen::Quaterniond(q[0], q[1], q[2], q[3]).normalized().toRotationMatrix();
-  return X;
 }
 
 int AddMultibody(const MultibodyDesc& desc, const std::string& name, const Eigen::Isometry3d& X_WR, bool floating_base,
@@ -75,7 +60,7 @@ int AddMultibody(const MultibodyDesc& desc, const std::string& name, const Eigen
         b.parent = body_of_link.at(j.parent);
         b.X_PJ = ToIsometry(j.origin);
       }
-      b.axis_J = ToVector(j.axis).normalized();
+      b.axis_J = ToEigen(j.axis).normalized();
       b.lower = std::isfinite(j.lower) ? j.lower : -1e300;
       b.upper = std::isfinite(j.upper) ? j.upper : 1e300;
       b.effort = std::isfinite(j.effort) ? j.effort : 1e300;
@@ -86,7 +71,7 @@ int AddMultibody(const MultibodyDesc& desc, const std::string& name, const Eigen
                          "floating joint '" + j.name + "' must have parent 'world'");
     }
     b.mass = link.inertia.mass;
-    b.p_BCm = ToVector(link.inertia.com);
+    b.p_BCm = ToEigen(link.inertia.com);
     const auto& I = link.inertia.inertia;
     b.I_Cm_B << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
     const int index = tree.AddBody(b);

@@ -32,7 +32,4 @@ int AddMultibody(const MultibodyDesc& desc, const std::string& name, const Eigen
 /// properties take the defaults. Loads the mesh of a mesh shape.
 geometry::CollisionGeometry ToCollisionGeometry(const GeometryDesc& g, const ContactDefaults& defaults);
 
-/// A pose from its description.
-Eigen::Isometry3d ToIsometry(const PoseDesc& pose);
-
 }  // namespace ductile::multibody

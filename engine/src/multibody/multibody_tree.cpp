@@ -133,12 +133,6 @@ void MultibodyTree::IntegratePositions(double dt, const Eigen::VectorXd& v, Eige
   }
 }
 
-bool MultibodyTree::IsAncestor(int a, int b) const {
-  for (int j = b; j >= 0; j = bodies_[j].parent)
-    if (j == a) return true;
-  return false;
-}
-
 void CalcKinematics(const MultibodyTree& tree, const Eigen::VectorXd& q, double t, Kinematics& kin) {
   const int n = tree.num_bodies();
   kin.X_WB.resize(n);

@@ -83,8 +83,6 @@ class MultibodyTree {
   Eigen::VectorXd DampingDiagonal() const;
   /// q ← q + Δt·N(q)·v, quaternions renormalised.
   void IntegratePositions(double dt, const Eigen::VectorXd& v, Eigen::VectorXd& q) const;
-  /// Whether a is an ancestor of b (or b itself).
-  bool IsAncestor(int a, int b) const;
 
  private:
   std::vector<Body> bodies_;

@@ -13,6 +13,7 @@
 #include "ductile/multibody_desc.h"
 #include "ductile/scene.h"
 #include "geometry/triangle_mesh.h"
+#include "scene/desc_eigen.h"
 #include "scene/overrides.h"
 #include "scene/reader.h"
 #include "scene/schema.h"
@@ -76,9 +77,7 @@ std::string FormatPoint(const Eigen::Vector3d& x) {
   return text.str();
 }
 
-Eigen::Vector3d ToEigen(const Vector3& x) {
-  return {x[0], x[1], x[2]};
-}
+using ductile::ToEigen;  // Vector3 -> Eigen (scene/desc_eigen.h), next to this file's quaternion overload
 
 Eigen::Quaterniond ToEigen(const std::array<double, 4>& q) {
   return {q[0], q[1], q[2], q[3]};

@@ -1,5 +1,5 @@
-// CollisionWorld: contact points, normals and depths of the analytic half-space pairs and of the FCL pairs, the
-// broad phase's pair order, and collision filtering.
+// CollisionWorld: contact points, normals and depths of the analytic half-space pairs and of the FCL pairs,
+// collision filtering, and copies.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -112,7 +112,7 @@ TEST(Collision, MeshAgainstABoxThroughFcl) {
   EXPECT_TRUE(world.FindContacts({At(Vector3d::Zero()), At(Vector3d(0, 0, half + 0.06))}).empty());
 }
 
-TEST(Collision, CopiesAreIndependentAndEqual) {
+TEST(Collision, ACopyFindsTheSameContacts) {
   CollisionWorld world;
   world.Add(Plane());
   world.Add(Shape(ShapeType::kSphere, 0));

@@ -43,7 +43,6 @@ class HuntCrossleyContact final : public SapConstraint {
   /// n(v_n) [N·s].
   double NormalImpulse(double vn) const;
   double lagged_normal_impulse() const { return n0_; }
-  double slip_regularization() const { return eps_; }
 
  private:
   double Antiderivative(double vn) const;  // N(v_n)
