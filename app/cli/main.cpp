@@ -1,9 +1,10 @@
-// ductile-cli: the headless front end of the engine. Subcommands: validate, run (docs/cli.md).
+// ductile-cli: the headless front end of the engine. Subcommands: validate, run, bench (docs/cli.md).
 // Exit status: 0 success, 1 internal error or diverged simulation, 2 bad input or usage, 130 interrupted.
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
 
+#include "bench_command.h"
 #include "ductile/scene.h"
 #include "run_command.h"
 
@@ -28,11 +29,27 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--trajectory", run.trajectory_file, "CSV: time,body,x,y,z,qw,qx,qy,qz per output frame");
   run_cmd->add_option("--probes", run.probes_file, "CSV of the scene's output probes per output frame");
   run_cmd->add_option("--csv", run.csv_file,
-                      "CSV: time,body,fx,fy,fz,tx,ty,tz contact force and torque per rigid body, frame means");
+                      "CSV: time,body,fx,fy,fz,tx,ty,tz,mpm_contacts: contact force and torque per rigid body "
+                      "(frame means) and its particle contacts");
   run_cmd->add_option("--stats", run.stats_file, "JSON statistics (particles, timings, real-time factor)");
   run_cmd->add_option("--threads", run.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   run_cmd->add_flag("--quiet", run.quiet, "No summary line and no progress line");
+
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Run scenes and print the seed paper's Table I columns (default: the three coupling scenes)");
+  cli::BenchOptions bench_options;
+  bench->add_option("SCENES", bench_options.scenes,
+                    "Scene files (default: scenes/panel_squeeze.yaml, scenes/close_lift_shake.yaml, "
+                    "scenes/dough_rolling.yaml)");
+  bench->add_option("--json", bench_options.json_file,
+                    "JSON list of rows: scene, h, particles, n_v, dt, substeps, ms_per_step, contacts_avg, "
+                    "contacts_max, iterations_avg, realtime_factor");
+  bench->add_option("--duration", bench_options.duration, "Simulated seconds per scene (default: its duration)");
+  bench->add_option("--set", set_texts, "Override a scalar in every scene: dotted.key=value (repeatable)");
+  bench->add_option("--threads", bench_options.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  bench->add_flag("--quiet", bench_options.quiet, "No progress line");
 
   try {
     app.parse(argc, argv);
@@ -45,6 +62,10 @@ int main(int argc, char** argv) {
     std::vector<Override> overrides;
     for (const std::string& s : set_texts) overrides.push_back(ParseOverride(s));
     if (*validate) return cli::Validate(validate_scene, overrides);
+    if (*bench) {
+      bench_options.overrides = overrides;
+      return cli::Bench(bench_options);
+    }
     run.overrides = overrides;
     return cli::Run(run);
   } catch (const SceneError& e) {

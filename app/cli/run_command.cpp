@@ -17,6 +17,7 @@
 #include "atomic_file.h"
 #include "ductile/model.h"
 #include "ductile/simulator.h"
+#include "step_statistics.h"
 
 namespace ductile::cli {
 namespace {
@@ -60,9 +61,10 @@ struct WrenchAccumulator {
   // One row per body with the frame's means, then a fresh frame.
   void Write(const Simulator& sim, std::ostream& out) {
     for (int b = 0; b < static_cast<int>(impulse.size()); ++b) {
-      out << sim.time() << ',' << sim.SummarizeRigidBody(b).name;
+      const RigidBodySummary s = sim.SummarizeRigidBody(b);
+      out << sim.time() << ',' << s.name;
       for (double x : impulse[b]) out << ',' << (elapsed > 0 ? x / elapsed : 0.0);
-      out << '\n';
+      out << ',' << s.mpm_contacts << '\n';
       impulse[b].fill(0);
     }
     elapsed = 0;
@@ -237,22 +239,13 @@ int Run(const RunOptions& options) {
   if (trajectory_out) *trajectory_out << std::setprecision(9) << "time,body,x,y,z,qw,qx,qy,qz\n";
   if (probes_out) *probes_out << std::setprecision(9) << "time,probe,object,quantity,component,value\n";
   std::ostream* csv_out = csv ? &csv->stream() : nullptr;
-  if (csv_out) *csv_out << std::setprecision(9) << "time,body,fx,fy,fz,tx,ty,tz\n";
+  if (csv_out) *csv_out << std::setprecision(9) << "time,body,fx,fy,fz,tx,ty,tz,mpm_contacts\n";
 
   Simulator sim(model, SimulatorOptions{options.threads});
   const std::int64_t steps = std::max<std::int64_t>(1, std::llround(duration / model->dt));
   const double frame_interval = 1.0 / model->output_rate;
   double next_frame = 0;
-  std::vector<double> step_ms;
-  step_ms.reserve(static_cast<std::size_t>(steps));
-  double active_nodes_sum = 0;
-  StepTelemetry phase_sums;  // the per-phase times summed over the steps
-  int sap_iterations_max = 0, contacts_max = 0;
-  double sap_iterations_sum = 0, contacts_sum = 0;
-  std::int64_t sap_not_converged = 0;
-  double mpm_contacts_sum = 0, mpm_iterations_sum = 0;
-  int mpm_contacts_max = 0;
-  std::int64_t mpm_not_converged = 0;
+  StepStatistics stats_sum;
   WrenchAccumulator wrenches(sim.num_rigid_bodies());
 
   std::signal(SIGINT, OnSignal);
@@ -270,22 +263,7 @@ int Run(const RunOptions& options) {
       failure = e.what();
       break;
     }
-    step_ms.push_back(sim.last_step().wall_ms);
-    active_nodes_sum += sim.last_step().active_nodes_avg;
-    phase_sums.sort_ms += sim.last_step().sort_ms;
-    phase_sums.p2g_ms += sim.last_step().p2g_ms;
-    phase_sums.grid_ms += sim.last_step().grid_ms;
-    phase_sums.g2p_ms += sim.last_step().g2p_ms;
-    phase_sums.rigid_ms += sim.last_step().rigid_ms;
-    sap_iterations_sum += sim.last_step().sap_iterations;
-    sap_iterations_max = std::max(sap_iterations_max, sim.last_step().sap_iterations);
-    contacts_sum += sim.last_step().rigid_contacts;
-    contacts_max = std::max(contacts_max, sim.last_step().rigid_contacts);
-    if (!sim.last_step().sap_converged) ++sap_not_converged;
-    mpm_contacts_sum += sim.last_step().mpm_contacts;
-    mpm_contacts_max = std::max(mpm_contacts_max, sim.last_step().mpm_contacts_max);
-    mpm_iterations_sum += sim.last_step().mpm_contact_iterations;
-    if (!sim.last_step().mpm_contact_converged) ++mpm_not_converged;
+    stats_sum.Add(sim.last_step());
     if (csv_out) wrenches.Add(sim, model->dt);
     // A frame whenever the simulated time reaches the next output time (half a step of slack for rounding).
     if (sim.time() + 0.5 * model->dt >= next_frame) {
@@ -302,8 +280,9 @@ int Run(const RunOptions& options) {
     return kExitInterrupted;
   }
 
-  const std::size_t done = step_ms.size();
-  const double mean_ms = done ? std::accumulate(step_ms.begin(), step_ms.end(), 0.0) / done : 0;
+  const StepStatistics& st = stats_sum;
+  const std::size_t done = st.steps();
+  const double mean_ms = st.MeanStepMs();
   const double particle_substeps = static_cast<double>(model->num_particles) * model->substeps * done;
   if (stats) {
     std::ostream& out = stats->stream();
@@ -317,26 +296,25 @@ int Run(const RunOptions& options) {
         << "  \"sim_time\": " << sim.time() << ",\n"
         << "  \"threads\": " << sim.threads() << ",\n"
         << "  \"wall_seconds\": " << wall << ",\n"
-        << "  \"ms_per_step_median\": " << Median(step_ms) << ",\n"
+        << "  \"ms_per_step_median\": " << Median(st.step_ms) << ",\n"
         << "  \"ms_per_step_mean\": " << mean_ms << ",\n"
-        << "  \"active_nodes_avg\": " << (done ? active_nodes_sum / done : 0) << ",\n"
-        << "  \"ms_per_step_sort\": " << (done ? phase_sums.sort_ms / done : 0) << ",\n"
-        << "  \"ms_per_step_p2g\": " << (done ? phase_sums.p2g_ms / done : 0) << ",\n"
-        << "  \"ms_per_step_grid\": " << (done ? phase_sums.grid_ms / done : 0) << ",\n"
-        << "  \"ms_per_step_g2p\": " << (done ? phase_sums.g2p_ms / done : 0) << ",\n"
+        << "  \"active_nodes_avg\": " << st.PerStep(st.active_nodes_sum) << ",\n"
+        << "  \"ms_per_step_sort\": " << st.PerStep(st.phase_sums.sort_ms) << ",\n"
+        << "  \"ms_per_step_p2g\": " << st.PerStep(st.phase_sums.p2g_ms) << ",\n"
+        << "  \"ms_per_step_grid\": " << st.PerStep(st.phase_sums.grid_ms) << ",\n"
+        << "  \"ms_per_step_g2p\": " << st.PerStep(st.phase_sums.g2p_ms) << ",\n"
         << "  \"rigid_bodies\": " << sim.num_rigid_bodies() << ",\n"
         << "  \"rigid_dofs\": " << model->RigidDofs() << ",\n"
-        << "  \"ms_per_step_rigid\": " << (done ? phase_sums.rigid_ms / done : 0) << ",\n"
-        << "  \"sap_iterations_mean\": " << (done ? sap_iterations_sum / done : 0) << ",\n"
-        << "  \"sap_iterations_max\": " << sap_iterations_max << ",\n"
-        << "  \"sap_steps_not_converged\": " << sap_not_converged << ",\n"
-        << "  \"rigid_contacts_mean\": " << (done ? contacts_sum / done : 0) << ",\n"
-        << "  \"rigid_contacts_max\": " << contacts_max << ",\n"
-        << "  \"mpm_contacts_mean\": " << (done ? mpm_contacts_sum / done : 0) << ",\n"
-        << "  \"mpm_contacts_max\": " << mpm_contacts_max << ",\n"
-        << "  \"mpm_contact_iterations_per_substep\": "
-        << (done ? mpm_iterations_sum / (static_cast<double>(done) * model->substeps) : 0) << ",\n"
-        << "  \"mpm_contact_steps_not_converged\": " << mpm_not_converged << ",\n"
+        << "  \"ms_per_step_rigid\": " << st.PerStep(st.phase_sums.rigid_ms) << ",\n"
+        << "  \"sap_iterations_mean\": " << st.PerStep(st.sap_iterations_sum) << ",\n"
+        << "  \"sap_iterations_max\": " << st.sap_iterations_max << ",\n"
+        << "  \"sap_steps_not_converged\": " << st.sap_not_converged << ",\n"
+        << "  \"rigid_contacts_mean\": " << st.PerStep(st.rigid_contacts_sum) << ",\n"
+        << "  \"rigid_contacts_max\": " << st.rigid_contacts_max << ",\n"
+        << "  \"mpm_contacts_mean\": " << st.PerStep(st.mpm_contacts_sum) << ",\n"
+        << "  \"mpm_contacts_max\": " << st.mpm_contacts_max << ",\n"
+        << "  \"mpm_contact_iterations_per_substep\": " << st.MpmIterationsPerSubstep(model->substeps) << ",\n"
+        << "  \"mpm_contact_steps_not_converged\": " << st.mpm_not_converged << ",\n"
         << "  \"realtime_factor\": " << (wall > 0 ? sim.time() / wall : 0) << ",\n"
         << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
         << "  \"recommended_substeps\": " << model->RecommendedSubsteps() << ",\n"

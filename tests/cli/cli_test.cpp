@@ -248,7 +248,7 @@ rigid_bodies:
   EXPECT_EQ(rows, 11);  // t = 0, 0.02, ..., 0.2
   std::istringstream f(ReadFile(csv));
   std::getline(f, line);
-  ASSERT_EQ(line, "time,body,fx,fy,fz,tx,ty,tz");
+  ASSERT_EQ(line, "time,body,fx,fy,fz,tx,ty,tz,mpm_contacts");
   double last_fz = 0;
   rows = 0;
   while (std::getline(f, line)) {
@@ -256,8 +256,9 @@ rigid_bodies:
     std::istringstream cells(line);
     std::vector<std::string> c;
     for (std::string cell; std::getline(cells, cell, ',');) c.push_back(cell);
-    ASSERT_EQ(c.size(), 8u) << line;
+    ASSERT_EQ(c.size(), 9u) << line;
     EXPECT_EQ(c[1], "crate");
+    EXPECT_EQ(c[8], "0");  // no MPM in this scene
     last_fz = std::stod(c[4]);
   }
   EXPECT_EQ(rows, 10);  // every frame after t = 0
@@ -277,6 +278,49 @@ TEST_F(CliTest, BadUrdfIsReportedAtItsLineWithExitTwo) {
   const Result r = RunCli("validate " + scene.string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("negative_mass.urdf:4:13:"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, BenchPrintsTheTableAndWritesJsonRows) {
+  // Two scenes: the MPM cube and a plate scene with MPM-rigid contact, so the contact columns are not all zero.
+  const fs::path plate = dir_ / "plate.yaml";
+  std::ofstream(plate) << R"(
+simulation: {dt: 1.0e-3, substeps: 4, duration: 0.02}
+grid: {h: 0.02, domain: {min: [-0.2, -0.2, -0.1], max: [0.2, 0.2, 0.3]}}
+materials:
+  rubber: {model: fixed_corotated, density: 400, youngs_modulus: 1.0e5, poisson_ratio: 0.3}
+objects:
+  cube: {material: rubber, shape: {type: box, size: [0.1, 0.1, 0.1]}, pose: {position: [0, 0, 0.045]}}
+rigid_bodies:
+  ground: {type: static, shape: {type: plane}}
+)";
+  const fs::path json = dir_ / "bench.json";
+  const Result r = RunCli("bench " + scene_.string() + " " + plate.string() + " --duration 0.02 --json " +
+                          json.string() + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* column :
+       {"scene", "particles", "n_v avg", "ms/step", "contacts avg", "contacts max", "iterations", "real time"})
+    EXPECT_NE(r.output.find(column), std::string::npos) << column << " in\n" << r.output;
+  const std::string rows = ReadFile(json);
+  EXPECT_EQ(rows.front(), '[');
+  for (const char* key : {"scene", "h", "particles", "n_v", "dt", "substeps", "ms_per_step", "contacts_avg",
+                          "contacts_max", "iterations_avg", "realtime_factor"})
+    EXPECT_NE(rows.find(std::string("\"") + key + "\":"), std::string::npos) << key << " in " << rows;
+  EXPECT_NE(rows.find("\"scene\": \"scene\""), std::string::npos) << rows;
+  EXPECT_NE(rows.find("\"scene\": \"plate\""), std::string::npos) << rows;
+  EXPECT_NE(rows.find("\"substeps\": 4"), std::string::npos) << rows;
+  // The cube starts 5 mm into the ground: the plate row has particle contacts and solver iterations.
+  const std::size_t plate_row = rows.find("\"scene\": \"plate\"");
+  EXPECT_EQ(rows.find("\"contacts_max\": 0,", plate_row), std::string::npos) << rows;
+}
+
+TEST_F(CliTest, BenchRejectsBadScenesAndPathsBeforeRunning) {
+  const Result missing = RunCli("bench " + (dir_ / "nope.yaml").string());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("nope.yaml"), std::string::npos) << missing.output;
+  const Result unwritable = RunCli("bench " + scene_.string() + " --json /nonexistent/dir/b.json");
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_NE(unwritable.output.find("/nonexistent/dir/b.json"), std::string::npos) << unwritable.output;
+  EXPECT_EQ(unwritable.output.find("ms/step"), std::string::npos) << "nothing runs: " << unwritable.output;
 }
 
 TEST(Scenes, EveryShippedSceneRuns) {

@@ -62,6 +62,10 @@ struct Model {
   // ---- materials and objects
   std::vector<mpm::MaterialParams> materials;
   std::vector<std::string> material_names;
+  /// Coulomb friction coefficient μ ≥ 0 of each material against rigid geometry, combined with the geometry's μ
+  /// by CombineFriction (contact/friction_combination.h); negative = not set (the geometry's μ alone). One per
+  /// entry of `materials`, same order.
+  std::vector<double> material_friction;
   std::vector<ObjectInfo> objects;
   std::vector<ProbeInfo> probes;
 

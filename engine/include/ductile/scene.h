@@ -115,6 +115,10 @@ struct MaterialDesc {
   double bulk_modulus = 1e5;       ///< κ [Pa], > 0 (fluid).
   double gamma = 7;                ///< Tait exponent γ, ≥ 1 (fluid).
   double viscosity = 0;            ///< [Pa·s], ≥ 0 (fluid).
+  /// Coulomb friction coefficient μ of this material against rigid geometry, ≥ 0 (any model); combined with
+  /// the geometry's μ by the rigid-rigid rule (contact/friction_combination.h). Negative = not set: the
+  /// geometry's μ alone.
+  double friction = -1;
   SourceLocation where;
 };
 
@@ -185,6 +189,13 @@ enum class RigidBodyType {
   kKinematic,  ///< Follows its keyframes exactly; pushes others, is not pushed.
 };
 
+/// How a kinematic body moves between two keyframes k and k + 1: with s = (t − t_k)/(t_{k+1} − t_k) it is at
+/// the blend e(s) of the two poses (positions (1 − e) p_k + e p_{k+1}, orientations slerp(e)).
+enum class KeyframeInterpolation {
+  kLinear,  ///< e(s) = s: constant velocity within a segment, jumping at keyframes.
+  kSmooth,  ///< e(s) = 3s² − 2s³: velocity continuous in time and zero at every keyframe.
+};
+
 /// One keyframe of a kinematic body: its pose at a time.
 struct KeyframeDesc {
   double time = 0;  ///< [s], strictly increasing along the list.
@@ -231,6 +242,8 @@ struct RigidBodyDesc {
   Vector3 velocity{0, 0, 0};            ///< Initial velocity of the body origin [m/s] (dynamic).
   Vector3 angular_velocity{0, 0, 0};    ///< Initial ω [rad/s] (dynamic).
   std::vector<KeyframeDesc> keyframes;  ///< Kinematic bodies: at least one.
+  /// Kinematic bodies: how they move between keyframes.
+  KeyframeInterpolation interpolation = KeyframeInterpolation::kLinear;
   /// Dynamic bodies: the joint to a parent (has_joint), instead of a free-floating pose.
   bool has_joint = false;
   BodyJointDesc joint;

@@ -48,6 +48,7 @@ struct RigidBodySummary {
   /// Mean contact force on the body over the last step [N], world: rigid-rigid plus MPM contact.
   std::array<double, 3> contact_force{};
   std::array<double, 3> contact_torque{};  ///< Its moment about the body origin [N·m], world.
+  int mpm_contacts = 0;                    ///< Particles in contact with the body in the last substep.
 };
 
 class Simulator {

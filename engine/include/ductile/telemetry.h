@@ -37,11 +37,13 @@ struct StepTelemetry {
   std::vector<double> sap_cost_history;  ///< SAP cost of every Newton iterate, the initial guess first [J].
   std::vector<ContactReport> contacts;   ///< Every rigid-rigid contact point with its force.
   // MPM-rigid contact, when the scene has both.
-  int mpm_contacts = 0;               ///< Particle contacts in the last substep.
-  int mpm_contacts_max = 0;           ///< The most in one substep of the step.
-  int mpm_contact_iterations = 0;     ///< Contact-solver iterations summed over the substeps.
-  double mpm_contact_residual = 0;    ///< Final residual of the last substep's contact solve.
-  bool mpm_contact_converged = true;  ///< Whether every substep's contact solve met its tolerance.
+  int mpm_contacts = 0;                       ///< Particle contacts in the last substep.
+  int mpm_contacts_max = 0;                   ///< The most in one substep of the step.
+  int mpm_contact_iterations = 0;             ///< Contact-solver iterations summed over the substeps.
+  double mpm_contact_residual = 0;            ///< Final residual of the last substep's contact solve.
+  bool mpm_contact_converged = true;          ///< Whether every substep's contact solve met its tolerance.
+  std::vector<int> mpm_substep_iterations;    ///< Contact-solver iterations of each substep (0: no contact).
+  std::vector<double> mpm_substep_residuals;  ///< Each substep's final residual ‖M^(−1/2)∇ℓ‖ [kg^(1/2)·m/s].
 };
 
 }  // namespace ductile

@@ -50,11 +50,15 @@ struct GridContactParams {
   /// (M + JᵀGJ)Δv = −∇ℓ (0: Algorithm 1's block-diagonal step alone). Sticking contacts couple neighbouring
   /// nodes strongly, and the block-diagonal step alone then converges only linearly.
   int cg_iterations = 20;
-  double cg_reduction = 1e-2;  ///< CG stops when its residual falls by this factor.
+  /// CG stops when its residual (D-norm) falls by max(cg_reduction, min(0.5, ½·bound/‖D∇ℓ‖)): no further than the
+  /// stopping rule needs (inexact Newton), at least 2x.
+  double cg_reduction = 1e-2;
 };
 
 struct GridContactResult {
-  std::vector<Eigen::Vector3d> v;        ///< Per node: the solution [m/s].
+  /// Per node [m/s]: v* + M⁻¹Jᵀγ at the last iterate, which differs from it by −M⁻¹∇ℓ (within the stopping bound)
+  /// so that the material's momentum change equals the impulses exactly.
+  std::vector<Eigen::Vector3d> v;
   std::vector<Eigen::Vector3d> gamma_W;  ///< Per contact: impulse on the material, world frame [N·s]; the rigid
                                          ///< body receives −gamma_W at the particle.
   int iterations = 0;

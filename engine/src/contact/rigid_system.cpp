@@ -9,6 +9,7 @@
 #include "contact/constraints/limit_constraint.h"
 #include "contact/constraints/pd_controller.h"
 #include "contact/contact_frame.h"
+#include "contact/friction_combination.h"
 
 namespace ductile::contact {
 namespace {
@@ -79,7 +80,7 @@ RigidStepStats RigidSystem::Step(double dt) {
     p.phi0 = -cp.depth;
     p.stiffness = ga.stiffness * gb.stiffness / (ga.stiffness + gb.stiffness);
     p.dissipation = (gb.stiffness * ga.dissipation + ga.stiffness * gb.dissipation) / (ga.stiffness + gb.stiffness);
-    p.friction = ga.friction + gb.friction > 0 ? 2 * ga.friction * gb.friction / (ga.friction + gb.friction) : 0;
+    p.friction = CombineFriction(ga.friction, gb.friction);
     p.vn0 = (J * v + b)[2];
     p.stiction_speed = params_.stiction_speed;
     p.sigma = params_.sigma;

@@ -2,10 +2,12 @@
 
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "contact/contact_frame.h"
+#include "contact/friction_combination.h"
 #include "geometry/signed_distance.h"
 #include "multibody/spatial.h"
 
@@ -53,6 +55,7 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid) {
   linear_.assign(bodies, Eigen::Vector3d::Zero());
   angular_.assign(bodies, Eigen::Vector3d::Zero());
   stats_ = {};
+  stats_.body_contacts.assign(bodies, 0);
 }
 
 void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
@@ -118,6 +121,9 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
     c.params.stiffness = settings_.stiffness;
     c.params.dissipation = settings_.dissipation;
     c.params.friction = f.geometry->friction;
+    const int material = particles.material[p];
+    if (material < static_cast<int>(settings_.material_friction.size()) && settings_.material_friction[material] >= 0)
+      c.params.friction = contact::CombineFriction(settings_.material_friction[material], f.geometry->friction);
     c.params.vn0 = (c.R_WC.transpose() * (v_p - c.v_rigid))[2];
     c.params.stiction_speed = settings_.stiction_speed;
     c.params.sigma = settings_.sigma;
@@ -130,8 +136,13 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   for (double& m : problem.mass) m = std::max(m, 1e-12);
   stats_.contacts = static_cast<int>(problem.contacts.size());
   stats_.max_contacts = std::max(stats_.max_contacts, stats_.contacts);
+  std::fill(stats_.body_contacts.begin(), stats_.body_contacts.end(), 0);
+  for (int g : geometry_of)
+    if (geometries_[g].body >= 0) ++stats_.body_contacts[geometries_[g].body];
   if (problem.contacts.empty()) {
     for (int g : global_of) local_of_[g] = -1;
+    stats_.substep_iterations.push_back(0);
+    stats_.substep_residuals.push_back(0);
     return;
   }
   // 2. Contact solve (step 3c) and the corrected grid velocities.
@@ -139,6 +150,8 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   stats_.iterations += r.iterations;
   stats_.max_iterations = std::max(stats_.max_iterations, r.iterations);
   stats_.residual = r.residual;
+  stats_.substep_iterations.push_back(r.iterations);
+  stats_.substep_residuals.push_back(r.residual);
   stats_.converged = stats_.converged && r.converged;
   for (std::size_t local = 0; local < global_of.size(); ++local) {
     Float4& node = mpm.node(global_of[local]);

@@ -21,16 +21,22 @@ struct MpmContactSettings {
   double dissipation = 10;       ///< Hunt-Crossley dissipation d [s/m], ≥ 0.
   double stiction_speed = 1e-4;  ///< v_s [m/s].
   double sigma = 1e-3;           ///< Friction regularisation σ.
+  /// Per MPM material: its friction coefficient against rigid geometry, combined with the geometry's
+  /// (contact::CombineFriction); negative: the geometry's μ alone.
+  std::vector<double> material_friction;
   contact::GridContactParams solver;
 };
 
 struct MpmContactStats {
-  int contacts = 0;        ///< Particle contacts in the last substep.
-  int max_contacts = 0;    ///< Over the step's substeps.
-  int iterations = 0;      ///< Contact-solver iterations summed over the step's substeps.
-  int max_iterations = 0;  ///< The most in one substep.
-  double residual = 0;     ///< Final residual of the last substep's solve.
-  bool converged = true;   ///< Every substep's solve met its stopping rule.
+  int contacts = 0;                       ///< Particle contacts in the last substep.
+  std::vector<int> substep_iterations;    ///< Contact-solver iterations of each substep of the step.
+  std::vector<double> substep_residuals;  ///< Final residual ‖D∇ℓ‖ of each substep's solve.
+  std::vector<int> body_contacts;         ///< Per rigid body: particle contacts on it in the last substep.
+  int max_contacts = 0;                   ///< Over the step's substeps.
+  int iterations = 0;                     ///< Contact-solver iterations summed over the step's substeps.
+  int max_iterations = 0;                 ///< The most in one substep.
+  double residual = 0;                    ///< Final residual of the last substep's solve.
+  bool converged = true;                  ///< Every substep's solve met its stopping rule.
 };
 
 class MpmRigidContact {

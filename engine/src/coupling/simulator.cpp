@@ -1,6 +1,7 @@
 // The outer step (DESIGN.md §4): each step sorts the particles into grid blocks once (partial sorting), takes N
-// explicit MPM substeps, then one SAP step of the rigid bodies and robots. MPM and rigid bodies do not act on each
-// other yet: the two-way contact between them comes with issue 4 and slots in between the substeps.
+// explicit MPM substeps, each with its MPM-rigid contact solve between the grid update and G2P (the rigid state
+// frozen at the step's start), then one SAP step of the rigid bodies and robots that takes the substeps' summed
+// contact impulses as a known impulse (coupling/mpm_rigid_contact.h).
 #include "ductile/simulator.h"
 
 #include <tbb/info.h>
@@ -49,6 +50,7 @@ struct Simulator::Impl {
       settings.solver.rel_tolerance = model->rigid->contact_rel_tolerance;
       settings.solver.abs_tolerance = model->rigid->contact_abs_tolerance;
       settings.solver.max_iterations = model->rigid->max_solver_iterations;
+      settings.material_friction = model->material_friction;
       coupling = std::make_unique<coupling::MpmRigidContact>(settings);
     }
   }
@@ -113,6 +115,8 @@ void Simulator::Step() {
     s.telemetry.mpm_contact_iterations = c.iterations;
     s.telemetry.mpm_contact_residual = c.residual;
     s.telemetry.mpm_contact_converged = c.converged;
+    s.telemetry.mpm_substep_iterations = c.substep_iterations;
+    s.telemetry.mpm_substep_residuals = c.substep_residuals;
   }
   std::string rigid_failure;
   if (s.rigid && !diverged) {
@@ -250,6 +254,7 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
   if (impl_->coupling && impl_->steps > 0) {  // plus the MPM contact forces of the last step
     f += impl_->coupling->linear_impulse(b) / impl_->model->dt;
     t += impl_->coupling->angular_impulse(b) / impl_->model->dt;
+    out.mpm_contacts = impl_->coupling->stats().body_contacts[b];
   }
   for (int a = 0; a < 3; ++a) {
     out.position[a] = X.translation()[a];

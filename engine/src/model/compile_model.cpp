@@ -336,6 +336,7 @@ Model CompileModel(const SceneDesc& scene) {
   for (const MaterialDesc& m : scene.materials) {
     model.materials.push_back(CompileMaterial(m));
     model.material_names.push_back(m.name);
+    model.material_friction.push_back(m.friction);
   }
   for (const ColliderDesc& c : scene.colliders) {
     model.colliders.push_back(CompileCollider(c));

@@ -211,6 +211,7 @@ RigidModel CompileRigid(const SceneDesc& scene) {
       }
       case RigidBodyType::kKinematic: {
         multibody::PoseTrajectory tr;
+        tr.interpolation = body.interpolation;
         for (const KeyframeDesc& k : body.keyframes) {
           const Eigen::Isometry3d X = ToIsometry(k.pose);
           tr.times.push_back(k.time);

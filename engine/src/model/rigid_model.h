@@ -35,7 +35,8 @@ struct RigidModel {
   double mpm_dissipation = 10;          ///< [s/m] (contact.mpm_dissipation).
   double contact_rel_tolerance = 5e-2;  ///< ε_r of the MPM contact solve (simulation.contact_tolerance_relative).
   double contact_abs_tolerance = 1e-6;  ///< ε_a (simulation.contact_tolerance_absolute).
-  bool empty() const { return tree.num_bodies() == 0; }
+  /// No rigid bodies and no static geometry (a static-only scene still has MPM-rigid contact).
+  bool empty() const { return tree.num_bodies() == 0 && world.num_geometries() == 0; }
 };
 
 }  // namespace ductile

@@ -24,15 +24,41 @@ void FindSegment(const PoseTrajectory& tr, double t, int& k0, int& k1, double& s
   s = (t - tr.times[k0]) / (tr.times[k1] - tr.times[k0]);
 }
 
+// The blend e(s) of a segment and its derivatives de/ds, d²e/ds² (PoseTrajectory).
+double Blend(KeyframeInterpolation mode, double s) {
+  return mode == KeyframeInterpolation::kSmooth ? s * s * (3 - 2 * s) : s;
+}
+
+double BlendRate(KeyframeInterpolation mode, double s) {
+  return mode == KeyframeInterpolation::kSmooth ? 6 * s * (1 - s) : 1;
+}
+
+double BlendCurvature(KeyframeInterpolation mode, double s) {
+  return mode == KeyframeInterpolation::kSmooth ? 6 - 12 * s : 0;
+}
+
+// The linear-case twist of the segment from keyframe k0 to k1 (k0 < k1): ω = θ â / Δt, v = Δp / Δt.
+void SegmentTwist(const PoseTrajectory& tr, int k0, int k1, Eigen::Vector3d& w_WB, Eigen::Vector3d& v_WB) {
+  const double span = tr.times[k1] - tr.times[k0];
+  v_WB = (tr.positions[k1] - tr.positions[k0]) / span;
+  // Slerp turns at a constant rate about a fixed world axis: R(s) = exp(s·θ·â) R₀ with R₁R₀ᵀ = exp(θ·â).
+  const Eigen::AngleAxisd turn(tr.rotations[k1] * tr.rotations[k0].conjugate());
+  double angle = turn.angle();
+  const Eigen::Vector3d axis = turn.axis();
+  if (angle > M_PI) angle -= 2 * M_PI;  // slerp takes the short way
+  w_WB = axis * (angle / span);
+}
+
 }  // namespace
 
 Eigen::Isometry3d PoseTrajectory::Pose(double t) const {
   int k0, k1;
   double s;
   FindSegment(*this, t, k0, k1, s);
+  const double e = Blend(interpolation, s);
   Eigen::Isometry3d X = Eigen::Isometry3d::Identity();
-  X.translation() = (1 - s) * positions[k0] + s * positions[k1];
-  X.linear() = rotations[k0].slerp(s, rotations[k1]).toRotationMatrix();
+  X.translation() = (1 - e) * positions[k0] + e * positions[k1];
+  X.linear() = rotations[k0].slerp(e, rotations[k1]).toRotationMatrix();
   return X;
 }
 
@@ -46,14 +72,25 @@ void PoseTrajectory::Twist(double t, Eigen::Vector3d& w_WB, Eigen::Vector3d& v_W
     v_WB.setZero();
     return;
   }
-  const double span = times[k1] - times[k0];
-  v_WB = (positions[k1] - positions[k0]) / span;
-  // Slerp turns at a constant rate about a fixed world axis: R(s) = exp(s·θ·â) R₀ with R₁R₀ᵀ = exp(θ·â).
-  const Eigen::AngleAxisd turn(rotations[k1] * rotations[k0].conjugate());
-  double angle = turn.angle();
-  Eigen::Vector3d axis = turn.axis();
-  if (angle > M_PI) angle -= 2 * M_PI;  // slerp takes the short way
-  w_WB = axis * (angle / span);
+  SegmentTwist(*this, k0, k1, w_WB, v_WB);
+  // d/dt e(s) = e'(s) / Δt, and the linear-case twist already carries the 1/Δt (linear: e' = 1, exactly).
+  const double rate = BlendRate(interpolation, s);
+  w_WB *= rate;
+  v_WB *= rate;
+}
+
+void PoseTrajectory::TwistRate(double t, Eigen::Vector3d& wdot_WB, Eigen::Vector3d& vdot_WB) const {
+  int k0, k1;
+  double s;
+  FindSegment(*this, t, k0, k1, s);
+  wdot_WB.setZero();
+  vdot_WB.setZero();
+  if (k0 == k1 || interpolation == KeyframeInterpolation::kLinear) return;
+  // The axis stays fixed within a segment: d/dt (e'(s) ω_lin) = e''(s) ω_lin / Δt, likewise for v.
+  SegmentTwist(*this, k0, k1, wdot_WB, vdot_WB);
+  const double rate = BlendCurvature(interpolation, s) / (times[k1] - times[k0]);
+  wdot_WB *= rate;
+  vdot_WB *= rate;
 }
 
 int MultibodyTree::AddBody(Body body) {
@@ -153,9 +190,15 @@ void CalcKinematics(const MultibodyTree& tree, const Eigen::VectorXd& q, double 
       Eigen::Vector3d w, vel;
       tr.Twist(t, w, vel);
       V0 = SpatialVelocityAtOrigin(w, vel, X_WJ.translation());
-      // d/dt of (ω, v − ω × p) at constant ω, v: (0, −ω × v) = (0, v × ω).
+      // d/dt of (ω, v − ω × p) with ṗ = v: (ω̇, v̇ − ω̇ × p − ω × v) = (ω̇, v̇ − ω̇ × p + v × ω).
       A0.setZero();
       A0.tail<3>() = vel.cross(w);
+      if (tr.interpolation != KeyframeInterpolation::kLinear) {
+        Eigen::Vector3d wdot, vdot;
+        tr.TwistRate(t, wdot, vdot);
+        A0.head<3>() = wdot;
+        A0.tail<3>() += vdot - wdot.cross(X_WJ.translation());
+      }
     }
     const Eigen::Vector3d a_W = X_WJ.linear() * b.axis_J;
     Eigen::Isometry3d X_WB = X_WJ;

@@ -11,7 +11,8 @@
 // prismatic along a: S = (0, a); both are fixed in the child body, so Ṡ v = V_B ×ₘ S v. A floating joint (root
 // bodies only) has v = (ω_W, v_W) of the body origin p and S = [[1, 0], [[p]×, 1]], so Ṡ v = (0, v_W × ω_W).
 // A prescribed ("kinematic") root follows a pose trajectory X_WB(t) with twist (ω, v) given by the trajectory and
-// has no dofs; its velocity enters its subtree as a known bias V⁰.
+// has no dofs; its velocity enters its subtree as a known bias V⁰, and its spatial acceleration
+// d/dt (ω, v − ω × p) = (ω̇, v̇ − ω̇ × p + v × ω) as a known bias A⁰.
 //
 // Positions advance with q⁺ = q + Δt·N(q)·v⁺: N = 1 except for the floating joint's quaternion,
 // q̇_quat = ½ (0, ω_W) ⊗ q_quat (renormalised after the step).
@@ -27,18 +28,30 @@
 
 namespace ductile::multibody {
 
-/// A piecewise-linear pose trajectory: positions interpolated linearly, orientations by slerp, between
-/// keyframes at increasing times; constant before the first and after the last keyframe. Within a segment the
-/// twist (ω, v of the body origin) is constant.
+/// A pose trajectory through keyframes at increasing times; constant before the first and after the last
+/// keyframe. Within the segment between keyframes k and k + 1, with s = (t − t_k)/(t_{k+1} − t_k) ∈ [0, 1] and a
+/// blend e(s) (e(0) = 0, e(1) = 1):
+///   p_WB(t) = (1 − e) p_k + e p_{k+1},   R_WB(t) = slerp(R_k, R_{k+1}, e) = exp(e θ â) R_k,
+/// where R_{k+1} R_kᵀ = exp(θ â) (the short way, θ ∈ [0, π]). Its twist is the exact time derivative,
+///   ω_WB = e'(s) θ â / Δt,   v_WB = e'(s) (p_{k+1} − p_k) / Δt   (Δt = t_{k+1} − t_k),
+/// that is e'(s) times the segment's linear-case twist; the axis â stays fixed in the world within a segment.
+///   linear: e(s) = s: constant twist within a segment, a jump at each keyframe;
+///   smooth: e(s) = 3s² − 2s³ (smoothstep), e'(s) = 6s(1 − s): twist continuous in time, zero at every keyframe.
 struct PoseTrajectory {
   std::vector<double> times;                  ///< [s], strictly increasing, at least one.
   std::vector<Eigen::Vector3d> positions;     ///< p_WB [m].
   std::vector<Eigen::Quaterniond> rotations;  ///< R_WB (unit).
+  /// The blend e(s) of every segment.
+  KeyframeInterpolation interpolation = KeyframeInterpolation::kLinear;
   /// The pose at time t [s].
   Eigen::Isometry3d Pose(double t) const;
   /// The angular velocity ω_WB [rad/s] and the velocity of the body origin v_WB [m/s] at time t (the right
   /// derivative at a keyframe).
   void Twist(double t, Eigen::Vector3d& w_WB, Eigen::Vector3d& v_WB) const;
+  /// The time derivatives of Twist: ω̇_WB [rad/s²] and the acceleration of the body origin [m/s²] at time t
+  /// (the right derivative at a keyframe), e''(s)/Δt times the linear-case twist; zero with linear
+  /// interpolation (its velocity jumps at keyframes are left out).
+  void TwistRate(double t, Eigen::Vector3d& wdot_WB, Eigen::Vector3d& vdot_WB) const;
 };
 
 /// One body and the joint to its parent.
@@ -98,7 +111,7 @@ struct Kinematics {
   std::vector<Matrix6Xd> S;             ///< Motion subspace of each body's joint (6 × nv_B), world, about O.
   std::vector<Matrix6d> I;              ///< Spatial inertia of each body, world, about O.
   std::vector<Vector6d> V0;             ///< Velocity bias from prescribed roots: V_B = V0_B + Σ_{ancestors A} S_A v_A.
-  std::vector<Vector6d> A0;             ///< Acceleration of a prescribed root's twist (the (0, v × ω) term), else 0.
+  std::vector<Vector6d> A0;             ///< Acceleration bias from prescribed roots: d/dt V0 of the root.
 };
 
 /// Poses, motion subspaces and inertias at positions q and time t (prescribed trajectories).

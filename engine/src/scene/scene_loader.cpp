@@ -49,6 +49,10 @@ enum class ShapeUse {
 std::string NotApplicableToRigidBody(RigidBodyType type, const std::string& key) {
   const std::string prefix = "does not apply to " + NameOf(type) + " rigid bodies: ";
   if (key == "keyframes") return prefix + "only kinematic bodies follow keyframes (set 'type: kinematic')";
+  if (key == "interpolation")
+    return prefix +
+           "only kinematic bodies follow keyframes, and 'interpolation' says how they move between them "
+           "(set 'type: kinematic')";
   if (key == "joint") {
     const std::string reason =
         type == RigidBodyType::kStatic ? "they are fixed in the world" : "they follow their 'keyframes'";
@@ -267,6 +271,7 @@ class SceneParser {
     map.CheckKeys(MaterialKeys(material.model), KeysOf({"materials", ""}), "does not apply to model " + model);
 
     material.density = reader_.Number(map.Require("density"), Positive());
+    map.Read("friction", material.friction, NonNegative());
     if (material.model == MaterialModelDesc::kFluid) {
       material.bulk_modulus = reader_.Number(map.Require("bulk_modulus"), Positive());
       map.Read("gamma", material.gamma, AtLeast(1));
@@ -385,6 +390,8 @@ class SceneParser {
         reader_.Fail(entry.node, entry.path,
                      "missing required key 'keyframes' in kinematic " + what + " (the poses it follows)");
       body.keyframes = ParseKeyframes(*keyframes, what);
+      if (const auto interpolation = map.Find("interpolation"))
+        body.interpolation = reader_.Choice(*interpolation, "keyframe interpolation", KeyframeInterpolationNames());
     }
     map.Read("friction", body.friction, NonNegative());
     map.Read("stiffness", body.stiffness, Positive());

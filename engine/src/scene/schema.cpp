@@ -193,11 +193,12 @@ const SchemaNode& SceneSchema() {
 }
 
 const std::vector<std::string>& MaterialKeys(MaterialModelDesc model) {
-  static const std::vector<std::string> elastic{"model", "density", "youngs_modulus", "poisson_ratio"};
-  static const std::vector<std::string> plastic{"model", "density", "youngs_modulus", "poisson_ratio", "yield_stress"};
-  static const std::vector<std::string> sand{"model",         "density",        "youngs_modulus",
+  static const std::vector<std::string> elastic{"model", "density", "friction", "youngs_modulus", "poisson_ratio"};
+  static const std::vector<std::string> plastic{"model",          "density",       "friction",
+                                                "youngs_modulus", "poisson_ratio", "yield_stress"};
+  static const std::vector<std::string> sand{"model",         "density",        "friction", "youngs_modulus",
                                              "poisson_ratio", "friction_angle", "cohesion"};
-  static const std::vector<std::string> fluid{"model", "density", "bulk_modulus", "gamma", "viscosity"};
+  static const std::vector<std::string> fluid{"model", "density", "friction", "bulk_modulus", "gamma", "viscosity"};
   switch (model) {
     case MaterialModelDesc::kFixedCorotated:
       return elastic;
@@ -239,8 +240,8 @@ const std::vector<std::string>& RigidBodyKeys(RigidBodyType type) {
       "type",  "shape",  "mass",     "density",   "pose",        "velocity", "angular_velocity",
       "force", "torque", "friction", "stiffness", "dissipation", "color",    "joint"};
   static const std::vector<std::string> fixed{"type", "shape", "pose", "friction", "stiffness", "dissipation", "color"};
-  static const std::vector<std::string> kinematic{"type",      "shape",       "keyframes", "friction",
-                                                  "stiffness", "dissipation", "color"};
+  static const std::vector<std::string> kinematic{"type",     "shape",     "keyframes",   "interpolation",
+                                                  "friction", "stiffness", "dissipation", "color"};
   switch (type) {
     case RigidBodyType::kDynamic:
       return dynamic;
@@ -298,6 +299,12 @@ const std::vector<std::pair<std::string, RigidBodyType>>& RigidBodyTypeNames() {
   static const std::vector<std::pair<std::string, RigidBodyType>> names{{"dynamic", RigidBodyType::kDynamic},
                                                                         {"static", RigidBodyType::kStatic},
                                                                         {"kinematic", RigidBodyType::kKinematic}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, KeyframeInterpolation>>& KeyframeInterpolationNames() {
+  static const std::vector<std::pair<std::string, KeyframeInterpolation>> names{
+      {"linear", KeyframeInterpolation::kLinear}, {"smooth", KeyframeInterpolation::kSmooth}};
   return names;
 }
 

@@ -52,6 +52,8 @@ const std::vector<std::pair<std::string, ShapeType>>& ShapeTypeNames();
 const std::vector<std::pair<std::string, BoundaryType>>& BoundaryTypeNames();
 const std::vector<std::pair<std::string, ProbeQuantity>>& ProbeQuantityNames();
 const std::vector<std::pair<std::string, RigidBodyType>>& RigidBodyTypeNames();
+/// How a kinematic rigid body moves between keyframes: linear, smooth.
+const std::vector<std::pair<std::string, KeyframeInterpolation>>& KeyframeInterpolationNames();
 /// The joint types a rigid body's `joint` may have: revolute, prismatic, fixed (not floating).
 const std::vector<std::pair<std::string, JointType>>& BodyJointTypeNames();
 

@@ -1,10 +1,12 @@
 // Kinematics and dynamics of MultibodyTree against independent formulas: the CRBA mass matrix against
 // Σ Jᵀ M J from body Jacobians, RNEA's gravity term against finite differences of the potential energy, its
-// velocity terms through energy and momentum conservation of RK4 forward dynamics, and point Jacobians against
-// finite differences of positions.
+// velocity terms through energy and momentum conservation of RK4 forward dynamics, point Jacobians against
+// finite differences of positions, and the twists of linear and smooth pose trajectories (and their rates, also
+// as a prescribed root's acceleration bias) against finite differences of poses.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <random>
 
 #include "multibody/multibody_tree.h"
@@ -264,6 +266,167 @@ TEST(MultibodyTree, PrescribedRootFollowsItsTrajectoryWithItsTwist) {
   // The carrier moves at 1 m/s along x and turns at 0.5 rad/s about z: a point 1 m off the origin along y moves
   // with (1, 0, 0) + 0.5 ẑ × (0, 1, 0) = (0.5, 0, 0).
   EXPECT_LT((v0 - Eigen::Vector3d(0.5, 0, 0)).norm(), 1e-12);
+}
+
+// Three poses that translate and turn about different axes, with segments of unequal length.
+PoseTrajectory MakeTurningTrajectory(KeyframeInterpolation interpolation) {
+  PoseTrajectory tr;
+  tr.interpolation = interpolation;
+  tr.times = {0.5, 1.5, 2.25};
+  tr.positions = {Eigen::Vector3d(0, 0, 0), Eigen::Vector3d(0.4, -0.2, 0.1), Eigen::Vector3d(0.1, 0.3, 0.5)};
+  tr.rotations = {Eigen::Quaterniond(Eigen::AngleAxisd(0.3, Eigen::Vector3d(1, 2, 0).normalized())),
+                  Eigen::Quaterniond(Eigen::AngleAxisd(1.2, Eigen::Vector3d(0, 0.5, 1).normalized())),
+                  Eigen::Quaterniond(Eigen::AngleAxisd(-0.7, Eigen::Vector3d::UnitX()))};
+  return tr;
+}
+
+// ω by a central difference of orientations: R(t + h) R(t − h)ᵀ = exp(2h ω) + O(h³).
+Eigen::Vector3d AngularVelocityByCentralDifference(const PoseTrajectory& tr, double t, double h) {
+  const Eigen::AngleAxisd turn(Eigen::Matrix3d(tr.Pose(t + h).linear() * tr.Pose(t - h).linear().transpose()));
+  return turn.axis() * (turn.angle() / (2 * h));
+}
+
+// Times inside the segments of MakeTurningTrajectory, near both ends and in the middle of each.
+const std::vector<double> kInsideSegments{0.51, 0.8, 1.0, 1.49, 1.51, 1.9, 2.24};
+
+const char* ModeName(KeyframeInterpolation mode) {
+  return mode == KeyframeInterpolation::kSmooth ? "smooth" : "linear";
+}
+
+TEST(PoseTrajectory, TwistIsTheTimeDerivativeOfThePose) {
+  // Central differences with h = 1e-5: truncation ~ h² times the third derivative (~1e-9 here), rounding ~1e-11.
+  const double h = 1e-5;
+  for (const KeyframeInterpolation mode : {KeyframeInterpolation::kLinear, KeyframeInterpolation::kSmooth}) {
+    const PoseTrajectory tr = MakeTurningTrajectory(mode);
+    for (const double t : kInsideSegments) {
+      Eigen::Vector3d w, v;
+      tr.Twist(t, w, v);
+      const Eigen::Vector3d v_fd = (tr.Pose(t + h).translation() - tr.Pose(t - h).translation()) / (2 * h);
+      const Eigen::Vector3d w_fd = AngularVelocityByCentralDifference(tr, t, h);
+      EXPECT_LT((v - v_fd).norm(), 1e-7) << ModeName(mode) << ", t = " << t;
+      EXPECT_LT((w - w_fd).norm(), 1e-7) << ModeName(mode) << ", t = " << t;
+      EXPECT_GT(w.norm(), 0.01) << ModeName(mode) << ", t = " << t;  // every sample turns
+    }
+  }
+}
+
+TEST(PoseTrajectory, TwistRateIsTheTimeDerivativeOfTheTwist) {
+  const double h = 1e-5;
+  for (const KeyframeInterpolation mode : {KeyframeInterpolation::kLinear, KeyframeInterpolation::kSmooth}) {
+    const PoseTrajectory tr = MakeTurningTrajectory(mode);
+    for (const double t : kInsideSegments) {
+      Eigen::Vector3d wdot, vdot, w_plus, v_plus, w_minus, v_minus;
+      tr.TwistRate(t, wdot, vdot);
+      tr.Twist(t + h, w_plus, v_plus);
+      tr.Twist(t - h, w_minus, v_minus);
+      EXPECT_LT((vdot - (v_plus - v_minus) / (2 * h)).norm(), 1e-6) << ModeName(mode) << ", t = " << t;
+      EXPECT_LT((wdot - (w_plus - w_minus) / (2 * h)).norm(), 1e-6) << ModeName(mode) << ", t = " << t;
+    }
+  }
+  // A smooth segment accelerates: e''(s) = 6 − 12s, so at s = 1/4 of the first segment (Δt = 1 s) the origin
+  // accelerates at 3 Δp / Δt².
+  Eigen::Vector3d wdot, vdot;
+  MakeTurningTrajectory(KeyframeInterpolation::kSmooth).TwistRate(0.75, wdot, vdot);
+  EXPECT_LT((vdot - 3 * Eigen::Vector3d(0.4, -0.2, 0.1)).norm(), 1e-12);
+}
+
+TEST(PoseTrajectory, SmoothPassesThroughTheKeyframesAtRest) {
+  const PoseTrajectory tr = MakeTurningTrajectory(KeyframeInterpolation::kSmooth);
+  for (std::size_t k = 0; k < tr.times.size(); ++k) {
+    const Eigen::Isometry3d X = tr.Pose(tr.times[k]);
+    EXPECT_LT((X.translation() - tr.positions[k]).norm(), 1e-12) << "keyframe " << k;
+    EXPECT_LT(Eigen::Quaterniond(X.linear()).angularDistance(tr.rotations[k]), 1e-7) << "keyframe " << k;
+    Eigen::Vector3d w, v;
+    tr.Twist(tr.times[k], w, v);
+    EXPECT_EQ(w.norm(), 0) << "keyframe " << k;
+    EXPECT_EQ(v.norm(), 0) << "keyframe " << k;
+    // Just before it the velocity is O(ε) too: it comes to rest continuously.
+    tr.Twist(tr.times[k] - 1e-6, w, v);
+    EXPECT_LT(w.norm() + v.norm(), 1e-4) << "keyframe " << k;
+  }
+  // In the middle of a segment the blend runs at e'(1/2) = 3/2 times the linear rate.
+  Eigen::Vector3d w_smooth, v_smooth, w_linear, v_linear;
+  tr.Twist(1.875, w_smooth, v_smooth);
+  MakeTurningTrajectory(KeyframeInterpolation::kLinear).Twist(1.875, w_linear, v_linear);
+  EXPECT_LT((v_smooth - 1.5 * v_linear).norm(), 1e-12);
+  EXPECT_LT((w_smooth - 1.5 * w_linear).norm(), 1e-12);
+}
+
+TEST(PoseTrajectory, SmoothShakeHasNoVelocityJumps) {
+  // Keyframes alternating between two poses: linear motion reverses its velocity at each inner keyframe,
+  // smooth motion comes to rest there and turns back.
+  for (const KeyframeInterpolation mode : {KeyframeInterpolation::kLinear, KeyframeInterpolation::kSmooth}) {
+    PoseTrajectory tr;
+    tr.interpolation = mode;
+    const Eigen::Quaterniond tilt(Eigen::AngleAxisd(0.2, Eigen::Vector3d::UnitY()));
+    tr.times = {0, 0.1, 0.2, 0.3};
+    tr.positions = {Eigen::Vector3d(-0.01, 0, 0), Eigen::Vector3d(0.01, 0, 0), Eigen::Vector3d(-0.01, 0, 0),
+                    Eigen::Vector3d(0.01, 0, 0)};
+    tr.rotations = {Eigen::Quaterniond::Identity(), tilt, Eigen::Quaterniond::Identity(), tilt};
+    const double eps = 1e-9;
+    double largest_jump = 0;
+    for (const double t : {0.1, 0.2}) {
+      Eigen::Vector3d w_before, v_before, w_after, v_after;
+      tr.Twist(t - eps, w_before, v_before);
+      tr.Twist(t + eps, w_after, v_after);
+      largest_jump = std::max({largest_jump, (v_after - v_before).norm(), (w_after - w_before).norm()});
+    }
+    if (mode == KeyframeInterpolation::kLinear) {
+      EXPECT_NEAR(largest_jump, 4.0, 1e-6);  // ω flips between ±0.2 rad / 0.1 s = ±2 rad/s
+    } else {
+      EXPECT_LT(largest_jump, 1e-6);
+    }
+  }
+}
+
+TEST(MultibodyTree, PrescribedRootAccelerationIsTheRateOfItsVelocity) {
+  // A0 = d/dt V0 = (ω̇, v̇ − ω̇ × p + v × ω), against central differences of V0 in both modes.
+  const double h = 1e-5;
+  for (const KeyframeInterpolation mode : {KeyframeInterpolation::kLinear, KeyframeInterpolation::kSmooth}) {
+    MultibodyTree tree;
+    Body root;
+    root.name = "carrier";
+    root.trajectory = tree.AddTrajectory(MakeTurningTrajectory(mode));
+    tree.AddBody(root);
+    const Eigen::VectorXd q = Eigen::VectorXd::Zero(0);
+    for (const double t : kInsideSegments) {
+      Kinematics now, before, after;
+      CalcKinematics(tree, q, t, now);
+      CalcKinematics(tree, q, t - h, before);
+      CalcKinematics(tree, q, t + h, after);
+      const Vector6d A_fd = (after.V0[0] - before.V0[0]) / (2 * h);
+      EXPECT_LT((now.A0[0] - A_fd).norm(), 1e-6) << ModeName(mode) << ", t = " << t;
+    }
+  }
+}
+
+TEST(MultibodyTree, BodyOnASmoothCarrierFeelsItsAcceleration) {
+  // A 2 kg slider on a carrier that moves 1 m along x in 1 s with the smooth blend: holding the slider at rest
+  // relative to the carrier takes τ = m ẍ = m e''(s) Δx / Δt² = 2 · (6 − 12 s) N.
+  MultibodyTree tree;
+  PoseTrajectory tr;
+  tr.interpolation = KeyframeInterpolation::kSmooth;
+  tr.times = {0, 1};
+  tr.positions = {Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitX()};
+  tr.rotations = {Eigen::Quaterniond::Identity(), Eigen::Quaterniond::Identity()};
+  Body carrier;
+  carrier.name = "carrier";
+  carrier.trajectory = tree.AddTrajectory(tr);
+  tree.AddBody(carrier);
+  Body slider;
+  slider.name = "slider";
+  slider.parent = 0;
+  slider.joint = JointType::kPrismatic;
+  slider.mass = 2;
+  slider.I_Cm_B = BoxInertia(2, 0.1, 0.1, 0.1);
+  tree.AddBody(slider);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(1);
+  for (const double s : {0.1, 0.25, 0.5, 0.8}) {
+    Kinematics kin;
+    CalcKinematics(tree, zero, s, kin);
+    const Eigen::VectorXd tau = CalcInverseDynamics(tree, kin, zero, zero, Eigen::Vector3d::Zero());
+    EXPECT_NEAR(tau[0], 2 * (6 - 12 * s), 1e-9) << "s = " << s;
+  }
 }
 
 }  // namespace

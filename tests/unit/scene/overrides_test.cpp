@@ -164,6 +164,22 @@ TEST(Overrides, SetRigidBodiesRobotsAndContact) {
   EXPECT_DOUBLE_EQ(LoadWith({"robots.arm.controllers.iiwa_joint_1.kp=7"}, kRigid).robots[0].controllers[1].kp, 7);
 }
 
+TEST(Overrides, SetInterpolationAndMaterialFriction) {
+  // The file's pusher has no `interpolation` and its rubber no `friction`: the overrides create them.
+  EXPECT_EQ(LoadWith({"rigid_bodies.pusher.interpolation=smooth"}, kRigid).rigid_bodies[3].interpolation,
+            KeyframeInterpolation::kSmooth);
+  EXPECT_DOUBLE_EQ(LoadWith({"materials.rubber.friction=0.3"}).materials[0].friction, 0.3);
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.interpolation=cubic"}, kRigid),
+            "--set rigid_bodies.pusher.interpolation=cubic: unknown keyframe interpolation 'cubic' (one of: linear, "
+            "smooth)");
+  EXPECT_EQ(OverrideMessage({"rigid_bodies.crate.interpolation=smooth"}, kRigid),
+            "--set rigid_bodies.crate.interpolation=smooth: 'interpolation' does not apply to dynamic rigid bodies: "
+            "only kinematic bodies follow keyframes, and 'interpolation' says how they move between them (set 'type: "
+            "kinematic')");
+  EXPECT_EQ(OverrideMessage({"materials.rubber.friction=-1"}),
+            "--set materials.rubber.friction=-1: 'friction' must be >= 0, got -1");
+}
+
 TEST(Overrides, ListEntriesMustExist) {
   EXPECT_EQ(OverrideMessage({"rigid_bodies.pusher.keyframes.3.time=4"}, kRigid),
             "--set rigid_bodies.pusher.keyframes.3.time=4: no keyframe '3' in 'rigid_bodies.pusher.keyframes': the "

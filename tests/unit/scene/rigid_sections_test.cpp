@@ -245,6 +245,39 @@ TEST(RigidSections, KeyframeErrors) {
             "'angular_velocity' does not apply to kinematic rigid bodies: their motion comes from their 'keyframes'");
 }
 
+TEST(RigidSections, KinematicInterpolation) {
+  const std::string body =
+      "rigid_bodies:\n  p:\n    type: kinematic\n    shape: {type: sphere, radius: 0.1}\n"
+      "    keyframes: [{time: 0}, {time: 1, position: [0, 0, 1]}]\n";
+  EXPECT_EQ(LoadSceneFromString(body, kAtRoot).rigid_bodies[0].interpolation, KeyframeInterpolation::kLinear);
+  EXPECT_EQ(LoadSceneFromString(body + "    interpolation: smooth\n", kAtRoot).rigid_bodies[0].interpolation,
+            KeyframeInterpolation::kSmooth);
+  EXPECT_EQ(LoadSceneFromString(body + "    interpolation: linear\n", kAtRoot).rigid_bodies[0].interpolation,
+            KeyframeInterpolation::kLinear);
+  // A value that is not one of the names lists them.
+  const SceneError unknown = ErrorOf(body + "    interpolation: cubic\n");
+  EXPECT_EQ(unknown.message(), "unknown keyframe interpolation 'cubic' (one of: linear, smooth)");
+  EXPECT_EQ(unknown.line(), 6);
+  EXPECT_EQ(unknown.column(), 20);
+  EXPECT_EQ(ErrorOf(body + "    interpolation: smoth\n").message(),
+            "unknown keyframe interpolation 'smoth'; did you mean 'smooth'? (one of: linear, smooth)");
+  EXPECT_EQ(ErrorOf(body + "    interpolaton: smooth\n").message(),
+            "unknown key 'interpolaton' in rigid body 'p'; did you mean 'interpolation'?");
+}
+
+TEST(RigidSections, InterpolationIsOnlyForKinematicBodies) {
+  const SceneError dynamic =
+      ErrorOf("rigid_bodies:\n  b:\n    shape: {type: sphere, radius: 0.1}\n    mass: 1\n    interpolation: smooth\n");
+  EXPECT_EQ(dynamic.message(),
+            "'interpolation' does not apply to dynamic rigid bodies: only kinematic bodies follow keyframes, and "
+            "'interpolation' says how they move between them (set 'type: kinematic')");
+  EXPECT_EQ(dynamic.line(), 5);
+  EXPECT_EQ(dynamic.column(), 5);
+  EXPECT_EQ(ErrorOf("rigid_bodies:\n  b: {type: static, shape: {type: plane}, interpolation: linear}\n").message(),
+            "'interpolation' does not apply to static rigid bodies: only kinematic bodies follow keyframes, and "
+            "'interpolation' says how they move between them (set 'type: kinematic')");
+}
+
 TEST(RigidSections, BodyErrors) {
   EXPECT_EQ(
       ErrorOf("rigid_bodies:\n  b: {shape: {type: sphere, radius: 0.1}, mass: 1, keyframes: [{time: 0}]}\n").message(),

@@ -155,6 +155,29 @@ TEST(SceneLoader, FluidDefaultsAndSolidRequirements) {
             "'gamma' must be >= 1, got 0.5");
 }
 
+TEST(SceneLoader, MaterialFrictionAgainstRigidGeometry) {
+  const std::string dough =
+      "materials:\n  dough:\n    model: linear_corotated\n    density: 1000\n    youngs_modulus: 2e4\n"
+      "    poisson_ratio: 0.4\n";
+  // Not set by default (negative): the rigid geometry's own μ applies alone.
+  EXPECT_LT(LoadSceneFromString(dough, "inline.yaml").materials[0].friction, 0);
+  EXPECT_DOUBLE_EQ(LoadSceneFromString(dough + "    friction: 0.3\n", "inline.yaml").materials[0].friction, 0.3);
+  // Every model takes it, 0 included (a frictionless material).
+  const SceneDesc scene = LoadSceneFromString(
+      "materials:\n  w: {model: fluid, density: 1000, bulk_modulus: 1e5, friction: 0}\n"
+      "  s: {model: drucker_prager, density: 1600, youngs_modulus: 3e5, poisson_ratio: 0.3, friction: 0.6, "
+      "friction_angle: 35}\n",
+      "inline.yaml");
+  EXPECT_EQ(scene.materials[0].friction, 0);
+  EXPECT_DOUBLE_EQ(scene.materials[1].friction, 0.6);
+  EXPECT_DOUBLE_EQ(scene.materials[1].friction_angle_deg, 35);
+  const SceneError negative = ErrorOf(dough + "    friction: -0.2\n");
+  EXPECT_EQ(negative.message(), "'friction' must be >= 0, got -0.2");
+  EXPECT_EQ(negative.line(), 7);
+  EXPECT_EQ(negative.column(), 15);
+  EXPECT_EQ(ErrorOf(dough + "    friction: rough\n").message(), "'friction' must be a number, got 'rough'");
+}
+
 TEST(SceneLoader, MeshPathsResolveAgainstTheSceneFolder) {
   const std::string text =
       "materials:\n  r: {model: fixed_corotated, density: 1000, youngs_modulus: 1e5, poisson_ratio: 0.3}\n"

@@ -132,6 +132,11 @@ struct LinearCorotated {
     const T radius = yield_stress / (T(2) * mu);
     const Mat3<T> RtF = R0.Transposed() * Fe;
     const Mat3<T> S = (RtF + RtF.Transposed()) * T(0.5);
+    // ‖σ − σ̄‖ equals ‖dev S‖_F: when that is clearly inside the cylinder (a margin far above the round-off of
+    // either way of computing it) the particle is elastic and needs no eigendecomposition, the common case.
+    const T trace_third = (S.m[0][0] + S.m[1][1] + S.m[2][2]) / T(3);
+    const Mat3<T> dev_S = S - Mat3<T>::Identity() * trace_third;
+    if (dev_S.SquaredNorm() < radius * radius * T(0.999)) return T(0);
     Mat3<T> Q;
     Vec3<T> sigma;
     SymmetricEigen3(S, Q, sigma);

@@ -1,0 +1,154 @@
+#include "bench_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "atomic_file.h"
+#include "ductile/model.h"
+#include "ductile/simulator.h"
+#include "run_command.h"
+#include "step_statistics.h"
+
+namespace ductile::cli {
+namespace {
+
+struct BenchRow {
+  std::string scene;
+  double h = 0;
+  int particles = 0;
+  double n_v = 0;  // active grid nodes, mean over substeps
+  double dt = 0;
+  int substeps = 0;
+  double ms_per_step = 0;
+  double contacts_avg = 0;
+  int contacts_max = 0;
+  double iterations_avg = 0;  // contact-solver iterations per substep
+  double realtime_factor = 0;
+  std::string failure;  // why the scene stopped early; empty when it ran to the end
+};
+
+BenchRow RunOne(const std::string& scene, const std::shared_ptr<const Model>& model, const BenchOptions& options) {
+  Simulator sim(model, SimulatorOptions{options.threads});
+  const double duration = options.duration.value_or(model->duration);
+  const std::int64_t steps = std::max<std::int64_t>(1, std::llround(duration / model->dt));
+  StepStatistics stats;
+  BenchRow row;
+  const bool progress = !options.quiet && ::isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  auto last_report = start;
+  for (std::int64_t i = 0; i < steps; ++i) {
+    try {
+      sim.Step();
+    } catch (const SimulationDiverged& e) {
+      row.failure = e.what();
+      break;
+    }
+    stats.Add(sim.last_step());
+    const auto now = std::chrono::steady_clock::now();
+    if (progress && now - last_report > std::chrono::milliseconds(500)) {
+      last_report = now;
+      std::fprintf(stderr, "\r  %s: t = %.3f / %.3f s   ", scene.c_str(), sim.time(), duration);
+    }
+  }
+  if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  row.scene = std::filesystem::path(scene).stem().string();
+  row.h = model->h;
+  row.particles = model->num_particles;
+  row.n_v = stats.PerStep(stats.active_nodes_sum);
+  row.dt = model->dt;
+  row.substeps = model->substeps;
+  row.ms_per_step = stats.MeanStepMs();
+  row.contacts_avg = stats.PerStep(stats.mpm_contacts_sum);
+  row.contacts_max = stats.mpm_contacts_max;
+  row.iterations_avg = stats.MpmIterationsPerSubstep(model->substeps);
+  row.realtime_factor = wall > 0 ? sim.time() / wall : 0;
+  return row;
+}
+
+void PrintHeader() {
+  std::printf("%-18s %7s %9s %9s %9s %4s %10s %12s %12s %11s %10s\n", "scene", "h [m]", "particles", "n_v avg",
+              "dt [s]", "N", "ms/step", "contacts avg", "contacts max", "iterations", "real time");
+}
+
+void PrintRow(const BenchRow& r) {
+  std::printf("%-18s %7.3g %9d %9.0f %9.3g %4d %10.2f %12.1f %12d %11.2f %9.3fx\n", r.scene.c_str(), r.h, r.particles,
+              r.n_v, r.dt, r.substeps, r.ms_per_step, r.contacts_avg, r.contacts_max, r.iterations_avg,
+              r.realtime_factor);
+  std::fflush(stdout);
+}
+
+void WriteJson(const std::vector<BenchRow>& rows, std::ostream& out) {
+  out << std::setprecision(9) << "[\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const BenchRow& r = rows[i];
+    out << "  {\"scene\": \"" << r.scene << "\", \"h\": " << r.h << ", \"particles\": " << r.particles
+        << ", \"n_v\": " << r.n_v << ", \"dt\": " << r.dt << ", \"substeps\": " << r.substeps
+        << ", \"ms_per_step\": " << r.ms_per_step << ", \"contacts_avg\": " << r.contacts_avg
+        << ", \"contacts_max\": " << r.contacts_max << ", \"iterations_avg\": " << r.iterations_avg
+        << ", \"realtime_factor\": " << r.realtime_factor
+        << ", \"diverged\": " << (r.failure.empty() ? "false" : "true") << "}" << (i + 1 < rows.size() ? "," : "")
+        << "\n";
+  }
+  out << "]\n";
+}
+
+}  // namespace
+
+std::vector<std::string> DefaultBenchScenes() {
+  const std::filesystem::path dir = std::filesystem::path(DUCTILE_SOURCE_DIR) / "scenes";
+  return {(dir / "panel_squeeze.yaml").string(), (dir / "close_lift_shake.yaml").string(),
+          (dir / "dough_rolling.yaml").string()};
+}
+
+int Bench(const BenchOptions& options) {
+  const std::vector<std::string> scenes = options.scenes.empty() ? DefaultBenchScenes() : options.scenes;
+  if (options.duration && !(*options.duration > 0)) {
+    std::cerr << "--duration must be > 0, got " << *options.duration << '\n';
+    return kExitBadInput;
+  }
+  // Every scene loads and the output opens before anything runs, so a typo fails at once.
+  std::vector<std::shared_ptr<const Model>> models;
+  std::unique_ptr<AtomicFile> json;
+  try {
+    for (const std::string& scene : scenes)
+      models.push_back(std::make_shared<const Model>(CompileModel(LoadScene(scene, options.overrides))));
+    if (!options.json_file.empty()) json = std::make_unique<AtomicFile>(options.json_file);
+  } catch (const SceneError& e) {
+    std::cerr << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << '\n';
+    return kExitBadInput;
+  }
+  PrintHeader();
+  std::vector<BenchRow> rows;
+  bool failed = false;
+  for (std::size_t i = 0; i < scenes.size(); ++i) {
+    rows.push_back(RunOne(scenes[i], models[i], options));
+    PrintRow(rows.back());
+    if (!rows.back().failure.empty()) {
+      std::cerr << scenes[i] << ": " << rows.back().failure << '\n';
+      failed = true;
+    }
+  }
+  if (json) {
+    WriteJson(rows, json->stream());
+    try {
+      json->Commit();
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << '\n';
+      return kExitFailure;
+    }
+  }
+  return failed ? kExitFailure : kExitOk;
+}
+
+}  // namespace ductile::cli

@@ -1,0 +1,30 @@
+// `ductile-cli bench`: runs scenes headless and prints the seed paper's Table I columns for each (Yu et al. 2025:
+// h, particles, average active grid nodes n_v, Δt, N, ms per step, particle contacts average and max) plus the
+// contact solver's iterations per substep and the real-time factor (docs/cli.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ductile/scene.h"
+
+namespace ductile::cli {
+
+struct BenchOptions {
+  std::vector<std::string> scenes;  ///< Empty: the coupling scenes of DefaultBenchScenes().
+  std::optional<double> duration;   ///< Overrides each scene's simulation.duration [s].
+  std::vector<Override> overrides;  ///< --set, applied to every scene.
+  std::string json_file;            ///< JSON list of rows; empty = none.
+  int threads = 0;                  ///< 0 = each scene's value.
+  bool quiet = false;               ///< No progress lines.
+};
+
+/// scenes/panel_squeeze.yaml, scenes/close_lift_shake.yaml and scenes/dough_rolling.yaml of the source tree.
+std::vector<std::string> DefaultBenchScenes();
+
+/// Runs every scene in turn and prints the table. Returns the exit code (kExitBadInput for a bad scene or an
+/// unwritable --json path, before anything runs; kExitFailure when a scene diverged).
+int Bench(const BenchOptions& options);
+
+}  // namespace ductile::cli
