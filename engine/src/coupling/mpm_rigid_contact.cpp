@@ -14,8 +14,9 @@
 namespace ductile::coupling {
 namespace {
 
-// The radius of a sphere about the geometry frame's origin that holds the geometry.
-double BoundingRadius(const geometry::CollisionGeometry& g) {
+// The radius of a sphere about the geometry frame's origin that holds the geometry (for a mesh, its signed
+// distance field's box).
+double BoundingRadius(const geometry::CollisionGeometry& g, const geometry::MeshSdf* sdf) {
   switch (g.type) {
     case ShapeType::kBox:
       return g.half_extents.norm();
@@ -28,7 +29,8 @@ double BoundingRadius(const geometry::CollisionGeometry& g) {
     case ShapeType::kPlane:
       return std::numeric_limits<double>::infinity();
     case ShapeType::kMesh:
-      return -1;  // no signed distance for meshes yet: never in contact
+      if (!sdf) return -1;  // no mesh data: never in contact
+      return sdf->bounds().min.cwiseAbs().cwiseMax(sdf->bounds().max.cwiseAbs()).norm();
   }
   return -1;
 }
@@ -39,14 +41,19 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid) {
   const multibody::Kinematics& kin = rigid.kinematics();
   const std::vector<multibody::Vector6d> V = multibody::CalcSpatialVelocities(rigid.tree(), kin, rigid.v);
   geometries_.clear();
+  mesh_sdfs_.resize(rigid.world().num_geometries());
   for (int g = 0; g < rigid.world().num_geometries(); ++g) {
     const geometry::CollisionGeometry& geometry = rigid.world().geometry(g);
     Frozen f;
     f.geometry = &geometry;
+    if (geometry.type == ShapeType::kMesh && geometry.mesh && !geometry.mesh->triangles.empty()) {
+      if (!mesh_sdfs_[g]) mesh_sdfs_[g] = std::make_shared<geometry::MeshSdf>(*geometry.mesh, settings_.mesh_sdf_cell);
+      f.sdf = mesh_sdfs_[g].get();
+    }
     f.body = geometry.body;
     f.X_WG = geometry.body >= 0 ? kin.X_WB[geometry.body] * geometry.X_BG : geometry.X_BG;
     if (geometry.body >= 0) f.V = V[geometry.body];
-    f.radius = BoundingRadius(geometry);
+    f.radius = BoundingRadius(geometry, f.sdf);
     if (f.radius >= 0) geometries_.push_back(f);
   }
   const int bodies = rigid.tree().num_bodies();
@@ -76,7 +83,13 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
         const Frozen& f = geometries_[g];
         if ((x - f.X_WG.translation()).norm() > f.radius) continue;
         Eigen::Vector3d nrm;
-        const double phi = geometry::SignedDistance(*f.geometry, f.X_WG, x, &nrm);
+        double phi;
+        if (f.sdf) {
+          phi = f.sdf->Distance(f.X_WG.inverse() * x, &nrm);
+          nrm = f.X_WG.linear() * nrm;
+        } else {
+          phi = geometry::SignedDistance(*f.geometry, f.X_WG, x, &nrm);
+        }
         if (phi < 0 && phi < depth[p]) {
           inside[p] = static_cast<int>(g);
           depth[p] = phi;

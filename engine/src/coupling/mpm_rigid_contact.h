@@ -8,10 +8,12 @@
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
+#include <memory>
 #include <vector>
 
 #include "contact/mpm_contact_solver.h"
 #include "contact/rigid_system.h"
+#include "geometry/mesh_sdf.h"
 #include "mpm/mpm_solver.h"
 
 namespace ductile::coupling {
@@ -24,6 +26,8 @@ struct MpmContactSettings {
   /// Per MPM material: its friction coefficient against rigid geometry, combined with the geometry's
   /// (contact::CombineFriction); negative: the geometry's μ alone.
   std::vector<double> material_friction;
+  /// Grid spacing of the signed distance fields of mesh geometry [m] (the MPM grid's h / 2 by default).
+  double mesh_sdf_cell = 0.01;
   contact::GridContactParams solver;
 };
 
@@ -55,6 +59,7 @@ class MpmRigidContact {
  private:
   struct Frozen {
     const geometry::CollisionGeometry* geometry = nullptr;
+    const geometry::MeshSdf* sdf = nullptr;  // mesh geometry: its signed distance field
     Eigen::Isometry3d X_WG = Eigen::Isometry3d::Identity();
     int body = -1;
     Eigen::Matrix<double, 6, 1> V = Eigen::Matrix<double, 6, 1>::Zero();  // body spatial velocity (world, at O)
@@ -62,6 +67,8 @@ class MpmRigidContact {
   };
   MpmContactSettings settings_;
   std::vector<Frozen> geometries_;
+  // Per world geometry: the signed distance field of a mesh, built at the first step that sees it.
+  std::vector<std::shared_ptr<const geometry::MeshSdf>> mesh_sdfs_;
   std::vector<Eigen::Vector3d> origins_;  // body origins at the start of the step
   std::vector<Eigen::Vector3d> linear_, angular_;
   MpmContactStats stats_;

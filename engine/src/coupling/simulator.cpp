@@ -51,6 +51,7 @@ struct Simulator::Impl {
       settings.solver.abs_tolerance = model->rigid->contact_abs_tolerance;
       settings.solver.max_iterations = model->rigid->max_solver_iterations;
       settings.material_friction = model->material_friction;
+      settings.mesh_sdf_cell = 0.5 * model->h;
       coupling = std::make_unique<coupling::MpmRigidContact>(settings);
     }
   }

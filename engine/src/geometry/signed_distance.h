@@ -1,6 +1,6 @@
 // Signed distance φ from a point to a rigid collision geometry, and its gradient (the outward unit normal): what
 // MPM-rigid contact registration needs per particle (DESIGN.md §4 step 3b: a particle with φ < 0 is a contact,
-// its frame's z axis is ∇φ). Analytic for the primitives; meshes get a signed distance field later (issue 4).
+// its frame's z axis is ∇φ). Analytic for the primitives; meshes have a sampled field (geometry/mesh_sdf.h).
 #pragma once
 
 #include <Eigen/Core>
@@ -12,7 +12,7 @@ namespace ductile::geometry {
 
 /// φ(p_W) [m] for geometry g placed at X_WG: negative inside, positive outside. Writes the outward unit normal
 /// ∇φ to `normal_W` when not null (at a point where φ is not differentiable, one of the one-sided gradients).
-/// Mesh geometries are not supported yet and return +∞ (never in contact).
+/// Mesh geometries return +∞ here: their distance comes from a MeshSdf (geometry/mesh_sdf.h), built once per mesh.
 double SignedDistance(const CollisionGeometry& g, const Eigen::Isometry3d& X_WG, const Eigen::Vector3d& p_W,
                       Eigen::Vector3d* normal_W = nullptr);
 
