@@ -85,6 +85,10 @@ Stencil MpmSolver::CachedStencil(int p) const {
 
 void MpmSolver::SortParticlesByBlock() {
   if (!stencils_current_) ComputeBases();
+  reuse_rotations_ = false;
+  for (const MaterialParams& m : model_.materials)
+    reuse_rotations_ |= m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f;
+  if (reuse_rotations_ && rotations_.size() != particles_.size()) rotations_.resize(particles_.size());
   grid_.SortParticles(base_);
   const std::vector<std::int32_t>& order = grid_.order();
   GatherParticles(particles_, order, scratch_);
@@ -108,6 +112,10 @@ SubstepCounters MpmSolver::Substep(float dt, const std::function<void(float)>& g
   SubstepCounters counters;
   const Clock::time_point t0 = Clock::now();
   if (!stencils_current_) ComputeBases();
+  reuse_rotations_ = false;
+  for (const MaterialParams& m : model_.materials)
+    reuse_rotations_ |= m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f;
+  if (reuse_rotations_ && rotations_.size() != particles_.size()) rotations_.resize(particles_.size());
   grid_.SortParticles(base_);
   grid_.ActivateBlocks();
   const Clock::time_point t1 = Clock::now();
@@ -202,6 +210,9 @@ void MpmSolver::ComputeStresses(const std::int32_t* particles, int count, Mat3f*
       mu[batched] = m.mu;
       lambda[batched] = m.lambda;
       lane_of[batched++] = l;
+    } else if (reuse_rotations_ && m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f) {
+      rotations_[p] = FastPolarRotation3(particles_.F[p]);
+      tau[l] = LinearCorotated<float>{m.mu, m.lambda, m.yield_stress}.Kirchhoff(particles_.F[p], rotations_[p]);
     } else {
       tau[l] = KirchhoffStress(m, particles_.F[p], particles_.C[p]);
     }
@@ -322,7 +333,10 @@ bool MpmSolver::GatherBlock(int b, float dt) {
       Mat3f F;
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
       const MaterialParams& material = materials[particles_.material[p]];
-      if (material.model != MaterialModel::kFixedCorotated) {
+      if (reuse_rotations_ && material.model == MaterialModel::kLinearCorotated && material.yield_stress > 0.0f) {
+        particles_.plastic_strain[p] +=
+            LinearCorotated<float>{material.mu, material.lambda, material.yield_stress}.ReturnMap(rotations_[p], F);
+      } else if (material.model != MaterialModel::kFixedCorotated) {
         particles_.plastic_strain[p] += ReturnMap(material, particles_.F[p], F);
       }
       particles_.F[p] = F;

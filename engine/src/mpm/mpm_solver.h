@@ -106,7 +106,12 @@ class MpmSolver {
   std::vector<Vec3f> fx_;                         // per particle: x̂ − base, in cells
   std::vector<std::array<int, 3>> base_scratch_;  // for reordering base_ and fx_
   std::vector<Vec3f> fx_scratch_;
-  std::vector<Float4> windows_;   // per occupied block: its particles' P2G into a 6x6x6 node window
+  std::vector<Float4> windows_;  // per occupied block: its particles' P2G into a 6x6x6 node window
+  // Per particle of a plastic linear corotated material: R₀, the rotation of Fᴱ at the start of the substep. The
+  // stress (P2G) computes it and the return map (G2P) of the same substep reuses it: one polar decomposition per
+  // particle and substep instead of two, with the same result.
+  mutable std::vector<Mat3f> rotations_;
+  bool reuse_rotations_ = false;  // this substep: rotations_ is sized and used
   std::vector<int> node_counts_;  // per active block: nodes with mass > 0
   GridUpdateParams grid_params_;
   Vec3f origin_{};
