@@ -14,6 +14,7 @@
 #include "ductile/model.h"
 #include "ductile/simulator.h"
 #include "run_command.h"
+#include "run_support.h"
 #include "step_statistics.h"
 
 namespace ductile::cli {
@@ -40,9 +41,9 @@ BenchRow RunOne(const std::string& scene, const std::shared_ptr<const Model>& mo
   const std::int64_t steps = std::max<std::int64_t>(1, std::llround(duration / model->dt));
   StepStatistics stats;
   BenchRow row;
-  const bool progress = !options.quiet && ::isatty(STDERR_FILENO);
+  row.scene = std::filesystem::path(scene).stem().string();
+  Progress progress(duration, !options.quiet && ::isatty(STDERR_FILENO), row.scene + ": ");
   const auto start = std::chrono::steady_clock::now();
-  auto last_report = start;
   for (std::int64_t i = 0; i < steps; ++i) {
     try {
       sim.Step();
@@ -51,15 +52,10 @@ BenchRow RunOne(const std::string& scene, const std::shared_ptr<const Model>& mo
       break;
     }
     stats.Add(sim.last_step());
-    const auto now = std::chrono::steady_clock::now();
-    if (progress && now - last_report > std::chrono::milliseconds(500)) {
-      last_report = now;
-      std::fprintf(stderr, "\r  %s: t = %.3f / %.3f s   ", scene.c_str(), sim.time(), duration);
-    }
+    progress.Update(sim.time(), static_cast<double>(i + 1) / static_cast<double>(steps));
   }
-  if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
+  progress.Finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  row.scene = std::filesystem::path(scene).stem().string();
   row.h = model->h;
   row.particles = model->num_particles;
   row.n_v = stats.PerStep(stats.active_nodes_sum);
@@ -89,7 +85,7 @@ void WriteJson(const std::vector<BenchRow>& rows, std::ostream& out) {
   out << std::setprecision(9) << "[\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const BenchRow& r = rows[i];
-    out << "  {\"scene\": \"" << r.scene << "\", \"h\": " << r.h << ", \"particles\": " << r.particles
+    out << "  {\"scene\": " << JsonString(r.scene) << ", \"h\": " << r.h << ", \"particles\": " << r.particles
         << ", \"n_v\": " << r.n_v << ", \"dt\": " << r.dt << ", \"substeps\": " << r.substeps
         << ", \"ms_per_step\": " << r.ms_per_step << ", \"contacts_avg\": " << r.contacts_avg
         << ", \"contacts_max\": " << r.contacts_max << ", \"iterations_avg\": " << r.iterations_avg
@@ -118,13 +114,9 @@ int Bench(const BenchOptions& options) {
   std::vector<std::shared_ptr<const Model>> models;
   std::unique_ptr<AtomicFile> json;
   try {
-    for (const std::string& scene : scenes)
-      models.push_back(std::make_shared<const Model>(CompileModel(LoadScene(scene, options.overrides))));
+    for (const std::string& scene : scenes) models.push_back(LoadModel(scene, options.overrides));
     if (!options.json_file.empty()) json = std::make_unique<AtomicFile>(options.json_file);
-  } catch (const SceneError& e) {
-    std::cerr << e.what() << '\n';
-    return kExitBadInput;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a SceneError or an unwritable path
     std::cerr << e.what() << '\n';
     return kExitBadInput;
   }

@@ -17,6 +17,7 @@
 #include "atomic_file.h"
 #include "ductile/model.h"
 #include "ductile/simulator.h"
+#include "run_support.h"
 #include "step_statistics.h"
 
 namespace ductile::cli {
@@ -129,57 +130,6 @@ double Median(std::vector<double> v) {
   const double upper = v[mid];
   if (v.size() % 2 == 1) return upper;
   return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + mid));
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-// A one-line progress report on a terminal's stderr, refreshed at most twice a second.
-class Progress {
- public:
-  Progress(double duration, bool enabled)
-      : duration_(duration), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
-
-  void Update(double sim_time, double fraction) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(500)) return;
-    last_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double remaining = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
-    std::fprintf(stderr, "\r  t = %.3f / %.3f s  (%3.0f%%)  %.4fx real time, about %.0f s left   ", sim_time, duration_,
-                 100 * fraction, elapsed > 0 ? sim_time / elapsed : 0.0, remaining);
-    shown_ = true;
-  }
-
-  void Finish() {
-    if (shown_) std::fprintf(stderr, "\r%*s\r", 80, "");
-  }
-
- private:
-  double duration_;
-  bool enabled_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_;
-  std::chrono::steady_clock::time_point last_;
-};
-
-std::shared_ptr<const Model> LoadModel(const std::string& scene, const std::vector<Override>& overrides) {
-  return std::make_shared<const Model>(CompileModel(LoadScene(scene, overrides)));
 }
 
 void WarnIfUnstable(const Model& model) {

@@ -43,6 +43,7 @@ class Solver {
     gamma_.resize(contacts);
     G_.resize(contacts);
     G_W_.resize(contacts);
+    gamma_W_.resize(contacts);
     contact_cost_.resize(contacts);
     line_terms_.resize(contacts);
     blocks_.resize(nodes);
@@ -55,10 +56,9 @@ class Solver {
       for (int ci = begin; ci != end; ++ci) {
         vc_[ci] = ContactVelocity(ci, v);
         contact_cost_[ci] = costs_[ci].Calc3(vc_[ci], gamma_[ci], hessians ? &G_[ci] : nullptr);
-        if (hessians) {
-          const Eigen::Matrix3d& R = p_.contacts[ci].R_WC;
-          G_W_[ci] = R * G_[ci] * R.transpose();
-        }
+        const Eigen::Matrix3d& R = p_.contacts[ci].R_WC;
+        gamma_W_[ci] = R * gamma_[ci];
+        if (hessians) G_W_[ci] = R * G_[ci] * R.transpose();
       }
     });
     double cost = 0;
@@ -67,11 +67,18 @@ class Solver {
     return cost;
   }
 
-  // v_c = R_cᵀ(Σ w v − v_r) of contact ci; with rigid = false the rigid velocity is left out (a change of v).
-  Eigen::Vector3d ContactVelocity(int ci, const std::vector<Eigen::Vector3d>& v, bool rigid = true) const {
+  // Σ_i w_ci v_i: the G2P of the node values v at contact ci, world frame.
+  Eigen::Vector3d Interpolate(int ci, const std::vector<Eigen::Vector3d>& v) const {
     const GridContact& c = p_.contacts[ci];
     Eigen::Vector3d u = Eigen::Vector3d::Zero();
     for (int k = 0; k < 27; ++k) u += c.weights[k] * v[c.nodes[k]];
+    return u;
+  }
+
+  // v_c = R_cᵀ(Σ w v − v_r) of contact ci; with rigid = false the rigid velocity is left out (a change of v).
+  Eigen::Vector3d ContactVelocity(int ci, const std::vector<Eigen::Vector3d>& v, bool rigid = true) const {
+    const GridContact& c = p_.contacts[ci];
+    Eigen::Vector3d u = Interpolate(ci, v);
     if (rigid) u -= c.v_rigid;
     return c.R_WC.transpose() * u;
   }
@@ -94,10 +101,7 @@ class Solver {
     scratch.resize(contacts);
     ForRange(contacts, 256, [&](int begin, int end) {
       for (int ci = begin; ci != end; ++ci) {
-        const GridContact& c = p_.contacts[ci];
-        Eigen::Vector3d u = Eigen::Vector3d::Zero();
-        for (int k = 0; k < 27; ++k) u += c.weights[k] * x[c.nodes[k]];
-        scratch[ci] = G_W_[ci] * u;  // world-frame "impulse"
+        scratch[ci] = G_W_[ci] * Interpolate(ci, x);  // world-frame "impulse"
       }
     });
     ForRange(nodes, 512, [&](int begin, int end) {
@@ -112,12 +116,15 @@ class Solver {
     });
   }
 
-  // Preconditioned CG (block-Jacobi preconditioner: the factored 3x3 diagonal blocks) on H·dv = −grad from dv's current
-  // value, for at most cg_iterations steps or until the residual falls by cg_reduction.
-  void RefineDirection(const std::vector<Eigen::Vector3d>& grad, double reduction,
-                       std::vector<Eigen::Vector3d>& dv) const {
+  // Preconditioned CG (block-Jacobi preconditioner: the inverted 3x3 diagonal blocks) on H·dv = −grad from dv's
+  // current value, for at most cg_iterations steps or until the residual (D-norm) falls by `reduction`.
+  void RefineDirection(const std::vector<Eigen::Vector3d>& grad, double reduction, std::vector<Eigen::Vector3d>& dv) {
     const int nodes = static_cast<int>(p_.mass.size());
-    std::vector<Eigen::Vector3d> r(nodes), z(nodes), d(nodes), Hd(nodes), scratch;
+    std::vector<Eigen::Vector3d>&r = cg_r_, &z = cg_z_, &d = cg_d_, &Hd = cg_Hd_, &scratch = cg_scratch_;
+    r.resize(nodes);
+    z.resize(nodes);
+    d.resize(nodes);
+    Hd.resize(nodes);
     HessianProduct(dv, Hd, scratch);
     double r0 = 0;
     for (int i = 0; i < nodes; ++i) {
@@ -155,7 +162,7 @@ class Solver {
     Eigen::Vector3d j = Eigen::Vector3d::Zero();
     for (int t = first_[i]; t < first_[i + 1]; ++t) {
       const auto [ci, w] = touches_[t];
-      j += w * (p_.contacts[ci].R_WC * gamma_[ci]);
+      j += w * gamma_W_[ci];
     }
     return j;
   }
@@ -272,8 +279,7 @@ class Solver {
     // (Newton's third law per substep, whatever ε_r), and the step's kinetic energy, ½‖D∇ℓ‖², is below half the
     // square of the stopping bound.
     for (int i = 0; i < nodes; ++i) v[i] = p_.v_star[i] + jc[i] / p_.mass[i];
-    result.gamma_W.resize(contacts);
-    for (int ci = 0; ci < contacts; ++ci) result.gamma_W[ci] = p_.contacts[ci].R_WC * gamma_[ci];
+    result.gamma_W = gamma_W_;
     return result;
   }
 
@@ -282,10 +288,11 @@ class Solver {
   GridContactParams params_;
   std::vector<HuntCrossleyContact> costs_;
   std::vector<int> first_;
-  std::vector<std::pair<int, double>> touches_;  // per node (rows first_): its contacts and their weights w_ci
-  std::vector<Eigen::Vector3d> vc_, gamma_;
+  std::vector<std::pair<int, double>> touches_;        // per node (rows first_): its contacts and their weights w_ci
+  std::vector<Eigen::Vector3d> vc_, gamma_, gamma_W_;  // per contact: v_c, γ (contact frame), R γ (world)
   std::vector<Eigen::Matrix3d> G_, G_W_;  // contact Hessians ∂γ/∂v_c in the contact frame and R G Rᵀ (world)
   std::vector<double> contact_cost_;
+  std::vector<Eigen::Vector3d> cg_r_, cg_z_, cg_d_, cg_Hd_, cg_scratch_;  // RefineDirection's vectors, reused
   std::vector<std::array<double, 2>> line_terms_;  // per contact: its terms of ℓ'(α) and ℓ''(α)
   std::vector<Eigen::Matrix3d> blocks_;            // per node: the inverse of its 3x3 Hessian block
 };

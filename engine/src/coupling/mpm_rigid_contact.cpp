@@ -52,6 +52,7 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid) {
     }
     f.body = geometry.body;
     f.X_WG = geometry.body >= 0 ? kin.X_WB[geometry.body] * geometry.X_BG : geometry.X_BG;
+    f.X_GW = f.X_WG.inverse();
     if (geometry.body >= 0) f.V = V[geometry.body];
     f.radius = BoundingRadius(geometry, f.sdf);
     if (f.radius >= 0) geometries_.push_back(f);
@@ -82,18 +83,14 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
       for (std::size_t g = 0; g < geometries_.size(); ++g) {
         const Frozen& f = geometries_[g];
         if ((x - f.X_WG.translation()).norm() > f.radius) continue;
-        Eigen::Vector3d nrm;
-        double phi;
-        if (f.sdf) {
-          phi = f.sdf->Distance(f.X_WG.inverse() * x, &nrm);
-          nrm = f.X_WG.linear() * nrm;
-        } else {
-          phi = geometry::SignedDistance(*f.geometry, f.X_WG, x, &nrm);
-        }
+        const Eigen::Vector3d x_G = f.X_GW * x;
+        Eigen::Vector3d n_G;
+        const double phi =
+            f.sdf ? f.sdf->Distance(x_G, &n_G) : geometry::SignedDistanceInGeometryFrame(*f.geometry, x_G, n_G);
         if (phi < 0 && phi < depth[p]) {
           inside[p] = static_cast<int>(g);
           depth[p] = phi;
-          normal[p] = nrm;
+          normal[p] = f.X_WG.linear() * n_G;
         }
       }
     }
@@ -160,9 +157,6 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   }
   // 2. Contact solve (step 3c) and the corrected grid velocities.
   const contact::GridContactResult r = contact::SolveGridContact(problem, settings_.solver);
-  stats_.iterations += r.iterations;
-  stats_.max_iterations = std::max(stats_.max_iterations, r.iterations);
-  stats_.residual = r.residual;
   stats_.substep_iterations.push_back(r.iterations);
   stats_.substep_residuals.push_back(r.residual);
   stats_.converged = stats_.converged && r.converged;

@@ -33,13 +33,10 @@ struct MpmContactSettings {
 
 struct MpmContactStats {
   int contacts = 0;                       ///< Particle contacts in the last substep.
-  std::vector<int> substep_iterations;    ///< Contact-solver iterations of each substep of the step.
+  std::vector<int> substep_iterations;    ///< Contact-solver iterations of each substep (0: no contact).
   std::vector<double> substep_residuals;  ///< Final residual ‖D∇ℓ‖ of each substep's solve.
   std::vector<int> body_contacts;         ///< Per rigid body: particle contacts on it in the last substep.
   int max_contacts = 0;                   ///< Over the step's substeps.
-  int iterations = 0;                     ///< Contact-solver iterations summed over the step's substeps.
-  int max_iterations = 0;                 ///< The most in one substep.
-  double residual = 0;                    ///< Final residual of the last substep's solve.
   bool converged = true;                  ///< Every substep's solve met its stopping rule.
 };
 
@@ -61,6 +58,7 @@ class MpmRigidContact {
     const geometry::CollisionGeometry* geometry = nullptr;
     const geometry::MeshSdf* sdf = nullptr;  // mesh geometry: its signed distance field
     Eigen::Isometry3d X_WG = Eigen::Isometry3d::Identity();
+    Eigen::Isometry3d X_GW = Eigen::Isometry3d::Identity();  // its inverse, for the per-particle queries
     int body = -1;
     Eigen::Matrix<double, 6, 1> V = Eigen::Matrix<double, 6, 1>::Zero();  // body spatial velocity (world, at O)
     double radius = 0;  // bounding sphere about X_WG's origin; infinite for a half-space

@@ -113,8 +113,9 @@ void Simulator::Step() {
     const coupling::MpmContactStats& c = s.coupling->stats();
     s.telemetry.mpm_contacts = c.contacts;
     s.telemetry.mpm_contacts_max = c.max_contacts;
-    s.telemetry.mpm_contact_iterations = c.iterations;
-    s.telemetry.mpm_contact_residual = c.residual;
+    s.telemetry.mpm_contact_iterations = 0;
+    for (int it : c.substep_iterations) s.telemetry.mpm_contact_iterations += it;
+    s.telemetry.mpm_contact_residual = c.substep_residuals.empty() ? 0.0 : c.substep_residuals.back();
     s.telemetry.mpm_contact_converged = c.converged;
     s.telemetry.mpm_substep_iterations = c.substep_iterations;
     s.telemetry.mpm_substep_residuals = c.substep_residuals;

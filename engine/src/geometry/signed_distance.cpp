@@ -46,10 +46,8 @@ double CylinderDistance(const Eigen::Vector3d& p, double r, double l, Eigen::Vec
 
 }  // namespace
 
-double SignedDistance(const CollisionGeometry& g, const Eigen::Isometry3d& X_WG, const Eigen::Vector3d& p_W,
-                      Eigen::Vector3d* normal_W) {
-  const Eigen::Vector3d p = X_WG.inverse() * p_W;  // in the geometry frame
-  Eigen::Vector3d n = Eigen::Vector3d::UnitZ();
+double SignedDistanceInGeometryFrame(const CollisionGeometry& g, const Eigen::Vector3d& p, Eigen::Vector3d& n) {
+  n = Eigen::Vector3d::UnitZ();
   double d = std::numeric_limits<double>::infinity();
   switch (g.type) {
     case ShapeType::kPlane:
@@ -79,6 +77,13 @@ double SignedDistance(const CollisionGeometry& g, const Eigen::Isometry3d& X_WG,
     case ShapeType::kMesh:
       break;
   }
+  return d;
+}
+
+double SignedDistance(const CollisionGeometry& g, const Eigen::Isometry3d& X_WG, const Eigen::Vector3d& p_W,
+                      Eigen::Vector3d* normal_W) {
+  Eigen::Vector3d n;
+  const double d = SignedDistanceInGeometryFrame(g, X_WG.inverse() * p_W, n);
   if (normal_W) *normal_W = X_WG.linear() * n;
   return d;
 }

@@ -16,4 +16,8 @@ namespace ductile::geometry {
 double SignedDistance(const CollisionGeometry& g, const Eigen::Isometry3d& X_WG, const Eigen::Vector3d& p_W,
                       Eigen::Vector3d* normal_W = nullptr);
 
+/// The same with the point p_G and the normal n_G in the geometry's frame (callers that test many points against one
+/// geometry invert its pose once).
+double SignedDistanceInGeometryFrame(const CollisionGeometry& g, const Eigen::Vector3d& p_G, Eigen::Vector3d& n_G);
+
 }  // namespace ductile::geometry
