@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "mpm/cell_batch_kernels.h"
 #include "mpm/constitutive/constitutive.h"
 #include "mpm/constitutive/fixed_corotated_batch.h"
 #include "mpm/model_views.h"
@@ -15,8 +16,8 @@
 namespace ductile::mpm {
 namespace {
 
-constexpr int WindowIndex(int i, int j, int k) {
-  return (i * kWindowEdge + j) * kWindowEdge + k;
+bool SameCell(const std::array<int, 3>& a, const std::array<int, 3>& b) {
+  return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
 }
 constexpr int NodeInBlock(int i, int j, int k) {
   return (i * kBlockEdge + j) * kBlockEdge + k;
@@ -179,20 +180,61 @@ void MpmSolver::ScatterBlock(int b, float dt) {
   const int o[3] = {bc[0] * kBlockEdge, bc[1] * kBlockEdge, bc[2] * kBlockEdge};
   Float4* window = windows_.data() + static_cast<std::size_t>(b) * kWindowNodes;
   for (int n = 0; n < kWindowNodes; ++n) window[n] = ZeroFloat4();
+  const int begin = grid_.occupied_begin(b);
   const int end = grid_.occupied_begin(b + 1);
-  for (int q0 = grid_.occupied_begin(b); q0 < end; q0 += kStressBatch) {
+  // The affine momenta of the block's particles, stresses in batches of kStressBatch.
+  thread_local std::vector<Mat3f> affine;
+  affine.resize(static_cast<std::size_t>(end - begin));
+  for (int q0 = begin; q0 < end; q0 += kStressBatch) {
     const int count = std::min(kStressBatch, end - q0);
     Mat3f tau[kStressBatch];
     ComputeStresses(order + q0, count, tau);
     for (int l = 0; l < count; ++l) {
       const int p = order[q0 + l];
-      const Stencil s = CachedStencil(p);
-      const Mat3f A = AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau[l], dt, inv_h_);
-      Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
-      ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], A,
-                      [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });
+      affine[q0 - begin + l] =
+          AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau[l], dt, inv_h_);
     }
   }
+  const auto scatter_one = [&](int q) {
+    const int p = order[q];
+    const Stencil s = CachedStencil(p);
+    Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
+    ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], affine[q - begin],
+                    [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });
+  };
+#if DUCTILE_CELL_BATCH
+  // Runs of particles with the same stencil base (the sort puts them together) go through the SIMD batch kernel;
+  // a run of one or two particles costs less one particle at a time.
+  constexpr int kMinBatch = 3;
+  for (int q0 = begin; q0 < end;) {
+    const std::array<int, 3>& cell = base_[order[q0]];
+    int count = 1;
+    while (count < kCellBatch && q0 + count < end && SameCell(base_[order[q0 + count]], cell)) ++count;
+    if (count < kMinBatch) {
+      for (int l = 0; l < count; ++l) scatter_one(q0 + l);
+    } else {
+      alignas(32) float fx[3][kCellBatch], mass[kCellBatch], mv[3][kCellBatch], A[3][3][kCellBatch];
+      for (int l = 0; l < kCellBatch; ++l) {
+        const bool used = l < count;
+        const int p = order[q0 + (used ? l : 0)];
+        const float m = used ? particles_.mass[p] : 0.0f;
+        const Mat3f& a = affine[q0 - begin + (used ? l : 0)];
+        mass[l] = m;
+        for (int r = 0; r < 3; ++r) {
+          fx[r][l] = fx_[p][r];
+          mv[r][l] = used ? m * particles_.v[p][r] : 0.0f;
+          for (int c = 0; c < 3; ++c) A[r][c][l] = used ? a.m[r][c] : 0.0f;
+        }
+      }
+      CellBatchStencil s;
+      CellBatchWeights(fx, h_, s);
+      ScatterCellBatch(s, mass, mv, A, window + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]));
+    }
+    q0 += count;
+  }
+#else
+  for (int q = begin; q < end; ++q) scatter_one(q);
+#endif
 }
 
 void MpmSolver::ComputeStresses(const std::int32_t* particles, int count, Mat3f* tau) const {
@@ -267,6 +309,8 @@ bool MpmSolver::GatherBlock(int b, float dt) {
   const std::vector<std::int32_t>& order = grid_.order();
   const MaterialParams* materials = model_.materials.data();
   const float max_speed2 = (h_ / dt) * (h_ / dt);  // one cell per substep
+  const float max_base_f[3] = {static_cast<float>(max_base_[0]) + 0.5f, static_cast<float>(max_base_[1]) + 0.5f,
+                               static_cast<float>(max_base_[2]) + 0.5f};
   const std::array<int, 3> bc = grid_.BlockCoords(grid_.occupied_block(b));
   const int o[3] = {bc[0] * kBlockEdge, bc[1] * kBlockEdge, bc[2] * kBlockEdge};
   // Copy the 6x6x6 node window from the (up to) 8 blocks it covers.
@@ -279,15 +323,31 @@ bool MpmSolver::GatherBlock(int b, float dt) {
         window[WindowIndex(i, j, k)] =
             grid_.nodes_data[slot * kBlockNodes + NodeInBlock(i % kBlockEdge, j % kBlockEdge, k % kBlockEdge)];
       }
-  // Eight particles at a time: the gathers one by one, then the F update and the checks in SIMD lanes.
+  // Up to eight particles at a time, all with the same stencil base (a run of the sort by cell): the gather as one
+  // SIMD batch where AVX2 is available, else one by one; then the F update and the checks in SIMD lanes.
   constexpr int L = kStressBatch;
   bool healthy = true;
   const int end = grid_.occupied_begin(b + 1);
-  for (int q0 = grid_.occupied_begin(b); q0 < end; q0 += L) {
-    const int count = std::min(L, end - q0);
+  for (int q0 = grid_.occupied_begin(b); q0 < end;) {
+    const std::array<int, 3> cell = base_[order[q0]];
+    int count = 1;
+    while (count < L && q0 + count < end && SameCell(base_[order[q0 + count]], cell)) ++count;
+    const Float4* corner = window + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]);
     alignas(32) float f[9][L];  // F before the update, then after
     alignas(32) float c[9][L];  // C
     alignas(32) float speed2[L];
+    alignas(32) float x_lanes[3][L] = {};
+#if DUCTILE_CELL_BATCH
+    static_assert(kCellBatch == L);
+    alignas(32) float fx[3][L], v_lanes[3][L], c_lanes[3][3][L];
+    for (int l = 0; l < L; ++l) {
+      const Vec3f& offset = fx_[order[q0 + (l < count ? l : 0)]];
+      for (int a = 0; a < 3; ++a) fx[a][l] = offset[a];
+    }
+    CellBatchStencil batch;
+    CellBatchWeights(fx, h_, batch);
+    GatherCellBatch(batch, corner, inv_h_, v_lanes, c_lanes);
+#endif
     for (int l = 0; l < L; ++l) {
       if (l >= count) {  // padding lanes: a resting identity
         for (int e = 0; e < 9; ++e) {
@@ -297,22 +357,46 @@ bool MpmSolver::GatherBlock(int b, float dt) {
         continue;
       }
       const int p = order[q0 + l];
-      const Stencil s = CachedStencil(p);
-      const Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
       Vec3f v;
       Mat3f C;
+#if DUCTILE_CELL_BATCH
+      v = {v_lanes[0][l], v_lanes[1][l], v_lanes[2][l]};
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) C.m[r][k] = c_lanes[r][k][l];
+#else
+      const Stencil s = CachedStencil(p);
       GatherParticle(
           s, h_, inv_h_, [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, v, C);
+#endif
       particles_.v[p] = v;
       particles_.C[p] = C;
       particles_.x[p] += v * dt;
-      StoreStencil(p);  // for the next substep's sort and transfers
+      for (int a = 0; a < 3; ++a) x_lanes[a][l] = particles_.x[p][a];
       const Mat3f& F = particles_.F[p];
       for (int e = 0; e < 9; ++e) {
         f[e][l] = F.m[e / 3][e % 3];
         c[e][l] = C.m[e / 3][e % 3];
       }
       speed2[l] = SquaredNorm(v);
+    }
+    // The stencils of the new positions, for the next substep's sort and transfers (LocateStencil in lanes).
+    alignas(32) int base_lanes[3][L];
+    alignas(32) float fx_lanes[3][L];
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      for (int a = 0; a < 3; ++a) {
+        float xg = (x_lanes[a][l] - origin_[a]) * inv_h_;
+        xg = xg > 0.5f ? xg : 0.5f;
+        xg = xg < max_base_f[a] ? xg : max_base_f[a];
+        const int cell_base = static_cast<int>(std::floor(xg - 0.5f));
+        base_lanes[a][l] = cell_base;
+        fx_lanes[a][l] = xg - static_cast<float>(cell_base);
+      }
+    }
+    for (int l = 0; l < count; ++l) {
+      const int p = order[q0 + l];
+      base_[p] = {base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]};
+      fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
     }
     // F ← (I + Δt C) F, as UpdateDeformationGradient, and a finiteness check of the result.
     alignas(32) float det[L];
@@ -343,6 +427,7 @@ bool MpmSolver::GatherBlock(int b, float dt) {
       // The negated comparison is also true for NaN.
       if (!(speed2[l] <= max_speed2) || !std::isfinite(det[l])) healthy = false;
     }
+    q0 += count;
   }
   return healthy;
 }

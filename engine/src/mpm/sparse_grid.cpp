@@ -19,6 +19,7 @@ void SparseGrid::Resize(const std::array<int, 3>& nodes) {
 void SparseGrid::SortParticles(const std::vector<std::array<int, 3>>& base) {
   const int n = static_cast<int>(base.size());
   particle_block_.resize(n);
+  particle_cell_.resize(n);
   order_.resize(n);
 
   // Counting sort by linear block id. counts_ is all zero between calls.
@@ -27,6 +28,8 @@ void SparseGrid::SortParticles(const std::vector<std::array<int, 3>>& base) {
   for (int p = 0; p < n; ++p) {
     const std::int32_t b = LinearBlock(base[p][0] / kBlockEdge, base[p][1] / kBlockEdge, base[p][2] / kBlockEdge);
     particle_block_[p] = b;
+    particle_cell_[p] = static_cast<std::uint8_t>(
+        ((base[p][0] % kBlockEdge) * kBlockEdge + base[p][1] % kBlockEdge) * kBlockEdge + base[p][2] % kBlockEdge);
     if (counts_[b]++ == 0) occupied_blocks_.push_back(b);
   }
   std::sort(occupied_blocks_.begin(), occupied_blocks_.end());
@@ -42,6 +45,20 @@ void SparseGrid::SortParticles(const std::vector<std::array<int, 3>>& base) {
   occupied_offsets_.back() = offset;
   for (int p = 0; p < n; ++p) order_[counts_[particle_block_[p]]++] = p;
   for (std::int32_t b : occupied_blocks_) counts_[b] = 0;
+
+  // Within each block, a second counting sort by the base node's local cell (stable), so particles that share a
+  // stencil come one after another: the transfers treat such a run as one SIMD batch.
+  cell_scratch_.resize(n);
+  for (std::size_t i = 0; i < occupied_blocks_.size(); ++i) {
+    const int begin = occupied_offsets_[i];
+    const int end = occupied_offsets_[i + 1];
+    if (end - begin < 2) continue;
+    int cursor[kBlockNodes + 1] = {};
+    for (int q = begin; q < end; ++q) ++cursor[particle_cell_[order_[q]] + 1];
+    for (int c = 0; c < kBlockNodes; ++c) cursor[c + 1] += cursor[c];
+    for (int q = begin; q < end; ++q) cell_scratch_[begin + cursor[particle_cell_[order_[q]]]++] = order_[q];
+    std::copy(cell_scratch_.begin() + begin, cell_scratch_.begin() + end, order_.begin() + begin);
+  }
 
   for (std::size_t i = 0; i < occupied_blocks_.size(); ++i)
     occupied_index_[occupied_blocks_[i]] = static_cast<std::int32_t>(i);

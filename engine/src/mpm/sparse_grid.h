@@ -22,8 +22,9 @@ class SparseGrid {
   /// A grid of `nodes` nodes per axis.
   void Resize(const std::array<int, 3>& nodes);
 
-  /// Sorts particles by block: on return, order() lists particle indices block by block (stable: particles of
-  /// one block keep their relative order) and the occupied blocks with their particle ranges are known.
+  /// Sorts particles by block and, within a block, by the local cell of their stencil base: on return, order()
+  /// lists particle indices block by block, and in a block cell by cell (stable: particles of one cell keep their
+  /// relative order), and the occupied blocks with their particle ranges are known.
   /// `base` holds each particle's stencil base node (3 ints per particle).
   void SortParticles(const std::vector<std::array<int, 3>>& base);
 
@@ -64,7 +65,9 @@ class SparseGrid {
   std::vector<std::int32_t> table_;   // linear block id -> storage slot or -1
   std::vector<std::int32_t> counts_;  // per linear block id, scratch for the counting sort
   std::vector<std::int32_t> particle_block_;
+  std::vector<std::uint8_t> particle_cell_;  // local cell of the base node in its block, 0..63
   std::vector<std::int32_t> order_;
+  std::vector<std::int32_t> cell_scratch_;  // the sort within blocks
   std::vector<std::int32_t> occupied_blocks_;
   std::vector<std::int32_t> occupied_offsets_;
   std::vector<std::int32_t> active_blocks_;

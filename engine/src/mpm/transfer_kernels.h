@@ -25,6 +25,10 @@ inline constexpr int kBlockNodes = kBlockEdge * kBlockEdge * kBlockEdge;
 /// A block's particles touch nodes of the block and of its +x, +y, +z neighbours: a 6x6x6 window.
 inline constexpr int kWindowEdge = kBlockEdge + 2;
 inline constexpr int kWindowNodes = kWindowEdge * kWindowEdge * kWindowEdge;
+/// Index of node (i, j, k) of a 6x6x6 window.
+SIM_HD constexpr int WindowIndex(int i, int j, int k) {
+  return (i * kWindowEdge + j) * kWindowEdge + k;
+}
 
 /// The 3x3x3 stencil of one particle: base node and per-axis weights.
 struct Stencil {

@@ -11,15 +11,16 @@
 namespace ductile::mpm {
 namespace {
 
-TEST(SparseGrid, SortsParticlesByBlockStably) {
+TEST(SparseGrid, SortsParticlesByBlockThenCell) {
   SparseGrid grid;
   grid.Resize({40, 40, 40});
   // Bases in three blocks, interleaved; block ids ascend with (bx, by, bz).
   const std::vector<std::array<int, 3>> base = {{9, 0, 0}, {0, 0, 0}, {9, 1, 2}, {4, 4, 4}, {1, 2, 3}, {8, 3, 1}};
   grid.SortParticles(base);
   ASSERT_EQ(grid.num_occupied_blocks(), 3);
-  // Block (0,0,0): particles 1, 4; block (1,1,1): particle 3; block (2,0,0): particles 0, 2, 5 in input order.
-  const std::vector<std::int32_t> expected = {1, 4, 3, 0, 2, 5};
+  // Block (0,0,0): particles 1 (local cell 0), 4 (cell 27); block (1,1,1): particle 3; block (2,0,0): particles
+  // 5 (local cell (0,3,1) = 13), 0 (cell 16), 2 (cell 22), in order of local cell.
+  const std::vector<std::int32_t> expected = {1, 4, 3, 5, 0, 2};
   EXPECT_EQ(grid.order(), expected);
   EXPECT_EQ(grid.occupied_begin(0), 0);
   EXPECT_EQ(grid.occupied_begin(1), 2);
