@@ -117,6 +117,18 @@ inline void ScatterCellBatch(const CellBatchStencil& s, const float (&mass)[kCel
   }
 }
 
+/// LocateStencil along one axis for eight lanes: from positions x [m], the base node and x̂ − base with the same
+/// clamping (x̂ to [½, upper], a NaN to ½).
+inline void LocateCellBatch(const float (&x)[kCellBatch], float origin, float inv_h, float upper,
+                            int (&base)[kCellBatch], float (&fx)[kCellBatch]) {
+  __m256 xg = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(x), _mm256_set1_ps(origin)), _mm256_set1_ps(inv_h));
+  xg = _mm256_max_ps(xg, _mm256_set1_ps(0.5f));  // the second operand where the first is NaN
+  xg = _mm256_min_ps(xg, _mm256_set1_ps(upper));
+  const __m256i b = _mm256_cvttps_epi32(_mm256_floor_ps(_mm256_sub_ps(xg, _mm256_set1_ps(0.5f))));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(base), b);
+  _mm256_store_ps(fx, _mm256_sub_ps(xg, _mm256_cvtepi32_ps(b)));
+}
+
 }  // namespace ductile::mpm
 
 #endif

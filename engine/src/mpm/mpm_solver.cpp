@@ -323,8 +323,9 @@ bool MpmSolver::GatherBlock(int b, float dt) {
         window[WindowIndex(i, j, k)] =
             grid_.nodes_data[slot * kBlockNodes + NodeInBlock(i % kBlockEdge, j % kBlockEdge, k % kBlockEdge)];
       }
-  // Up to eight particles at a time, all with the same stencil base (a run of the sort by cell): the gather as one
-  // SIMD batch where AVX2 is available, else one by one; then the F update and the checks in SIMD lanes.
+  // Up to eight particles at a time, all with the same stencil base (a run of the sort by cell), one per lane: the
+  // gather as one SIMD batch where AVX2 is available (else one by one), then the position, stencil and F updates
+  // and the checks in lane loops that the compiler vectorises. Padding lanes hold a resting identity.
   constexpr int L = kStressBatch;
   bool healthy = true;
   const int end = grid_.occupied_begin(b + 1);
@@ -333,77 +334,71 @@ bool MpmSolver::GatherBlock(int b, float dt) {
     int count = 1;
     while (count < L && q0 + count < end && SameCell(base_[order[q0 + count]], cell)) ++count;
     const Float4* corner = window + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]);
-    alignas(32) float f[9][L];  // F before the update, then after
-    alignas(32) float c[9][L];  // C
-    alignas(32) float speed2[L];
-    alignas(32) float x_lanes[3][L] = {};
+    int lane_particle[L];
+    for (int l = 0; l < L; ++l) lane_particle[l] = order[q0 + (l < count ? l : 0)];
+    alignas(32) float v[3][L], c[3][3][L], x[3][L], f[9][L];
 #if DUCTILE_CELL_BATCH
     static_assert(kCellBatch == L);
-    alignas(32) float fx[3][L], v_lanes[3][L], c_lanes[3][3][L];
-    for (int l = 0; l < L; ++l) {
-      const Vec3f& offset = fx_[order[q0 + (l < count ? l : 0)]];
-      for (int a = 0; a < 3; ++a) fx[a][l] = offset[a];
+    {
+      alignas(32) float fx[3][L];
+      for (int l = 0; l < L; ++l)
+        for (int a = 0; a < 3; ++a) fx[a][l] = fx_[lane_particle[l]][a];
+      CellBatchStencil batch;
+      CellBatchWeights(fx, h_, batch);
+      GatherCellBatch(batch, corner, inv_h_, v, c);
     }
-    CellBatchStencil batch;
-    CellBatchWeights(fx, h_, batch);
-    GatherCellBatch(batch, corner, inv_h_, v_lanes, c_lanes);
-#endif
-    for (int l = 0; l < L; ++l) {
-      if (l >= count) {  // padding lanes: a resting identity
-        for (int e = 0; e < 9; ++e) {
-          f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
-          c[e][l] = 0;
-        }
-        continue;
-      }
-      const int p = order[q0 + l];
-      Vec3f v;
-      Mat3f C;
-#if DUCTILE_CELL_BATCH
-      v = {v_lanes[0][l], v_lanes[1][l], v_lanes[2][l]};
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) C.m[r][k] = c_lanes[r][k][l];
 #else
-      const Stencil s = CachedStencil(p);
+    for (int l = 0; l < L; ++l) {
+      Vec3f vp;
+      Mat3f Cp;
       GatherParticle(
-          s, h_, inv_h_, [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, v, C);
-#endif
-      particles_.v[p] = v;
-      particles_.C[p] = C;
-      particles_.x[p] += v * dt;
-      for (int a = 0; a < 3; ++a) x_lanes[a][l] = particles_.x[p][a];
-      const Mat3f& F = particles_.F[p];
-      for (int e = 0; e < 9; ++e) {
-        f[e][l] = F.m[e / 3][e % 3];
-        c[e][l] = C.m[e / 3][e % 3];
+          CachedStencil(lane_particle[l]), h_, inv_h_,
+          [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, vp, Cp);
+      for (int r = 0; r < 3; ++r) {
+        v[r][l] = vp[r];
+        for (int k = 0; k < 3; ++k) c[r][k][l] = Cp.m[r][k];
       }
-      speed2[l] = SquaredNorm(v);
     }
-    // The stencils of the new positions, for the next substep's sort and transfers (LocateStencil in lanes).
+#endif
+    for (int l = 0; l < L; ++l) {
+      const int p = lane_particle[l];
+      for (int a = 0; a < 3; ++a) x[a][l] = particles_.x[p][a];
+      for (int e = 0; e < 9; ++e) f[e][l] = particles_.F[p].m[e / 3][e % 3];
+    }
+    for (int l = count; l < L; ++l) {
+      for (int r = 0; r < 3; ++r) {
+        v[r][l] = 0;
+        for (int k = 0; k < 3; ++k) c[r][k][l] = 0;
+      }
+      for (int e = 0; e < 9; ++e) f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
+    }
+    // x += Δt v; the stencil of the new position (LocateStencil, for the next substep's sort and transfers);
+    // F ← (I + Δt C) F (UpdateDeformationGradient) with the speed and finiteness checks.
     alignas(32) int base_lanes[3][L];
     alignas(32) float fx_lanes[3][L];
+    for (int a = 0; a < 3; ++a) {
 #pragma omp simd
-    for (int l = 0; l < L; ++l) {
-      for (int a = 0; a < 3; ++a) {
-        float xg = (x_lanes[a][l] - origin_[a]) * inv_h_;
+      for (int l = 0; l < L; ++l) x[a][l] += v[a][l] * dt;
+#if DUCTILE_CELL_BATCH
+      LocateCellBatch(x[a], origin_[a], inv_h_, max_base_f[a], base_lanes[a], fx_lanes[a]);
+#else
+      for (int l = 0; l < L; ++l) {
+        // As LocateStencil: clamped so the cast is always defined, a NaN becomes the lower bound.
+        float xg = (x[a][l] - origin_[a]) * inv_h_;
         xg = xg > 0.5f ? xg : 0.5f;
         xg = xg < max_base_f[a] ? xg : max_base_f[a];
-        const int cell_base = static_cast<int>(std::floor(xg - 0.5f));
-        base_lanes[a][l] = cell_base;
-        fx_lanes[a][l] = xg - static_cast<float>(cell_base);
+        base_lanes[a][l] = static_cast<int>(std::floor(xg - 0.5f));
+        fx_lanes[a][l] = xg - static_cast<float>(base_lanes[a][l]);
       }
+#endif
     }
-    for (int l = 0; l < count; ++l) {
-      const int p = order[q0 + l];
-      base_[p] = {base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]};
-      fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
-    }
-    // F ← (I + Δt C) F, as UpdateDeformationGradient, and a finiteness check of the result.
     alignas(32) float det[L];
+    alignas(32) float speed2[L];
 #pragma omp simd
     for (int l = 0; l < L; ++l) {
+      speed2[l] = v[0][l] * v[0][l] + v[1][l] * v[1][l] + v[2][l] * v[2][l];
       float g[9];
-      for (int e = 0; e < 9; ++e) g[e] = c[e][l] * dt + (e % 4 == 0 ? 1.0f : 0.0f);
+      for (int e = 0; e < 9; ++e) g[e] = c[e / 3][e % 3][l] * dt + (e % 4 == 0 ? 1.0f : 0.0f);
       float fn[9];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
@@ -413,7 +408,14 @@ bool MpmSolver::GatherBlock(int b, float dt) {
                fn[2] * (fn[3] * fn[7] - fn[4] * fn[6]);
     }
     for (int l = 0; l < count; ++l) {
-      const int p = order[q0 + l];
+      const int p = lane_particle[l];
+      particles_.v[p] = {v[0][l], v[1][l], v[2][l]};
+      particles_.x[p] = {x[0][l], x[1][l], x[2][l]};
+      base_[p] = {base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]};
+      fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
+      Mat3f& C = particles_.C[p];
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
       Mat3f F;
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
       const MaterialParams& material = materials[particles_.material[p]];

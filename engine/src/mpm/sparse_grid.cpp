@@ -1,5 +1,7 @@
 #include "mpm/sparse_grid.h"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 
 namespace ductile::mpm {
@@ -21,16 +23,31 @@ void SparseGrid::SortParticles(const std::vector<std::array<int, 3>>& base) {
   particle_block_.resize(n);
   particle_cell_.resize(n);
   order_.resize(n);
+  block_sorted_.resize(n);
+  // Block and local cell of every particle (bases are never negative: LocateStencil clamps them).
+  tbb::parallel_for(tbb::blocked_range<int>(0, n, 4096), [&](const tbb::blocked_range<int>& r) {
+    for (int p = r.begin(); p != r.end(); ++p) {
+      const auto i = static_cast<unsigned>(base[p][0]), j = static_cast<unsigned>(base[p][1]),
+                 k = static_cast<unsigned>(base[p][2]);
+      particle_block_[p] = LinearBlock(static_cast<int>(i / kBlockEdge), static_cast<int>(j / kBlockEdge),
+                                       static_cast<int>(k / kBlockEdge));
+      particle_cell_[p] =
+          static_cast<std::uint8_t>(((i % kBlockEdge) * kBlockEdge + j % kBlockEdge) * kBlockEdge + k % kBlockEdge);
+    }
+  });
 
-  // Counting sort by linear block id. counts_ is all zero between calls.
+  // Counting sort by linear block id. counts_ is all zero between calls. Particles come mostly in runs of one
+  // block (they were sorted last step and move less than a cell per substep), so the counts and cursors are
+  // updated once per run rather than once per particle.
   for (std::int32_t b : occupied_blocks_) occupied_index_[b] = -1;
   occupied_blocks_.clear();
-  for (int p = 0; p < n; ++p) {
-    const std::int32_t b = LinearBlock(base[p][0] / kBlockEdge, base[p][1] / kBlockEdge, base[p][2] / kBlockEdge);
-    particle_block_[p] = b;
-    particle_cell_[p] = static_cast<std::uint8_t>(
-        ((base[p][0] % kBlockEdge) * kBlockEdge + base[p][1] % kBlockEdge) * kBlockEdge + base[p][2] % kBlockEdge);
-    if (counts_[b]++ == 0) occupied_blocks_.push_back(b);
+  for (int p = 0; p < n;) {
+    const std::int32_t b = particle_block_[p];
+    int q = p + 1;
+    while (q < n && particle_block_[q] == b) ++q;
+    if (counts_[b] == 0) occupied_blocks_.push_back(b);
+    counts_[b] += q - p;
+    p = q;
   }
   std::sort(occupied_blocks_.begin(), occupied_blocks_.end());
 
@@ -43,22 +60,39 @@ void SparseGrid::SortParticles(const std::vector<std::array<int, 3>>& base) {
     counts_[b] = occupied_offsets_[i];  // now the write cursor of block b
   }
   occupied_offsets_.back() = offset;
-  for (int p = 0; p < n; ++p) order_[counts_[particle_block_[p]]++] = p;
+  for (int p = 0; p < n;) {
+    const std::int32_t b = particle_block_[p];
+    int cursor = counts_[b];
+    int q = p;
+    for (; q < n && particle_block_[q] == b; ++q) block_sorted_[cursor++] = q;
+    counts_[b] = cursor;
+    p = q;
+  }
   for (std::int32_t b : occupied_blocks_) counts_[b] = 0;
 
-  // Within each block, a second counting sort by the base node's local cell (stable), so particles that share a
-  // stencil come one after another: the transfers treat such a run as one SIMD batch.
-  cell_scratch_.resize(n);
-  for (std::size_t i = 0; i < occupied_blocks_.size(); ++i) {
-    const int begin = occupied_offsets_[i];
-    const int end = occupied_offsets_[i + 1];
-    if (end - begin < 2) continue;
-    int cursor[kBlockNodes + 1] = {};
-    for (int q = begin; q < end; ++q) ++cursor[particle_cell_[order_[q]] + 1];
-    for (int c = 0; c < kBlockNodes; ++c) cursor[c + 1] += cursor[c];
-    for (int q = begin; q < end; ++q) cell_scratch_[begin + cursor[particle_cell_[order_[q]]]++] = order_[q];
-    std::copy(cell_scratch_.begin() + begin, cell_scratch_.begin() + end, order_.begin() + begin);
-  }
+  // Within each block (in parallel), a second counting sort by the base node's local cell (stable), so particles
+  // that share a stencil come one after another: the transfers treat such a run as one SIMD batch.
+  tbb::parallel_for(tbb::blocked_range<int>(0, num_occupied_blocks(), 16), [&](const tbb::blocked_range<int>& r) {
+    for (int i = r.begin(); i != r.end(); ++i) {
+      const int begin = occupied_offsets_[i];
+      const int end = occupied_offsets_[i + 1];
+      int cursor[kBlockNodes + 1] = {};
+      for (int q = begin; q < end;) {
+        const int c = particle_cell_[block_sorted_[q]];
+        int e = q + 1;
+        while (e < end && particle_cell_[block_sorted_[e]] == c) ++e;
+        cursor[c + 1] += e - q;
+        q = e;
+      }
+      for (int c = 0; c < kBlockNodes; ++c) cursor[c + 1] += cursor[c];
+      for (int q = begin; q < end;) {
+        const int c = particle_cell_[block_sorted_[q]];
+        int at = begin + cursor[c];
+        for (; q < end && particle_cell_[block_sorted_[q]] == c; ++q) order_[at++] = block_sorted_[q];
+        cursor[c] = at - begin;
+      }
+    }
+  });
 
   for (std::size_t i = 0; i < occupied_blocks_.size(); ++i)
     occupied_index_[occupied_blocks_[i]] = static_cast<std::int32_t>(i);

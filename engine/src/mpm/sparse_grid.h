@@ -67,7 +67,7 @@ class SparseGrid {
   std::vector<std::int32_t> particle_block_;
   std::vector<std::uint8_t> particle_cell_;  // local cell of the base node in its block, 0..63
   std::vector<std::int32_t> order_;
-  std::vector<std::int32_t> cell_scratch_;  // the sort within blocks
+  std::vector<std::int32_t> block_sorted_;  // particle indices sorted by block only
   std::vector<std::int32_t> occupied_blocks_;
   std::vector<std::int32_t> occupied_offsets_;
   std::vector<std::int32_t> active_blocks_;
