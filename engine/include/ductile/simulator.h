@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ductile/model.h"
+#include "ductile/snapshot.h"
 #include "ductile/telemetry.h"
 
 namespace ductile {
@@ -75,6 +76,9 @@ class Simulator {
   /// Rigid bodies reported in outputs (Model::rigid.output_bodies).
   int num_rigid_bodies() const;
   RigidBodySummary SummarizeRigidBody(int i) const;
+  /// Fills `out` with the current state for drawing and plots (reusing its storage). Snapshot::bodies lists the
+  /// bodies of num_rigid_bodies() in the same order.
+  void CaptureSnapshot(Snapshot& out) const;
   /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
   /// equal hashes mean bitwise-equal states. Includes the rigid state (q, v) when there is one.
   std::uint64_t StateHash() const;

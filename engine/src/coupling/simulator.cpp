@@ -16,6 +16,7 @@
 #include "core/hash.h"
 #include "coupling/mpm_rigid_contact.h"
 #include "model/rigid_model.h"
+#include "mpm/constitutive/constitutive.h"
 #include "mpm/mpm_solver.h"
 
 namespace ductile {
@@ -65,6 +66,8 @@ struct Simulator::Impl {
   double time = 0;
   std::int64_t steps = 0;
   StepTelemetry telemetry;
+  // Snapshot meshes of the visual geometries (null for primitives), converted once.
+  std::vector<std::shared_ptr<const SnapshotMesh>> visual_meshes;
 };
 
 namespace {
@@ -237,6 +240,146 @@ ObjectSummary Simulator::SummarizeObject(int object) const {
     out.velocity[a] = momentum[a] / out.mass;
   }
   return out;
+}
+
+namespace {
+// A display colour per material model: dough and plastics warm, sand ochre, fluids blue, elastic solids red; the
+// index varies the shade so two materials of one model stay apart.
+std::array<float, 4> MaterialColor(mpm::MaterialModel model, int index) {
+  std::array<float, 4> c{0.8f, 0.3f, 0.25f, 1.0f};
+  switch (model) {
+    case mpm::MaterialModel::kFixedCorotated:
+      c = {0.80f, 0.28f, 0.24f, 1};
+      break;
+    case mpm::MaterialModel::kLinearCorotated:
+      c = {0.90f, 0.72f, 0.48f, 1};
+      break;
+    case mpm::MaterialModel::kStvkHencky:
+      c = {0.62f, 0.42f, 0.78f, 1};
+      break;
+    case mpm::MaterialModel::kDruckerPrager:
+      c = {0.82f, 0.66f, 0.36f, 1};
+      break;
+    case mpm::MaterialModel::kFluid:
+      c = {0.22f, 0.48f, 0.88f, 1};
+      break;
+  }
+  const float shade = 1.0f - 0.18f * static_cast<float>(index % 3);
+  for (int a = 0; a < 3; ++a) c[a] *= shade;
+  return c;
+}
+
+std::array<float, 4> ToFloat4(const Eigen::Quaterniond& q) {
+  return {static_cast<float>(q.w()), static_cast<float>(q.x()), static_cast<float>(q.y()), static_cast<float>(q.z())};
+}
+std::array<float, 3> ToFloat3(const Eigen::Vector3d& v) {
+  return {static_cast<float>(v.x()), static_cast<float>(v.y()), static_cast<float>(v.z())};
+}
+}  // namespace
+
+void Simulator::CaptureSnapshot(Snapshot& out) const {
+  const Model& model = *impl_->model;
+  out.time = impl_->time;
+  out.step = impl_->steps;
+  out.telemetry = impl_->telemetry;
+  out.domain_min = model.domain_min;
+  out.domain_max = model.domain_max;
+  out.grid_spacing = model.h;
+  out.material_names = model.material_names;
+  out.material_rgba.resize(model.materials.size());
+  for (std::size_t m = 0; m < model.materials.size(); ++m)
+    out.material_rgba[m] = MaterialColor(model.materials[m].model, static_cast<int>(m));
+  out.object_names.resize(model.objects.size());
+  for (std::size_t o = 0; o < model.objects.size(); ++o) out.object_names[o] = model.objects[o].name;
+
+  // Particles, in id order.
+  const mpm::Particles& p = impl_->mpm.particles();
+  SnapshotParticles& sp = out.particles;
+  const std::size_t n = p.size();
+  sp.position.resize(n);
+  sp.speed.resize(n);
+  sp.von_mises.resize(n);
+  sp.plastic_strain.resize(n);
+  sp.material.resize(n);
+  sp.object.resize(n);
+  double volume = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int id = p.id[i];
+    sp.position[id] = {p.x[i].x, p.x[i].y, p.x[i].z};
+    sp.speed[id] = Norm(p.v[i]);
+    sp.plastic_strain[id] = p.plastic_strain[i];
+    sp.material[id] = p.material[i];
+    sp.object[id] = p.object[i];
+    // Cauchy stress σ = τ/J; von Mises √(3/2 s:s) of its deviator s.
+    const mpm::MaterialParams& material = model.materials[p.material[i]];
+    const Mat3f tau = mpm::KirchhoffStress(material, p.F[i], p.C[i]);
+    const float J = p.F[i].Determinant();
+    const float trace = (tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0f;
+    float ss = 0;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        const float s = tau.m[r][c] - (r == c ? trace : 0.0f);
+        ss += s * s;
+      }
+    sp.von_mises[id] = J > 0 ? std::sqrt(1.5f * ss) / J : 0.0f;
+    volume += p.volume[i];
+  }
+  sp.radius = n > 0 ? 0.5f * static_cast<float>(std::cbrt(volume / static_cast<double>(n))) : 0.0f;
+
+  // Moving bodies and every drawn shape at its current pose.
+  const contact::RigidSystem* rigid = impl_->rigid.get();
+  out.bodies.resize(num_rigid_bodies());
+  std::vector<int> body_slot(rigid ? rigid->tree().num_bodies() : 0, -1);
+  for (int i = 0; i < num_rigid_bodies(); ++i) {
+    const RigidBodySummary summary = SummarizeRigidBody(i);
+    SnapshotBody& b = out.bodies[i];
+    b.name = summary.name;
+    for (int a = 0; a < 3; ++a) {
+      b.position[a] = static_cast<float>(summary.position[a]);
+      b.contact_force[a] = static_cast<float>(summary.contact_force[a]);
+    }
+    for (int a = 0; a < 4; ++a) b.quaternion[a] = static_cast<float>(summary.quaternion[a]);
+    b.mpm_contacts = summary.mpm_contacts;
+    body_slot[model.rigid->output_bodies[i]] = i;
+  }
+  const std::vector<VisualGeometry>& visuals = model.rigid->visuals;
+  if (impl_->visual_meshes.size() != visuals.size()) {
+    impl_->visual_meshes.assign(visuals.size(), nullptr);
+    for (std::size_t v = 0; v < visuals.size(); ++v) {
+      const geometry::TriangleMesh* mesh = visuals[v].shape.mesh.get();
+      if (!mesh) continue;
+      auto converted = std::make_shared<SnapshotMesh>();
+      for (const Eigen::Vector3d& x : mesh->vertices) converted->vertices.push_back(ToFloat3(x));
+      for (const std::array<int, 3>& t : mesh->triangles)
+        converted->triangles.push_back(
+            {static_cast<std::uint32_t>(t[0]), static_cast<std::uint32_t>(t[1]), static_cast<std::uint32_t>(t[2])});
+      impl_->visual_meshes[v] = std::move(converted);
+    }
+  }
+  out.shapes.resize(visuals.size());
+  for (std::size_t v = 0; v < visuals.size(); ++v) {
+    const geometry::CollisionGeometry& g = visuals[v].shape;
+    SnapshotShape& s = out.shapes[v];
+    s.name = g.name;
+    s.type = g.type;
+    s.half_extents = ToFloat3(g.half_extents);
+    s.radius = static_cast<float>(g.radius);
+    s.length = static_cast<float>(g.length);
+    s.mesh = impl_->visual_meshes[v];
+    Eigen::Isometry3d X_WG = g.X_BG;
+    s.body = -1;
+    if (g.body >= 0 && rigid) {
+      X_WG = rigid->kinematics().X_WB[g.body] * g.X_BG;
+      s.body = body_slot[g.body];
+    }
+    if (g.type == ShapeType::kPlane) {
+      // The drawn frame's z is the plane's outward normal.
+      X_WG.linear() = X_WG.linear() * Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), g.normal).matrix();
+    }
+    s.position = ToFloat3(X_WG.translation());
+    s.quaternion = ToFloat4(Eigen::Quaterniond(X_WG.linear()).normalized());
+    for (int a = 0; a < 4; ++a) s.rgba[a] = static_cast<float>(visuals[v].rgba[a]);
+  }
 }
 
 int Simulator::num_rigid_bodies() const {

@@ -15,6 +15,15 @@ namespace {
   throw SceneError(where.file, where.line, where.column, message);
 }
 
+// The visual geometries of a link, attached to body b.
+void AddVisuals(const LinkDesc& link, int b, const multibody::ContactDefaults& defaults, RigidModel& rigid) {
+  for (const GeometryDesc& g : link.visuals) {
+    VisualGeometry v{multibody::ToCollisionGeometry(g, defaults), g.rgba};
+    v.shape.body = b;
+    rigid.visuals.push_back(std::move(v));
+  }
+}
+
 // The one-link description of a single rigid body.
 MultibodyDesc SingleBodyDesc(const RigidBodyDesc& body) {
   MultibodyDesc desc;
@@ -190,6 +199,7 @@ RigidModel CompileRigid(const SceneDesc& scene) {
         for (const GeometryDesc& g : desc.links.front().collisions) {
           geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
           cg.X_BG = ToIsometry(body.pose) * cg.X_BG;
+          rigid.visuals.push_back({cg, g.rgba});
           rigid.world.Add(std::move(cg));
         }
         break;
@@ -204,6 +214,7 @@ RigidModel CompileRigid(const SceneDesc& scene) {
         } else {
           b = AddJointedBody(body, desc, defaults, static_poses, rigid, initial_q, efforts);
         }
+        AddVisuals(desc.links.front(), b, defaults, rigid);
         if (ToEigen(body.force).squaredNorm() + ToEigen(body.torque).squaredNorm() > 0)
           rigid.body_wrenches.push_back({b, ToEigen(body.force), ToEigen(body.torque)});
         rigid.output_bodies.push_back(b);
@@ -229,6 +240,7 @@ RigidModel CompileRigid(const SceneDesc& scene) {
           cg.body = index;
           rigid.world.Add(std::move(cg));
         }
+        AddVisuals(desc.links.front(), index, defaults, rigid);
         rigid.output_bodies.push_back(index);
         break;
       }
@@ -260,6 +272,10 @@ RigidModel CompileRigid(const SceneDesc& scene) {
       efforts.emplace_back(rigid.tree.body(b).v_start, effort);
     }
     for (int b = first; b < rigid.tree.num_bodies(); ++b) rigid.output_bodies.push_back(b);
+    for (const LinkDesc& link : robot.model->links) {
+      const int b = rigid.tree.FindBody(robot.name + "/" + link.name);
+      if (b >= 0) AddVisuals(link, b, defaults, rigid);
+    }
   }
   rigid.q0 = rigid.tree.DefaultPositions();
   rigid.v0 = Eigen::VectorXd::Zero(rigid.tree.nv());

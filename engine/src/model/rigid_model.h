@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <vector>
 
 #include "contact/rigid_system.h"
@@ -10,6 +11,13 @@
 #include "multibody/multibody_tree.h"
 
 namespace ductile {
+
+/// A drawn shape: a link's visual geometry (URDF <visual>) or a scene body's shape, with its colour. Drawing only;
+/// contact uses CollisionWorld.
+struct VisualGeometry {
+  geometry::CollisionGeometry shape;  ///< Shape and X_BG (in the world for body −1); contact fields unused.
+  std::array<double, 4> rgba{0.7, 0.7, 0.7, 1.0};
+};
 
 struct RigidModel {
   multibody::MultibodyTree tree;   ///< Dynamic and kinematic bodies, robot links.
@@ -25,8 +33,9 @@ struct RigidModel {
     Eigen::Vector3d torque = Eigen::Vector3d::Zero();  ///< [N·m].
   };
   std::vector<BodyWrench> body_wrenches;
-  Eigen::VectorXd q0;  ///< Initial generalized positions (size tree.nq()).
-  Eigen::VectorXd v0;  ///< Initial generalized velocities (size tree.nv()).
+  std::vector<VisualGeometry> visuals;  ///< What to draw of the bodies, robots and static geometry.
+  Eigen::VectorXd q0;                   ///< Initial generalized positions (size tree.nq()).
+  Eigen::VectorXd v0;                   ///< Initial generalized velocities (size tree.nv()).
   /// Bodies reported in the trajectory and contact-force outputs (every non-static body), by tree index.
   std::vector<int> output_bodies;
   double stiction_speed = 1e-4;         ///< v_s [m/s].

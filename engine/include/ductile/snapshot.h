@@ -1,0 +1,72 @@
+// Snapshot: an immutable copy of what the renderer, the plots and the recorder need from one simulated instant
+// (DESIGN.md §2, §3). Plain data with no engine internals, so a Snapshot can cross threads (the studio publishes
+// one per step through a triple buffer) and the renderer can depend on this header alone.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ductile/scene.h"
+#include "ductile/telemetry.h"
+
+namespace ductile {
+
+/// A triangle mesh of a drawn shape, in its geometry frame, shared between snapshots.
+struct SnapshotMesh {
+  std::vector<std::array<float, 3>> vertices;           ///< [m].
+  std::vector<std::array<std::uint32_t, 3>> triangles;  ///< Counter-clockwise seen from outside.
+};
+
+/// One drawn rigid shape at its current world pose.
+struct SnapshotShape {
+  std::string name;
+  int body = -1;  ///< Index into Snapshot::bodies, −1 for static geometry.
+  ShapeType type = ShapeType::kBox;
+  std::array<float, 3> half_extents{};          ///< Box [m].
+  float radius = 0;                             ///< Sphere, cylinder, capsule [m].
+  float length = 0;                             ///< Cylinder, capsule along the shape's z axis, without caps [m].
+  std::shared_ptr<const SnapshotMesh> mesh;     ///< Mesh shapes.
+  std::array<float, 3> position{};              ///< Shape frame origin in the world [m].
+  std::array<float, 4> quaternion{1, 0, 0, 0};  ///< Shape frame orientation (w, x, y, z). Planes: z is the normal.
+  std::array<float, 4> rgba{0.7f, 0.7f, 0.7f, 1.0f};
+};
+
+/// One rigid body (or robot link) that moves: its pose and contact load after the last step.
+struct SnapshotBody {
+  std::string name;
+  std::array<float, 3> position{};              ///< Body origin [m].
+  std::array<float, 4> quaternion{1, 0, 0, 0};  ///< (w, x, y, z).
+  std::array<float, 3> contact_force{};         ///< Mean over the last step, rigid-rigid plus MPM [N], world.
+  int mpm_contacts = 0;
+};
+
+/// MPM particles in id order (the order of Model::x0), with the per-particle fields the colour modes use.
+struct SnapshotParticles {
+  std::vector<std::array<float, 3>> position;  ///< [m].
+  std::vector<float> speed;                    ///< [m/s].
+  std::vector<float> von_mises;                ///< von Mises equivalent of the Cauchy stress [Pa].
+  std::vector<float> plastic_strain;           ///< Accumulated plastic strain [-].
+  std::vector<std::int32_t> material;          ///< Index into Snapshot::material_names.
+  std::vector<std::int32_t> object;            ///< Index into Snapshot::object_names.
+  float radius = 0;                            ///< Drawn radius: half the particle spacing at rest [m].
+};
+
+struct Snapshot {
+  double time = 0;          ///< Simulated time [s].
+  std::int64_t step = 0;    ///< Steps since the last reset.
+  StepTelemetry telemetry;  ///< The last step's measurements.
+  SnapshotParticles particles;
+  std::vector<std::string> material_names;
+  std::vector<std::array<float, 4>> material_rgba;  ///< Display colour per material.
+  std::vector<std::string> object_names;
+  std::vector<SnapshotBody> bodies;
+  std::vector<SnapshotShape> shapes;
+  std::array<float, 3> domain_min{};  ///< MPM domain walls [m].
+  std::array<float, 3> domain_max{};
+  float grid_spacing = 0;  ///< MPM grid spacing h [m].
+};
+
+}  // namespace ductile
