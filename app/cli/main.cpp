@@ -35,6 +35,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--threads", run.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   run_cmd->add_flag("--quiet", run.quiet, "No summary line and no progress line");
+  run_cmd->add_option("--screenshot", run.screenshot_file, "PNG of the scene rendered offscreen (Vulkan)");
+  run_cmd->add_option("--at", run.screenshot_at, "Simulated time of the screenshot [s] (default: the end)");
+  run_cmd->add_option("--size", run.screenshot_size, "Screenshot size WIDTHxHEIGHT in pixels (default 1280x720)");
+  run_cmd->add_option("--color", run.color_mode, "Particle colours: material, speed, stress or plastic")
+      ->check(CLI::IsMember({"material", "speed", "stress", "plastic"}));
 
   CLI::App* bench = app.add_subcommand(
       "bench", "Run scenes and print the seed paper's Table I columns (default: the three coupling scenes)");

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -16,6 +17,8 @@
 
 #include "atomic_file.h"
 #include "ductile/model.h"
+#include "ductile/render/renderer.h"
+#include "ductile/render/snapshot_scene.h"
 #include "ductile/simulator.h"
 #include "run_support.h"
 #include "step_statistics.h"
@@ -28,6 +31,67 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void OnSignal(int) {
   g_interrupted.store(true);
 }
+
+// "WIDTHxHEIGHT" with both in [16, 16384]; false otherwise.
+bool ParseSize(const std::string& text, int& width, int& height) {
+  char x = 0;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &width, &x, &height, &rest) != 3 || x != 'x') return false;
+  return width >= 16 && height >= 16 && width <= 16384 && height <= 16384;
+}
+
+// The --screenshot of `run`: a renderer made before the run (so a missing Vulkan device or a bad path fails at
+// once) and the frame drawn when the simulated time reaches the requested instant.
+class Screenshot {
+ public:
+  // Returns an empty string when the options are usable, else the message.
+  std::string Open(const RunOptions& options, double duration) {
+    path_ = options.screenshot_file;
+    at_ = options.screenshot_at.value_or(duration);
+    if (!(at_ >= 0 && at_ <= duration + 1e-12))
+      return "--at must lie in [0, " + std::to_string(duration) + "] s (the run's duration), got " +
+             std::to_string(at_);
+    int width = 0, height = 0;
+    if (!ParseSize(options.screenshot_size, width, height))
+      return "--size must be WIDTHxHEIGHT with each in [16, 16384], got '" + options.screenshot_size + "'";
+    if (!render::ParseColorMode(options.color_mode, view_.color_mode))
+      return "--color must be material, speed, stress or plastic, got '" + options.color_mode + "'";
+    const std::filesystem::path parent = std::filesystem::absolute(path_).parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(parent, ec))
+      return "cannot write screenshot '" + path_.string() + "': folder '" + parent.string() + "' does not exist";
+    if (::access(parent.c_str(), W_OK) != 0)
+      return "cannot write screenshot '" + path_.string() + "': folder '" + parent.string() + "' is not writable";
+    renderer_ = render::OffscreenRenderer::Create(width, height);
+    return {};
+  }
+  bool enabled() const { return renderer_ != nullptr; }
+  bool taken() const { return taken_; }
+  double at() const { return at_; }
+
+  // Draws and writes the frame once the simulated time has reached the requested instant (half a step of slack).
+  void MaybeTake(const Simulator& sim, double dt) {
+    if (!renderer_ || taken_ || sim.time() + 0.5 * dt < at_) return;
+    Take(sim);
+  }
+
+  // Draws and writes the current state.
+  void Take(const Simulator& sim) {
+    Snapshot snapshot;
+    sim.CaptureSnapshot(snapshot);
+    const float aspect = static_cast<float>(renderer_->width()) / static_cast<float>(renderer_->height());
+    const render::Camera camera = render::FrameSnapshot(snapshot, aspect);
+    render::WritePng(path_, renderer_->Render(render::BuildRenderScene(snapshot, view_, camera)));
+    taken_ = true;
+  }
+
+ private:
+  std::filesystem::path path_;
+  double at_ = 0;
+  render::ViewOptions view_;
+  std::unique_ptr<render::OffscreenRenderer> renderer_;
+  bool taken_ = false;
+};
 
 const char* ProbeQuantityName(ProbeQuantity q) {
   switch (q) {
@@ -184,6 +248,19 @@ int Run(const RunOptions& options) {
     std::cerr << e.what() << '\n';
     return kExitBadInput;
   }
+  Screenshot screenshot;
+  if (!options.screenshot_file.empty()) {
+    try {
+      const std::string problem = screenshot.Open(options, duration);
+      if (!problem.empty()) {
+        std::cerr << problem << '\n';
+        return kExitBadInput;
+      }
+    } catch (const render::RenderError& e) {
+      std::cerr << "cannot render the screenshot: " << e.what() << '\n';
+      return kExitFailure;
+    }
+  }
   std::ostream* trajectory_out = trajectory ? &trajectory->stream() : nullptr;
   std::ostream* probes_out = probes ? &probes->stream() : nullptr;
   if (trajectory_out) *trajectory_out << std::setprecision(9) << "time,body,x,y,z,qw,qx,qy,qz\n";
@@ -203,6 +280,16 @@ int Run(const RunOptions& options) {
   WriteFrame(sim, trajectory_out, probes_out);
   next_frame += frame_interval;
   std::string failure;
+  bool screenshot_failed = false;
+  const auto take_screenshot = [&] {
+    try {
+      screenshot.MaybeTake(sim, model->dt);
+    } catch (const std::exception& e) {
+      failure = "screenshot at t = " + std::to_string(sim.time()) + " s: " + e.what();
+      screenshot_failed = true;
+    }
+  };
+  take_screenshot();
   const auto start = std::chrono::steady_clock::now();
   Progress progress(duration, !options.quiet && ::isatty(STDERR_FILENO));
   for (std::int64_t i = 0; i < steps; ++i) {
@@ -221,7 +308,17 @@ int Run(const RunOptions& options) {
       if (csv_out) wrenches.Write(sim, *csv_out);
       while (next_frame <= sim.time() + 0.5 * model->dt) next_frame += frame_interval;
     }
+    take_screenshot();
+    if (!failure.empty()) break;
     progress.Update(sim.time(), static_cast<double>(i + 1) / static_cast<double>(steps));
+  }
+  // A diverged run still shows its last state, where it failed.
+  if (screenshot.enabled() && !screenshot.taken() && !screenshot_failed && !g_interrupted.load()) {
+    try {
+      screenshot.Take(sim);
+    } catch (const std::exception& e) {
+      std::cerr << "screenshot: " << e.what() << '\n';
+    }
   }
   progress.Finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

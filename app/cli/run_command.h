@@ -20,6 +20,10 @@ struct RunOptions {
   std::string stats_file;           ///< JSON; empty = none.
   int threads = 0;                  ///< 0 = scene's value.
   bool quiet = false;
+  std::string screenshot_file;          ///< PNG rendered offscreen; empty = none.
+  std::optional<double> screenshot_at;  ///< Simulated time of the screenshot [s]; default: the end of the run.
+  std::string screenshot_size = "1280x720";
+  std::string color_mode = "material";  ///< Particle colours: material, speed, stress, plastic.
 };
 
 /// Exit codes of the command line.

@@ -323,6 +323,48 @@ TEST_F(CliTest, BenchRejectsBadScenesAndPathsBeforeRunning) {
   EXPECT_EQ(unwritable.output.find("ms/step"), std::string::npos) << "nothing runs: " << unwritable.output;
 }
 
+// Width and height from a PNG's IHDR chunk (big-endian at bytes 16-23), or {0, 0} when it is not a PNG.
+std::pair<int, int> PngSize(const fs::path& path) {
+  const std::string data = ReadFile(path);
+  if (data.size() < 24 || data.compare(1, 3, "PNG") != 0 || data.compare(12, 4, "IHDR") != 0) return {0, 0};
+  const auto be32 = [&](std::size_t at) {
+    int v = 0;
+    for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(data[at + i]);
+    return v;
+  };
+  return {be32(16), be32(20)};
+}
+
+TEST_F(CliTest, ScreenshotIsWrittenAtTheRequestedSizeAndTime) {
+  const fs::path png = dir_ / "shot.png";
+  const Result r = RunCli("run " + scene_.string() + " --quiet --screenshot " + png.string() +
+                          " --at 0.02 --size 200x120 --color speed");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(PngSize(png), std::make_pair(200, 120));
+  // A picture of a lit scene compresses far less than a uniform image of that size (a few hundred bytes).
+  EXPECT_GT(fs::file_size(png), 2000u);
+  // No temporary file is left beside it.
+  int files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 2) << "scene.yaml and shot.png only";
+}
+
+TEST_F(CliTest, ScreenshotProblemsAreReportedBeforeRunning) {
+  const Result folder = RunCli("run " + scene_.string() + " --screenshot /nonexistent/dir/s.png");
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.output.find("/nonexistent/dir/s.png"), std::string::npos) << folder.output;
+  EXPECT_NE(folder.output.find("does not exist"), std::string::npos) << folder.output;
+  const Result late = RunCli("run " + scene_.string() + " --screenshot " + (dir_ / "s.png").string() + " --at 1");
+  EXPECT_EQ(late.exit_code, 2);
+  EXPECT_NE(late.output.find("--at must lie in [0, 0.05"), std::string::npos) << late.output;
+  const Result size = RunCli("run " + scene_.string() + " --screenshot " + (dir_ / "s.png").string() + " --size 12");
+  EXPECT_EQ(size.exit_code, 2);
+  EXPECT_NE(size.output.find("--size must be WIDTHxHEIGHT"), std::string::npos) << size.output;
+  const Result color = RunCli("run " + scene_.string() + " --screenshot " + (dir_ / "s.png").string() + " --color x");
+  EXPECT_EQ(color.exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "s.png"));
+}
+
 TEST(Scenes, EveryShippedSceneRuns) {
   // Each scene in scenes/ validates and runs a few steps from the command line.
   int count = 0;

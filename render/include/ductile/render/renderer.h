@@ -1,0 +1,112 @@
+// The Vulkan renderer of a RenderScene (DESIGN.md §7). SceneRenderer records the draws of one frame into a command
+// buffer for a render pass it is given, so the same code draws into a Qt window (QVulkanWindow's render pass) and
+// into OffscreenRenderer's image for screenshots, videos and tests.
+//
+// Passes of one frame, in order: shadow map (depth only, from the key light, fitted to the meshes, particles and
+// arrows), background gradient, lit opaque meshes with the selection tint, particles as sphere impostors with
+// correct depth, the ground grid (transparent, receives shadows), arrows (lit) and lines (unlit).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "ductile/render/image.h"
+#include "ductile/render/render_scene.h"
+
+namespace ductile::render {
+
+/// Any failure of the Vulkan implementation (a call that returned an error names the call and the result), and
+/// the absence of a usable Vulkan device.
+class RenderError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The RenderError for a machine with no Vulkan implementation (ICD) or no device with a graphics queue: callers
+/// that can do without pictures (tests, headless runs) tell it apart from a failure of a device that exists.
+class NoVulkanDeviceError : public RenderError {
+ public:
+  using RenderError::RenderError;
+};
+
+/// The render pass SceneRenderer draws into and how its colour attachment stores colours.
+struct SceneRendererTarget {
+  /// Render pass whose subpass 0 has one colour attachment and one depth attachment; owned by the caller and must
+  /// outlive the SceneRenderer (pipelines are built against it).
+  VkRenderPass render_pass = VK_NULL_HANDLE;
+  /// Samples of the colour and depth attachments of subpass 0.
+  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
+  /// True when the colour attachment has an _SRGB format, so the hardware encodes the shaders' linear output; false
+  /// for a UNORM target, where the shaders encode sRGB themselves.
+  bool srgb_target = true;
+  /// Frames the caller records while earlier ones may still execute (QVulkanWindow: concurrentFrameCount()); each
+  /// has its own buffers and shadow map. At least 1.
+  std::uint32_t frames_in_flight = 1;
+};
+
+/// Owns the pipelines, the shadow maps and the per-frame buffers (host-visible, reused, grown when a scene needs
+/// more) for one VkDevice and one target render pass, and records a RenderScene's draws.
+///
+/// Per frame: PrepareFrame (outside any render pass: uploads the scene, records the shadow pass), then the caller
+/// begins its render pass (clearing colour and depth to 1.0) and calls RecordDraws, then ends the pass. A frame
+/// slot's buffers are rewritten by PrepareFrame, so the caller must know that slot's previous submission has
+/// finished (it waited on that frame's fence). Not thread-safe: one thread records.
+class SceneRenderer {
+ public:
+  /// Creates the pipelines. `physical_device` and `device` must outlive this object; the device must have the
+  /// graphics queue the command buffers are submitted to. Throws RenderError.
+  SceneRenderer(VkPhysicalDevice physical_device, VkDevice device, const SceneRendererTarget& target);
+  ~SceneRenderer();
+  SceneRenderer(const SceneRenderer&) = delete;
+  SceneRenderer& operator=(const SceneRenderer&) = delete;
+
+  /// Uploads `scene` into the buffers of frame slot `frame` (< frames_in_flight) and records the shadow pass into
+  /// `command_buffer`, which must be recording and outside any render pass. `extent` is the size of the target
+  /// [pixels]. Throws std::invalid_argument for an inconsistent scene (an instance naming a missing mesh, normals or
+  /// colours whose count differs from the positions', an index past the vertices) and RenderError.
+  void PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t frame, const RenderScene& scene, VkExtent2D extent);
+
+  /// Records the draws of the scene last prepared for `frame` into the render pass that `command_buffer` is inside
+  /// (subpass 0 of the target's render pass); sets the viewport and scissor to the whole extent.
+  void RecordDraws(VkCommandBuffer command_buffer, std::uint32_t frame) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Renders RenderScenes into an image in memory, with its own Vulkan instance and device: a discrete or integrated
+/// GPU when there is one, else any device, Mesa's CPU device lavapipe included. Not thread-safe; one object per
+/// thread.
+class OffscreenRenderer {
+ public:
+  /// A renderer of `width` x `height` pixels (each 1 to 16384) with `samples` samples per pixel for anti-aliasing
+  /// (1, 2, 4, 8, 16, 32 or 64; lowered to the most the device supports). Throws std::invalid_argument for a bad
+  /// size or sample count, NoVulkanDeviceError when there is no Vulkan implementation or device, RenderError when
+  /// device setup fails.
+  static std::unique_ptr<OffscreenRenderer> Create(int width, int height, int samples = 4);
+  ~OffscreenRenderer();
+  OffscreenRenderer(const OffscreenRenderer&) = delete;
+  OffscreenRenderer& operator=(const OffscreenRenderer&) = delete;
+
+  /// Draws `scene` and returns the frame (sRGB). Blocks until the device has finished. Throws what
+  /// SceneRenderer::PrepareFrame throws.
+  Image Render(const RenderScene& scene);
+
+  /// The Vulkan device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+  std::string DeviceName() const;
+  int width() const;    ///< [pixels].
+  int height() const;   ///< [pixels].
+  int samples() const;  ///< Samples per pixel in use, after lowering to what the device supports.
+
+ private:
+  struct Impl;
+  explicit OffscreenRenderer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ductile::render

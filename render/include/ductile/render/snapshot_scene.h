@@ -1,0 +1,39 @@
+// From an engine Snapshot to a RenderScene (DESIGN.md §7): particles coloured by the chosen field, every rigid
+// shape as a lit mesh at its pose, the ground grid, the MPM domain's outline and contact-force arrows.
+#pragma once
+
+#include <string>
+
+#include "ductile/render/render_scene.h"
+#include "ductile/snapshot.h"
+
+namespace ductile::render {
+
+/// What the particles' colour shows.
+enum class ColorMode { kMaterial, kSpeed, kVonMises, kPlasticStrain };
+
+/// The colour mode a name denotes ("material", "speed", "stress", "plastic"); false when unknown.
+bool ParseColorMode(const std::string& name, ColorMode& mode);
+const char* ColorModeName(ColorMode mode);
+
+struct ViewOptions {
+  ColorMode color_mode = ColorMode::kMaterial;
+  /// Field value drawn at the top of the colour map (m/s, Pa or -); 0 = the snapshot's largest value.
+  float color_range = 0;
+  bool show_contact_forces = true;
+  /// Arrow length per newton [m/N]; 0 = automatic: the largest force is drawn a quarter of the scene's size long.
+  float force_scale = 0;
+  bool show_domain = true;  ///< The MPM domain's walls as lines.
+  int selected_body = -1;   ///< Index into Snapshot::bodies drawn highlighted, −1 none.
+};
+
+/// A camera that frames the snapshot's particles and shapes from the front-right and above.
+Camera FrameSnapshot(const Snapshot& snapshot, float aspect);
+
+/// The RenderScene of a snapshot, seen by `camera`.
+RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& options, const Camera& camera);
+
+/// The colour map of the scalar modes: dark blue through cyan, green and yellow to red, t ∈ [0, 1] (clamped).
+Rgba ColorMap(float t);
+
+}  // namespace ductile::render

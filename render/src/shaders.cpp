@@ -1,0 +1,81 @@
+#include "shaders.h"
+
+namespace ductile::render {
+namespace {
+
+// Each .spv.inc is a braced list of SPIR-V words written by glslc -mfmt=c (render/CMakeLists.txt).
+constexpr std::uint32_t kBackgroundVert[] =
+#include "background.vert.spv.inc"
+    ;
+constexpr std::uint32_t kBackgroundFrag[] =
+#include "background.frag.spv.inc"
+    ;
+constexpr std::uint32_t kGridVert[] =
+#include "grid.vert.spv.inc"
+    ;
+constexpr std::uint32_t kGridFrag[] =
+#include "grid.frag.spv.inc"
+    ;
+constexpr std::uint32_t kLineVert[] =
+#include "line.vert.spv.inc"
+    ;
+constexpr std::uint32_t kLineFrag[] =
+#include "line.frag.spv.inc"
+    ;
+constexpr std::uint32_t kMeshVert[] =
+#include "mesh.vert.spv.inc"
+    ;
+constexpr std::uint32_t kMeshFrag[] =
+#include "mesh.frag.spv.inc"
+    ;
+constexpr std::uint32_t kParticleVert[] =
+#include "particle.vert.spv.inc"
+    ;
+constexpr std::uint32_t kParticleFrag[] =
+#include "particle.frag.spv.inc"
+    ;
+constexpr std::uint32_t kParticleShadowVert[] =
+#include "particle_shadow.vert.spv.inc"
+    ;
+constexpr std::uint32_t kParticleShadowFrag[] =
+#include "particle_shadow.frag.spv.inc"
+    ;
+constexpr std::uint32_t kShadowVert[] =
+#include "shadow.vert.spv.inc"
+    ;
+
+}  // namespace
+
+std::span<const std::uint32_t> ShaderCode(ShaderId id) {
+  switch (id) {
+    case ShaderId::kBackgroundVert:
+      return kBackgroundVert;
+    case ShaderId::kBackgroundFrag:
+      return kBackgroundFrag;
+    case ShaderId::kGridVert:
+      return kGridVert;
+    case ShaderId::kGridFrag:
+      return kGridFrag;
+    case ShaderId::kLineVert:
+      return kLineVert;
+    case ShaderId::kLineFrag:
+      return kLineFrag;
+    case ShaderId::kMeshVert:
+      return kMeshVert;
+    case ShaderId::kMeshFrag:
+      return kMeshFrag;
+    case ShaderId::kParticleVert:
+      return kParticleVert;
+    case ShaderId::kParticleFrag:
+      return kParticleFrag;
+    case ShaderId::kParticleShadowVert:
+      return kParticleShadowVert;
+    case ShaderId::kParticleShadowFrag:
+      return kParticleShadowFrag;
+    case ShaderId::kShadowVert:
+      return kShadowVert;
+  }
+  return {};
+}
+
+}  // namespace ductile::render

@@ -1,0 +1,28 @@
+// The renderer's shaders as SPIR-V words, compiled from render/shaders/ at build time and embedded in the library.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace ductile::render {
+
+enum class ShaderId {
+  kBackgroundVert,
+  kBackgroundFrag,
+  kGridVert,
+  kGridFrag,
+  kLineVert,
+  kLineFrag,
+  kMeshVert,
+  kMeshFrag,
+  kParticleVert,
+  kParticleFrag,
+  kParticleShadowVert,
+  kParticleShadowFrag,
+  kShadowVert,
+};
+
+/// The SPIR-V code of `id`.
+std::span<const std::uint32_t> ShaderCode(ShaderId id);
+
+}  // namespace ductile::render

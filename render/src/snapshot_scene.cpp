@@ -1,0 +1,320 @@
+#include "ductile/render/snapshot_scene.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "ductile/render/primitives.h"
+
+namespace ductile::render {
+namespace {
+
+// Column-major world_from_mesh of a position and a unit quaternion (w, x, y, z).
+Mat4 PoseMatrix(const std::array<float, 3>& p, const std::array<float, 4>& q) {
+  const float w = q[0], x = q[1], y = q[2], z = q[3];
+  Mat4 m = kIdentity4;
+  // Columns 0-2: the rotated axes.
+  m[0] = 1 - 2 * (y * y + z * z);
+  m[1] = 2 * (x * y + w * z);
+  m[2] = 2 * (x * z - w * y);
+  m[4] = 2 * (x * y - w * z);
+  m[5] = 1 - 2 * (x * x + z * z);
+  m[6] = 2 * (y * z + w * x);
+  m[8] = 2 * (x * z + w * y);
+  m[9] = 2 * (y * z - w * x);
+  m[10] = 1 - 2 * (x * x + y * y);
+  m[12] = p[0];
+  m[13] = p[1];
+  m[14] = p[2];
+  return m;
+}
+
+// The world z axis of a shape frame (the normal of a plane).
+Vec3 FrameZ(const std::array<float, 4>& q) {
+  const Mat4 m = PoseMatrix({0, 0, 0}, q);
+  return {m[8], m[9], m[10]};
+}
+
+// The largest distance of a shape's surface from its frame origin [m] (0 for planes).
+float ShapeReach(const SnapshotShape& s) {
+  switch (s.type) {
+    case ShapeType::kBox:
+      return std::sqrt(s.half_extents[0] * s.half_extents[0] + s.half_extents[1] * s.half_extents[1] +
+                       s.half_extents[2] * s.half_extents[2]);
+    case ShapeType::kSphere:
+      return s.radius;
+    case ShapeType::kCylinder:
+    case ShapeType::kCapsule:
+      return s.radius + 0.5f * s.length + (s.type == ShapeType::kCapsule ? s.radius : 0.0f);
+    case ShapeType::kMesh: {
+      float r = 0;
+      if (s.mesh)
+        for (const auto& v : s.mesh->vertices) r = std::max(r, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+      return r;
+    }
+    case ShapeType::kPlane:
+      return 0;
+  }
+  return 0;
+}
+
+struct Bounds {
+  Vec3 min{std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
+           std::numeric_limits<float>::infinity()};
+  Vec3 max{-std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+           -std::numeric_limits<float>::infinity()};
+  bool empty() const { return !(min[0] <= max[0]); }
+  void Add(const Vec3& p, float r = 0) {
+    for (int a = 0; a < 3; ++a) {
+      if (!std::isfinite(p[a])) return;
+    }
+    for (int a = 0; a < 3; ++a) {
+      min[a] = std::min(min[a], p[a] - r);
+      max[a] = std::max(max[a], p[a] + r);
+    }
+  }
+};
+
+// What the camera should frame: particles and every shape but planes; the MPM domain when there is neither.
+Bounds SceneBounds(const Snapshot& s) {
+  Bounds b;
+  for (const auto& p : s.particles.position) b.Add(p);
+  for (const SnapshotShape& shape : s.shapes)
+    if (shape.type != ShapeType::kPlane) b.Add(shape.position, ShapeReach(shape));
+  if (b.empty()) {
+    b.Add(s.domain_min);
+    b.Add(s.domain_max);
+  }
+  if (b.empty()) b.Add({0, 0, 0}, 0.5f);
+  return b;
+}
+
+// The ground height: the highest upward-facing static plane below the scene, else the domain floor.
+float GroundHeight(const Snapshot& s, const Bounds& b) {
+  float ground = -std::numeric_limits<float>::infinity();
+  for (const SnapshotShape& shape : s.shapes) {
+    if (shape.type != ShapeType::kPlane || shape.body >= 0) continue;
+    const Vec3 n = FrameZ(shape.quaternion);
+    if (n[2] > 0.99f && shape.position[2] <= b.max[2]) ground = std::max(ground, shape.position[2]);
+  }
+  if (std::isfinite(ground)) return ground;
+  if (s.domain_max[2] > s.domain_min[2]) return s.domain_min[2];
+  return b.min[2];
+}
+
+// A value near the top of a field's distribution: the 99th percentile, so a few outliers do not wash out the map.
+float UpperValue(const std::vector<float>& values) {
+  if (values.empty()) return 0;
+  std::vector<float> copy;
+  copy.reserve(values.size());
+  for (float v : values)
+    if (std::isfinite(v)) copy.push_back(v);
+  if (copy.empty()) return 0;
+  const std::size_t k = (copy.size() - 1) * 99 / 100;
+  std::nth_element(copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(k), copy.end());
+  return copy[k];
+}
+
+}  // namespace
+
+bool ParseColorMode(const std::string& name, ColorMode& mode) {
+  if (name == "material")
+    mode = ColorMode::kMaterial;
+  else if (name == "speed")
+    mode = ColorMode::kSpeed;
+  else if (name == "stress")
+    mode = ColorMode::kVonMises;
+  else if (name == "plastic")
+    mode = ColorMode::kPlasticStrain;
+  else
+    return false;
+  return true;
+}
+
+const char* ColorModeName(ColorMode mode) {
+  switch (mode) {
+    case ColorMode::kMaterial:
+      return "material";
+    case ColorMode::kSpeed:
+      return "speed";
+    case ColorMode::kVonMises:
+      return "stress";
+    case ColorMode::kPlasticStrain:
+      return "plastic";
+  }
+  return "material";
+}
+
+Rgba ColorMap(float t) {
+  t = std::isfinite(t) ? std::clamp(t, 0.0f, 1.0f) : 0.0f;
+  // Stops of a perceptually ordered rainbow (dark blue, cyan, green, yellow, red), linear in between.
+  static constexpr std::array<std::array<float, 3>, 5> kStops = {{{0.05f, 0.10f, 0.45f},
+                                                                  {0.05f, 0.55f, 0.80f},
+                                                                  {0.20f, 0.72f, 0.30f},
+                                                                  {0.95f, 0.85f, 0.15f},
+                                                                  {0.85f, 0.12f, 0.08f}}};
+  const float x = t * static_cast<float>(kStops.size() - 1);
+  const int i = std::min(static_cast<int>(x), static_cast<int>(kStops.size()) - 2);
+  const float f = x - static_cast<float>(i);
+  Rgba c{0, 0, 0, 1};
+  for (int a = 0; a < 3; ++a) c[a] = kStops[i][a] + f * (kStops[i + 1][a] - kStops[i][a]);
+  return c;
+}
+
+Camera FrameSnapshot(const Snapshot& snapshot, float aspect) {
+  const Bounds b = SceneBounds(snapshot);
+  Camera camera;
+  Vec3 centre{}, half{};
+  for (int a = 0; a < 3; ++a) {
+    centre[a] = 0.5f * (b.min[a] + b.max[a]);
+    half[a] = 0.5f * (b.max[a] - b.min[a]);
+  }
+  const float radius = std::max(0.05f, std::sqrt(half[0] * half[0] + half[1] * half[1] + half[2] * half[2]));
+  // From the front (−y), a little to the right and above, like a person standing at a table.
+  Vec3 dir{0.45f, -1.0f, 0.55f};
+  const float dn = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+  const float half_fov = 0.5f * camera.fov_y_degrees * std::numbers::pi_v<float> / 180.0f;
+  // The sphere around the bounds fits the narrower of the two fields of view.
+  const float fit = std::min(std::tan(half_fov), std::tan(half_fov) * std::max(aspect, 1e-3f));
+  const float distance = 1.05f * radius / std::sin(std::atan(fit));
+  camera.target = centre;
+  for (int a = 0; a < 3; ++a) camera.eye[a] = centre[a] + dir[a] / dn * distance;
+  camera.near_plane = std::max(1e-3f, 0.02f * distance);
+  camera.far_plane = 50 * distance + 10;
+  return camera;
+}
+
+RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& options, const Camera& camera) {
+  RenderScene scene;
+  scene.camera = camera;
+  const Bounds bounds = SceneBounds(snapshot);
+  float size = 0;
+  for (int a = 0; a < 3; ++a) size = std::max(size, bounds.max[a] - bounds.min[a]);
+  size = std::max(size, 0.05f);
+
+  // Ground grid: spacing a power of ten, about five to fifty lines across the scene.
+  scene.grid.height = GroundHeight(snapshot, bounds);
+  scene.grid.spacing = std::pow(10.0f, std::floor(std::log10(size / 5)));
+  scene.grid.extent = std::max(2.0f, 5 * size);
+
+  // Particles.
+  const SnapshotParticles& sp = snapshot.particles;
+  if (!sp.position.empty()) {
+    ParticleSet set;
+    set.positions.assign(sp.position.begin(), sp.position.end());
+    set.radius = sp.radius > 0 ? sp.radius : 0.5f * snapshot.grid_spacing;
+    set.colors.assign(sp.position.size(), Rgba{0, 0, 0, 1});
+    const std::vector<float>* field = nullptr;
+    switch (options.color_mode) {
+      case ColorMode::kMaterial:
+        break;
+      case ColorMode::kSpeed:
+        field = &sp.speed;
+        break;
+      case ColorMode::kVonMises:
+        field = &sp.von_mises;
+        break;
+      case ColorMode::kPlasticStrain:
+        field = &sp.plastic_strain;
+        break;
+    }
+    if (!field || field->size() != sp.position.size()) {
+      for (std::size_t i = 0; i < sp.position.size(); ++i) {
+        const int m = i < sp.material.size() ? sp.material[i] : 0;
+        set.colors[i] = m >= 0 && m < static_cast<int>(snapshot.material_rgba.size()) ? snapshot.material_rgba[m]
+                                                                                      : Rgba{0.8f, 0.3f, 0.25f, 1};
+      }
+    } else {
+      float top = options.color_range > 0 ? options.color_range : UpperValue(*field);
+      if (!(top > 0)) top = 1;
+      for (std::size_t i = 0; i < field->size(); ++i) set.colors[i] = ColorMap((*field)[i] / top);
+    }
+    scene.particles.push_back(std::move(set));
+  }
+
+  // Rigid shapes.
+  for (const SnapshotShape& shape : snapshot.shapes) {
+    MeshData mesh;
+    switch (shape.type) {
+      case ShapeType::kBox:
+        mesh = MakeBox(shape.half_extents);
+        break;
+      case ShapeType::kSphere:
+        mesh = MakeSphere(shape.radius);
+        break;
+      case ShapeType::kCylinder:
+        mesh = MakeCylinder(shape.radius, shape.length);
+        break;
+      case ShapeType::kCapsule:
+        mesh = MakeCapsule(shape.radius, shape.length);
+        break;
+      case ShapeType::kMesh:
+        if (shape.mesh) mesh = MakeFlatMesh(shape.mesh->vertices, shape.mesh->triangles);
+        break;
+      case ShapeType::kPlane: {
+        // A horizontal static plane is the ground the grid already shows; any other plane is drawn as a square.
+        const Vec3 n = FrameZ(shape.quaternion);
+        if (shape.body < 0 && n[2] > 0.99f && std::abs(shape.position[2] - scene.grid.height) < 1e-6f) continue;
+        mesh = MakeSquare(std::max(1.0f, size));
+        break;
+      }
+    }
+    if (mesh.indices.empty()) continue;
+    MeshInstance instance;
+    instance.mesh = static_cast<int>(scene.meshes.size());
+    instance.world_from_mesh = PoseMatrix(shape.position, shape.quaternion);
+    instance.color = shape.rgba;
+    instance.selected = shape.body >= 0 && shape.body == options.selected_body;
+    scene.meshes.push_back(std::move(mesh));
+    scene.instances.push_back(instance);
+  }
+
+  // Contact forces on the moving bodies, from their origins; no longer than the scene is wide.
+  if (options.show_contact_forces) {
+    float scale = options.force_scale;
+    if (!(scale > 0)) {
+      float largest = 0;
+      for (const SnapshotBody& body : snapshot.bodies) {
+        const auto& f = body.contact_force;
+        largest = std::max(largest, std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+      }
+      scale = largest > 0 ? 0.25f * size / largest : 0.0f;
+    }
+    for (const SnapshotBody& body : snapshot.bodies) {
+      Vec3 v{};
+      float length = 0;
+      for (int a = 0; a < 3; ++a) {
+        v[a] = body.contact_force[a] * scale;
+        length += v[a] * v[a];
+      }
+      length = std::sqrt(length);
+      if (!(length > 1e-4f * size)) continue;
+      if (length > size) {
+        for (float& c : v) c *= size / length;
+      }
+      Arrow arrow;
+      arrow.origin = body.position;
+      arrow.vector = v;
+      arrow.shaft_radius = 0.006f * size;
+      scene.arrows.push_back(arrow);
+    }
+  }
+
+  // The MPM domain's box.
+  if (options.show_domain && !sp.position.empty()) {
+    const Vec3 &lo = snapshot.domain_min, &hi = snapshot.domain_max;
+    if (lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2]) {
+      const Rgba color{0.45f, 0.50f, 0.58f, 1};
+      const auto corner = [&](int i) {
+        return Vec3{i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1], i & 4 ? hi[2] : lo[2]};
+      };
+      for (int i = 0; i < 8; ++i)
+        for (int bit : {1, 2, 4})
+          if (!(i & bit)) scene.lines.push_back({corner(i), corner(i | bit), color});
+    }
+  }
+  return scene;
+}
+
+}  // namespace ductile::render

@@ -1,0 +1,79 @@
+// Small Vulkan helpers of the renderer: error checking that turns a failed call into a RenderError naming the call,
+// and owners of buffers and images with their memory.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+namespace ductile::render {
+
+/// The enumerator's name of `result`, e.g. "VK_ERROR_OUT_OF_DEVICE_MEMORY".
+const char* ResultName(VkResult result);
+
+/// Throws RenderError "<call> failed: <result name>" unless `result` is VK_SUCCESS.
+void Check(VkResult result, const char* call);
+
+/// Index of a memory type allowed by `type_bits` with all of `properties`; throws RenderError when there is none.
+std::uint32_t FindMemoryType(VkPhysicalDevice physical_device, std::uint32_t type_bits,
+                             VkMemoryPropertyFlags properties);
+
+/// A buffer in host-visible, host-coherent memory, mapped for its whole life. Move-only.
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  /// A buffer of `size` bytes (> 0) for `usage`. Throws RenderError.
+  HostBuffer(VkPhysicalDevice physical_device, VkDevice device, VkDeviceSize size, VkBufferUsageFlags usage);
+  ~HostBuffer();
+  HostBuffer(HostBuffer&& other) noexcept { *this = std::move(other); }
+  HostBuffer& operator=(HostBuffer&& other) noexcept;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+
+  VkBuffer buffer() const { return buffer_; }
+  VkDeviceSize size() const { return size_; }
+  std::byte* data() const { return static_cast<std::byte*>(mapped_); }
+
+ private:
+  void Destroy();
+
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkDeviceSize size_ = 0;
+  void* mapped_ = nullptr;
+};
+
+/// A 2D image in device-local memory with one view of all of it. Move-only.
+class GpuImage {
+ public:
+  GpuImage() = default;
+  /// Throws RenderError.
+  GpuImage(VkPhysicalDevice physical_device, VkDevice device, VkExtent2D extent, VkFormat format,
+           VkSampleCountFlagBits samples, VkImageUsageFlags usage, VkImageAspectFlags aspect);
+  ~GpuImage();
+  GpuImage(GpuImage&& other) noexcept { *this = std::move(other); }
+  GpuImage& operator=(GpuImage&& other) noexcept;
+  GpuImage(const GpuImage&) = delete;
+  GpuImage& operator=(const GpuImage&) = delete;
+
+  VkImage image() const { return image_; }
+  VkImageView view() const { return view_; }
+
+ private:
+  void Destroy();
+
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkImage image_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkImageView view_ = VK_NULL_HANDLE;
+};
+
+/// The first of D32_SFLOAT, D24_UNORM_S8_UINT and D32_SFLOAT_S8_UINT whose optimal tiling has all of `features`;
+/// nullopt when none has.
+std::optional<VkFormat> FindDepthFormat(VkPhysicalDevice physical_device, VkFormatFeatureFlags features);
+
+}  // namespace ductile::render

@@ -1,0 +1,325 @@
+// OffscreenRenderer: small scenes rendered on whatever Vulkan device exists (lavapipe on machines without a GPU),
+// checked pixel by pixel. Each test writes its frame to DUCTILE_RENDER_TEST_OUTPUT_DIR for a person to look at.
+#include "ductile/render/renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "ductile/render/image.h"
+
+namespace ductile::render {
+namespace {
+
+constexpr int kWidth = 160;
+constexpr int kHeight = 120;
+
+using Pixel = std::array<int, 4>;
+
+Pixel At(const Image& image, int x, int y) {
+  const std::size_t i = 4 * (static_cast<std::size_t>(y) * image.width + x);
+  return {image.rgba[i], image.rgba[i + 1], image.rgba[i + 2], image.rgba[i + 3]};
+}
+
+// The 8-bit sRGB encoding of linear `c`, as the renderer's sRGB target stores it.
+int SrgbByte(float c) {
+  const float encoded = c <= 0.0031308f ? 12.92f * c : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
+  return static_cast<int>(std::lround(255.0f * encoded));
+}
+
+float Luminance(const Pixel& p) {
+  return 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2];
+}
+bool Reddish(const Pixel& p) {
+  return p[0] > 90 && p[0] > 2 * p[1] && p[0] > 2 * p[2];
+}
+bool Greenish(const Pixel& p) {
+  return p[1] > 90 && p[1] > 2 * p[0] && p[1] > 2 * p[2];
+}
+bool Bluish(const Pixel& p) {
+  return p[2] > 90 && p[2] > 2 * p[0] && p[2] > p[1] + 30;
+}
+
+void Save(const Image& image, const std::string& name) {
+  const std::filesystem::path folder = DUCTILE_RENDER_TEST_OUTPUT_DIR;
+  std::filesystem::create_directories(folder);
+  WritePng(folder / (name + ".png"), image);
+}
+
+std::string TestName() {
+  return ::testing::UnitTest::GetInstance()->current_test_info()->name();
+}
+
+// A cube of half side 1 centred at the origin: 24 vertices with face normals, counter-clockwise from outside.
+MeshData Box() {
+  MeshData mesh;
+  const std::array<Vec3, 6> normals{{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}};
+  for (const Vec3& n : normals) {
+    // Two axes spanning the face, with u x v = n.
+    const Vec3 u = n[0] != 0 ? Vec3{0, n[0], 0} : (n[1] != 0 ? Vec3{0, 0, n[1]} : Vec3{n[2], 0, 0});
+    const Vec3 v{n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]};
+    const auto base = static_cast<std::uint32_t>(mesh.positions.size());
+    for (const auto& [a, b] : std::array<std::pair<float, float>, 4>{{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}}}) {
+      mesh.positions.push_back({n[0] + a * u[0] + b * v[0], n[1] + a * u[1] + b * v[1], n[2] + a * u[2] + b * v[2]});
+      mesh.normals.push_back(n);
+    }
+    mesh.indices.insert(mesh.indices.end(), {base, base + 1, base + 2, base, base + 2, base + 3});
+  }
+  return mesh;
+}
+
+// world_from_mesh for the unit-half-side box scaled to half side `half` at `center`.
+Mat4 Place(const Vec3& center, float half) {
+  return {half, 0, 0, 0, 0, half, 0, 0, 0, 0, half, 0, center[0], center[1], center[2], 1};
+}
+
+// A camera 1 m in front of the origin (on -y) looking along +y; image x is world x, image up is world z.
+RenderScene FrontViewScene() {
+  RenderScene scene;
+  scene.camera.eye = {0, -1, 0};
+  scene.camera.target = {0, 0, 0};
+  scene.grid.visible = false;
+  return scene;
+}
+
+ParticleSet OneParticle(const Vec3& center, float radius, const Rgba& color) {
+  ParticleSet set;
+  set.positions = {center};
+  set.colors = {color};
+  set.radius = radius;
+  return set;
+}
+
+class OffscreenRendererTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      renderer_ = OffscreenRenderer::Create(kWidth, kHeight);
+    } catch (const NoVulkanDeviceError& error) {
+      GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+    }
+  }
+
+  Image RenderAndSave(const RenderScene& scene, const std::string& suffix = "") {
+    Image image = renderer_->Render(scene);
+    Save(image, TestName() + suffix);
+    return image;
+  }
+
+  std::unique_ptr<OffscreenRenderer> renderer_;
+};
+
+TEST_F(OffscreenRendererTest, ReportsDeviceAndSize) {
+  EXPECT_FALSE(renderer_->DeviceName().empty());
+  EXPECT_EQ(renderer_->width(), kWidth);
+  EXPECT_EQ(renderer_->height(), kHeight);
+  EXPECT_GE(renderer_->samples(), 1);
+  const Image image = renderer_->Render(FrontViewScene());
+  EXPECT_EQ(image.width, kWidth);
+  EXPECT_EQ(image.height, kHeight);
+  EXPECT_EQ(image.rgba.size(), 4u * kWidth * kHeight);
+}
+
+TEST_F(OffscreenRendererTest, RedParticleFillsTheCentreAndCornersShowTheBackground) {
+  RenderScene scene = FrontViewScene();
+  scene.particles.push_back(OneParticle({0, 0, 0}, 0.1f, {1, 0, 0, 1}));
+  const Image image = RenderAndSave(scene);
+  EXPECT_TRUE(Reddish(At(image, kWidth / 2, kHeight / 2))) << At(image, kWidth / 2, kHeight / 2)[0];
+  // The top row is the gradient's top: the clear colour.
+  const Pixel corner = At(image, 0, 0);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(corner[k], SrgbByte(scene.background[k]), 3) << "channel " << k;
+  EXPECT_EQ(corner[3], 255);
+  // The sphere is round: 0.1 m at 1 m with a 40 degree field of view is about 0.1 / tan(20 deg) * 60 = 16 pixels
+  // in radius; 12 pixels out it is red, 22 pixels out it is not.
+  EXPECT_TRUE(Reddish(At(image, kWidth / 2 + 12, kHeight / 2)));
+  EXPECT_TRUE(Reddish(At(image, kWidth / 2, kHeight / 2 - 12)));
+  EXPECT_FALSE(Reddish(At(image, kWidth / 2 + 22, kHeight / 2)));
+  EXPECT_FALSE(Reddish(At(image, kWidth / 2 + 12, kHeight / 2 + 12)));
+}
+
+TEST_F(OffscreenRendererTest, BoxLeftOfCentreAppearsOnlyInTheLeftHalf) {
+  RenderScene scene = FrontViewScene();
+  scene.meshes.push_back(Box());
+  scene.instances.push_back({0, Place({-0.2f, 0, 0}, 0.08f), {0.1f, 0.8f, 0.1f, 1}, false});
+  const Image image = RenderAndSave(scene);
+  int left = 0, right = 0;
+  for (int y = 0; y < kHeight; ++y) {
+    for (int x = 0; x < kWidth; ++x) {
+      if (!Greenish(At(image, x, y))) continue;
+      if (x < kWidth / 2) {
+        ++left;
+      } else {
+        ++right;
+      }
+    }
+  }
+  EXPECT_GT(left, 200);
+  EXPECT_EQ(right, 0);
+}
+
+TEST_F(OffscreenRendererTest, ParticleBehindBoxIsHiddenAndInFrontIsVisible) {
+  RenderScene scene = FrontViewScene();
+  scene.meshes.push_back(Box());
+  scene.instances.push_back({0, Place({0, 0, 0}, 0.1f), {0.1f, 0.2f, 0.9f, 1}, false});
+  scene.particles.push_back(OneParticle({0, 0.3f, 0}, 0.05f, {1, 0, 0, 1}));
+  const Image behind = RenderAndSave(scene, "_behind");
+  EXPECT_TRUE(Bluish(At(behind, kWidth / 2, kHeight / 2)));
+
+  // The same particle in front of the box covers it; so its depth test can fail either way.
+  scene.particles[0].positions[0] = {0, -0.3f, 0};
+  const Image in_front = RenderAndSave(scene, "_in_front");
+  EXPECT_TRUE(Reddish(At(in_front, kWidth / 2, kHeight / 2)));
+
+  // A particle whose centre lies inside the box's front face shows the part that sticks out; the fragment depth is
+  // the sphere's surface, not the centre plane (which coincides with the face and would fight it).
+  scene.particles[0].positions[0] = {0, -0.1f, 0};
+  const Image half_out = RenderAndSave(scene, "_half_out");
+  EXPECT_TRUE(Reddish(At(half_out, kWidth / 2, kHeight / 2)));
+}
+
+TEST_F(OffscreenRendererTest, BoxShadowDarkensTheGroundBelowIt) {
+  RenderScene scene;
+  scene.camera.eye = {0.05f, -1.2f, 1.2f};
+  scene.camera.target = {0.05f, 0.05f, 0};
+  scene.lighting.key_direction = {0, 0, -1};
+  scene.grid.visible = true;
+  scene.grid.spacing = 0.1f;
+  scene.meshes.push_back(Box());
+  const MeshInstance box{0, Place({0.05f, 0.05f, 0.3f}, 0.1f), {0.8f, 0.8f, 0.8f, 1}, false};
+  const Image without_box = RenderAndSave(scene, "_without_box");
+  scene.instances.push_back(box);
+  const Image with_box = RenderAndSave(scene, "_with_box");
+
+  // The image centre is the ground right below the box (the box is drawn higher up in the image).
+  const Pixel below = At(with_box, kWidth / 2, kHeight / 2);
+  const Pixel lit = At(without_box, kWidth / 2, kHeight / 2);
+  EXPECT_LT(Luminance(below), 0.7f * Luminance(lit)) << Luminance(below) << " vs " << Luminance(lit);
+  // Ground far from the box is as bright with the box as without.
+  const Pixel far_with = At(with_box, kWidth / 2, kHeight - 8);
+  const Pixel far_without = At(without_box, kWidth / 2, kHeight - 8);
+  EXPECT_NEAR(Luminance(far_with), Luminance(far_without), 2.0f);
+  // The ground is drawn: without the grid the same pixel is the background.
+  scene.grid.visible = false;
+  const Image no_grid = RenderAndSave(scene, "_no_grid");
+  EXPECT_GT(std::abs(Luminance(far_without) - Luminance(At(no_grid, kWidth / 2, kHeight - 8))), 10.0f);
+}
+
+TEST_F(OffscreenRendererTest, SelectedInstanceIsHighlighted) {
+  RenderScene scene = FrontViewScene();
+  scene.meshes.push_back(Box());
+  scene.instances.push_back({0, Place({0, 0, 0}, 0.1f), {0.5f, 0.5f, 0.5f, 1}, false});
+  const Image plain = RenderAndSave(scene, "_plain");
+  scene.instances[0].selected = true;
+  const Image selected = RenderAndSave(scene, "_selected");
+  const Pixel a = At(plain, kWidth / 2, kHeight / 2);
+  const Pixel b = At(selected, kWidth / 2, kHeight / 2);
+  // The highlight is orange: more red than before, and redder than blue.
+  EXPECT_GT(b[0], a[0] + 10);
+  EXPECT_GT(b[0], b[2] + 30);
+}
+
+TEST_F(OffscreenRendererTest, ArrowsAndLinesAreDrawn) {
+  RenderScene scene = FrontViewScene();
+  Arrow arrow;
+  arrow.origin = {-0.2f, 0, -0.15f};
+  arrow.vector = {0, 0, 0.3f};
+  arrow.shaft_radius = 0.012f;
+  arrow.color = {1.0f, 0.8f, 0.1f, 1};
+  scene.arrows.push_back(arrow);
+  scene.lines.push_back({{0.1f, 0, -0.2f}, {0.1f, 0, 0.2f}, {0, 1, 0, 1}});
+  const Image image = RenderAndSave(scene);
+  // The arrow's shaft at x = -0.2 m: image column 80 - 0.2 / tan(20 deg) * 60, about 47.
+  int yellow = 0;
+  for (int x = 40; x < 55; ++x) {
+    const Pixel p = At(image, x, kHeight / 2);
+    yellow += p[0] > 120 && p[1] > 90 && p[2] < 80 ? 1 : 0;
+  }
+  EXPECT_GE(yellow, 2);
+  // The line at x = 0.1 m: about column 96.
+  int green = 0;
+  for (int x = 92; x < 101; ++x) green += Greenish(At(image, x, kHeight / 2)) ? 1 : 0;
+  EXPECT_GE(green, 1);
+}
+
+TEST_F(OffscreenRendererTest, InconsistentSceneThrows) {
+  RenderScene scene = FrontViewScene();
+  scene.instances.push_back({});  // Names mesh 0, which does not exist.
+  EXPECT_THROW(renderer_->Render(scene), std::invalid_argument);
+  scene.instances.clear();
+  scene.particles.push_back(OneParticle({0, 0, 0}, 0.1f, {1, 0, 0, 1}));
+  scene.particles[0].colors.clear();
+  EXPECT_THROW(renderer_->Render(scene), std::invalid_argument);
+  // The renderer still works afterwards.
+  scene.particles[0].colors = {{1, 0, 0, 1}};
+  EXPECT_TRUE(Reddish(At(renderer_->Render(scene), kWidth / 2, kHeight / 2)));
+}
+
+// A block of `count` particles in a cube, coloured by height, on a grid, lit and shadowed: the frame the studio
+// draws. Reports the time per frame (not a limit: timings belong to benchmarks) and checks the particles are there.
+double MillisecondsPerFrame(OffscreenRenderer& renderer, const RenderScene& scene, int frames, Image& last) {
+  last = renderer.Render(scene);  // Warm-up: first-use costs of the buffers.
+  const auto start = std::chrono::steady_clock::now();
+  for (int f = 0; f < frames; ++f) last = renderer.Render(scene);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  return std::chrono::duration<double, std::milli>(elapsed).count() / frames;
+}
+
+RenderScene ParticleBlockScene(int per_side) {
+  RenderScene scene;
+  scene.camera.eye = {0.5f, -0.7f, 0.45f};
+  scene.camera.target = {0, 0, 0.08f};
+  ParticleSet set;
+  set.radius = 0.004f;
+  const float spacing = 0.16f / static_cast<float>(per_side);
+  for (int i = 0; i < per_side; ++i) {
+    for (int j = 0; j < per_side; ++j) {
+      for (int k = 0; k < per_side; ++k) {
+        set.positions.push_back(
+            {(i - 0.5f * per_side) * spacing, (j - 0.5f * per_side) * spacing, 0.05f + k * spacing});
+        const float t = static_cast<float>(k) / static_cast<float>(per_side);
+        set.colors.push_back({0.9f * (1 - t) + 0.1f * t, 0.3f + 0.4f * t, 0.1f + 0.8f * t, 1});
+      }
+    }
+  }
+  scene.particles.push_back(std::move(set));
+  scene.meshes.push_back(Box());
+  scene.instances.push_back({0, Place({0.2f, 0.1f, 0.05f}, 0.05f), {0.6f, 0.6f, 0.65f, 1}, true});
+  return scene;
+}
+
+TEST(OffscreenRendererTiming, SixThousandParticlesAt160x120And1280x720) {
+  const RenderScene scene = ParticleBlockScene(18);  // 5832 particles.
+  for (const auto& [width, height] : std::array<std::pair<int, int>, 2>{{{160, 120}, {1280, 720}}}) {
+    std::unique_ptr<OffscreenRenderer> renderer;
+    try {
+      renderer = OffscreenRenderer::Create(width, height);
+    } catch (const NoVulkanDeviceError& error) {
+      GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+    }
+    Image image;
+    const double ms = MillisecondsPerFrame(*renderer, scene, width > 200 ? 5 : 20, image);
+    std::printf("render %dx%d, %zu particles, %d samples on %s: %.1f ms per frame\n", width, height,
+                scene.particles[0].positions.size(), renderer->samples(), renderer->DeviceName().c_str(), ms);
+    ::testing::Test::RecordProperty("ms_per_frame_" + std::to_string(width) + "x" + std::to_string(height),
+                                    std::to_string(ms));
+    Save(image, "ParticleBlock_" + std::to_string(width) + "x" + std::to_string(height));
+    // The block's upper particles are the only blue things in the frame (the box is warm, the ground grey).
+    int particle_pixels = 0;
+    for (int y = 0; y < height; ++y) {
+      for (int x = 0; x < width; ++x) {
+        const Pixel p = At(image, x, y);
+        particle_pixels += p[2] > p[0] + 50 ? 1 : 0;
+      }
+    }
+    EXPECT_GT(particle_pixels, width * height / 200);
+  }
+}
+
+}  // namespace
+}  // namespace ductile::render
