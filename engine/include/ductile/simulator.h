@@ -63,6 +63,11 @@ class Simulator {
   void Step();
   /// Back to the initial state at t = 0.
   void Reset();
+  /// Continues from the current state with the parameters of `model` (live editing: materials, friction,
+  /// contact stiffness and dissipation, Δt, N, tolerances, gravity). `model` must come from the same scene
+  /// structure: the same particles, grid and rigid bodies. Returns an empty string when applied, else why not (the
+  /// state is then unchanged); a Reset() afterwards starts from the new model's initial state either way.
+  std::string UpdateModel(std::shared_ptr<const Model> model);
 
   double time() const;              ///< Simulated time [s].
   std::int64_t step_count() const;  ///< Steps since the last reset.

@@ -65,6 +65,9 @@ struct Simulator::Impl {
   std::unique_ptr<coupling::MpmRigidContact> coupling;  // MPM-rigid contact, when the scene has both
   double time = 0;
   std::int64_t steps = 0;
+  // Time is time_base + (steps − steps_base)·Δt, exact multiples of the current Δt since it last changed.
+  double time_base = 0;
+  std::int64_t steps_base = 0;
   StepTelemetry telemetry;
   // Snapshot meshes of the visual geometries (null for primitives), converted once.
   std::vector<std::shared_ptr<const SnapshotMesh>> visual_meshes;
@@ -164,7 +167,8 @@ void Simulator::Step() {
     s.telemetry.rigid_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - rigid_start).count();
   }
-  s.time = static_cast<double>(++s.steps) * s.model->dt;
+  ++s.steps;
+  s.time = s.time_base + static_cast<double>(s.steps - s.steps_base) * s.model->dt;
   s.telemetry.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   s.telemetry.active_nodes_avg = static_cast<double>(sums.active_nodes) / substeps;
   s.telemetry.active_blocks = sums.active_blocks;
@@ -190,7 +194,54 @@ void Simulator::Reset() {
   impl_->ResetRigid();
   impl_->time = 0;
   impl_->steps = 0;
+  impl_->time_base = 0;
+  impl_->steps_base = 0;
   impl_->telemetry = {};
+}
+
+std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
+  Impl& s = *impl_;
+  const Model& old = *s.model;
+  const Model& m = *model;
+  if (m.num_particles != old.num_particles || m.objects.size() != old.objects.size())
+    return "the MPM objects' particles changed (shape, size, pose or particles per cell): reset to apply";
+  if (m.h != old.h || m.grid_nodes != old.grid_nodes || m.grid_origin != old.grid_origin)
+    return "the grid changed (grid.h or the domain): reset to apply";
+  if (m.materials.size() != old.materials.size()) return "the materials changed: reset to apply";
+  for (std::size_t i = 0; i < m.materials.size(); ++i)
+    if (m.materials[i].model != old.materials[i].model) return "a material's model changed: reset to apply";
+  const RigidModel& ra = *old.rigid;
+  const RigidModel& rb = *m.rigid;
+  if (ra.tree.num_bodies() != rb.tree.num_bodies() || ra.tree.nq() != rb.tree.nq() || ra.tree.nv() != rb.tree.nv() ||
+      ra.world.num_geometries() != rb.world.num_geometries() || ra.empty() != rb.empty())
+    return "the rigid bodies or robots changed: reset to apply";
+  for (int i = 0; i < m.num_particles; ++i)
+    if (m.material[i] != old.material[i] || m.object[i] != old.object[i])
+      return "the particles' materials changed: reset to apply";
+
+  // Applied: the new model drives every later step; the state carries over.
+  if (m.dt != old.dt) {
+    s.time_base = s.time;
+    s.steps_base = s.steps;
+  }
+  s.model = std::move(model);
+  s.mpm.SetModel(*s.model);
+  if (s.rigid) {
+    const Eigen::VectorXd q = s.rigid->q, v = s.rigid->v;
+    const double rigid_time = s.rigid->time;
+    const std::vector<contact::JointController> controllers = s.rigid->controllers;
+    s.ResetRigid();
+    s.rigid->q = q;
+    s.rigid->v = v;
+    s.rigid->time = rigid_time;
+    // Controller targets set while running (teleop) stay; gains come from the new model.
+    for (std::size_t c = 0; c < controllers.size() && c < s.rigid->controllers.size(); ++c) {
+      s.rigid->controllers[c].q_target = controllers[c].q_target;
+      s.rigid->controllers[c].v_target = controllers[c].v_target;
+    }
+    s.rigid->UpdateKinematics();
+  }
+  return {};
 }
 
 double Simulator::time() const {

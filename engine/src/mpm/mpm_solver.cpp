@@ -28,7 +28,7 @@ constexpr std::size_t kBlockGrain = 4;
 
 }  // namespace
 
-MpmSolver::MpmSolver(const Model& model) : model_(model) {
+MpmSolver::MpmSolver(const Model& model) : model_(&model) {
   grid_.Resize(model.grid_nodes);
   origin_ = ToVec3f(model.grid_origin);
   h_ = model.h;
@@ -39,22 +39,31 @@ MpmSolver::MpmSolver(const Model& model) : model_(model) {
 }
 
 void MpmSolver::Reset() {
-  const int n = model_.num_particles;
+  const int n = model_->num_particles;
   particles_.Resize(n);
   for (int p = 0; p < n; ++p) {
-    particles_.x[p] = ToVec3f(model_.x0[p]);
-    particles_.v[p] = ToVec3f(model_.v0[p]);
+    particles_.x[p] = ToVec3f(model_->x0[p]);
+    particles_.v[p] = ToVec3f(model_->v0[p]);
     particles_.F[p] = Mat3f::Identity();
     particles_.C[p] = Mat3f::Zero();
-    particles_.mass[p] = model_.mass[p];
-    particles_.volume[p] = model_.volume[p];
+    particles_.mass[p] = model_->mass[p];
+    particles_.volume[p] = model_->volume[p];
     particles_.plastic_strain[p] = 0;
-    particles_.material[p] = model_.material[p];
-    particles_.object[p] = model_.object[p];
+    particles_.material[p] = model_->material[p];
+    particles_.object[p] = model_->object[p];
     particles_.id[p] = p;
   }
   diverged_ = false;
   stencils_current_ = false;
+}
+
+void MpmSolver::SetModel(const Model& model) {
+  model_ = &model;
+  grid_params_ = GridUpdateParamsFor(model, model.colliders.data());
+  for (std::size_t p = 0; p < particles_.size(); ++p) {
+    particles_.mass[p] = model.mass[particles_.id[p]];
+    particles_.material[p] = model.material[particles_.id[p]];
+  }
 }
 
 void MpmSolver::ComputeBases() {
@@ -87,7 +96,7 @@ Stencil MpmSolver::CachedStencil(int p) const {
 void MpmSolver::SortParticlesByBlock() {
   if (!stencils_current_) ComputeBases();
   reuse_rotations_ = false;
-  for (const MaterialParams& m : model_.materials)
+  for (const MaterialParams& m : model_->materials)
     reuse_rotations_ |= m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f;
   if (reuse_rotations_ && rotations_.size() != particles_.size()) rotations_.resize(particles_.size());
   grid_.SortParticles(base_);
@@ -114,7 +123,7 @@ SubstepCounters MpmSolver::Substep(float dt, const std::function<void(float)>& g
   const Clock::time_point t0 = Clock::now();
   if (!stencils_current_) ComputeBases();
   reuse_rotations_ = false;
-  for (const MaterialParams& m : model_.materials)
+  for (const MaterialParams& m : model_->materials)
     reuse_rotations_ |= m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f;
   if (reuse_rotations_ && rotations_.size() != particles_.size()) rotations_.resize(particles_.size());
   grid_.SortParticles(base_);
@@ -246,7 +255,7 @@ void MpmSolver::ComputeStresses(const std::int32_t* particles, int count, Mat3f*
   int batched = 0;
   for (int l = 0; l < count; ++l) {
     const int p = particles[l];
-    const MaterialParams& m = model_.materials[particles_.material[p]];
+    const MaterialParams& m = model_->materials[particles_.material[p]];
     if (m.model == MaterialModel::kFixedCorotated) {
       F[batched] = &particles_.F[p];
       mu[batched] = m.mu;
@@ -307,7 +316,7 @@ void MpmSolver::GridToParticle(float dt) {
 
 bool MpmSolver::GatherBlock(int b, float dt) {
   const std::vector<std::int32_t>& order = grid_.order();
-  const MaterialParams* materials = model_.materials.data();
+  const MaterialParams* materials = model_->materials.data();
   const float max_speed2 = (h_ / dt) * (h_ / dt);  // one cell per substep
   const float max_base_f[3] = {static_cast<float>(max_base_[0]) + 0.5f, static_cast<float>(max_base_[1]) + 0.5f,
                                static_cast<float>(max_base_[2]) + 0.5f};
@@ -453,7 +462,7 @@ std::string MpmSolver::DescribeDivergence() const {
   }
   std::ostringstream out;
   const Vec3f& x = particles_.x[worst];
-  out << "object '" << model_.objects[particles_.object[worst]].name << "', particle " << particles_.id[worst]
+  out << "object '" << model_->objects[particles_.object[worst]].name << "', particle " << particles_.id[worst]
       << " at (" << x.x << ", " << x.y << ", " << x.z << ") m, speed " << worst_speed << " m/s";
   return out.str();
 }

@@ -47,6 +47,11 @@ class MpmSolver {
   /// Restores the particles of the model's initial state.
   void Reset();
 
+  /// Continues with `model`'s parameters (materials, colliders, walls, gravity) from the current state. The model
+  /// must have the same particles and grid as the current one (Simulator::UpdateModel checks); particle masses
+  /// follow the new densities. `model` must outlive the solver or the next SetModel.
+  void SetModel(const Model& model);
+
   /// Physically reorders the particles by grid block (once per outer step, for memory locality).
   void SortParticlesByBlock();
 
@@ -98,7 +103,7 @@ class MpmSolver {
   /// G2P of one occupied block; false when one of its particles diverged.
   bool GatherBlock(int occupied_block, float dt);
 
-  const Model& model_;
+  const Model* model_;
   Particles particles_;
   Particles scratch_;
   SparseGrid grid_;
