@@ -1,0 +1,381 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTextStream>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeWidget>
+#include <fstream>
+#include <sstream>
+
+#include "inspector.h"
+#include "plots.h"
+
+namespace ductile::studio {
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+std::string ReadText(const QString& path, std::string* error) {
+  std::ifstream in(path.toStdString(), std::ios::binary);
+  if (!in) {
+    *error = path.toStdString() + ": cannot open the file";
+    return {};
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
+  setWindowTitle("Ductile");
+  resize(1600, 950);
+  if (vulkan_) {
+    viewport_ = new Viewport;
+    viewport_->setVulkanInstance(vulkan_);
+    viewport_widget_ = QWidget::createWindowContainer(viewport_, this);
+    viewport_widget_->setMinimumSize(320, 240);
+    viewport_widget_->setFocusPolicy(Qt::StrongFocus);
+    connect(viewport_, &Viewport::vulkanFailed, this,
+            [this](const QString& message) { Log("viewport: " + message, Event::Kind::kError); });
+    connect(viewport_, &Viewport::picked, this, [this](const Pick& pick) {
+      render::ViewOptions& view = viewport_->view_options();
+      view.selected_body = pick.kind == Pick::Kind::kBody ? pick.index : -1;
+      if (!controller_) return;
+      const Snapshot& s = controller_->snapshot();
+      if (pick.kind == Pick::Kind::kBody && pick.index < static_cast<int>(s.bodies.size()))
+        Log("selected body '" + QString::fromStdString(s.bodies[pick.index].name) + "'");
+      else if (pick.kind == Pick::Kind::kObject && pick.index < static_cast<int>(s.object_names.size()))
+        Log("selected MPM object '" + QString::fromStdString(s.object_names[pick.index]) + "'");
+      viewport_->requestUpdate();
+    });
+    setCentralWidget(viewport_widget_);
+  } else {
+    auto* label = new QLabel(
+        "No Vulkan implementation was found, so the viewport cannot draw.\n"
+        "Install a Vulkan driver (on Debian: mesa-vulkan-drivers) and restart; simulation, plots and the "
+        "inspector work without it.");
+    label->setAlignment(Qt::AlignCenter);
+    label->setWordWrap(true);
+    setCentralWidget(label);
+  }
+  BuildDocks();
+  BuildMenus();
+  status_ = new QLabel;
+  statusBar()->addPermanentWidget(status_, 1);
+  timer_ = new QTimer(this);
+  timer_->setInterval(16);  // the display rate: the viewport never draws faster than this
+  connect(timer_, &QTimer::timeout, this, &MainWindow::Poll);
+  timer_->start();
+}
+
+MainWindow::~MainWindow() {
+  timer_->stop();
+  if (viewport_) viewport_->SetSnapshot(nullptr);
+  controller_.reset();
+}
+
+void MainWindow::BuildDocks() {
+  const auto dock = [&](const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(title);
+    d->setWidget(widget);
+    addDockWidget(area, d);
+    return d;
+  };
+  tree_ = new QTreeWidget;
+  tree_->setHeaderLabels({"Scene", "Details"});
+  tree_->setColumnWidth(0, 170);
+  dock("Scene", tree_, Qt::LeftDockWidgetArea);
+  inspector_ = new Inspector;
+  dock("Inspector", inspector_, Qt::LeftDockWidgetArea);
+  plots_ = new Plots;
+  dock("Plots", plots_, Qt::RightDockWidgetArea)->setMinimumWidth(420);
+  log_ = new QPlainTextEdit;
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(5000);
+  dock("Log", log_, Qt::BottomDockWidgetArea);
+  connect(inspector_, &Inspector::edited, this, [this](const QString& key, const QString& value) {
+    if (!controller_) return;
+    Command c;
+    c.type = Command::Type::kSetOverride;
+    c.key = key.toStdString();
+    c.text = value.toStdString();
+    controller_->Post(c);
+  });
+  connect(tree_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
+    if (!viewport_) return;
+    const QVariant body = item->data(0, Qt::UserRole);
+    viewport_->view_options().selected_body = body.isValid() ? body.toInt() : -1;
+    viewport_->requestUpdate();
+  });
+}
+
+void MainWindow::BuildMenus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("&Open scene…", QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open scene", QFileInfo(scene_path_).absolutePath(),
+                                                      "Scenes (*.yaml *.yml);;All files (*)");
+    if (!path.isEmpty()) OpenScene(path);
+  });
+  file->addAction("&Reload", QKeySequence(Qt::Key_F5), this, [this] {
+    if (!scene_path_.isEmpty()) OpenScene(scene_path_);
+  });
+  recent_menu_ = file->addMenu("Recent scenes");
+  UpdateRecentMenu();
+  file->addSeparator();
+  file->addAction("Save &screenshot…", QKeySequence(Qt::Key_F12), this, &MainWindow::SaveScreenshot);
+  file->addAction("Export plots as CSV…", this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Export plots", "telemetry.csv", "CSV (*.csv)");
+    QString error;
+    if (!path.isEmpty() && !plots_->ExportCsv(path, &error)) QMessageBox::warning(this, "Export failed", error);
+  });
+  file->addSeparator();
+  file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+
+  QMenu* sim = menuBar()->addMenu("&Simulation");
+  QToolBar* bar = addToolBar("Simulation");
+  bar->setObjectName("simulation_toolbar");
+  play_ = sim->addAction("&Play", QKeySequence(Qt::Key_Space));
+  play_->setCheckable(true);
+  connect(play_, &QAction::triggered, this, [this](bool on) { SetPlaying(on); });
+  QAction* step = sim->addAction("&Step", QKeySequence(Qt::Key_Period), this, [this] {
+    if (controller_) controller_->Post(Command::Of(Command::Type::kStep));
+  });
+  QAction* reset = sim->addAction("&Reset", QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
+    if (!controller_) return;
+    controller_->Post(Command::Of(Command::Type::kReset));
+    plots_->Reset(body_names_);
+  });
+  bar->addAction(play_);
+  bar->addAction(step);
+  bar->addAction(reset);
+  speed_ = new QComboBox;
+  speed_->setObjectName("speed");
+  for (int percent : {100, 50, 25, 10, 5, 2, 1}) speed_->addItem(QString::number(percent) + "%", percent / 100.0);
+  speed_->setToolTip("Requested fraction of real time");
+  connect(speed_, &QComboBox::currentIndexChanged, this, [this] {
+    if (!controller_) return;
+    Command c = Command::Of(Command::Type::kSetSpeed);
+    c.value = speed_->currentData().toDouble();
+    controller_->Post(c);
+  });
+  QMenu* speed_menu = sim->addMenu("Speed");
+  for (int i = 0; i < speed_->count(); ++i)
+    speed_menu->addAction(speed_->itemText(i), this, [this, i] { speed_->setCurrentIndex(i); });
+  bar->addWidget(new QLabel(" speed "));
+  bar->addWidget(speed_);
+
+  QMenu* view = menuBar()->addMenu("&View");
+  view->addAction("Reset camera", QKeySequence(Qt::Key_Home), this, [this] {
+    if (viewport_) viewport_->ResetCamera();
+  });
+  color_ = new QComboBox;
+  color_->setObjectName("color_mode");
+  for (const char* mode : {"material", "speed", "stress", "plastic"}) color_->addItem(mode);
+  color_->setToolTip("Particle colours: material, speed, von Mises stress or plastic strain");
+  connect(color_, &QComboBox::currentTextChanged, this, [this](const QString& mode) {
+    if (viewport_) render::ParseColorMode(mode.toStdString(), viewport_->view_options().color_mode);
+  });
+  bar->addWidget(new QLabel("  colour "));
+  bar->addWidget(color_);
+  QAction* forces = view->addAction("Contact forces");
+  forces->setCheckable(true);
+  forces->setChecked(true);
+  connect(forces, &QAction::toggled, this, [this](bool on) {
+    if (viewport_) viewport_->view_options().show_contact_forces = on;
+  });
+  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  QMenu* help = menuBar()->addMenu("&Help");
+  help->addAction("Viewport controls", this, [this] {
+    QMessageBox::information(this, "Viewport controls",
+                             "Left drag: orbit. Right or Shift+left drag: pan. Wheel: zoom.\n"
+                             "Click a body or an MPM object to select it. Home: reset the camera.\n"
+                             "Space: play/pause. Period: one step. Ctrl+R: reset.");
+  });
+}
+
+bool MainWindow::OpenScene(const QString& path, bool quiet) {
+  std::string error;
+  std::string text = ReadText(path, &error);
+  std::shared_ptr<const Model> model;
+  std::optional<SceneDesc> scene;
+  if (error.empty()) {
+    try {
+      scene = LoadSceneFromString(text, path.toStdString());
+      model = std::make_shared<const Model>(CompileModel(*scene));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  if (!error.empty()) {
+    last_error_ = QString::fromStdString(error);
+    Log(last_error_, Event::Kind::kError);
+    if (!quiet) {
+      auto* box = new QMessageBox(QMessageBox::Critical, "Cannot open scene", last_error_, QMessageBox::Ok, this);
+      box->setObjectName("scene_error");
+      box->setAttribute(Qt::WA_DeleteOnClose);
+      box->open();
+    }
+    return false;
+  }
+  last_error_.clear();
+  if (viewport_) viewport_->SetSnapshot(nullptr);
+  controller_.reset();
+  scene_ = std::move(scene);
+  scene_text_ = text;
+  scene_path_ = path;
+  controller_ = std::make_unique<SimController>(model, scene_text_, path.toStdString());
+  if (speed_) {
+    Command c = Command::Of(Command::Type::kSetSpeed);
+    c.value = speed_->currentData().toDouble();
+    controller_->Post(c);
+  }
+  body_names_.clear();
+  Simulator probe(model, SimulatorOptions{1});
+  for (int b = 0; b < probe.num_rigid_bodies(); ++b) body_names_.push_back(probe.SummarizeRigidBody(b).name);
+  plots_->Reset(body_names_);
+  FillSceneTree(*scene_);
+  inspector_->SetScene(*scene_, [this](const std::string& key, const std::string& value) -> std::string {
+    // The scene's own validation with this edit on top of the overrides in force: the same messages as the CLI.
+    std::vector<Override> overrides = controller_ ? controller_->overrides() : std::vector<Override>{};
+    try {
+      overrides.push_back(ParseOverride(key + "=" + value));
+      LoadSceneFromString(scene_text_, scene_path_.toStdString(), overrides);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return {};
+  });
+  if (viewport_) {
+    viewport_->view_options().selected_body = -1;
+    controller_->AcquireSnapshot();
+    viewport_->SetSnapshot(&controller_->snapshot());
+    viewport_->ResetCamera();
+  }
+  AddRecent(path);
+  setWindowTitle("Ductile — " + QFileInfo(path).fileName());
+  Log("opened " + path + " (" + QString::number(model->num_particles) + " particles, " +
+      QString::number(body_names_.size()) + " moving bodies)");
+  return true;
+}
+
+void MainWindow::SetPlaying(bool playing) {
+  if (play_) play_->setChecked(playing);
+  if (controller_) controller_->Post(Command::Of(playing ? Command::Type::kPlay : Command::Type::kPause));
+}
+
+void MainWindow::FillSceneTree(const SceneDesc& scene) {
+  tree_->clear();
+  const auto section = [&](const QString& title) {
+    auto* item = new QTreeWidgetItem(tree_, {title});
+    item->setExpanded(true);
+    return item;
+  };
+  QTreeWidgetItem* materials = section("Materials");
+  const char* models[] = {"fixed corotated", "linear corotated", "StVK-Hencky", "Drucker-Prager", "fluid"};
+  for (const MaterialDesc& m : scene.materials)
+    new QTreeWidgetItem(materials, {QString::fromStdString(m.name), models[static_cast<int>(m.model)]});
+  QTreeWidgetItem* objects = section("MPM objects");
+  for (const MpmObjectDesc& o : scene.objects)
+    new QTreeWidgetItem(objects, {QString::fromStdString(o.name), QString::fromStdString(o.material)});
+  QTreeWidgetItem* bodies = section("Moving bodies");
+  for (std::size_t b = 0; b < body_names_.size(); ++b) {
+    auto* item = new QTreeWidgetItem(bodies, {QString::fromStdString(body_names_[b])});
+    item->setData(0, Qt::UserRole, static_cast<int>(b));
+  }
+  QTreeWidgetItem* fixed = section("Static bodies");
+  for (const RigidBodyDesc& r : scene.rigid_bodies)
+    if (r.type == RigidBodyType::kStatic) new QTreeWidgetItem(fixed, {QString::fromStdString(r.name)});
+}
+
+void MainWindow::Poll() {
+  if (!controller_) return;
+  if (controller_->AcquireSnapshot() && viewport_) {
+    viewport_->SetSnapshot(&controller_->snapshot());
+    viewport_->requestUpdate();
+  }
+  telemetry_scratch_.clear();
+  controller_->DrainTelemetry(telemetry_scratch_);
+  plots_->Append(telemetry_scratch_);
+  for (const Event& e : controller_->DrainEvents()) {
+    const QString message = QString::fromStdString(e.message);
+    Log(QString("t = %1 s: ").arg(e.time, 0, 'f', 4) + message, e.kind);
+    if (message.contains(" = ")) inspector_->ShowResult(message, e.kind == Event::Kind::kInfo);
+    if (e.kind == Event::Kind::kError && message.contains("diverged")) {
+      auto* box = new QMessageBox(QMessageBox::Warning, "Simulation paused", message, QMessageBox::Ok, this);
+      box->setObjectName("diverged");
+      box->setAttribute(Qt::WA_DeleteOnClose);
+      box->open();
+    }
+  }
+  const ControllerStatus st = controller_->status();
+  if (play_ && play_->isChecked() != st.playing) play_->setChecked(st.playing);
+  const Snapshot& s = controller_->snapshot();
+  QString text = QString("t = %1 s   speed %2% (measured %3%)   %4 ms/step   %5 particles   %6 contacts   %7 it")
+                     .arg(st.time, 0, 'f', 3)
+                     .arg(100 * st.speed, 0, 'f', 0)
+                     .arg(100 * st.realtime_factor, 0, 'f', 0)
+                     .arg(s.telemetry.wall_ms, 0, 'f', 1)
+                     .arg(s.particles.position.size())
+                     .arg(s.telemetry.mpm_contacts + s.telemetry.rigid_contacts)
+                     .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations);
+  if (viewport_) text += QString("   %1 fps").arg(viewport_->fps(), 0, 'f', 0);
+  text += "   (drag: orbit, right drag: pan, wheel: zoom, click: select)";
+  status_->setText(text);
+}
+
+void MainWindow::Log(const QString& line, Event::Kind kind) {
+  const char* prefix = kind == Event::Kind::kError ? "error: " : kind == Event::Kind::kWarning ? "warning: " : "";
+  log_->appendPlainText(prefix + line);
+  if (kind != Event::Kind::kInfo) statusBar()->showMessage(line, 8000);
+}
+
+void MainWindow::AddRecent(const QString& path) {
+  QSettings settings("Ductile", "studio");
+  QStringList recent = settings.value("recent").toStringList();
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(absolute);
+  recent.prepend(absolute);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue("recent", recent);
+  UpdateRecentMenu();
+}
+
+void MainWindow::UpdateRecentMenu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings("Ductile", "studio").value("recent").toStringList();
+  for (const QString& path : recent) recent_menu_->addAction(path, this, [this, path] { OpenScene(path); });
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::SaveScreenshot() {
+  if (!viewport_) return;
+  const QImage image = viewport_->grab();
+  if (image.isNull()) {
+    Log("screenshot: the viewport cannot be read back", Event::Kind::kError);
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(this, "Save screenshot", "ductile.png", "PNG (*.png)");
+  if (path.isEmpty()) return;
+  if (!image.save(path, "PNG"))
+    QMessageBox::warning(this, "Screenshot", "Cannot write '" + path + "'.");
+  else
+    Log("screenshot saved to " + path);
+}
+
+}  // namespace ductile::studio

@@ -1,0 +1,85 @@
+// The studio's main window (DESIGN.md §8): the viewport in the centre; docks for the scene tree, the inspector,
+// the plots and the log; File and Simulation menus and a toolbar. A 60 Hz timer moves the SimController's newest
+// snapshot, telemetry and events into the widgets; nothing here waits for a simulation step.
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ductile/scene.h"
+#include "sim_controller.h"
+#include "viewport.h"
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QTimer;
+class QTreeWidget;
+
+namespace ductile::studio {
+
+class Inspector;
+class Plots;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  /// `vulkan` is the instance the viewport renders with (null: no Vulkan; the viewport shows a message).
+  explicit MainWindow(QVulkanInstance* vulkan);
+  ~MainWindow() override;
+
+  /// Opens a scene file. On a bad scene shows the FILE:LINE:COL error in a dialog (unless `quiet`), keeps the
+  /// current scene and returns false.
+  bool OpenScene(const QString& path, bool quiet = false);
+  /// Starts or stops the simulation.
+  void SetPlaying(bool playing);
+
+  // For tests and scripts.
+  SimController* controller() const { return controller_.get(); }
+  Viewport* viewport() const { return viewport_; }
+  Inspector* inspector() const { return inspector_; }
+  Plots* plots() const { return plots_; }
+  QString last_error() const { return last_error_; }
+  QString scene_path() const { return scene_path_; }
+  /// Runs the UI's periodic update now (snapshot, telemetry, events, status).
+  void Poll();
+
+ private:
+  void BuildMenus();
+  void BuildDocks();
+  void FillSceneTree(const SceneDesc& scene);
+  void Log(const QString& line, Event::Kind kind = Event::Kind::kInfo);
+  void AddRecent(const QString& path);
+  void UpdateRecentMenu();
+  void SaveScreenshot();
+
+  QVulkanInstance* vulkan_ = nullptr;
+  Viewport* viewport_ = nullptr;
+  QWidget* viewport_widget_ = nullptr;
+  Inspector* inspector_ = nullptr;
+  Plots* plots_ = nullptr;
+  QTreeWidget* tree_ = nullptr;
+  QPlainTextEdit* log_ = nullptr;
+  QLabel* status_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QAction* play_ = nullptr;
+  QComboBox* speed_ = nullptr;
+  QComboBox* color_ = nullptr;
+  QTimer* timer_ = nullptr;
+
+  std::unique_ptr<SimController> controller_;
+  std::optional<SceneDesc> scene_;
+  std::string scene_text_;
+  QString scene_path_;
+  QString last_error_;
+  std::vector<TelemetrySample> telemetry_scratch_;
+  std::vector<std::string> body_names_;
+};
+
+}  // namespace ductile::studio

@@ -1,0 +1,191 @@
+#include "plots.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTextStream>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace ductile::studio {
+namespace {
+
+// Points drawn per series: the newest samples, thinned evenly, so long runs stay responsive.
+constexpr std::size_t kMaxPoints = 2000;
+
+QChartView* MakeView(QChart* chart) {
+  chart->legend()->setAlignment(Qt::AlignRight);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  auto* view = new QChartView(chart);
+  view->setRenderHint(QPainter::Antialiasing);
+  view->setRubberBand(QChartView::RectangleRubberBand);  // drag to zoom; right click zooms out
+  view->setMinimumHeight(150);
+  return view;
+}
+
+QLineSeries* AddSeries(QChart* chart, const QString& name) {
+  auto* s = new QLineSeries;
+  s->setName(name);
+  chart->addSeries(s);
+  return s;
+}
+
+void Axes(QChart* chart, const QString& x_title, const QString& y_title, QList<QLineSeries*> series) {
+  auto* x = new QValueAxis;
+  x->setTitleText(x_title);
+  auto* y = new QValueAxis;
+  y->setTitleText(y_title);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (QLineSeries* s : series) {
+    s->attachAxis(x);
+    s->attachAxis(y);
+  }
+}
+
+// Fits both axes of a chart to its series' points.
+void Fit(QChart* chart) {
+  double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+  for (QAbstractSeries* a : chart->series()) {
+    for (const QPointF& p : static_cast<QLineSeries*>(a)->points()) {
+      x0 = std::min(x0, p.x());
+      x1 = std::max(x1, p.x());
+      y0 = std::min(y0, p.y());
+      y1 = std::max(y1, p.y());
+    }
+  }
+  if (x0 > x1) return;
+  if (x1 - x0 < 1e-9) x1 = x0 + 1e-3;
+  const double pad = std::max(1e-9, 0.05 * (y1 - y0));
+  chart->axes(Qt::Horizontal).front()->setRange(x0, x1);
+  chart->axes(Qt::Vertical).front()->setRange(y0 - pad, y1 + pad);
+}
+
+}  // namespace
+
+Plots::Plots(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  body_ = new QComboBox;
+  body_->setToolTip("Rigid body whose contact force is plotted");
+  pause_ = new QPushButton("Pause plots");
+  pause_->setCheckable(true);
+  auto* export_csv = new QPushButton("Export CSV…");
+  bar->addWidget(body_, 1);
+  bar->addWidget(pause_);
+  bar->addWidget(export_csv);
+  layout->addLayout(bar);
+
+  force_chart_ = new QChart;
+  force_chart_->setTitle("Contact force on the body [N]");
+  force_[0] = AddSeries(force_chart_, "fx");
+  force_[1] = AddSeries(force_chart_, "fy");
+  force_[2] = AddSeries(force_chart_, "fz");
+  Axes(force_chart_, "t [s]", "N", {force_[0], force_[1], force_[2]});
+  solver_chart_ = new QChart;
+  solver_chart_->setTitle("MPM contact solver");
+  iterations_ = AddSeries(solver_chart_, "iterations / step");
+  residual_ = AddSeries(solver_chart_, "residual ×1e3");
+  Axes(solver_chart_, "t [s]", "", {iterations_, residual_});
+  timing_chart_ = new QChart;
+  timing_chart_->setTitle("Speed");
+  step_ms_ = AddSeries(timing_chart_, "ms / step");
+  rtf_ = AddSeries(timing_chart_, "real-time factor ×100");
+  Axes(timing_chart_, "t [s]", "", {step_ms_, rtf_});
+  layout->addWidget(MakeView(force_chart_), 1);
+  layout->addWidget(MakeView(solver_chart_), 1);
+  layout->addWidget(MakeView(timing_chart_), 1);
+
+  connect(body_, &QComboBox::currentIndexChanged, this, [this] { Redraw(); });
+  connect(pause_, &QPushButton::toggled, this, [this](bool on) {
+    paused_ = on;
+    pause_->setText(on ? "Resume plots" : "Pause plots");
+    if (!on) Redraw();
+  });
+  connect(export_csv, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Export plots", "telemetry.csv", "CSV (*.csv)");
+    if (path.isEmpty()) return;
+    QString error;
+    if (!ExportCsv(path, &error)) QMessageBox::warning(this, "Export failed", error);
+  });
+}
+
+void Plots::Reset(const std::vector<std::string>& body_names) {
+  samples_.clear();
+  body_names_ = body_names;
+  body_->blockSignals(true);
+  body_->clear();
+  for (std::size_t b = 0; b < body_names.size() && b < static_cast<std::size_t>(kMaxPlotBodies); ++b)
+    body_->addItem(QString::fromStdString(body_names[b]));
+  body_->setEnabled(body_->count() > 0);
+  body_->blockSignals(false);
+  Redraw();
+}
+
+void Plots::Append(const std::vector<TelemetrySample>& samples) {
+  if (samples.empty()) return;
+  samples_.insert(samples_.end(), samples.begin(), samples.end());
+  if (!paused_) Redraw();
+}
+
+void Plots::Redraw() {
+  const std::size_t n = samples_.size();
+  const std::size_t stride = std::max<std::size_t>(1, n / kMaxPoints);
+  const int body = body_->currentIndex();
+  QList<QPointF> f[3], it, res, ms, rtf;
+  for (std::size_t i = n % stride; i < n; i += stride) {
+    const TelemetrySample& s = samples_[i];
+    if (body >= 0 && body < s.num_bodies)
+      for (int a = 0; a < 3; ++a) f[a].append({s.time, s.force[body][a]});
+    it.append({s.time, static_cast<double>(s.mpm_iterations)});
+    res.append({s.time, 1e3 * s.mpm_residual});
+    ms.append({s.time, s.step_ms});
+    rtf.append({s.time, 100 * s.realtime_factor});
+  }
+  for (int a = 0; a < 3; ++a) force_[a]->replace(f[a]);
+  iterations_->replace(it);
+  residual_->replace(res);
+  step_ms_->replace(ms);
+  rtf_->replace(rtf);
+  Fit(force_chart_);
+  Fit(solver_chart_);
+  Fit(timing_chart_);
+}
+
+bool Plots::ExportCsv(const QString& path, QString* error) const {
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
+    if (error) *error = "cannot write '" + path + "': " + file.errorString();
+    return false;
+  }
+  QTextStream out(&file);
+  out << "time,step_ms,realtime_factor,mpm_iterations,mpm_residual,sap_iterations";
+  for (std::size_t b = 0; b < body_names_.size() && b < static_cast<std::size_t>(kMaxPlotBodies); ++b)
+    for (const char* c : {"fx", "fy", "fz"}) out << ',' << QString::fromStdString(body_names_[b]) << '.' << c;
+  out << '\n';
+  out.setRealNumberPrecision(9);
+  for (const TelemetrySample& s : samples_) {
+    out << s.time << ',' << s.step_ms << ',' << s.realtime_factor << ',' << s.mpm_iterations << ',' << s.mpm_residual
+        << ',' << s.sap_iterations;
+    for (int b = 0; b < s.num_bodies; ++b)
+      for (int a = 0; a < 3; ++a) out << ',' << s.force[b][a];
+    out << '\n';
+  }
+  file.close();
+  if (file.error() != QFileDevice::NoError) {
+    if (error) *error = "cannot write '" + path + "': " + file.errorString();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ductile::studio

@@ -1,0 +1,263 @@
+#include "sim_controller.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "ductile/simulator.h"
+
+namespace ductile::studio {
+
+void TelemetryRing::Push(const TelemetrySample& sample) {
+  const std::size_t head = head_.load(std::memory_order_relaxed);
+  const std::size_t next = (head + 1) % slots_.size();
+  if (next == tail_.load(std::memory_order_acquire)) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  slots_[head] = sample;
+  head_.store(next, std::memory_order_release);
+}
+
+std::size_t TelemetryRing::Drain(std::vector<TelemetrySample>& out) {
+  std::size_t tail = tail_.load(std::memory_order_relaxed);
+  const std::size_t head = head_.load(std::memory_order_acquire);
+  std::size_t n = 0;
+  while (tail != head) {
+    out.push_back(slots_[tail]);
+    tail = (tail + 1) % slots_.size();
+    ++n;
+  }
+  tail_.store(tail, std::memory_order_release);
+  return n;
+}
+
+void SnapshotBuffer::Publish() {
+  // acq_rel: the writes into the back buffer happen before the reader can take it, and the buffer handed back
+  // is no longer read.
+  back_ = middle_.exchange(back_ | kFresh, std::memory_order_acq_rel) & ~kFresh;
+}
+
+bool SnapshotBuffer::Acquire() {
+  if (!(middle_.load(std::memory_order_relaxed) & kFresh)) return false;
+  front_ = middle_.exchange(front_, std::memory_order_acq_rel) & ~kFresh;
+  return true;
+}
+
+SimController::SimController(std::shared_ptr<const Model> model, std::string scene_text,
+                             std::filesystem::path scene_file, std::vector<Override> overrides, int threads)
+    : scene_text_(std::move(scene_text)),
+      scene_file_(std::move(scene_file)),
+      model_(model),
+      overrides_(std::move(overrides)) {
+  sim_ = std::make_unique<Simulator>(std::move(model), SimulatorOptions{threads});
+  PublishSnapshot();
+  UpdateStatus();
+  thread_ = std::thread([this] { Run(); });
+}
+
+SimController::~SimController() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void SimController::Post(Command command) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    commands_.push_back(std::move(command));
+  }
+  wake_.notify_all();
+}
+
+std::vector<Event> SimController::DrainEvents() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Event> out;
+  out.swap(events_);
+  return out;
+}
+
+ControllerStatus SimController::status() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return status_;
+}
+
+std::shared_ptr<const Model> SimController::model() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return model_;
+}
+
+std::vector<Override> SimController::overrides() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return overrides_;
+}
+
+void SimController::Run() {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point next_step = Clock::now();
+  for (;;) {
+    std::deque<Command> commands;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      // Paused: sleep until a command arrives. Playing: only collect what is there.
+      if (!playing_) wake_.wait(lock, [&] { return stop_ || !commands_.empty(); });
+      if (stop_) return;
+      commands.swap(commands_);
+    }
+    bool step_once = false;
+    for (const Command& c : commands) {
+      if (c.type == Command::Type::kStep)
+        step_once = !playing_;
+      else
+        Apply(c);
+    }
+    if (step_once) {
+      StepOnce();
+      next_step = Clock::now();
+    }
+    if (playing_) {
+      // Real-time pacing: a step of Δt is due every Δt / speed of wall time; a slow step is simply late, and the
+      // schedule restarts from now rather than trying to catch up.
+      const Clock::time_point now = Clock::now();
+      if (now < next_step) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait_until(lock, next_step, [&] { return stop_ || !commands_.empty(); });
+        continue;  // commands first; the step is still due at next_step
+      }
+      StepOnce();
+      const auto interval = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(sim_->model().dt / std::max(speed_, 1e-3)));
+      next_step = std::max(next_step + interval, Clock::now() - interval);
+    }
+    UpdateStatus();
+  }
+}
+
+void SimController::Apply(const Command& c) {
+  switch (c.type) {
+    case Command::Type::kPlay:
+      playing_ = true;
+      break;
+    case Command::Type::kPause:
+      playing_ = false;
+      last_step_end_ = {};
+      break;
+    case Command::Type::kStep:
+      break;
+    case Command::Type::kReset:
+      sim_->Reset();
+      rtf_window_.clear();
+      last_step_end_ = {};
+      measured_rtf_ = 0;
+      PublishSnapshot();
+      Emit(Event::Kind::kInfo, "reset to t = 0");
+      break;
+    case Command::Type::kSetSpeed:
+      speed_ = std::clamp(c.value, 0.01, 1.0);
+      break;
+    case Command::Type::kSetOverride:
+      ApplyOverride(c.key, c.text);
+      break;
+  }
+}
+
+void SimController::ApplyOverride(const std::string& key, const std::string& text) {
+  std::vector<Override> overrides;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    overrides = overrides_;
+  }
+  const auto same = std::find_if(overrides.begin(), overrides.end(), [&](const Override& o) { return o.path == key; });
+  Override edit = ParseOverride(key + "=" + text);
+  if (same != overrides.end())
+    *same = edit;
+  else
+    overrides.push_back(edit);
+  std::shared_ptr<const Model> model;
+  try {
+    model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text_, scene_file_, overrides)));
+  } catch (const std::exception& e) {
+    Emit(Event::Kind::kError, key + " = " + text + " refused: " + e.what());
+    return;
+  }
+  const std::string refused = sim_->UpdateModel(model);
+  if (!refused.empty()) {
+    Emit(Event::Kind::kWarning, key + " = " + text + " not applied: " + refused);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    overrides_ = std::move(overrides);
+    model_ = model;
+  }
+  PublishSnapshot();
+  Emit(Event::Kind::kInfo, key + " = " + text + " applied at t = " + std::to_string(sim_->time()) + " s");
+}
+
+void SimController::StepOnce() {
+  try {
+    sim_->Step();
+  } catch (const SimulationDiverged& e) {
+    playing_ = false;
+    PublishSnapshot();
+    Emit(Event::Kind::kError, std::string(e.what()) + " — paused");
+    return;
+  }
+  PublishSnapshot();
+  // Measured real-time factor over about the last second of wall time: while playing, the wall time between step
+  // ends (the pacing's waits included, so at 50% speed it reads 0.5); for a single step, its compute time.
+  const StepTelemetry& t = sim_->last_step();
+  const auto now = std::chrono::steady_clock::now();
+  double wall = t.wall_ms * 1e-3;
+  if (playing_ && last_step_end_ != std::chrono::steady_clock::time_point{})
+    wall = std::min(1.0, std::chrono::duration<double>(now - last_step_end_).count());
+  last_step_end_ = playing_ ? now : std::chrono::steady_clock::time_point{};
+  rtf_window_.emplace_back(wall, sim_->model().dt);
+  double wall_sum = 0, sim_sum = 0;
+  for (const auto& [w, s] : rtf_window_) {
+    wall_sum += w;
+    sim_sum += s;
+  }
+  while (rtf_window_.size() > 1 && wall_sum - rtf_window_.front().first > 1.0) {
+    wall_sum -= rtf_window_.front().first;
+    sim_sum -= rtf_window_.front().second;
+    rtf_window_.pop_front();
+  }
+  measured_rtf_ = wall_sum > 0 ? sim_sum / wall_sum : 0;
+  TelemetrySample sample;
+  sample.time = sim_->time();
+  sample.step_ms = t.wall_ms;
+  sample.realtime_factor = measured_rtf_;
+  sample.mpm_iterations = t.mpm_contact_iterations;
+  sample.mpm_residual = t.mpm_contact_residual;
+  sample.sap_iterations = t.sap_iterations;
+  sample.num_bodies = std::min(sim_->num_rigid_bodies(), kMaxPlotBodies);
+  for (int b = 0; b < sample.num_bodies; ++b) {
+    const RigidBodySummary body = sim_->SummarizeRigidBody(b);
+    for (int a = 0; a < 3; ++a) sample.force[b][a] = static_cast<float>(body.contact_force[a]);
+  }
+  telemetry_.Push(sample);
+}
+
+void SimController::PublishSnapshot() {
+  sim_->CaptureSnapshot(snapshots_.back());
+  snapshots_.Publish();
+}
+
+void SimController::Emit(Event::Kind kind, std::string message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.push_back({kind, sim_->time(), std::move(message)});
+}
+
+void SimController::UpdateStatus() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  status_.playing = playing_;
+  status_.speed = speed_;
+  status_.realtime_factor = measured_rtf_;
+  status_.time = sim_->time();
+  status_.step = sim_->step_count();
+}
+
+}  // namespace ductile::studio

@@ -1,0 +1,178 @@
+// SimController: owns the simulation thread of the studio (DESIGN.md §3). The UI posts Commands; the thread
+// applies them between steps, steps at the requested fraction of real time, publishes a Snapshot after every step
+// into a triple buffer and appends a TelemetrySample per step to a single-producer ring. Neither side ever waits
+// for the other: posting takes a mutex held for one push, publishing and reading the snapshot swap an atomic
+// index, and the ring's indices are atomics. No Qt here, so the ThreadSanitizer test runs it without a window.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ductile/model.h"
+#include "ductile/scene.h"
+#include "ductile/simulator.h"
+#include "ductile/snapshot.h"
+
+namespace ductile::studio {
+
+/// What the UI asks of the simulation thread.
+struct Command {
+  enum class Type {
+    kPlay,         ///< Run continuously.
+    kPause,        ///< Stop after the current step.
+    kStep,         ///< One step (when paused).
+    kReset,        ///< Back to t = 0 with the current parameters.
+    kSetSpeed,     ///< `value`: requested fraction of real time, (0, 1].
+    kSetOverride,  ///< `key` = `text` (a dotted scene key, as `--set`), applied live or refused with the reason.
+  };
+  Type type = Type::kPause;
+  double value = 0;
+  std::string key;
+  std::string text;
+
+  static Command Of(Type type, double value = 0) {
+    Command c;
+    c.type = type;
+    c.value = value;
+    return c;
+  }
+};
+
+/// What happened on the simulation thread that the UI should show (divergence, a refused edit, an applied one).
+struct Event {
+  enum class Kind { kInfo, kWarning, kError };
+  Kind kind = Kind::kInfo;
+  double time = 0;  ///< Simulated time [s].
+  std::string message;
+};
+
+/// Moving bodies whose contact force a TelemetrySample carries.
+inline constexpr int kMaxPlotBodies = 16;
+
+/// One step's numbers for the plots.
+struct TelemetrySample {
+  double time = 0;             ///< Simulated time after the step [s].
+  double step_ms = 0;          ///< Wall time of the step [ms].
+  double realtime_factor = 0;  ///< Simulated over wall time, over the last second of wall time.
+  int mpm_iterations = 0;      ///< MPM contact-solver iterations, summed over the substeps.
+  double mpm_residual = 0;     ///< Final residual of the last substep's contact solve.
+  int sap_iterations = 0;      ///< Rigid (SAP) Newton iterations.
+  int num_bodies = 0;          ///< Bodies in `force` (the first kMaxPlotBodies moving bodies).
+  std::array<std::array<float, 3>, kMaxPlotBodies> force{};  ///< Contact force per body [N], world.
+};
+
+/// A bounded single-producer single-consumer queue. When full, push drops the sample and counts it.
+class TelemetryRing {
+ public:
+  explicit TelemetryRing(std::size_t capacity = 8192) : slots_(capacity) {}
+  void Push(const TelemetrySample& sample);
+  /// Appends every waiting sample to `out`; returns how many.
+  std::size_t Drain(std::vector<TelemetrySample>& out);
+  std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+
+ private:
+  std::vector<TelemetrySample> slots_;
+  std::atomic<std::size_t> head_{0};  // next write (producer)
+  std::atomic<std::size_t> tail_{0};  // next read (consumer)
+  std::atomic<std::uint64_t> dropped_{0};
+};
+
+/// Three snapshots: the writer fills its back buffer and swaps it into the middle; the reader swaps the middle
+/// into its front buffer when a newer one is there. Lock-free, one writer and one reader.
+class SnapshotBuffer {
+ public:
+  Snapshot& back() { return slots_[back_]; }
+  /// Makes the back buffer the newest published one.
+  void Publish();
+  /// Takes the newest published snapshot if there is one since the last call; true then.
+  bool Acquire();
+  const Snapshot& front() const { return slots_[front_]; }
+
+ private:
+  static constexpr int kFresh = 4;  // bit of middle_: published and not yet acquired
+  std::array<Snapshot, 3> slots_;
+  int back_ = 0;
+  int front_ = 1;
+  std::atomic<int> middle_{2};
+};
+
+/// The state the UI shows in its toolbar and HUD, updated by the simulation thread after every command and step.
+struct ControllerStatus {
+  bool playing = false;
+  double speed = 1;            ///< Requested fraction of real time.
+  double realtime_factor = 0;  ///< Measured, over about the last second.
+  double time = 0;             ///< Simulated time [s].
+  std::int64_t step = 0;
+};
+
+class SimController {
+ public:
+  /// Starts the simulation thread on `model`, paused. `scene_text` and `scene_file` are the scene the model was
+  /// compiled from (with `overrides`): live edits recompile it with one more override.
+  SimController(std::shared_ptr<const Model> model, std::string scene_text, std::filesystem::path scene_file,
+                std::vector<Override> overrides = {}, int threads = 0);
+  /// Stops and joins the thread.
+  ~SimController();
+  SimController(const SimController&) = delete;
+  SimController& operator=(const SimController&) = delete;
+
+  /// Queues a command; returns at once.
+  void Post(Command command);
+
+  // UI side (one thread).
+  /// Takes the newest snapshot if one was published since the last call.
+  bool AcquireSnapshot() { return snapshots_.Acquire(); }
+  const Snapshot& snapshot() const { return snapshots_.front(); }
+  std::size_t DrainTelemetry(std::vector<TelemetrySample>& out) { return telemetry_.Drain(out); }
+  std::vector<Event> DrainEvents();
+  ControllerStatus status() const;
+  /// The model the next step uses (for the inspector's current values); safe to call from the UI thread.
+  std::shared_ptr<const Model> model() const;
+  /// The overrides in force, in the order given.
+  std::vector<Override> overrides() const;
+
+ private:
+  void Run();
+  void Apply(const Command& command);
+  void ApplyOverride(const std::string& key, const std::string& text);
+  void StepOnce();
+  void PublishSnapshot();
+  void Emit(Event::Kind kind, std::string message);
+  void UpdateStatus();
+
+  // Owned by the simulation thread after construction.
+  std::unique_ptr<Simulator> sim_;
+  std::string scene_text_;
+  std::filesystem::path scene_file_;
+  bool playing_ = false;
+  double speed_ = 1;
+  double measured_rtf_ = 0;
+  std::deque<std::pair<double, double>> rtf_window_;       // (wall seconds, simulated seconds) per step
+  std::chrono::steady_clock::time_point last_step_end_{};  // while playing: when the last step ended
+
+  // Shared with the UI thread.
+  mutable std::mutex mutex_;  // guards commands_, events_, status_, model_, overrides_
+  std::condition_variable wake_;
+  std::deque<Command> commands_;
+  std::vector<Event> events_;
+  ControllerStatus status_;
+  std::shared_ptr<const Model> model_;
+  std::vector<Override> overrides_;
+  bool stop_ = false;
+
+  SnapshotBuffer snapshots_;
+  TelemetryRing telemetry_;
+  std::thread thread_;
+};
+
+}  // namespace ductile::studio

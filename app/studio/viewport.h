@@ -1,0 +1,87 @@
+// The 3D viewport: a QVulkanWindow that draws the SimController's newest Snapshot with render::SceneRenderer
+// into its swapchain, with an orbit camera (left drag: orbit, right or shift-left drag: pan, wheel: zoom) and
+// click picking of rigid bodies and MPM objects.
+#pragma once
+
+#include <QVulkanWindow>
+#include <functional>
+#include <memory>
+
+#include "ductile/render/render_scene.h"
+#include "ductile/render/snapshot_scene.h"
+#include "ductile/snapshot.h"
+
+namespace ductile::studio {
+
+/// What a click picked.
+struct Pick {
+  enum class Kind { kNone, kBody, kObject };
+  Kind kind = Kind::kNone;
+  int index = -1;                ///< Snapshot::bodies or Snapshot::object_names index.
+  std::array<float, 3> point{};  ///< Picked point [m], world.
+};
+
+/// An orbit camera around a target: yaw about world z, pitch above the horizon, distance.
+struct OrbitCamera {
+  std::array<float, 3> target{0, 0, 0};
+  float yaw = -1.15f;  ///< [rad]; 0 looks along +x.
+  float pitch = 0.5f;  ///< [rad].
+  float distance = 1;  ///< [m].
+  float fov_y_degrees = 40;
+  render::Camera ToCamera() const;
+  /// Sets target, direction and distance from a render camera.
+  void FromCamera(const render::Camera& camera);
+};
+
+class Viewport : public QVulkanWindow {
+  Q_OBJECT
+
+ public:
+  Viewport();
+  ~Viewport() override;
+
+  QVulkanWindowRenderer* createRenderer() override;
+
+  /// The snapshot to draw (owned by the caller, alive until the next call or destruction).
+  void SetSnapshot(const Snapshot* snapshot);
+  render::ViewOptions& view_options() { return view_; }
+  OrbitCamera& camera() { return camera_; }
+  /// Frames the current snapshot.
+  void ResetCamera();
+  /// The RenderScene of the current snapshot as the viewport draws it.
+  render::RenderScene BuildScene() const;
+  /// Frames drawn since creation.
+  std::uint64_t frames() const { return frames_; }
+  /// Frames per second over the last second.
+  double fps() const { return fps_; }
+  /// What a click at (x, y) in window pixels would pick.
+  Pick PickAt(int x, int y) const;
+  /// Called by the renderer after each frame.
+  void FrameDone();
+
+ signals:
+  void picked(const Pick& pick);
+  void vulkanFailed(const QString& message);
+
+ protected:
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+
+ private:
+  const Snapshot* snapshot_ = nullptr;
+  render::ViewOptions view_;
+  OrbitCamera camera_;
+  bool camera_set_ = false;
+  QPoint press_pos_;
+  QPoint last_pos_;
+  Qt::MouseButton drag_button_ = Qt::NoButton;
+  bool pan_ = false;
+  std::uint64_t frames_ = 0;
+  double fps_ = 0;
+  std::int64_t fps_window_start_ms_ = 0;
+  std::uint64_t fps_window_frames_ = 0;
+};
+
+}  // namespace ductile::studio
