@@ -315,7 +315,7 @@ void MainWindow::Poll() {
   for (const Event& e : controller_->DrainEvents()) {
     const QString message = QString::fromStdString(e.message);
     Log(QString("t = %1 s: ").arg(e.time, 0, 'f', 4) + message, e.kind);
-    if (message.contains(" = ")) inspector_->ShowResult(message, e.kind == Event::Kind::kInfo);
+    if (!e.key.empty()) inspector_->ShowResult(message, e.kind == Event::Kind::kInfo);
     if (e.kind == Event::Kind::kError && message.contains("diverged")) {
       auto* box = new QMessageBox(QMessageBox::Warning, "Simulation paused", message, QMessageBox::Ok, this);
       box->setObjectName("diverged");
@@ -365,7 +365,7 @@ void MainWindow::UpdateRecentMenu() {
 
 void MainWindow::SaveScreenshot() {
   if (!viewport_) return;
-  const QImage image = viewport_->grab();
+  const QImage image = viewport_->GrabImage();
   if (image.isNull()) {
     Log("screenshot: the viewport cannot be read back", Event::Kind::kError);
     return;

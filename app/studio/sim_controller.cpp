@@ -179,12 +179,12 @@ void SimController::ApplyOverride(const std::string& key, const std::string& tex
   try {
     model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text_, scene_file_, overrides)));
   } catch (const std::exception& e) {
-    Emit(Event::Kind::kError, key + " = " + text + " refused: " + e.what());
+    Emit(Event::Kind::kError, key + " = " + text + " refused: " + e.what(), key);
     return;
   }
   const std::string refused = sim_->UpdateModel(model);
   if (!refused.empty()) {
-    Emit(Event::Kind::kWarning, key + " = " + text + " not applied: " + refused);
+    Emit(Event::Kind::kWarning, key + " = " + text + " not applied: " + refused, key);
     return;
   }
   {
@@ -193,7 +193,7 @@ void SimController::ApplyOverride(const std::string& key, const std::string& tex
     model_ = model;
   }
   PublishSnapshot();
-  Emit(Event::Kind::kInfo, key + " = " + text + " applied at t = " + std::to_string(sim_->time()) + " s");
+  Emit(Event::Kind::kInfo, key + " = " + text + " applied at t = " + std::to_string(sim_->time()) + " s", key);
 }
 
 void SimController::StepOnce() {
@@ -246,9 +246,9 @@ void SimController::PublishSnapshot() {
   snapshots_.Publish();
 }
 
-void SimController::Emit(Event::Kind kind, std::string message) {
+void SimController::Emit(Event::Kind kind, std::string message, std::string key) {
   std::lock_guard<std::mutex> lock(mutex_);
-  events_.push_back({kind, sim_->time(), std::move(message)});
+  events_.push_back({kind, sim_->time(), std::move(message), std::move(key)});
 }
 
 void SimController::UpdateStatus() {

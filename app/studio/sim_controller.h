@@ -54,6 +54,7 @@ struct Event {
   Kind kind = Kind::kInfo;
   double time = 0;  ///< Simulated time [s].
   std::string message;
+  std::string key;  ///< The edited parameter's key, for the outcome of a kSetOverride; else empty.
 };
 
 /// Moving bodies whose contact force a TelemetrySample carries.
@@ -147,7 +148,7 @@ class SimController {
   void ApplyOverride(const std::string& key, const std::string& text);
   void StepOnce();
   void PublishSnapshot();
-  void Emit(Event::Kind kind, std::string message);
+  void Emit(Event::Kind kind, std::string message, std::string key = {});
   void UpdateStatus();
 
   // Owned by the simulation thread after construction.

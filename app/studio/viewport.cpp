@@ -215,6 +215,29 @@ Pick Viewport::PickAt(int x, int y) const {
   return best;
 }
 
+QImage Viewport::GrabImage() {
+  QImage image = grab();
+  if (!image.isNull() && colorFormat() == VK_FORMAT_B8G8R8A8_SRGB) image = image.rgbSwapped();
+  return image;
+}
+
+bool Viewport::ProjectToPixel(const std::array<float, 3>& p, QPointF& pixel) const {
+  if (width() <= 0 || height() <= 0) return false;
+  const render::Camera c = camera_.ToCamera();
+  const Vec3 forward = Normalized(Sub(c.target, c.eye));
+  const Vec3 right = Normalized(Cross(forward, c.up));
+  const Vec3 up = Cross(right, forward);
+  const Vec3 v = Sub(p, c.eye);
+  const float z = Dot(v, forward);
+  if (!(z > 0)) return false;
+  const float t = std::tan(0.5f * c.fov_y_degrees * std::numbers::pi_v<float> / 180.0f);
+  const float aspect = static_cast<float>(width()) / static_cast<float>(height());
+  const float x = Dot(v, right) / (z * t * aspect);
+  const float y = Dot(v, up) / (z * t);
+  pixel = QPointF(0.5 * (x + 1) * width(), 0.5 * (1 - y) * height());
+  return true;
+}
+
 void Viewport::mousePressEvent(QMouseEvent* event) {
   press_pos_ = last_pos_ = event->position().toPoint();
   drag_button_ = event->button();

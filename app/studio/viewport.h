@@ -56,6 +56,11 @@ class Viewport : public QVulkanWindow {
   double fps() const { return fps_; }
   /// What a click at (x, y) in window pixels would pick.
   Pick PickAt(int x, int y) const;
+  /// The window pixel where world point `p` appears; false when it lies behind the camera.
+  bool ProjectToPixel(const std::array<float, 3>& p, QPointF& pixel) const;
+  /// The current frame as an image in the usual RGB order (QVulkanWindow::grab leaves B and R swapped for
+  /// BGRA sRGB swapchains).
+  QImage GrabImage();
   /// Called by the renderer after each frame.
   void FrameDone();
 

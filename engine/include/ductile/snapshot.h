@@ -54,13 +54,25 @@ struct SnapshotParticles {
   float radius = 0;                            ///< Drawn radius: half the particle spacing at rest [m].
 };
 
+/// The constants a material runs with (after live edits).
+struct SnapshotMaterial {
+  double youngs_modulus = 0;  ///< E [Pa] (solids; 0 for fluids).
+  double poisson_ratio = 0;   ///< ν (solids).
+  double density = 0;         ///< ρ [kg/m³].
+  double yield_stress = 0;    ///< [Pa]; 0 = elastic.
+  double friction = -1;       ///< μ against rigid geometry; negative = not set.
+};
+
 struct Snapshot {
   double time = 0;          ///< Simulated time [s].
   std::int64_t step = 0;    ///< Steps since the last reset.
+  double dt = 0;            ///< The step Δt in force [s].
+  int substeps = 0;         ///< MPM substeps N in force.
   StepTelemetry telemetry;  ///< The last step's measurements.
   SnapshotParticles particles;
   std::vector<std::string> material_names;
   std::vector<std::array<float, 4>> material_rgba;  ///< Display colour per material.
+  std::vector<SnapshotMaterial> materials;          ///< Constants per material, same order.
   std::vector<std::string> object_names;
   std::vector<SnapshotBody> bodies;
   std::vector<SnapshotShape> shapes;

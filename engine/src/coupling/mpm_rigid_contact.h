@@ -49,6 +49,8 @@ class MpmRigidContact {
   /// The contact solve of one substep: pass as MpmSolver::Substep's grid hook.
   void SolveSubstep(mpm::MpmSolver& mpm, float dt);
   /// Impulse on rigid body b since BeginStep [N·s], and its moment about the body origin [N·m·s], world frame.
+  /// Whether a step's impulses are held for body b (none before the first BeginStep).
+  bool has_impulses(int b) const { return b >= 0 && b < static_cast<int>(linear_.size()); }
   const Eigen::Vector3d& linear_impulse(int b) const { return linear_[b]; }
   const Eigen::Vector3d& angular_impulse(int b) const { return angular_[b]; }
   const MpmContactStats& stats() const { return stats_; }

@@ -337,9 +337,22 @@ void Simulator::CaptureSnapshot(Snapshot& out) const {
   out.domain_max = model.domain_max;
   out.grid_spacing = model.h;
   out.material_names = model.material_names;
+  out.dt = model.dt;
+  out.substeps = model.substeps;
   out.material_rgba.resize(model.materials.size());
-  for (std::size_t m = 0; m < model.materials.size(); ++m)
-    out.material_rgba[m] = MaterialColor(model.materials[m].model, static_cast<int>(m));
+  out.materials.resize(model.materials.size());
+  for (std::size_t m = 0; m < model.materials.size(); ++m) {
+    const mpm::MaterialParams& p = model.materials[m];
+    out.material_rgba[m] = MaterialColor(p.model, static_cast<int>(m));
+    SnapshotMaterial& sm = out.materials[m];
+    // E and ν back from the Lamé parameters (double, so the round trip loses only the float storage).
+    const double mu = p.mu, lambda = p.lambda;
+    sm.youngs_modulus = mu > 0 ? mu * (3 * lambda + 2 * mu) / (lambda + mu) : 0.0;
+    sm.poisson_ratio = mu > 0 ? lambda / (2 * (lambda + mu)) : 0.0;
+    sm.density = p.density;
+    sm.yield_stress = p.yield_stress;
+    sm.friction = m < model.material_friction.size() ? model.material_friction[m] : -1.0;
+  }
   out.object_names.resize(model.objects.size());
   for (std::size_t o = 0; o < model.objects.size(); ++o) out.object_names[o] = model.objects[o].name;
 
@@ -447,7 +460,9 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
   out.quaternion = {q.w(), q.x(), q.y(), q.z()};
   Eigen::Vector3d f, t;
   rigid.ContactWrench(b, f, t);
-  if (impl_->coupling && impl_->steps > 0) {  // plus the MPM contact forces of the last step
+  // Plus the MPM contact forces of the last step (none right after a reset or a live edit rebuilt the coupling).
+  if (impl_->coupling && impl_->steps > 0 && impl_->coupling->has_impulses(b) &&
+      b < static_cast<int>(impl_->coupling->stats().body_contacts.size())) {
     f += impl_->coupling->linear_impulse(b) / impl_->model->dt;
     t += impl_->coupling->angular_impulse(b) / impl_->model->dt;
     out.mpm_contacts = impl_->coupling->stats().body_contacts[b];
