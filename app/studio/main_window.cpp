@@ -63,6 +63,12 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
         Log("selected MPM object '" + QString::fromStdString(s.object_names[pick.index]) + "'");
       viewport_->requestUpdate();
     });
+    connect(viewport_, &Viewport::perturbed, this, [this](const Perturbation& p) {
+      if (!controller_) return;
+      Command c = Command::Of(Command::Type::kPerturb);
+      c.perturbation = p;
+      controller_->Post(c);
+    });
     setCentralWidget(viewport_widget_);
   } else {
     auto* label = new QLabel(
@@ -205,6 +211,7 @@ void MainWindow::BuildMenus() {
     QMessageBox::information(this, "Viewport controls",
                              "Left drag: orbit. Right or Shift+left drag: pan. Wheel: zoom.\n"
                              "Click a body or an MPM object to select it. Home: reset the camera.\n"
+                             "Ctrl + left drag on a body or an MPM object pulls it with a spring.\n"
                              "Space: play/pause. Period: one step. Ctrl+R: reset.");
   });
 }
@@ -335,7 +342,7 @@ void MainWindow::Poll() {
                      .arg(s.telemetry.mpm_contacts + s.telemetry.rigid_contacts)
                      .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations);
   if (viewport_) text += QString("   %1 fps").arg(viewport_->fps(), 0, 'f', 0);
-  text += "   (drag: orbit, right drag: pan, wheel: zoom, click: select)";
+  text += "   (drag: orbit, right drag: pan, wheel: zoom, click: select, Ctrl+drag: pull)";
   status_->setText(text);
 }
 

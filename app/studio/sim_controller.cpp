@@ -160,6 +160,10 @@ void SimController::Apply(const Command& c) {
     case Command::Type::kSetOverride:
       ApplyOverride(c.key, c.text);
       break;
+    case Command::Type::kPerturb:
+      sim_->SetPerturbation(c.perturbation);
+      PublishSnapshot();  // the spring is drawn at once, also while paused
+      break;
   }
 }
 

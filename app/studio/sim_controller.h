@@ -34,11 +34,13 @@ struct Command {
     kReset,        ///< Back to t = 0 with the current parameters.
     kSetSpeed,     ///< `value`: requested fraction of real time, (0, 1].
     kSetOverride,  ///< `key` = `text` (a dotted scene key, as `--set`), applied live or refused with the reason.
+    kPerturb,      ///< Start, move or end (kind kNone) the mouse spring `perturbation`.
   };
   Type type = Type::kPause;
   double value = 0;
   std::string key;
   std::string text;
+  Perturbation perturbation;
 
   static Command Of(Type type, double value = 0) {
     Command c;

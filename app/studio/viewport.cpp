@@ -241,6 +241,18 @@ bool Viewport::ProjectToPixel(const std::array<float, 3>& p, QPointF& pixel) con
 void Viewport::mousePressEvent(QMouseEvent* event) {
   press_pos_ = last_pos_ = event->position().toPoint();
   drag_button_ = event->button();
+  if (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ControlModifier)) {
+    const Pick pick = PickAt(press_pos_.x(), press_pos_.y());
+    if (pick.kind != Pick::Kind::kNone) {
+      perturbation_ = {};
+      perturbation_.kind = pick.kind == Pick::Kind::kBody ? Perturbation::Kind::kBody : Perturbation::Kind::kObject;
+      perturbation_.index = pick.index;
+      for (int a = 0; a < 3; ++a) perturbation_.anchor[a] = perturbation_.target[a] = pick.point[a];
+      drag_plane_point_ = pick.point;
+      emit perturbed(perturbation_);
+      return;
+    }
+  }
   pan_ = event->button() == Qt::RightButton || event->button() == Qt::MiddleButton ||
          (event->modifiers() & Qt::ShiftModifier);
 }
@@ -248,6 +260,24 @@ void Viewport::mousePressEvent(QMouseEvent* event) {
 void Viewport::mouseMoveEvent(QMouseEvent* event) {
   if (drag_button_ == Qt::NoButton) return;
   const QPoint pos = event->position().toPoint();
+  if (perturbation_.kind != Perturbation::Kind::kNone) {
+    // The target: where the cursor's ray meets the plane through the grabbed point that faces the camera.
+    const render::Camera c = camera_.ToCamera();
+    const Vec3 forward = Normalized(Sub(c.target, c.eye));
+    const Vec3 right = Normalized(Cross(forward, c.up));
+    const Vec3 up = Cross(right, forward);
+    const float t = std::tan(0.5f * c.fov_y_degrees * std::numbers::pi_v<float> / 180.0f);
+    const float aspect = static_cast<float>(width()) / static_cast<float>(std::max(1, height()));
+    const float nx =
+        (2.0f * static_cast<float>(pos.x()) / static_cast<float>(std::max(1, width())) - 1.0f) * t * aspect;
+    const float ny = (1.0f - 2.0f * static_cast<float>(pos.y()) / static_cast<float>(std::max(1, height()))) * t;
+    const Vec3 dir{forward[0] + nx * right[0] + ny * up[0], forward[1] + nx * right[1] + ny * up[1],
+                   forward[2] + nx * right[2] + ny * up[2]};
+    const float along = Dot(Sub(drag_plane_point_, c.eye), forward) / Dot(dir, forward);
+    for (int a = 0; a < 3; ++a) perturbation_.target[a] = c.eye[a] + along * dir[a];
+    emit perturbed(perturbation_);
+    return;
+  }
   const float dx = static_cast<float>(pos.x() - last_pos_.x());
   const float dy = static_cast<float>(pos.y() - last_pos_.y());
   last_pos_ = pos;
@@ -270,6 +300,12 @@ void Viewport::mouseMoveEvent(QMouseEvent* event) {
 
 void Viewport::mouseReleaseEvent(QMouseEvent* event) {
   const QPoint pos = event->position().toPoint();
+  if (perturbation_.kind != Perturbation::Kind::kNone) {
+    perturbation_ = {};
+    emit perturbed(perturbation_);
+    drag_button_ = Qt::NoButton;
+    return;
+  }
   // A click (no drag) with the left button picks.
   if (drag_button_ == Qt::LeftButton && (pos - press_pos_).manhattanLength() < 4) emit picked(PickAt(pos.x(), pos.y()));
   drag_button_ = Qt::NoButton;

@@ -1,6 +1,7 @@
 // The 3D viewport: a QVulkanWindow that draws the SimController's newest Snapshot with render::SceneRenderer
-// into its swapchain, with an orbit camera (left drag: orbit, right or shift-left drag: pan, wheel: zoom) and
-// click picking of rigid bodies and MPM objects.
+// into its swapchain, with an orbit camera (left drag: orbit, right or shift-left drag: pan, wheel: zoom), click
+// picking of rigid bodies and MPM objects, and the mouse spring (Ctrl + left drag pulls what is under the cursor
+// in the plane facing the camera, like MuJoCo's perturbation).
 #pragma once
 
 #include <QVulkanWindow>
@@ -9,6 +10,7 @@
 
 #include "ductile/render/render_scene.h"
 #include "ductile/render/snapshot_scene.h"
+#include "ductile/simulator.h"
 #include "ductile/snapshot.h"
 
 namespace ductile::studio {
@@ -66,6 +68,8 @@ class Viewport : public QVulkanWindow {
 
  signals:
   void picked(const Pick& pick);
+  /// The mouse spring started, moved or ended (kind kNone).
+  void perturbed(const Perturbation& perturbation);
   void vulkanFailed(const QString& message);
 
  protected:
@@ -83,6 +87,8 @@ class Viewport : public QVulkanWindow {
   QPoint last_pos_;
   Qt::MouseButton drag_button_ = Qt::NoButton;
   bool pan_ = false;
+  Perturbation perturbation_;  // while Ctrl-dragging
+  std::array<float, 3> drag_plane_point_{};
   std::uint64_t frames_ = 0;
   double fps_ = 0;
   std::int64_t fps_window_start_ms_ = 0;

@@ -6,5 +6,5 @@ layout(location = 0) in float v_t;
 layout(location = 0) out vec4 out_color;
 
 void main() {
-  out_color = EncodeOutput(vec4(mix(frame.background_top.rgb, frame.background_bottom.rgb, v_t), 1.0));
+  out_color = EncodeOutput(vec4(BackgroundColor(v_t), 1.0));
 }

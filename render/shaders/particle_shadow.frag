@@ -1,10 +1,9 @@
 #version 450
 
-// A particle in the shadow map is the disc through its centre facing the light: the hemisphere facing the light is
-// in front of it (lit), the other faces away from the light anyway, and whatever lies behind the particle is
-// shadowed. Writing no depth of its own keeps the rasterizer's early depth test, which matters on CPU devices for
-// blocks of particles many layers deep.
-layout(location = 0) in vec2 v_local;  // Position on the quad in radii.
+// The particle's disc in the shadow map (particle_shadow.vert): its triangle's corners outside the disc are
+// discarded. Writing no depth of its own keeps the rasterizer's early depth test (the depth write waits for the
+// discard), which matters on CPU devices for blocks of particles many layers deep.
+layout(location = 0) in vec2 v_local;  // Position in the disc's plane [radii].
 
 void main() {
   if (dot(v_local, v_local) > 1.0) discard;

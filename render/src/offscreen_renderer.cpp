@@ -1,7 +1,7 @@
 // OffscreenRenderer: its own Vulkan instance and device, a render pass into an (MSAA) colour image resolved to a
 // single-sample image, and a readback buffer. One frame at a time: Render waits for the device before returning.
 #include <array>
-#include <cstring>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -375,8 +375,9 @@ Image OffscreenRenderer::Render(const RenderScene& scene) {
   Image image;
   image.width = r.width;
   image.height = r.height;
-  image.rgba.resize(4 * static_cast<std::size_t>(r.width) * static_cast<std::size_t>(r.height));
-  std::memcpy(image.rgba.data(), r.readback.data(), image.rgba.size());
+  // One pass over the pixels: assign copies without first filling the vector with zeros.
+  const auto* pixels = reinterpret_cast<const std::uint8_t*>(r.readback.data());
+  image.rgba.assign(pixels, pixels + 4 * static_cast<std::size_t>(r.width) * static_cast<std::size_t>(r.height));
   return image;
 }
 

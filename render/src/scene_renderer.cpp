@@ -2,9 +2,21 @@
 //
 // Each frame slot has one host-visible buffer that holds everything the frame draws from, rewritten by PrepareFrame:
 // mesh vertices, indices, per-instance data (scene instances sorted by mesh, then the arrows' shafts and heads),
-// particles and line vertices, each section aligned to kSectionAlignment. It only grows (by half again when a scene
-// needs more), so a steady scene allocates nothing per frame. Uniforms live in a small buffer of their own, which
-// the frame's descriptor set points at for the object's whole life.
+// particles, line vertices and the ground's triangles, each section aligned to kSectionAlignment. It only grows (by
+// half again when a scene needs more), so a steady scene allocates nothing per frame, and the meshes in it are
+// rewritten only when the scene's meshes differ from the last frame's (compared by content). Uniforms live in a
+// small buffer of their own; the frame's descriptor set points at them and at the shadow map for the object's whole
+// life, and at the frame's particles (a storage buffer the particle vertex shaders read) from PrepareFrame on.
+//
+// Cost on CPU devices (lavapipe, where every fragment runs on the CPU), which shaped the passes:
+// - Particles are drawn front to back from the camera (a radix sort per frame) at the depth of the plane touching
+//   each sphere, so the depth test rejects hidden impostors before they are shaded (particle.glsl).
+// - Particles and their shadows are non-instanced draws of one triangle per particle reading a storage buffer:
+//   lavapipe runs the vertex stage of every instance on its own, and for small particles setting up triangles costs
+//   more than shading the extra fragments of a triangle (cut to a disc by the fragment shader) over a quad.
+// - The shadow map is 1024 texels on a side (2048 on a GPU).
+// - The ground is opaque (it mixes in the background itself) and is split into the part the shadow map reaches and
+//   the rest, drawn without the shadow lookup: CPU devices evaluate both sides of every branch.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -24,7 +36,15 @@
 namespace ductile::render {
 namespace {
 
-constexpr std::uint32_t kShadowMapSize = 2048;   // [texels] on a side.
+// Shadow map side [texels]: on a GPU, and on a CPU device (lavapipe), where every texel costs shader time.
+constexpr std::uint32_t kShadowMapSize = 2048;
+constexpr std::uint32_t kCpuShadowMapSize = 1024;
+// Each particle is one triangle, in the main pass (particle.vert) and in the shadow map (particle_shadow.vert).
+constexpr std::uint32_t kParticleVertices = 3;
+// Bound on the ground's triangle corners: the shadow map's footprint (a quadrilateral) clipped to the square (at
+// most 8 corners, 6 triangles) and the rest of the square, one convex piece per footprint edge (each at most 8
+// corners, 6 triangles).
+constexpr std::size_t kMaxGridVertices = 3 * (6 + 4 * 6);
 constexpr VkDeviceSize kSectionAlignment = 256;  // [bytes]; covers every vertex and index alignment rule.
 constexpr int kArrowSegments = 16;               // Facets around the arrow's shaft and head.
 
@@ -57,6 +77,7 @@ struct InstanceData {
   std::array<float, 4> flags;  // x: 1 when selected.
 };
 
+// Must match Particle in shaders/particles.glsl (std430).
 struct ParticleData {
   std::array<float, 4> center_radius;
   Rgba color;
@@ -169,13 +190,34 @@ std::array<float, 4> Vec4(const Rgba& c) {
   return {c[0], c[1], c[2], c[3]};
 }
 
+// Sorts `keys` by their upper 32 bits, ascending: a least-significant-digit radix sort, four passes of eight bits
+// through `scratch` (linear time; 50k particles take a fraction of a millisecond).
+void SortKeys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scratch) {
+  scratch.resize(keys.size());
+  for (int shift = 32; shift < 64; shift += 8) {
+    std::array<std::size_t, 257> starts{};
+    for (const std::uint64_t key : keys) ++starts[((key >> shift) & 0xff) + 1];
+    for (std::size_t digit = 1; digit < starts.size(); ++digit) starts[digit] += starts[digit - 1];
+    for (const std::uint64_t key : keys) scratch[starts[(key >> shift) & 0xff]++] = key;
+    keys.swap(scratch);
+  }
+}
+
 VkDeviceSize AlignUp(VkDeviceSize value) {
   return (value + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
 }
 
-// The orthographic view-projection of the key light (travelling along unit `direction`) that just contains
-// `casters`, and the size of one shadow map texel [m].
-std::pair<Mat4, float> FitLight(const Vec3& direction, const Bounds& casters) {
+// The key light's shadow map: its orthographic view-projection, the size of one texel [m] and the world corners of
+// the rectangle it covers (on a plane facing the light; the map covers the prism swept from it along the light).
+struct LightFit {
+  Mat4 view_proj;
+  float texel_size = 0;
+  std::array<Vec3, 4> corners;  // In order around the rectangle.
+};
+
+// The LightFit of the key light travelling along unit `direction` that just contains `casters`, for a shadow map
+// `map_size` texels on a side.
+LightFit FitLight(const Vec3& direction, const Bounds& casters, std::uint32_t map_size) {
   Bounds box = casters;
   if (box.empty()) box.Add({0, 0, 0}, 1.0f);
   const Vec3 center = Scale(Add(box.min, box.max), 0.5f);
@@ -191,12 +233,70 @@ std::pair<Mat4, float> FitLight(const Vec3& direction, const Bounds& casters) {
   // at its ends store depths strictly inside (0, 1).
   const float margin = 0.02f * radius + 1e-4f;
   const float width = in_view.max[0] - in_view.min[0] + 2.0f * margin;
-  const Mat4 projection = Orthographic(in_view.min[0] - margin, in_view.max[0] + margin, in_view.min[1] - margin,
-                                       in_view.max[1] + margin, -in_view.max[2] - margin, -in_view.min[2] + margin);
-  return {Multiply(projection, view), width / static_cast<float>(kShadowMapSize)};
+  const float left = in_view.min[0] - margin, right = in_view.max[0] + margin;
+  const float bottom = in_view.min[1] - margin, top = in_view.max[1] + margin;
+  const Mat4 projection = Orthographic(left, right, bottom, top, -in_view.max[2] - margin, -in_view.min[2] + margin);
+  // The view's rows are the light's right and up axes in the world; view-space (x, y, 0) is eye + x right + y up.
+  const Vec3 light_eye = Subtract(center, Scale(direction, 2.0f * radius));
+  const Vec3 light_right{view[0], view[4], view[8]};
+  const Vec3 light_up{view[1], view[5], view[9]};
+  auto corner = [&](float x, float y) { return Add(light_eye, Add(Scale(light_right, x), Scale(light_up, y))); };
+  return {Multiply(projection, view),
+          width / static_cast<float>(map_size),
+          {corner(left, bottom), corner(right, bottom), corner(right, top), corner(left, top)}};
 }
 
-void ValidateScene(const RenderScene& scene) {
+using Point2 = std::array<float, 2>;
+
+// The part of convex polygon `polygon` on the left of the directed line from `a` to `b` (Sutherland-Hodgman), or
+// on its right when `left` is false.
+std::vector<Point2> ClipPolygon(const std::vector<Point2>& polygon, const Point2& a, const Point2& b, bool left) {
+  const float sign = left ? 1.0f : -1.0f;
+  auto side = [&](const Point2& p) { return sign * ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])); };
+  std::vector<Point2> clipped;
+  for (std::size_t i = 0; i < polygon.size(); ++i) {
+    const Point2& current = polygon[i];
+    const Point2& next = polygon[(i + 1) % polygon.size()];
+    const float d_current = side(current), d_next = side(next);
+    if (d_current >= 0.0f) clipped.push_back(current);
+    if ((d_current > 0.0f && d_next < 0.0f) || (d_current < 0.0f && d_next > 0.0f)) {
+      const float t = d_current / (d_current - d_next);
+      clipped.push_back({current[0] + t * (next[0] - current[0]), current[1] + t * (next[1] - current[1])});
+    }
+  }
+  return clipped;
+}
+
+// Appends the triangles of a fan over convex `polygon` to `triangles`.
+void AppendFan(const std::vector<Point2>& polygon, std::vector<Point2>& triangles) {
+  for (std::size_t i = 1; i + 1 < polygon.size(); ++i) {
+    triangles.insert(triangles.end(), {polygon[0], polygon[i], polygon[i + 1]});
+  }
+}
+
+// Splits the ground `square` (counter-clockwise) into the part inside convex `footprint` (the ground the shadow
+// map reaches, counter-clockwise), as triangles in `shadowed`, and the rest, in `plain`: the rest is cut off the
+// square one footprint edge at a time, each cut a convex piece.
+void SplitGround(const std::vector<Point2>& square, const std::vector<Point2>& footprint, std::vector<Point2>& shadowed,
+                 std::vector<Point2>& plain) {
+  std::vector<Point2> remaining = square;
+  for (std::size_t i = 0; i < footprint.size() && remaining.size() >= 3; ++i) {
+    const Point2& a = footprint[i];
+    const Point2& b = footprint[(i + 1) % footprint.size()];
+    AppendFan(ClipPolygon(remaining, a, b, false), plain);
+    remaining = ClipPolygon(remaining, a, b, true);
+  }
+  AppendFan(remaining, shadowed);
+}
+
+// Whether two meshes hold the same data (the renderer's cache of uploaded meshes compares by content).
+bool SameMesh(const MeshData& a, const MeshData& b) {
+  return a.positions == b.positions && a.normals == b.normals && a.indices == b.indices;
+}
+
+// Throws std::invalid_argument for an inconsistent scene. `meshes_checked`: the scene's meshes are ones that passed
+// before (the renderer's cache holds them), so their vertices and indices need no second look.
+void ValidateScene(const RenderScene& scene, bool meshes_checked) {
   const Camera& camera = scene.camera;
   if (!(camera.fov_y_degrees > 0.0f && camera.fov_y_degrees < 180.0f) || !(camera.near_plane > 0.0f) ||
       !(camera.far_plane > camera.near_plane) || !std::isfinite(camera.far_plane)) {
@@ -205,7 +305,7 @@ void ValidateScene(const RenderScene& scene) {
         std::to_string(camera.fov_y_degrees) + ", " + std::to_string(camera.near_plane) + ", " +
         std::to_string(camera.far_plane));
   }
-  for (std::size_t m = 0; m < scene.meshes.size(); ++m) {
+  for (std::size_t m = 0; m < scene.meshes.size() && !meshes_checked; ++m) {
     const MeshData& mesh = scene.meshes[m];
     if (mesh.normals.size() != mesh.positions.size()) {
       throw std::invalid_argument("RenderScene mesh " + std::to_string(m) + ": " + std::to_string(mesh.normals.size()) +
@@ -290,12 +390,22 @@ struct SceneRenderer::Impl {
     VkDescriptorSet descriptor_set = VK_NULL_HANDLE;
 
     VkExtent2D extent{};
-    VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0;
+    VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0,
+                 grid_offset = 0;
     std::vector<MeshDraw> mesh_draws;   // Scene instances.
     std::vector<MeshDraw> arrow_draws;  // Shafts and heads.
     std::uint32_t particle_count = 0;
     std::uint32_t line_vertex_count = 0;
+    std::vector<std::uint64_t> particle_order;  // Front-to-back sort: distance key above particle index.
+    std::vector<std::uint64_t> sort_scratch;
+    // The meshes whose vertices and indices the data buffer holds, and their index ranges and bounds: a scene with
+    // the same meshes (compared by content) reuses them without copying.
+    std::vector<MeshData> uploaded_meshes;
+    std::vector<MeshDraw> mesh_ranges;
+    std::vector<Vec3> mesh_min, mesh_max;
     bool grid_visible = false;
+    std::uint32_t grid_shadowed_vertices = 0;  // Ground triangles the shadow map reaches, from grid_offset,
+    std::uint32_t grid_plain_vertices = 0;     // then the rest.
     bool prepared = false;
   };
 
@@ -305,7 +415,15 @@ struct SceneRenderer::Impl {
   Impl& operator=(const Impl&) = delete;
   void DestroyHandles();
   VkPipeline CreatePipeline(const PipelineDesc& desc) const;
-  void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, Bounds& casters);
+  // Writes the scene into the frame's buffer (its meshes only when they differ from the frame's uploaded_meshes,
+  // `meshes_unchanged` false, or the buffer was reallocated) and grows `casters` by everything that casts shadows.
+  void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, bool meshes_unchanged,
+                      Bounds& casters);
+  // Points binding 2 of the frame's descriptor set at its particles.
+  void PrepareParticleDraws(Frame& frame);
+  // Writes the ground's triangles, split where the shadow map reaches (`light`, null without shadows).
+  void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
+                   const Vec3& light_direction);
   void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
 
   VkPhysicalDevice physical_device;
@@ -313,6 +431,12 @@ struct SceneRenderer::Impl {
   SceneRendererTarget target;
   ArrowMeshes arrow_meshes = BuildArrowMeshes();
   VkFormat shadow_format = VK_FORMAT_UNDEFINED;
+  std::uint32_t shadow_map_size = kShadowMapSize;  // [texels] on a side.
+  // Specialization constant 0 of every fragment shader (kEncodeSrgb in common.glsl): the shaders encode sRGB for a
+  // UNORM target. Kept for the object's life, as the pipelines refer to it.
+  VkBool32 encode_srgb = VK_FALSE;
+  VkSpecializationMapEntry encode_srgb_entry{0, 0, sizeof(VkBool32)};
+  VkSpecializationInfo fragment_specialization{1, &encode_srgb_entry, sizeof(VkBool32), &encode_srgb};
 
   VkRenderPass shadow_pass = VK_NULL_HANDLE;
   VkSampler shadow_sampler = VK_NULL_HANDLE;
@@ -324,7 +448,8 @@ struct SceneRenderer::Impl {
   VkPipeline background_pipeline = VK_NULL_HANDLE;
   VkPipeline mesh_pipeline = VK_NULL_HANDLE;
   VkPipeline particle_pipeline = VK_NULL_HANDLE;
-  VkPipeline grid_pipeline = VK_NULL_HANDLE;
+  VkPipeline grid_shadowed_pipeline = VK_NULL_HANDLE;
+  VkPipeline grid_plain_pipeline = VK_NULL_HANDLE;
   VkPipeline line_pipeline = VK_NULL_HANDLE;
   std::vector<Frame> frames;
 };
@@ -343,14 +468,18 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     }
   } cleanup{this};
 
-  // A shadow map format the device renders and samples; bilinear comparison when it can filter one (lavapipe
-  // cannot), else nearest, where the shader's PCF alone softens the edges.
-  const VkFormatFeatureFlags shadow_features =
-      VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-  std::optional<VkFormat> found_shadow_format =
-      FindDepthFormat(physical_device, shadow_features | VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
-  const VkFilter shadow_filter = found_shadow_format ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
-  if (!found_shadow_format) found_shadow_format = FindDepthFormat(physical_device, shadow_features);
+  // A CPU device (lavapipe) runs every fragment on the CPU: it gets a smaller shadow map and particles whose depth
+  // the rasterizer can test before shading (particle.frag).
+  VkPhysicalDeviceProperties properties{};
+  vkGetPhysicalDeviceProperties(physical_device, &properties);
+  const bool cpu_device = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  shadow_map_size = cpu_device ? kCpuShadowMapSize : kShadowMapSize;
+  encode_srgb = target.srgb_target ? VK_FALSE : VK_TRUE;
+
+  // A shadow map format the device renders and samples. The shaders gather four comparisons and filter them
+  // themselves, so the format needs no linear filtering.
+  const std::optional<VkFormat> found_shadow_format = FindDepthFormat(
+      physical_device, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT);
   if (!found_shadow_format) throw RenderError("SceneRenderer: the device has no depth format it can sample");
   shadow_format = *found_shadow_format;
 
@@ -394,12 +523,12 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   pass_info.pDependencies = dependencies.data();
   Check(vkCreateRenderPass(device, &pass_info, nullptr, &shadow_pass), "vkCreateRenderPass (shadow)");
 
-  // Hardware depth comparison; with bilinear filtering each tap of the shader's PCF is already a 2x2 filter.
-  // Outside the map (the shader never samples there) the border reads as lit.
+  // Hardware depth comparison, gathered 2x2 at a time. Outside the map (the shader never samples there) the border
+  // reads as lit.
   VkSamplerCreateInfo sampler_info{};
   sampler_info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-  sampler_info.magFilter = shadow_filter;
-  sampler_info.minFilter = shadow_filter;
+  sampler_info.magFilter = VK_FILTER_NEAREST;
+  sampler_info.minFilter = VK_FILTER_NEAREST;
   sampler_info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
   sampler_info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
   sampler_info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
@@ -410,7 +539,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   sampler_info.maxLod = 0.0f;
   Check(vkCreateSampler(device, &sampler_info, nullptr, &shadow_sampler), "vkCreateSampler");
 
-  std::array<VkDescriptorSetLayoutBinding, 2> bindings{};
+  std::array<VkDescriptorSetLayoutBinding, 3> bindings{};
   bindings[0].binding = 0;
   bindings[0].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
   bindings[0].descriptorCount = 1;
@@ -419,6 +548,10 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   bindings[1].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   bindings[1].descriptorCount = 1;
   bindings[1].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+  bindings[2].binding = 2;
+  bindings[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  bindings[2].descriptorCount = 1;
+  bindings[2].stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
   VkDescriptorSetLayoutCreateInfo set_layout_info{};
   set_layout_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
   set_layout_info.bindingCount = static_cast<std::uint32_t>(bindings.size());
@@ -426,8 +559,9 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   Check(vkCreateDescriptorSetLayout(device, &set_layout_info, nullptr, &set_layout), "vkCreateDescriptorSetLayout");
 
   const std::uint32_t frame_count = target.frames_in_flight;
-  std::array<VkDescriptorPoolSize, 2> pool_sizes{
-      {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frame_count}, {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, frame_count}}};
+  std::array<VkDescriptorPoolSize, 3> pool_sizes{{{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frame_count},
+                                                  {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, frame_count},
+                                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, frame_count}}};
   VkDescriptorPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   pool_info.maxSets = frame_count;
@@ -446,7 +580,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   for (Frame& frame : frames) {
     frame.uniforms = HostBuffer(physical_device, device, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
     frame.shadow_map =
-        GpuImage(physical_device, device, {kShadowMapSize, kShadowMapSize}, shadow_format, VK_SAMPLE_COUNT_1_BIT,
+        GpuImage(physical_device, device, {shadow_map_size, shadow_map_size}, shadow_format, VK_SAMPLE_COUNT_1_BIT,
                  VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
     const VkImageView view = frame.shadow_map.view();
     VkFramebufferCreateInfo framebuffer_info{};
@@ -454,8 +588,8 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     framebuffer_info.renderPass = shadow_pass;
     framebuffer_info.attachmentCount = 1;
     framebuffer_info.pAttachments = &view;
-    framebuffer_info.width = kShadowMapSize;
-    framebuffer_info.height = kShadowMapSize;
+    framebuffer_info.width = shadow_map_size;
+    framebuffer_info.height = shadow_map_size;
     framebuffer_info.layers = 1;
     Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &frame.shadow_framebuffer),
           "vkCreateFramebuffer (shadow)");
@@ -485,21 +619,14 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     vkUpdateDescriptorSets(device, static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
   }
 
-  const std::vector<VkVertexInputBindingDescription> particle_bindings = {
-      {0, sizeof(ParticleData), VK_VERTEX_INPUT_RATE_INSTANCE}};
-  const std::vector<VkVertexInputAttributeDescription> particle_attributes = {
-      {0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(ParticleData, center_radius)},
-      {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(ParticleData, color)}};
-
   PipelineDesc shadow_mesh{ShaderId::kShadowVert, std::nullopt, MeshBindings(), MeshAttributes()};
   shadow_mesh.depth_bias = true;
   shadow_mesh.has_color = false;
   shadow_mesh.render_pass = shadow_pass;
   shadow_mesh_pipeline = CreatePipeline(shadow_mesh);
 
-  PipelineDesc shadow_particle{
-      ShaderId::kParticleShadowVert, ShaderId::kParticleShadowFrag, particle_bindings, {particle_attributes[0]}};
-  shadow_particle.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
+  // Particles read their data from the storage buffer (binding 2), so their pipelines have no vertex input.
+  PipelineDesc shadow_particle{ShaderId::kParticleShadowVert, ShaderId::kParticleShadowFrag, {}, {}};
   shadow_particle.depth_bias = true;
   shadow_particle.has_color = false;
   shadow_particle.render_pass = shadow_pass;
@@ -517,21 +644,28 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   mesh.samples = target.samples;
   mesh_pipeline = CreatePipeline(mesh);
 
-  // Particles keep the target's alpha: their alpha output is coverage for alpha-to-coverage, not opacity.
-  PipelineDesc particle{ShaderId::kParticleVert, ShaderId::kParticleFrag, particle_bindings, particle_attributes};
-  particle.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
+  // Particles keep the target's alpha: their alpha output is coverage for alpha-to-coverage, not opacity. A CPU
+  // device gets the impostor at its triangle's depth, which it can test before shading (particle.glsl).
+  PipelineDesc particle{
+      ShaderId::kParticleVert, cpu_device ? ShaderId::kParticleFlatDepthFrag : ShaderId::kParticleFrag, {}, {}};
   particle.alpha_to_coverage = target.samples != VK_SAMPLE_COUNT_1_BIT;
   particle.write_mask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT;
   particle.render_pass = target.render_pass;
   particle.samples = target.samples;
   particle_pipeline = CreatePipeline(particle);
 
-  PipelineDesc grid{ShaderId::kGridVert, ShaderId::kGridFrag, {}, {}};
+  // The ground writes opaque colours (grid.frag mixes in the background itself); where the shadow map does not reach
+  // it is drawn without the shadow lookup (grid_unshadowed.frag).
+  PipelineDesc grid{ShaderId::kGridVert,
+                    ShaderId::kGridFrag,
+                    {{0, sizeof(Point2), VK_VERTEX_INPUT_RATE_VERTEX}},
+                    {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0}}};
   grid.depth_write = false;
-  grid.blend = true;
   grid.render_pass = target.render_pass;
   grid.samples = target.samples;
-  grid_pipeline = CreatePipeline(grid);
+  grid_shadowed_pipeline = CreatePipeline(grid);
+  grid.fragment = ShaderId::kGridUnshadowedFrag;
+  grid_plain_pipeline = CreatePipeline(grid);
 
   PipelineDesc line{ShaderId::kLineVert,
                     ShaderId::kLineFrag,
@@ -554,7 +688,7 @@ SceneRenderer::Impl::~Impl() {
 
 void SceneRenderer::Impl::DestroyHandles() {
   for (VkPipeline pipeline : {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline,
-                              particle_pipeline, grid_pipeline, line_pipeline}) {
+                              particle_pipeline, grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline}) {
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
   }
   for (Frame& frame : frames) {
@@ -567,7 +701,7 @@ void SceneRenderer::Impl::DestroyHandles() {
   if (shadow_sampler != VK_NULL_HANDLE) vkDestroySampler(device, shadow_sampler, nullptr);
   if (shadow_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, shadow_pass, nullptr);
   shadow_mesh_pipeline = shadow_particle_pipeline = background_pipeline = mesh_pipeline = particle_pipeline =
-      grid_pipeline = line_pipeline = VK_NULL_HANDLE;
+      grid_shadowed_pipeline = grid_plain_pipeline = line_pipeline = VK_NULL_HANDLE;
   pipeline_layout = VK_NULL_HANDLE;
   descriptor_pool = VK_NULL_HANDLE;
   set_layout = VK_NULL_HANDLE;
@@ -593,6 +727,7 @@ VkPipeline SceneRenderer::Impl::CreatePipeline(const PipelineDesc& desc) const {
     stages[s].stage = s == 0 ? VK_SHADER_STAGE_VERTEX_BIT : VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[s].module = modules[s];
     stages[s].pName = "main";
+    stages[s].pSpecializationInfo = s == 0 ? nullptr : &fragment_specialization;
   }
 
   if (result == VK_SUCCESS) {
@@ -609,7 +744,7 @@ VkPipeline SceneRenderer::Impl::CreatePipeline(const PipelineDesc& desc) const {
     viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
     viewport.viewportCount = 1;
     viewport.scissorCount = 1;
-    // No culling: imported meshes may wind either way, and impostor quads and the grid are seen from both sides.
+    // No culling: imported meshes may wind either way, and impostor triangles and the grid are seen from both sides.
     VkPipelineRasterizationStateCreateInfo raster{};
     raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
     raster.polygonMode = VK_POLYGON_MODE_FILL;
@@ -677,7 +812,8 @@ VkPipeline SceneRenderer::Impl::CreatePipeline(const PipelineDesc& desc) const {
   return pipeline;
 }
 
-void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, Bounds& casters) {
+void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent,
+                                         bool meshes_unchanged, Bounds& casters) {
   // Section sizes, then the buffer (grown when too small), then the contents.
   std::size_t vertex_count = arrow_meshes.vertices.size();
   std::size_t index_count = arrow_meshes.indices.size();
@@ -695,10 +831,13 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
   frame.instance_offset = AlignUp(frame.index_offset + index_count * sizeof(std::uint32_t));
   frame.particle_offset = AlignUp(frame.instance_offset + instance_count * sizeof(InstanceData));
   frame.line_offset = AlignUp(frame.particle_offset + particle_count * sizeof(ParticleData));
-  const VkDeviceSize total = AlignUp(frame.line_offset + line_vertex_count * sizeof(LineVertex));
+  frame.grid_offset = AlignUp(frame.line_offset + line_vertex_count * sizeof(LineVertex));
+  const VkDeviceSize total = AlignUp(frame.grid_offset + kMaxGridVertices * sizeof(Point2));
   if (frame.data.size() < total) {
-    frame.data = HostBuffer(physical_device, device, std::max<VkDeviceSize>(total + total / 2, 1 << 16),
-                            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
+    meshes_unchanged = false;  // A new buffer holds no meshes yet.
+    frame.data = HostBuffer(
+        physical_device, device, std::max<VkDeviceSize>(total + total / 2, 1 << 16),
+        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   }
   std::byte* base = frame.data.data();
   auto* vertices = reinterpret_cast<MeshVertex*>(base + frame.vertex_offset);
@@ -708,28 +847,39 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
   auto* line_vertices = reinterpret_cast<LineVertex*>(base + frame.line_offset);
 
   // Mesh geometry: the scene's meshes, then the arrow meshes. Indices stay relative to their mesh; each draw
-  // carries its mesh's first vertex.
-  std::vector<MeshDraw> mesh_ranges(scene.meshes.size());
-  std::vector<Vec3> mesh_min(scene.meshes.size()), mesh_max(scene.meshes.size());
-  std::size_t next_vertex = 0, next_index = 0;
-  for (std::size_t m = 0; m < scene.meshes.size(); ++m) {
-    const MeshData& mesh = scene.meshes[m];
-    mesh_ranges[m].first_index = static_cast<std::uint32_t>(next_index);
-    mesh_ranges[m].index_count = static_cast<std::uint32_t>(mesh.indices.size());
-    mesh_ranges[m].vertex_offset = static_cast<std::int32_t>(next_vertex);
-    Bounds bounds;
-    for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
-      vertices[next_vertex + v] = {mesh.positions[v], mesh.normals[v]};
-      bounds.Add(mesh.positions[v]);
+  // carries its mesh's first vertex. Meshes the buffer already holds (the same as last frame's) are not rewritten;
+  // their ranges and bounds stay as they were.
+  std::vector<MeshDraw>& mesh_ranges = frame.mesh_ranges;
+  std::vector<Vec3>& mesh_min = frame.mesh_min;
+  std::vector<Vec3>& mesh_max = frame.mesh_max;
+  const std::size_t next_vertex = vertex_count - arrow_meshes.vertices.size();
+  const std::size_t next_index = index_count - arrow_meshes.indices.size();
+  if (!meshes_unchanged) {
+    mesh_ranges.assign(scene.meshes.size(), MeshDraw{});
+    mesh_min.assign(scene.meshes.size(), Vec3{});
+    mesh_max.assign(scene.meshes.size(), Vec3{});
+    std::size_t vertex = 0, index = 0;
+    for (std::size_t m = 0; m < scene.meshes.size(); ++m) {
+      const MeshData& mesh = scene.meshes[m];
+      mesh_ranges[m].first_index = static_cast<std::uint32_t>(index);
+      mesh_ranges[m].index_count = static_cast<std::uint32_t>(mesh.indices.size());
+      mesh_ranges[m].vertex_offset = static_cast<std::int32_t>(vertex);
+      Bounds bounds;
+      for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+        vertices[vertex + v] = {mesh.positions[v], mesh.normals[v]};
+        bounds.Add(mesh.positions[v]);
+      }
+      mesh_min[m] = bounds.min;
+      mesh_max[m] = bounds.max;
+      std::memcpy(indices + index, mesh.indices.data(), mesh.indices.size() * sizeof(std::uint32_t));
+      vertex += mesh.positions.size();
+      index += mesh.indices.size();
     }
-    mesh_min[m] = bounds.min;
-    mesh_max[m] = bounds.max;
-    std::memcpy(indices + next_index, mesh.indices.data(), mesh.indices.size() * sizeof(std::uint32_t));
-    next_vertex += mesh.positions.size();
-    next_index += mesh.indices.size();
+    std::memcpy(vertices + next_vertex, arrow_meshes.vertices.data(),
+                arrow_meshes.vertices.size() * sizeof(MeshVertex));
+    std::memcpy(indices + next_index, arrow_meshes.indices.data(), arrow_meshes.indices.size() * sizeof(std::uint32_t));
+    frame.uploaded_meshes = scene.meshes;
   }
-  std::memcpy(vertices + next_vertex, arrow_meshes.vertices.data(), arrow_meshes.vertices.size() * sizeof(MeshVertex));
-  std::memcpy(indices + next_index, arrow_meshes.indices.data(), arrow_meshes.indices.size() * sizeof(std::uint32_t));
   MeshDraw shaft = arrow_meshes.shaft, head = arrow_meshes.head;
   shaft.first_index += static_cast<std::uint32_t>(next_index);
   head.first_index += static_cast<std::uint32_t>(next_index);
@@ -820,14 +970,36 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
     frame.arrow_draws = {shaft, head};
   }
 
-  std::size_t next_particle = 0;
+  // Particles front to back from the camera, so that the depth test rejects hidden impostors before shading them.
+  // The key of each is its squared distance to the eye (a non-negative float, whose bits order like the value) above
+  // its index.
+  std::vector<std::uint64_t>& order_keys = frame.particle_order;
+  order_keys.clear();
+  std::uint32_t next_key = 0;
   for (const ParticleSet& set : scene.particles) {
-    for (std::size_t p = 0; p < set.positions.size(); ++p) {
-      const Vec3& x = set.positions[p];
-      particles[next_particle + p] = {{x[0], x[1], x[2], set.radius}, set.colors[p]};
+    for (const Vec3& x : set.positions) {
+      const Vec3 to_eye = Subtract(scene.camera.eye, x);
+      const float squared = Dot(to_eye, to_eye);
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &squared, sizeof(bits));
+      order_keys.push_back(static_cast<std::uint64_t>(bits) << 32 | next_key++);
       casters.Add(x, set.radius);
     }
-    next_particle += set.positions.size();
+  }
+  SortKeys(order_keys, frame.sort_scratch);
+  std::vector<std::uint32_t> set_starts;
+  for (std::size_t p = 0, start = 0; p < scene.particles.size(); start += scene.particles[p++].positions.size()) {
+    set_starts.push_back(static_cast<std::uint32_t>(start));
+  }
+  for (std::size_t slot = 0; slot < order_keys.size(); ++slot) {
+    const auto index = static_cast<std::uint32_t>(order_keys[slot]);
+    const auto set_index =
+        static_cast<std::size_t>(std::upper_bound(set_starts.begin(), set_starts.end(), index) - set_starts.begin()) -
+        1;
+    const ParticleSet& set = scene.particles[set_index];
+    const std::size_t p = index - set_starts[set_index];
+    const Vec3& x = set.positions[p];
+    particles[slot] = {{x[0], x[1], x[2], set.radius}, set.colors[p]};
   }
   frame.particle_count = static_cast<std::uint32_t>(particle_count);
 
@@ -839,6 +1011,57 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
   frame.line_vertex_count = static_cast<std::uint32_t>(line_vertex_count);
   frame.grid_visible = scene.grid.visible && scene.grid.extent > 0.0f && scene.grid.spacing > 0.0f;
   frame.extent = extent;
+}
+
+void SceneRenderer::Impl::PrepareParticleDraws(Frame& frame) {
+  const VkDescriptorBufferInfo particles{frame.data.buffer(), frame.particle_offset,
+                                         frame.particle_count * sizeof(ParticleData)};
+  VkWriteDescriptorSet write{};
+  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+  write.dstSet = frame.descriptor_set;
+  write.dstBinding = 2;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  write.pBufferInfo = &particles;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+}
+
+void SceneRenderer::Impl::WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
+                                      const Vec3& light_direction) {
+  const float x0 = center[0] - grid.extent, x1 = center[0] + grid.extent;
+  const float y0 = center[1] - grid.extent, y1 = center[1] + grid.extent;
+  const std::vector<Point2> square{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
+  std::vector<Point2> shadowed, plain;
+  if (light == nullptr) {
+    AppendFan(square, plain);
+  } else if (light_direction[2] > -0.05f) {
+    // A light grazing the ground (or from below) casts shadows without bound along it: all of it may be shadowed.
+    AppendFan(square, shadowed);
+  } else {
+    // The shadow map's rectangle slid along the light onto the ground, counter-clockwise.
+    std::array<Point2, 4> corners{};
+    for (std::size_t c = 0; c < corners.size(); ++c) {
+      const Vec3& corner = light->corners[c];
+      const Vec3 p = Add(corner, Scale(light_direction, (grid.height - corner[2]) / light_direction[2]));
+      corners[c] = {p[0], p[1]};
+    }
+    const float twice_area = (corners[1][0] - corners[0][0]) * (corners[2][1] - corners[0][1]) -
+                             (corners[1][1] - corners[0][1]) * (corners[2][0] - corners[0][0]);
+    if (twice_area < 0.0f) std::reverse(corners.begin(), corners.end());
+    const std::vector<Point2> footprint(corners.begin(), corners.end());
+    SplitGround(square, footprint, shadowed, plain);
+    if (shadowed.size() + plain.size() > kMaxGridVertices) {
+      // Rounding made a piece non-convex (it cannot otherwise): the whole square, shadowed, is always right.
+      shadowed.clear();
+      plain.clear();
+      AppendFan(square, shadowed);
+    }
+  }
+  auto* vertices = reinterpret_cast<Point2*>(frame.data.data() + frame.grid_offset);
+  std::copy(shadowed.begin(), shadowed.end(), vertices);
+  std::copy(plain.begin(), plain.end(), vertices + shadowed.size());
+  frame.grid_shadowed_vertices = static_cast<std::uint32_t>(shadowed.size());
+  frame.grid_plain_vertices = static_cast<std::uint32_t>(plain.size());
 }
 
 void SceneRenderer::Impl::DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame,
@@ -868,15 +1091,18 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   if (extent.width == 0 || extent.height == 0) {
     throw std::invalid_argument("SceneRenderer::PrepareFrame: empty extent");
   }
-  ValidateScene(scene);
   Impl::Frame& frame = impl_->frames[frame_index];
+  const bool meshes_unchanged = std::equal(scene.meshes.begin(), scene.meshes.end(), frame.uploaded_meshes.begin(),
+                                           frame.uploaded_meshes.end(), SameMesh);
+  ValidateScene(scene, meshes_unchanged);
   Bounds casters;
-  impl_->WriteFrameData(frame, scene, extent, casters);
+  impl_->WriteFrameData(frame, scene, extent, meshes_unchanged, casters);
+  if (frame.particle_count > 0) impl_->PrepareParticleDraws(frame);
 
   const Lighting& lighting = scene.lighting;
   const Vec3 light_direction = Normalize(lighting.key_direction, {0, 0, -1});
   const bool shadows = lighting.shadows && !casters.empty();
-  const auto [light_view_proj, texel_size] = FitLight(light_direction, casters);
+  const LightFit light = FitLight(light_direction, casters, impl_->shadow_map_size);
   const Camera& camera = scene.camera;
   const float aspect = static_cast<float>(extent.width) / static_cast<float>(extent.height);
   const Mat4 view_proj = Multiply(Perspective(camera.fov_y_degrees * std::numbers::pi_v<float> / 180.0f, aspect,
@@ -885,7 +1111,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
 
   FrameUniforms uniforms{};
   uniforms.view_proj = view_proj;
-  uniforms.light_view_proj = light_view_proj;
+  uniforms.light_view_proj = light.view_proj;
   uniforms.eye = Vec4(camera.eye, 1.0f);
   uniforms.key_direction = Vec4(light_direction, shadows ? 1.0f : 0.0f);
   uniforms.key_color = Vec4(lighting.key_color, 0.0f);
@@ -897,9 +1123,10 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   uniforms.grid_color = Vec4(scene.grid.color);
   uniforms.grid = {scene.grid.height, scene.grid.spacing, scene.grid.extent, frame.grid_visible ? 1.0f : 0.0f};
   uniforms.grid_center = {camera.target[0], camera.target[1], 0, 0};
-  uniforms.viewport = {static_cast<float>(extent.width), static_cast<float>(extent.height),
-                       impl_->target.srgb_target ? 0.0f : 1.0f, texel_size};
+  uniforms.viewport = {static_cast<float>(extent.width), static_cast<float>(extent.height), 0.0f, light.texel_size};
   std::memcpy(frame.uniforms.data(), &uniforms, sizeof(uniforms));
+  if (frame.grid_visible)
+    impl_->WriteGround(frame, scene.grid, camera.target, shadows ? &light : nullptr, light_direction);
 
   // The shadow pass runs even without casters: it clears the map and leaves it in the layout the main pass reads.
   VkClearValue clear{};
@@ -908,13 +1135,14 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
   begin.renderPass = impl_->shadow_pass;
   begin.framebuffer = frame.shadow_framebuffer;
-  begin.renderArea = {{0, 0}, {kShadowMapSize, kShadowMapSize}};
+  const std::uint32_t map_size = impl_->shadow_map_size;
+  begin.renderArea = {{0, 0}, {map_size, map_size}};
   begin.clearValueCount = 1;
   begin.pClearValues = &clear;
   vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
   if (shadows) {
-    const VkViewport viewport{0, 0, static_cast<float>(kShadowMapSize), static_cast<float>(kShadowMapSize), 0, 1};
-    const VkRect2D scissor{{0, 0}, {kShadowMapSize, kShadowMapSize}};
+    const VkViewport viewport{0, 0, static_cast<float>(map_size), static_cast<float>(map_size), 0, 1};
+    const VkRect2D scissor{{0, 0}, {map_size, map_size}};
     vkCmdSetViewport(command_buffer, 0, 1, &viewport);
     vkCmdSetScissor(command_buffer, 0, 1, &scissor);
     vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
@@ -926,9 +1154,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
     }
     if (frame.particle_count > 0) {
       vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow_particle_pipeline);
-      const VkBuffer buffer = frame.data.buffer();
-      vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.particle_offset);
-      vkCmdDraw(command_buffer, 4, frame.particle_count, 0, 0);
+      vkCmdDraw(command_buffer, kParticleVertices * frame.particle_count, 1, 0, 0);
     }
   }
   vkCmdEndRenderPass(command_buffer);
@@ -959,12 +1185,18 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
   }
   if (frame.particle_count > 0) {
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->particle_pipeline);
-    vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.particle_offset);
-    vkCmdDraw(command_buffer, 4, frame.particle_count, 0, 0);
+    vkCmdDraw(command_buffer, kParticleVertices * frame.particle_count, 1, 0, 0);
   }
   if (frame.grid_visible) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->grid_pipeline);
-    vkCmdDraw(command_buffer, 6, 1, 0, 0);
+    vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.grid_offset);
+    if (frame.grid_shadowed_vertices > 0) {
+      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->grid_shadowed_pipeline);
+      vkCmdDraw(command_buffer, frame.grid_shadowed_vertices, 1, 0, 0);
+    }
+    if (frame.grid_plain_vertices > 0) {
+      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->grid_plain_pipeline);
+      vkCmdDraw(command_buffer, frame.grid_plain_vertices, 1, frame.grid_shadowed_vertices, 0);
+    }
   }
   if (!frame.arrow_draws.empty()) {
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->mesh_pipeline);

@@ -16,6 +16,9 @@ constexpr std::uint32_t kGridVert[] =
 constexpr std::uint32_t kGridFrag[] =
 #include "grid.frag.spv.inc"
     ;
+constexpr std::uint32_t kGridUnshadowedFrag[] =
+#include "grid_unshadowed.frag.spv.inc"
+    ;
 constexpr std::uint32_t kLineVert[] =
 #include "line.vert.spv.inc"
     ;
@@ -33,6 +36,9 @@ constexpr std::uint32_t kParticleVert[] =
     ;
 constexpr std::uint32_t kParticleFrag[] =
 #include "particle.frag.spv.inc"
+    ;
+constexpr std::uint32_t kParticleFlatDepthFrag[] =
+#include "particle_flat_depth.frag.spv.inc"
     ;
 constexpr std::uint32_t kParticleShadowVert[] =
 #include "particle_shadow.vert.spv.inc"
@@ -56,6 +62,8 @@ std::span<const std::uint32_t> ShaderCode(ShaderId id) {
       return kGridVert;
     case ShaderId::kGridFrag:
       return kGridFrag;
+    case ShaderId::kGridUnshadowedFrag:
+      return kGridUnshadowedFrag;
     case ShaderId::kLineVert:
       return kLineVert;
     case ShaderId::kLineFrag:
@@ -68,6 +76,8 @@ std::span<const std::uint32_t> ShaderCode(ShaderId id) {
       return kParticleVert;
     case ShaderId::kParticleFrag:
       return kParticleFrag;
+    case ShaderId::kParticleFlatDepthFrag:
+      return kParticleFlatDepthFrag;
     case ShaderId::kParticleShadowVert:
       return kParticleShadowVert;
     case ShaderId::kParticleShadowFrag:

@@ -301,6 +301,16 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
     }
   }
 
+  // The mouse spring: a magenta arrow from the grabbed point to where it is pulled.
+  if (snapshot.perturbing) {
+    Arrow spring;
+    spring.origin = snapshot.perturb_anchor;
+    for (int a = 0; a < 3; ++a) spring.vector[a] = snapshot.perturb_target[a] - snapshot.perturb_anchor[a];
+    spring.color = {0.95f, 0.2f, 0.85f, 1};
+    spring.shaft_radius = 0.004f * size;
+    scene.arrows.push_back(spring);
+  }
+
   // The MPM domain's box.
   if (options.show_domain && !sp.position.empty()) {
     const Vec3 &lo = snapshot.domain_min, &hi = snapshot.domain_max;

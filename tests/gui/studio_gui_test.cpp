@@ -136,6 +136,24 @@ class StudioGuiTest : public QObject {
     QVERIFY(std::abs(window_->controller()->snapshot().materials.at(0).youngs_modulus - 5e4) < 5.0);
   }
 
+  void ctrlDragPullsTheBoxWithASpring() {
+    window_->SetPlaying(true);
+    window_->Poll();
+    QPointF pixel;
+    QVERIFY(window_->viewport()->ProjectToPixel(window_->controller()->snapshot().bodies.at(0).position, pixel));
+    const QPoint at = pixel.toPoint();
+    QTest::mousePress(window_->viewport(), Qt::LeftButton, Qt::ControlModifier, at);
+    QTest::mouseMove(window_->viewport(), at - QPoint(0, 150));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->snapshot().perturbing, 5000);
+    // The box (4 cm high, resting at z = 0.04) rises towards the cursor.
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->snapshot().bodies.at(0).position[2] > 0.07, 30000);
+    window_->viewport()->requestUpdate();
+    QTest::qWait(300);
+    QVERIFY(window_->viewport()->GrabImage().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/mouse_spring.png"));
+    QTest::mouseRelease(window_->viewport(), Qt::LeftButton, Qt::ControlModifier, at - QPoint(0, 150));
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->snapshot().perturbing, 5000);
+  }
+
   void pauseStepAndReset() {
     window_->SetPlaying(false);
     QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);

@@ -163,6 +163,24 @@ TEST_F(OffscreenRendererTest, BoxLeftOfCentreAppearsOnlyInTheLeftHalf) {
   EXPECT_EQ(right, 0);
 }
 
+// The renderer keeps the meshes it uploaded and reuses them while a scene's meshes stay the same (compared by
+// content): a mesh whose vertices change must be drawn with the new ones.
+TEST_F(OffscreenRendererTest, MeshIsReusedUntilItChanges) {
+  RenderScene scene = FrontViewScene();
+  scene.meshes.push_back(Box());
+  scene.instances.push_back({0, Place({0, 0, 0}, 0.08f), {0.1f, 0.8f, 0.1f, 1}, false});
+  const Image first = RenderAndSave(scene, "_first");
+  EXPECT_TRUE(Greenish(At(first, kWidth / 2, kHeight / 2)));
+  EXPECT_EQ(renderer_->Render(scene).rgba, first.rgba);
+
+  // Three half sides to the left in the mesh's frame: 0.24 m in the world, about 0.24 / tan(20 deg) * 60 = 40
+  // pixels left of the centre.
+  for (Vec3& p : scene.meshes[0].positions) p[0] -= 3.0f;
+  const Image moved = RenderAndSave(scene, "_moved");
+  EXPECT_FALSE(Greenish(At(moved, kWidth / 2, kHeight / 2)));
+  EXPECT_TRUE(Greenish(At(moved, kWidth / 2 - 40, kHeight / 2)));
+}
+
 TEST_F(OffscreenRendererTest, ParticleBehindBoxIsHiddenAndInFrontIsVisible) {
   RenderScene scene = FrontViewScene();
   scene.meshes.push_back(Box());

@@ -52,6 +52,18 @@ struct RigidBodySummary {
   int mpm_contacts = 0;                    ///< Particles in contact with the body in the last substep.
 };
 
+/// A mouse spring like MuJoCo's: pulls a grabbed point of a rigid body, or a small patch of an MPM object's
+/// particles, towards a target with a critically damped spring of the given natural frequency (scaled by the
+/// grabbed mass, so heavy and light things follow alike) that also carries the grabbed mass's weight.
+struct Perturbation {
+  enum class Kind { kNone, kBody, kObject };
+  Kind kind = Kind::kNone;
+  int index = -1;                  ///< Moving body (0 .. num_rigid_bodies()−1) or MPM object.
+  std::array<double, 3> anchor{};  ///< The grabbed point in the world when grabbed [m].
+  std::array<double, 3> target{};  ///< Where the spring pulls it [m], world.
+  double frequency = 2.0;          ///< Natural frequency of the spring [Hz].
+};
+
 class Simulator {
  public:
   explicit Simulator(std::shared_ptr<const Model> model, SimulatorOptions options = {});
@@ -81,6 +93,13 @@ class Simulator {
   /// Rigid bodies reported in outputs (Model::rigid.output_bodies).
   int num_rigid_bodies() const;
   RigidBodySummary SummarizeRigidBody(int i) const;
+  /// Starts, moves (same kind and index: only the target is taken) or ends (kind kNone) the mouse spring; it acts
+  /// on every later step. A body is grabbed at `anchor`, fixed in the body from then on. An object is grabbed by
+  /// its particles within 3 grid cells of `anchor` (the nearest one if none is that close), weighted towards the
+  /// grabbed point; the spring acts on the whole object's mass, spread over that patch.
+  void SetPerturbation(const Perturbation& perturbation);
+  /// The grabbed point now [m], world, and whether a perturbation is active.
+  bool PerturbationAnchor(std::array<double, 3>& anchor) const;
   /// Fills `out` with the current state for drawing and plots (reusing its storage). Snapshot::bodies lists the
   /// bodies of num_rigid_bodies() in the same order.
   void CaptureSnapshot(Snapshot& out) const;

@@ -76,7 +76,10 @@ struct Snapshot {
   std::vector<std::string> object_names;
   std::vector<SnapshotBody> bodies;
   std::vector<SnapshotShape> shapes;
-  std::array<float, 3> domain_min{};  ///< MPM domain walls [m].
+  bool perturbing = false;                ///< A mouse spring is active:
+  std::array<float, 3> perturb_anchor{};  ///< the grabbed point now [m]
+  std::array<float, 3> perturb_target{};  ///< and where it is pulled [m].
+  std::array<float, 3> domain_min{};      ///< MPM domain walls [m].
   std::array<float, 3> domain_max{};
   float grid_spacing = 0;  ///< MPM grid spacing h [m].
 };

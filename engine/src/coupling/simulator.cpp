@@ -18,6 +18,7 @@
 #include "model/rigid_model.h"
 #include "mpm/constitutive/constitutive.h"
 #include "mpm/mpm_solver.h"
+#include "multibody/spatial.h"
 
 namespace ductile {
 
@@ -69,6 +70,13 @@ struct Simulator::Impl {
   double time_base = 0;
   std::int64_t steps_base = 0;
   StepTelemetry telemetry;
+  // The mouse spring: its description, the grabbed point in the body frame (bodies) or the grabbed particle ids
+  // (objects).
+  Perturbation perturbation;
+  Eigen::Vector3d perturb_p_B = Eigen::Vector3d::Zero();
+  std::vector<std::int32_t> perturb_ids;
+  std::vector<double> perturb_weights;  // per grabbed particle, 1 at the grabbed point falling to 0 at the edge
+  void ApplyPerturbation();
   // Snapshot meshes of the visual geometries (null for primitives), converted once.
   std::vector<std::shared_ptr<const SnapshotMesh>> visual_meshes;
 };
@@ -87,6 +95,56 @@ int ResolveThreads(const Model& model, const SimulatorOptions& options) {
   return threads;
 }
 }  // namespace
+
+void Simulator::Impl::ApplyPerturbation() {
+  const Perturbation& p = perturbation;
+  const double omega = 2 * 3.14159265358979323846 * p.frequency;
+  const Eigen::Vector3d target(p.target[0], p.target[1], p.target[2]);
+  if (p.kind == Perturbation::Kind::kBody && rigid) {
+    // F = m (ω² (target − p) − 2ω v_p − g): critically damped for a free body of the grabbed link's mass, and
+    // carrying its weight, so the grabbed point settles at the target rather than below it.
+    const int b = model->rigid->output_bodies[p.index];
+    const Eigen::Vector3d p_W = rigid->kinematics().X_WB[b] * perturb_p_B;
+    const std::vector<multibody::Vector6d> V =
+        multibody::CalcSpatialVelocities(rigid->tree(), rigid->kinematics(), rigid->v);
+    const Eigen::Vector3d v_P = multibody::PointVelocity(V[b], p_W);
+    const double m = std::max(rigid->tree().body(b).mass, 1e-6);
+    const Eigen::Vector3d g(model->gravity[0], model->gravity[1], model->gravity[2]);
+    rigid->ApplyBodyWrench(b, p_W, m * (omega * omega * (target - p_W) - 2 * omega * v_P - g), Eigen::Vector3d::Zero());
+  } else if (p.kind == Perturbation::Kind::kObject && !perturb_ids.empty()) {
+    // The spring acts on the whole object's mass M, as on a rigid body: F = M (ω² (target − c) − 2ω v_c − g), with c
+    // and v_c the grabbed patch's weighted centre and velocity. F is spread over the patch, more near the grabbed point
+    // (weights perturb_weights), so the material deforms there and the rest is dragged along.
+    mpm::Particles& particles = mpm.mutable_particles();
+    std::vector<std::int32_t> index(particles.size());
+    for (std::size_t i = 0; i < particles.size(); ++i) index[particles.id[i]] = static_cast<std::int32_t>(i);
+    Eigen::Vector3d c = Eigen::Vector3d::Zero(), v = Eigen::Vector3d::Zero();
+    double m = 0;
+    for (std::size_t k = 0; k < perturb_ids.size(); ++k) {
+      const int i = index[perturb_ids[k]];
+      const double mi = perturb_weights[k] * particles.mass[i];
+      m += mi;
+      for (int a = 0; a < 3; ++a) {
+        c[a] += mi * particles.x[i][a];
+        v[a] += mi * particles.v[i][a];
+      }
+    }
+    c /= m;
+    v /= m;
+    const double wm = m;
+    const double M = model->objects[p.index].mass;
+    const Eigen::Vector3d g(model->gravity[0], model->gravity[1], model->gravity[2]);
+    const Eigen::Vector3d F = M * (omega * omega * (target - c) - 2 * omega * v - g);
+    // Δv_i = Δt F w_i / Σ w m, at most a quarter cell per substep so a hard pull cannot tear the grid apart.
+    Eigen::Vector3d dv = model->dt * F / wm;
+    const double limit = 0.25 * model->h * model->substeps / model->dt;
+    if (dv.norm() > limit) dv *= limit / dv.norm();
+    for (std::size_t k = 0; k < perturb_ids.size(); ++k) {
+      Vec3f& vi = particles.v[index[perturb_ids[k]]];
+      for (int a = 0; a < 3; ++a) vi[a] += static_cast<float>(perturb_weights[k] * dv[a]);
+    }
+  }
+}
 
 Simulator::Simulator(std::shared_ptr<const Model> model, SimulatorOptions options) {
   const int threads = ResolveThreads(*model, options);
@@ -108,6 +166,7 @@ void Simulator::Step() {
     s.coupling->BeginStep(*s.rigid);
     contact_solve = [&s](float h) { s.coupling->SolveSubstep(s.mpm, h); };
   }
+  s.ApplyPerturbation();
   s.arena.execute([&] {
     s.mpm.SortParticlesByBlock();
     for (int k = 0; k < substeps && !diverged; ++k) {
@@ -197,6 +256,9 @@ void Simulator::Reset() {
   impl_->time_base = 0;
   impl_->steps_base = 0;
   impl_->telemetry = {};
+  impl_->perturbation = {};
+  impl_->perturb_ids.clear();
+  impl_->perturb_weights.clear();
 }
 
 std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
@@ -339,6 +401,12 @@ void Simulator::CaptureSnapshot(Snapshot& out) const {
   out.material_names = model.material_names;
   out.dt = model.dt;
   out.substeps = model.substeps;
+  std::array<double, 3> anchor{};
+  out.perturbing = PerturbationAnchor(anchor);
+  for (int a = 0; a < 3; ++a) {
+    out.perturb_anchor[a] = static_cast<float>(anchor[a]);
+    out.perturb_target[a] = static_cast<float>(impl_->perturbation.target[a]);
+  }
   out.material_rgba.resize(model.materials.size());
   out.materials.resize(model.materials.size());
   for (std::size_t m = 0; m < model.materials.size(); ++m) {
@@ -444,6 +512,79 @@ void Simulator::CaptureSnapshot(Snapshot& out) const {
     s.quaternion = ToFloat4(Eigen::Quaterniond(X_WG.linear()).normalized());
     for (int a = 0; a < 4; ++a) s.rgba[a] = static_cast<float>(visuals[v].rgba[a]);
   }
+}
+
+void Simulator::SetPerturbation(const Perturbation& perturbation) {
+  Impl& s = *impl_;
+  Perturbation& p = s.perturbation;
+  const bool same = perturbation.kind == p.kind && perturbation.index == p.index;
+  if (same && p.kind != Perturbation::Kind::kNone) {
+    p.target = perturbation.target;
+    p.frequency = perturbation.frequency;
+    return;
+  }
+  p = perturbation;
+  s.perturb_ids.clear();
+  s.perturb_weights.clear();
+  const Eigen::Vector3d anchor(p.anchor[0], p.anchor[1], p.anchor[2]);
+  if (p.kind == Perturbation::Kind::kBody) {
+    if (!s.rigid || p.index < 0 || p.index >= num_rigid_bodies()) {
+      p.kind = Perturbation::Kind::kNone;
+      return;
+    }
+    s.perturb_p_B = s.rigid->kinematics().X_WB[s.model->rigid->output_bodies[p.index]].inverse() * anchor;
+  } else if (p.kind == Perturbation::Kind::kObject) {
+    const mpm::Particles& particles = s.mpm.particles();
+    const double radius = 3 * s.model->h;
+    double nearest = std::numeric_limits<double>::infinity();
+    std::int32_t nearest_id = -1;
+    std::vector<std::pair<std::int32_t, double>> grabbed;  // (id, weight)
+    for (std::size_t i = 0; i < particles.size(); ++i) {
+      if (particles.object[i] != p.index) continue;
+      const Eigen::Vector3d x(particles.x[i].x, particles.x[i].y, particles.x[i].z);
+      const double d = (x - anchor).norm();
+      if (d <= radius) grabbed.emplace_back(particles.id[i], 1 - (d / radius) * (d / radius));
+      if (d < nearest) {
+        nearest = d;
+        nearest_id = particles.id[i];
+      }
+    }
+    if (grabbed.empty() && nearest_id >= 0) grabbed.emplace_back(nearest_id, 1.0);
+    std::sort(grabbed.begin(), grabbed.end());  // id order: independent of the block sort
+    s.perturb_weights.clear();
+    for (const auto& [id, w] : grabbed) {
+      s.perturb_ids.push_back(id);
+      s.perturb_weights.push_back(w);
+    }
+    if (s.perturb_ids.empty()) p.kind = Perturbation::Kind::kNone;
+  }
+}
+
+bool Simulator::PerturbationAnchor(std::array<double, 3>& anchor) const {
+  const Impl& s = *impl_;
+  const Perturbation& p = s.perturbation;
+  if (p.kind == Perturbation::Kind::kBody && s.rigid) {
+    const Eigen::Vector3d a = s.rigid->kinematics().X_WB[s.model->rigid->output_bodies[p.index]] * s.perturb_p_B;
+    anchor = {a.x(), a.y(), a.z()};
+    return true;
+  }
+  if (p.kind == Perturbation::Kind::kObject && !s.perturb_ids.empty()) {
+    const mpm::Particles& particles = s.mpm.particles();
+    // The patch's centre with the spring's weights, as ApplyPerturbation pulls it.
+    Eigen::Vector3d c = Eigen::Vector3d::Zero();
+    double m = 0;
+    for (std::size_t i = 0; i < particles.size(); ++i) {
+      const auto it = std::lower_bound(s.perturb_ids.begin(), s.perturb_ids.end(), particles.id[i]);
+      if (it == s.perturb_ids.end() || *it != particles.id[i]) continue;
+      const double mi = s.perturb_weights[it - s.perturb_ids.begin()] * particles.mass[i];
+      m += mi;
+      for (int a = 0; a < 3; ++a) c[a] += mi * particles.x[i][a];
+    }
+    c /= m;
+    anchor = {c.x(), c.y(), c.z()};
+    return true;
+  }
+  return false;
 }
 
 int Simulator::num_rigid_bodies() const {

@@ -3,8 +3,15 @@
 // into OffscreenRenderer's image for screenshots, videos and tests.
 //
 // Passes of one frame, in order: shadow map (depth only, from the key light, fitted to the meshes, particles and
-// arrows), background gradient, lit opaque meshes with the selection tint, particles as sphere impostors with
-// correct depth, the ground grid (transparent, receives shadows), arrows (lit) and lines (unlit).
+// arrows; 2048 texels on a side, 1024 on a CPU device), background gradient, lit opaque meshes with the selection
+// tint, particles as sphere impostors drawn front to back (on a GPU with their exact depth; on a CPU device such as
+// lavapipe at the depth of the plane touching each sphere, so that hidden ones are rejected before shading), the
+// ground grid (mixed with the background where it fades, hiding what lies below it; receives shadows), arrows (lit)
+// and lines (unlit).
+//
+// Cost: on lavapipe with two busy cores, a 1280x720 frame of 5,400 particles, two meshes, shadows and the grid took
+// 85 to 125 ms at 1 sample per pixel and about three times as long at 4 (bench/render_bench.cpp,
+// bench/results/*-render.md); a viewport on a CPU device should use 1 sample.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -38,7 +45,8 @@ struct SceneRendererTarget {
   /// Render pass whose subpass 0 has one colour attachment and one depth attachment; owned by the caller and must
   /// outlive the SceneRenderer (pipelines are built against it).
   VkRenderPass render_pass = VK_NULL_HANDLE;
-  /// Samples of the colour and depth attachments of subpass 0.
+  /// Samples of the colour and depth attachments of subpass 0. On a CPU device (lavapipe) 4 samples cost about three
+  /// times as much as 1; an interactive viewport there should use 1 (particles then have aliased edges).
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
   /// True when the colour attachment has an _SRGB format, so the hardware encodes the shaders' linear output; false
   /// for a UNORM target, where the shaders encode sRGB themselves.
@@ -49,7 +57,9 @@ struct SceneRendererTarget {
 };
 
 /// Owns the pipelines, the shadow maps and the per-frame buffers (host-visible, reused, grown when a scene needs
-/// more) for one VkDevice and one target render pass, and records a RenderScene's draws.
+/// more) for one VkDevice and one target render pass, and records a RenderScene's draws. Meshes are uploaded again
+/// only when a scene's meshes differ (by content) from the previous frame's in the same slot, so a caller may rebuild
+/// its RenderScene every frame without re-uploading unchanged geometry.
 ///
 /// Per frame: PrepareFrame (outside any render pass: uploads the scene, records the shadow pass), then the caller
 /// begins its render pass (clearing colour and depth to 1.0) and calls RecordDraws, then ends the pass. A frame
@@ -85,9 +95,10 @@ class SceneRenderer {
 class OffscreenRenderer {
  public:
   /// A renderer of `width` x `height` pixels (each 1 to 16384) with `samples` samples per pixel for anti-aliasing
-  /// (1, 2, 4, 8, 16, 32 or 64; lowered to the most the device supports). Throws std::invalid_argument for a bad
-  /// size or sample count, NoVulkanDeviceError when there is no Vulkan implementation or device, RenderError when
-  /// device setup fails.
+  /// (1, 2, 4, 8, 16, 32 or 64; lowered to the most the device supports; 4, the default, suits screenshots, and 1
+  /// frames drawn repeatedly on a CPU device, where 4 costs about three times as much). Throws std::invalid_argument
+  /// for a bad size or sample count, NoVulkanDeviceError when there is no Vulkan implementation or device, RenderError
+  /// when device setup fails.
   static std::unique_ptr<OffscreenRenderer> Create(int width, int height, int samples = 4);
   ~OffscreenRenderer();
   OffscreenRenderer(const OffscreenRenderer&) = delete;

@@ -1,0 +1,112 @@
+// One 1280x720 frame of the studio's viewport drawn offscreen by libductile_render (issue 5): a dough slab of
+// particles (1 cm apart, radius 5 mm) under a rolling pin (a cylinder) next to a box, built from a Snapshot by
+// BuildRenderScene exactly as the studio builds it (ground grid, shadows, domain outline, a contact-force arrow) and
+// framed by FrameSnapshot. Slabs of 30x30x6 = 5,400 and 50x50x20 = 50,000 particles, at 1 and 4 samples per pixel.
+// Each iteration is OffscreenRenderer::Render: record, submit, wait, read the image back. Counters: ms per frame
+// and frames per second. Results: bench/results/*-render.md.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "ductile/render/renderer.h"
+#include "ductile/render/snapshot_scene.h"
+#include "ductile/snapshot.h"
+
+namespace ductile {
+namespace {
+
+constexpr int kWidth = 1280;
+constexpr int kHeight = 720;
+
+// A slab of nx x ny x nz particles 1 cm apart resting on the ground (z = 0), a rolling pin lying on it along x and
+// a box beside it; the pin carries a contact force so the frame has an arrow.
+Snapshot DoughSlab(int nx, int ny, int nz) {
+  constexpr float kSpacing = 0.01f;  // [m].
+  Snapshot snapshot;
+  snapshot.material_names = {"dough"};
+  snapshot.material_rgba = {{0.93f, 0.80f, 0.55f, 1.0f}};
+  snapshot.object_names = {"slab"};
+  SnapshotParticles& p = snapshot.particles;
+  p.radius = 0.5f * kSpacing;
+  for (int i = 0; i < nx; ++i) {
+    for (int j = 0; j < ny; ++j) {
+      for (int k = 0; k < nz; ++k) {
+        p.position.push_back({(static_cast<float>(i) - 0.5f * static_cast<float>(nx - 1)) * kSpacing,
+                              (static_cast<float>(j) - 0.5f * static_cast<float>(ny - 1)) * kSpacing,
+                              (static_cast<float>(k) + 0.5f) * kSpacing});
+      }
+    }
+  }
+  const std::size_t n = p.position.size();
+  p.speed.assign(n, 0.0f);
+  p.von_mises.assign(n, 0.0f);
+  p.plastic_strain.assign(n, 0.0f);
+  p.material.assign(n, 0);
+  p.object.assign(n, 0);
+  const float top = static_cast<float>(nz) * kSpacing;
+  snapshot.grid_spacing = kSpacing;
+  snapshot.domain_min = {-0.5f * static_cast<float>(nx + 10) * kSpacing, -0.5f * static_cast<float>(ny + 10) * kSpacing,
+                         0.0f};
+  snapshot.domain_max = {-snapshot.domain_min[0], -snapshot.domain_min[1], top + 0.15f};
+
+  SnapshotBody pin_body;
+  pin_body.name = "rolling_pin";
+  pin_body.position = {0.0f, 0.0f, top + 0.03f};
+  pin_body.contact_force = {0.0f, 0.0f, 20.0f};
+  snapshot.bodies.push_back(pin_body);
+  SnapshotShape pin;
+  pin.name = "rolling_pin";
+  pin.body = 0;
+  pin.type = ShapeType::kCylinder;
+  pin.radius = 0.03f;
+  pin.length = 0.8f * static_cast<float>(nx) * kSpacing;
+  pin.position = pin_body.position;
+  pin.quaternion = {0.70710678f, 0.0f, 0.70710678f, 0.0f};  // z axis along world x.
+  pin.rgba = {0.62f, 0.42f, 0.25f, 1.0f};
+  snapshot.shapes.push_back(pin);
+  SnapshotShape box;
+  box.name = "box";
+  box.type = ShapeType::kBox;
+  box.half_extents = {0.04f, 0.04f, 0.04f};
+  box.position = {0.5f * static_cast<float>(nx) * kSpacing + 0.08f, 0.0f, 0.04f};
+  box.rgba = {0.55f, 0.58f, 0.65f, 1.0f};
+  snapshot.shapes.push_back(box);
+  return snapshot;
+}
+
+// Arguments: particle count selector (0: 30x30x6, 1: 50x50x20) and samples per pixel.
+void BM_RenderFrame(benchmark::State& state) {
+  const Snapshot snapshot = state.range(0) == 0 ? DoughSlab(30, 30, 6) : DoughSlab(50, 50, 20);
+  const auto samples = static_cast<int>(state.range(1));
+  std::unique_ptr<render::OffscreenRenderer> renderer;
+  try {
+    renderer = render::OffscreenRenderer::Create(kWidth, kHeight, samples);
+  } catch (const render::NoVulkanDeviceError& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  const render::Camera camera =
+      render::FrameSnapshot(snapshot, static_cast<float>(kWidth) / static_cast<float>(kHeight));
+  const render::RenderScene scene = render::BuildRenderScene(snapshot, render::ViewOptions{}, camera);
+  benchmark::DoNotOptimize(renderer->Render(scene));  // Warm-up: first-use costs of buffers and caches.
+  for (auto _ : state) {
+    render::Image image = renderer->Render(scene);
+    benchmark::DoNotOptimize(image.rgba.data());
+  }
+  state.counters["particles"] = static_cast<double>(snapshot.particles.position.size());
+  state.counters["samples"] = renderer->samples();
+  state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.SetLabel(renderer->DeviceName());
+}
+BENCHMARK(BM_RenderFrame)
+    ->ArgNames({"slab", "samples"})
+    ->ArgsProduct({{0, 1}, {1, 4}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(2.0);
+
+}  // namespace
+}  // namespace ductile
+
+BENCHMARK_MAIN();
