@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -40,6 +41,17 @@ std::string ReadText(const QString& path, std::string* error) {
 }
 
 }  // namespace
+
+MeasureStart MeasureNow(MainWindow& window) {
+  MeasureStart m;
+  m.wall_s = 1e-3 * static_cast<double>(QDateTime::currentMSecsSinceEpoch());
+  if (window.viewport()) m.frames = static_cast<double>(window.viewport()->frames());
+  window.Poll();
+  for (const TelemetrySample& t : window.plots()->samples()) m.step_ms_sum += t.step_ms;
+  m.steps = static_cast<std::int64_t>(window.plots()->samples().size());
+  if (window.controller()) m.sim_time = window.controller()->status().time;
+  return m;
+}
 
 MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   setWindowTitle("Ductile");
@@ -196,6 +208,7 @@ void MainWindow::BuildMenus() {
   color_->setToolTip("Particle colours: material, speed, von Mises stress or plastic strain");
   connect(color_, &QComboBox::currentTextChanged, this, [this](const QString& mode) {
     if (viewport_) render::ParseColorMode(mode.toStdString(), viewport_->view_options().color_mode);
+    if (controller_) controller_->SetStressWanted(mode == "stress");
   });
   bar->addWidget(new QLabel("  colour "));
   bar->addWidget(color_);
@@ -247,6 +260,7 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
   scene_text_ = text;
   scene_path_ = path;
   controller_ = std::make_unique<SimController>(model, scene_text_, path.toStdString());
+  controller_->SetStressWanted(color_ && color_->currentText() == "stress");
   if (speed_) {
     Command c = Command::Of(Command::Type::kSetSpeed);
     c.value = speed_->currentData().toDouble();

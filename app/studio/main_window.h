@@ -26,6 +26,18 @@ namespace ductile::studio {
 class Inspector;
 class Plots;
 
+/// Counters `ductile --measure` compares over a wall-time interval.
+struct MeasureStart {
+  double wall_s = 0;
+  double frames = 0;
+  std::int64_t steps = 0;
+  double step_ms_sum = 0;  ///< Wall time of every step so far, summed [ms].
+  double sim_time = 0;
+};
+
+class MainWindow;
+MeasureStart MeasureNow(MainWindow& window);
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
 

@@ -143,6 +143,7 @@ void SimController::Apply(const Command& c) {
     case Command::Type::kPause:
       playing_ = false;
       last_step_end_ = {};
+      PublishSnapshot();  // the state it stopped at, if the last step's snapshot was skipped
       break;
     case Command::Type::kStep:
       break;
@@ -209,7 +210,9 @@ void SimController::StepOnce() {
     Emit(Event::Kind::kError, std::string(e.what()) + " — paused");
     return;
   }
-  PublishSnapshot();
+  // While playing, a snapshot at most at the display's rate (60 Hz): a copy per step would cost fast small scenes
+  // more than they step. A single step and a pause always publish.
+  if (!playing_ || std::chrono::steady_clock::now() - last_publish_ >= std::chrono::milliseconds(15)) PublishSnapshot();
   // Measured real-time factor over about the last second of wall time: while playing, the wall time between step
   // ends (the pacing's waits included, so at 50% speed it reads 0.5); for a single step, its compute time.
   const StepTelemetry& t = sim_->last_step();
@@ -246,7 +249,8 @@ void SimController::StepOnce() {
 }
 
 void SimController::PublishSnapshot() {
-  sim_->CaptureSnapshot(snapshots_.back());
+  last_publish_ = std::chrono::steady_clock::now();
+  sim_->CaptureSnapshot(snapshots_.back(), stress_wanted_.load(std::memory_order_relaxed));
   snapshots_.Publish();
 }
 

@@ -139,6 +139,8 @@ class SimController {
   std::size_t DrainTelemetry(std::vector<TelemetrySample>& out) { return telemetry_.Drain(out); }
   std::vector<Event> DrainEvents();
   ControllerStatus status() const;
+  /// Whether snapshots carry the particles' von Mises stress (costly; the viewport's stress colours need it).
+  void SetStressWanted(bool wanted) { stress_wanted_.store(wanted, std::memory_order_relaxed); }
   /// The model the next step uses (for the inspector's current values); safe to call from the UI thread.
   std::shared_ptr<const Model> model() const;
   /// The overrides in force, in the order given.
@@ -162,6 +164,8 @@ class SimController {
   double measured_rtf_ = 0;
   std::deque<std::pair<double, double>> rtf_window_;       // (wall seconds, simulated seconds) per step
   std::chrono::steady_clock::time_point last_step_end_{};  // while playing: when the last step ended
+  std::chrono::steady_clock::time_point last_publish_{};   // when the last snapshot was published
+  std::atomic<bool> stress_wanted_{true};
 
   // Shared with the UI thread.
   mutable std::mutex mutex_;  // guards commands_, events_, status_, model_, overrides_

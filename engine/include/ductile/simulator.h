@@ -102,7 +102,9 @@ class Simulator {
   bool PerturbationAnchor(std::array<double, 3>& anchor) const;
   /// Fills `out` with the current state for drawing and plots (reusing its storage). Snapshot::bodies lists the
   /// bodies of num_rigid_bodies() in the same order.
-  void CaptureSnapshot(Snapshot& out) const;
+  /// `with_stress`: also the particles' von Mises stress (one stress evaluation per particle, the costly part);
+  /// without it SnapshotParticles::von_mises is left empty.
+  void CaptureSnapshot(Snapshot& out, bool with_stress = true) const;
   /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
   /// equal hashes mean bitwise-equal states. Includes the rigid state (q, v) when there is one.
   std::uint64_t StateHash() const;

@@ -390,7 +390,7 @@ std::array<float, 3> ToFloat3(const Eigen::Vector3d& v) {
 }
 }  // namespace
 
-void Simulator::CaptureSnapshot(Snapshot& out) const {
+void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   const Model& model = *impl_->model;
   out.time = impl_->time;
   out.step = impl_->steps;
@@ -430,7 +430,7 @@ void Simulator::CaptureSnapshot(Snapshot& out) const {
   const std::size_t n = p.size();
   sp.position.resize(n);
   sp.speed.resize(n);
-  sp.von_mises.resize(n);
+  sp.von_mises.resize(with_stress ? n : 0);
   sp.plastic_strain.resize(n);
   sp.material.resize(n);
   sp.object.resize(n);
@@ -442,6 +442,8 @@ void Simulator::CaptureSnapshot(Snapshot& out) const {
     sp.plastic_strain[id] = p.plastic_strain[i];
     sp.material[id] = p.material[i];
     sp.object[id] = p.object[i];
+    volume += p.volume[i];
+    if (!with_stress) continue;
     // Cauchy stress σ = τ/J; von Mises √(3/2 s:s) of its deviator s.
     const mpm::MaterialParams& material = model.materials[p.material[i]];
     const Mat3f tau = mpm::KirchhoffStress(material, p.F[i], p.C[i]);
@@ -454,7 +456,6 @@ void Simulator::CaptureSnapshot(Snapshot& out) const {
         ss += s * s;
       }
     sp.von_mises[id] = J > 0 ? std::sqrt(1.5f * ss) / J : 0.0f;
-    volume += p.volume[i];
   }
   sp.radius = n > 0 ? 0.5f * static_cast<float>(std::cbrt(volume / static_cast<double>(n))) : 0.0f;
 
