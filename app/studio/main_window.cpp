@@ -202,6 +202,8 @@ void MainWindow::BuildMenus() {
   view->addAction("Reset camera", QKeySequence(Qt::Key_Home), this, [this] {
     if (viewport_) viewport_->ResetCamera();
   });
+  camera_menu_ = view->addMenu("Camera presets");
+  camera_menu_->setEnabled(false);
   color_ = new QComboBox;
   color_->setObjectName("color_mode");
   for (const char* mode : {"material", "speed", "stress", "plastic"}) color_->addItem(mode);
@@ -288,11 +290,34 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
     viewport_->SetSnapshot(&controller_->snapshot());
     viewport_->ResetCamera();
   }
+  FillCameraMenu();
+  if (viewport_ && !scene_->cameras.empty()) camera_menu_->actions().front()->trigger();  // the scene's first view
   AddRecent(path);
   setWindowTitle("Ductile — " + QFileInfo(path).fileName());
   Log("opened " + path + " (" + QString::number(model->num_particles) + " particles, " +
       QString::number(body_names_.size()) + " moving bodies)");
   return true;
+}
+
+void MainWindow::FillCameraMenu() {
+  camera_menu_->clear();
+  if (!scene_) return;
+  int n = 0;
+  for (const CameraDesc& c : scene_->cameras) {
+    QAction* a = camera_menu_->addAction(QString::fromStdString(c.name), this, [this, c] {
+      if (!viewport_) return;
+      render::Camera camera;
+      for (int i = 0; i < 3; ++i) {
+        camera.eye[i] = static_cast<float>(c.eye[i]);
+        camera.target[i] = static_cast<float>(c.target[i]);
+      }
+      camera.fov_y_degrees = static_cast<float>(c.fov_deg);
+      viewport_->camera().FromCamera(camera);
+      viewport_->requestUpdate();
+    });
+    if (++n <= 9) a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_0 + n)));
+  }
+  camera_menu_->setEnabled(!scene_->cameras.empty());
 }
 
 void MainWindow::SetPlaying(bool playing) {

@@ -70,6 +70,7 @@ class MainWindow : public QMainWindow {
   void AddRecent(const QString& path);
   void UpdateRecentMenu();
   void SaveScreenshot();
+  void FillCameraMenu();
 
   QVulkanInstance* vulkan_ = nullptr;
   Viewport* viewport_ = nullptr;
@@ -80,6 +81,7 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* log_ = nullptr;
   QLabel* status_ = nullptr;
   QMenu* recent_menu_ = nullptr;
+  QMenu* camera_menu_ = nullptr;
   QAction* play_ = nullptr;
   QComboBox* speed_ = nullptr;
   QComboBox* color_ = nullptr;

@@ -90,6 +90,38 @@ TEST(SimControllerTsan, UiAndSimulationThreadsShareNothingUnsynchronised) {
   // The destructor stops and joins the simulation thread while it may be mid-step.
 }
 
+TEST(SimControllerTsan, DivergencePausesWithAMessageNamingWhere) {
+  // Far too few substeps for a stiff material: the first steps blow up.
+  const std::string scene = R"(
+simulation: {dt: 1.0e-2, substeps: 1, gravity: [0, 0, -9.81]}
+grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.3]}}
+materials:
+  steelish: {model: fixed_corotated, density: 1000, youngs_modulus: 1.0e9, poisson_ratio: 0.3}
+objects:
+  cube: {material: steelish, shape: {type: box, size: [0.1, 0.1, 0.1]}, pose: {position: [0, 0, 0.1]},
+         velocity: [0, 0, -1]}
+)";
+  auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene, "diverge.yaml")));
+  SimController controller(model, scene, "diverge.yaml", {}, 1);
+  controller.Post(Command::Of(Command::Type::kPlay));
+  std::string message;
+  const auto start = std::chrono::steady_clock::now();
+  while (message.empty() && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    for (const Event& e : controller.DrainEvents())
+      if (e.kind == Event::Kind::kError) message = e.message;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_NE(message.find("diverged"), std::string::npos) << message;
+  EXPECT_NE(message.find("object 'cube'"), std::string::npos) << message;
+  EXPECT_NE(message.find("paused"), std::string::npos) << message;
+  // It stays paused: the step count no longer moves.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const ControllerStatus st = controller.status();
+  EXPECT_FALSE(st.playing);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(controller.status().step, st.step);
+}
+
 TEST(SimControllerTsan, TripleBufferHandsOverWholeSnapshots) {
   // One writer publishing snapshots whose step and time agree, one reader checking each one it takes.
   SnapshotBuffer buffer;

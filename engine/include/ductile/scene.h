@@ -303,6 +303,15 @@ struct CollisionFilterDesc {
   SourceLocation where;
 };
 
+/// A camera preset of the studio's viewport (`cameras: NAME: {...}`).
+struct CameraDesc {
+  std::string name;
+  Vector3 eye{1.0, -1.5, 1.0};  ///< Where the camera is [m].
+  Vector3 target{0, 0, 0};      ///< The point it looks at [m]; not at `eye`.
+  double fov_deg = 40;          ///< Vertical field of view [deg], in (0, 180).
+  SourceLocation where;
+};
+
 /// A whole scene. Maps are ordered by name; objects keep their file order in `objects`.
 struct SceneDesc {
   std::filesystem::path file;  ///< The scene file it was loaded from.
@@ -318,6 +327,7 @@ struct SceneDesc {
   std::vector<RobotDesc> robots;                       ///< In file order.
   std::vector<WeldDesc> welds;                         ///< In file order.
   std::vector<CollisionFilterDesc> collision_filters;  ///< In file order.
+  std::vector<CameraDesc> cameras;                     ///< In file order; the first is the studio's initial view.
 
   const MaterialDesc* FindMaterial(const std::string& name) const {
     for (const MaterialDesc& m : materials)

@@ -153,6 +153,10 @@ class SceneParser {
         scene.collision_filters.push_back(ParseCollisionFilter(entry, bodies));
     }
     if (const auto field = top.Find("output")) ParseOutput(*field, scene);
+    if (const auto field = top.Find("cameras")) {
+      for (const Field& entry : reader_.Entries(*field, "section 'cameras'"))
+        scene.cameras.push_back(ParseCamera(entry));
+    }
     return scene;
   }
 
@@ -759,6 +763,28 @@ class SceneParser {
                    {entry.path + ".stiffness"});
     }
     return weld;
+  }
+
+  // A viewpoint: eye, target and field of view.
+  CameraDesc ParseCamera(const Field& entry) const {
+    CheckName(entry, "camera");
+    CameraDesc camera;
+    camera.name = entry.key;
+    camera.where = Where(entry);
+    const std::string what = "camera '" + entry.key + "'";
+    const MapFields map(reader_, entry, what);
+    map.CheckKeys(KeysOf({"cameras", ""}));
+    map.Read("eye", camera.eye);
+    map.Read("target", camera.target);
+    map.Read("fov_deg", camera.fov_deg, Between(0, 180, true, true));
+    double distance2 = 0;
+    for (int a = 0; a < 3; ++a) distance2 += (camera.eye[a] - camera.target[a]) * (camera.eye[a] - camera.target[a]);
+    if (!(distance2 > 0)) {
+      const auto eye = map.Find("eye");
+      reader_.FailAtKey(eye ? *eye : entry,
+                        what + ": 'eye' and 'target' are the same point; the camera needs a direction");
+    }
+    return camera;
   }
 
   // Two different bodies that must not collide.

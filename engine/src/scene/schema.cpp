@@ -170,7 +170,10 @@ SchemaNode Build() {
        NamedMap("collision_filters", "collision filter",
                 Section("collision filter", {Value("body_a"), Value("body_b")})),
        Section("output", {NamedMap("probes", "probe", Section("probe", {Value("object"), Value("quantity")}))}),
-       Reserved("cameras"), Reserved("recording")});
+       NamedMap("cameras", "camera",
+                Section("camera",
+                        {Vector("eye", CameraDesc().eye), Vector("target", CameraDesc().target), Value("fov_deg")})),
+       Reserved("recording")});
 }
 
 }  // namespace

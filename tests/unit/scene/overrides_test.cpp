@@ -104,7 +104,7 @@ TEST(Overrides, PathsOutsideTheFormatAreErrorsWithSuggestions) {
   EXPECT_EQ(OverrideMessage({"simulation.dt.x=1"}),
             "--set simulation.dt.x=1: 'simulation.dt' is a value, not a map "
             "with key 'x'");
-  EXPECT_EQ(OverrideMessage({"cameras.main.x=1"}), "--set cameras.main.x=1: 'cameras' is not supported yet");
+  EXPECT_EQ(OverrideMessage({"recording.main.x=1"}), "--set recording.main.x=1: 'recording' is not supported yet");
   EXPECT_EQ(OverrideMessage({"colliders.ground.pose.position.2=1"}),
             "--set colliders.ground.pose.position.2=1: no collider 'ground' in the scene (defined: none)");
 }
