@@ -214,6 +214,14 @@ void MainWindow::BuildMenus() {
   });
   bar->addWidget(new QLabel("  colour "));
   bar->addWidget(color_);
+  QAction* hud = view->addAction("HUD", QKeySequence(Qt::Key_H));
+  hud->setCheckable(true);
+  hud->setChecked(true);
+  connect(hud, &QAction::toggled, this, [this](bool on) {
+    if (!viewport_) return;
+    viewport_->SetHudVisible(on);
+    viewport_->requestUpdate();
+  });
   QAction* forces = view->addAction("Contact forces");
   forces->setCheckable(true);
   forces->setChecked(true);
@@ -380,7 +388,27 @@ void MainWindow::Poll() {
                      .arg(s.particles.position.size())
                      .arg(s.telemetry.mpm_contacts + s.telemetry.rigid_contacts)
                      .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations);
-  if (viewport_) text += QString("   %1 fps").arg(viewport_->fps(), 0, 'f', 0);
+  if (viewport_) {
+    text += QString("   %1 fps").arg(viewport_->fps(), 0, 'f', 0);
+    // The viewport's HUD: the same numbers, compact, and how to use the mouse.
+    const auto line = [](const QString& q) { return q.toStdString(); };
+    viewport_->SetHud({
+        line(QString("t = %1 s   %2").arg(st.time, 0, 'f', 3).arg(st.playing ? "running" : "paused")),
+        line(QString("speed %1% requested, %2% measured")
+                 .arg(100 * st.speed, 0, 'f', 0)
+                 .arg(100 * st.realtime_factor, 0, 'f', 0)),
+        line(QString("%1 ms/step   dt %2 ms, N = %3")
+                 .arg(s.telemetry.wall_ms, 0, 'f', 1)
+                 .arg(1e3 * s.dt, 0, 'g', 3)
+                 .arg(s.substeps)),
+        line(QString("%1 particles   %2 contacts   %3 solver it")
+                 .arg(s.particles.position.size())
+                 .arg(s.telemetry.mpm_contacts + s.telemetry.rigid_contacts)
+                 .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations)),
+        line(QString("viewport %1 fps").arg(viewport_->fps(), 0, 'f', 0)),
+        "drag: orbit  right drag: pan  wheel: zoom  click: select  Ctrl+drag: pull",
+    });
+  }
   text += "   (drag: orbit, right drag: pan, wheel: zoom, click: select, Ctrl+drag: pull)";
   status_->setText(text);
 }

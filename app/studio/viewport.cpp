@@ -146,7 +146,10 @@ render::RenderScene Viewport::BuildScene() const {
     empty.camera = camera_.ToCamera();
     return empty;
   }
-  return render::BuildRenderScene(*snapshot_, view_, camera_.ToCamera());
+  render::RenderScene scene = render::BuildRenderScene(*snapshot_, view_, camera_.ToCamera());
+  scene.hud.visible = hud_visible_;
+  scene.hud.lines = hud_lines_;
+  return scene;
 }
 
 void Viewport::FrameDone() {

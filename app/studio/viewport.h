@@ -7,6 +7,8 @@
 #include <QVulkanWindow>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "ductile/render/render_scene.h"
 #include "ductile/render/snapshot_scene.h"
@@ -50,6 +52,10 @@ class Viewport : public QVulkanWindow {
   OrbitCamera& camera() { return camera_; }
   /// Frames the current snapshot.
   void ResetCamera();
+  /// The HUD's text (top-left overlay) and whether it is shown.
+  void SetHud(std::vector<std::string> lines) { hud_lines_ = std::move(lines); }
+  void SetHudVisible(bool visible) { hud_visible_ = visible; }
+  bool hud_visible() const { return hud_visible_; }
   /// The RenderScene of the current snapshot as the viewport draws it.
   render::RenderScene BuildScene() const;
   /// Frames drawn since creation.
@@ -83,6 +89,8 @@ class Viewport : public QVulkanWindow {
   render::ViewOptions view_;
   OrbitCamera camera_;
   bool camera_set_ = false;
+  std::vector<std::string> hud_lines_;
+  bool hud_visible_ = true;
   QPoint press_pos_;
   QPoint last_pos_;
   Qt::MouseButton drag_button_ = Qt::NoButton;

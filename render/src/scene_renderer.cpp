@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <optional>
 #include <stdexcept>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "ductile/render/renderer.h"
+#include "hud_overlay.h"
 #include "render_math.h"
 #include "shaders.h"
 #include "vulkan_util.h"
@@ -452,6 +454,7 @@ struct SceneRenderer::Impl {
   VkPipeline grid_plain_pipeline = VK_NULL_HANDLE;
   VkPipeline line_pipeline = VK_NULL_HANDLE;
   std::vector<Frame> frames;
+  std::unique_ptr<HudOverlay> hud;  // Created by the first frame whose scene shows the HUD.
 };
 
 SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in)
@@ -1158,6 +1161,12 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
     }
   }
   vkCmdEndRenderPass(command_buffer);
+
+  // The HUD is laid out after everything that can reject the scene, as its first frame records the font upload.
+  if (scene.hud.visible && !impl_->hud) {
+    impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, impl_->target);
+  }
+  if (impl_->hud) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, extent);
   frame.prepared = true;
 }
 
@@ -1207,6 +1216,7 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
     vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.line_offset);
     vkCmdDraw(command_buffer, frame.line_vertex_count, 1, 0, 0);
   }
+  if (impl_->hud) impl_->hud->Record(command_buffer, frame_index, frame.extent);
 }
 
 }  // namespace ductile::render

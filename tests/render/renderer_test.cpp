@@ -311,6 +311,58 @@ RenderScene ParticleBlockScene(int per_side) {
   return scene;
 }
 
+// The HUD at the size of a studio viewport: a dark translucent panel with bright text in the top-left corner, and
+// nothing else in the frame changed; hiding it again gives back the plain frame. HudOn.png is the one to look at.
+TEST(OffscreenRendererHud, DrawsTextOnADarkPanelInTheTopLeftCornerOnly) {
+  constexpr int kHudWidth = 1280, kHudHeight = 720;
+  std::unique_ptr<OffscreenRenderer> renderer;
+  try {
+    renderer = OffscreenRenderer::Create(kHudWidth, kHudHeight, 1);
+  } catch (const NoVulkanDeviceError& error) {
+    GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+  }
+  RenderScene scene = FrontViewScene();
+  scene.particles.push_back(OneParticle({0.1f, 0, 0}, 0.08f, {0.8f, 0.1f, 0.1f, 1}));
+  const Image plain = renderer->Render(scene);
+  scene.hud.visible = true;
+  scene.hud.lines = {"sim time 1.234 s",     "real-time factor 1.00 requested, 0.48 measured",
+                     "3.2 ms per step",      "particles 5832   contacts 12",
+                     "solver iterations 20", "Ctrl+drag: pull, click: select"};
+  const Image with_hud = renderer->Render(scene);
+  scene.hud.visible = false;
+  const Image hidden_again = renderer->Render(scene);
+  Save(plain, "HudOff");
+  Save(with_hud, "HudOn");
+
+  // The panel lies in the top-left quarter, kept off the corner by a margin of a few pixels.
+  const int panel_width = kHudWidth / 2, panel_height = kHudHeight / 2;
+  int darker = 0, brighter = 0, changed_outside = 0, changed_by_hiding = 0;
+  for (int y = 0; y < kHudHeight; ++y) {
+    for (int x = 0; x < kHudWidth; ++x) {
+      const Pixel before = At(plain, x, y), after = At(with_hud, x, y), again = At(hidden_again, x, y);
+      bool changed = false, changed_again = false;
+      for (int c = 0; c < 3; ++c) {
+        changed = changed || std::abs(after[c] - before[c]) > 2;
+        changed_again = changed_again || std::abs(again[c] - before[c]) > 2;
+      }
+      changed_by_hiding += changed_again ? 1 : 0;
+      if (x >= panel_width || y >= panel_height) {
+        changed_outside += changed ? 1 : 0;
+        continue;
+      }
+      darker += Luminance(after) < Luminance(before) - 6 ? 1 : 0;
+      brighter += Luminance(after) > Luminance(before) + 100 ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(changed_outside, 0);
+  EXPECT_EQ(changed_by_hiding, 0);
+  // Six lines of 16-pixel text on a panel of about 410 x 130 pixels: most of it darkened, and text strokes bright.
+  EXPECT_GT(darker, 20000);
+  EXPECT_GT(brighter, 1500);
+  EXPECT_EQ(At(with_hud, 2, 2), At(plain, 2, 2));
+  EXPECT_LT(Luminance(At(with_hud, 12, 12)), Luminance(At(plain, 12, 12)) - 6);
+}
+
 TEST(OffscreenRendererTiming, SixThousandParticlesAt160x120And1280x720) {
   const RenderScene scene = ParticleBlockScene(18);  // 5832 particles.
   for (const auto& [width, height] : std::array<std::pair<int, int>, 2>{{{160, 120}, {1280, 720}}}) {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ductile::render {
@@ -83,6 +84,12 @@ struct GroundGrid {
   Rgba color{0.55f, 0.57f, 0.60f, 1.0f};
 };
 
+/// A text overlay in the top-left corner: one line per entry, drawn on a translucent dark panel with Dear ImGui.
+struct Hud {
+  bool visible = false;
+  std::vector<std::string> lines;
+};
+
 /// Everything in one frame.
 struct RenderScene {
   Camera camera;
@@ -94,6 +101,7 @@ struct RenderScene {
   std::vector<ParticleSet> particles;
   std::vector<Line> lines;
   std::vector<Arrow> arrows;
+  Hud hud;
 };
 
 }  // namespace ductile::render

@@ -6,8 +6,9 @@
 // arrows; 2048 texels on a side, 1024 on a CPU device), background gradient, lit opaque meshes with the selection
 // tint, particles as sphere impostors drawn front to back (on a GPU with their exact depth; on a CPU device such as
 // lavapipe at the depth of the plane touching each sphere, so that hidden ones are rejected before shading), the
-// ground grid (mixed with the background where it fades, hiding what lies below it; receives shadows), arrows (lit)
-// and lines (unlit).
+// ground grid (mixed with the background where it fades, hiding what lies below it; receives shadows), arrows (lit),
+// lines (unlit) and last the HUD (RenderScene::hud: text on a translucent panel in the top-left corner, drawn with
+// Dear ImGui; one ImGui context per SceneRenderer, created by the first frame that shows the HUD).
 //
 // Cost: on lavapipe with two busy cores, a 1280x720 frame of 5,400 particles, two meshes, shadows and the grid took
 // 85 to 125 ms at 1 sample per pixel and about three times as long at 4 (bench/render_bench.cpp,
