@@ -106,6 +106,7 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
   layout->addWidget(MakeView(timing_chart_), 1);
 
   connect(body_, &QComboBox::currentIndexChanged, this, [this] { Redraw(); });
+  connect(body_, &QComboBox::activated, this, [this] { body_chosen_ = true; });
   connect(pause_, &QPushButton::toggled, this, [this](bool on) {
     paused_ = on;
     pause_->setText(on ? "Resume plots" : "Pause plots");
@@ -121,6 +122,7 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
 
 void Plots::Reset(const std::vector<std::string>& body_names) {
   samples_.clear();
+  body_chosen_ = false;
   body_names_ = body_names;
   body_->blockSignals(true);
   body_->clear();
@@ -134,6 +136,20 @@ void Plots::Reset(const std::vector<std::string>& body_names) {
 void Plots::Append(const std::vector<TelemetrySample>& samples) {
   if (samples.empty()) return;
   samples_.insert(samples_.end(), samples.begin(), samples.end());
+  // Until the user picks one, plot the first body that something pushes (a kinematic carrier feels nothing).
+  const auto pushed = [&](int b) {
+    for (const TelemetrySample& s : samples)
+      if (b < s.num_bodies && std::abs(s.force[b][0]) + std::abs(s.force[b][1]) + std::abs(s.force[b][2]) > 1e-6f)
+        return true;
+    return false;
+  };
+  if (!body_chosen_ && body_->count() > 1 && !pushed(body_->currentIndex())) {
+    for (int b = 0; b < body_->count(); ++b)
+      if (pushed(b)) {
+        body_->setCurrentIndex(b);
+        break;
+      }
+  }
   if (!paused_) Redraw();
 }
 

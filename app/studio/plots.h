@@ -36,6 +36,7 @@ class Plots : public QWidget {
   std::vector<TelemetrySample> samples_;
   std::vector<std::string> body_names_;
   bool paused_ = false;
+  bool body_chosen_ = false;  // the user picked the plotted body; until then the first one with a force is shown
   QComboBox* body_ = nullptr;
   QPushButton* pause_ = nullptr;
   QChart* force_chart_ = nullptr;
