@@ -174,14 +174,15 @@ void SimController::ApplyOverride(const std::string& key, const std::string& tex
     std::lock_guard<std::mutex> lock(mutex_);
     overrides = overrides_;
   }
-  const auto same = std::find_if(overrides.begin(), overrides.end(), [&](const Override& o) { return o.path == key; });
-  Override edit = ParseOverride(key + "=" + text);
-  if (same != overrides.end())
-    *same = edit;
-  else
-    overrides.push_back(edit);
   std::shared_ptr<const Model> model;
   try {
+    const Override edit = ParseOverride(key + "=" + text);
+    const auto same =
+        std::find_if(overrides.begin(), overrides.end(), [&](const Override& o) { return o.path == key; });
+    if (same != overrides.end())
+      *same = edit;
+    else
+      overrides.push_back(edit);
     model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text_, scene_file_, overrides)));
   } catch (const std::exception& e) {
     Emit(Event::Kind::kError, key + " = " + text + " refused: " + e.what(), key);
@@ -208,6 +209,11 @@ void SimController::StepOnce() {
     playing_ = false;
     PublishSnapshot();
     Emit(Event::Kind::kError, std::string(e.what()) + " — paused");
+    return;
+  } catch (const std::exception& e) {  // anything else a step throws also pauses, never ends the thread
+    playing_ = false;
+    PublishSnapshot();
+    Emit(Event::Kind::kError, std::string("the step failed: ") + e.what() + " — paused");
     return;
   }
   // While playing, a snapshot at most at the display's rate (60 Hz): a copy per step would cost fast small scenes

@@ -122,6 +122,42 @@ objects:
   EXPECT_EQ(controller.status().step, st.step);
 }
 
+TEST(SimControllerTsan, MalformedEditsAreRefusedWithTheReason) {
+  auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "tsan.yaml")));
+  SimController controller(model, kScene, "tsan.yaml", {}, 1);
+  const auto edit = [&](const std::string& key, const std::string& text) {
+    Command c = Command::Of(Command::Type::kSetOverride);
+    c.key = key;
+    c.text = text;
+    controller.Post(c);
+  };
+  edit("materials..youngs_modulus", "1e4");          // not a dotted key
+  edit("materials.rubber.youngs_modulus", "[1, 2");  // not YAML
+  edit("materials.rubber.youngs_modulus", "-5");     // out of range
+  edit("objects.cube.particles_per_cell", "27");     // structural: needs a reset
+  std::vector<Event> events;
+  const auto start = std::chrono::steady_clock::now();
+  while (events.size() < 4 && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    for (Event& e : controller.DrainEvents()) events.push_back(std::move(e));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(events.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(events[i].kind, Event::Kind::kError) << events[i].message;
+    EXPECT_NE(events[i].message.find("refused"), std::string::npos) << events[i].message;
+  }
+  EXPECT_NE(events[2].message.find("'youngs_modulus' must be > 0"), std::string::npos) << events[2].message;
+  EXPECT_EQ(events[3].kind, Event::Kind::kWarning);
+  EXPECT_NE(events[3].message.find("reset to apply"), std::string::npos) << events[3].message;
+  // None took effect; the simulation still runs.
+  EXPECT_TRUE(controller.overrides().empty());
+  controller.Post(Command::Of(Command::Type::kStep));
+  const auto t0 = std::chrono::steady_clock::now();
+  while (controller.status().step < 1 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(controller.status().step, 1);
+}
+
 TEST(SimControllerTsan, TripleBufferHandsOverWholeSnapshots) {
   // One writer publishing snapshots whose step and time agree, one reader checking each one it takes.
   SnapshotBuffer buffer;
