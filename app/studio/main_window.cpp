@@ -276,9 +276,10 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
     c.value = speed_->currentData().toDouble();
     controller_->Post(c);
   }
+  // The controller published the initial state; its bodies name the plots' choices and the scene tree's entries.
+  controller_->AcquireSnapshot();
   body_names_.clear();
-  Simulator probe(model, SimulatorOptions{1});
-  for (int b = 0; b < probe.num_rigid_bodies(); ++b) body_names_.push_back(probe.SummarizeRigidBody(b).name);
+  for (const SnapshotBody& b : controller_->snapshot().bodies) body_names_.push_back(b.name);
   plots_->Reset(body_names_);
   FillSceneTree(*scene_);
   inspector_->SetScene(*scene_, [this](const std::string& key, const std::string& value) -> std::string {
@@ -294,7 +295,6 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
   });
   if (viewport_) {
     viewport_->view_options().selected_body = -1;
-    controller_->AcquireSnapshot();
     viewport_->SetSnapshot(&controller_->snapshot());
     viewport_->ResetCamera();
   }
@@ -379,38 +379,30 @@ void MainWindow::Poll() {
   }
   const ControllerStatus st = controller_->status();
   if (play_ && play_->isChecked() != st.playing) play_->setChecked(st.playing);
+  // The same numbers in the viewport's HUD (a line each) and in the status bar (one line).
   const Snapshot& s = controller_->snapshot();
-  QString text = QString("t = %1 s   speed %2% (measured %3%)   %4 ms/step   %5 particles   %6 contacts   %7 it")
-                     .arg(st.time, 0, 'f', 3)
-                     .arg(100 * st.speed, 0, 'f', 0)
-                     .arg(100 * st.realtime_factor, 0, 'f', 0)
-                     .arg(s.telemetry.wall_ms, 0, 'f', 1)
-                     .arg(s.particles.position.size())
-                     .arg(s.telemetry.mpm_contacts + s.telemetry.rigid_contacts)
-                     .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations);
+  QStringList lines = {
+      QString("t = %1 s   %2").arg(st.time, 0, 'f', 3).arg(st.playing ? "running" : "paused"),
+      QString("speed %1% requested, %2% measured")
+          .arg(100 * st.speed, 0, 'f', 0)
+          .arg(100 * st.realtime_factor, 0, 'f', 0),
+      QString("%1 ms/step   dt %2 ms, N = %3")
+          .arg(s.telemetry.wall_ms, 0, 'f', 1)
+          .arg(1e3 * s.dt, 0, 'g', 3)
+          .arg(s.substeps),
+      QString("%1 particles   %2 contacts   %3 solver it")
+          .arg(s.particles.position.size())
+          .arg(s.telemetry.mpm_contacts + s.telemetry.rigid_contacts)
+          .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations),
+  };
+  if (viewport_) lines.append(QString("viewport %1 fps").arg(viewport_->fps(), 0, 'f', 0));
+  lines.append("drag: orbit  right drag: pan  wheel: zoom  click: select  Ctrl+drag: pull");
+  status_->setText(lines.join("   |   "));
   if (viewport_) {
-    text += QString("   %1 fps").arg(viewport_->fps(), 0, 'f', 0);
-    // The viewport's HUD: the same numbers, compact, and how to use the mouse.
-    const auto line = [](const QString& q) { return q.toStdString(); };
-    viewport_->SetHud({
-        line(QString("t = %1 s   %2").arg(st.time, 0, 'f', 3).arg(st.playing ? "running" : "paused")),
-        line(QString("speed %1% requested, %2% measured")
-                 .arg(100 * st.speed, 0, 'f', 0)
-                 .arg(100 * st.realtime_factor, 0, 'f', 0)),
-        line(QString("%1 ms/step   dt %2 ms, N = %3")
-                 .arg(s.telemetry.wall_ms, 0, 'f', 1)
-                 .arg(1e3 * s.dt, 0, 'g', 3)
-                 .arg(s.substeps)),
-        line(QString("%1 particles   %2 contacts   %3 solver it")
-                 .arg(s.particles.position.size())
-                 .arg(s.telemetry.mpm_contacts + s.telemetry.rigid_contacts)
-                 .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations)),
-        line(QString("viewport %1 fps").arg(viewport_->fps(), 0, 'f', 0)),
-        "drag: orbit  right drag: pan  wheel: zoom  click: select  Ctrl+drag: pull",
-    });
+    std::vector<std::string> hud;
+    for (const QString& line : lines) hud.push_back(line.toStdString());
+    viewport_->SetHud(std::move(hud));
   }
-  text += "   (drag: orbit, right drag: pan, wheel: zoom, click: select, Ctrl+drag: pull)";
-  status_->setText(text);
 }
 
 void MainWindow::Log(const QString& line, Event::Kind kind) {

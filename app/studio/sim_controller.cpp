@@ -45,10 +45,7 @@ bool SnapshotBuffer::Acquire() {
 
 SimController::SimController(std::shared_ptr<const Model> model, std::string scene_text,
                              std::filesystem::path scene_file, std::vector<Override> overrides, int threads)
-    : scene_text_(std::move(scene_text)),
-      scene_file_(std::move(scene_file)),
-      model_(model),
-      overrides_(std::move(overrides)) {
+    : scene_text_(std::move(scene_text)), scene_file_(std::move(scene_file)), overrides_(std::move(overrides)) {
   sim_ = std::make_unique<Simulator>(std::move(model), SimulatorOptions{threads});
   PublishSnapshot();
   UpdateStatus();
@@ -82,11 +79,6 @@ std::vector<Event> SimController::DrainEvents() {
 ControllerStatus SimController::status() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return status_;
-}
-
-std::shared_ptr<const Model> SimController::model() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return model_;
 }
 
 std::vector<Override> SimController::overrides() const {
@@ -196,7 +188,6 @@ void SimController::ApplyOverride(const std::string& key, const std::string& tex
   {
     std::lock_guard<std::mutex> lock(mutex_);
     overrides_ = std::move(overrides);
-    model_ = model;
   }
   PublishSnapshot();
   Emit(Event::Kind::kInfo, key + " = " + text + " applied at t = " + std::to_string(sim_->time()) + " s", key);

@@ -141,8 +141,6 @@ class SimController {
   ControllerStatus status() const;
   /// Whether snapshots carry the particles' von Mises stress (costly; the viewport's stress colours need it).
   void SetStressWanted(bool wanted) { stress_wanted_.store(wanted, std::memory_order_relaxed); }
-  /// The model the next step uses (for the inspector's current values); safe to call from the UI thread.
-  std::shared_ptr<const Model> model() const;
   /// The overrides in force, in the order given.
   std::vector<Override> overrides() const;
 
@@ -168,12 +166,11 @@ class SimController {
   std::atomic<bool> stress_wanted_{true};
 
   // Shared with the UI thread.
-  mutable std::mutex mutex_;  // guards commands_, events_, status_, model_, overrides_
+  mutable std::mutex mutex_;  // guards commands_, events_, status_, overrides_
   std::condition_variable wake_;
   std::deque<Command> commands_;
   std::vector<Event> events_;
   ControllerStatus status_;
-  std::shared_ptr<const Model> model_;
   std::vector<Override> overrides_;
   bool stop_ = false;
 

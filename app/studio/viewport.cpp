@@ -31,6 +31,32 @@ Vec3 Normalized(const Vec3& v) {
   return n > 0 ? Vec3{v[0] / n, v[1] / n, v[2] / n} : Vec3{0, 0, 1};
 }
 
+// A camera's orthonormal frame and the tangent of half its vertical field of view: the model behind picking,
+// projecting, panning and the mouse spring.
+struct CameraFrame {
+  Vec3 eye, forward, right, up;
+  float tan_half_fov = 0;
+};
+
+CameraFrame FrameOf(const render::Camera& c) {
+  CameraFrame f;
+  f.eye = c.eye;
+  f.forward = Normalized(Sub(c.target, c.eye));
+  f.right = Normalized(Cross(f.forward, c.up));
+  f.up = Cross(f.right, f.forward);
+  f.tan_half_fov = std::tan(0.5f * c.fov_y_degrees * std::numbers::pi_v<float> / 180.0f);
+  return f;
+}
+
+// The unit direction from the eye through the centre of window pixel (x, y) of a width x height window.
+Vec3 RayThrough(const CameraFrame& f, float x, float y, int width, int height) {
+  const float aspect = static_cast<float>(width) / static_cast<float>(height);
+  const float nx = (2.0f * (x + 0.5f) / static_cast<float>(width) - 1.0f) * f.tan_half_fov * aspect;
+  const float ny = (1.0f - 2.0f * (y + 0.5f) / static_cast<float>(height)) * f.tan_half_fov;
+  return Normalized({f.forward[0] + nx * f.right[0] + ny * f.up[0], f.forward[1] + nx * f.right[1] + ny * f.up[1],
+                     f.forward[2] + nx * f.right[2] + ny * f.up[2]});
+}
+
 bool IsSrgb(VkFormat format) {
   return format == VK_FORMAT_B8G8R8A8_SRGB || format == VK_FORMAT_R8G8B8A8_SRGB ||
          format == VK_FORMAT_A8B8G8R8_SRGB_PACK32;
@@ -167,16 +193,8 @@ void Viewport::FrameDone() {
 Pick Viewport::PickAt(int x, int y) const {
   Pick best;
   if (!snapshot_ || width() <= 0 || height() <= 0) return best;
-  const render::Camera c = camera_.ToCamera();
-  const Vec3 forward = Normalized(Sub(c.target, c.eye));
-  const Vec3 right = Normalized(Cross(forward, c.up));
-  const Vec3 up = Cross(right, forward);
-  const float t = std::tan(0.5f * c.fov_y_degrees * std::numbers::pi_v<float> / 180.0f);
-  const float aspect = static_cast<float>(width()) / static_cast<float>(height());
-  const float nx = (2.0f * (static_cast<float>(x) + 0.5f) / static_cast<float>(width()) - 1.0f) * t * aspect;
-  const float ny = (1.0f - 2.0f * (static_cast<float>(y) + 0.5f) / static_cast<float>(height())) * t;
-  const Vec3 dir = Normalized({forward[0] + nx * right[0] + ny * up[0], forward[1] + nx * right[1] + ny * up[1],
-                               forward[2] + nx * right[2] + ny * up[2]});
+  const CameraFrame c = FrameOf(camera_.ToCamera());
+  const Vec3 dir = RayThrough(c, static_cast<float>(x), static_cast<float>(y), width(), height());
   float nearest = std::numeric_limits<float>::infinity();
   // Ray against a sphere: the nearest hit distance along the ray, or infinity.
   const auto hit = [&](const Vec3& centre, float radius) {
@@ -198,14 +216,8 @@ Pick Viewport::PickAt(int x, int y) const {
   }
   for (const SnapshotShape& shape : snapshot_->shapes) {
     if (shape.body < 0) continue;  // static geometry is not picked
-    float reach = shape.radius;
-    if (shape.type == ShapeType::kBox)
-      reach = std::sqrt(Dot(shape.half_extents, shape.half_extents));
-    else if (shape.type == ShapeType::kCylinder || shape.type == ShapeType::kCapsule)
-      reach = shape.radius + 0.5f * shape.length;
-    else if (shape.type == ShapeType::kMesh && shape.mesh)
-      for (const auto& v : shape.mesh->vertices) reach = std::max(reach, std::sqrt(Dot(v, v)));
-    // The bounding sphere is generous for long shapes, so a body's hit counts only up to its centre's depth.
+    // Its bounding sphere: generous for long or flat shapes, which may win a click just beside them.
+    const float reach = render::ShapeReach(shape);
     const float s = hit(shape.position, reach);
     if (s < nearest) {
       nearest = s;
@@ -226,17 +238,13 @@ QImage Viewport::GrabImage() {
 
 bool Viewport::ProjectToPixel(const std::array<float, 3>& p, QPointF& pixel) const {
   if (width() <= 0 || height() <= 0) return false;
-  const render::Camera c = camera_.ToCamera();
-  const Vec3 forward = Normalized(Sub(c.target, c.eye));
-  const Vec3 right = Normalized(Cross(forward, c.up));
-  const Vec3 up = Cross(right, forward);
+  const CameraFrame c = FrameOf(camera_.ToCamera());
   const Vec3 v = Sub(p, c.eye);
-  const float z = Dot(v, forward);
+  const float z = Dot(v, c.forward);
   if (!(z > 0)) return false;
-  const float t = std::tan(0.5f * c.fov_y_degrees * std::numbers::pi_v<float> / 180.0f);
   const float aspect = static_cast<float>(width()) / static_cast<float>(height());
-  const float x = Dot(v, right) / (z * t * aspect);
-  const float y = Dot(v, up) / (z * t);
+  const float x = Dot(v, c.right) / (z * c.tan_half_fov * aspect);
+  const float y = Dot(v, c.up) / (z * c.tan_half_fov);
   pixel = QPointF(0.5 * (x + 1) * width(), 0.5 * (1 - y) * height());
   return true;
 }
@@ -265,18 +273,10 @@ void Viewport::mouseMoveEvent(QMouseEvent* event) {
   const QPoint pos = event->position().toPoint();
   if (perturbation_.kind != Perturbation::Kind::kNone) {
     // The target: where the cursor's ray meets the plane through the grabbed point that faces the camera.
-    const render::Camera c = camera_.ToCamera();
-    const Vec3 forward = Normalized(Sub(c.target, c.eye));
-    const Vec3 right = Normalized(Cross(forward, c.up));
-    const Vec3 up = Cross(right, forward);
-    const float t = std::tan(0.5f * c.fov_y_degrees * std::numbers::pi_v<float> / 180.0f);
-    const float aspect = static_cast<float>(width()) / static_cast<float>(std::max(1, height()));
-    const float nx =
-        (2.0f * static_cast<float>(pos.x()) / static_cast<float>(std::max(1, width())) - 1.0f) * t * aspect;
-    const float ny = (1.0f - 2.0f * static_cast<float>(pos.y()) / static_cast<float>(std::max(1, height()))) * t;
-    const Vec3 dir{forward[0] + nx * right[0] + ny * up[0], forward[1] + nx * right[1] + ny * up[1],
-                   forward[2] + nx * right[2] + ny * up[2]};
-    const float along = Dot(Sub(drag_plane_point_, c.eye), forward) / Dot(dir, forward);
+    if (width() <= 0 || height() <= 0) return;
+    const CameraFrame c = FrameOf(camera_.ToCamera());
+    const Vec3 dir = RayThrough(c, static_cast<float>(pos.x()), static_cast<float>(pos.y()), width(), height());
+    const float along = Dot(Sub(drag_plane_point_, c.eye), c.forward) / Dot(dir, c.forward);
     for (int a = 0; a < 3; ++a) perturbation_.target[a] = c.eye[a] + along * dir[a];
     emit perturbed(perturbation_);
     return;
@@ -285,14 +285,9 @@ void Viewport::mouseMoveEvent(QMouseEvent* event) {
   const float dy = static_cast<float>(pos.y() - last_pos_.y());
   last_pos_ = pos;
   if (pan_) {
-    const render::Camera c = camera_.ToCamera();
-    const Vec3 forward = Normalized(Sub(c.target, c.eye));
-    const Vec3 right = Normalized(Cross(forward, c.up));
-    const Vec3 up = Cross(right, forward);
-    const float scale = 2.0f * camera_.distance *
-                        std::tan(0.5f * c.fov_y_degrees * std::numbers::pi_v<float> / 180.0f) /
-                        static_cast<float>(std::max(1, height()));
-    for (int a = 0; a < 3; ++a) camera_.target[a] += scale * (-dx * right[a] + dy * up[a]);
+    const CameraFrame c = FrameOf(camera_.ToCamera());
+    const float scale = 2.0f * camera_.distance * c.tan_half_fov / static_cast<float>(std::max(1, height()));
+    for (int a = 0; a < 3; ++a) camera_.target[a] += scale * (-dx * c.right[a] + dy * c.up[a]);
   } else {
     camera_.yaw -= 0.008f * dx;
     camera_.pitch = std::clamp(camera_.pitch + 0.008f * dy, -1.5f, 1.5f);

@@ -3,15 +3,12 @@
 #include <cmath>
 #include <numbers>
 
+#include "render_math.h"
+
 namespace ductile::render {
 namespace {
 
 constexpr float kPi = std::numbers::pi_v<float>;
-
-Vec3 Normalized(const Vec3& v) {
-  const float n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  return n > 0 ? Vec3{v[0] / n, v[1] / n, v[2] / n} : Vec3{0, 0, 1};
-}
 
 // Appends a vertex; returns its index.
 std::uint32_t AddVertex(MeshData& m, const Vec3& p, const Vec3& n) {
@@ -32,7 +29,7 @@ void AddRevolution(MeshData& m, const std::vector<std::array<float, 4>>& profile
     for (int s = 0; s <= segments; ++s) {
       const float phi = 2 * kPi * static_cast<float>(s) / static_cast<float>(segments);
       const float c = std::cos(phi), si = std::sin(phi);
-      AddVertex(m, {r * c, r * si, z}, Normalized({nr * c, nr * si, nz}));
+      AddVertex(m, {r * c, r * si, z}, Normalize({nr * c, nr * si, nz}, {0, 0, 1}));
     }
   const std::uint32_t row = static_cast<std::uint32_t>(segments + 1);
   for (std::uint32_t i = 0; i + 1 < profile.size(); ++i)
@@ -145,9 +142,7 @@ MeshData MakeFlatMesh(const std::vector<std::array<float, 3>>& vertices,
   for (const auto& t : triangles) {
     if (t[0] >= vertices.size() || t[1] >= vertices.size() || t[2] >= vertices.size()) continue;
     const Vec3 &a = vertices[t[0]], &b = vertices[t[1]], &c = vertices[t[2]];
-    const Vec3 e1{b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2{c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    const Vec3 n =
-        Normalized({e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]});
+    const Vec3 n = Normalize(Cross(Subtract(b, a), Subtract(c, a)), {0, 0, 1});
     AddTriangle(m, AddVertex(m, a, n), AddVertex(m, b, n), AddVertex(m, c, n));
   }
   return m;

@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "ductile/render/primitives.h"
+#include "render_math.h"
 
 namespace ductile::render {
 namespace {
@@ -34,29 +35,6 @@ Mat4 PoseMatrix(const std::array<float, 3>& p, const std::array<float, 4>& q) {
 Vec3 FrameZ(const std::array<float, 4>& q) {
   const Mat4 m = PoseMatrix({0, 0, 0}, q);
   return {m[8], m[9], m[10]};
-}
-
-// The largest distance of a shape's surface from its frame origin [m] (0 for planes).
-float ShapeReach(const SnapshotShape& s) {
-  switch (s.type) {
-    case ShapeType::kBox:
-      return std::sqrt(s.half_extents[0] * s.half_extents[0] + s.half_extents[1] * s.half_extents[1] +
-                       s.half_extents[2] * s.half_extents[2]);
-    case ShapeType::kSphere:
-      return s.radius;
-    case ShapeType::kCylinder:
-    case ShapeType::kCapsule:
-      return s.radius + 0.5f * s.length + (s.type == ShapeType::kCapsule ? s.radius : 0.0f);
-    case ShapeType::kMesh: {
-      float r = 0;
-      if (s.mesh)
-        for (const auto& v : s.mesh->vertices) r = std::max(r, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
-      return r;
-    }
-    case ShapeType::kPlane:
-      return 0;
-  }
-  return 0;
 }
 
 struct Bounds {
@@ -118,6 +96,28 @@ float UpperValue(const std::vector<float>& values) {
 
 }  // namespace
 
+float ShapeReach(const SnapshotShape& s) {
+  switch (s.type) {
+    case ShapeType::kBox:
+      return Length(s.half_extents);
+    case ShapeType::kSphere:
+      return s.radius;
+    case ShapeType::kCylinder:  // a rim point of an end face
+      return Length({s.radius, 0, 0.5f * s.length});
+    case ShapeType::kCapsule:  // an end of its axis plus the cap
+      return 0.5f * s.length + s.radius;
+    case ShapeType::kMesh: {
+      float r = 0;
+      if (s.mesh)
+        for (const auto& v : s.mesh->vertices) r = std::max(r, Length(v));
+      return r;
+    }
+    case ShapeType::kPlane:
+      return 0;
+  }
+  return 0;
+}
+
 bool ParseColorMode(const std::string& name, ColorMode& mode) {
   if (name == "material")
     mode = ColorMode::kMaterial;
@@ -170,16 +170,16 @@ Camera FrameSnapshot(const Snapshot& snapshot, float aspect) {
     centre[a] = 0.5f * (b.min[a] + b.max[a]);
     half[a] = 0.5f * (b.max[a] - b.min[a]);
   }
-  const float radius = std::max(0.05f, std::sqrt(half[0] * half[0] + half[1] * half[1] + half[2] * half[2]));
+  const float radius = std::max(0.05f, Length(half));
   // From the front (−y), a little to the right and above, like a person standing at a table.
   Vec3 dir{0.45f, -1.0f, 0.55f};
-  const float dn = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+
   const float half_fov = 0.5f * camera.fov_y_degrees * std::numbers::pi_v<float> / 180.0f;
   // The sphere around the bounds fits the narrower of the two fields of view.
   const float fit = std::min(std::tan(half_fov), std::tan(half_fov) * std::max(aspect, 1e-3f));
   const float distance = 1.05f * radius / std::sin(std::atan(fit));
   camera.target = centre;
-  for (int a = 0; a < 3; ++a) camera.eye[a] = centre[a] + dir[a] / dn * distance;
+  camera.eye = Add(centre, Scale(Normalize(dir, {0, 0, 1}), distance));
   camera.near_plane = std::max(1e-3f, 0.02f * distance);
   camera.far_plane = 50 * distance + 10;
   return camera;
@@ -277,18 +277,13 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
       float largest = 0;
       for (const SnapshotBody& body : snapshot.bodies) {
         const auto& f = body.contact_force;
-        largest = std::max(largest, std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+        largest = std::max(largest, Length(f));
       }
       scale = largest > 0 ? 0.25f * size / largest : 0.0f;
     }
     for (const SnapshotBody& body : snapshot.bodies) {
-      Vec3 v{};
-      float length = 0;
-      for (int a = 0; a < 3; ++a) {
-        v[a] = body.contact_force[a] * scale;
-        length += v[a] * v[a];
-      }
-      length = std::sqrt(length);
+      Vec3 v = Scale(body.contact_force, scale);
+      const float length = Length(v);
       if (!(length > 1e-4f * size)) continue;
       if (length > size) {
         for (float& c : v) c *= size / length;

@@ -77,6 +77,8 @@ struct Simulator::Impl {
   std::vector<std::int32_t> perturb_ids;
   std::vector<double> perturb_weights;  // per grabbed particle, 1 at the grabbed point falling to 0 at the edge
   void ApplyPerturbation();
+  // The grabbed patch's centre and velocity with the spring's weights; returns Σ w m [kg]. `index` from IndexById.
+  double PatchCentre(const std::vector<std::int32_t>& index, Eigen::Vector3d& c, Eigen::Vector3d& v) const;
   // Snapshot meshes of the visual geometries (null for primitives), converted once.
   std::vector<std::shared_ptr<const SnapshotMesh>> visual_meshes;
 };
@@ -115,23 +117,9 @@ void Simulator::Impl::ApplyPerturbation() {
     // The spring acts on the whole object's mass M, as on a rigid body: F = M (ω² (target − c) − 2ω v_c − g), with c
     // and v_c the grabbed patch's weighted centre and velocity. F is spread over the patch, more near the grabbed point
     // (weights perturb_weights), so the material deforms there and the rest is dragged along.
-    mpm::Particles& particles = mpm.mutable_particles();
-    std::vector<std::int32_t> index(particles.size());
-    for (std::size_t i = 0; i < particles.size(); ++i) index[particles.id[i]] = static_cast<std::int32_t>(i);
-    Eigen::Vector3d c = Eigen::Vector3d::Zero(), v = Eigen::Vector3d::Zero();
-    double m = 0;
-    for (std::size_t k = 0; k < perturb_ids.size(); ++k) {
-      const int i = index[perturb_ids[k]];
-      const double mi = perturb_weights[k] * particles.mass[i];
-      m += mi;
-      for (int a = 0; a < 3; ++a) {
-        c[a] += mi * particles.x[i][a];
-        v[a] += mi * particles.v[i][a];
-      }
-    }
-    c /= m;
-    v /= m;
-    const double wm = m;
+    const std::vector<std::int32_t> index = IndexById(mpm.particles());
+    Eigen::Vector3d c, v;
+    const double wm = PatchCentre(index, c, v);
     const double M = model->objects[p.index].mass;
     const Eigen::Vector3d g(model->gravity[0], model->gravity[1], model->gravity[2]);
     const Eigen::Vector3d F = M * (omega * omega * (target - c) - 2 * omega * v - g);
@@ -139,11 +127,32 @@ void Simulator::Impl::ApplyPerturbation() {
     Eigen::Vector3d dv = model->dt * F / wm;
     const double limit = 0.25 * model->h * model->substeps / model->dt;
     if (dv.norm() > limit) dv *= limit / dv.norm();
+    std::vector<Vec3f>& velocities = mpm.mutable_velocities();
     for (std::size_t k = 0; k < perturb_ids.size(); ++k) {
-      Vec3f& vi = particles.v[index[perturb_ids[k]]];
+      Vec3f& vi = velocities[index[perturb_ids[k]]];
       for (int a = 0; a < 3; ++a) vi[a] += static_cast<float>(perturb_weights[k] * dv[a]);
     }
   }
+}
+
+double Simulator::Impl::PatchCentre(const std::vector<std::int32_t>& index, Eigen::Vector3d& c,
+                                    Eigen::Vector3d& v) const {
+  const mpm::Particles& particles = mpm.particles();
+  c.setZero();
+  v.setZero();
+  double m = 0;
+  for (std::size_t k = 0; k < perturb_ids.size(); ++k) {
+    const int i = index[perturb_ids[k]];
+    const double mi = perturb_weights[k] * particles.mass[i];
+    m += mi;
+    for (int a = 0; a < 3; ++a) {
+      c[a] += mi * particles.x[i][a];
+      v[a] += mi * particles.v[i][a];
+    }
+  }
+  c /= m;
+  v /= m;
+  return m;
 }
 
 Simulator::Simulator(std::shared_ptr<const Model> model, SimulatorOptions options) {
@@ -570,18 +579,8 @@ bool Simulator::PerturbationAnchor(std::array<double, 3>& anchor) const {
     return true;
   }
   if (p.kind == Perturbation::Kind::kObject && !s.perturb_ids.empty()) {
-    const mpm::Particles& particles = s.mpm.particles();
-    // The patch's centre with the spring's weights, as ApplyPerturbation pulls it.
-    Eigen::Vector3d c = Eigen::Vector3d::Zero();
-    double m = 0;
-    for (std::size_t i = 0; i < particles.size(); ++i) {
-      const auto it = std::lower_bound(s.perturb_ids.begin(), s.perturb_ids.end(), particles.id[i]);
-      if (it == s.perturb_ids.end() || *it != particles.id[i]) continue;
-      const double mi = s.perturb_weights[it - s.perturb_ids.begin()] * particles.mass[i];
-      m += mi;
-      for (int a = 0; a < 3; ++a) c[a] += mi * particles.x[i][a];
-    }
-    c /= m;
+    Eigen::Vector3d c, v;
+    s.PatchCentre(IndexById(s.mpm.particles()), c, v);  // the point the spring pulls
     anchor = {c.x(), c.y(), c.z()};
     return true;
   }

@@ -19,6 +19,11 @@ namespace {
 bool SameCell(const std::array<int, 3>& a, const std::array<int, 3>& b) {
   return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
 }
+// Plastic linear corotated materials: the return map (G2P) reuses the rotation R₀ their stress (P2G) computed in
+// the same substep.
+bool ReusesRotation(const MaterialParams& m) {
+  return m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f;
+}
 constexpr int NodeInBlock(int i, int j, int k) {
   return (i * kBlockEdge + j) * kBlockEdge + k;
 }
@@ -34,8 +39,15 @@ MpmSolver::MpmSolver(const Model& model) : model_(&model) {
   h_ = model.h;
   inv_h_ = 1.0f / model.h;
   for (int a = 0; a < 3; ++a) max_base_[a] = model.grid_nodes[a] - 3;
-  grid_params_ = GridUpdateParamsFor(model, model.colliders.data());
   Reset();
+  ConfigureForModel();
+}
+
+void MpmSolver::ConfigureForModel() {
+  grid_params_ = GridUpdateParamsFor(*model_, model_->colliders.data());
+  bool plastic_linear_corotated = false;
+  for (const MaterialParams& m : model_->materials) plastic_linear_corotated |= ReusesRotation(m);
+  rotations_.resize(plastic_linear_corotated ? particles_.size() : 0);
 }
 
 void MpmSolver::Reset() {
@@ -55,15 +67,13 @@ void MpmSolver::Reset() {
   }
   diverged_ = false;
   stencils_current_ = false;
+  order_current_ = false;
 }
 
 void MpmSolver::SetModel(const Model& model) {
   model_ = &model;
-  grid_params_ = GridUpdateParamsFor(model, model.colliders.data());
-  for (std::size_t p = 0; p < particles_.size(); ++p) {
-    particles_.mass[p] = model.mass[particles_.id[p]];
-    particles_.material[p] = model.material[particles_.id[p]];
-  }
+  ConfigureForModel();
+  for (std::size_t p = 0; p < particles_.size(); ++p) particles_.mass[p] = model.mass[particles_.id[p]];
 }
 
 void MpmSolver::ComputeBases() {
@@ -95,10 +105,6 @@ Stencil MpmSolver::CachedStencil(int p) const {
 
 void MpmSolver::SortParticlesByBlock() {
   if (!stencils_current_) ComputeBases();
-  reuse_rotations_ = false;
-  for (const MaterialParams& m : model_->materials)
-    reuse_rotations_ |= m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f;
-  if (reuse_rotations_ && rotations_.size() != particles_.size()) rotations_.resize(particles_.size());
   grid_.SortParticles(base_);
   const std::vector<std::int32_t>& order = grid_.order();
   GatherParticles(particles_, order, scratch_);
@@ -112,6 +118,8 @@ void MpmSolver::SortParticlesByBlock() {
   }
   base_.swap(base_scratch_);
   fx_.swap(fx_scratch_);
+  grid_.AdoptIdentityOrder();
+  order_current_ = true;
 }
 
 SubstepCounters MpmSolver::Substep(float dt, const std::function<void(float)>& grid_hook) {
@@ -122,11 +130,8 @@ SubstepCounters MpmSolver::Substep(float dt, const std::function<void(float)>& g
   SubstepCounters counters;
   const Clock::time_point t0 = Clock::now();
   if (!stencils_current_) ComputeBases();
-  reuse_rotations_ = false;
-  for (const MaterialParams& m : model_->materials)
-    reuse_rotations_ |= m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f;
-  if (reuse_rotations_ && rotations_.size() != particles_.size()) rotations_.resize(particles_.size());
-  grid_.SortParticles(base_);
+  if (!order_current_) grid_.SortParticles(base_);
+  order_current_ = false;  // G2P moves the particles
   grid_.ActivateBlocks();
   const Clock::time_point t1 = Clock::now();
   ParticleToGrid(dt);
@@ -261,7 +266,7 @@ void MpmSolver::ComputeStresses(const std::int32_t* particles, int count, Mat3f*
       mu[batched] = m.mu;
       lambda[batched] = m.lambda;
       lane_of[batched++] = l;
-    } else if (reuse_rotations_ && m.model == MaterialModel::kLinearCorotated && m.yield_stress > 0.0f) {
+    } else if (ReusesRotation(m)) {
       rotations_[p] = FastPolarRotation3(particles_.F[p]);
       tau[l] = LinearCorotated<float>{m.mu, m.lambda, m.yield_stress}.Kirchhoff(particles_.F[p], rotations_[p]);
     } else {
@@ -428,7 +433,7 @@ bool MpmSolver::GatherBlock(int b, float dt) {
       Mat3f F;
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
       const MaterialParams& material = materials[particles_.material[p]];
-      if (reuse_rotations_ && material.model == MaterialModel::kLinearCorotated && material.yield_stress > 0.0f) {
+      if (ReusesRotation(material)) {
         particles_.plastic_strain[p] +=
             LinearCorotated<float>{material.mu, material.lambda, material.yield_stress}.ReturnMap(rotations_[p], F);
       } else if (material.model != MaterialModel::kFixedCorotated) {

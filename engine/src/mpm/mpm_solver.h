@@ -76,14 +76,20 @@ class MpmSolver {
   std::string DescribeDivergence() const;
 
   const Particles& particles() const { return particles_; }
-  /// Particle state for editing between substeps (tests, later the studio's perturbations).
+  /// Particle state for editing between substeps (tests).
   Particles& mutable_particles() {
     stencils_current_ = false;
+    order_current_ = false;
     return particles_;
   }
+  /// Particle velocities for editing between steps (the mouse spring): positions stay, so the stencils and the
+  /// block order stay valid.
+  std::vector<Vec3f>& mutable_velocities() { return particles_.v; }
   const SparseGrid& grid() const { return grid_; }
 
  private:
+  /// What follows from the model alone: grid-update parameters, storage for the reused rotations.
+  void ConfigureForModel();
   /// Computes every particle's stencil base and offset. G2P keeps them current as it moves the particles, so this
   /// runs only after a reset, an edit or a reorder (positions do not change between P2G and G2P).
   void ComputeBases();
@@ -115,8 +121,8 @@ class MpmSolver {
   // Per particle of a plastic linear corotated material: R₀, the rotation of Fᴱ at the start of the substep. The
   // stress (P2G) computes it and the return map (G2P) of the same substep reuses it: one polar decomposition per
   // particle and substep instead of two, with the same result.
+  // Sized when the model has such a material, else empty.
   mutable std::vector<Mat3f> rotations_;
-  bool reuse_rotations_ = false;  // this substep: rotations_ is sized and used
   std::vector<int> node_counts_;  // per active block: nodes with mass > 0
   GridUpdateParams grid_params_;
   Vec3f origin_{};
@@ -125,6 +131,9 @@ class MpmSolver {
   int max_base_[3] = {0, 0, 0};
   bool diverged_ = false;
   bool stencils_current_ = false;  // base_ and fx_ match the particles' positions and order
+  // The grid's order() lists the particles as they lie in memory (SortParticlesByBlock just reordered them and
+  // nothing moved since), so the next substep need not sort again: a stable re-sort would give the identity.
+  bool order_current_ = false;
 };
 
 }  // namespace ductile::mpm

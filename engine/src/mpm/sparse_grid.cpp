@@ -98,6 +98,10 @@ void SparseGrid::SortParticles(const std::vector<std::array<int, 3>>& base) {
     occupied_index_[occupied_blocks_[i]] = static_cast<std::int32_t>(i);
 }
 
+void SparseGrid::AdoptIdentityOrder() {
+  for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<std::int32_t>(i);
+}
+
 void SparseGrid::ActivateBlocks() {
   for (std::int32_t b : active_blocks_) table_[b] = -1;
   active_blocks_.clear();

@@ -28,6 +28,10 @@ class SparseGrid {
   /// `base` holds each particle's stencil base node (3 ints per particle).
   void SortParticles(const std::vector<std::array<int, 3>>& base);
 
+  /// After the caller reordered its particles by order() (out[i] = in[order()[i]]): order() becomes the identity,
+  /// the blocks and their ranges stay. What SortParticles would return for the reordered particles.
+  void AdoptIdentityOrder();
+
   /// Activates the occupied blocks and their +x/+y/+z neighbours, assigns storage and zeroes it.
   void ActivateBlocks();
 

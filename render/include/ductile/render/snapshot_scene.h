@@ -33,6 +33,10 @@ Camera FrameSnapshot(const Snapshot& snapshot, float aspect);
 /// The RenderScene of a snapshot, seen by `camera`.
 RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& options, const Camera& camera);
 
+/// The largest distance of a shape's surface from its frame origin [m] (0 for planes): its bounding sphere, for
+/// framing the camera and for picking.
+float ShapeReach(const SnapshotShape& shape);
+
 /// The colour map of the scalar modes: dark blue through cyan, green and yellow to red, t ∈ [0, 1] (clamped).
 Rgba ColorMap(float t);
 
