@@ -5,11 +5,13 @@
 #include <iostream>
 
 #include "bench_command.h"
+#include "ductile/record/video_encoder.h"
 #include "ductile/scene.h"
 #include "run_command.h"
 
 int main(int argc, char** argv) {
   using namespace ductile;
+  record::QuietEncoderLogs();
   CLI::App app{"ductile-cli: run Ductile scenes (MPM) headless; see docs/cli.md"};
   app.set_version_flag("--version", std::string("ductile-cli ") + DUCTILE_VERSION);
   app.require_subcommand(1);
@@ -37,9 +39,18 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--quiet", run.quiet, "No summary line and no progress line");
   run_cmd->add_option("--screenshot", run.screenshot_file, "PNG of the scene rendered offscreen (Vulkan)");
   run_cmd->add_option("--at", run.screenshot_at, "Simulated time of the screenshot [s] (default: the end)");
-  run_cmd->add_option("--size", run.screenshot_size, "Screenshot size WIDTHxHEIGHT in pixels (default 1280x720)");
+  CLI::Option* video =
+      run_cmd->add_option("--video", run.video_file,
+                          "H.264 MP4 of the scene rendered offscreen (Vulkan): frame k shows the state at simulated "
+                          "time k/fps; fragmented, so an interrupted or killed run leaves a playable file");
+  run_cmd->add_option("--fps", run.video_fps, "Video frames per simulated second, 1 to 240 (default 30)")->needs(video);
+  run_cmd->add_option("--size", run.size,
+                      "Size WIDTHxHEIGHT in pixels of the screenshot and the video (default 1280x720; even for a "
+                      "video)");
   run_cmd->add_option("--color", run.color_mode, "Particle colours: material, speed, stress or plastic")
       ->check(CLI::IsMember({"material", "speed", "stress", "plastic"}));
+  run_cmd->add_flag("--overlay", run.overlay,
+                    "Draw the HUD (scene, time, step, particles, contacts) on the screenshot and the video");
 
   CLI::App* bench = app.add_subcommand(
       "bench", "Run scenes and print the seed paper's Table I columns (default: the three coupling scenes)");

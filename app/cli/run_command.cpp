@@ -13,10 +13,13 @@
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 #include "atomic_file.h"
 #include "ductile/model.h"
+#include "ductile/record/video_encoder.h"
 #include "ductile/render/renderer.h"
 #include "ductile/render/snapshot_scene.h"
 #include "ductile/simulator.h"
@@ -40,57 +43,191 @@ bool ParseSize(const std::string& text, int& width, int& height) {
   return width >= 16 && height >= 16 && width <= 16384 && height <= 16384;
 }
 
-// The --screenshot of `run`: a renderer made before the run (so a missing Vulkan device or a bad path fails at
-// once) and the frame drawn when the simulated time reaches the requested instant.
+// Simulated times closer than this are the same instant [s]: step boundaries accumulate round-off.
+constexpr double kTimeSlack = 1e-9;
+
+// The HUD of --overlay: the scene, the simulated time and step, and what the last step did. No wall-clock figures,
+// so a run drawn twice gives the same pictures.
+std::vector<std::string> HudLines(const Snapshot& s, const std::string& scene_name) {
+  std::array<char, 160> line{};
+  std::vector<std::string> lines;
+  std::snprintf(line.data(), line.size(), "%s   t = %.3f s", scene_name.c_str(), s.time);
+  lines.emplace_back(line.data());
+  std::snprintf(line.data(), line.size(), "step %lld   dt %.3g ms, N = %d", static_cast<long long>(s.step), 1e3 * s.dt,
+                s.substeps);
+  lines.emplace_back(line.data());
+  std::snprintf(line.data(), line.size(), "%zu particles   %d contacts   %d solver it", s.particles.position.size(),
+                s.telemetry.mpm_contacts + s.telemetry.rigid_contacts,
+                s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations);
+  lines.emplace_back(line.data());
+  return lines;
+}
+
+// The pictures of `run` (--screenshot, --video): one offscreen renderer of --size pixels, the --color mode, the
+// --overlay HUD, and one camera for the whole run: the scene's first camera preset, else the framing of the state at
+// t = 0 and the MPM domain. So the camera never moves, and a screenshot equals the video frame of its instant.
+class Pictures {
+ public:
+  // Checks --size and --color and takes the scene's first camera; returns the problem or an empty string.
+  std::string Configure(const RunOptions& options, const SceneDesc& scene) {
+    if (!ParseSize(options.size, width_, height_))
+      return "--size must be WIDTHxHEIGHT with each in [16, 16384], got '" + options.size + "'";
+    if (!render::ParseColorMode(options.color_mode, view_.color_mode))
+      return "--color must be material, speed, stress or plastic, got '" + options.color_mode + "'";
+    overlay_ = options.overlay;
+    scene_name_ = std::filesystem::path(options.scene).filename().string();
+    if (!scene.cameras.empty()) {
+      const CameraDesc& preset = scene.cameras.front();
+      render::Camera camera;
+      for (int a = 0; a < 3; ++a) {
+        camera.eye[a] = static_cast<float>(preset.eye[a]);
+        camera.target[a] = static_cast<float>(preset.target[a]);
+      }
+      camera.fov_y_degrees = static_cast<float>(preset.fov_deg);
+      camera_ = camera;
+    }
+    return {};
+  }
+  int width() const { return width_; }
+  int height() const { return height_; }
+
+  // Creates the renderer. Throws render::RenderError.
+  void CreateRenderer() { renderer_ = render::OffscreenRenderer::Create(width_, height_); }
+
+  // Without a camera preset: frames the initial state together with the MPM domain, where particles stay whatever
+  // they do, so that what falls or spreads remains in the picture.
+  void FrameInitialState(const Simulator& sim) {
+    if (camera_) return;
+    sim.CaptureSnapshot(snapshot_, false);
+    const std::array<float, 3>& low = snapshot_.domain_min;
+    const std::array<float, 3>& high = snapshot_.domain_max;
+    if (high[2] > low[2]) {
+      // FrameSnapshot fits the bounds of the particles and shapes: the domain's corners join the particles.
+      for (int corner = 0; corner < 8; ++corner)
+        snapshot_.particles.position.push_back(
+            {corner & 1 ? high[0] : low[0], corner & 2 ? high[1] : low[1], corner & 4 ? high[2] : low[2]});
+    }
+    camera_ = render::FrameSnapshot(snapshot_, static_cast<float>(width_) / static_cast<float>(height_));
+  }
+
+  // Draws the current state. Throws render::RenderError.
+  render::Image Render(const Simulator& sim) {
+    sim.CaptureSnapshot(snapshot_, view_.color_mode == render::ColorMode::kVonMises);
+    render::RenderScene scene = render::BuildRenderScene(snapshot_, view_, *camera_);
+    if (overlay_) {
+      scene.hud.visible = true;
+      scene.hud.lines = HudLines(snapshot_, scene_name_);
+    }
+    return renderer_->Render(scene);
+  }
+
+ private:
+  int width_ = 0;
+  int height_ = 0;
+  render::ViewOptions view_;
+  bool overlay_ = false;
+  std::string scene_name_;
+  std::optional<render::Camera> camera_;
+  std::unique_ptr<render::OffscreenRenderer> renderer_;
+  Snapshot snapshot_;
+};
+
+// The --screenshot of `run`: the frame drawn when the simulated time reaches the requested instant.
 class Screenshot {
  public:
-  // Returns an empty string when the options are usable, else the message.
+  // Checks --at and the path; returns the problem or an empty string.
   std::string Open(const RunOptions& options, double duration) {
     path_ = options.screenshot_file;
     at_ = options.screenshot_at.value_or(duration);
     if (!(at_ >= 0 && at_ <= duration + 1e-12))
       return "--at must lie in [0, " + std::to_string(duration) + "] s (the run's duration), got " +
              std::to_string(at_);
-    int width = 0, height = 0;
-    if (!ParseSize(options.screenshot_size, width, height))
-      return "--size must be WIDTHxHEIGHT with each in [16, 16384], got '" + options.screenshot_size + "'";
-    if (!render::ParseColorMode(options.color_mode, view_.color_mode))
-      return "--color must be material, speed, stress or plastic, got '" + options.color_mode + "'";
     const std::filesystem::path parent = std::filesystem::absolute(path_).parent_path();
     std::error_code ec;
     if (!std::filesystem::is_directory(parent, ec))
       return "cannot write screenshot '" + path_.string() + "': folder '" + parent.string() + "' does not exist";
     if (::access(parent.c_str(), W_OK) != 0)
       return "cannot write screenshot '" + path_.string() + "': folder '" + parent.string() + "' is not writable";
-    renderer_ = render::OffscreenRenderer::Create(width, height);
     return {};
   }
-  bool enabled() const { return renderer_ != nullptr; }
+  bool enabled() const { return !path_.empty(); }
   bool taken() const { return taken_; }
-  double at() const { return at_; }
 
   // Draws and writes the frame once the simulated time has reached the requested instant (half a step of slack).
-  void MaybeTake(const Simulator& sim, double dt) {
-    if (!renderer_ || taken_ || sim.time() + 0.5 * dt < at_) return;
-    Take(sim);
+  void MaybeTake(const Simulator& sim, double dt, Pictures& pictures) {
+    if (!enabled() || taken_ || sim.time() + 0.5 * dt < at_) return;
+    Take(sim, pictures);
   }
 
   // Draws and writes the current state.
-  void Take(const Simulator& sim) {
-    Snapshot snapshot;
-    sim.CaptureSnapshot(snapshot);
-    const float aspect = static_cast<float>(renderer_->width()) / static_cast<float>(renderer_->height());
-    const render::Camera camera = render::FrameSnapshot(snapshot, aspect);
-    render::WritePng(path_, renderer_->Render(render::BuildRenderScene(snapshot, view_, camera)));
+  void Take(const Simulator& sim, Pictures& pictures) {
+    render::WritePng(path_, pictures.Render(sim));
     taken_ = true;
   }
 
  private:
   std::filesystem::path path_;
   double at_ = 0;
-  render::ViewOptions view_;
-  std::unique_ptr<render::OffscreenRenderer> renderer_;
   bool taken_ = false;
+};
+
+// The --video of `run` (docs/cli.md, "Video"). Frame k shows the state at the first step boundary at or after
+// t = k / fps, for every k with k / fps before the end of the run T: ceil(T·fps) frames that play in real time and
+// last T to within a frame. A step longer than a frame fills several frames with its state.
+class Video {
+ public:
+  // Opens the encoder (creating the file) for a run that ends at `end_time` [s]; returns the problem or an empty
+  // string.
+  std::string Open(const RunOptions& options, int width, int height, double end_time) {
+    end_time_ = end_time;
+    path_ = options.video_file;
+    width_ = width;
+    height_ = height;
+    fps_ = options.video_fps;
+    return encoder_.Open(path_, width, height, fps_);
+  }
+  bool enabled() const { return encoder_.is_open(); }
+  std::int64_t frames() const { return encoder_.frames_pushed(); }
+
+  // At a step boundary (t = 0 included): draws the state once and pushes it as every frame due by now. Returns
+  // the encoder's error or an empty string; throws render::RenderError.
+  std::string Capture(const Simulator& sim, Pictures& pictures) {
+    if (!enabled()) return {};
+    std::int64_t due = 0;
+    while (Due(encoder_.frames_pushed() + due, sim.time())) ++due;
+    if (due == 0) return {};
+    render::Image frame = pictures.Render(sim);
+    for (std::int64_t i = 1; i <= due; ++i) {
+      std::string problem = encoder_.Push(i < due ? frame : std::move(frame));
+      if (!problem.empty()) return problem;
+    }
+    return {};
+  }
+
+  // Finishes the file; returns the encoder's error or an empty string.
+  std::string Close() { return encoder_.Close(); }
+
+  // "out.mp4 (10 frames of 320x240 at 20 fps, 0.5 s)".
+  std::string Describe() const {
+    std::ostringstream text;
+    text << path_ << " (" << frames() << " frames of " << width_ << "x" << height_ << " at " << fps_ << " fps, "
+         << static_cast<double>(frames()) / fps_ << " s)";
+    return text.str();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  bool Due(std::int64_t frame, double time) const {
+    const double frame_time = static_cast<double>(frame) / fps_;
+    return frame_time <= time + kTimeSlack && frame_time < end_time_ - kTimeSlack;
+  }
+
+  record::VideoEncoder encoder_;
+  std::string path_;
+  int width_ = 0;
+  int height_ = 0;
+  int fps_ = 0;
+  double end_time_ = 0;
 };
 
 const char* ProbeQuantityName(ProbeQuantity q) {
@@ -223,9 +360,11 @@ int Validate(const std::string& scene, const std::vector<Override>& overrides) {
 }
 
 int Run(const RunOptions& options) {
+  SceneDesc scene;
   std::shared_ptr<const Model> model;
   try {
-    model = LoadModel(options.scene, options.overrides);
+    scene = LoadScene(options.scene, options.overrides);
+    model = std::make_shared<const Model>(CompileModel(scene));
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';
     return kExitBadInput;
@@ -248,16 +387,29 @@ int Run(const RunOptions& options) {
     std::cerr << e.what() << '\n';
     return kExitBadInput;
   }
+  // The pictures: arguments and paths first (exit 2), then the renderer (a missing Vulkan device: exit 1).
+  Pictures pictures;
   Screenshot screenshot;
-  if (!options.screenshot_file.empty()) {
+  Video video;
+  const std::int64_t steps = std::max<std::int64_t>(1, std::llround(duration / model->dt));
+  if (!options.screenshot_file.empty() || !options.video_file.empty()) {
+    std::string problem = pictures.Configure(options, scene);
+    if (problem.empty() && !options.screenshot_file.empty()) problem = screenshot.Open(options, duration);
+    if (problem.empty() && !options.video_file.empty())
+      problem = video.Open(options, pictures.width(), pictures.height(), static_cast<double>(steps) * model->dt);
+    if (!problem.empty()) {
+      std::cerr << problem << '\n';
+      return kExitBadInput;
+    }
     try {
-      const std::string problem = screenshot.Open(options, duration);
-      if (!problem.empty()) {
-        std::cerr << problem << '\n';
-        return kExitBadInput;
-      }
+      pictures.CreateRenderer();
     } catch (const render::RenderError& e) {
-      std::cerr << "cannot render the screenshot: " << e.what() << '\n';
+      std::cerr << "cannot render the " << (screenshot.enabled() ? "screenshot" : "video") << ": " << e.what() << '\n';
+      if (video.enabled()) {
+        video.Close();
+        std::error_code ignored;
+        std::filesystem::remove(options.video_file, ignored);
+      }
       return kExitFailure;
     }
   }
@@ -269,7 +421,7 @@ int Run(const RunOptions& options) {
   if (csv_out) *csv_out << std::setprecision(9) << "time,body,fx,fy,fz,tx,ty,tz,mpm_contacts\n";
 
   Simulator sim(model, SimulatorOptions{options.threads});
-  const std::int64_t steps = std::max<std::int64_t>(1, std::llround(duration / model->dt));
+  if (screenshot.enabled() || video.enabled()) pictures.FrameInitialState(sim);
   const double frame_interval = 1.0 / model->output_rate;
   double next_frame = 0;
   StepStatistics stats_sum;
@@ -280,16 +432,23 @@ int Run(const RunOptions& options) {
   WriteFrame(sim, trajectory_out, probes_out);
   next_frame += frame_interval;
   std::string failure;
+  bool diverged = false;
   bool screenshot_failed = false;
-  const auto take_screenshot = [&] {
+  const auto take_pictures = [&] {
     try {
-      screenshot.MaybeTake(sim, model->dt);
+      screenshot.MaybeTake(sim, model->dt, pictures);
     } catch (const std::exception& e) {
       failure = "screenshot at t = " + std::to_string(sim.time()) + " s: " + e.what();
       screenshot_failed = true;
+      return;
+    }
+    try {
+      if (const std::string problem = video.Capture(sim, pictures); !problem.empty()) failure = problem;
+    } catch (const std::exception& e) {
+      failure = "video frame at t = " + std::to_string(sim.time()) + " s: " + e.what();
     }
   };
-  take_screenshot();
+  take_pictures();
   const auto start = std::chrono::steady_clock::now();
   Progress progress(duration, !options.quiet && ::isatty(STDERR_FILENO));
   for (std::int64_t i = 0; i < steps; ++i) {
@@ -298,6 +457,7 @@ int Run(const RunOptions& options) {
       sim.Step();
     } catch (const SimulationDiverged& e) {
       failure = e.what();
+      diverged = true;
       break;
     }
     stats_sum.Add(sim.last_step());
@@ -308,22 +468,30 @@ int Run(const RunOptions& options) {
       if (csv_out) wrenches.Write(sim, *csv_out);
       while (next_frame <= sim.time() + 0.5 * model->dt) next_frame += frame_interval;
     }
-    take_screenshot();
+    take_pictures();
     if (!failure.empty()) break;
     progress.Update(sim.time(), static_cast<double>(i + 1) / static_cast<double>(steps));
   }
   // A diverged run still shows its last state, where it failed.
   if (screenshot.enabled() && !screenshot.taken() && !screenshot_failed && !g_interrupted.load()) {
     try {
-      screenshot.Take(sim);
+      screenshot.Take(sim, pictures);
     } catch (const std::exception& e) {
       std::cerr << "screenshot: " << e.what() << '\n';
     }
   }
   progress.Finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The video is finished whatever happened: what was recorded up to an interruption or a failure stays playable.
+  std::string video_summary;
+  if (video.enabled()) {
+    video_summary = video.Describe();
+    if (const std::string problem = video.Close(); !problem.empty() && failure.empty()) failure = problem;
+  }
   if (g_interrupted.load()) {
-    std::cerr << "interrupted at t = " << sim.time() << " s; no output files were written\n";
+    std::cerr << "interrupted at t = " << sim.time() << " s; no output files were written";
+    if (!video_summary.empty()) std::cerr << " except the video: " << video_summary;
+    std::cerr << '\n';
     return kExitInterrupted;
   }
 
@@ -365,7 +533,7 @@ int Run(const RunOptions& options) {
         << "  \"realtime_factor\": " << (wall > 0 ? sim.time() / wall : 0) << ",\n"
         << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
         << "  \"recommended_substeps\": " << model->RecommendedSubsteps() << ",\n"
-        << "  \"diverged\": " << (failure.empty() ? "false" : "true") << ",\n"
+        << "  \"diverged\": " << (diverged ? "true" : "false") << ",\n"
         << "  \"state_hash\": \"" << std::hex << sim.StateHash() << std::dec << "\"\n"
         << "}\n";
   }
@@ -380,12 +548,14 @@ int Run(const RunOptions& options) {
   }
   if (!failure.empty()) {
     std::cerr << failure << '\n';
+    if (!video_summary.empty()) std::cerr << "video up to there: " << video_summary << '\n';
     return kExitFailure;
   }
   if (!options.quiet) {
     std::cout << options.scene << ": " << done << " steps, t = " << sim.time() << " s, " << model->num_particles
               << " particles, " << std::setprecision(3) << wall << " s wall, " << mean_ms << " ms/step, "
               << (wall > 0 ? sim.time() / wall : 0) << "x real time\n";
+    if (!video_summary.empty()) std::cout << "video: " << video_summary << '\n';
   }
   return kExitOk;
 }

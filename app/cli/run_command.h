@@ -1,5 +1,5 @@
 // `ductile-cli run`: loads a scene, steps it for a duration and writes the trajectory, probe and statistics
-// files (formats in docs/cli.md).
+// files, a screenshot and a video (formats in docs/cli.md).
 #pragma once
 
 #include <optional>
@@ -22,8 +22,11 @@ struct RunOptions {
   bool quiet = false;
   std::string screenshot_file;          ///< PNG rendered offscreen; empty = none.
   std::optional<double> screenshot_at;  ///< Simulated time of the screenshot [s]; default: the end of the run.
-  std::string screenshot_size = "1280x720";
+  std::string video_file;               ///< H.264 MP4 rendered offscreen; empty = none.
+  int video_fps = 30;                   ///< Video frames per simulated second, in [1, 240].
+  std::string size = "1280x720";        ///< WIDTHxHEIGHT of the screenshot and the video [pixels].
   std::string color_mode = "material";  ///< Particle colours: material, speed, stress, plastic.
+  bool overlay = false;                 ///< The HUD (time, step, particles, contacts) on the screenshot and video.
 };
 
 /// Exit codes of the command line.

@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "decoded_video.h"
 
 namespace ductile {
 namespace {
@@ -363,6 +366,145 @@ TEST_F(CliTest, ScreenshotProblemsAreReportedBeforeRunning) {
   const Result color = RunCli("run " + scene_.string() + " --screenshot " + (dir_ / "s.png").string() + " --color x");
   EXPECT_EQ(color.exit_code, 2);
   EXPECT_FALSE(fs::exists(dir_ / "s.png"));
+}
+
+// Skips the test when ductile-cli could not render because the machine has no Vulkan device (exit 1 with
+// NoVulkanDeviceError's message); any other failure is left to the test's assertions.
+#define SKIP_WITHOUT_VULKAN(result)                                                        \
+  if ((result).exit_code == 1 && (result).output.find("no Vulkan") != std::string::npos) { \
+    GTEST_SKIP() << "no Vulkan device to render with: " << (result).output;                \
+  }
+
+// Mean absolute difference of the RGB channels of two images of the same size [levels of 255].
+double MeanAbsoluteDifference(const render::Image& a, const render::Image& b) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.rgba.size(); ++i)
+    if (i % 4 != 3) sum += std::abs(static_cast<int>(a.rgba[i]) - static_cast<int>(b.rgba[i]));
+  return sum / (0.75 * static_cast<double>(a.rgba.size()));
+}
+
+// Pixels in rows [row_begin, row_end) of two images of the same size where a channel differs by more than 40 levels:
+// what moved or was drawn over, not H.264's loss.
+int ChangedPixels(const render::Image& a, const render::Image& b, int row_begin, int row_end) {
+  int changed = 0;
+  for (std::size_t i = 4 * static_cast<std::size_t>(row_begin * a.width);
+       i < 4 * static_cast<std::size_t>(row_end * a.width); i += 4) {
+    int most = 0;
+    for (int c = 0; c < 3; ++c) most = std::max(most, std::abs(static_cast<int>(a.rgba[i + c]) - b.rgba[i + c]));
+    if (most > 40) ++changed;
+  }
+  return changed;
+}
+
+TEST_F(CliTest, VideoHasAFrameForEveryIntervalOfSimulatedTime) {
+  const fs::path mp4 = dir_ / "out.mp4";
+  const Result r = RunCli("run " + scene_.string() + " --duration 0.5 --video " + mp4.string() +
+                          " --fps 20 --size 320x240 --overlay --threads 1");
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("video: " + mp4.string() + " (10 frames of 320x240 at 20 fps, 0.5 s)"), std::string::npos)
+      << r.output;
+  // Frames k = 0, 1, ... with k / fps before the end of the run: k = 0..9 for 0.5 s at 20 fps, frame k at k / 20 s.
+  const test::DecodedVideo video = test::DecodeVideo(mp4, {0, 9});
+  ASSERT_EQ(video.open_error, "");
+  EXPECT_EQ(video.first_error, "");
+  EXPECT_EQ(video.width, 320);
+  EXPECT_EQ(video.height, 240);
+  ASSERT_EQ(video.frames, 10);
+  for (int k = 0; k < video.frames; ++k) EXPECT_NEAR(video.times[k], k / 20.0, 1e-6) << k;
+  EXPECT_NEAR(video.container_duration, 0.5, 1.0 / 20);
+  // The cube falls 0.16 m onto the domain floor within 0.2 s: below the HUD, a few hundred pixels (the cube is about
+  // 30 pixels wide) change by far more than H.264's loss (a few levels).
+  ASSERT_EQ(video.kept.size(), 2u);
+  EXPECT_GT(ChangedPixels(video.kept.at(0), video.kept.at(9), 80, 240), 300);
+
+  // The same run without --overlay differs in the HUD's corner (a dark panel with text) and nowhere else.
+  const fs::path plain_mp4 = dir_ / "plain.mp4";
+  const Result plain = RunCli("run " + scene_.string() + " --duration 0.5 --video " + plain_mp4.string() +
+                              " --fps 20 --size 320x240 --threads 1");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const test::DecodedVideo plain_video = test::DecodeVideo(plain_mp4, {0});
+  ASSERT_EQ(plain_video.kept.size(), 1u);
+  EXPECT_GT(ChangedPixels(video.kept.at(0), plain_video.kept.at(0), 0, 60), 1000);
+  EXPECT_LT(ChangedPixels(video.kept.at(0), plain_video.kept.at(0), 100, 240), 20);
+}
+
+TEST_F(CliTest, AStepLongerThanAFrameFillsSeveralFrames) {
+  // Δt = 0.1 s at 30 fps: 15 frames for 0.5 s, most of them repeats of a step's state.
+  const fs::path mp4 = dir_ / "slow.mp4";
+  const Result r = RunCli("run " + scene_.string() + " --set simulation.dt=0.1 --set simulation.substeps=400 " +
+                          "--duration 0.5 --video " + mp4.string() + " --fps 30 --size 160x120 --quiet");
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const test::DecodedVideo video = test::DecodeVideo(mp4, {1, 3, 4});
+  ASSERT_EQ(video.frames, 15) << video.first_error;
+  // Frames 1 to 3 (t = 1/30 to 3/30 s) all show the state at t = 0.1 s (a repeated picture comes out of H.264 the
+  // same or within a level); frame 4 the state at 0.2 s, when the cube (about 15 pixels wide) has fallen 11 cm.
+  EXPECT_LT(MeanAbsoluteDifference(video.kept.at(1), video.kept.at(3)), 0.5);
+  EXPECT_GT(ChangedPixels(video.kept.at(3), video.kept.at(4), 0, 120), 100);
+}
+
+TEST_F(CliTest, VideoProblemsAreReportedBeforeRunning) {
+  const Result folder = RunCli("run " + scene_.string() + " --video /nonexistent/dir/v.mp4");
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.output.find("video '/nonexistent/dir/v.mp4': folder '/nonexistent/dir' does not exist"),
+            std::string::npos)
+      << folder.output;
+  EXPECT_EQ(folder.output.find("steps"), std::string::npos) << "nothing runs: " << folder.output;
+  const fs::path mp4 = dir_ / "v.mp4";
+  const Result odd = RunCli("run " + scene_.string() + " --video " + mp4.string() + " --size 321x240");
+  EXPECT_EQ(odd.exit_code, 2);
+  EXPECT_NE(odd.output.find("must be even"), std::string::npos) << odd.output;
+  const Result rate = RunCli("run " + scene_.string() + " --video " + mp4.string() + " --fps 0");
+  EXPECT_EQ(rate.exit_code, 2);
+  EXPECT_NE(rate.output.find("frame rate must lie in [1, 240]"), std::string::npos) << rate.output;
+  EXPECT_EQ(RunCli("run " + scene_.string() + " --fps 20").exit_code, 2) << "--fps needs --video";
+  EXPECT_FALSE(fs::exists(mp4));
+  if (::geteuid() != 0) {  // Root writes into read-only folders.
+    const fs::path locked = dir_ / "locked";
+    fs::create_directories(locked);
+    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+    const Result unwritable = RunCli("run " + scene_.string() + " --video " + (locked / "v.mp4").string());
+    fs::permissions(locked, fs::perms::owner_all);
+    EXPECT_EQ(unwritable.exit_code, 2);
+    EXPECT_NE(unwritable.output.find("is not writable"), std::string::npos) << unwritable.output;
+  }
+}
+
+TEST_F(CliTest, InterruptedRunClosesItsVideo) {
+  const fs::path mp4 = dir_ / "v.mp4";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string scene = scene_.string(), out = mp4.string();
+    execl(DUCTILE_CLI_PATH, DUCTILE_CLI_PATH, "run", scene.c_str(), "--duration", "1000", "--video", out.c_str(),
+          "--fps", "10", "--size", "64x48", "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until a few fragments are written (the header alone is under 1 kB), then interrupt the run.
+  bool recording = false;
+  for (int i = 0; i < 400 && !recording; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(mp4, ec);
+    recording = !ec && size > 4000;
+  }
+  EXPECT_TRUE(recording);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 1) GTEST_SKIP() << "no Vulkan device to render with";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  // Closed, not cut off: the file ends with the fragment index (`mfra`, whose last box is the 16-byte `mfro`).
+  const std::string data = ReadFile(mp4);
+  ASSERT_GT(data.size(), 16u);
+  EXPECT_EQ(data.substr(data.size() - 12, 4), "mfro");
+  const test::DecodedVideo video = test::DecodeVideo(mp4);
+  ASSERT_EQ(video.open_error, "");
+  EXPECT_EQ(video.first_error, "");
+  EXPECT_GE(video.frames, 5);
+  EXPECT_NEAR(video.container_duration, video.frames / 10.0, 0.1 + 1e-9);
 }
 
 TEST(Scenes, EveryShippedSceneRuns) {
