@@ -9,7 +9,10 @@
 // far less than blending with the target. (Anything below the ground plane is hidden rather than seen through the
 // gaps between lines.) The part of the square outside the shadow map's reach is drawn by grid_unshadowed.frag
 // (GRID_UNSHADOWED defined), without the shadow lookup.
-#ifdef GRID_UNSHADOWED
+//
+// GRID_CACHE (grid_cache.frag) draws the unshadowed ground into the ground cache and stores in alpha how much of the
+// key light the pixel loses in full shadow (see ground_shadow.frag).
+#if defined(GRID_UNSHADOWED) || defined(GRID_CACHE)
 const bool kReceivesShadow = false;
 #else
 const bool kReceivesShadow = true;
@@ -39,5 +42,12 @@ void main() {
   float alpha = frame.grid_color.a * fade * mix(0.85, 1.0, line);
   vec3 ground = ShadeMatte(albedo, v_world_position, normal, kReceivesShadow);
   vec3 background = BackgroundColor(gl_FragCoord.y / frame.viewport.y);
+#ifdef GRID_CACHE
+  // The output is linear in the key light's visibility v: colour(v) = colour(1) - (1 - v) * alpha * albedo * key *
+  // diffuse, and albedo is grid_color times (0.22 + 0.78 line), so one scalar per pixel gives every v.
+  float diffuse = max(dot(normal, -frame.key_direction.xyz), 0.0);
+  out_color = vec4(mix(background, ground, alpha), alpha * (0.22 + 0.78 * line) * diffuse);
+#else
   out_color = EncodeOutput(vec4(mix(background, ground, alpha), 1.0));
+#endif
 }

@@ -63,7 +63,7 @@ struct OffscreenRenderer::Impl {
   }
 
   void CreateDevice();
-  void CreateTarget(int requested_samples);
+  void CreateTarget(int requested_samples, bool ground_cache);
 
   int width = 0;
   int height = 0;
@@ -162,7 +162,7 @@ void OffscreenRenderer::Impl::CreateDevice() {
   Check(vkCreateFence(device, &fence_info, nullptr, &fence), "vkCreateFence");
 }
 
-void OffscreenRenderer::Impl::CreateTarget(int requested_samples) {
+void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_cache) {
   VkPhysicalDeviceProperties properties{};
   vkGetPhysicalDeviceProperties(physical_device, &properties);
   if (static_cast<std::uint32_t>(width) > properties.limits.maxFramebufferWidth ||
@@ -280,10 +280,11 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples) {
   target.samples = samples;
   target.srgb_target = color_format == VK_FORMAT_R8G8B8A8_SRGB;
   target.frames_in_flight = 1;
+  target.ground_cache = ground_cache;
   scene_renderer = std::make_unique<SceneRenderer>(physical_device, device, target);
 }
 
-std::unique_ptr<OffscreenRenderer> OffscreenRenderer::Create(int width, int height, int samples) {
+std::unique_ptr<OffscreenRenderer> OffscreenRenderer::Create(int width, int height, int samples, bool ground_cache) {
   if (width < 1 || height < 1 || width > kMaxSize || height > kMaxSize) {
     throw std::invalid_argument("OffscreenRenderer::Create: size " + std::to_string(width) + "x" +
                                 std::to_string(height) + " is outside 1 to " + std::to_string(kMaxSize));
@@ -296,7 +297,7 @@ std::unique_ptr<OffscreenRenderer> OffscreenRenderer::Create(int width, int heig
   impl->width = width;
   impl->height = height;
   impl->CreateDevice();
-  impl->CreateTarget(samples);
+  impl->CreateTarget(samples, ground_cache);
   return std::unique_ptr<OffscreenRenderer>(new OffscreenRenderer(std::move(impl)));
 }
 

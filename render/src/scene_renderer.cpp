@@ -17,6 +17,10 @@
 // - The shadow map is 1024 texels on a side (2048 on a GPU).
 // - The ground is opaque (it mixes in the background itself) and is split into the part the shadow map reaches and
 //   the rest, drawn without the shadow lookup: CPU devices evaluate both sides of every branch.
+// - The ground's pattern and the background are drawn into a ground cache per frame slot only when the uniforms they
+//   depend on change (GroundCacheKey): while the camera stays put, a frame copies them (one texel read per pixel)
+//   and shades only the ground's shadows (ground_shadow.frag). The background is copied last, at the far plane, so
+//   only the pixels nothing covers read it.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -65,6 +69,26 @@ struct FrameUniforms {
   std::array<float, 4> grid_center;
   std::array<float, 4> viewport;
 };
+
+// What the ground cache's pixels depend on: the frame's uniforms but for the shadow map's (the cached ground is
+// unshadowed), and whether the ground is drawn. The ground's square follows from grid and grid_center.
+struct GroundCacheKey {
+  FrameUniforms uniforms{};
+  bool grid_visible = false;
+
+  GroundCacheKey(const FrameUniforms& frame, bool visible) : uniforms(frame), grid_visible(visible) {
+    uniforms.light_view_proj = Mat4{};
+    uniforms.key_direction[3] = 0;
+    uniforms.viewport[3] = 0;
+  }
+  bool operator==(const GroundCacheKey& other) const {
+    return grid_visible == other.grid_visible && std::memcmp(&uniforms, &other.uniforms, sizeof(uniforms)) == 0;
+  }
+};
+
+// The ground cache's format: colours stored sRGB-encoded by the hardware and decoded when read, which round-trips
+// 8-bit colours exactly, whatever the target's format.
+constexpr VkFormat kGroundCacheFormat = VK_FORMAT_R8G8B8A8_SRGB;
 
 struct MeshVertex {
   Vec3 position;
@@ -360,6 +384,7 @@ struct PipelineDesc {
       VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
   bool depth_bias = false;
   bool has_color = true;
+  bool encode_srgb = true;  // false: never encode sRGB in the shader (an _SRGB target of the renderer's own).
   VkRenderPass render_pass = VK_NULL_HANDLE;
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
 };
@@ -408,6 +433,12 @@ struct SceneRenderer::Impl {
     bool grid_visible = false;
     std::uint32_t grid_shadowed_vertices = 0;  // Ground triangles the shadow map reaches, from grid_offset,
     std::uint32_t grid_plain_vertices = 0;     // then the rest.
+    // The ground cache: the background and the unshadowed ground as last drawn for this slot, the extent and the
+    // uniforms (GroundCacheKey) it was drawn with.
+    GpuImage ground_cache;
+    VkFramebuffer ground_cache_framebuffer = VK_NULL_HANDLE;
+    VkExtent2D ground_cache_extent{};
+    std::optional<GroundCacheKey> ground_cache_key;
     bool prepared = false;
   };
 
@@ -427,6 +458,10 @@ struct SceneRenderer::Impl {
   void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
                    const Vec3& light_direction);
   void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
+  // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
+  void ResizeGroundCache(Frame& frame, VkExtent2D extent);
+  // Records the drawing of the frame's ground cache (background and unshadowed ground) into `command_buffer`.
+  void RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const;
 
   VkPhysicalDevice physical_device;
   VkDevice device;
@@ -439,6 +474,8 @@ struct SceneRenderer::Impl {
   VkBool32 encode_srgb = VK_FALSE;
   VkSpecializationMapEntry encode_srgb_entry{0, 0, sizeof(VkBool32)};
   VkSpecializationInfo fragment_specialization{1, &encode_srgb_entry, sizeof(VkBool32), &encode_srgb};
+  VkBool32 no_encode = VK_FALSE;
+  VkSpecializationInfo no_encode_specialization{1, &encode_srgb_entry, sizeof(VkBool32), &no_encode};
 
   VkRenderPass shadow_pass = VK_NULL_HANDLE;
   VkSampler shadow_sampler = VK_NULL_HANDLE;
@@ -453,6 +490,16 @@ struct SceneRenderer::Impl {
   VkPipeline grid_shadowed_pipeline = VK_NULL_HANDLE;
   VkPipeline grid_plain_pipeline = VK_NULL_HANDLE;
   VkPipeline line_pipeline = VK_NULL_HANDLE;
+  // The ground cache (null handles where the device cannot render and sample kGroundCacheFormat: then the background
+  // and the ground are drawn every frame).
+  VkRenderPass ground_cache_pass = VK_NULL_HANDLE;
+  VkSampler ground_cache_sampler = VK_NULL_HANDLE;
+  VkPipeline cache_background_pipeline = VK_NULL_HANDLE;  // background.frag into the cache.
+  VkPipeline cache_ground_pipeline = VK_NULL_HANDLE;      // grid_unshadowed.frag into the cache.
+  VkPipeline copy_background_pipeline = VK_NULL_HANDLE;   // ground_cache.frag over the whole target.
+  VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;       // ground_cache.frag on the unshadowed ground.
+  VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;     // ground_shadow.frag where the shadow map reaches.
+  bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
   std::vector<Frame> frames;
   std::unique_ptr<HudOverlay> hud;  // Created by the first frame whose scene shows the HUD.
 };
@@ -542,7 +589,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   sampler_info.maxLod = 0.0f;
   Check(vkCreateSampler(device, &sampler_info, nullptr, &shadow_sampler), "vkCreateSampler");
 
-  std::array<VkDescriptorSetLayoutBinding, 3> bindings{};
+  std::array<VkDescriptorSetLayoutBinding, 4> bindings{};
   bindings[0].binding = 0;
   bindings[0].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
   bindings[0].descriptorCount = 1;
@@ -555,6 +602,10 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   bindings[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
   bindings[2].descriptorCount = 1;
   bindings[2].stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
+  bindings[3].binding = 3;  // The ground cache (ground_cache.frag); written when the cache is sized.
+  bindings[3].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  bindings[3].descriptorCount = 1;
+  bindings[3].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
   VkDescriptorSetLayoutCreateInfo set_layout_info{};
   set_layout_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
   set_layout_info.bindingCount = static_cast<std::uint32_t>(bindings.size());
@@ -563,7 +614,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
 
   const std::uint32_t frame_count = target.frames_in_flight;
   std::array<VkDescriptorPoolSize, 3> pool_sizes{{{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frame_count},
-                                                  {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, frame_count},
+                                                  {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * frame_count},
                                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, frame_count}}};
   VkDescriptorPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
@@ -606,7 +657,9 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     Check(vkAllocateDescriptorSets(device, &allocate, &frame.descriptor_set), "vkAllocateDescriptorSets");
     VkDescriptorBufferInfo buffer_info{frame.uniforms.buffer(), 0, sizeof(FrameUniforms)};
     VkDescriptorImageInfo image_info{shadow_sampler, view, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
-    std::array<VkWriteDescriptorSet, 2> writes{};
+    // Binding 3 holds the shadow map too until the frame's ground cache exists (and for good where the device has
+    // no cache): never read then, but a descriptor set's bindings must all be valid when it is bound.
+    std::array<VkWriteDescriptorSet, 3> writes{};
     writes[0].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     writes[0].dstSet = frame.descriptor_set;
     writes[0].dstBinding = 0;
@@ -619,6 +672,8 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     writes[1].descriptorCount = 1;
     writes[1].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     writes[1].pImageInfo = &image_info;
+    writes[2] = writes[1];
+    writes[2].dstBinding = 3;
     vkUpdateDescriptorSets(device, static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
   }
 
@@ -663,7 +718,6 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
                     ShaderId::kGridFrag,
                     {{0, sizeof(Point2), VK_VERTEX_INPUT_RATE_VERTEX}},
                     {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0}}};
-  grid.depth_write = false;
   grid.render_pass = target.render_pass;
   grid.samples = target.samples;
   grid_shadowed_pipeline = CreatePipeline(grid);
@@ -682,6 +736,87 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   line.samples = target.samples;
   line_pipeline = CreatePipeline(line);
 
+  // The ground cache, where the device can draw into and sample its format.
+  VkFormatProperties cache_properties{};
+  vkGetPhysicalDeviceFormatProperties(physical_device, kGroundCacheFormat, &cache_properties);
+  const VkFormatFeatureFlags cache_features =
+      VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+  if (target.ground_cache && (cache_properties.optimalTilingFeatures & cache_features) == cache_features) {
+    VkAttachmentDescription color{};
+    color.format = kGroundCacheFormat;
+    color.samples = VK_SAMPLE_COUNT_1_BIT;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;  // The background covers every pixel.
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    color.finalLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription cache_subpass{};
+    cache_subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    cache_subpass.colorAttachmentCount = 1;
+    cache_subpass.pColorAttachments = &color_reference;
+    // Writes after the previous frame's reads of the same image; this frame's reads after the writes.
+    std::array<VkSubpassDependency, 2> cache_dependencies{};
+    cache_dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+    cache_dependencies[0].dstSubpass = 0;
+    cache_dependencies[0].srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+    cache_dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    cache_dependencies[0].srcAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    cache_dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    cache_dependencies[1].srcSubpass = 0;
+    cache_dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+    cache_dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    cache_dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+    cache_dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    cache_dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    VkRenderPassCreateInfo cache_pass_info{};
+    cache_pass_info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
+    cache_pass_info.attachmentCount = 1;
+    cache_pass_info.pAttachments = &color;
+    cache_pass_info.subpassCount = 1;
+    cache_pass_info.pSubpasses = &cache_subpass;
+    cache_pass_info.dependencyCount = static_cast<std::uint32_t>(cache_dependencies.size());
+    cache_pass_info.pDependencies = cache_dependencies.data();
+    Check(vkCreateRenderPass(device, &cache_pass_info, nullptr, &ground_cache_pass), "vkCreateRenderPass (ground)");
+
+    VkSamplerCreateInfo cache_sampler_info{};
+    cache_sampler_info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+    cache_sampler_info.magFilter = VK_FILTER_NEAREST;
+    cache_sampler_info.minFilter = VK_FILTER_NEAREST;
+    cache_sampler_info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    cache_sampler_info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    cache_sampler_info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    cache_sampler_info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    cache_sampler_info.maxLod = 0.0f;
+    Check(vkCreateSampler(device, &cache_sampler_info, nullptr, &ground_cache_sampler), "vkCreateSampler (ground)");
+
+    PipelineDesc cache_background = background;
+    cache_background.render_pass = ground_cache_pass;
+    cache_background.samples = VK_SAMPLE_COUNT_1_BIT;
+    cache_background.encode_srgb = false;
+    cache_background_pipeline = CreatePipeline(cache_background);
+    PipelineDesc cache_ground = grid;
+    cache_ground.fragment = ShaderId::kGridCacheFrag;
+    cache_ground.depth_test = false;
+    cache_ground.render_pass = ground_cache_pass;
+    cache_ground.samples = VK_SAMPLE_COUNT_1_BIT;
+    cache_ground.encode_srgb = false;
+    cache_ground_pipeline = CreatePipeline(cache_ground);
+    // With the cache the background comes after the ground, which writes depth, and fills what is left at the far
+    // plane: each pixel of the cache is read once.
+    PipelineDesc copy_background = background;
+    copy_background.fragment = ShaderId::kGroundCacheFrag;
+    copy_background.depth_test = true;
+    copy_background.depth_write = false;
+    copy_background_pipeline = CreatePipeline(copy_background);
+    PipelineDesc copy_ground = grid;
+    copy_ground.fragment = ShaderId::kGroundCacheFrag;
+    copy_ground_pipeline = CreatePipeline(copy_ground);
+    copy_ground.fragment = ShaderId::kGroundShadowFrag;
+    shadow_ground_pipeline = CreatePipeline(copy_ground);
+  }
+
   cleanup.impl = nullptr;
 }
 
@@ -690,14 +825,26 @@ SceneRenderer::Impl::~Impl() {
 }
 
 void SceneRenderer::Impl::DestroyHandles() {
-  for (VkPipeline pipeline : {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline,
-                              particle_pipeline, grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline}) {
+  for (VkPipeline pipeline :
+       {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline, particle_pipeline,
+        grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline, cache_background_pipeline, cache_ground_pipeline,
+        copy_background_pipeline, copy_ground_pipeline, shadow_ground_pipeline}) {
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
   }
+  cache_background_pipeline = cache_ground_pipeline = copy_background_pipeline = copy_ground_pipeline =
+      shadow_ground_pipeline = VK_NULL_HANDLE;
   for (Frame& frame : frames) {
     if (frame.shadow_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.shadow_framebuffer, nullptr);
     frame.shadow_framebuffer = VK_NULL_HANDLE;
+    if (frame.ground_cache_framebuffer != VK_NULL_HANDLE) {
+      vkDestroyFramebuffer(device, frame.ground_cache_framebuffer, nullptr);
+    }
+    frame.ground_cache_framebuffer = VK_NULL_HANDLE;
   }
+  if (ground_cache_sampler != VK_NULL_HANDLE) vkDestroySampler(device, ground_cache_sampler, nullptr);
+  if (ground_cache_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, ground_cache_pass, nullptr);
+  ground_cache_sampler = VK_NULL_HANDLE;
+  ground_cache_pass = VK_NULL_HANDLE;
   if (pipeline_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
   if (descriptor_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptor_pool, nullptr);
   if (set_layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
@@ -730,7 +877,8 @@ VkPipeline SceneRenderer::Impl::CreatePipeline(const PipelineDesc& desc) const {
     stages[s].stage = s == 0 ? VK_SHADER_STAGE_VERTEX_BIT : VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[s].module = modules[s];
     stages[s].pName = "main";
-    stages[s].pSpecializationInfo = s == 0 ? nullptr : &fragment_specialization;
+    stages[s].pSpecializationInfo =
+        s == 0 ? nullptr : (desc.encode_srgb ? &fragment_specialization : &no_encode_specialization);
   }
 
   if (result == VK_SUCCESS) {
@@ -1067,6 +1215,66 @@ void SceneRenderer::Impl::WriteGround(Frame& frame, const GroundGrid& grid, cons
   frame.grid_plain_vertices = static_cast<std::uint32_t>(plain.size());
 }
 
+void SceneRenderer::Impl::ResizeGroundCache(Frame& frame, VkExtent2D extent) {
+  if (frame.ground_cache_framebuffer != VK_NULL_HANDLE) {
+    vkDestroyFramebuffer(device, frame.ground_cache_framebuffer, nullptr);
+    frame.ground_cache_framebuffer = VK_NULL_HANDLE;
+  }
+  frame.ground_cache_key.reset();
+  frame.ground_cache_extent = {};
+  frame.ground_cache =
+      GpuImage(physical_device, device, extent, kGroundCacheFormat, VK_SAMPLE_COUNT_1_BIT,
+               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
+  const VkImageView view = frame.ground_cache.view();
+  VkFramebufferCreateInfo framebuffer_info{};
+  framebuffer_info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
+  framebuffer_info.renderPass = ground_cache_pass;
+  framebuffer_info.attachmentCount = 1;
+  framebuffer_info.pAttachments = &view;
+  framebuffer_info.width = extent.width;
+  framebuffer_info.height = extent.height;
+  framebuffer_info.layers = 1;
+  Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &frame.ground_cache_framebuffer),
+        "vkCreateFramebuffer (ground)");
+  VkDescriptorImageInfo image_info{ground_cache_sampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkWriteDescriptorSet write{};
+  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+  write.dstSet = frame.descriptor_set;
+  write.dstBinding = 3;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.pImageInfo = &image_info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+  frame.ground_cache_extent = extent;
+}
+
+void SceneRenderer::Impl::RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const {
+  VkRenderPassBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
+  begin.renderPass = ground_cache_pass;
+  begin.framebuffer = frame.ground_cache_framebuffer;
+  begin.renderArea = {{0, 0}, frame.ground_cache_extent};
+  vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
+  const VkViewport viewport{
+      0, 0, static_cast<float>(frame.ground_cache_extent.width), static_cast<float>(frame.ground_cache_extent.height),
+      0, 1};
+  const VkRect2D scissor{{0, 0}, frame.ground_cache_extent};
+  vkCmdSetViewport(command_buffer, 0, 1, &viewport);
+  vkCmdSetScissor(command_buffer, 0, 1, &scissor);
+  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
+                          0, nullptr);
+  vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, cache_background_pipeline);
+  vkCmdDraw(command_buffer, 3, 1, 0, 0);
+  const std::uint32_t ground_vertices = frame.grid_shadowed_vertices + frame.grid_plain_vertices;
+  if (frame.grid_visible && ground_vertices > 0) {
+    const VkBuffer buffer = frame.data.buffer();
+    vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.grid_offset);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, cache_ground_pipeline);
+    vkCmdDraw(command_buffer, ground_vertices, 1, 0, 0);
+  }
+  vkCmdEndRenderPass(command_buffer);
+}
+
 void SceneRenderer::Impl::DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame,
                                      const std::vector<MeshDraw>& draws) const {
   if (draws.empty()) return;
@@ -1162,6 +1370,18 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   }
   vkCmdEndRenderPass(command_buffer);
 
+  // The background and the unshadowed ground, drawn again only when what they depend on has changed.
+  if (impl_->use_ground_cache()) {
+    if (frame.ground_cache_extent.width != extent.width || frame.ground_cache_extent.height != extent.height) {
+      impl_->ResizeGroundCache(frame, extent);
+    }
+    const GroundCacheKey key(uniforms, frame.grid_visible);
+    if (!frame.ground_cache_key || !(*frame.ground_cache_key == key)) {
+      impl_->RecordGroundCache(command_buffer, frame);
+      frame.ground_cache_key = key;
+    }
+  }
+
   // The HUD is laid out after everything that can reject the scene, as its first frame records the font upload.
   if (scene.hud.visible && !impl_->hud) {
     impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, impl_->target);
@@ -1185,8 +1405,11 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
                           &frame.descriptor_set, 0, nullptr);
   const VkBuffer buffer = frame.data.buffer();
 
-  vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->background_pipeline);
-  vkCmdDraw(command_buffer, 3, 1, 0, 0);
+  const bool cached = impl_->use_ground_cache();
+  if (!cached) {
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->background_pipeline);
+    vkCmdDraw(command_buffer, 3, 1, 0, 0);
+  }
 
   if (!frame.mesh_draws.empty()) {
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->mesh_pipeline);
@@ -1199,13 +1422,19 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
   if (frame.grid_visible) {
     vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.grid_offset);
     if (frame.grid_shadowed_vertices > 0) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->grid_shadowed_pipeline);
+      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                        cached ? impl_->shadow_ground_pipeline : impl_->grid_shadowed_pipeline);
       vkCmdDraw(command_buffer, frame.grid_shadowed_vertices, 1, 0, 0);
     }
     if (frame.grid_plain_vertices > 0) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->grid_plain_pipeline);
+      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                        cached ? impl_->copy_ground_pipeline : impl_->grid_plain_pipeline);
       vkCmdDraw(command_buffer, frame.grid_plain_vertices, 1, frame.grid_shadowed_vertices, 0);
     }
+  }
+  if (cached) {
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->copy_background_pipeline);
+    vkCmdDraw(command_buffer, 3, 1, 0, 0);
   }
   if (!frame.arrow_draws.empty()) {
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->mesh_pipeline);

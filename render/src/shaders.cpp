@@ -19,6 +19,15 @@ constexpr std::uint32_t kGridFrag[] =
 constexpr std::uint32_t kGridUnshadowedFrag[] =
 #include "grid_unshadowed.frag.spv.inc"
     ;
+constexpr std::uint32_t kGridCacheFrag[] =
+#include "grid_cache.frag.spv.inc"
+    ;
+constexpr std::uint32_t kGroundCacheFrag[] =
+#include "ground_cache.frag.spv.inc"
+    ;
+constexpr std::uint32_t kGroundShadowFrag[] =
+#include "ground_shadow.frag.spv.inc"
+    ;
 constexpr std::uint32_t kLineVert[] =
 #include "line.vert.spv.inc"
     ;
@@ -64,6 +73,12 @@ std::span<const std::uint32_t> ShaderCode(ShaderId id) {
       return kGridFrag;
     case ShaderId::kGridUnshadowedFrag:
       return kGridUnshadowedFrag;
+    case ShaderId::kGridCacheFrag:
+      return kGridCacheFrag;
+    case ShaderId::kGroundCacheFrag:
+      return kGroundCacheFrag;
+    case ShaderId::kGroundShadowFrag:
+      return kGroundShadowFrag;
     case ShaderId::kLineVert:
       return kLineVert;
     case ShaderId::kLineFrag:

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numbers>
+#include <vector>
 
 #include "ductile/render/primitives.h"
 #include "render_math.h"
@@ -92,6 +94,57 @@ float UpperValue(const std::vector<float>& values) {
   const std::size_t k = (copy.size() - 1) * 99 / 100;
   std::nth_element(copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(k), copy.end());
   return copy[k];
+}
+
+// Marks the particles that other particles hide from every direction: those whose cell and all 26 neighbouring
+// cells of a grid with the particle spacing (twice the drawn radius) hold a particle. They are most of a solid
+// block's particles (at rest 3,136 of a 30x30x6 slab's 5,400) and on a CPU device they cost as much to reject by
+// the depth test as to draw. Through the gaps between the outer spheres one then sees the far side of the block or
+// what lies behind it instead of a sphere one layer down, both in the block's shadow. The grid spans the particles'
+// bounds; beyond kMaxCells cells (a few far-flung particles) nothing is culled.
+std::vector<bool> HiddenParticles(const std::vector<std::array<float, 3>>& positions, float radius) {
+  constexpr std::size_t kMaxCells = std::size_t{1} << 24;
+  std::vector<bool> hidden(positions.size(), false);
+  if (positions.size() < 27 || !(radius > 0)) return hidden;
+  Bounds bounds;
+  for (const auto& p : positions) bounds.Add(p);
+  if (bounds.empty()) return hidden;
+  const float cell = 2 * radius;
+  std::array<std::int64_t, 3> dims{};
+  for (int a = 0; a < 3; ++a) {
+    const float cells = std::floor((bounds.max[a] - bounds.min[a]) / cell + 0.5f) + 1;
+    if (!(cells < 1e6f)) return hidden;
+    dims[a] = static_cast<std::int64_t>(cells) + 2;  // one empty cell on each side
+  }
+  if (static_cast<double>(dims[0]) * static_cast<double>(dims[1]) * static_cast<double>(dims[2]) >
+      static_cast<double>(kMaxCells)) {
+    return hidden;
+  }
+  std::vector<std::uint8_t> occupied(static_cast<std::size_t>(dims[0] * dims[1] * dims[2]), 0);
+  std::vector<std::int64_t> cell_of(positions.size(), -1);
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    const auto& p = positions[i];
+    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) continue;
+    std::array<std::int64_t, 3> c{};
+    // Cells centred on the lattice from the lowest particle, so that particles sampled on a lattice of that spacing
+    // (as MPM objects are) fall one to a cell despite rounding.
+    for (int a = 0; a < 3; ++a) c[a] = static_cast<std::int64_t>((p[a] - bounds.min[a]) / cell + 0.5f) + 1;
+    cell_of[i] = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
+    occupied[static_cast<std::size_t>(cell_of[i])] = 1;
+  }
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (cell_of[i] < 0) continue;
+    bool surrounded = true;
+    for (std::int64_t dz = -1; dz <= 1 && surrounded; ++dz) {
+      for (std::int64_t dy = -1; dy <= 1 && surrounded; ++dy) {
+        for (std::int64_t dx = -1; dx <= 1 && surrounded; ++dx) {
+          surrounded = occupied[static_cast<std::size_t>(cell_of[i] + (dz * dims[1] + dy) * dims[0] + dx)] != 0;
+        }
+      }
+    }
+    hidden[i] = surrounded;
+  }
+  return hidden;
 }
 
 }  // namespace
@@ -196,7 +249,9 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
   // Ground grid: spacing a power of ten, about five to fifty lines across the scene.
   scene.grid.height = GroundHeight(snapshot, bounds);
   scene.grid.spacing = std::pow(10.0f, std::floor(std::log10(size / 5)));
-  scene.grid.extent = std::max(2.0f, 5 * size);
+  // Its extent a power of two, so that it stays the same while the scene's size changes a little from frame to frame
+  // (the renderer keeps an unchanged ground in its ground cache).
+  scene.grid.extent = std::exp2(std::ceil(std::log2(std::max(2.0f, 5 * size))));
 
   // Particles.
   const SnapshotParticles& sp = snapshot.particles;
@@ -229,6 +284,18 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
       float top = options.color_range > 0 ? options.color_range : UpperValue(*field);
       if (!(top > 0)) top = 1;
       for (std::size_t i = 0; i < field->size(); ++i) set.colors[i] = ColorMap((*field)[i] / top);
+    }
+    if (options.cull_hidden_particles) {
+      const std::vector<bool> hidden = HiddenParticles(sp.position, set.radius);
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < hidden.size(); ++i) {
+        if (hidden[i]) continue;
+        set.positions[kept] = set.positions[i];
+        set.colors[kept] = set.colors[i];
+        ++kept;
+      }
+      set.positions.resize(kept);
+      set.colors.resize(kept);
     }
     scene.particles.push_back(std::move(set));
   }

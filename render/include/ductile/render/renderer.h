@@ -3,16 +3,20 @@
 // into OffscreenRenderer's image for screenshots, videos and tests.
 //
 // Passes of one frame, in order: shadow map (depth only, from the key light, fitted to the meshes, particles and
-// arrows; 2048 texels on a side, 1024 on a CPU device), background gradient, lit opaque meshes with the selection
-// tint, particles as sphere impostors drawn front to back (on a GPU with their exact depth; on a CPU device such as
-// lavapipe at the depth of the plane touching each sphere, so that hidden ones are rejected before shading), the
-// ground grid (mixed with the background where it fades, hiding what lies below it; receives shadows), arrows (lit),
-// lines (unlit) and last the HUD (RenderScene::hud: text on a translucent panel in the top-left corner, drawn with
-// Dear ImGui; one ImGui context per SceneRenderer, created by the first frame that shows the HUD).
+// arrows; 2048 texels on a side, 1024 on a CPU device), the ground cache when the camera or the ground changed (the
+// background gradient and the unshadowed ground, kept per frame slot; SceneRendererTarget::ground_cache), lit opaque
+// meshes with the selection tint, particles as sphere impostors drawn front to back (on a GPU with their exact
+// depth; on a CPU device such as lavapipe at the depth of the plane touching each sphere, so that hidden ones are
+// rejected before shading), the ground grid (mixed with the background where it fades, hiding what lies below it;
+// receives shadows; copied from the cache and darkened where the shadow map says), the background (from the cache,
+// where nothing else was drawn), arrows (lit), lines (unlit) and last the HUD (RenderScene::hud: text on a
+// translucent panel in the top-left corner, drawn with Dear ImGui; one ImGui context per SceneRenderer, created by
+// the first frame that shows the HUD).
 //
-// Cost: on lavapipe with two busy cores, a 1280x720 frame of 5,400 particles, two meshes, shadows and the grid took
-// 85 to 125 ms at 1 sample per pixel and about three times as long at 4 (bench/render_bench.cpp,
-// bench/results/*-render.md); a viewport on a CPU device should use 1 sample.
+// Cost: on lavapipe with one rasteriser thread, a 1280x720 frame of 5,400 particles (of which BuildRenderScene draws
+// the 2,264 not hidden inside the slab), two meshes, shadows and the grid takes about 45 to 70 ms at 1 sample per
+// pixel with the ground cache, depending on the VM's speed at the time, and about three times as long at 4
+// (bench/render_bench.cpp, bench/results/*-render.md); a viewport on a CPU device should use 1 sample.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -55,6 +59,11 @@ struct SceneRendererTarget {
   /// Frames the caller records while earlier ones may still execute (QVulkanWindow: concurrentFrameCount()); each
   /// has its own buffers and shadow map. At least 1.
   std::uint32_t frames_in_flight = 1;
+  /// Keep the background and the unshadowed ground in an image per frame slot, drawn again only when the camera, the
+  /// ground, the lights or the extent change, and copy it each frame: on a CPU device drawing the ground costs more
+  /// than anything else in a frame of a few thousand particles. False draws them every frame (same picture; the
+  /// renderer also does so where the device cannot render into and sample an R8G8B8A8_SRGB image).
+  bool ground_cache = true;
 };
 
 /// Owns the pipelines, the shadow maps and the per-frame buffers (host-visible, reused, grown when a scene needs
@@ -100,7 +109,8 @@ class OffscreenRenderer {
   /// frames drawn repeatedly on a CPU device, where 4 costs about three times as much). Throws std::invalid_argument
   /// for a bad size or sample count, NoVulkanDeviceError when there is no Vulkan implementation or device, RenderError
   /// when device setup fails.
-  static std::unique_ptr<OffscreenRenderer> Create(int width, int height, int samples = 4);
+  /// `ground_cache`: SceneRendererTarget::ground_cache.
+  static std::unique_ptr<OffscreenRenderer> Create(int width, int height, int samples = 4, bool ground_cache = true);
   ~OffscreenRenderer();
   OffscreenRenderer(const OffscreenRenderer&) = delete;
   OffscreenRenderer& operator=(const OffscreenRenderer&) = delete;

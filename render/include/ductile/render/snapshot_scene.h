@@ -25,6 +25,9 @@ struct ViewOptions {
   float force_scale = 0;
   bool show_domain = true;  ///< The MPM domain's walls as lines.
   int selected_body = -1;   ///< Index into Snapshot::bodies drawn highlighted, −1 none.
+  /// Leave out particles that other particles hide from every direction (inside a solid block): they do not
+  /// change the picture, and a CPU device spends as long rejecting them as drawing the rest.
+  bool cull_hidden_particles = true;
 };
 
 /// A camera that frames the snapshot's particles and shapes from the front-right and above.
