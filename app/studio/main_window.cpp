@@ -23,6 +23,7 @@
 
 #include "inspector.h"
 #include "plots.h"
+#include "recording_dialog.h"
 
 namespace ductile::studio {
 namespace {
@@ -38,6 +39,14 @@ std::string ReadText(const QString& path, std::string* error) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A message box that does not block (tests find it by `name`) and deletes itself when closed.
+void OpenMessageBox(QWidget* parent, const QString& title, const QString& text, const char* name) {
+  auto* box = new QMessageBox(QMessageBox::Critical, title, text, QMessageBox::Ok, parent);
+  box->setObjectName(name);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 }  // namespace
@@ -95,6 +104,11 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   BuildMenus();
   status_ = new QLabel;
   statusBar()->addPermanentWidget(status_, 1);
+  record_status_ = new QLabel;
+  record_status_->setObjectName("record_status");
+  record_status_->setStyleSheet("QLabel { color: #e02020; font-weight: bold; }");
+  record_status_->hide();
+  statusBar()->addPermanentWidget(record_status_);
   timer_ = new QTimer(this);
   timer_->setInterval(16);  // the display rate: the viewport never draws faster than this
   connect(timer_, &QTimer::timeout, this, &MainWindow::Poll);
@@ -198,6 +212,20 @@ void MainWindow::BuildMenus() {
   bar->addWidget(new QLabel(" speed "));
   bar->addWidget(speed_);
 
+  QMenu* record = menuBar()->addMenu("&Record");
+  record_ = record->addAction("Start &recording…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, [this] {
+    if (recorder_) return StopRecording();
+    if (!controller_) return;
+    const QSize view = viewport_ ? viewport_->size() * viewport_->devicePixelRatio() : QSize();
+    auto* dialog = new RecordingDialog(RecordingDialog::DefaultPath(scene_path_), view, this);
+    dialog->setObjectName("recording_dialog");
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { StartRecording(dialog->settings()); });
+    dialog->open();
+  });
+  record_->setIconText("● Record");
+  bar->addAction(record_);
+
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("Reset camera", QKeySequence(Qt::Key_Home), this, [this] {
     if (viewport_) viewport_->ResetCamera();
@@ -235,7 +263,8 @@ void MainWindow::BuildMenus() {
                              "Left drag: orbit. Right or Shift+left drag: pan. Wheel: zoom.\n"
                              "Click a body or an MPM object to select it. Home: reset the camera.\n"
                              "Ctrl + left drag on a body or an MPM object pulls it with a spring.\n"
-                             "Space: play/pause. Period: one step. Ctrl+R: reset.");
+                             "Space: play/pause. Period: one step. Ctrl+R: reset.\n"
+                             "Ctrl+Shift+R: start or stop recording a video. F12: screenshot.");
   });
 }
 
@@ -265,7 +294,8 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
   }
   last_error_.clear();
   if (viewport_) viewport_->SetSnapshot(nullptr);
-  controller_.reset();
+  controller_.reset();  // finishes a recording running
+  UpdateRecording();
   scene_ = std::move(scene);
   scene_text_ = text;
   scene_path_ = path;
@@ -398,11 +428,73 @@ void MainWindow::Poll() {
   if (viewport_) lines.append(QString("viewport %1 fps").arg(viewport_->fps(), 0, 'f', 0));
   lines.append("drag: orbit  right drag: pan  wheel: zoom  click: select  Ctrl+drag: pull");
   status_->setText(lines.join("   |   "));
+  const QString recording = UpdateRecording();
   if (viewport_) {
     std::vector<std::string> hud;
+    if (!recording.isEmpty()) hud.push_back(recording.toStdString());
     for (const QString& line : lines) hud.push_back(line.toStdString());
     viewport_->SetHud(std::move(hud));
   }
+}
+
+bool MainWindow::StartRecording(const RecordingSettings& settings) {
+  std::string error = !controller_ ? "open a scene first" : recorder_ ? "a recording is running; stop it first" : "";
+  std::shared_ptr<Recorder> recorder;
+  if (error.empty()) {
+    QApplication::setOverrideCursor(Qt::WaitCursor);  // the renderer's set-up takes a moment
+    recorder = Recorder::Start(settings, QFileInfo(scene_path_).fileName().toStdString(), error);
+    QApplication::restoreOverrideCursor();
+  }
+  if (!recorder) {
+    Log("cannot record: " + QString::fromStdString(error), Event::Kind::kError);
+    OpenMessageBox(this, "Cannot record", QString::fromStdString(error), "recording_error");
+    return false;
+  }
+  recorder_ = std::move(recorder);
+  if (viewport_) recorder_->SetView(viewport_->camera().ToCamera(), viewport_->view_options());
+  Command c = Command::Of(Command::Type::kStartRecording);
+  c.sink = recorder_;
+  controller_->Post(std::move(c));
+  Log(QString("recording to %1 (%2x%3, %4 frames per simulated second%5)")
+          .arg(QString::fromStdString(settings.path.string()))
+          .arg(settings.width)
+          .arg(settings.height)
+          .arg(settings.fps)
+          .arg(settings.overlay ? ", with the HUD" : ""));
+  record_->setText("Stop &recording");
+  record_->setIconText("■ Stop recording");
+  return true;
+}
+
+void MainWindow::StopRecording() {
+  if (recorder_ && controller_) controller_->Post(Command::Of(Command::Type::kStopRecording));
+}
+
+QString MainWindow::UpdateRecording() {
+  if (!recorder_) return {};
+  if (recorder_->finished()) {
+    if (!recorder_->error().empty()) {
+      Log(QString::fromStdString(recorder_->error()), Event::Kind::kError);
+      OpenMessageBox(this, "Recording stopped", QString::fromStdString(recorder_->error()), "recording_error");
+    }
+    Log(QString::fromStdString(recorder_->summary()));
+    recorder_.reset();
+    record_status_->hide();
+    record_->setText("Start &recording…");
+    record_->setIconText("● Record");
+    return {};
+  }
+  // The camera of the next frames: the viewport's, so that orbiting while recording moves the video's camera too.
+  if (viewport_) recorder_->SetView(viewport_->camera().ToCamera(), viewport_->view_options());
+  const std::int64_t frames = recorder_->frames();
+  const std::int64_t seconds = frames / recorder_->settings().fps;
+  const QString line = QString("REC %1:%2 (%3 frames)")
+                           .arg(seconds / 60, 2, 10, QChar('0'))
+                           .arg(seconds % 60, 2, 10, QChar('0'))
+                           .arg(frames);
+  record_status_->setText("● " + line);
+  record_status_->show();
+  return line;
 }
 
 void MainWindow::Log(const QString& line, Event::Kind kind) {

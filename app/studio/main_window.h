@@ -1,6 +1,7 @@
 // The studio's main window (DESIGN.md §8): the viewport in the centre; docks for the scene tree, the inspector,
 // the plots and the log; File and Simulation menus and a toolbar. A 60 Hz timer moves the SimController's newest
-// snapshot, telemetry and events into the widgets; nothing here waits for a simulation step.
+// snapshot, telemetry and events into the widgets; nothing here waits for a simulation step. Record > Start
+// recording hands a Recorder to the SimController, which draws the frames on the simulation thread.
 #pragma once
 
 #include <QMainWindow>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ductile/scene.h"
+#include "recorder.h"
 #include "sim_controller.h"
 #include "viewport.h"
 
@@ -51,6 +53,14 @@ class MainWindow : public QMainWindow {
   bool OpenScene(const QString& path, bool quiet = false);
   /// Starts or stops the simulation.
   void SetPlaying(bool playing);
+  /// Starts recording the open scene (what Record > Start recording… does once its dialog is accepted). On a
+  /// problem (no scene, a recording running, a bad path, size or rate, no Vulkan device) shows it in a dialog and
+  /// the log, leaves no file and returns false.
+  bool StartRecording(const RecordingSettings& settings);
+  /// Ends the recording: the simulation thread finishes the file, then the log says what it holds.
+  void StopRecording();
+  /// The recording running or finishing; null when none.
+  const Recorder* recorder() const { return recorder_.get(); }
 
   // For tests and scripts.
   SimController* controller() const { return controller_.get(); }
@@ -71,6 +81,9 @@ class MainWindow : public QMainWindow {
   void UpdateRecentMenu();
   void SaveScreenshot();
   void FillCameraMenu();
+  /// Passes the viewport's camera to the recorder, or reports its end (log, and a dialog for an error); returns
+  /// the "REC mm:ss (N frames)" line, empty when nothing is recorded.
+  QString UpdateRecording();
 
   QVulkanInstance* vulkan_ = nullptr;
   Viewport* viewport_ = nullptr;
@@ -83,6 +96,8 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
   QMenu* camera_menu_ = nullptr;
   QAction* play_ = nullptr;
+  QAction* record_ = nullptr;
+  QLabel* record_status_ = nullptr;
   QComboBox* speed_ = nullptr;
   QComboBox* color_ = nullptr;
   QTimer* timer_ = nullptr;
@@ -94,6 +109,7 @@ class MainWindow : public QMainWindow {
   QString last_error_;
   std::vector<TelemetrySample> telemetry_scratch_;
   std::vector<std::string> body_names_;
+  std::shared_ptr<Recorder> recorder_;
 };
 
 }  // namespace ductile::studio

@@ -89,14 +89,15 @@ std::vector<Override> SimController::overrides() const {
 void SimController::Run() {
   using Clock = std::chrono::steady_clock;
   Clock::time_point next_step = Clock::now();
+  std::deque<Command> commands;
   for (;;) {
-    std::deque<Command> commands;
+    commands.clear();
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // Paused: sleep until a command arrives. Playing: only collect what is there.
       if (!playing_) wake_.wait(lock, [&] { return stop_ || !commands_.empty(); });
-      if (stop_) return;
       commands.swap(commands_);
+      if (stop_) break;
     }
     bool step_once = false;
     for (const Command& c : commands) {
@@ -125,6 +126,10 @@ void SimController::Run() {
     }
     UpdateStatus();
   }
+  // Shutting down: the recording and any still waiting to start are finished, so that every file is complete.
+  EndRecording();
+  for (const Command& c : commands)
+    if (c.type == Command::Type::kStartRecording && c.sink) c.sink->Finish(sim_->time());
 }
 
 void SimController::Apply(const Command& c) {
@@ -140,6 +145,7 @@ void SimController::Apply(const Command& c) {
     case Command::Type::kStep:
       break;
     case Command::Type::kReset:
+      EndRecording();  // its frames would go back in time
       sim_->Reset();
       rtf_window_.clear();
       last_step_end_ = {};
@@ -156,6 +162,22 @@ void SimController::Apply(const Command& c) {
     case Command::Type::kPerturb:
       sim_->SetPerturbation(c.perturbation);
       PublishSnapshot();  // the spring is drawn at once, also while paused
+      break;
+    case Command::Type::kStartRecording:
+      EndRecording();
+      if (!c.sink) break;
+      sink_ = c.sink;
+      record_start_ = sim_->time();
+      record_fps_ = sink_->fps();
+      record_frames_ = 0;
+      if (!(record_fps_ > 0)) {  // no frame would ever be due
+        EndRecording();
+        break;
+      }
+      WriteDueFrames();  // frame 0: the state now
+      break;
+    case Command::Type::kStopRecording:
+      EndRecording();
       break;
   }
 }
@@ -210,6 +232,7 @@ void SimController::StepOnce() {
   // While playing, a snapshot at most at the display's rate (60 Hz): a copy per step would cost fast small scenes
   // more than they step. A single step and a pause always publish.
   if (!playing_ || std::chrono::steady_clock::now() - last_publish_ >= std::chrono::milliseconds(15)) PublishSnapshot();
+  WriteDueFrames();
   // Measured real-time factor over about the last second of wall time: while playing, the wall time between step
   // ends (the pacing's waits included, so at 50% speed it reads 0.5); for a single step, its compute time.
   const StepTelemetry& t = sim_->last_step();
@@ -249,6 +272,26 @@ void SimController::PublishSnapshot() {
   last_publish_ = std::chrono::steady_clock::now();
   sim_->CaptureSnapshot(snapshots_.back(), stress_wanted_.load(std::memory_order_relaxed));
   snapshots_.Publish();
+}
+
+void SimController::WriteDueFrames() {
+  if (!sink_) return;
+  // Frame k is due once the simulated time reaches t0 + k / fps; the slack absorbs the round-off that step
+  // boundaries accumulate [s].
+  constexpr double kTimeSlack = 1e-9;
+  std::int64_t due = 0;
+  while (record_start_ + static_cast<double>(record_frames_ + due) / record_fps_ <= sim_->time() + kTimeSlack) ++due;
+  if (due == 0) return;
+  sim_->CaptureSnapshot(record_snapshot_, stress_wanted_.load(std::memory_order_relaxed));
+  record_frames_ += due;
+  if (!sink_->WriteFrames(record_snapshot_, due)) EndRecording();
+}
+
+void SimController::EndRecording() {
+  if (!sink_) return;
+  const std::shared_ptr<FrameSink> sink = std::move(sink_);
+  sink_.reset();
+  sink->Finish(sim_->time());
 }
 
 void SimController::Emit(Event::Kind kind, std::string message, std::string key) {

@@ -3,6 +3,12 @@
 // into a triple buffer and appends a TelemetrySample per step to a single-producer ring. Neither side ever waits
 // for the other: posting takes a mutex held for one push, publishing and reading the snapshot swap an atomic
 // index, and the ring's indices are atomics. No Qt here, so the ThreadSanitizer test runs it without a window.
+//
+// Recording (docs/studio.md, "Recording"): while a FrameSink is attached, the thread hands it the state at fixed
+// intervals of simulated time, frame k at t0 + k / fps where t0 is the time the recording started: after every step
+// the frames whose time the step reached are due, and the state at that step boundary fills them all (several when a
+// step spans several frame intervals). The sink renders and encodes on this thread, so recording slows the
+// simulation down but never drops or shifts a frame.
 #pragma once
 
 #include <array>
@@ -25,22 +31,41 @@
 
 namespace ductile::studio {
 
+/// Where a recording's frames go: the studio's Recorder renders and encodes them. Every call comes from the
+/// simulation thread, so an implementation needs no lock for what only these calls touch. A sink handed over with
+/// kStartRecording gets exactly one Finish: at kStopRecording, at a reset, when another recording starts, when it
+/// fails, or at the latest when the SimController is destroyed (a start still queued then is finished at once).
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  /// Frames per second of simulated time, > 0; read once, when the recording starts.
+  virtual double fps() const = 0;
+  /// `snapshot` is the state at the step boundary that is due as the next `count` (>= 1) frames. Returns false when
+  /// the recording failed (the sink keeps the reason): the controller then finishes it and sends no more frames.
+  virtual bool WriteFrames(const Snapshot& snapshot, std::int64_t count) = 0;
+  /// Ends the recording at simulated time `end_time` [s] (the state reached when it was stopped); the last call.
+  virtual void Finish(double end_time) = 0;
+};
+
 /// What the UI asks of the simulation thread.
 struct Command {
   enum class Type {
-    kPlay,         ///< Run continuously.
-    kPause,        ///< Stop after the current step.
-    kStep,         ///< One step (when paused).
-    kReset,        ///< Back to t = 0 with the current parameters.
-    kSetSpeed,     ///< `value`: requested fraction of real time, (0, 1].
-    kSetOverride,  ///< `key` = `text` (a dotted scene key, as `--set`), applied live or refused with the reason.
-    kPerturb,      ///< Start, move or end (kind kNone) the mouse spring `perturbation`.
+    kPlay,            ///< Run continuously.
+    kPause,           ///< Stop after the current step.
+    kStep,            ///< One step (when paused).
+    kReset,           ///< Back to t = 0 with the current parameters.
+    kSetSpeed,        ///< `value`: requested fraction of real time, (0, 1].
+    kSetOverride,     ///< `key` = `text` (a dotted scene key, as `--set`), applied live or refused with the reason.
+    kPerturb,         ///< Start, move or end (kind kNone) the mouse spring `perturbation`.
+    kStartRecording,  ///< Hand frames to `sink` from now on (frame 0: the current state); ends a recording running.
+    kStopRecording,   ///< End the recording (FrameSink::Finish); nothing when none runs.
   };
   Type type = Type::kPause;
   double value = 0;
   std::string key;
   std::string text;
   Perturbation perturbation;
+  std::shared_ptr<FrameSink> sink;  ///< For kStartRecording.
 
   static Command Of(Type type, double value = 0) {
     Command c;
@@ -124,7 +149,7 @@ class SimController {
   /// compiled from (with `overrides`): live edits recompile it with one more override.
   SimController(std::shared_ptr<const Model> model, std::string scene_text, std::filesystem::path scene_file,
                 std::vector<Override> overrides = {}, int threads = 0);
-  /// Stops and joins the thread.
+  /// Finishes the recording (FrameSink::Finish), stops and joins the thread.
   ~SimController();
   SimController(const SimController&) = delete;
   SimController& operator=(const SimController&) = delete;
@@ -150,6 +175,8 @@ class SimController {
   void ApplyOverride(const std::string& key, const std::string& text);
   void StepOnce();
   void PublishSnapshot();
+  void WriteDueFrames();
+  void EndRecording();
   void Emit(Event::Kind kind, std::string message, std::string key = {});
   void UpdateStatus();
 
@@ -164,6 +191,11 @@ class SimController {
   std::chrono::steady_clock::time_point last_step_end_{};  // while playing: when the last step ended
   std::chrono::steady_clock::time_point last_publish_{};   // when the last snapshot was published
   std::atomic<bool> stress_wanted_{true};
+  std::shared_ptr<FrameSink> sink_;  // the recording, or null
+  double record_start_ = 0;          // simulated time of frame 0 [s]
+  double record_fps_ = 0;            // [frames/s]
+  std::int64_t record_frames_ = 0;   // frames handed to sink_
+  Snapshot record_snapshot_;         // the state of the frames being written
 
   // Shared with the UI thread.
   mutable std::mutex mutex_;  // guards commands_, events_, status_, overrides_

@@ -1,16 +1,24 @@
 // The studio under a display (Xvfb with Mesa's lavapipe in CI): open a scene, run two simulated seconds and check
 // the viewport's pixels against where the Snapshot says the particles and the rigid body are; edit a parameter in
 // the inspector and find it in the next Snapshot; pause, step and reset; a malformed scene shows its error in a
-// dialog. Screenshots are written to DUCTILE_GUI_OUTPUT_DIR for a person to look at.
+// dialog; recording: SimController's frame times with a stand-in sink, a video recorded from the window decoded
+// back, the dialog and its shortcut, what ends a recording, and refused paths. Screenshots (and a recorded frame)
+// are written to DUCTILE_GUI_OUTPUT_DIR for a person to look at.
+#include <QComboBox>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QVulkanInstance>
 #include <QtTest>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 
+#include "decoded_video.h"
+#include "ductile/render/image.h"
 #include "inspector.h"
 #include "main_window.h"
 
@@ -49,6 +57,55 @@ bool AnyPixelNear(const QImage& image, QPointF at, int radius, Test test) {
       if (test(QColor(image.pixel(x, y)))) return true;
     }
   return false;
+}
+
+// A FrameSink that keeps what SimController hands it: the simulated time and frame count of every call.
+class ListSink : public FrameSink {
+ public:
+  explicit ListSink(double fps) : fps_(fps) {}
+  double fps() const override { return fps_; }
+  bool WriteFrames(const Snapshot& snapshot, std::int64_t count) override {
+    const std::lock_guard lock(mutex_);
+    calls_.emplace_back(snapshot.time, count);
+    return true;
+  }
+  void Finish(double end_time) override {
+    const std::lock_guard lock(mutex_);
+    ++finishes_;
+    end_time_ = end_time;
+  }
+  std::vector<std::pair<double, std::int64_t>> calls() const {
+    const std::lock_guard lock(mutex_);
+    return calls_;
+  }
+  int finishes() const {
+    const std::lock_guard lock(mutex_);
+    return finishes_;
+  }
+  double end_time() const {
+    const std::lock_guard lock(mutex_);
+    return end_time_;
+  }
+
+ private:
+  const double fps_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<double, std::int64_t>> calls_;
+  int finishes_ = 0;
+  double end_time_ = -1;
+};
+
+// The visible message box called `name`, or null.
+QMessageBox* VisibleBox(QWidget* window, const char* name) {
+  for (QMessageBox* box : window->findChildren<QMessageBox*>(name))
+    if (box->isVisible()) return box;
+  return nullptr;
+}
+
+// Whether the studio's log dock has a line containing `text`.
+bool LogHas(QWidget* window, const QString& text) {
+  const QPlainTextEdit* log = window->findChild<QPlainTextEdit*>();
+  return log && log->toPlainText().contains(text);
 }
 
 }  // namespace
@@ -179,6 +236,201 @@ class StudioGuiTest : public QObject {
     // The scene that was open stays open.
     QCOMPARE(window_->scene_path(), scene_);
     QVERIFY(window_->controller());
+  }
+
+  // Frame k at t0 + k / fps: after each step, the frames whose time it reached, all with that step's state. At 1250
+  // frames/s and Δt = 2 ms a step covers two or three frame times (0.8 ms apart), so states repeat.
+  void controllerTakesFramesAtFixedSimulatedTimes() {
+    const auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "cube.yaml")));
+    SimController controller(model, kScene, "cube.yaml");
+    // One step at a time: steps posted together while paused count as one.
+    const auto step_to = [&](std::int64_t step) {
+      for (std::int64_t done = controller.status().step; done < step; ++done) {
+        controller.Post(Command::Of(Command::Type::kStep));
+        QTRY_COMPARE_WITH_TIMEOUT(controller.status().step, done + 1, 5000);
+      }
+    };
+    step_to(2);  // start at t0 = 4 ms, not at 0
+    const double t0 = controller.status().time;
+    const double fps = 1250;
+    auto sink = std::make_shared<ListSink>(fps);
+    Command start = Command::Of(Command::Type::kStartRecording);
+    start.sink = sink;
+    controller.Post(start);
+    step_to(12);
+    controller.Post(Command::Of(Command::Type::kStopRecording));
+    QTRY_COMPARE_WITH_TIMEOUT(sink->finishes(), 1, 5000);
+    const double t_end = controller.status().time;
+    QCOMPARE(sink->end_time(), t_end);
+    const auto calls = sink->calls();
+    QCOMPARE(calls.size(), std::size_t{11});  // frame 0 and one call per step
+    QCOMPARE(calls[0].first, t0);
+    QCOMPARE(calls[0].second, std::int64_t{1});
+    std::int64_t frames = 1;
+    for (std::size_t i = 1; i < calls.size(); ++i) {
+      // Every frame time in (previous boundary, this boundary] is due here.
+      std::int64_t due = 0;
+      while (t0 + static_cast<double>(frames + due) / fps <= calls[i].first + 1e-9) ++due;
+      QCOMPARE(calls[i].second, due);
+      QVERIFY(due == 2 || due == 3);
+      frames += due;
+    }
+    QCOMPARE(frames, static_cast<std::int64_t>(std::floor((t_end - t0) * fps + 1e-6)) + 1);
+    // A reset ends a recording (its frames would go back in time), and so does destroying the controller.
+    auto reset_sink = std::make_shared<ListSink>(fps);
+    start.sink = reset_sink;
+    controller.Post(start);
+    controller.Post(Command::Of(Command::Type::kReset));
+    QTRY_COMPARE_WITH_TIMEOUT(reset_sink->finishes(), 1, 5000);
+    QCOMPARE(reset_sink->end_time(), t_end);
+    auto last_sink = std::make_shared<ListSink>(fps);
+    start.sink = last_sink;
+    {
+      SimController short_lived(model, kScene, "cube.yaml");
+      short_lived.Post(start);
+    }
+    QCOMPARE(last_sink->finishes(), 1);
+  }
+
+  // A second of simulated time at 20 frames/s from the window, decoded back: frame count, size, every frame, and
+  // the cube in the middle frame.
+  void recordsOneSimulatedSecondOfVideo() {
+    window_->SetPlaying(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    const double t0 = window_->controller()->status().time;
+    RecordingSettings settings;
+    settings.path = (dir_ + "/one_second.mp4").toStdString();
+    settings.width = 320;
+    settings.height = 240;
+    settings.fps = 20;
+    settings.overlay = true;
+    QVERIFY(window_->StartRecording(settings));
+    QVERIFY(window_->recorder());
+    window_->SetPlaying(true);
+    QLabel* rec = window_->findChild<QLabel*>("record_status");
+    QVERIFY(rec);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        rec->isVisible() && rec->text().startsWith("● REC 00:0") && rec->text().endsWith("frames)"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->status().time >= t0 + 0.5, 60000);
+    QVERIFY(window_->grab().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/recording_window.png"));
+    QVERIFY(window_->viewport()->GrabImage().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/recording_viewport.png"));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->status().time >= t0 + 1.0, 60000);
+    window_->SetPlaying(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    const double t_end = window_->controller()->status().time;
+    window_->StopRecording();
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->recorder(), 10000);
+    QVERIFY(!rec->isVisible());
+    QVERIFY(LogHas(window_.get(), "recorded " + QString::fromStdString(settings.path.string()) + ": "));
+
+    const double expected = (t_end - t0) * settings.fps;
+    const int middle = static_cast<int>(expected / 2);
+    const test::DecodedVideo video = test::DecodeVideo(settings.path, {middle});
+    QVERIFY2(video.open_error.empty(), video.open_error.c_str());
+    QVERIFY2(video.first_error.empty(), video.first_error.c_str());
+    QCOMPARE(video.width, 320);
+    QCOMPARE(video.height, 240);
+    QVERIFY2(std::abs(video.frames - expected) <= 1.0,
+             qPrintable(QString("%1 frames for %2 s at 20 fps").arg(video.frames).arg(t_end - t0)));
+    QCOMPARE(video.frames_before_error, video.frames);
+    const render::Image& frame = video.kept.at(middle);
+    render::WritePng(std::string(DUCTILE_GUI_OUTPUT_DIR) + "/recorded_middle_frame.png", frame);
+    // Not a flat colour: the red cube and the blue box are in the picture.
+    int red = 0, blue = 0;
+    for (std::size_t i = 0; i + 3 < frame.rgba.size(); i += 4) {
+      const int r = frame.rgba[i], g = frame.rgba[i + 1], b = frame.rgba[i + 2];
+      red += r > g + 40 && r > b + 40;
+      blue += b > r + 40;
+    }
+    QVERIFY2(red > 100 && blue > 100, qPrintable(QString("%1 red and %2 blue pixels").arg(red).arg(blue)));
+  }
+
+  // Ctrl+Shift+R opens the dialog, which proposes a file named after the scene; accepting it records, and the
+  // shortcut again stops.
+  void shortcutAndDialogStartAndStop() {
+    // Shortcuts go to the active window; Xvfb has no window manager to activate it on a click.
+    QApplication::setActiveWindow(window_.get());
+    QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+    QTest::keyClick(window_.get(), Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+    QDialog* dialog = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((dialog = window_->findChild<QDialog*>("recording_dialog")) && dialog->isVisible(), 5000);
+    auto* path = dialog->findChild<QLineEdit*>("record_path");
+    auto* size = dialog->findChild<QComboBox*>("record_size");
+    auto* fps = dialog->findChild<QComboBox*>("record_fps");
+    QVERIFY(path && size && fps);
+    QVERIFY2(QFileInfo(path->text()).fileName().startsWith("cube_and_box_") && path->text().endsWith(".mp4"),
+             qPrintable(path->text()));
+    const QString file = dir_ + "/dialog.mp4";
+    path->setText(file);
+    size->setCurrentIndex(size->findText("640x360"));
+    fps->setCurrentIndex(fps->findText("24"));
+    dialog->accept();
+    QTRY_VERIFY_WITH_TIMEOUT(window_->recorder(), 5000);
+    window_->SetPlaying(true);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->recorder()->frames() >= 3, 30000);
+    QTest::keyClick(window_.get(), Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->recorder(), 10000);
+    window_->SetPlaying(false);
+    const test::DecodedVideo video = test::DecodeVideo(file.toStdString());
+    QVERIFY2(video.open_error.empty() && video.first_error.empty(), video.open_error.c_str());
+    QCOMPARE(video.width, 640);
+    QCOMPARE(video.height, 360);
+    QVERIFY(video.frames >= 3);
+  }
+
+  // Reset and opening a scene end the recording and finish its file.
+  void resetAndReopeningFinishTheRecording() {
+    RecordingSettings settings;
+    settings.path = (dir_ + "/reset.mp4").toStdString();
+    settings.width = 160;
+    settings.height = 120;
+    settings.fps = 60;
+    QVERIFY(window_->StartRecording(settings));
+    window_->controller()->Post(Command::Of(Command::Type::kStep));
+    window_->controller()->Post(Command::Of(Command::Type::kReset));
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->recorder(), 10000);
+    QVERIFY(test::DecodeVideo(settings.path).frames >= 1);
+
+    settings.path = (dir_ + "/reopen.mp4").toStdString();
+    QVERIFY(window_->StartRecording(settings));
+    window_->SetPlaying(true);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->recorder()->frames() >= 3, 30000);
+    QVERIFY(window_->OpenScene(scene_, true));
+    QVERIFY(!window_->recorder());  // finished before the new scene opened
+    QVERIFY(LogHas(window_.get(), "recorded " + QString::fromStdString(settings.path.string()) + ": "));
+    const test::DecodedVideo video = test::DecodeVideo(settings.path);
+    QVERIFY2(video.first_error.empty() && video.frames >= 3, video.first_error.c_str());
+  }
+
+  // A folder that does not exist and an odd width are refused with the reason; no file, and the studio goes on.
+  void refusedRecordingLeavesTheStudioRunning() {
+    window_->SetPlaying(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    RecordingSettings settings;
+    settings.path = (dir_ + "/no_such_folder/video.mp4").toStdString();
+    settings.width = 320;
+    settings.height = 240;
+    QVERIFY(!window_->StartRecording(settings));
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_.get(), "recording_error")), 5000);
+    QVERIFY2(box->text().contains("no_such_folder"), qPrintable(box->text()));
+    QVERIFY(LogHas(window_.get(), "cannot record: "));
+    QVERIFY(window_->grab().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/recording_error.png"));
+    box->accept();
+    QVERIFY(!window_->recorder());
+    QVERIFY(!std::filesystem::exists(settings.path.parent_path()));
+
+    settings.path = (dir_ + "/odd.mp4").toStdString();
+    settings.width = 321;
+    QVERIFY(!window_->StartRecording(settings));
+    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_.get(), "recording_error")), 5000);
+    QVERIFY2(box->text().contains("321"), qPrintable(box->text()));
+    box->accept();
+    QVERIFY(!std::filesystem::exists(settings.path));
+
+    const std::int64_t step = window_->controller()->status().step;
+    window_->controller()->Post(Command::Of(Command::Type::kStep));
+    QTRY_COMPARE_WITH_TIMEOUT(window_->controller()->status().step, step + 1, 5000);
   }
 
  private:
