@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ductile/model.h"
 #include "ductile/snapshot.h"
@@ -64,6 +65,39 @@ struct Perturbation {
   double frequency = 2.0;          ///< Natural frequency of the spring [Hz].
 };
 
+/// Teleoperation of a robot arm: where a tool point on one of its links should be. Before each step the simulator
+/// turns it into joint targets of the arm's PD controllers by damped-least-squares inverse kinematics, with joint
+/// limits respected and gravity compensated (engine/src/robot/teleop.h). The arm is every controlled revolute or
+/// prismatic joint between the robot's root and the link.
+struct TeleopTarget {
+  std::string robot;                             ///< Robot name in the scene.
+  std::string link;                              ///< The tool link, e.g. "gripper_tcp".
+  std::array<double, 3> tool_point{};            ///< The point on the link that follows the target, link frame [m].
+  std::array<double, 3> position{};              ///< Target of the tool point [m], world.
+  std::array<double, 4> quaternion{1, 0, 0, 0};  ///< Target orientation of the link frame, (w, x, y, z), world.
+  bool track_orientation = true;                 ///< False: position only.
+};
+
+/// A gripper command: the fingers are the robot's controlled prismatic joints that are not part of a teleoperated
+/// arm, closing towards their lower limits.
+struct GripperCommand {
+  std::string robot;
+  double opening = 1;  ///< Finger position as a fraction of its range, 0 closed to 1 open, with force 0.
+  double force = 0;    ///< > 0: squeeze with this effort per finger [N] (no position spring); 0: hold `opening`.
+};
+
+/// How well a teleoperated arm follows its target.
+struct TeleopStatus {
+  bool active = false;          ///< A target is set.
+  double ik_position = 0;       ///< What the IK could not reach: tool point to target [m] at the joint targets.
+  double ik_rotation = 0;       ///< Likewise for the orientation [rad].
+  double tracking = 0;          ///< The measured tool point's distance from the target [m].
+  int ik_iterations = 0;        ///< IK iterations in the last step.
+  bool at_joint_limit = false;  ///< A joint target sits at its limit.
+  double gripper_opening = 1;   ///< The gripper command, when there is a gripper.
+  double gripper_force = 0;
+};
+
 class Simulator {
  public:
   explicit Simulator(std::shared_ptr<const Model> model, SimulatorOptions options = {});
@@ -105,6 +139,24 @@ class Simulator {
   /// `with_stress`: also the particles' von Mises stress (one stress evaluation per particle, the costly part);
   /// without it SnapshotParticles::von_mises is left empty.
   void CaptureSnapshot(Snapshot& out, bool with_stress = true) const;
+  /// Names of the scene's robots, in scene order.
+  std::vector<std::string> RobotNames() const;
+  /// The pose of a robot link now: frame origin [m] and orientation (w, x, y, z), world. Returns an error message
+  /// naming the unknown robot or link, empty on success.
+  std::string LinkPose(const std::string& robot, const std::string& link, std::array<double, 3>& position,
+                       std::array<double, 4>& quaternion) const;
+  /// Starts or moves a teleoperation target; it acts from the next step on, until ClearTeleopTarget or Reset.
+  /// Returns an error message (unknown robot or link, no controlled joint on the way to the link, non-finite
+  /// numbers), empty on success; on error nothing changes.
+  std::string SetTeleopTarget(const TeleopTarget& target);
+  /// Stops teleoperating the robot's arm: its controllers keep their last targets.
+  void ClearTeleopTarget(const std::string& robot);
+  /// Opens, closes or squeezes a robot's gripper from the next step on. Returns an error message (unknown robot,
+  /// no gripper, opening outside [0, 1], negative force), empty on success.
+  std::string SetGripper(const GripperCommand& command);
+  /// The robot's teleoperation status after the last step (inactive for an unknown robot).
+  TeleopStatus GetTeleopStatus(const std::string& robot) const;
+
   /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
   /// equal hashes mean bitwise-equal states. Includes the rigid state (q, v) when there is one.
   std::uint64_t StateHash() const;

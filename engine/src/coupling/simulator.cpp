@@ -19,6 +19,7 @@
 #include "mpm/constitutive/constitutive.h"
 #include "mpm/mpm_solver.h"
 #include "multibody/spatial.h"
+#include "robot/teleop.h"
 
 namespace ductile {
 
@@ -79,6 +80,31 @@ struct Simulator::Impl {
   void ApplyPerturbation();
   // The grabbed patch's centre and velocity with the spring's weights; returns Σ w m [kg]. `index` from IndexById.
   double PatchCentre(const std::vector<std::int32_t>& index, Eigen::Vector3d& c, Eigen::Vector3d& v) const;
+  // Teleoperation per robot (SetTeleopTarget, SetGripper), applied to the controllers before each step.
+  struct Teleop {
+    std::string robot;
+    robot::ArmTeleop arm;
+    bool arm_active = false;
+    robot::GripperTeleop gripper;
+    bool gripper_active = false;
+  };
+  std::vector<Teleop> teleops;
+  Teleop& TeleopOf(const std::string& robot) {
+    for (Teleop& t : teleops) {
+      if (t.robot == robot) return t;
+    }
+    teleops.push_back(Teleop{});
+    teleops.back().robot = robot;
+    return teleops.back();
+  }
+  void ApplyTeleop() {
+    if (!rigid) return;
+    const Eigen::Vector3d gravity(model->gravity[0], model->gravity[1], model->gravity[2]);
+    for (Teleop& t : teleops) {
+      if (t.arm_active) t.arm.Apply(*rigid, gravity, model->dt);
+      if (t.gripper_active) t.gripper.Apply(*rigid);
+    }
+  }
   // Snapshot meshes of the visual geometries (null for primitives), converted once.
   std::vector<std::shared_ptr<const SnapshotMesh>> visual_meshes;
 };
@@ -176,6 +202,7 @@ void Simulator::Step() {
     contact_solve = [&s](float h) { s.coupling->SolveSubstep(s.mpm, h); };
   }
   s.ApplyPerturbation();
+  s.ApplyTeleop();
   s.arena.execute([&] {
     s.mpm.SortParticlesByBlock();
     for (int k = 0; k < substeps && !diverged; ++k) {
@@ -268,6 +295,7 @@ void Simulator::Reset() {
   impl_->perturbation = {};
   impl_->perturb_ids.clear();
   impl_->perturb_weights.clear();
+  impl_->teleops.clear();
 }
 
 std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
@@ -631,6 +659,124 @@ std::uint64_t Simulator::StateHash() const {
     hash.Add(impl_->rigid->v.data(), sizeof(double) * impl_->rigid->v.size());
   }
   return hash.value();
+}
+
+std::vector<std::string> Simulator::RobotNames() const {
+  std::vector<std::string> names;
+  if (!impl_->rigid) return names;
+  for (const multibody::Body& body : impl_->rigid->tree().bodies()) {
+    const std::size_t slash = body.name.find('/');
+    if (slash == std::string::npos) continue;
+    std::string robot = body.name.substr(0, slash);
+    if (std::find(names.begin(), names.end(), robot) == names.end()) names.push_back(std::move(robot));
+  }
+  return names;
+}
+
+std::string Simulator::LinkPose(const std::string& robot, const std::string& link, std::array<double, 3>& position,
+                                std::array<double, 4>& quaternion) const {
+  const std::vector<std::string> robots = RobotNames();
+  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return "no robot named '" + robot + "'";
+  const int b = impl_->rigid->tree().FindBody(robot + "/" + link);
+  if (b < 0) return "robot '" + robot + "' has no link '" + link + "'";
+  const Eigen::Isometry3d& X = impl_->rigid->kinematics().X_WB[b];
+  const Eigen::Quaterniond q(X.linear());
+  position = {X.translation().x(), X.translation().y(), X.translation().z()};
+  quaternion = {q.w(), q.x(), q.y(), q.z()};
+  return {};
+}
+
+std::string Simulator::SetTeleopTarget(const TeleopTarget& target) {
+  Impl& s = *impl_;
+  if (!s.rigid) return "no robot named '" + target.robot + "' (the scene has no rigid bodies)";
+  for (double x : target.position) {
+    if (!std::isfinite(x)) return "teleop target of '" + target.robot + "': position is not finite";
+  }
+  for (double x : target.tool_point) {
+    if (!std::isfinite(x)) return "teleop target of '" + target.robot + "': tool point is not finite";
+  }
+  const Eigen::Quaterniond R(target.quaternion[0], target.quaternion[1], target.quaternion[2], target.quaternion[3]);
+  if (!std::isfinite(R.norm()) || R.norm() < 1e-6) {
+    return "teleop target of '" + target.robot + "': the quaternion is not a rotation";
+  }
+  robot::ArmTeleop arm;
+  Impl::Teleop* existing = nullptr;
+  for (Impl::Teleop& t : s.teleops) {
+    if (t.robot == target.robot && t.arm_active && t.arm.link() == target.link) existing = &t;
+  }
+  if (existing == nullptr) {
+    const std::string problem = arm.Configure(*s.rigid, target.robot, target.link);
+    if (!problem.empty()) return problem;
+  }
+  Impl::Teleop& t = existing ? *existing : s.TeleopOf(target.robot);
+  if (!existing) {
+    t.arm = std::move(arm);
+    t.arm_active = true;
+  }
+  t.arm.SetTarget(Eigen::Vector3d(target.tool_point[0], target.tool_point[1], target.tool_point[2]),
+                  Eigen::Vector3d(target.position[0], target.position[1], target.position[2]), R,
+                  target.track_orientation);
+  return {};
+}
+
+void Simulator::ClearTeleopTarget(const std::string& robot) {
+  for (Impl::Teleop& t : impl_->teleops) {
+    if (t.robot == robot) t.arm_active = false;
+  }
+}
+
+std::string Simulator::SetGripper(const GripperCommand& command) {
+  Impl& s = *impl_;
+  if (!(command.opening >= 0 && command.opening <= 1)) {
+    return "gripper of '" + command.robot + "': opening " + std::to_string(command.opening) + " is outside [0, 1]";
+  }
+  if (!(command.force >= 0) || !std::isfinite(command.force)) {
+    return "gripper of '" + command.robot + "': force " + std::to_string(command.force) + " N must be >= 0";
+  }
+  const std::vector<std::string> robots = RobotNames();
+  if (std::find(robots.begin(), robots.end(), command.robot) == robots.end()) {
+    return "no robot named '" + command.robot + "'";
+  }
+  Impl::Teleop* existing = nullptr;
+  for (Impl::Teleop& t : s.teleops) {
+    if (t.robot == command.robot) existing = &t;
+  }
+  robot::GripperTeleop gripper;
+  if (existing == nullptr || !existing->gripper_active) {
+    std::vector<int> arm_bodies;
+    if (existing && existing->arm_active) {
+      for (int b = existing->arm.link_body(); b >= 0; b = s.rigid->tree().body(b).parent) arm_bodies.push_back(b);
+    }
+    const std::string problem = gripper.Configure(*s.rigid, command.robot, arm_bodies);
+    if (!problem.empty()) return problem;
+  }
+  Impl::Teleop& t = existing ? *existing : s.TeleopOf(command.robot);
+  if (!t.gripper_active) {
+    t.gripper = std::move(gripper);
+    t.gripper_active = true;
+  }
+  t.gripper.Set(command.opening, command.force);
+  return {};
+}
+
+TeleopStatus Simulator::GetTeleopStatus(const std::string& robot) const {
+  TeleopStatus status;
+  for (const Impl::Teleop& t : impl_->teleops) {
+    if (t.robot != robot) continue;
+    if (t.arm_active) {
+      status.active = true;
+      status.ik_position = t.arm.position_residual();
+      status.ik_rotation = t.arm.rotation_residual();
+      status.ik_iterations = t.arm.iterations();
+      status.at_joint_limit = t.arm.at_limit();
+      status.tracking = t.arm.TrackingError(*impl_->rigid);
+    }
+    if (t.gripper_active) {
+      status.gripper_opening = t.gripper.opening();
+      status.gripper_force = t.gripper.force();
+    }
+  }
+  return status;
 }
 
 }  // namespace ductile

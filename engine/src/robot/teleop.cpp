@@ -1,0 +1,225 @@
+#include "robot/teleop.h"
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+
+#include "multibody/spatial.h"
+
+namespace ductile::robot {
+namespace {
+
+// The controller driving body b's joint, −1 if none.
+int ControllerOf(const contact::RigidSystem& rigid, int body) {
+  for (std::size_t c = 0; c < rigid.controllers.size(); ++c) {
+    if (rigid.controllers[c].body == body) return static_cast<int>(c);
+  }
+  return -1;
+}
+
+bool IsRobotBody(const multibody::Body& body, const std::string& robot) {
+  return body.name.size() > robot.size() && body.name.compare(0, robot.size(), robot) == 0 &&
+         body.name[robot.size()] == '/';
+}
+
+bool IsOneDof(const multibody::Body& body) {
+  return body.joint == JointType::kRevolute || body.joint == JointType::kPrismatic;
+}
+
+// The rotation vector (axis times angle, angle in [0, π]) of R.
+Eigen::Vector3d RotationVector(const Eigen::Matrix3d& R) {
+  const Eigen::AngleAxisd aa(R);
+  return aa.axis() * aa.angle();
+}
+
+}  // namespace
+
+std::string ArmTeleop::Configure(const contact::RigidSystem& rigid, const std::string& robot, const std::string& link) {
+  const multibody::MultibodyTree& tree = rigid.tree();
+  bool robot_found = false;
+  for (const multibody::Body& b : tree.bodies()) robot_found = robot_found || IsRobotBody(b, robot);
+  if (!robot_found) return "no robot named '" + robot + "'";
+  link_ = tree.FindBody(robot + "/" + link);
+  if (link_ < 0) return "robot '" + robot + "' has no link '" + link + "'";
+  robot_ = robot;
+  link_name_ = link;
+  bodies_.clear();
+  controllers_.clear();
+  q_index_.clear();
+  v_index_.clear();
+  lower_.clear();
+  upper_.clear();
+  for (int b = link_; b >= 0; b = tree.body(b).parent) {
+    const multibody::Body& body = tree.body(b);
+    const int c = ControllerOf(rigid, b);
+    if (!IsOneDof(body) || c < 0) continue;
+    bodies_.push_back(b);
+    controllers_.push_back(c);
+    q_index_.push_back(body.q_start);
+    v_index_.push_back(body.v_start);
+    lower_.push_back(body.lower);
+    upper_.push_back(body.upper);
+  }
+  // Collected from the link up: root first.
+  std::reverse(bodies_.begin(), bodies_.end());
+  std::reverse(controllers_.begin(), controllers_.end());
+  std::reverse(q_index_.begin(), q_index_.end());
+  std::reverse(v_index_.begin(), v_index_.end());
+  std::reverse(lower_.begin(), lower_.end());
+  std::reverse(upper_.begin(), upper_.end());
+  if (bodies_.empty()) {
+    return "robot '" + robot + "': no joint with a controller between its root and link '" + link + "'";
+  }
+  started_ = false;
+  return {};
+}
+
+void ArmTeleop::SetTarget(const Eigen::Vector3d& tool_point_L, const Eigen::Vector3d& p_W,
+                          const Eigen::Quaterniond& R_WT, bool track_orientation) {
+  tool_point_L_ = tool_point_L;
+  target_p_ = p_W;
+  target_R_ = R_WT.normalized();
+  track_orientation_ = track_orientation;
+}
+
+void ArmTeleop::ToolKinematics(const contact::RigidSystem& rigid, const Eigen::VectorXd& q, Eigen::Vector3d& p_W,
+                               Eigen::Matrix3d& R_WL, Eigen::MatrixXd* J) {
+  multibody::CalcKinematics(rigid.tree(), q, rigid.time, kin_);
+  const Eigen::Isometry3d& X_WL = kin_.X_WB[link_];
+  p_W = X_WL * tool_point_L_;
+  R_WL = X_WL.linear();
+  if (J == nullptr) return;
+  // Spatial velocity about the world origin (ω, v_O); the tool point moves with v_O + ω × p.
+  const Eigen::MatrixXd J_link = multibody::CalcBodyJacobian(rigid.tree(), kin_, link_);
+  const auto n = static_cast<Eigen::Index>(bodies_.size());
+  J->resize(6, n);
+  const Eigen::Matrix3d p_skew = multibody::Skew(p_W);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const Eigen::Vector3d w = J_link.block<3, 1>(0, v_index_[k]);
+    const Eigen::Vector3d v = J_link.block<3, 1>(3, v_index_[k]);
+    J->block<3, 1>(0, k) = w;
+    J->block<3, 1>(3, k) = v - p_skew * w;
+  }
+}
+
+void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt) {
+  const auto n = static_cast<Eigen::Index>(bodies_.size());
+  if (!started_) {
+    q_c_.resize(n);
+    for (Eigen::Index k = 0; k < n; ++k) q_c_[k] = rigid.q[q_index_[k]];
+    v_c_.resize(0);
+    started_ = true;
+  }
+  const Eigen::VectorXd q_previous = q_c_;
+  Eigen::VectorXd q = rigid.q;
+  Eigen::Vector3d p_W;
+  Eigen::Matrix3d R_WL;
+  Eigen::MatrixXd J;
+  Eigen::VectorXd total_step = Eigen::VectorXd::Zero(n);
+  iterations_ = 0;
+  for (int it = 0; it <= kMaxIterations; ++it) {
+    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
+    ToolKinematics(rigid, q, p_W, R_WL, it < kMaxIterations ? &J : nullptr);
+    Eigen::Matrix<double, 6, 1> e;
+    const Eigen::Vector3d rotation = RotationVector(target_R_.toRotationMatrix() * R_WL.transpose());
+    e.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * rotation) : Eigen::Vector3d::Zero();
+    e.tail<3>() = target_p_ - p_W;
+    position_residual_ = e.tail<3>().norm();
+    rotation_residual_ = rotation.norm();
+    if (it == kMaxIterations || (position_residual_ < 1e-7 && (!track_orientation_ || rotation_residual_ < 1e-6)))
+      break;
+    if (track_orientation_) {
+      J.topRows<3>() *= kRotationWeight;
+    } else {
+      J.topRows<3>().setZero();
+    }
+    const Eigen::Matrix<double, 6, 6> A =
+        J * J.transpose() + kDamping * kDamping * Eigen::Matrix<double, 6, 6>::Identity();
+    Eigen::VectorXd dq = J.transpose() * A.ldlt().solve(e);
+    // Cap the total change of each joint within this simulation step.
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const double room = kMaxJointStep - std::abs(total_step[k]);
+      dq[k] = std::clamp(dq[k], -std::max(room, 0.0), std::max(room, 0.0));
+    }
+    at_limit_ = false;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const double before = q_c_[k];
+      q_c_[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
+      total_step[k] += q_c_[k] - before;
+      at_limit_ = at_limit_ || q_c_[k] <= lower_[k] || q_c_[k] >= upper_[k];
+    }
+    ++iterations_;
+  }
+
+  // Feed-forward effort of the commanded motion by inverse dynamics at q_c (kin_ is there from the last iteration):
+  // τ = M(q_c) a_c + C(q_c, v_c) v_c − τ_g(q_c), with the commanded velocity v_c = (q_c − q_c,previous)/Δt and
+  // acceleration a_c = (v_c − v_c,previous)/Δt; the rest of the robot at rest. Without it a PD arm sags by τ_g/K_p
+  // (centimetres for a heavy arm) and lags a moving target.
+  const Eigen::Index nv = rigid.tree().nv();
+  Eigen::VectorXd v_full = Eigen::VectorXd::Zero(nv), a_full = Eigen::VectorXd::Zero(nv);
+  Eigen::VectorXd v_c(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    v_c[k] = dt > 0 ? (q_c_[k] - q_previous[k]) / dt : 0.0;
+    v_full[v_index_[k]] = v_c[k];
+    a_full[v_index_[k]] = dt > 0 && v_c_.size() == n ? (v_c[k] - v_c_[k]) / dt : 0.0;
+  }
+  v_c_ = v_c;
+  const Eigen::VectorXd effort = multibody::CalcInverseDynamics(rigid.tree(), kin_, v_full, a_full, gravity);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    contact::JointController& c = rigid.controllers[controllers_[k]];
+    c.q_target = q_c_[k];
+    c.v_target = v_c[k];
+    c.feedforward = effort[v_index_[k]];
+  }
+}
+
+double ArmTeleop::TrackingError(const contact::RigidSystem& rigid) const {
+  if (link_ < 0) return 0;
+  const Eigen::Vector3d p_W = rigid.kinematics().X_WB[link_] * tool_point_L_;
+  return (target_p_ - p_W).norm();
+}
+
+std::string GripperTeleop::Configure(const contact::RigidSystem& rigid, const std::string& robot,
+                                     const std::vector<int>& arm_bodies) {
+  controllers_.clear();
+  lower_.clear();
+  upper_.clear();
+  kp_.clear();
+  const multibody::MultibodyTree& tree = rigid.tree();
+  for (int b = 0; b < tree.num_bodies(); ++b) {
+    const multibody::Body& body = tree.body(b);
+    if (!IsRobotBody(body, robot) || body.joint != JointType::kPrismatic) continue;
+    if (std::find(arm_bodies.begin(), arm_bodies.end(), b) != arm_bodies.end()) continue;
+    const int c = ControllerOf(rigid, b);
+    if (c < 0) continue;
+    controllers_.push_back(c);
+    lower_.push_back(body.lower);
+    upper_.push_back(body.upper);
+    kp_.push_back(rigid.controllers[c].kp);
+  }
+  if (controllers_.empty()) return "robot '" + robot + "' has no gripper (no controlled prismatic finger joint)";
+  return {};
+}
+
+void GripperTeleop::Apply(contact::RigidSystem& rigid) const {
+  for (std::size_t f = 0; f < controllers_.size(); ++f) {
+    contact::JointController& c = rigid.controllers[controllers_[f]];
+    const bool finite_range =
+        std::isfinite(lower_[f]) && std::isfinite(upper_[f]) && upper_[f] > lower_[f] && upper_[f] - lower_[f] < 1e3;
+    if (force_ > 0) {
+      // Squeeze: a constant effort towards the lower limit (closed), damped by the controller's K_d.
+      c.kp = 0;
+      if (c.kd <= 0) c.kd = 1;
+      c.q_target = finite_range ? lower_[f] : 0.0;
+      c.v_target = 0;
+      c.feedforward = -force_;
+    } else {
+      c.kp = kp_[f];
+      c.q_target = finite_range ? lower_[f] + opening_ * (upper_[f] - lower_[f]) : c.q_target;
+      c.v_target = 0;
+      c.feedforward = 0;
+    }
+  }
+}
+
+}  // namespace ductile::robot
