@@ -51,6 +51,34 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"material", "speed", "stress", "plastic"}));
   run_cmd->add_flag("--overlay", run.overlay,
                     "Draw the HUD (scene, time, step, particles, contacts) on the screenshot and the video");
+  run_cmd->add_option("--demo-log", run.demo_log_file,
+                      "Write a demo log of the run (scene, overrides, steps, final state hash; YAML) for replay");
+
+  CLI::App* replay = app.add_subcommand(
+      "replay",
+      "Run a demo log again (scene, overrides and every recorded input at its step) and check that the "
+      "final state hash matches the log's");
+  std::string replay_log;
+  cli::RunOptions replay_run;
+  replay->add_option("LOG", replay_log, "Demo log (YAML), written by the studio or by run --demo-log")->required();
+  replay->add_option("--trajectory", replay_run.trajectory_file, "CSV: time,body,x,y,z,qw,qx,qy,qz per output frame");
+  replay->add_option("--csv", replay_run.csv_file, "CSV of contact forces per moving rigid body per output frame");
+  replay->add_option("--stats", replay_run.stats_file, "JSON statistics (particles, timings, real-time factor)");
+  replay->add_option("--threads", replay_run.threads, "Worker threads (the result does not depend on it)")
+      ->check(CLI::NonNegativeNumber);
+  replay->add_flag("--quiet", replay_run.quiet, "No summary line and no progress line");
+  replay->add_option("--screenshot", replay_run.screenshot_file, "PNG of the scene rendered offscreen (Vulkan)");
+  replay->add_option("--at", replay_run.screenshot_at, "Simulated time of the screenshot [s] (default: the end)");
+  CLI::Option* replay_video = replay->add_option(
+      "--video", replay_run.video_file, "H.264 MP4 of the replay: frame k shows the state at simulated time k/fps");
+  replay->add_option("--fps", replay_run.video_fps, "Video frames per simulated second, 1 to 240 (default 30)")
+      ->needs(replay_video);
+  replay->add_option("--size", replay_run.size, "Size WIDTHxHEIGHT of the screenshot and the video (default 1280x720)");
+  replay->add_option("--color", replay_run.color_mode, "Particle colours: material, speed, stress or plastic")
+      ->check(CLI::IsMember({"material", "speed", "stress", "plastic"}));
+  replay->add_flag("--overlay", replay_run.overlay, "Draw the HUD on the screenshot and the video");
+  replay->add_option("--demo-log", replay_run.demo_log_file,
+                     "Write the replayed run's demo log (the same events, with this run's steps and final hash)");
 
   CLI::App* bench = app.add_subcommand(
       "bench", "Run scenes and print the seed paper's Table I columns (default: the three coupling scenes)");
@@ -82,6 +110,7 @@ int main(int argc, char** argv) {
       bench_options.overrides = overrides;
       return cli::Bench(bench_options);
     }
+    if (*replay) return cli::Replay(replay_log, replay_run);
     run.overrides = overrides;
     return cli::Run(run);
   } catch (const SceneError& e) {

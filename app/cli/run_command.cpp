@@ -369,7 +369,8 @@ int Run(const RunOptions& options) {
     std::cerr << e.what() << '\n';
     return kExitBadInput;
   }
-  const double duration = options.duration.value_or(model->duration);
+  const double duration = options.replay ? static_cast<double>(options.replay->steps) * model->dt
+                                         : options.duration.value_or(model->duration);
   if (!(duration > 0)) {
     std::cerr << "--duration must be > 0, got " << duration << '\n';
     return kExitBadInput;
@@ -377,8 +378,9 @@ int Run(const RunOptions& options) {
   WarnIfUnstable(*model);
 
   // Open every output before the run, so an unwritable path fails at once.
-  std::unique_ptr<AtomicFile> trajectory, probes, stats, csv;
+  std::unique_ptr<AtomicFile> trajectory, probes, stats, csv, demo_log;
   try {
+    if (!options.demo_log_file.empty()) demo_log = std::make_unique<AtomicFile>(options.demo_log_file);
     if (!options.csv_file.empty()) csv = std::make_unique<AtomicFile>(options.csv_file);
     if (!options.trajectory_file.empty()) trajectory = std::make_unique<AtomicFile>(options.trajectory_file);
     if (!options.probes_file.empty()) probes = std::make_unique<AtomicFile>(options.probes_file);
@@ -391,7 +393,10 @@ int Run(const RunOptions& options) {
   Pictures pictures;
   Screenshot screenshot;
   Video video;
-  const std::int64_t steps = std::max<std::int64_t>(1, std::llround(duration / model->dt));
+  const std::int64_t steps =
+      options.replay ? options.replay->steps : std::max<std::int64_t>(1, std::llround(duration / model->dt));
+  std::unique_ptr<DemoPlayer> player;
+  if (options.replay) player = std::make_unique<DemoPlayer>(*options.replay);
   if (!options.screenshot_file.empty() || !options.video_file.empty()) {
     std::string problem = pictures.Configure(options, scene);
     if (problem.empty() && !options.screenshot_file.empty()) problem = screenshot.Open(options, duration);
@@ -453,6 +458,12 @@ int Run(const RunOptions& options) {
   Progress progress(duration, !options.quiet && ::isatty(STDERR_FILENO));
   for (std::int64_t i = 0; i < steps; ++i) {
     if (g_interrupted.load()) break;
+    if (player) {
+      if (std::string refused = player->ApplyDue(sim); !refused.empty()) {
+        failure = "replay: " + refused;
+        break;
+      }
+    }
     try {
       sim.Step();
     } catch (const SimulationDiverged& e) {
@@ -537,6 +548,36 @@ int Run(const RunOptions& options) {
         << "  \"state_hash\": \"" << std::hex << sim.StateHash() << std::dec << "\"\n"
         << "}\n";
   }
+  // The replay's verdict: the final state against the log's hash.
+  std::string replay_verdict;
+  if (options.replay && failure.empty() && options.replay->final_state_hash) {
+    std::ostringstream verdict;
+    verdict << std::hex << std::setw(16) << std::setfill('0') << sim.StateHash();
+    if (sim.StateHash() == *options.replay->final_state_hash) {
+      replay_verdict =
+          "replay reproduces the log: final state hash " + verdict.str() + " after " + std::to_string(done) + " steps";
+    } else {
+      std::ostringstream expected;
+      expected << std::hex << std::setw(16) << std::setfill('0') << *options.replay->final_state_hash;
+      failure = "replay differs from the log: final state hash " + verdict.str() + ", the log has " + expected.str() +
+                " (same scene file? same build? the hash is bitwise)";
+    }
+  }
+  if (demo_log && failure.empty()) {
+    DemoLog log;
+    if (options.replay) log = *options.replay;
+    log.scene = std::filesystem::absolute(options.scene).lexically_normal();
+    log.overrides = options.overrides;
+    log.steps = static_cast<std::int64_t>(done);
+    log.final_state_hash = sim.StateHash();
+    demo_log->Discard();  // WriteDemoLog writes atomically itself
+    try {
+      WriteDemoLog(options.demo_log_file, log);
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << '\n';
+      return kExitFailure;
+    }
+  }
   try {
     if (trajectory) trajectory->Commit();
     if (probes) probes->Commit();
@@ -556,8 +597,29 @@ int Run(const RunOptions& options) {
               << " particles, " << std::setprecision(3) << wall << " s wall, " << mean_ms << " ms/step, "
               << (wall > 0 ? sim.time() / wall : 0) << "x real time\n";
     if (!video_summary.empty()) std::cout << "video: " << video_summary << '\n';
+    if (!replay_verdict.empty()) std::cout << replay_verdict << '\n';
+    if (demo_log) std::cout << "demo log: " << options.demo_log_file << '\n';
   }
   return kExitOk;
+}
+
+int Replay(const std::string& log_file, RunOptions options) {
+  DemoLog log;
+  try {
+    log = LoadDemoLog(log_file);
+  } catch (const SceneError& e) {
+    std::cerr << e.what() << '\n';
+    return kExitBadInput;
+  }
+  if (!std::filesystem::exists(log.scene)) {
+    std::cerr << log_file << ": the scene '" << log.scene.string() << "' does not exist\n";
+    return kExitBadInput;
+  }
+  options.scene = log.scene.string();
+  options.overrides = log.overrides;
+  options.duration.reset();
+  options.replay = std::make_shared<const DemoLog>(std::move(log));
+  return Run(options);
 }
 
 }  // namespace ductile::cli

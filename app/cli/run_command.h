@@ -2,10 +2,12 @@
 // files, a screenshot and a video (formats in docs/cli.md).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ductile/demo_log.h"
 #include "ductile/scene.h"
 
 namespace ductile::cli {
@@ -26,7 +28,11 @@ struct RunOptions {
   int video_fps = 30;                   ///< Video frames per simulated second, in [1, 240].
   std::string size = "1280x720";        ///< WIDTHxHEIGHT of the screenshot and the video [pixels].
   std::string color_mode = "material";  ///< Particle colours: material, speed, stress, plastic.
-  bool overlay = false;                 ///< The HUD (time, step, particles, contacts) on the screenshot and video.
+  /// Replaying a demo log: its events are applied as the run steps, it runs the log's number of steps (duration is
+  /// ignored), and the final state hash is checked against the log's.
+  std::shared_ptr<const DemoLog> replay;
+  std::string demo_log_file;  ///< Demo log of this run written at its end (YAML); empty = none.
+  bool overlay = false;       ///< The HUD (time, step, particles, contacts) on the screenshot and video.
 };
 
 /// Exit codes of the command line.
@@ -37,6 +43,10 @@ inline constexpr int kExitInterrupted = 130;
 
 /// Runs the scene. Returns the exit code; messages go to stderr.
 int Run(const RunOptions& options);
+
+/// `ductile-cli replay LOG`: runs the demo log's scene with `options` (outputs, video) and its events, and checks
+/// the final state hash. Returns the exit code: 1 when the replay does not reproduce the log.
+int Replay(const std::string& log_file, RunOptions options);
 
 /// Loads and compiles the scene, reporting problems. Returns the exit code.
 int Validate(const std::string& scene, const std::vector<Override>& overrides);

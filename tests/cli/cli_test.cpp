@@ -520,5 +520,79 @@ TEST(Scenes, EveryShippedSceneRuns) {
   EXPECT_GE(count, 4);
 }
 
+// Demo logs (issue 6): a run's log replays to the same final state; a log of teleoperation, gripper and live-edit
+// events replays bitwise on any thread count; a wrong hash, a malformed log and a missing scene are reported.
+TEST_F(CliTest, DemoLogReplaysToTheSameFinalState) {
+  const fs::path log = dir_ / "run.demo.yaml";
+  const Result run = RunCli("run " + scene_.string() + " --quiet --demo-log " + log.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const std::string text = ReadFile(log);
+  EXPECT_NE(text.find("ductile_demo_log: 1"), std::string::npos);
+  EXPECT_NE(text.find("steps: 50"), std::string::npos);
+  const Result replay = RunCli("replay " + log.string() + " --threads 1");
+  EXPECT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("replay reproduces the log"), std::string::npos) << replay.output;
+
+  // A log whose hash is not the run's: exit 1 and both hashes named.
+  std::string wrong = text;
+  const std::size_t at = wrong.find("final_state_hash: \"") + 19;
+  wrong[at] = wrong[at] == '0' ? '1' : '0';
+  std::ofstream(dir_ / "wrong.demo.yaml") << wrong;
+  const Result differs = RunCli("replay " + (dir_ / "wrong.demo.yaml").string() + " --quiet");
+  EXPECT_EQ(differs.exit_code, 1);
+  EXPECT_NE(differs.output.find("replay differs from the log"), std::string::npos) << differs.output;
+}
+
+TEST_F(CliTest, TeleopEventsReplayBitwiseOnAnyThreadCount) {
+  const fs::path arm = fs::path(DUCTILE_SOURCE_DIR) / "scenes/arm_and_boxes.yaml";
+  const fs::path events = dir_ / "events.demo.yaml";
+  std::ofstream(events) << "ductile_demo_log: 1\nscene: " << arm.string() << R"(
+overrides: ["contact.friction=0.7"]
+steps: 300
+events:
+  - {step: 0, time: 0, teleop: {robot: arm, link: gripper_tcp, position: [0.6, 0.1, 0.62], quaternion: [0, 1, 0, 0]}}
+  - {step: 60, gripper: {robot: arm, opening: 1}}
+  - {step: 120, teleop: {robot: arm, link: gripper_tcp, position: [0.55, -0.05, 0.7], quaternion: [0, 1, 0, 0]}}
+  - {step: 180, gripper: {robot: arm, opening: 0, force: 15}}
+  - {step: 200, set: "contact.friction=0.8"}
+  - {step: 240, teleop_clear: arm}
+)";
+  // No hash in a hand-written log: the first replay writes one, the second (one thread) must reproduce it.
+  const fs::path recorded = dir_ / "recorded.demo.yaml";
+  const Result first = RunCli("replay " + events.string() + " --quiet --threads 2 --demo-log " + recorded.string());
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string text = ReadFile(recorded);
+  EXPECT_NE(text.find("final_state_hash"), std::string::npos);
+  EXPECT_NE(text.find("set: \"contact.friction=0.8\""), std::string::npos) << text;
+  const Result second = RunCli("replay " + recorded.string() + " --threads 1");
+  EXPECT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_NE(second.output.find("replay reproduces the log"), std::string::npos) << second.output;
+
+  // The events matter: the same steps without them end elsewhere.
+  std::string without = text;
+  without.erase(without.find("events:"));
+  std::ofstream(dir_ / "without.demo.yaml") << without << "events: []\n";
+  EXPECT_EQ(RunCli("replay " + (dir_ / "without.demo.yaml").string() + " --quiet").exit_code, 1);
+}
+
+TEST_F(CliTest, BadDemoLogsAreReportedWithExitTwo) {
+  const fs::path bad = dir_ / "bad.demo.yaml";
+  std::ofstream(bad) << "ductile_demo_log: 1\nscene: " << scene_.string()
+                     << "\nsteps: 10\nevents:\n  - {step: 3, grip: {robot: arm}}\n";
+  const Result r = RunCli("replay " + bad.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find(bad.string() + ":5:5: an event needs one of"), std::string::npos) << r.output;
+  const fs::path robot = dir_ / "robot.demo.yaml";
+  std::ofstream(robot) << "ductile_demo_log: 1\nscene: " << scene_.string()
+                       << "\nsteps: 10\nevents:\n  - {step: 3, gripper: {robot: nobody}}\n";
+  const Result refused = RunCli("replay " + robot.string() + " --quiet");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.output.find("event at step 3"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("no robot named 'nobody'"), std::string::npos) << refused.output;
+  const fs::path missing = dir_ / "missing.demo.yaml";
+  std::ofstream(missing) << "ductile_demo_log: 1\nscene: nowhere.yaml\nsteps: 1\n";
+  EXPECT_EQ(RunCli("replay " + missing.string()).exit_code, 2);
+  EXPECT_EQ(RunCli("replay " + (dir_ / "absent.yaml").string()).exit_code, 2);
+}
 }  // namespace
 }  // namespace ductile

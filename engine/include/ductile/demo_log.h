@@ -1,0 +1,81 @@
+// The demo log (DESIGN.md §8): what a run needs to be reproduced bitwise on the CPU backend. The scene file and its
+// `--set` overrides, then every input a person gave while it ran (teleoperation targets, gripper commands, the
+// mouse spring, live parameter edits), each with the step before which it was applied, and the number of steps
+// and the state hash at the end. The studio writes it (Simulation > Save demo log); `ductile-cli replay LOG` runs
+// it again, optionally rendering a video, and checks the final hash.
+//
+// Format: YAML, documented in docs/cli.md ("Demo logs"). Numbers are written with 17 significant digits, so every
+// double reads back bitwise the same.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ductile/scene.h"
+#include "ductile/simulator.h"
+
+namespace ductile {
+
+/// One input, applied when Simulator::step_count() == step, before that step runs.
+struct DemoEvent {
+  enum class Type {
+    kTeleopTarget,  ///< Simulator::SetTeleopTarget(teleop).
+    kTeleopClear,   ///< Simulator::ClearTeleopTarget(teleop.robot).
+    kGripper,       ///< Simulator::SetGripper(gripper).
+    kPerturb,       ///< Simulator::SetPerturbation(perturbation).
+    kSet,           ///< A live parameter edit: the scene recompiled with `set` added to the overrides.
+  };
+  Type type = Type::kTeleopTarget;
+  std::int64_t step = 0;
+  double time = 0;  ///< Simulated time when it was applied [s]; for people reading the log, `step` decides.
+  TeleopTarget teleop;
+  GripperCommand gripper;
+  Perturbation perturbation;
+  Override set;
+};
+
+struct DemoLog {
+  /// The scene file; a relative path is relative to the log's folder.
+  std::filesystem::path scene;
+  std::vector<Override> overrides;                ///< In force at t = 0.
+  std::vector<DemoEvent> events;                  ///< In step order.
+  std::int64_t steps = 0;                         ///< Steps the run took.
+  std::optional<std::uint64_t> final_state_hash;  ///< Simulator::StateHash() after the last step.
+};
+
+/// Writes `log` to `file` atomically (a temporary file, then a rename). Throws std::runtime_error naming the path
+/// when it cannot be written.
+void WriteDemoLog(const std::filesystem::path& file, const DemoLog& log);
+
+/// Reads a demo log; the scene path comes back resolved against the log's folder. Throws SceneError
+/// (FILE:LINE:COL: message) for a missing or malformed log.
+DemoLog LoadDemoLog(const std::filesystem::path& file);
+
+/// Applies a log's events to a simulator as it steps. Live edits recompile the scene file with the overrides so
+/// far (the scene file as it is at construction).
+class DemoPlayer {
+ public:
+  /// Throws SceneError when the scene file cannot be read.
+  explicit DemoPlayer(const DemoLog& log);
+  /// Applies every event due at sim.step_count(). Returns an error message naming the event when one is refused
+  /// (the replay then no longer reproduces the run), empty otherwise.
+  std::string ApplyDue(Simulator& sim);
+  /// Events not yet applied.
+  std::size_t remaining() const { return log_.events.size() - next_; }
+
+ private:
+  DemoLog log_;
+  std::string scene_text_;
+  std::vector<Override> overrides_;
+  std::size_t next_ = 0;
+};
+
+/// Applies one event to `sim` (kSet recompiles `scene_text` of `scene_file` with `overrides`, to which the edit is
+/// added or in which it replaces the same key). Returns an error message when refused, empty on success.
+std::string ApplyDemoEvent(Simulator& sim, const DemoEvent& event, const std::string& scene_text,
+                           const std::filesystem::path& scene_file, std::vector<Override>& overrides);
+
+}  // namespace ductile
