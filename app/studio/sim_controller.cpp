@@ -47,6 +47,8 @@ SimController::SimController(std::shared_ptr<const Model> model, std::string sce
                              std::filesystem::path scene_file, std::vector<Override> overrides, int threads)
     : scene_text_(std::move(scene_text)), scene_file_(std::move(scene_file)), overrides_(std::move(overrides)) {
   sim_ = std::make_unique<Simulator>(std::move(model), SimulatorOptions{threads});
+  robots_ = sim_->RobotNames();
+  StartDemoLog();
   PublishSnapshot();
   UpdateStatus();
   thread_ = std::thread([this] { Run(); });
@@ -84,6 +86,14 @@ ControllerStatus SimController::status() const {
 std::vector<Override> SimController::overrides() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return overrides_;
+}
+
+DemoLog SimController::CaptureDemoLog() {
+  Command c = Command::Of(Command::Type::kDemoLog);
+  c.demo_log = std::make_shared<std::promise<DemoLog>>();
+  std::future<DemoLog> log = c.demo_log->get_future();
+  Post(std::move(c));
+  return log.get();
 }
 
 void SimController::Run() {
@@ -147,6 +157,7 @@ void SimController::Apply(const Command& c) {
     case Command::Type::kReset:
       EndRecording();  // its frames would go back in time
       sim_->Reset();
+      StartDemoLog();
       rtf_window_.clear();
       last_step_end_ = {};
       measured_rtf_ = 0;
@@ -160,7 +171,7 @@ void SimController::Apply(const Command& c) {
       ApplyOverride(c.key, c.text);
       break;
     case Command::Type::kPerturb:
-      sim_->SetPerturbation(c.perturbation);
+      ApplyInput(c);
       PublishSnapshot();  // the spring is drawn at once, also while paused
       break;
     case Command::Type::kStartRecording:
@@ -179,7 +190,76 @@ void SimController::Apply(const Command& c) {
     case Command::Type::kStopRecording:
       EndRecording();
       break;
+    case Command::Type::kTeleop:
+    case Command::Type::kTeleopClear:
+    case Command::Type::kGripper:
+      ApplyInput(c);
+      break;
+    case Command::Type::kDemoLog: {
+      if (!c.demo_log) break;
+      DemoLog log = demo_log_;
+      log.steps = sim_->step_count();
+      log.final_state_hash = sim_->StateHash();
+      c.demo_log->set_value(std::move(log));
+      break;
+    }
   }
+}
+
+void SimController::ApplyInput(const Command& c) {
+  DemoEvent e;
+  const char* key = kTeleopKey;
+  switch (c.type) {
+    case Command::Type::kPerturb:
+      e.type = DemoEvent::Type::kPerturb;
+      e.perturbation = c.perturbation;
+      break;
+    case Command::Type::kTeleop:
+      e.type = DemoEvent::Type::kTeleopTarget;
+      e.teleop = c.teleop;
+      break;
+    case Command::Type::kTeleopClear:
+      e.type = DemoEvent::Type::kTeleopClear;
+      e.teleop.robot = c.teleop.robot;
+      break;
+    case Command::Type::kGripper:
+      e.type = DemoEvent::Type::kGripper;
+      e.gripper = c.gripper;
+      key = kGripperKey;
+      break;
+    default:
+      return;
+  }
+  // The replay's own way of applying an input, so that what the log says is what was done.
+  std::vector<Override> no_edits;  // only live edits (kSet, not applied here) use them
+  if (std::string refused = ApplyDemoEvent(*sim_, e, scene_text_, scene_file_, no_edits); !refused.empty()) {
+    Emit(Event::Kind::kWarning,
+         std::string(key == kGripperKey ? "gripper command" : "teleoperation") + " refused: " + refused, key);
+    return;
+  }
+  RecordInput(std::move(e));
+}
+
+void SimController::StartDemoLog() {
+  demo_log_ = {};
+  demo_log_.scene = std::filesystem::absolute(scene_file_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  demo_log_.overrides = overrides_;
+}
+
+void SimController::RecordInput(DemoEvent event) {
+  event.step = sim_->step_count();
+  event.time = sim_->time();
+  // A target that moves several times before a step: only the last one acts, so only it is kept.
+  if (event.type == DemoEvent::Type::kTeleopTarget && !demo_log_.events.empty()) {
+    DemoEvent& last = demo_log_.events.back();
+    if (last.type == DemoEvent::Type::kTeleopTarget && last.step == event.step &&
+        last.teleop.robot == event.teleop.robot && last.teleop.link == event.teleop.link) {
+      last = std::move(event);
+      return;
+    }
+  }
+  demo_log_.events.push_back(std::move(event));
 }
 
 void SimController::ApplyOverride(const std::string& key, const std::string& text) {
@@ -189,8 +269,9 @@ void SimController::ApplyOverride(const std::string& key, const std::string& tex
     overrides = overrides_;
   }
   std::shared_ptr<const Model> model;
+  Override edit;
   try {
-    const Override edit = ParseOverride(key + "=" + text);
+    edit = ParseOverride(key + "=" + text);
     const auto same =
         std::find_if(overrides.begin(), overrides.end(), [&](const Override& o) { return o.path == key; });
     if (same != overrides.end())
@@ -211,6 +292,10 @@ void SimController::ApplyOverride(const std::string& key, const std::string& tex
     std::lock_guard<std::mutex> lock(mutex_);
     overrides_ = std::move(overrides);
   }
+  DemoEvent applied;
+  applied.type = DemoEvent::Type::kSet;
+  applied.set = edit;
+  RecordInput(std::move(applied));
   PublishSnapshot();
   Emit(Event::Kind::kInfo, key + " = " + text + " applied at t = " + std::to_string(sim_->time()) + " s", key);
 }
@@ -300,7 +385,12 @@ void SimController::Emit(Event::Kind kind, std::string message, std::string key)
 }
 
 void SimController::UpdateStatus() {
+  std::vector<RobotTeleopStatus> teleop;
+  teleop.reserve(robots_.size());
+  for (const std::string& robot : robots_) teleop.push_back({robot, sim_->GetTeleopStatus(robot)});
   std::lock_guard<std::mutex> lock(mutex_);
+  status_.teleop = std::move(teleop);
+  status_.demo_events = demo_log_.events.size();
   status_.playing = playing_;
   status_.speed = speed_;
   status_.realtime_factor = measured_rtf_;

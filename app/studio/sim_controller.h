@@ -9,6 +9,11 @@
 // the frames whose time the step reached are due, and the state at that step boundary fills them all (several when a
 // step spans several frame intervals). The sink renders and encodes on this thread, so recording slows the
 // simulation down but never drops or shifts a frame.
+//
+// The demo log (docs/studio.md, "Teleoperation"): every input the thread applies (teleoperation targets and their
+// end, gripper commands, the mouse spring, live edits that took effect) is kept as a DemoEvent with the step before
+// which it was applied, from the last reset or the opening of the scene on. CaptureDemoLog hands it over with the
+// step count and state hash of one step boundary, so `ductile-cli replay` can run it again and compare.
 #pragma once
 
 #include <array>
@@ -18,12 +23,14 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "ductile/demo_log.h"
 #include "ductile/model.h"
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
@@ -59,13 +66,20 @@ struct Command {
     kPerturb,         ///< Start, move or end (kind kNone) the mouse spring `perturbation`.
     kStartRecording,  ///< Hand frames to `sink` from now on (frame 0: the current state); ends a recording running.
     kStopRecording,   ///< End the recording (FrameSink::Finish); nothing when none runs.
+    kTeleop,          ///< Start or move the teleoperation target `teleop` (Simulator::SetTeleopTarget).
+    kTeleopClear,     ///< Stop teleoperating `teleop.robot`'s arm; its controllers keep their last targets.
+    kGripper,         ///< Open, close or squeeze a gripper: `gripper` (Simulator::SetGripper).
+    kDemoLog,         ///< Fulfil `demo_log` with the log so far (what CaptureDemoLog posts).
   };
   Type type = Type::kPause;
   double value = 0;
   std::string key;
   std::string text;
   Perturbation perturbation;
-  std::shared_ptr<FrameSink> sink;  ///< For kStartRecording.
+  std::shared_ptr<FrameSink> sink;                  ///< For kStartRecording.
+  TeleopTarget teleop;                              ///< For kTeleop; kTeleopClear reads `teleop.robot`.
+  GripperCommand gripper;                           ///< For kGripper.
+  std::shared_ptr<std::promise<DemoLog>> demo_log;  ///< For kDemoLog.
 
   static Command Of(Type type, double value = 0) {
     Command c;
@@ -81,8 +95,14 @@ struct Event {
   Kind kind = Kind::kInfo;
   double time = 0;  ///< Simulated time [s].
   std::string message;
-  std::string key;  ///< The edited parameter's key, for the outcome of a kSetOverride; else empty.
+  /// The edited parameter's key, for the outcome of a kSetOverride; kTeleopKey or kGripperKey for a refused
+  /// kTeleop or kGripper; else empty.
+  std::string key;
 };
+
+/// Event::key of a refused teleoperation target and of a refused gripper command.
+inline constexpr const char* kTeleopKey = "teleop";
+inline constexpr const char* kGripperKey = "gripper";
 
 /// Moving bodies whose contact force a TelemetrySample carries.
 inline constexpr int kMaxPlotBodies = 16;
@@ -134,6 +154,12 @@ class SnapshotBuffer {
   std::atomic<int> middle_{2};
 };
 
+/// A robot's teleoperation status (Simulator::GetTeleopStatus) after the last step.
+struct RobotTeleopStatus {
+  std::string robot;
+  TeleopStatus status;
+};
+
 /// The state the UI shows in its toolbar and HUD, updated by the simulation thread after every command and step.
 struct ControllerStatus {
   bool playing = false;
@@ -141,6 +167,8 @@ struct ControllerStatus {
   double realtime_factor = 0;  ///< Measured, over about the last second.
   double time = 0;             ///< Simulated time [s].
   std::int64_t step = 0;
+  std::vector<RobotTeleopStatus> teleop;  ///< One per robot of the scene, in scene order.
+  std::size_t demo_events = 0;            ///< Inputs in the demo log so far.
 };
 
 class SimController {
@@ -168,6 +196,12 @@ class SimController {
   void SetStressWanted(bool wanted) { stress_wanted_.store(wanted, std::memory_order_relaxed); }
   /// The overrides in force, in the order given.
   std::vector<Override> overrides() const;
+  /// The scene's robots (Simulator::RobotNames), in scene order; fixed for the controller's life, any thread.
+  const std::vector<std::string>& robots() const { return robots_; }
+  /// The demo log since the last reset or the opening of the scene: the scene file (absolute), the overrides in
+  /// force then, every input applied since, and the step count and state hash now. Waits for the simulation thread
+  /// to reach a step boundary (at most one step). UI thread.
+  DemoLog CaptureDemoLog();
 
  private:
   void Run();
@@ -179,6 +213,12 @@ class SimController {
   void EndRecording();
   void Emit(Event::Kind kind, std::string message, std::string key = {});
   void UpdateStatus();
+  /// Applies a kPerturb, kTeleop, kTeleopClear or kGripper command and logs it, or emits why it was refused.
+  void ApplyInput(const Command& c);
+  /// Starts a new demo log from the current state (after a reset; at construction).
+  void StartDemoLog();
+  /// Appends an applied input to the demo log at the current step.
+  void RecordInput(DemoEvent event);
 
   // Owned by the simulation thread after construction.
   std::unique_ptr<Simulator> sim_;
@@ -196,6 +236,7 @@ class SimController {
   double record_fps_ = 0;            // [frames/s]
   std::int64_t record_frames_ = 0;   // frames handed to sink_
   Snapshot record_snapshot_;         // the state of the frames being written
+  DemoLog demo_log_;                 // inputs since the last reset; steps and hash are filled when captured
 
   // Shared with the UI thread.
   mutable std::mutex mutex_;  // guards commands_, events_, status_, overrides_
@@ -205,6 +246,9 @@ class SimController {
   ControllerStatus status_;
   std::vector<Override> overrides_;
   bool stop_ = false;
+
+  // Fixed at construction.
+  std::vector<std::string> robots_;
 
   SnapshotBuffer snapshots_;
   TelemetryRing telemetry_;

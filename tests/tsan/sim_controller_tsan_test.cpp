@@ -1,13 +1,19 @@
 // SimController under ThreadSanitizer: the UI side (this thread) posts every kind of command and reads
 // snapshots, telemetry, events and status while the simulation thread steps. The controller's own code is
 // instrumented (the engine is not), so a data race in its protocol (triple buffer, telemetry ring, command queue,
-// status) is reported and the process exits non-zero.
+// status, demo log) is reported and the process exits non-zero. Teleoperation commands posted while the simulation
+// plays are recorded in a demo log that replays to the same final state.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "ductile/model.h"
@@ -29,6 +35,43 @@ rigid_bodies:
   ground: {type: static, shape: {type: plane}}
   ball: {shape: {type: sphere, radius: 0.03}, mass: 0.1, pose: {position: [0.1, 0.1, 0.2]}}
 )";
+
+// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes, found from this file's
+// place in the repository (tests/tsan/).
+std::filesystem::path ArmScene() {
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "scenes/arm_and_boxes.yaml";
+}
+
+std::string ReadText(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Polls `done` every 5 ms for up to `seconds`; returns whether it came true.
+template <typename Done>
+bool WaitFor(Done done, double seconds = 20) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!done()) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(seconds)) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// Runs `log` on a fresh single-threaded Simulator with its events (or none) and returns the final state hash.
+std::uint64_t Replay(const DemoLog& log, bool with_events) {
+  Simulator sim(std::make_shared<const Model>(CompileModel(LoadScene(log.scene, log.overrides))), {1});
+  DemoLog played = log;
+  if (!with_events) played.events.clear();
+  DemoPlayer player(played);
+  for (std::int64_t i = 0; i < log.steps; ++i) {
+    EXPECT_EQ(player.ApplyDue(sim), "");
+    sim.Step();
+  }
+  return sim.StateHash();
+}
 
 TEST(SimControllerTsan, UiAndSimulationThreadsShareNothingUnsynchronised) {
   auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "tsan.yaml")));
@@ -156,6 +199,148 @@ TEST(SimControllerTsan, MalformedEditsAreRefusedWithTheReason) {
   while (controller.status().step < 1 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(controller.status().step, 1);
+}
+
+// While the simulation plays, this thread moves a teleoperation target on a circle, opens and squeezes the gripper,
+// makes a live edit, sends a refused target, ends the teleoperation and reads the status and the demo log; the log
+// captured after pausing has every applied input and replays to the controller's final state hash (and without
+// its events to another one: they mattered).
+TEST(SimControllerTsan, TeleopCommandsRecordADemoLogThatReplaysToTheSameState) {
+  const std::filesystem::path file = ArmScene();
+  const std::string text = ReadText(file);
+  auto model = std::make_shared<const Model>(CompileModel(LoadScene(file)));
+  SimController controller(model, text, file, {}, 1);
+  ASSERT_EQ(controller.robots(), std::vector<std::string>{"arm"});
+  // The tool's pose from the initial snapshot, as the teleop dock takes it.
+  ASSERT_TRUE(controller.AcquireSnapshot());
+  TeleopTarget target;
+  target.robot = "arm";
+  target.link = "gripper_tcp";
+  std::array<double, 3> p0{};
+  for (const SnapshotBody& b : controller.snapshot().bodies) {
+    if (b.name != "arm/gripper_tcp") continue;
+    for (int a = 0; a < 3; ++a) p0[a] = b.position[a];
+    for (int a = 0; a < 4; ++a) target.quaternion[a] = b.quaternion[a];
+  }
+  ASSERT_GT(p0[2], 0.1);
+  controller.Post(Command::Of(Command::Type::kPlay));
+  const auto start = std::chrono::steady_clock::now();
+  double worst_ik = 0;
+  int refused = 0;
+  for (int i = 0; std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500); ++i) {
+    const double a = 0.02 * i;
+    target.position = {p0[0], p0[1] + 0.05 * std::sin(a), p0[2] + 0.05 * (std::cos(a) - 1)};
+    Command move = Command::Of(Command::Type::kTeleop);
+    move.teleop = target;
+    controller.Post(move);
+    if (i == 20 || i == 120) {
+      Command grip = Command::Of(Command::Type::kGripper);
+      grip.gripper = {"arm", i == 20 ? 1.0 : 0.0, i == 20 ? 0.0 : 15.0};
+      controller.Post(grip);
+    }
+    if (i == 60) {
+      Command edit = Command::Of(Command::Type::kSetOverride);
+      edit.key = "contact.friction";
+      edit.text = "0.5";
+      controller.Post(edit);
+      Command bad = move;
+      bad.teleop.link = "no_such_link";
+      controller.Post(bad);
+    }
+    if (i % 40 == 30) {
+      const DemoLog so_far = controller.CaptureDemoLog();  // one step boundary's count, never ahead of the status
+      EXPECT_LE(so_far.steps, controller.status().step);
+    }
+    const ControllerStatus st = controller.status();
+    ASSERT_EQ(st.teleop.size(), 1u);
+    if (st.teleop[0].status.active) worst_ik = std::max(worst_ik, st.teleop[0].status.ik_position);
+    for (const Event& e : controller.DrainEvents()) {
+      if (e.key != kTeleopKey) continue;
+      ++refused;
+      EXPECT_EQ(e.kind, Event::Kind::kWarning);
+      EXPECT_NE(e.message.find("has no link 'no_such_link'"), std::string::npos) << e.message;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(4));
+  }
+  Command clear = Command::Of(Command::Type::kTeleopClear);
+  clear.teleop.robot = "arm";
+  controller.Post(clear);
+  controller.Post(Command::Of(Command::Type::kPause));
+  ASSERT_TRUE(WaitFor([&] { return !controller.status().playing; }));
+  for (const Event& e : controller.DrainEvents()) refused += e.key == kTeleopKey;
+  EXPECT_EQ(refused, 1);
+  EXPECT_LT(worst_ik, 1e-3);  // targets within a few centimetres of the start are within reach
+  EXPECT_FALSE(controller.status().teleop[0].status.active);
+
+  const DemoLog log = controller.CaptureDemoLog();
+  EXPECT_EQ(log.scene, std::filesystem::absolute(file));
+  EXPECT_TRUE(log.overrides.empty());
+  EXPECT_EQ(log.steps, controller.status().step);
+  ASSERT_TRUE(log.final_state_hash.has_value());
+  ASSERT_GT(log.steps, 50) << "the simulation played";
+  int targets = 0, grips = 0, clears = 0, sets = 0;
+  for (std::size_t i = 0; i < log.events.size(); ++i) {
+    const DemoEvent& e = log.events[i];
+    if (i > 0) {
+      EXPECT_GE(e.step, log.events[i - 1].step);
+    }
+    targets += e.type == DemoEvent::Type::kTeleopTarget;
+    grips += e.type == DemoEvent::Type::kGripper;
+    clears += e.type == DemoEvent::Type::kTeleopClear;
+    sets += e.type == DemoEvent::Type::kSet;
+    if (e.type == DemoEvent::Type::kTeleopTarget) {
+      EXPECT_EQ(e.teleop.link, "gripper_tcp");
+    }
+  }
+  std::printf("demo log: %d targets, %d gripper commands over %lld steps; worst IK residual %.3g m\n", targets, grips,
+              static_cast<long long>(log.steps), worst_ik);
+  EXPECT_GT(targets, 20);
+  EXPECT_EQ(grips, 2);
+  EXPECT_EQ(clears, 1);
+  EXPECT_EQ(sets, 1);
+  EXPECT_EQ(controller.status().demo_events, log.events.size());
+  EXPECT_EQ(Replay(log, true), *log.final_state_hash);
+  EXPECT_NE(Replay(log, false), *log.final_state_hash);
+}
+
+// A reset starts a new log: no events, the overrides in force at the reset, the step count from 0.
+TEST(SimControllerTsan, ResetStartsANewDemoLogWithTheOverridesInForce) {
+  const std::filesystem::path file = ArmScene();
+  const std::string text = ReadText(file);
+  SimController controller(std::make_shared<const Model>(CompileModel(LoadScene(file))), text, file, {}, 1);
+  Command grip = Command::Of(Command::Type::kGripper);
+  grip.gripper = {"arm", 0.5, 0.0};
+  controller.Post(grip);
+  Command edit = Command::Of(Command::Type::kSetOverride);
+  edit.key = "contact.friction";
+  edit.text = "0.4";
+  controller.Post(edit);
+  controller.Post(Command::Of(Command::Type::kStep));
+  ASSERT_TRUE(WaitFor([&] { return controller.status().step == 1; }));
+  DemoLog log = controller.CaptureDemoLog();
+  ASSERT_EQ(log.events.size(), 2u);
+  EXPECT_EQ(log.events[0].type, DemoEvent::Type::kGripper);
+  EXPECT_EQ(log.events[0].step, 0);
+  EXPECT_EQ(log.events[1].set.path, "contact.friction");
+  EXPECT_EQ(log.steps, 1);
+  controller.Post(Command::Of(Command::Type::kReset));
+  log = controller.CaptureDemoLog();
+  EXPECT_TRUE(log.events.empty());
+  EXPECT_EQ(log.steps, 0);
+  ASSERT_EQ(log.overrides.size(), 1u);
+  EXPECT_EQ(log.overrides[0].path, "contact.friction");
+  EXPECT_EQ(log.overrides[0].value, "0.4");
+  // A gripper command for a robot that is not there is refused with the reason and not logged.
+  grip.gripper.robot = "nobody";
+  controller.Post(grip);
+  std::vector<Event> events;
+  ASSERT_TRUE(WaitFor([&] {
+    for (Event& e : controller.DrainEvents()) events.push_back(std::move(e));
+    return std::any_of(events.begin(), events.end(), [](const Event& e) { return e.key == kGripperKey; });
+  }));
+  const auto refused = std::find_if(events.begin(), events.end(), [](const Event& e) { return e.key == kGripperKey; });
+  EXPECT_NE(refused->message.find("no robot named 'nobody'"), std::string::npos) << refused->message;
+  EXPECT_TRUE(controller.CaptureDemoLog().events.empty());
 }
 
 TEST(SimControllerTsan, TripleBufferHandsOverWholeSnapshots) {
