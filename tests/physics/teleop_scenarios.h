@@ -1,0 +1,177 @@
+// The teleoperation scenes of issue 6 (scenes/gripper_pinch_lift.yaml, two_arm_rolling_pin.yaml, sand_scoop.yaml,
+// box_on_dough.yaml) driven by a scripted operator through the Simulator's command interface only (SetTeleopTarget,
+// SetGripper), from the scene files as the CLI loads them. Shared by the default physics tests
+// (tests/physics/teleop_scenes_test.cpp) and the `slow`-labelled long runs (tests/slow/teleop_scenes_slow_test.cpp).
+//
+// Each scripted run can be looked at: with DUCTILE_TELEOP_DEMO_DIR set to a folder, every run writes the commands
+// it sent as a demo log there (NAME.demo.yaml), and `ductile-cli replay NAME.demo.yaml --video NAME.mp4` renders
+// it (docs/cli.md, "Demo logs").
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coupling_scenarios.h"
+#include "ductile/demo_log.h"
+#include "ductile/simulator.h"
+
+namespace ductile::testing {
+
+using Vec3 = std::array<double, 3>;
+using Quat = std::array<double, 4>;  // (w, x, y, z)
+
+/// The gripper pointing straight down with its fingers closing along world y: the tool frame turned half a turn
+/// about world y (the iiwa's pose with joints 1, 3, 5 and 7 at zero).
+constexpr Quat kPointingDown{0, 0, 1, 0};
+
+/// Where the operator wants the tool point at a time.
+struct Waypoint {
+  double time = 0;  ///< [s]
+  Vec3 position{};  ///< [m], world.
+  Quat quaternion = kPointingDown;
+};
+
+/// A gripper command the operator gives at a time.
+struct GripperEvent {
+  double time = 0;  ///< [s]
+  double opening = 1;
+  double force = 0;  ///< [N] per finger; > 0 squeezes.
+};
+
+/// One robot's scripted operator: before each step it sets the target where the path is at the end of that step
+/// and gives each gripper command whose time has come. The path runs along straight lines between waypoints with
+/// the orientation slerped, starting and stopping at each waypoint as a hand does: at s = 3u² − 2u³ of the way at
+/// the fraction u of the segment's time (the scene format's `smooth` keyframes), so the target's velocity is
+/// continuous, 1.5 times the segment's mean speed in its middle. Before the first waypoint and after the last it
+/// holds them.
+class TeleopScript {
+ public:
+  TeleopScript(std::string robot, std::vector<Waypoint> path, std::vector<GripperEvent> gripper = {})
+      : robot_(std::move(robot)), path_(std::move(path)), gripper_(std::move(gripper)) {}
+
+  TeleopTarget TargetAt(double t) const {
+    std::size_t k = 0;
+    while (k + 1 < path_.size() && path_[k + 1].time <= t) ++k;
+    const Waypoint& a = path_[k];
+    const Waypoint& b = path_[std::min(k + 1, path_.size() - 1)];
+    const double u = b.time > a.time ? std::clamp((t - a.time) / (b.time - a.time), 0.0, 1.0) : 0.0;
+    const double s = u * u * (3 - 2 * u);
+    TeleopTarget target;
+    target.robot = robot_;
+    target.link = "gripper_tcp";
+    for (int i = 0; i < 3; ++i) target.position[i] = (1 - s) * a.position[i] + s * b.position[i];
+    const Eigen::Quaterniond q_a(a.quaternion[0], a.quaternion[1], a.quaternion[2], a.quaternion[3]);
+    const Eigen::Quaterniond q_b(b.quaternion[0], b.quaternion[1], b.quaternion[2], b.quaternion[3]);
+    const Eigen::Quaterniond q = q_a.slerp(s, q_b);
+    target.quaternion = {q.w(), q.x(), q.y(), q.z()};
+    return target;
+  }
+
+  /// Commands the step about to run, appending what it sent to `log`.
+  void Command(Simulator& sim, DemoLog& log) {
+    DemoEvent event;
+    event.step = sim.step_count();
+    event.time = sim.time();
+    event.type = DemoEvent::Type::kTeleopTarget;
+    event.teleop = TargetAt(sim.time() + sim.model().dt);
+    ASSERT_EQ(sim.SetTeleopTarget(event.teleop), "");
+    log.events.push_back(event);
+    while (next_gripper_ < gripper_.size() && gripper_[next_gripper_].time < sim.time() + 0.5 * sim.model().dt) {
+      const GripperEvent& g = gripper_[next_gripper_++];
+      event.type = DemoEvent::Type::kGripper;
+      event.gripper = {robot_, g.opening, g.force};
+      ASSERT_EQ(sim.SetGripper(event.gripper), "");
+      log.events.push_back(event);
+    }
+  }
+
+ private:
+  std::string robot_;
+  std::vector<Waypoint> path_;
+  std::vector<GripperEvent> gripper_;
+  std::size_t next_gripper_ = 0;
+};
+
+/// Steps `sim` (loaded from scenes/`scene`) until `t_end` [s], the scripts commanding before each step and
+/// `observe` called after it. With DUCTILE_TELEOP_DEMO_DIR set, writes what was sent as the demo log
+/// `name`.demo.yaml there.
+inline void Drive(Simulator& sim, const std::string& scene, const std::string& name, std::vector<TeleopScript>& scripts,
+                  double t_end, const std::function<void()>& observe) {
+  DemoLog log;
+  log.scene = ShippedScene(scene);
+  while (sim.time() + 0.5 * sim.model().dt < t_end) {
+    for (TeleopScript& script : scripts) script.Command(sim, log);
+    sim.Step();
+    observe();
+  }
+  log.steps = sim.step_count();
+  log.final_state_hash = sim.StateHash();
+  if (const char* folder = std::getenv("DUCTILE_TELEOP_DEMO_DIR"))
+    WriteDemoLog(std::filesystem::path(folder) / (name + ".demo.yaml"), log);
+}
+
+// Pinch and lift (scenes/gripper_pinch_lift.yaml), the issue's acceptance: the open gripper comes down 10 cm around
+// the 4 cm dough piece in 0.4 s, squeezes it with 2 N per finger, lifts the tool 10 cm in 0.5 s and holds it there.
+
+inline constexpr Vec3 kAbovePiece{0.6, 0, 0.33};  // where the scene starts the tool point
+inline constexpr Vec3 kAtPiece{0.6, 0, 0.23};     // pads from 0.205 to 0.255 m, the piece from 0.2 to 0.24 m
+inline constexpr double kPieceLift = 0.1;         // [m]
+inline constexpr double kPieceSqueeze = 2.0;      // [N] per finger
+inline constexpr double kPieceLiftStart = 0.6, kPieceLiftEnd = 1.1;  // [s]
+
+struct PinchLiftResult {
+  double start_z = 0;         ///< The piece's centre of mass at t = 0 [m].
+  double lifted_z = 0;        ///< ... at the end of the lift [m].
+  double hold_drift = 0;      ///< Largest |z − lifted_z| after the lift [m].
+  double worst_tracking = 0;  ///< Largest distance of the tool point from its target [m].
+};
+
+/// Runs the pinch and lift, holding for `hold` seconds after the lift; `squeeze` 0 leaves the gripper open.
+inline PinchLiftResult RunPinchLift(double squeeze, double hold, const std::string& name) {
+  auto sim = SimulatorForScene("gripper_pinch_lift.yaml", {});
+  const Vec3 lifted{kAtPiece[0], kAtPiece[1], kAtPiece[2] + kPieceLift};
+  std::vector<TeleopScript> scripts{
+      TeleopScript("arm", {{0.0, kAbovePiece}, {0.4, kAtPiece}, {kPieceLiftStart, kAtPiece}, {kPieceLiftEnd, lifted}},
+                   {{0.4, squeeze > 0 ? 0.0 : 1.0, squeeze}})};
+  PinchLiftResult r;
+  r.start_z = sim->SummarizeObject(0).center_of_mass[2];
+  Drive(*sim, "gripper_pinch_lift.yaml", name, scripts, kPieceLiftEnd + hold, [&] {
+    const double z = sim->SummarizeObject(0).center_of_mass[2];
+    r.worst_tracking = std::max(r.worst_tracking, sim->GetTeleopStatus("arm").tracking);
+    if (std::abs(sim->time() - kPieceLiftEnd) < 0.5 * sim->model().dt) r.lifted_z = z;
+    if (sim->time() > kPieceLiftEnd) r.hold_drift = std::max(r.hold_drift, std::abs(z - r.lifted_z));
+  });
+  return r;
+}
+
+/// The bars of a pinch and lift, printed and recorded as test properties.
+inline void ExpectLiftedAndHeld(const PinchLiftResult& r) {
+  std::printf("pinch-lift: rise %.2f mm, drift over the hold %.2f mm, worst tracking %.2f mm\n",
+              1e3 * (r.lifted_z - r.start_z), 1e3 * r.hold_drift, 1e3 * r.worst_tracking);
+  ::testing::Test::RecordProperty("rise_m", std::to_string(r.lifted_z - r.start_z));
+  ::testing::Test::RecordProperty("hold_drift_m", std::to_string(r.hold_drift));
+  ::testing::Test::RecordProperty("worst_tracking_m", std::to_string(r.worst_tracking));
+  // The tool rises 10 cm; the piece hangs a little lower in the grip than it sat on the table, because the soft
+  // dough sags and stretches under its own weight between the pads (measured: a rise of 98.7 mm). 9 cm leaves room
+  // for that sag and fails a piece that slipped or was left behind.
+  EXPECT_GT(r.lifted_z - r.start_z, 0.09);
+  // Held: it must not slide out of the pads (measured: 0.4 mm of creep over 2 s, the regularised friction's
+  // stiction slip); 1 cm is the issue's "holds it".
+  EXPECT_LT(r.hold_drift, 0.01);
+  // The IK and the PD arm follow the operator's path within the issue's 5 mm while carrying the piece (measured:
+  // 0.4 mm).
+  EXPECT_LT(r.worst_tracking, 5e-3);
+}
+
+}  // namespace ductile::testing
