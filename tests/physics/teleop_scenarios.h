@@ -25,6 +25,7 @@
 #include "coupling_scenarios.h"
 #include "ductile/demo_log.h"
 #include "ductile/simulator.h"
+#include "mpm/particles.h"
 
 namespace ductile::testing {
 
