@@ -1,5 +1,6 @@
 // The teleoperation scenes of issue 6 run from their files by a scripted operator (tests/physics/teleop_scenarios.h).
-// Short runs; the issue's full 2 s hold of the pinched dough is in tests/slow/teleop_scenes_slow_test.cpp.
+// Short runs; the issue's full 2 s hold of the pinched dough and the rolling pin's pass over the whole slab are in
+// tests/slow/teleop_scenes_slow_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,6 +79,14 @@ TEST(TeleopScenes, BoxIsPickedAndPlacedIntoTheDoughBed) {
   // The dough under it is dented below the untouched rim by at least 5 mm (measured 6.8 mm); a flat bed differs by
   // nothing (its top particles lie in one lattice plane).
   EXPECT_GT(around - under, 0.005);
+}
+
+// The rolling pin pressed into the slab and rolled 10 cm in 0.8 s (the slow test rolls it over the whole slab).
+TEST(TeleopScenes, TwoArmsRollThePinAndItSpinsAndFlattensTheDough) {
+  const testing::RollingResult r = testing::RunRollingPin(testing::kPinStartX + 0.1, 0.8, false, "two_arm_rolling_pin");
+  testing::ExpectRolledByFriction(r);
+  // The pressed dough goes sideways and forwards: the slab's footprint grows by more than 10% (measured 18%).
+  EXPECT_GT(r.area_after, 1.1 * r.area_before);
 }
 
 }  // namespace
