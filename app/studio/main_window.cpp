@@ -24,6 +24,7 @@
 #include "inspector.h"
 #include "plots.h"
 #include "recording_dialog.h"
+#include "teleop_panel.h"
 
 namespace ductile::studio {
 namespace {
@@ -137,6 +138,11 @@ void MainWindow::BuildDocks() {
   dock("Inspector", inspector_, Qt::LeftDockWidgetArea);
   plots_ = new Plots;
   dock("Plots", plots_, Qt::RightDockWidgetArea)->setMinimumWidth(420);
+  teleop_ = new TeleopPanel(viewport_);
+  dock("Teleop", teleop_, Qt::RightDockWidgetArea);
+  connect(teleop_, &TeleopPanel::command, this, [this](const Command& c) {
+    if (controller_) controller_->Post(c);
+  });
   log_ = new QPlainTextEdit;
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(5000);
@@ -192,6 +198,7 @@ void MainWindow::BuildMenus() {
     if (!controller_) return;
     controller_->Post(Command::Of(Command::Type::kReset));
     plots_->Reset(body_names_);
+    teleop_->OnReset();
   });
   bar->addAction(play_);
   bar->addAction(step);
@@ -205,6 +212,15 @@ void MainWindow::BuildMenus() {
     Command c = Command::Of(Command::Type::kSetSpeed);
     c.value = speed_->currentData().toDouble();
     controller_->Post(c);
+  });
+  sim->addSeparator();
+  sim->addAction("Save &demo log…", this, [this] {
+    if (!controller_) return;
+    const QFileInfo scene(scene_path_);
+    const QString path = QFileDialog::getSaveFileName(
+        this, "Save demo log", scene.absoluteDir().filePath(scene.completeBaseName() + "_demo.yaml"),
+        "Demo logs (*.yaml *.yml);;All files (*)");
+    if (!path.isEmpty()) SaveDemoLog(path);
   });
   QMenu* speed_menu = sim->addMenu("Speed");
   for (int i = 0; i < speed_->count(); ++i)
@@ -242,10 +258,11 @@ void MainWindow::BuildMenus() {
   });
   bar->addWidget(new QLabel("  colour "));
   bar->addWidget(color_);
-  QAction* hud = view->addAction("HUD", QKeySequence(Qt::Key_H));
-  hud->setCheckable(true);
-  hud->setChecked(true);
-  connect(hud, &QAction::toggled, this, [this](bool on) {
+  hud_ = view->addAction("HUD", QKeySequence(Qt::Key_H));
+  hud_->setObjectName("hud_action");
+  hud_->setCheckable(true);
+  hud_->setChecked(true);
+  connect(hud_, &QAction::toggled, this, [this](bool on) {
     if (!viewport_) return;
     viewport_->SetHudVisible(on);
     viewport_->requestUpdate();
@@ -264,7 +281,12 @@ void MainWindow::BuildMenus() {
                              "Click a body or an MPM object to select it. Home: reset the camera.\n"
                              "Ctrl + left drag on a body or an MPM object pulls it with a spring.\n"
                              "Space: play/pause. Period: one step. Ctrl+R: reset.\n"
-                             "Ctrl+Shift+R: start or stop recording a video. F12: screenshot.");
+                             "Ctrl+Shift+R: start or stop recording a video. F12: screenshot.\n\n"
+                             "Teleoperation (Teleop dock, Enable teleop; then click the viewport):\n"
+                             "W/S, A/D, Q/E or the arrows and PageUp/PageDown: move the target along ±x, ±y, ±z.\n"
+                             "Shift + those keys: turn it about the same axes. Ctrl: slow, Alt: fast.\n"
+                             "Space: open or close the gripper. Drag an arrow of the gizmo to move along it.\n"
+                             "While teleoperating, these keys act on the robot only, never as shortcuts.");
   });
 }
 
@@ -312,6 +334,7 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
   for (const SnapshotBody& b : controller_->snapshot().bodies) body_names_.push_back(b.name);
   plots_->Reset(body_names_);
   FillSceneTree(*scene_);
+  teleop_->SetScene(controller_->robots(), controller_->snapshot());
   inspector_->SetScene(*scene_, [this](const std::string& key, const std::string& value) -> std::string {
     // The scene's own validation with this edit on top of the overrides in force: the same messages as the CLI.
     std::vector<Override> overrides = controller_ ? controller_->overrides() : std::vector<Override>{};
@@ -399,7 +422,10 @@ void MainWindow::Poll() {
   for (const Event& e : controller_->DrainEvents()) {
     const QString message = QString::fromStdString(e.message);
     Log(QString("t = %1 s: ").arg(e.time, 0, 'f', 4) + message, e.kind);
-    if (!e.key.empty()) inspector_->ShowResult(message, e.kind == Event::Kind::kInfo);
+    if (e.key == kTeleopKey || e.key == kGripperKey)
+      teleop_->ShowRefused(e);
+    else if (!e.key.empty())
+      inspector_->ShowResult(message, e.kind == Event::Kind::kInfo);
     if (e.kind == Event::Kind::kError && message.contains("diverged")) {
       auto* box = new QMessageBox(QMessageBox::Warning, "Simulation paused", message, QMessageBox::Ok, this);
       box->setObjectName("diverged");
@@ -411,6 +437,8 @@ void MainWindow::Poll() {
   if (play_ && play_->isChecked() != st.playing) play_->setChecked(st.playing);
   // The same numbers in the viewport's HUD (a line each) and in the status bar (one line).
   const Snapshot& s = controller_->snapshot();
+  teleop_->Update(s, st);
+  if (viewport_) viewport_->SetGizmo(teleop_->gizmo());
   QStringList lines = {
       QString("t = %1 s   %2").arg(st.time, 0, 'f', 3).arg(st.playing ? "running" : "paused"),
       QString("speed %1% requested, %2% measured")
@@ -426,6 +454,7 @@ void MainWindow::Poll() {
           .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations),
   };
   if (viewport_) lines.append(QString("viewport %1 fps").arg(viewport_->fps(), 0, 'f', 0));
+  if (const QString teleop = teleop_->StatusLine(); !teleop.isEmpty()) lines.append(teleop);
   lines.append("drag: orbit  right drag: pan  wheel: zoom  click: select  Ctrl+drag: pull");
   status_->setText(lines.join("   |   "));
   const QString recording = UpdateRecording();
@@ -435,6 +464,30 @@ void MainWindow::Poll() {
     for (const QString& line : lines) hud.push_back(line.toStdString());
     viewport_->SetHud(std::move(hud));
   }
+}
+
+bool MainWindow::SaveDemoLog(const QString& path) {
+  std::string error = controller_ ? "" : "open a scene first";
+  DemoLog log;
+  if (error.empty()) {
+    log = controller_->CaptureDemoLog();
+    try {
+      WriteDemoLog(path.toStdString(), log);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  if (!error.empty()) {
+    Log("cannot save the demo log: " + QString::fromStdString(error), Event::Kind::kError);
+    OpenMessageBox(this, "Cannot save the demo log", QString::fromStdString(error), "demo_log_error");
+    return false;
+  }
+  Log(QString("saved demo log %1: %2 inputs over %3 steps, final state hash %4")
+          .arg(path)
+          .arg(log.events.size())
+          .arg(log.steps)
+          .arg(log.final_state_hash.value_or(0), 16, 16, QChar('0')));
+  return true;
 }
 
 bool MainWindow::StartRecording(const RecordingSettings& settings) {

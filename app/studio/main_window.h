@@ -1,7 +1,8 @@
 // The studio's main window (DESIGN.md §8): the viewport in the centre; docks for the scene tree, the inspector,
 // the plots and the log; File and Simulation menus and a toolbar. A 60 Hz timer moves the SimController's newest
-// snapshot, telemetry and events into the widgets; nothing here waits for a simulation step. Record > Start
-// recording hands a Recorder to the SimController, which draws the frames on the simulation thread.
+// snapshot, telemetry and events into the widgets; nothing here waits for a simulation step (but Save demo log, for
+// the step boundary it is taken at). Record > Start recording hands a Recorder to the SimController, which draws
+// the frames on the simulation thread. The Teleop dock's commands go to the SimController like the others.
 #pragma once
 
 #include <QMainWindow>
@@ -27,6 +28,7 @@ namespace ductile::studio {
 
 class Inspector;
 class Plots;
+class TeleopPanel;
 
 /// Counters `ductile --measure` compares over a wall-time interval.
 struct MeasureStart {
@@ -61,12 +63,17 @@ class MainWindow : public QMainWindow {
   void StopRecording();
   /// The recording running or finishing; null when none.
   const Recorder* recorder() const { return recorder_.get(); }
+  /// Writes the demo log of the open scene since its last reset or opening (SimController::CaptureDemoLog) to
+  /// `path` (what Simulation > Save demo log… does once a file is chosen). On a problem (no scene, a path that
+  /// cannot be written) shows it in a dialog and the log and returns false.
+  bool SaveDemoLog(const QString& path);
 
   // For tests and scripts.
   SimController* controller() const { return controller_.get(); }
   Viewport* viewport() const { return viewport_; }
   Inspector* inspector() const { return inspector_; }
   Plots* plots() const { return plots_; }
+  TeleopPanel* teleop() const { return teleop_; }
   QString last_error() const { return last_error_; }
   QString scene_path() const { return scene_path_; }
   /// Runs the UI's periodic update now (snapshot, telemetry, events, status).
@@ -90,12 +97,14 @@ class MainWindow : public QMainWindow {
   QWidget* viewport_widget_ = nullptr;
   Inspector* inspector_ = nullptr;
   Plots* plots_ = nullptr;
+  TeleopPanel* teleop_ = nullptr;
   QTreeWidget* tree_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
   QLabel* status_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QMenu* camera_menu_ = nullptr;
   QAction* play_ = nullptr;
+  QAction* hud_ = nullptr;
   QAction* record_ = nullptr;
   QLabel* record_status_ = nullptr;
   QComboBox* speed_ = nullptr;

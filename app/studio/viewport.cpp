@@ -57,6 +57,42 @@ Vec3 RayThrough(const CameraFrame& f, float x, float y, int width, int height) {
                      f.forward[2] + nx * f.right[2] + ny * f.up[2]});
 }
 
+// Where along the line through `origin` with unit direction `axis` it passes closest to the ray from `eye` in unit
+// direction `dir`: origin + s·axis minimises |origin + s·axis − (eye + t·dir)| over s and t. False when the line
+// and the ray are (nearly) parallel.
+bool ClosestAlongAxis(const Vec3& origin, const Vec3& axis, const Vec3& eye, const Vec3& dir, float& s) {
+  const Vec3 w = Sub(origin, eye);
+  const float b = Dot(axis, dir);
+  const float denominator = 1 - b * b;
+  if (denominator < 1e-4f) return false;
+  s = (b * Dot(w, dir) - Dot(w, axis)) / denominator;
+  return true;
+}
+
+// Column `a` of the rotation matrix of unit quaternion q = (w, x, y, z): where it turns the a-th axis.
+Vec3 RotationColumn(const std::array<float, 4>& q, int a) {
+  const float w = q[0], x = q[1], y = q[2], z = q[3];
+  if (a == 0) return {1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)};
+  if (a == 1) return {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)};
+  return {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)};
+}
+
+// The distance in pixels from `p` to the segment from `a` to `b`.
+double DistanceToSegment(QPointF p, QPointF a, QPointF b) {
+  const QPointF ab = b - a;
+  const double length2 = QPointF::dotProduct(ab, ab);
+  const double t = length2 > 0 ? std::clamp(QPointF::dotProduct(p - a, ab) / length2, 0.0, 1.0) : 0.0;
+  const QPointF d = p - (a + t * ab);
+  return std::hypot(d.x(), d.y());
+}
+
+// Gizmo colours: the arrows along x, y and z, the one being dragged, and the line to the tool.
+constexpr render::Rgba kAxisColors[3] = {{0.9f, 0.2f, 0.2f, 1}, {0.2f, 0.8f, 0.25f, 1}, {0.25f, 0.4f, 1.0f, 1}};
+constexpr render::Rgba kDraggedColor{1.0f, 0.85f, 0.1f, 1};
+constexpr render::Rgba kToolLineColor{0.95f, 0.95f, 0.95f, 1};
+// A press this close to an arrow [pixels] grabs it.
+constexpr double kGizmoGrabPixels = 8;
+
 bool IsSrgb(VkFormat format) {
   return format == VK_FORMAT_B8G8R8A8_SRGB || format == VK_FORMAT_R8G8B8A8_SRGB ||
          format == VK_FORMAT_A8B8G8R8_SRGB_PACK32;
@@ -175,7 +211,70 @@ render::RenderScene Viewport::BuildScene() const {
   render::RenderScene scene = render::BuildRenderScene(*snapshot_, view_, camera_.ToCamera());
   scene.hud.visible = hud_visible_;
   scene.hud.lines = hud_lines_;
+  if (gizmo_.visible) {
+    // Arrows along the world axes (what a drag moves along), the target orientation's axes as thin lines in
+    // lighter colours, and a line from the tool to the target (the tracking error, when it shows).
+    const float length = GizmoLength();
+    for (int a = 0; a < 3; ++a) {
+      render::Arrow arrow;
+      arrow.origin = gizmo_.position;
+      arrow.vector = {0, 0, 0};
+      arrow.vector[a] = length;
+      arrow.color = a == gizmo_axis_ ? kDraggedColor : kAxisColors[a];
+      arrow.shaft_radius = 0.02f * length;
+      scene.arrows.push_back(arrow);
+      render::Line line;
+      line.from = gizmo_.position;
+      for (int i = 0; i < 3; ++i)
+        line.to[i] = gizmo_.position[i] + 0.6f * length * RotationColumn(gizmo_.quaternion, a)[i];
+      for (int i = 0; i < 3; ++i) line.color[i] = 0.5f + 0.5f * kAxisColors[a][i];
+      scene.lines.push_back(line);
+    }
+    if (gizmo_.tool_known) scene.lines.push_back({gizmo_.tool, gizmo_.position, kToolLineColor});
+  }
   return scene;
+}
+
+void Viewport::SetGizmo(const TeleopGizmo& gizmo) {
+  if (gizmo == gizmo_) return;
+  gizmo_ = gizmo;
+  if (!gizmo_.visible) gizmo_axis_ = -1;
+  requestUpdate();
+}
+
+float Viewport::GizmoLength() const {
+  const CameraFrame c = FrameOf(camera_.ToCamera());
+  const Vec3 v = Sub(gizmo_.position, c.eye);
+  const float distance = std::max(1e-3f, std::sqrt(Dot(v, v)));
+  return 0.12f * 2 * distance * c.tan_half_fov;  // 12% of the view's height there
+}
+
+int Viewport::GizmoAxisAt(QPointF pixel) const {
+  if (!gizmo_.visible) return -1;
+  QPointF origin;
+  if (!ProjectToPixel(gizmo_.position, origin)) return -1;
+  const float length = GizmoLength();
+  int best = -1;
+  double nearest = kGizmoGrabPixels;
+  for (int a = 0; a < 3; ++a) {
+    Vec3 tip = gizmo_.position;
+    tip[a] += length;
+    QPointF end;
+    if (!ProjectToPixel(tip, end)) continue;
+    const double d = DistanceToSegment(pixel, origin, end);
+    if (d < nearest) {
+      nearest = d;
+      best = a;
+    }
+  }
+  return best;
+}
+
+void Viewport::CameraAxes(std::array<float, 3>& right, std::array<float, 3>& up, std::array<float, 3>& back) const {
+  const CameraFrame c = FrameOf(camera_.ToCamera());
+  right = c.right;
+  up = c.up;
+  back = {-c.forward[0], -c.forward[1], -c.forward[2]};
 }
 
 void Viewport::FrameDone() {
@@ -264,6 +363,20 @@ void Viewport::mousePressEvent(QMouseEvent* event) {
       return;
     }
   }
+  if (event->button() == Qt::LeftButton && gizmo_.visible && width() > 0 && height() > 0) {
+    const int axis = GizmoAxisAt(event->position());
+    const CameraFrame c = FrameOf(camera_.ToCamera());
+    Vec3 u{0, 0, 0};
+    if (axis >= 0) u[axis] = 1;
+    const Vec3 dir =
+        RayThrough(c, static_cast<float>(press_pos_.x()), static_cast<float>(press_pos_.y()), width(), height());
+    if (axis >= 0 && ClosestAlongAxis(gizmo_.position, u, c.eye, dir, gizmo_start_)) {
+      gizmo_axis_ = axis;
+      gizmo_origin_ = gizmo_.position;
+      requestUpdate();
+      return;
+    }
+  }
   pan_ = event->button() == Qt::RightButton || event->button() == Qt::MiddleButton ||
          (event->modifiers() & Qt::ShiftModifier);
 }
@@ -279,6 +392,19 @@ void Viewport::mouseMoveEvent(QMouseEvent* event) {
     const float along = Dot(Sub(drag_plane_point_, c.eye), c.forward) / Dot(dir, c.forward);
     for (int a = 0; a < 3; ++a) perturbation_.target[a] = c.eye[a] + along * dir[a];
     emit perturbed(perturbation_);
+    return;
+  }
+  if (gizmo_axis_ >= 0) {
+    if (width() <= 0 || height() <= 0) return;
+    const CameraFrame c = FrameOf(camera_.ToCamera());
+    const Vec3 dir = RayThrough(c, static_cast<float>(pos.x()), static_cast<float>(pos.y()), width(), height());
+    Vec3 u{0, 0, 0};
+    u[gizmo_axis_] = 1;
+    float s = 0;
+    if (!ClosestAlongAxis(gizmo_origin_, u, c.eye, dir, s)) return;
+    std::array<double, 3> target{gizmo_origin_[0], gizmo_origin_[1], gizmo_origin_[2]};
+    target[gizmo_axis_] += s - gizmo_start_;
+    emit gizmoDragged(target);
     return;
   }
   const float dx = static_cast<float>(pos.x() - last_pos_.x());
@@ -298,6 +424,12 @@ void Viewport::mouseMoveEvent(QMouseEvent* event) {
 
 void Viewport::mouseReleaseEvent(QMouseEvent* event) {
   const QPoint pos = event->position().toPoint();
+  if (gizmo_axis_ >= 0) {
+    gizmo_axis_ = -1;
+    drag_button_ = Qt::NoButton;
+    requestUpdate();
+    return;
+  }
   if (perturbation_.kind != Perturbation::Kind::kNone) {
     perturbation_ = {};
     emit perturbed(perturbation_);

@@ -1,7 +1,9 @@
 // The 3D viewport: a QVulkanWindow that draws the SimController's newest Snapshot with render::SceneRenderer
 // into its swapchain, with an orbit camera (left drag: orbit, right or shift-left drag: pan, wheel: zoom), click
 // picking of rigid bodies and MPM objects, and the mouse spring (Ctrl + left drag pulls what is under the cursor
-// in the plane facing the camera, like MuJoCo's perturbation).
+// in the plane facing the camera, like MuJoCo's perturbation). While teleoperating it draws the target as a gizmo:
+// three arrows along the world axes from the target, of a constant size on screen; a left drag that starts on an
+// arrow moves the target along that axis.
 #pragma once
 
 #include <QVulkanWindow>
@@ -37,6 +39,16 @@ struct OrbitCamera {
   void FromCamera(const render::Camera& camera);
 };
 
+/// The teleoperation target as the viewport draws it.
+struct TeleopGizmo {
+  bool visible = false;
+  std::array<float, 3> position{};              ///< The target [m], world.
+  std::array<float, 4> quaternion{1, 0, 0, 0};  ///< The target orientation (w, x, y, z), drawn as thin axes.
+  bool tool_known = false;
+  std::array<float, 3> tool{};  ///< The tool link's origin now [m]: a line joins it to the target.
+  bool operator==(const TeleopGizmo&) const = default;
+};
+
 class Viewport : public QVulkanWindow {
   Q_OBJECT
 
@@ -66,6 +78,14 @@ class Viewport : public QVulkanWindow {
   Pick PickAt(int x, int y) const;
   /// The window pixel where world point `p` appears; false when it lies behind the camera.
   bool ProjectToPixel(const std::array<float, 3>& p, QPointF& pixel) const;
+  /// The camera's unit right, up and backwards (towards the viewer) directions, world.
+  void CameraAxes(std::array<float, 3>& right, std::array<float, 3>& up, std::array<float, 3>& back) const;
+  /// The teleoperation gizmo to draw (hidden by default); a change is drawn at once, also while paused.
+  void SetGizmo(const TeleopGizmo& gizmo);
+  /// The length of the gizmo's arrows [m]: a fixed fraction of the view's height at the target's distance.
+  float GizmoLength() const;
+  /// The gizmo arrow (0 x, 1 y, 2 z) within a few pixels of window pixel `pixel`, or −1.
+  int GizmoAxisAt(QPointF pixel) const;
   /// The current frame as an image in the usual RGB order (QVulkanWindow::grab leaves B and R swapped for
   /// BGRA sRGB swapchains).
   QImage GrabImage();
@@ -77,6 +97,8 @@ class Viewport : public QVulkanWindow {
   /// The mouse spring started, moved or ended (kind kNone).
   void perturbed(const Perturbation& perturbation);
   void vulkanFailed(const QString& message);
+  /// A gizmo arrow is being dragged: the target's new position [m], world.
+  void gizmoDragged(const std::array<double, 3>& position);
 
  protected:
   void mousePressEvent(QMouseEvent* event) override;
@@ -97,6 +119,10 @@ class Viewport : public QVulkanWindow {
   bool pan_ = false;
   Perturbation perturbation_;  // while Ctrl-dragging
   std::array<float, 3> drag_plane_point_{};
+  TeleopGizmo gizmo_;
+  int gizmo_axis_ = -1;                  // the arrow being dragged, or −1
+  std::array<float, 3> gizmo_origin_{};  // the target when the drag started [m]
+  float gizmo_start_ = 0;                // the cursor's place along the axis then [m]
   std::uint64_t frames_ = 0;
   double fps_ = 0;
   std::int64_t fps_window_start_ms_ = 0;

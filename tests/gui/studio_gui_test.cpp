@@ -2,10 +2,15 @@
 // the viewport's pixels against where the Snapshot says the particles and the rigid body are; edit a parameter in
 // the inspector and find it in the next Snapshot; pause, step and reset; a malformed scene shows its error in a
 // dialog; recording: SimController's frame times with a stand-in sink, a video recorded from the window decoded
-// back, the dialog and its shortcut, what ends a recording, and refused paths. Screenshots (and a recorded frame)
-// are written to DUCTILE_GUI_OUTPUT_DIR for a person to look at.
+// back, the dialog and its shortcut, what ends a recording, and refused paths; teleoperation of the iiwa in
+// scenes/arm_and_boxes.yaml through the Teleop dock, the keyboard in the viewport (teleop keys never trigger studio
+// shortcuts) and the gizmo, and a saved demo log that replays to the studio's final state. Screenshots (and a
+// recorded frame) are written to DUCTILE_GUI_OUTPUT_DIR for a person to look at.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -18,9 +23,11 @@
 #include <mutex>
 
 #include "decoded_video.h"
+#include "ductile/demo_log.h"
 #include "ductile/render/image.h"
 #include "inspector.h"
 #include "main_window.h"
+#include "teleop_panel.h"
 
 namespace ductile::studio {
 
@@ -106,6 +113,32 @@ QMessageBox* VisibleBox(QWidget* window, const char* name) {
 bool LogHas(QWidget* window, const QString& text) {
   const QPlainTextEdit* log = window->findChild<QPlainTextEdit*>();
   return log && log->toPlainText().contains(text);
+}
+
+// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes, found from this file's
+// place in the repository (tests/gui/).
+QString ArmScene() {
+  return QString::fromStdString(
+      (std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "scenes/arm_and_boxes.yaml")
+          .string());
+}
+
+// The pose of the snapshot body called `name`; false when there is none.
+bool BodyPosition(const Snapshot& s, const std::string& name, std::array<double, 3>& p) {
+  for (const SnapshotBody& b : s.bodies) {
+    if (b.name != name) continue;
+    for (int a = 0; a < 3; ++a) p[a] = b.position[a];
+    return true;
+  }
+  return false;
+}
+
+// The distance between the gripper's fingers' frames [m] in the snapshot.
+double FingerGap(const Snapshot& s) {
+  std::array<double, 3> left{}, right{};
+  if (!BodyPosition(s, "arm/gripper_finger_left", left) || !BodyPosition(s, "arm/gripper_finger_right", right))
+    return -1;
+  return std::hypot(left[0] - right[0], left[1] - right[1], left[2] - right[2]);
 }
 
 }  // namespace
@@ -431,6 +464,166 @@ class StudioGuiTest : public QObject {
     const std::int64_t step = window_->controller()->status().step;
     window_->controller()->Post(Command::Of(Command::Type::kStep));
     QTRY_COMPARE_WITH_TIMEOUT(window_->controller()->status().step, step + 1, 5000);
+  }
+
+  // A scene without robots leaves the dock disabled with a note; the arm scene lists the robot and its links, the
+  // gripper's grasp point chosen, and the devices found.
+  void teleopDockListsTheRobotAndItsLinks() {
+    TeleopPanel* panel = window_->teleop();
+    auto* robot = panel->findChild<QComboBox*>("teleop_robot");
+    auto* link = panel->findChild<QComboBox*>("teleop_link");
+    auto* enable = panel->findChild<QCheckBox*>("teleop_enable");
+    auto* note = panel->findChild<QLabel*>("teleop_note");
+    QVERIFY(robot && link && enable && note);
+    QCOMPARE(robot->count(), 0);  // the cube and box
+    QVERIFY(!enable->isEnabled());
+    QVERIFY2(note->text().contains("no robot"), qPrintable(note->text()));
+    QVERIFY(!panel->SetTeleopEnabled(true));
+
+    QVERIFY(window_->OpenScene(ArmScene(), true));
+    QCOMPARE(robot->currentText(), QString("arm"));
+    QCOMPARE(link->currentText(), QString("gripper_tcp"));
+    QVERIFY(link->findText("iiwa_link_7") >= 0 && link->findText("gripper_finger_left") >= 0);
+    QVERIFY(enable->isEnabled() && !enable->isChecked());
+    const QString devices = panel->findChild<QLabel*>("teleop_devices")->text();
+    QVERIFY2(devices.contains("keyboard") && devices.contains("gamepad") && devices.contains("SpaceMouse"),
+             qPrintable(devices));
+  }
+
+  // Enable teleop (the dock's check box), hold D in the viewport: the target moves along +y at the dock's speed
+  // whatever the frame rate, and the tool follows it.
+  void keyboardDrivesTheToolAlongY() {
+    TeleopPanel* panel = window_->teleop();
+    window_->SetPlaying(true);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->status().time >= 0.3, 30000);  // the arm settles
+    window_->Poll();
+    std::array<double, 3> tool0{};
+    QVERIFY(BodyPosition(window_->controller()->snapshot(), "arm/gripper_tcp", tool0));
+    panel->findChild<QCheckBox*>("teleop_enable")->setChecked(true);
+    QVERIFY(panel->teleop_enabled());
+    const std::array<double, 3> start = panel->target().position;
+    for (int a = 0; a < 3; ++a) QVERIFY(std::abs(start[a] - tool0[a]) < 2e-3);  // starts where the tool is
+
+    const double speed = panel->findChild<QDoubleSpinBox*>("teleop_speed")->value();
+    QElapsedTimer held;
+    QTest::keyPress(window_->viewport(), Qt::Key_D);
+    held.start();
+    QTest::qWait(1500);
+    QTest::keyRelease(window_->viewport(), Qt::Key_D);
+    const double seconds = 1e-3 * static_cast<double>(held.elapsed());
+    const std::array<double, 3> moved = panel->target().position;
+    // The target moved for the ticks between press and release: within a tick or two of the time held (a tick is
+    // 16 ms, and a stalled one counts at most 100 ms).
+    const double dy = moved[1] - start[1];
+    QVERIFY2(std::abs(dy - speed * seconds) < speed * 0.15,
+             qPrintable(QString("target moved %1 m in %2 s at %3 m/s").arg(dy).arg(seconds).arg(speed)));
+    QCOMPARE(moved[0], start[0]);
+    QCOMPARE(moved[2], start[2]);
+    // The tool follows to within the 5 mm.
+    std::array<double, 3> tool{};
+    QTRY_VERIFY_WITH_TIMEOUT(
+        BodyPosition(window_->controller()->snapshot(), "arm/gripper_tcp", tool) && std::abs(tool[1] - moved[1]) < 5e-3,
+        60000);
+    QVERIFY2(std::abs(tool[0] - moved[0]) < 5e-3 && std::abs(tool[2] - moved[2]) < 5e-3,
+             qPrintable(QString("tool at (%1, %2, %3)").arg(tool[0]).arg(tool[1]).arg(tool[2])));
+    QVERIFY(tool[1] - tool0[1] > 0.8 * dy);
+    QVERIFY(window_->teleop()->StatusLine().startsWith("teleop arm/gripper_tcp: IK "));
+  }
+
+  // While teleoperating in the viewport, Space closes the gripper and does not pause the simulation (its studio
+  // shortcut); H, not a teleop key, still toggles the HUD. With teleop off, Space is play/pause again.
+  void teleopKeysDoNotTriggerStudioShortcuts() {
+    QVERIFY(window_->teleop()->teleop_enabled());
+    QVERIFY(window_->controller()->status().playing);
+    QApplication::setActiveWindow(window_.get());
+    const double gap = FingerGap(window_->controller()->snapshot());
+    QVERIFY(gap > 0.04);  // the scene holds the fingers 3 cm out each
+    QVERIFY(!window_->teleop()->gripper_closed());
+    QTest::keyClick(window_->viewport(), Qt::Key_Space);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->teleop()->gripper_closed(), 5000);
+    QTest::qWait(200);
+    window_->Poll();
+    QVERIFY2(window_->controller()->status().playing, "Space paused the simulation while teleoperating");
+    QTRY_VERIFY_WITH_TIMEOUT(FingerGap(window_->controller()->snapshot()) < gap - 0.04, 30000);
+
+    auto* hud = window_->findChild<QAction*>("hud_action");
+    QVERIFY(hud && hud->isChecked());
+    QTest::keyClick(window_->viewport(), Qt::Key_H);
+    QTRY_VERIFY_WITH_TIMEOUT(!hud->isChecked(), 5000);
+    QTest::keyClick(window_->viewport(), Qt::Key_H);
+    QTRY_VERIFY_WITH_TIMEOUT(hud->isChecked(), 5000);
+
+    window_->teleop()->SetTeleopEnabled(false);
+    QTest::keyClick(window_->viewport(), Qt::Key_Space);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    QVERIFY(window_->teleop()->gripper_closed());  // the key went to the shortcut, not to the gripper
+  }
+
+  // Dragging the gizmo's y arrow moves the target along y only.
+  void gizmoDragMovesTheTargetAlongAnAxis() {
+    TeleopPanel* panel = window_->teleop();
+    QVERIFY(panel->SetTeleopEnabled(true));
+    window_->Poll();
+    Viewport* viewport = window_->viewport();
+    const std::array<double, 3> before = panel->target().position;
+    const float length = viewport->GizmoLength();
+    std::array<float, 3> base{}, tip{};
+    for (int a = 0; a < 3; ++a) base[a] = tip[a] = static_cast<float>(before[a]);
+    tip[1] += length;
+    QPointF a, b;
+    QVERIFY(viewport->ProjectToPixel(base, a) && viewport->ProjectToPixel(tip, b));
+    const QPoint grab = (a + 0.7 * (b - a)).toPoint();
+    QCOMPARE(viewport->GizmoAxisAt(grab), 1);
+    viewport->requestUpdate();
+    QTest::qWait(300);
+    QVERIFY(viewport->GrabImage().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/teleop_gizmo.png"));
+    QVERIFY(window_->grab().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/teleop_window.png"));
+    QTest::mousePress(viewport, Qt::LeftButton, Qt::NoModifier, grab);
+    QTest::mouseMove(viewport, (a + 1.2 * (b - a)).toPoint());
+    QTest::mouseRelease(viewport, Qt::LeftButton, Qt::NoModifier, (a + 1.2 * (b - a)).toPoint());
+    const std::array<double, 3> after = panel->target().position;
+    // Half the arrow's screen length along it: half its length in the world, give or take the perspective.
+    QVERIFY2(std::abs(after[1] - before[1] - 0.5 * length) < 0.15 * length,
+             qPrintable(QString("moved %1 m for an arrow of %2 m").arg(after[1] - before[1]).arg(length)));
+    QCOMPARE(after[0], before[0]);
+    QCOMPARE(after[2], before[2]);
+  }
+
+  // Simulation > Save demo log writes the inputs since the scene opened; replayed on a fresh Simulator by
+  // DemoPlayer it reaches the studio's final state hash. A path that cannot be written is refused.
+  void savedDemoLogReplaysToTheStudiosFinalState() {
+    window_->SetPlaying(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    const QString path = dir_ + "/teleop_demo.yaml";
+    QVERIFY(window_->SaveDemoLog(path));
+    QVERIFY(LogHas(window_.get(), "saved demo log " + path));
+    const DemoLog log = LoadDemoLog(path.toStdString());
+    QCOMPARE(log.steps, window_->controller()->status().step);
+    QVERIFY(log.final_state_hash.has_value());
+    QCOMPARE(*log.final_state_hash, *window_->controller()->CaptureDemoLog().final_state_hash);
+    int targets = 0, grips = 0, clears = 0;
+    for (const DemoEvent& e : log.events) {
+      targets += e.type == DemoEvent::Type::kTeleopTarget;
+      grips += e.type == DemoEvent::Type::kGripper;
+      clears += e.type == DemoEvent::Type::kTeleopClear;
+    }
+    QVERIFY2(targets > 10 && grips == 1 && clears >= 1,
+             qPrintable(QString("%1 targets, %2 gripper commands, %3 clears").arg(targets).arg(grips).arg(clears)));
+    Simulator sim(std::make_shared<const Model>(CompileModel(LoadScene(log.scene, log.overrides))));
+    DemoPlayer player(log);
+    for (std::int64_t i = 0; i < log.steps; ++i) {
+      const std::string refused = player.ApplyDue(sim);
+      QVERIFY2(refused.empty(), refused.c_str());
+      sim.Step();
+    }
+    QCOMPARE(sim.StateHash(), *log.final_state_hash);
+
+    QVERIFY(!window_->SaveDemoLog(dir_ + "/no_such_folder/demo.yaml"));
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_.get(), "demo_log_error")), 5000);
+    QVERIFY2(box->text().contains("no_such_folder"), qPrintable(box->text()));
+    box->accept();
+    QVERIFY(LogHas(window_.get(), "cannot save the demo log"));
   }
 
  private:

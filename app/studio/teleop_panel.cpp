@@ -1,0 +1,421 @@
+#include "teleop_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "gamepad.h"
+#include "space_mouse.h"
+#include "teleop_keyboard.h"
+
+namespace ductile::studio {
+namespace {
+
+using Quaternion = std::array<double, 4>;  // (w, x, y, z)
+
+Quaternion Multiply(const Quaternion& a, const Quaternion& b) {
+  return {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+          a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+}
+
+// The rotation by the rotation vector `r` (axis times angle [rad]) as a unit quaternion.
+Quaternion FromRotationVector(const std::array<double, 3>& r) {
+  const double angle = std::hypot(r[0], r[1], r[2]);
+  if (angle == 0) return {1, 0, 0, 0};
+  const double s = std::sin(0.5 * angle) / angle;
+  return {std::cos(0.5 * angle), s * r[0], s * r[1], s * r[2]};
+}
+
+Quaternion Normalized(const Quaternion& q) {
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  return {q[0] / n, q[1] / n, q[2] / n, q[3] / n};
+}
+
+// Roll, pitch, yaw [rad] of R = Rz(yaw) Ry(pitch) Rx(roll).
+std::array<double, 3> RollPitchYaw(const Quaternion& q) {
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  return {std::atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)),
+          std::asin(std::clamp(2 * (w * y - z * x), -1.0, 1.0)),
+          std::atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))};
+}
+
+// A tick longer than this [s] (the UI stalled) moves the target as if it had lasted this long: a stall must not
+// make the target jump.
+constexpr double kMaxTick = 0.1;
+constexpr double kDegrees = 180.0 / std::numbers::pi;
+
+}  // namespace
+
+TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent), viewport_(viewport) {
+  auto* layout = new QVBoxLayout(this);
+  auto* form = new QFormLayout;
+  robot_ = new QComboBox;
+  robot_->setObjectName("teleop_robot");
+  link_ = new QComboBox;
+  link_->setObjectName("teleop_link");
+  link_->setToolTip("The link whose frame follows the target (the tool, e.g. gripper_tcp)");
+  form->addRow("Robot", robot_);
+  form->addRow("Tool link", link_);
+  layout->addLayout(form);
+  note_ = new QLabel;
+  note_->setObjectName("teleop_note");
+  note_->setWordWrap(true);
+  layout->addWidget(note_);
+
+  auto* row = new QHBoxLayout;
+  enable_ = new QCheckBox("Enable teleop");
+  enable_->setObjectName("teleop_enable");
+  enable_->setToolTip("The target starts at the tool link's pose now; click the viewport to drive it with the keys");
+  orientation_ = new QCheckBox("orientation");
+  orientation_->setObjectName("teleop_orientation");
+  orientation_->setChecked(true);
+  orientation_->setToolTip("Track the target's orientation too (off: position only)");
+  row->addWidget(enable_);
+  row->addWidget(orientation_);
+  row->addStretch();
+  layout->addLayout(row);
+
+  auto* speeds = new QFormLayout;
+  speed_ = new QDoubleSpinBox;
+  speed_->setObjectName("teleop_speed");
+  speed_->setRange(0.01, 1.0);
+  speed_->setSingleStep(0.01);
+  speed_->setValue(0.1);
+  speed_->setSuffix(" m/s");
+  speed_->setToolTip("Target speed at full input (a held key, a stick pushed fully); Ctrl: ×0.2, Alt: ×3");
+  turn_speed_ = new QDoubleSpinBox;
+  turn_speed_->setObjectName("teleop_turn_speed");
+  turn_speed_->setRange(0.05, 3.0);
+  turn_speed_->setSingleStep(0.05);
+  turn_speed_->setValue(0.5);
+  turn_speed_->setSuffix(" rad/s");
+  turn_speed_->setToolTip("Target turning rate at full input; Ctrl: ×0.2, Alt: ×3");
+  speeds->addRow("Speed", speed_);
+  speeds->addRow("Turn rate", turn_speed_);
+  layout->addLayout(speeds);
+
+  target_label_ = new QLabel;
+  target_label_->setObjectName("teleop_target");
+  target_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_label_ = new QLabel;
+  status_label_->setObjectName("teleop_status");
+  status_label_->setWordWrap(true);
+  layout->addWidget(target_label_);
+  layout->addWidget(status_label_);
+
+  auto* gripper = new QGroupBox("Gripper");
+  auto* grip = new QHBoxLayout(gripper);
+  open_ = new QPushButton("Open");
+  open_->setObjectName("gripper_open");
+  close_ = new QPushButton("Close");
+  close_->setObjectName("gripper_close");
+  force_ = new QDoubleSpinBox;
+  force_->setObjectName("gripper_force");
+  force_->setRange(0, 500);
+  force_->setValue(20);
+  force_->setSuffix(" N");
+  force_->setToolTip("Close squeezes with this force per finger; 0 closes to the closed position instead");
+  gripper_label_ = new QLabel;
+  gripper_label_->setObjectName("gripper_state");
+  grip->addWidget(open_);
+  grip->addWidget(close_);
+  grip->addWidget(new QLabel("force"));
+  grip->addWidget(force_);
+  layout->addWidget(gripper);
+  layout->addWidget(gripper_label_);
+
+  devices_label_ = new QLabel;
+  devices_label_->setObjectName("teleop_devices");
+  devices_label_->setWordWrap(true);
+  layout->addWidget(devices_label_);
+  layout->addStretch();
+
+  if (viewport_) {
+    keyboard_ = new TeleopKeyboard(viewport_, this);
+    connect(viewport_, &Viewport::gizmoDragged, this, &TeleopPanel::MoveTargetTo);
+  }
+  gamepad_ = std::make_unique<Gamepad>();
+  space_mouse_ = std::make_unique<SpaceMouse>();
+
+  connect(robot_, &QComboBox::currentIndexChanged, this, [this] {
+    SetTeleopEnabled(false);
+    gripper_closed_ = false;
+    FillLinks();
+  });
+  connect(link_, &QComboBox::currentIndexChanged, this, [this] { SetTeleopEnabled(false); });
+  connect(enable_, &QCheckBox::toggled, this, [this](bool on) { SetTeleopEnabled(on); });
+  connect(orientation_, &QCheckBox::toggled, this, [this](bool on) {
+    target_.track_orientation = on;
+    if (enabled_) {
+      Command c = Command::Of(Command::Type::kTeleop);
+      c.teleop = target_;
+      Post(c);
+    }
+  });
+  connect(open_, &QPushButton::clicked, this, [this] { SetGripperClosed(false); });
+  connect(close_, &QPushButton::clicked, this, [this] { SetGripperClosed(true); });
+
+  SetScene({}, Snapshot{});
+  timer_ = new QTimer(this);
+  timer_->setInterval(16);
+  connect(timer_, &QTimer::timeout, this, &TeleopPanel::Tick);
+  timer_->start();
+  clock_.start();
+}
+
+TeleopPanel::~TeleopPanel() = default;
+
+std::string TeleopPanel::robot() const {
+  return robot_->currentText().toStdString();
+}
+
+std::string TeleopPanel::link() const {
+  return link_->currentText().toStdString();
+}
+
+void TeleopPanel::SetScene(const std::vector<std::string>& robots, const Snapshot& snapshot) {
+  enabled_ = false;
+  gripper_closed_ = false;
+  tool_known_ = false;
+  status_ = {};
+  if (keyboard_) keyboard_->SetActive(false);
+  body_names_.clear();
+  for (const SnapshotBody& b : snapshot.bodies) body_names_.push_back(b.name);
+  {
+    const QSignalBlocker block_robot(robot_), block_enable(enable_);
+    robot_->clear();
+    for (const std::string& r : robots) robot_->addItem(QString::fromStdString(r));
+    enable_->setChecked(false);
+  }
+  FillLinks();
+  const bool any = !robots.empty();
+  for (QWidget* w : std::initializer_list<QWidget*>{robot_, link_, enable_, orientation_, open_, close_, force_})
+    w->setEnabled(any);
+  note_->setText(any ? QString() : "This scene has no robot to teleoperate.");
+  note_->setVisible(!any);
+  ShowTarget();
+  status_label_->clear();
+  gripper_label_->clear();
+}
+
+void TeleopPanel::FillLinks() {
+  const QSignalBlocker block(link_);
+  link_->clear();
+  const std::string prefix = robot() + "/";
+  int tcp = -1;
+  for (const std::string& name : body_names_) {
+    if (robot().empty() || name.rfind(prefix, 0) != 0) continue;
+    const std::string link = name.substr(prefix.size());
+    if (link == "gripper_tcp") tcp = link_->count();
+    link_->addItem(QString::fromStdString(link));
+  }
+  // The gripper's grasp point where there is one, else the end of the chain.
+  link_->setCurrentIndex(tcp >= 0 ? tcp : link_->count() - 1);
+}
+
+void TeleopPanel::Update(const Snapshot& snapshot, const ControllerStatus& status) {
+  const std::string name = robot() + "/" + link();
+  tool_known_ = false;
+  for (const SnapshotBody& b : snapshot.bodies) {
+    if (b.name != name) continue;
+    tool_known_ = true;
+    for (int a = 0; a < 3; ++a) tool_position_[a] = b.position[a];
+    for (int a = 0; a < 4; ++a) tool_quaternion_[a] = b.quaternion[a];
+  }
+  status_ = {};
+  for (const RobotTeleopStatus& r : status.teleop)
+    if (r.robot == robot()) status_ = r.status;
+  if (robot().empty()) return;
+  if (enabled_ && status_.active) {
+    status_label_->setText(QString("IK residual %1 mm, %2°   tracking %3 mm%4")
+                               .arg(1e3 * status_.ik_position, 0, 'f', 2)
+                               .arg(kDegrees * status_.ik_rotation, 0, 'f', 2)
+                               .arg(1e3 * status_.tracking, 0, 'f', 2)
+                               .arg(status_.at_joint_limit ? "\nat a joint limit" : ""));
+  } else {
+    status_label_->setText(enabled_ ? "waiting for the simulation…" : "teleoperation off");
+  }
+  gripper_label_->setText(status_.gripper_force > 0
+                              ? QString("squeezing with %1 N per finger").arg(status_.gripper_force, 0, 'f', 1)
+                              : QString("opening %1%").arg(100 * status_.gripper_opening, 0, 'f', 0));
+}
+
+void TeleopPanel::OnReset() {
+  // The engine's Reset already dropped the target and the gripper command: nothing to post.
+  enabled_ = false;
+  gripper_closed_ = false;
+  if (keyboard_) keyboard_->SetActive(false);
+  const QSignalBlocker block(enable_);
+  enable_->setChecked(false);
+  ShowTarget();
+}
+
+void TeleopPanel::ShowRefused(const Event& event) {
+  note_->setText(QString::fromStdString(event.message));
+  note_->setVisible(true);
+  if (event.key == kTeleopKey && enabled_) {
+    enabled_ = false;
+    if (keyboard_) keyboard_->SetActive(false);
+    const QSignalBlocker block(enable_);
+    enable_->setChecked(false);
+    ShowTarget();
+  }
+}
+
+bool TeleopPanel::SetTeleopEnabled(bool on) {
+  if (on == enabled_) return true;
+  if (on) {
+    const QString problem = robot().empty() ? "This scene has no robot to teleoperate."
+                            : !tool_known_  ? QString::fromStdString("No pose of link '" + link() + "' yet.")
+                                            : QString();
+    if (!problem.isEmpty()) {
+      note_->setText(problem);
+      note_->setVisible(true);
+      const QSignalBlocker block(enable_);
+      enable_->setChecked(false);
+      return false;
+    }
+    target_ = {};
+    target_.robot = robot();
+    target_.link = link();
+    target_.position = tool_position_;
+    target_.quaternion = tool_quaternion_;
+    target_.track_orientation = orientation_->isChecked();
+    note_->setVisible(false);
+    Command c = Command::Of(Command::Type::kTeleop);
+    c.teleop = target_;
+    Post(c);
+  } else {
+    Command c = Command::Of(Command::Type::kTeleopClear);
+    c.teleop.robot = target_.robot;
+    Post(c);
+  }
+  enabled_ = on;
+  if (keyboard_) keyboard_->SetActive(on);
+  {
+    const QSignalBlocker block(enable_);
+    enable_->setChecked(on);
+  }
+  ShowTarget();
+  return true;
+}
+
+void TeleopPanel::MoveTargetTo(const std::array<double, 3>& p_W) {
+  if (!enabled_) return;
+  target_.position = p_W;
+  Command c = Command::Of(Command::Type::kTeleop);
+  c.teleop = target_;
+  Post(c);
+  ShowTarget();
+}
+
+void TeleopPanel::SetGripperClosed(bool closed) {
+  if (robot().empty()) return;
+  Command c = Command::Of(Command::Type::kGripper);
+  c.gripper.robot = robot();
+  c.gripper.opening = closed ? 0 : 1;
+  c.gripper.force = closed ? force_->value() : 0;
+  gripper_closed_ = closed;
+  Post(c);
+}
+
+TeleopGizmo TeleopPanel::gizmo() const {
+  TeleopGizmo g;
+  g.visible = enabled_;
+  for (int a = 0; a < 3; ++a) g.position[a] = static_cast<float>(target_.position[a]);
+  for (int a = 0; a < 4; ++a) g.quaternion[a] = static_cast<float>(target_.quaternion[a]);
+  g.tool_known = tool_known_;
+  for (int a = 0; a < 3; ++a) g.tool[a] = static_cast<float>(tool_position_[a]);
+  return g;
+}
+
+QString TeleopPanel::StatusLine() const {
+  if (!enabled_) return {};
+  return QString("teleop %1/%2: IK %3 mm, tracking %4 mm")
+      .arg(QString::fromStdString(target_.robot), QString::fromStdString(target_.link))
+      .arg(1e3 * status_.ik_position, 0, 'f', 2)
+      .arg(1e3 * status_.tracking, 0, 'f', 1);
+}
+
+QString TeleopPanel::DeviceSummary() const {
+  QStringList lines;
+  lines << (keyboard_ ? "keyboard: in the viewport when teleop is on" : "no keyboard control (no viewport)");
+  lines << QString::fromStdString(gamepad_->Describe());
+  lines << QString::fromStdString(space_mouse_->Describe());
+  return lines.join("\n");
+}
+
+void TeleopPanel::Post(const Command& c) {
+  emit command(c);
+}
+
+void TeleopPanel::ShowTarget() {
+  if (!enabled_) {
+    target_label_->setText("target: —");
+    return;
+  }
+  const std::array<double, 3> rpy = RollPitchYaw(target_.quaternion);
+  target_label_->setText(QString("target  x %1  y %2  z %3 m\n        roll %4°  pitch %5°  yaw %6°")
+                             .arg(target_.position[0], 0, 'f', 3)
+                             .arg(target_.position[1], 0, 'f', 3)
+                             .arg(target_.position[2], 0, 'f', 3)
+                             .arg(kDegrees * rpy[0], 0, 'f', 1)
+                             .arg(kDegrees * rpy[1], 0, 'f', 1)
+                             .arg(kDegrees * rpy[2], 0, 'f', 1));
+}
+
+void TeleopPanel::Tick() {
+  const double dt = std::min(kMaxTick, 1e-3 * static_cast<double>(clock_.restart()));
+  std::vector<TeleopMotion> motions;
+  if (keyboard_) motions.push_back(keyboard_->Poll());
+  motions.push_back(gamepad_->Poll());
+  motions.push_back(space_mouse_->Poll());
+  devices_label_->setText(DeviceSummary());
+  bool moved = false;
+  int toggles = 0;
+  for (const TeleopMotion& m : motions) {
+    toggles += m.gripper_toggles;
+    if (!enabled_ || !m.moving()) continue;
+    // The motion's axes in the world.
+    std::array<std::array<double, 3>, 3> axes{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+    if (m.frame == MotionFrame::kCamera && viewport_) {
+      std::array<float, 3> right{}, up{}, back{};
+      viewport_->CameraAxes(right, up, back);
+      for (int i = 0; i < 3; ++i) {
+        axes[0][i] = right[i];
+        axes[1][i] = up[i];
+        axes[2][i] = back[i];
+      }
+    }
+    const double step = m.scale * speed_->value() * dt;       // [m] at full input
+    const double turn = m.scale * turn_speed_->value() * dt;  // [rad] at full input
+    std::array<double, 3> rotation{};
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 3; ++i) {
+        target_.position[i] += step * m.linear[k] * axes[k][i];
+        rotation[i] += turn * m.angular[k] * axes[k][i];
+      }
+    // A turn about world axes: applied on the left of the target orientation.
+    target_.quaternion = Normalized(Multiply(FromRotationVector(rotation), target_.quaternion));
+    moved = true;
+  }
+  if (moved) {
+    Command c = Command::Of(Command::Type::kTeleop);
+    c.teleop = target_;
+    Post(c);
+    ShowTarget();
+  }
+  if (toggles % 2 == 1 && !robot().empty()) SetGripperClosed(!gripper_closed_);
+}
+
+}  // namespace ductile::studio

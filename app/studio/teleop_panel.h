@@ -1,0 +1,119 @@
+// The Teleop dock (docs/studio.md, "Teleoperation"): choose a robot and its tool link, switch teleoperation on (the
+// target starts at the link's pose in the newest snapshot), move the target with the keyboard in the viewport, the
+// viewport's gizmo, a gamepad or a SpaceMouse, and open, close or squeeze the gripper. A 60 Hz timer polls the
+// devices, integrates their motion over the wall time since the last tick (speeds in m/s and rad/s, so the frame
+// rate does not matter) and posts the moved target to the simulation thread as a kTeleop command. The dock shows
+// the target, the IK residual and tracking error the SimController publishes, and which devices were found.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QString>
+#include <QWidget>
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ductile/simulator.h"
+#include "ductile/snapshot.h"
+#include "sim_controller.h"
+#include "teleop_motion.h"
+#include "viewport.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QTimer;
+
+namespace ductile::studio {
+
+class Gamepad;
+class SpaceMouse;
+class TeleopKeyboard;
+
+class TeleopPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// `viewport`: where the keyboard acts and whose camera the SpaceMouse follows; null without Vulkan (then only
+  /// the gamepad, the SpaceMouse and the buttons act).
+  explicit TeleopPanel(Viewport* viewport, QWidget* parent = nullptr);
+  ~TeleopPanel() override;
+
+  /// A newly opened scene: its robots (SimController::robots) and its first snapshot, whose bodies named
+  /// "ROBOT/LINK" give each robot's links. Teleoperation is off.
+  void SetScene(const std::vector<std::string>& robots, const Snapshot& snapshot);
+  /// With each UI poll: the newest snapshot (the tool link's pose) and the controller's status (IK residual and
+  /// tracking error of the robot).
+  void Update(const Snapshot& snapshot, const ControllerStatus& status);
+  /// The simulation went back to t = 0, which drops the engine's target and gripper command: teleoperation off.
+  void OnReset();
+  /// A refused command (Event::key kTeleopKey or kGripperKey): the reason in the dock; a refused target also
+  /// switches teleoperation off.
+  void ShowRefused(const Event& event);
+
+  /// Switches teleoperation of the chosen robot and link on, with the target at the link's pose now, or off (the
+  /// arm's controllers keep their last targets). Returns false, with the reason in the dock, when it cannot start.
+  bool SetTeleopEnabled(bool on);
+  bool teleop_enabled() const { return enabled_; }
+  /// Moves the target's position to `p_W` [m] (the gizmo does), when teleoperating.
+  void MoveTargetTo(const std::array<double, 3>& p_W);
+  /// Closes (squeezing with the force in the dock, or to the closed position at force 0) or opens the gripper.
+  void SetGripperClosed(bool closed);
+  bool gripper_closed() const { return gripper_closed_; }
+  const TeleopTarget& target() const { return target_; }
+  /// The chosen robot and link; empty when the scene has no robot.
+  std::string robot() const;
+  std::string link() const;
+  /// What the viewport draws and drags.
+  TeleopGizmo gizmo() const;
+  /// A line for the HUD and status bar while teleoperating ("teleop arm/gripper_tcp: IK … mm"), else empty.
+  QString StatusLine() const;
+  /// The devices found, one per line.
+  QString DeviceSummary() const;
+
+ signals:
+  /// A teleop or gripper command for the simulation thread.
+  void command(const ductile::studio::Command& command);
+
+ private:
+  void Tick();
+  void FillLinks();
+  void Post(const Command& c);
+  void ShowTarget();
+
+  Viewport* viewport_ = nullptr;
+  QComboBox* robot_ = nullptr;
+  QComboBox* link_ = nullptr;
+  QLabel* note_ = nullptr;
+  QCheckBox* enable_ = nullptr;
+  QCheckBox* orientation_ = nullptr;
+  QDoubleSpinBox* speed_ = nullptr;       // [m/s]
+  QDoubleSpinBox* turn_speed_ = nullptr;  // [rad/s]
+  QLabel* target_label_ = nullptr;
+  QLabel* status_label_ = nullptr;
+  QPushButton* open_ = nullptr;
+  QPushButton* close_ = nullptr;
+  QDoubleSpinBox* force_ = nullptr;  // [N]
+  QLabel* gripper_label_ = nullptr;
+  QLabel* devices_label_ = nullptr;
+  QTimer* timer_ = nullptr;
+  QElapsedTimer clock_;
+
+  TeleopKeyboard* keyboard_ = nullptr;
+  std::unique_ptr<Gamepad> gamepad_;
+  std::unique_ptr<SpaceMouse> space_mouse_;
+
+  std::vector<std::string> body_names_;  // the scene's moving bodies, for the link lists
+  bool enabled_ = false;
+  bool gripper_closed_ = false;
+  TeleopTarget target_;
+  bool tool_known_ = false;  // the chosen link is in the newest snapshot:
+  std::array<double, 3> tool_position_{};
+  std::array<double, 4> tool_quaternion_{1, 0, 0, 0};
+  TeleopStatus status_;  // of the chosen robot, after the last step
+};
+
+}  // namespace ductile::studio
