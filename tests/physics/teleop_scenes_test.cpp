@@ -3,10 +3,11 @@
 // the sand scoop at the scene's resolution are in tests/slow/teleop_scenes_slow_test.cpp.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "teleop_scenarios.h"
 
