@@ -103,7 +103,11 @@ class ViewportRenderer : public QVulkanWindowRenderer {
  public:
   explicit ViewportRenderer(Viewport* window) : window_(window) {}
 
-  void initResources() override {
+  void initResources() override { CreateSceneRenderer(); }
+  void releaseResources() override { renderer_.reset(); }
+
+  void CreateSceneRenderer() {
+    renderer_.reset();
     render::SceneRendererTarget target;
     target.render_pass = window_->defaultRenderPass();
     target.samples = window_->sampleCountFlagBits();
@@ -115,9 +119,15 @@ class ViewportRenderer : public QVulkanWindowRenderer {
       emit window_->vulkanFailed(QString::fromStdString(e.what()));
     }
   }
-  void releaseResources() override { renderer_.reset(); }
 
   void startNextFrame() override {
+    if (window_->TakeSceneClosed()) {
+      // A new scene gets a new SceneRenderer once the frames in flight are done with the old one. Besides starting
+      // its caches afresh, this keeps the old renderer's particle descriptor from pointing at a freed buffer when a
+      // scene without particles follows one with them (which crashed lavapipe; reported with issue 6).
+      window_->vulkanInstance()->deviceFunctions(window_->device())->vkDeviceWaitIdle(window_->device());
+      CreateSceneRenderer();
+    }
     VkCommandBuffer cb = window_->currentCommandBuffer();
     const QSize size = window_->swapChainImageSize();
     const VkExtent2D extent{static_cast<std::uint32_t>(size.width()), static_cast<std::uint32_t>(size.height())};
@@ -191,6 +201,7 @@ QVulkanWindowRenderer* Viewport::createRenderer() {
 }
 
 void Viewport::SetSnapshot(const Snapshot* snapshot) {
+  if (!snapshot && snapshot_) scene_closed_ = true;
   snapshot_ = snapshot;
   if (snapshot_ && !camera_set_) ResetCamera();
 }

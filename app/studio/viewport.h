@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ductile/render/render_scene.h"
@@ -58,8 +59,11 @@ class Viewport : public QVulkanWindow {
 
   QVulkanWindowRenderer* createRenderer() override;
 
-  /// The snapshot to draw (owned by the caller, alive until the next call or destruction).
+  /// The snapshot to draw (owned by the caller, alive until the next call or destruction). Null: the scene closes;
+  /// the next scene is drawn by a new SceneRenderer, whose per-frame buffers, descriptors and caches start empty.
   void SetSnapshot(const Snapshot* snapshot);
+  /// Whether the scene closed since the last call (the renderer then starts afresh); for the viewport's renderer.
+  bool TakeSceneClosed() { return std::exchange(scene_closed_, false); }
   render::ViewOptions& view_options() { return view_; }
   OrbitCamera& camera() { return camera_; }
   /// Frames the current snapshot.
@@ -111,6 +115,7 @@ class Viewport : public QVulkanWindow {
   render::ViewOptions view_;
   OrbitCamera camera_;
   bool camera_set_ = false;
+  bool scene_closed_ = false;
   std::vector<std::string> hud_lines_;
   bool hud_visible_ = true;
   QPoint press_pos_;
