@@ -1165,8 +1165,11 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
 }
 
 void SceneRenderer::Impl::PrepareParticleDraws(Frame& frame) {
+  // At least one particle's range: a frame without particles still rebinds binding 2 to this frame's buffer, which
+  // may have been reallocated since; a descriptor left pointing at a freed buffer crashes lavapipe when the set is
+  // bound. (The ground and line sections after the particles keep the range inside the buffer.)
   const VkDescriptorBufferInfo particles{frame.data.buffer(), frame.particle_offset,
-                                         frame.particle_count * sizeof(ParticleData)};
+                                         std::max<VkDeviceSize>(frame.particle_count, 1) * sizeof(ParticleData)};
   VkWriteDescriptorSet write{};
   write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
   write.dstSet = frame.descriptor_set;
@@ -1308,7 +1311,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   ValidateScene(scene, meshes_unchanged);
   Bounds casters;
   impl_->WriteFrameData(frame, scene, extent, meshes_unchanged, casters);
-  if (frame.particle_count > 0) impl_->PrepareParticleDraws(frame);
+  impl_->PrepareParticleDraws(frame);
 
   const Lighting& lighting = scene.lighting;
   const Vec3 light_direction = Normalize(lighting.key_direction, {0, 0, -1});

@@ -271,6 +271,23 @@ TEST_F(OffscreenRendererTest, ArrowsAndLinesAreDrawn) {
   EXPECT_GE(green, 1);
 }
 
+// A frame without particles after the frame's buffer grew (the old one freed) must not leave the particle
+// descriptor pointing at the freed buffer: lavapipe crashed binding such a set in about one run in six.
+TEST_F(OffscreenRendererTest, FrameWithoutParticlesAfterTheBufferGrewRenders) {
+  RenderScene with_particles = FrontViewScene();
+  with_particles.particles.push_back(OneParticle({0, 0, 0}, 0.1f, {1, 0, 0, 1}));
+  RenderScene big = FrontViewScene();
+  big.meshes.push_back(Box());
+  for (int i = 0; i < 1000; ++i) {  // enough instances to outgrow the first buffer (64 KiB)
+    big.instances.push_back({0, Place({0.001f * static_cast<float>(i % 50) - 0.025f, 0, 0}, 0.01f), {0, 0, 1, 1}});
+  }
+  for (int round = 0; round < 2; ++round) {
+    renderer_->Render(with_particles);
+    const Image image = renderer_->Render(big);
+    EXPECT_TRUE(Bluish(At(image, kWidth / 2, kHeight / 2)));
+  }
+}
+
 TEST_F(OffscreenRendererTest, InconsistentSceneThrows) {
   RenderScene scene = FrontViewScene();
   scene.instances.push_back({});  // Names mesh 0, which does not exist.
