@@ -9,6 +9,38 @@
 #include "ductile/scene.h"
 #include "run_command.h"
 
+namespace {
+
+// The outputs shared by `run` and `replay`: files, threads, pictures, video and the demo log.
+void AddOutputOptions(CLI::App& cmd, ductile::cli::RunOptions& o) {
+  cmd.add_option("--trajectory", o.trajectory_file, "CSV: time,body,x,y,z,qw,qx,qy,qz per output frame");
+  cmd.add_option("--csv", o.csv_file,
+                 "CSV: time,body,fx,fy,fz,tx,ty,tz,mpm_contacts: contact force and torque per rigid body "
+                 "(frame means) and its particle contacts");
+  cmd.add_option("--stats", o.stats_file, "JSON statistics (particles, timings, real-time factor)");
+  cmd.add_option("--threads", o.threads,
+                 "Worker threads (default: simulation.threads, 0 = all cores; results do not depend on it)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_flag("--quiet", o.quiet, "No summary line and no progress line");
+  cmd.add_option("--screenshot", o.screenshot_file, "PNG of the scene rendered offscreen (Vulkan)");
+  cmd.add_option("--at", o.screenshot_at, "Simulated time of the screenshot [s] (default: the end)");
+  CLI::Option* video =
+      cmd.add_option("--video", o.video_file,
+                     "H.264 MP4 of the scene rendered offscreen (Vulkan): frame k shows the state at simulated "
+                     "time k/fps; fragmented, so an interrupted or killed run leaves a playable file");
+  cmd.add_option("--fps", o.video_fps, "Video frames per simulated second, 1 to 240 (default 30)")->needs(video);
+  cmd.add_option("--size", o.size,
+                 "Size WIDTHxHEIGHT in pixels of the screenshot and the video (default 1280x720; even for a video)");
+  cmd.add_option("--color", o.color_mode, "Particle colours: material, speed, stress or plastic")
+      ->check(CLI::IsMember({"material", "speed", "stress", "plastic"}));
+  cmd.add_flag("--overlay", o.overlay,
+               "Draw the HUD (scene, time, step, particles, contacts) on the screenshot and the video");
+  cmd.add_option("--demo-log", o.demo_log_file,
+                 "Write the run's demo log (scene, overrides, inputs, steps, final state hash; YAML) for replay");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace ductile;
   record::QuietEncoderLogs();
@@ -28,31 +60,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("SCENE", run.scene, "Scene file (YAML)")->required();
   run_cmd->add_option("--duration", run.duration, "Simulated seconds (default: simulation.duration)");
   run_cmd->add_option("--set", set_texts, "Override a scalar: dotted.key=value (repeatable)");
-  run_cmd->add_option("--trajectory", run.trajectory_file, "CSV: time,body,x,y,z,qw,qx,qy,qz per output frame");
   run_cmd->add_option("--probes", run.probes_file, "CSV of the scene's output probes per output frame");
-  run_cmd->add_option("--csv", run.csv_file,
-                      "CSV: time,body,fx,fy,fz,tx,ty,tz,mpm_contacts: contact force and torque per rigid body "
-                      "(frame means) and its particle contacts");
-  run_cmd->add_option("--stats", run.stats_file, "JSON statistics (particles, timings, real-time factor)");
-  run_cmd->add_option("--threads", run.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
-  run_cmd->add_flag("--quiet", run.quiet, "No summary line and no progress line");
-  run_cmd->add_option("--screenshot", run.screenshot_file, "PNG of the scene rendered offscreen (Vulkan)");
-  run_cmd->add_option("--at", run.screenshot_at, "Simulated time of the screenshot [s] (default: the end)");
-  CLI::Option* video =
-      run_cmd->add_option("--video", run.video_file,
-                          "H.264 MP4 of the scene rendered offscreen (Vulkan): frame k shows the state at simulated "
-                          "time k/fps; fragmented, so an interrupted or killed run leaves a playable file");
-  run_cmd->add_option("--fps", run.video_fps, "Video frames per simulated second, 1 to 240 (default 30)")->needs(video);
-  run_cmd->add_option("--size", run.size,
-                      "Size WIDTHxHEIGHT in pixels of the screenshot and the video (default 1280x720; even for a "
-                      "video)");
-  run_cmd->add_option("--color", run.color_mode, "Particle colours: material, speed, stress or plastic")
-      ->check(CLI::IsMember({"material", "speed", "stress", "plastic"}));
-  run_cmd->add_flag("--overlay", run.overlay,
-                    "Draw the HUD (scene, time, step, particles, contacts) on the screenshot and the video");
-  run_cmd->add_option("--demo-log", run.demo_log_file,
-                      "Write a demo log of the run (scene, overrides, steps, final state hash; YAML) for replay");
+  AddOutputOptions(*run_cmd, run);
 
   CLI::App* replay = app.add_subcommand(
       "replay",
@@ -61,24 +70,7 @@ int main(int argc, char** argv) {
   std::string replay_log;
   cli::RunOptions replay_run;
   replay->add_option("LOG", replay_log, "Demo log (YAML), written by the studio or by run --demo-log")->required();
-  replay->add_option("--trajectory", replay_run.trajectory_file, "CSV: time,body,x,y,z,qw,qx,qy,qz per output frame");
-  replay->add_option("--csv", replay_run.csv_file, "CSV of contact forces per moving rigid body per output frame");
-  replay->add_option("--stats", replay_run.stats_file, "JSON statistics (particles, timings, real-time factor)");
-  replay->add_option("--threads", replay_run.threads, "Worker threads (the result does not depend on it)")
-      ->check(CLI::NonNegativeNumber);
-  replay->add_flag("--quiet", replay_run.quiet, "No summary line and no progress line");
-  replay->add_option("--screenshot", replay_run.screenshot_file, "PNG of the scene rendered offscreen (Vulkan)");
-  replay->add_option("--at", replay_run.screenshot_at, "Simulated time of the screenshot [s] (default: the end)");
-  CLI::Option* replay_video = replay->add_option(
-      "--video", replay_run.video_file, "H.264 MP4 of the replay: frame k shows the state at simulated time k/fps");
-  replay->add_option("--fps", replay_run.video_fps, "Video frames per simulated second, 1 to 240 (default 30)")
-      ->needs(replay_video);
-  replay->add_option("--size", replay_run.size, "Size WIDTHxHEIGHT of the screenshot and the video (default 1280x720)");
-  replay->add_option("--color", replay_run.color_mode, "Particle colours: material, speed, stress or plastic")
-      ->check(CLI::IsMember({"material", "speed", "stress", "plastic"}));
-  replay->add_flag("--overlay", replay_run.overlay, "Draw the HUD on the screenshot and the video");
-  replay->add_option("--demo-log", replay_run.demo_log_file,
-                     "Write the replayed run's demo log (the same events, with this run's steps and final hash)");
+  AddOutputOptions(*replay, replay_run);
 
   CLI::App* bench = app.add_subcommand(
       "bench", "Run scenes and print the seed paper's Table I columns (default: the three coupling scenes)");

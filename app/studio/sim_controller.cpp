@@ -272,12 +272,7 @@ void SimController::ApplyOverride(const std::string& key, const std::string& tex
   Override edit;
   try {
     edit = ParseOverride(key + "=" + text);
-    const auto same =
-        std::find_if(overrides.begin(), overrides.end(), [&](const Override& o) { return o.path == key; });
-    if (same != overrides.end())
-      *same = edit;
-    else
-      overrides.push_back(edit);
+    SetOverride(overrides, edit);
     model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text_, scene_file_, overrides)));
   } catch (const std::exception& e) {
     Emit(Event::Kind::kError, key + " = " + text + " refused: " + e.what(), key);

@@ -37,13 +37,18 @@ robots:
 // The gripper pointing straight down: the link frame turned half a turn about world x.
 constexpr std::array<double, 4> kPointingDown{0, 1, 0, 0};
 
-TeleopTarget PointingDown(const std::array<double, 3>& p) {
+// The gripper's tool point at p with the link frame at orientation q.
+TeleopTarget ToolAt(const std::array<double, 3>& p, const std::array<double, 4>& q) {
   TeleopTarget t;
   t.robot = "arm";
   t.link = "gripper_tcp";
   t.position = p;
-  t.quaternion = kPointingDown;
+  t.quaternion = q;
   return t;
+}
+
+TeleopTarget PointingDown(const std::array<double, 3>& p) {
+  return ToolAt(p, kPointingDown);
 }
 
 // A circle of radius 10 cm in the vertical y-z plane in front of the robot, once in 4 s (peak speed 16 cm/s, about
@@ -61,14 +66,7 @@ TEST(Teleop, IkTracksACircleWithinFiveMillimetres) {
     const double a = 2 * M_PI * t / period;
     return std::array<double, 3>{center[0], center[1] + radius * std::sin(a), center[2] + radius * std::cos(a)};
   };
-  const auto Target = [&](const std::array<double, 3>& p) {
-    TeleopTarget t;
-    t.robot = "arm";
-    t.link = "gripper_tcp";
-    t.position = p;
-    t.quaternion = q0;
-    return t;
-  };
+  const auto Target = [&](const std::array<double, 3>& p) { return ToolAt(p, q0); };
   // Hold the start of the circle and settle.
   ASSERT_EQ(sim->SetTeleopTarget(Target(on_circle(0))), "");
   testing::RunUntil(*sim, 2.0);

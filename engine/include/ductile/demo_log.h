@@ -73,6 +73,10 @@ class DemoPlayer {
   std::size_t next_ = 0;
 };
 
+/// Puts a live edit into a list of overrides: replaces the override of the same key, else appends it (the order
+/// of first appearance is kept, which is the order LoadScene applies them in).
+void SetOverride(std::vector<Override>& overrides, const Override& edit);
+
 /// Applies one event to `sim` (kSet recompiles `scene_text` of `scene_file` with `overrides`, to which the edit is
 /// added or in which it replaces the same key). Returns an error message when refused, empty on success.
 std::string ApplyDemoEvent(Simulator& sim, const DemoEvent& event, const std::string& scene_text,

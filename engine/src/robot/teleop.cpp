@@ -141,15 +141,16 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
       const double room = kMaxJointStep - std::abs(total_step[k]);
       dq[k] = std::clamp(dq[k], -std::max(room, 0.0), std::max(room, 0.0));
     }
-    at_limit_ = false;
     for (Eigen::Index k = 0; k < n; ++k) {
       const double before = q_c_[k];
       q_c_[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
       total_step[k] += q_c_[k] - before;
-      at_limit_ = at_limit_ || q_c_[k] <= lower_[k] || q_c_[k] >= upper_[k];
     }
     ++iterations_;
   }
+  // From the commanded positions, so that a step whose target is met at once does not keep the last step's flag.
+  at_limit_ = false;
+  for (Eigen::Index k = 0; k < n; ++k) at_limit_ = at_limit_ || q_c_[k] <= lower_[k] || q_c_[k] >= upper_[k];
 
   // Feed-forward effort of the commanded motion by inverse dynamics at q_c (kin_ is there from the last iteration):
   // τ = M(q_c) a_c + C(q_c, v_c) v_c − τ_g(q_c), with the commanded velocity v_c = (q_c − q_c,previous)/Δt and

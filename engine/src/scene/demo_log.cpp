@@ -268,6 +268,16 @@ DemoLog LoadDemoLog(const std::filesystem::path& file) {
   return log;
 }
 
+void SetOverride(std::vector<Override>& overrides, const Override& edit) {
+  const auto same =
+      std::find_if(overrides.begin(), overrides.end(), [&](const Override& o) { return o.path == edit.path; });
+  if (same != overrides.end()) {
+    *same = edit;
+  } else {
+    overrides.push_back(edit);
+  }
+}
+
 std::string ApplyDemoEvent(Simulator& sim, const DemoEvent& event, const std::string& scene_text,
                            const std::filesystem::path& scene_file, std::vector<Override>& overrides) {
   switch (event.type) {
@@ -283,13 +293,7 @@ std::string ApplyDemoEvent(Simulator& sim, const DemoEvent& event, const std::st
       return {};
     case DemoEvent::Type::kSet: {
       std::vector<Override> edited = overrides;
-      const auto same =
-          std::find_if(edited.begin(), edited.end(), [&](const Override& o) { return o.path == event.set.path; });
-      if (same != edited.end()) {
-        *same = event.set;
-      } else {
-        edited.push_back(event.set);
-      }
+      SetOverride(edited, event.set);
       std::shared_ptr<const Model> model;
       try {
         model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text, scene_file, edited)));
