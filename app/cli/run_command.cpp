@@ -529,6 +529,7 @@ int Run(const RunOptions& options) {
         << "  \"ms_per_step_p2g\": " << st.PerStep(st.phase_sums.p2g_ms) << ",\n"
         << "  \"ms_per_step_grid\": " << st.PerStep(st.phase_sums.grid_ms) << ",\n"
         << "  \"ms_per_step_g2p\": " << st.PerStep(st.phase_sums.g2p_ms) << ",\n"
+        << "  \"ms_per_step_g2p2g\": " << st.PerStep(st.phase_sums.g2p2g_ms) << ",\n"
         << "  \"rigid_bodies\": " << sim.num_rigid_bodies() << ",\n"
         << "  \"rigid_dofs\": " << model->RigidDofs() << ",\n"
         << "  \"ms_per_step_rigid\": " << st.PerStep(st.phase_sums.rigid_ms) << ",\n"

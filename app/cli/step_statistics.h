@@ -29,6 +29,7 @@ struct StepStatistics {
     phase_sums.p2g_ms += t.p2g_ms;
     phase_sums.grid_ms += t.grid_ms;
     phase_sums.g2p_ms += t.g2p_ms;
+    phase_sums.g2p2g_ms += t.g2p2g_ms;
     phase_sums.rigid_ms += t.rigid_ms;
     sap_iterations_sum += t.sap_iterations;
     sap_iterations_max = std::max(sap_iterations_max, t.sap_iterations);

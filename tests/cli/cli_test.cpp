@@ -148,7 +148,7 @@ TEST_F(CliTest, RunWritesTrajectoryProbesAndStats) {
   const std::string s = ReadFile(stats);
   for (const char* key :
        {"particles", "h", "dt", "substeps", "steps", "wall_seconds", "ms_per_step_median", "ms_per_step_mean",
-        "active_nodes_avg", "realtime_factor", "ms_per_step_p2g", "ms_per_step_g2p"}) {
+        "active_nodes_avg", "realtime_factor", "ms_per_step_p2g", "ms_per_step_g2p", "ms_per_step_g2p2g"}) {
     EXPECT_NE(s.find(std::string("\"") + key + "\":"), std::string::npos) << key;
   }
   EXPECT_NE(s.find("\"steps\": 50"), std::string::npos) << s;

@@ -24,10 +24,11 @@ struct StepTelemetry {
   int active_blocks = 0;        ///< Allocated 4x4x4 grid blocks in the last substep.
   int substeps = 0;             ///< MPM substeps taken.
   // The step's wall-clock time by MPM phase, summed over its substeps [ms].
-  double sort_ms = 0;  ///< Particle sort into grid blocks and block activation.
-  double p2g_ms = 0;   ///< Stress and particle-to-grid transfer.
-  double grid_ms = 0;  ///< Grid velocity update and boundary conditions.
-  double g2p_ms = 0;   ///< Grid-to-particle transfer, F update and plasticity.
+  double sort_ms = 0;   ///< Particle sort into grid blocks and block activation.
+  double p2g_ms = 0;    ///< Stress and P2G of the first substep; summing every P2G's block windows onto the grid.
+  double grid_ms = 0;   ///< Grid velocity update and boundary conditions.
+  double g2p_ms = 0;    ///< Grid-to-particle transfer, F update and plasticity (the last substep's).
+  double g2p2g_ms = 0;  ///< Fused G2P of a substep and stress and P2G of the next (all substeps but the last).
   // The rigid step (SAP), when the scene has rigid bodies or robots.
   double rigid_ms = 0;                   ///< Wall-clock time of the rigid step [ms].
   int sap_iterations = 0;                ///< Newton iterations of the SAP solve.

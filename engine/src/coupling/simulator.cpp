@@ -205,10 +205,8 @@ void Simulator::Step() {
   s.ApplyTeleop();
   s.arena.execute([&] {
     s.mpm.SortParticlesByBlock();
-    for (int k = 0; k < substeps && !diverged; ++k) {
-      sums.Accumulate(s.mpm.Substep(sub_dt, contact_solve));
-      diverged = s.mpm.diverged();
-    }
+    sums = s.mpm.Advance(sub_dt, substeps, contact_solve);
+    diverged = s.mpm.diverged();
   });
   if (s.coupling) {
     const coupling::MpmContactStats& c = s.coupling->stats();
@@ -271,6 +269,7 @@ void Simulator::Step() {
   s.telemetry.p2g_ms = 1e3 * sums.p2g_seconds;
   s.telemetry.grid_ms = 1e3 * sums.grid_seconds;
   s.telemetry.g2p_ms = 1e3 * sums.g2p_seconds;
+  s.telemetry.g2p2g_ms = 1e3 * sums.g2p2g_seconds;
   s.telemetry.substeps = substeps;
   if (!rigid_failure.empty()) {
     throw SimulationDiverged("simulation diverged at t = " + std::to_string(s.time) + " s: " + rigid_failure +

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "mpm/cell_batch_kernels.h"
 #include "mpm/constitutive/constitutive.h"
@@ -28,8 +29,9 @@ constexpr int NodeInBlock(int i, int j, int k) {
   return (i * kBlockEdge + j) * kBlockEdge + k;
 }
 
-// Blocks per parallel task: the per-block work is a few hundred particles at most.
-constexpr std::size_t kBlockGrain = 4;
+// TransferBlock's result flags.
+constexpr int kDiverged = 1;  // a particle's state became non-finite or it moved more than a cell
+constexpr int kEscaped = 2;   // a particle's stencil base left its block's reach: sort before the next gather
 
 }  // namespace
 
@@ -67,7 +69,8 @@ void MpmSolver::Reset() {
   }
   diverged_ = false;
   stencils_current_ = false;
-  order_current_ = false;
+  sort_valid_ = false;
+  memory_sorted_ = false;
 }
 
 void MpmSolver::SetModel(const Model& model) {
@@ -104,6 +107,9 @@ Stencil MpmSolver::CachedStencil(int p) const {
 }
 
 void MpmSolver::SortParticlesByBlock() {
+  // Nothing to do while the last reorder still holds: no particle has left its block's reach and the runs of
+  // particles sharing a cell (the SIMD batches) have not fragmented by more than an eighth.
+  if (sort_valid_ && memory_sorted_ && runs_ <= runs_at_reorder_ + runs_at_reorder_ / 8) return;
   if (!stencils_current_) ComputeBases();
   grid_.SortParticles(base_);
   const std::vector<std::int32_t>& order = grid_.order();
@@ -119,136 +125,165 @@ void MpmSolver::SortParticlesByBlock() {
   base_.swap(base_scratch_);
   fx_.swap(fx_scratch_);
   grid_.AdoptIdentityOrder();
-  order_current_ = true;
+  sort_valid_ = true;
+  activation_current_ = false;
+  memory_sorted_ = true;
+  runs_at_reorder_ = -1;  // the next pass records it
 }
 
-SubstepCounters MpmSolver::Substep(float dt, const std::function<void(float)>& grid_hook) {
+void MpmSolver::SortIntoBlocks() {
+  if (!stencils_current_) ComputeBases();
+  grid_.SortParticles(base_);
+  sort_valid_ = true;
+  activation_current_ = false;
+  memory_sorted_ = false;
+  if (counters_ != nullptr) ++counters_->sorts;
+}
+
+SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<void(float)>& grid_hook) {
   using Clock = std::chrono::steady_clock;
   const auto seconds = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
   };
   SubstepCounters counters;
-  const Clock::time_point t0 = Clock::now();
-  if (!stencils_current_) ComputeBases();
-  if (!order_current_) grid_.SortParticles(base_);
-  order_current_ = false;  // G2P moves the particles
-  grid_.ActivateBlocks();
-  const Clock::time_point t1 = Clock::now();
-  ParticleToGrid(dt);
-  const Clock::time_point t2 = Clock::now();
-  counters.active_nodes = UpdateGrid(dt);
-  if (grid_hook) grid_hook(dt);
-  const Clock::time_point t3 = Clock::now();
-  GridToParticle(dt);
-  const Clock::time_point t4 = Clock::now();
-  counters.occupied_blocks = grid_.num_occupied_blocks();
-  counters.active_blocks = grid_.num_active_blocks();
-  counters.sort_seconds = seconds(t0, t1);
-  counters.p2g_seconds = seconds(t1, t2);
-  counters.grid_seconds = seconds(t2, t3);
-  counters.g2p_seconds = seconds(t3, t4);
+  counters_ = &counters;
+  Clock::time_point t0 = Clock::now();
+  if (!sort_valid_) SortIntoBlocks();
+  counters.sort_seconds += seconds(t0, Clock::now());
+  TransferPass(dt, false, true);  // P2G
+  for (int k = 0; k < substeps && !diverged_; ++k) {
+    t0 = Clock::now();
+    counters.active_nodes += UpdateGrid(dt);
+    counters.grid_seconds += seconds(t0, Clock::now());
+    if (grid_hook) grid_hook(dt);
+    counters.occupied_blocks = grid_.num_occupied_blocks();
+    counters.active_blocks = grid_.num_active_blocks();
+    // The gather needs every particle within reach of its block's window.
+    t0 = Clock::now();
+    if (!sort_valid_) SortIntoBlocks();
+    counters.sort_seconds += seconds(t0, Clock::now());
+    // G2P of this substep, fused with P2G of the next unless this is the last.
+    TransferPass(dt, true, k + 1 < substeps);
+  }
+  counters_ = nullptr;
   return counters;
 }
 
-void MpmSolver::ParticleToGrid(float dt) {
-  // 1. Every occupied block scatters its particles into its own 6x6x6 window: no two tasks share memory.
+void MpmSolver::TransferPass(float dt, bool gather, bool scatter) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
   const int num_occupied = grid_.num_occupied_blocks();
-  windows_.resize(static_cast<std::size_t>(num_occupied) * kWindowNodes);
+  if (scatter) {
+    windows_.resize(static_cast<std::size_t>(num_occupied) * kWindowNodes);
+    escaped_.resize(num_occupied);
+  }
+  block_runs_.resize(num_occupied);
+  std::atomic<bool> diverged{false};
+  std::atomic<bool> escaped{false};
   tbb::parallel_for(tbb::blocked_range<int>(0, num_occupied, 1), [&](const tbb::blocked_range<int>& r) {
-    for (int b = r.begin(); b != r.end(); ++b) ScatterBlock(b, dt);
+    for (int b = r.begin(); b != r.end(); ++b) {
+      const int flags = TransferBlock(b, dt, gather, scatter);
+      if (flags & kDiverged) diverged.store(true, std::memory_order_relaxed);
+      if (flags & kEscaped) escaped.store(true, std::memory_order_relaxed);
+    }
   });
-  // 2. Every active block sums the (up to 8) windows that overlap it, always in the same order.
-  const int num_active = grid_.num_active_blocks();
-  tbb::parallel_for(tbb::blocked_range<int>(0, num_active, 8), [&](const tbb::blocked_range<int>& r) {
-    for (int slot = r.begin(); slot != r.end(); ++slot) ReduceWindows(slot);
-  });
+  const Clock::time_point t1 = Clock::now();
+  runs_ = 0;
+  for (int b = 0; b < num_occupied; ++b) runs_ += block_runs_[b];
+  if (runs_at_reorder_ < 0) runs_at_reorder_ = runs_;
+  double activation_seconds = 0;
+  if (scatter) {
+    // Sum the windows onto the grid: the active blocks are those of the sort the pass used.
+    if (!activation_current_) {
+      grid_.ActivateBlocks();
+      activation_current_ = true;
+      activation_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+    }
+    tbb::parallel_for(tbb::blocked_range<int>(0, grid_.num_active_blocks(), 8), [&](const tbb::blocked_range<int>& r) {
+      for (int slot = r.begin(); slot != r.end(); ++slot) ReduceWindows(slot);
+    });
+    // The particles that left their block's reach, one by one in block order (deterministic). They are still
+    // within one cell of it, so their nodes lie in active blocks.
+    if (escaped.load()) {
+      escaped_all_.clear();
+      for (int b = 0; b < num_occupied; ++b)
+        escaped_all_.insert(escaped_all_.end(), escaped_[b].begin(), escaped_[b].end());
+      for (std::int32_t p : escaped_all_) ScatterToGrid(p, dt);
+    }
+  }
+  const Clock::time_point t2 = Clock::now();
+  if (escaped.load()) sort_valid_ = false;
+  if (diverged.load()) diverged_ = true;
+  if (counters_ != nullptr) {
+    const double pass = std::chrono::duration<double>(t1 - t0).count();
+    const double reduce = std::chrono::duration<double>(t2 - t1).count() - activation_seconds;
+    counters_->sort_seconds += activation_seconds;
+    if (gather && scatter) {
+      counters_->g2p2g_seconds += pass;
+      counters_->p2g_seconds += reduce;
+    } else if (gather) {
+      counters_->g2p_seconds += pass;
+    } else {
+      counters_->p2g_seconds += pass + reduce;
+    }
+  }
 }
+
+namespace {
+
+// Adds the part of occupied block B's window that overlaps block A = B − (EX, EY, EZ) to A's nodes. B's window
+// starts at its node −1, so A's node n is the window's node n + 1 − 4e: with e = −1 the nodes 0-2, with e = 0
+// all four, with e = +1 node 3 only. The bounds are constants, so the loops unroll.
+template <int EX, int EY, int EZ>
+void AddWindowPart(const Float4* window, Float4* nodes) {
+  constexpr int lo[3] = {EX == 1 ? kBlockEdge - 1 : 0, EY == 1 ? kBlockEdge - 1 : 0, EZ == 1 ? kBlockEdge - 1 : 0};
+  constexpr int hi[3] = {EX == -1 ? kBlockEdge - 1 : kBlockEdge, EY == -1 ? kBlockEdge - 1 : kBlockEdge,
+                         EZ == -1 ? kBlockEdge - 1 : kBlockEdge};
+  constexpr int shift[3] = {kWindowMargin - kBlockEdge * EX, kWindowMargin - kBlockEdge * EY,
+                            kWindowMargin - kBlockEdge * EZ};
+  for (int i = lo[0]; i < hi[0]; ++i)
+    for (int j = lo[1]; j < hi[1]; ++j)
+      for (int k = lo[2]; k < hi[2]; ++k)
+        nodes[NodeInBlock(i, j, k)] += window[WindowIndex(i + shift[0], j + shift[1], k + shift[2])];
+}
+
+using AddWindowPartFn = void (*)(const Float4*, Float4*);
+template <std::size_t... I>
+constexpr std::array<AddWindowPartFn, 27> MakeAddWindowParts(std::index_sequence<I...>) {
+  return {AddWindowPart<static_cast<int>(I / 9) - 1, static_cast<int>(I / 3 % 3) - 1, static_cast<int>(I % 3) - 1>...};
+}
+// Indexed by (ex + 1)·9 + (ey + 1)·3 + (ez + 1).
+constexpr std::array<AddWindowPartFn, 27> kAddWindowPart = MakeAddWindowParts(std::make_index_sequence<27>{});
+
+}  // namespace
 
 void MpmSolver::ReduceWindows(int slot) {
   Float4* nodes = grid_.nodes_data.data() + static_cast<std::size_t>(slot) * kBlockNodes;
   for (int n = 0; n < kBlockNodes; ++n) nodes[n] = ZeroFloat4();
   const std::array<int, 3> bc = grid_.BlockCoords(grid_.active_block(slot));
-  // The window of occupied block bc − d covers this block's nodes shifted by 4·d; with d = 1 on an axis only the
-  // first two nodes along it.
-  for (int dx = 0; dx < 2; ++dx)
-    for (int dy = 0; dy < 2; ++dy)
-      for (int dz = 0; dz < 2; ++dz) {
-        if (bc[0] < dx || bc[1] < dy || bc[2] < dz) continue;
-        const std::int32_t o = grid_.OccupiedIndex(grid_.LinearBlock(bc[0] - dx, bc[1] - dy, bc[2] - dz));
+  const std::array<int, 3>& dims = grid_.block_dims();
+  // The windows of the occupied blocks bc + e, e ∈ {−1, 0, 1}³, always in this order.
+  for (int ex = -1; ex <= 1; ++ex)
+    for (int ey = -1; ey <= 1; ++ey)
+      for (int ez = -1; ez <= 1; ++ez) {
+        const int b[3] = {bc[0] + ex, bc[1] + ey, bc[2] + ez};
+        if (b[0] < 0 || b[1] < 0 || b[2] < 0 || b[0] >= dims[0] || b[1] >= dims[1] || b[2] >= dims[2]) continue;
+        const std::int32_t o = grid_.OccupiedIndex(grid_.LinearBlock(b[0], b[1], b[2]));
         if (o < 0) continue;
-        const Float4* window = windows_.data() + static_cast<std::size_t>(o) * kWindowNodes;
-        const int ni = dx ? kWindowEdge - kBlockEdge : kBlockEdge;
-        const int nj = dy ? kWindowEdge - kBlockEdge : kBlockEdge;
-        const int nk = dz ? kWindowEdge - kBlockEdge : kBlockEdge;
-        for (int i = 0; i < ni; ++i)
-          for (int j = 0; j < nj; ++j)
-            for (int k = 0; k < nk; ++k)
-              nodes[NodeInBlock(i, j, k)] +=
-                  window[WindowIndex(i + kBlockEdge * dx, j + kBlockEdge * dy, k + kBlockEdge * dz)];
+        kAddWindowPart[(ex + 1) * 9 + (ey + 1) * 3 + (ez + 1)](
+            windows_.data() + static_cast<std::size_t>(o) * kWindowNodes, nodes);
       }
 }
 
-void MpmSolver::ScatterBlock(int b, float dt) {
-  const std::int32_t* order = grid_.order().data();
-  const std::array<int, 3> bc = grid_.BlockCoords(grid_.occupied_block(b));
-  const int o[3] = {bc[0] * kBlockEdge, bc[1] * kBlockEdge, bc[2] * kBlockEdge};
-  Float4* window = windows_.data() + static_cast<std::size_t>(b) * kWindowNodes;
-  for (int n = 0; n < kWindowNodes; ++n) window[n] = ZeroFloat4();
-  const int begin = grid_.occupied_begin(b);
-  const int end = grid_.occupied_begin(b + 1);
-  // The affine momenta of the block's particles, stresses in batches of kStressBatch.
-  thread_local std::vector<Mat3f> affine;
-  affine.resize(static_cast<std::size_t>(end - begin));
-  for (int q0 = begin; q0 < end; q0 += kStressBatch) {
-    const int count = std::min(kStressBatch, end - q0);
-    Mat3f tau[kStressBatch];
-    ComputeStresses(order + q0, count, tau);
-    for (int l = 0; l < count; ++l) {
-      const int p = order[q0 + l];
-      affine[q0 - begin + l] =
-          AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau[l], dt, inv_h_);
-    }
-  }
-  const auto scatter_one = [&](int q) {
-    const int p = order[q];
-    const Stencil s = CachedStencil(p);
-    Float4* corner = window + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
-    ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], affine[q - begin],
-                    [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });
-  };
-#if DUCTILE_CELL_BATCH
-  // Runs of particles with the same stencil base (the sort puts them together) go through the SIMD batch kernel;
-  // a run of one or two particles costs less one particle at a time.
-  constexpr int kMinBatch = 3;
-  for (int q0 = begin; q0 < end;) {
-    const std::array<int, 3>& cell = base_[order[q0]];
-    int count = 1;
-    while (count < kCellBatch && q0 + count < end && SameCell(base_[order[q0 + count]], cell)) ++count;
-    if (count < kMinBatch) {
-      for (int l = 0; l < count; ++l) scatter_one(q0 + l);
-    } else {
-      alignas(32) float fx[3][kCellBatch], mass[kCellBatch], mv[3][kCellBatch], A[3][3][kCellBatch];
-      for (int l = 0; l < kCellBatch; ++l) {
-        const bool used = l < count;
-        const int p = order[q0 + (used ? l : 0)];
-        const float m = used ? particles_.mass[p] : 0.0f;
-        const Mat3f& a = affine[q0 - begin + (used ? l : 0)];
-        mass[l] = m;
-        for (int r = 0; r < 3; ++r) {
-          fx[r][l] = fx_[p][r];
-          mv[r][l] = used ? m * particles_.v[p][r] : 0.0f;
-          for (int c = 0; c < 3; ++c) A[r][c][l] = used ? a.m[r][c] : 0.0f;
-        }
-      }
-      CellBatchStencil s;
-      CellBatchWeights(fx, h_, s);
-      ScatterCellBatch(s, mass, mv, A, window + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]));
-    }
-    q0 += count;
-  }
-#else
-  for (int q = begin; q < end; ++q) scatter_one(q);
-#endif
+void MpmSolver::ScatterToGrid(int p, float dt) {
+  Mat3f tau;
+  ComputeStresses(&p, 1, &tau);
+  const Mat3f A = AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau, dt, inv_h_);
+  const Stencil s = CachedStencil(p);
+  ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], A, [&](int di, int dj, int dk, const Float4& q) {
+    const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
+    if (index >= 0) grid_.nodes_data[index] += q;  // always, unless the particle diverged
+  });
 }
 
 void MpmSolver::ComputeStresses(const std::int32_t* particles, int count, Mat3f* tau) const {
@@ -308,144 +343,291 @@ int MpmSolver::UpdateGrid(float dt) {
   return total;
 }
 
-void MpmSolver::GridToParticle(float dt) {
-  std::atomic<bool> diverged{false};
-  tbb::parallel_for(tbb::blocked_range<int>(0, grid_.num_occupied_blocks(), kBlockGrain),
-                    [&](const tbb::blocked_range<int>& r) {
-                      bool local_diverged = false;
-                      for (int b = r.begin(); b != r.end(); ++b) local_diverged |= !GatherBlock(b, dt);
-                      if (local_diverged) diverged.store(true, std::memory_order_relaxed);
-                    });
-  if (diverged.load()) diverged_ = true;
-}
-
-bool MpmSolver::GatherBlock(int b, float dt) {
-  const std::vector<std::int32_t>& order = grid_.order();
+int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
+  constexpr int L = kStressBatch;
+  const std::int32_t* order = grid_.order().data();
   const MaterialParams* materials = model_->materials.data();
   const float max_speed2 = (h_ / dt) * (h_ / dt);  // one cell per substep
   const float max_base_f[3] = {static_cast<float>(max_base_[0]) + 0.5f, static_cast<float>(max_base_[1]) + 0.5f,
                                static_cast<float>(max_base_[2]) + 0.5f};
+  const float stress_scale = -dt * 4.0f * inv_h_ * inv_h_;  // A = m C + stress_scale V⁰ τ
   const std::array<int, 3> bc = grid_.BlockCoords(grid_.occupied_block(b));
-  const int o[3] = {bc[0] * kBlockEdge, bc[1] * kBlockEdge, bc[2] * kBlockEdge};
-  // Copy the 6x6x6 node window from the (up to) 8 blocks it covers.
-  Float4 window[kWindowNodes];
-  for (int i = 0; i < kWindowEdge; ++i)
-    for (int j = 0; j < kWindowEdge; ++j)
-      for (int k = 0; k < kWindowEdge; ++k) {
-        const std::int32_t slot =
-            grid_.Slot(grid_.LinearBlock(bc[0] + i / kBlockEdge, bc[1] + j / kBlockEdge, bc[2] + k / kBlockEdge));
-        window[WindowIndex(i, j, k)] =
-            grid_.nodes_data[slot * kBlockNodes + NodeInBlock(i % kBlockEdge, j % kBlockEdge, k % kBlockEdge)];
+  // Grid node of the windows' node 0, and the reach: a stencil base b (grid node) fits the window when
+  // 0 ≤ b − o ≤ kWindowEdge − 3 on every axis.
+  const int o[3] = {bc[0] * kBlockEdge - kWindowMargin, bc[1] * kBlockEdge - kWindowMargin,
+                    bc[2] * kBlockEdge - kWindowMargin};
+  constexpr unsigned kReach = kWindowEdge - 3;
+  const auto in_reach = [&](int x, int y, int z) {
+    return static_cast<unsigned>(x - o[0]) <= kReach && static_cast<unsigned>(y - o[1]) <= kReach &&
+           static_cast<unsigned>(z - o[2]) <= kReach;
+  };
+  int flags = 0;
+
+  // The grid nodes the gather reads: a copy of the 8x8x8 window from the (up to) 27 blocks it covers. Blocks
+  // that are not active (or outside the table) read as zero: no particle's stencil touches them.
+  alignas(32) Float4 in[kWindowNodes];
+  if (gather) {
+    const std::array<int, 3>& dims = grid_.block_dims();
+    std::int32_t slots[3][3][3];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 3; ++k) {
+          const int x = bc[0] + i - 1, y = bc[1] + j - 1, z = bc[2] + k - 1;
+          const bool inside = x >= 0 && y >= 0 && z >= 0 && x < dims[0] && y < dims[1] && z < dims[2];
+          slots[i][j][k] = inside ? grid_.Slot(grid_.LinearBlock(x, y, z)) : -1;
+        }
+    // Window node w along an axis is block-local node w − 1: block offset (w + 3) / 4 − 1 ∈ {−1, 0, 1}.
+    for (int i = 0; i < kWindowEdge; ++i) {
+      const int bi = (i + kBlockEdge - kWindowMargin) / kBlockEdge, li = (i + kBlockEdge - kWindowMargin) % kBlockEdge;
+      for (int j = 0; j < kWindowEdge; ++j) {
+        const int bj = (j + kBlockEdge - kWindowMargin) / kBlockEdge,
+                  lj = (j + kBlockEdge - kWindowMargin) % kBlockEdge;
+        for (int k = 0; k < kWindowEdge; ++k) {
+          const int bk = (k + kBlockEdge - kWindowMargin) / kBlockEdge,
+                    lk = (k + kBlockEdge - kWindowMargin) % kBlockEdge;
+          const std::int32_t slot = slots[bi][bj][bk];
+          in[WindowIndex(i, j, k)] =
+              slot < 0 ? ZeroFloat4()
+                       : grid_.nodes_data[static_cast<std::size_t>(slot) * kBlockNodes + NodeInBlock(li, lj, lk)];
+        }
       }
-  // Up to eight particles at a time, all with the same stencil base (a run of the sort by cell), one per lane: the
-  // gather as one SIMD batch where AVX2 is available (else one by one), then the position, stencil and F updates
-  // and the checks in lane loops that the compiler vectorises. Padding lanes hold a resting identity.
-  constexpr int L = kStressBatch;
-  bool healthy = true;
+    }
+  }
+  Float4* out = nullptr;
+  if (scatter) {
+    out = windows_.data() + static_cast<std::size_t>(b) * kWindowNodes;
+    for (int n = 0; n < kWindowNodes; ++n) out[n] = ZeroFloat4();
+    escaped_[b].clear();
+  }
+
+  // Up to eight particles at a time, all with the same stencil base (a run of the sort by cell), one per lane:
+  // the gather as one SIMD batch where AVX2 is available (else one by one), then the position, stencil and F
+  // updates and the checks in lane loops that the compiler vectorises; the stress and the scatter from the same
+  // lanes. Padding lanes hold a resting identity of zero mass.
   const int end = grid_.occupied_begin(b + 1);
+  int runs = 0;
   for (int q0 = grid_.occupied_begin(b); q0 < end;) {
     const std::array<int, 3> cell = base_[order[q0]];
     int count = 1;
     while (count < L && q0 + count < end && SameCell(base_[order[q0 + count]], cell)) ++count;
-    const Float4* corner = window + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]);
+    ++runs;
     int lane_particle[L];
     for (int l = 0; l < L; ++l) lane_particle[l] = order[q0 + (l < count ? l : 0)];
-    alignas(32) float v[3][L], c[3][3][L], x[3][L], f[9][L];
-#if DUCTILE_CELL_BATCH
-    static_assert(kCellBatch == L);
-    {
-      alignas(32) float fx[3][L];
-      for (int l = 0; l < L; ++l)
-        for (int a = 0; a < 3; ++a) fx[a][l] = fx_[lane_particle[l]][a];
-      CellBatchStencil batch;
-      CellBatchWeights(fx, h_, batch);
-      GatherCellBatch(batch, corner, inv_h_, v, c);
-    }
-#else
-    for (int l = 0; l < L; ++l) {
-      Vec3f vp;
-      Mat3f Cp;
-      GatherParticle(
-          CachedStencil(lane_particle[l]), h_, inv_h_,
-          [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, vp, Cp);
-      for (int r = 0; r < 3; ++r) {
-        v[r][l] = vp[r];
-        for (int k = 0; k < 3; ++k) c[r][k][l] = Cp.m[r][k];
-      }
-    }
-#endif
-    for (int l = 0; l < L; ++l) {
-      const int p = lane_particle[l];
-      for (int a = 0; a < 3; ++a) x[a][l] = particles_.x[p][a];
-      for (int e = 0; e < 9; ++e) f[e][l] = particles_.F[p].m[e / 3][e % 3];
-    }
-    for (int l = count; l < L; ++l) {
-      for (int r = 0; r < 3; ++r) {
-        v[r][l] = 0;
-        for (int k = 0; k < 3; ++k) c[r][k][l] = 0;
-      }
-      for (int e = 0; e < 9; ++e) f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
-    }
-    // x += Δt v; the stencil of the new position (LocateStencil, for the next substep's sort and transfers);
-    // F ← (I + Δt C) F (UpdateDeformationGradient) with the speed and finiteness checks.
+    alignas(32) float v[3][L], c[3][3][L], f[9][L];
     alignas(32) int base_lanes[3][L];
     alignas(32) float fx_lanes[3][L];
-    for (int a = 0; a < 3; ++a) {
-#pragma omp simd
-      for (int l = 0; l < L; ++l) x[a][l] += v[a][l] * dt;
+    if (gather) {
+      const Float4* corner = in + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]);
+      alignas(32) float x[3][L];
 #if DUCTILE_CELL_BATCH
-      LocateCellBatch(x[a], origin_[a], inv_h_, max_base_f[a], base_lanes[a], fx_lanes[a]);
+      static_assert(kCellBatch == L);
+      {
+        alignas(32) float fx[3][L];
+        for (int l = 0; l < L; ++l)
+          for (int a = 0; a < 3; ++a) fx[a][l] = fx_[lane_particle[l]][a];
+        CellBatchStencil batch;
+        CellBatchWeights(fx, h_, batch);
+        GatherCellBatch(batch, corner, inv_h_, v, c);
+      }
 #else
       for (int l = 0; l < L; ++l) {
-        // As LocateStencil: clamped so the cast is always defined, a NaN becomes the lower bound.
-        float xg = (x[a][l] - origin_[a]) * inv_h_;
-        xg = xg > 0.5f ? xg : 0.5f;
-        xg = xg < max_base_f[a] ? xg : max_base_f[a];
-        base_lanes[a][l] = static_cast<int>(std::floor(xg - 0.5f));
-        fx_lanes[a][l] = xg - static_cast<float>(base_lanes[a][l]);
+        Vec3f vp;
+        Mat3f Cp;
+        GatherParticle(
+            CachedStencil(lane_particle[l]), h_, inv_h_,
+            [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, vp, Cp);
+        for (int r = 0; r < 3; ++r) {
+          v[r][l] = vp[r];
+          for (int k = 0; k < 3; ++k) c[r][k][l] = Cp.m[r][k];
+        }
       }
 #endif
+      for (int l = 0; l < L; ++l) {
+        const int p = lane_particle[l];
+        for (int a = 0; a < 3; ++a) x[a][l] = particles_.x[p][a];
+        for (int e = 0; e < 9; ++e) f[e][l] = particles_.F[p].m[e / 3][e % 3];
+      }
+      for (int l = count; l < L; ++l) {
+        for (int r = 0; r < 3; ++r) {
+          v[r][l] = 0;
+          for (int k = 0; k < 3; ++k) c[r][k][l] = 0;
+        }
+        for (int e = 0; e < 9; ++e) f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
+      }
+      // x += Δt v; the stencil of the new position (LocateStencil, for the scatter, the next sort and transfers);
+      // F ← (I + Δt C) F (UpdateDeformationGradient) with the speed and finiteness checks.
+      for (int a = 0; a < 3; ++a) {
+#pragma omp simd
+        for (int l = 0; l < L; ++l) x[a][l] += v[a][l] * dt;
+#if DUCTILE_CELL_BATCH
+        LocateCellBatch(x[a], origin_[a], inv_h_, max_base_f[a], base_lanes[a], fx_lanes[a]);
+#else
+        for (int l = 0; l < L; ++l) {
+          // As LocateStencil: clamped so the cast is always defined, a NaN becomes the lower bound.
+          float xg = (x[a][l] - origin_[a]) * inv_h_;
+          xg = xg > 0.5f ? xg : 0.5f;
+          xg = xg < max_base_f[a] ? xg : max_base_f[a];
+          base_lanes[a][l] = static_cast<int>(std::floor(xg - 0.5f));
+          fx_lanes[a][l] = xg - static_cast<float>(base_lanes[a][l]);
+        }
+#endif
+      }
+      alignas(32) float det[L];
+      alignas(32) float speed2[L];
+#pragma omp simd
+      for (int l = 0; l < L; ++l) {
+        speed2[l] = v[0][l] * v[0][l] + v[1][l] * v[1][l] + v[2][l] * v[2][l];
+        float g[9];
+        for (int e = 0; e < 9; ++e) g[e] = c[e / 3][e % 3][l] * dt + (e % 4 == 0 ? 1.0f : 0.0f);
+        float fn[9];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            fn[3 * i + j] = g[3 * i] * f[j][l] + g[3 * i + 1] * f[3 + j][l] + g[3 * i + 2] * f[6 + j][l];
+        for (int e = 0; e < 9; ++e) f[e][l] = fn[e];
+        det[l] = fn[0] * (fn[4] * fn[8] - fn[5] * fn[7]) - fn[1] * (fn[3] * fn[8] - fn[5] * fn[6]) +
+                 fn[2] * (fn[3] * fn[7] - fn[4] * fn[6]);
+      }
+      for (int l = 0; l < count; ++l) {
+        const int p = lane_particle[l];
+        particles_.v[p] = {v[0][l], v[1][l], v[2][l]};
+        particles_.x[p] = {x[0][l], x[1][l], x[2][l]};
+        base_[p] = {base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]};
+        fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
+        Mat3f& C = particles_.C[p];
+        for (int r = 0; r < 3; ++r)
+          for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
+        const MaterialParams& material = materials[particles_.material[p]];
+        if (material.model == MaterialModel::kFixedCorotated) {
+          Mat3f& F = particles_.F[p];
+          for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
+        } else {
+          Mat3f F;
+          for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
+          if (ReusesRotation(material)) {
+            particles_.plastic_strain[p] +=
+                LinearCorotated<float>{material.mu, material.lambda, material.yield_stress}.ReturnMap(rotations_[p], F);
+          } else {
+            particles_.plastic_strain[p] += ReturnMap(material, particles_.F[p], F);
+          }
+          particles_.F[p] = F;
+          for (int e = 0; e < 9; ++e) f[e][l] = F.m[e / 3][e % 3];  // the stress below sees the returned F
+        }
+        // The negated comparison is also true for NaN.
+        if (!(speed2[l] <= max_speed2) || !std::isfinite(det[l])) flags |= kDiverged;
+        if (!in_reach(base_lanes[0][l], base_lanes[1][l], base_lanes[2][l])) flags |= kEscaped;
+      }
+    } else {
+      // P2G on its own: the lanes from the particles' state.
+      for (int l = 0; l < L; ++l) {
+        const int p = lane_particle[l];
+        const bool used = l < count;
+        for (int r = 0; r < 3; ++r) {
+          v[r][l] = used ? particles_.v[p][r] : 0.0f;
+          for (int k = 0; k < 3; ++k) c[r][k][l] = used ? particles_.C[p].m[r][k] : 0.0f;
+          base_lanes[r][l] = base_[p][r];
+          fx_lanes[r][l] = fx_[p][r];
+        }
+        for (int e = 0; e < 9; ++e) f[e][l] = used ? particles_.F[p].m[e / 3][e % 3] : (e % 4 == 0 ? 1.0f : 0.0f);
+      }
     }
-    alignas(32) float det[L];
-    alignas(32) float speed2[L];
+    if (!scatter) {
+      q0 += count;
+      continue;
+    }
+
+    // Kirchhoff stresses: every lane through the fixed corotated batch (lanes of other materials with zero
+    // moduli), then the other materials' lanes one by one.
+    alignas(32) float two_mu[L], lam[L], mass[L], volume[L];
+    int fixed_corotated = 0;  // lanes
+    for (int l = 0; l < L; ++l) {
+      const int p = lane_particle[l];
+      const MaterialParams& m = materials[particles_.material[p]];
+      const bool batched = l < count && m.model == MaterialModel::kFixedCorotated;
+      fixed_corotated += batched ? 1 : 0;
+      two_mu[l] = batched ? 2.0f * m.mu : 0.0f;
+      lam[l] = batched ? m.lambda : 0.0f;
+      mass[l] = l < count ? particles_.mass[p] : 0.0f;
+      volume[l] = l < count ? particles_.volume[p] : 0.0f;
+    }
+    alignas(32) float tau[9][L];
+    if (fixed_corotated == count) {
+      FixedCorotatedKirchhoffLanes(f, two_mu, lam, count, tau);
+    } else if (fixed_corotated > 0) {
+      // Lanes of other materials iterate on the identity (a fixed point) and are overwritten below.
+      alignas(32) float fb[9][L];
+      for (int e = 0; e < 9; ++e)
+        for (int l = 0; l < L; ++l) fb[e][l] = two_mu[l] != 0.0f ? f[e][l] : (e % 4 == 0 ? 1.0f : 0.0f);
+      FixedCorotatedKirchhoffLanes(fb, two_mu, lam, count, tau);
+    }
+    if (fixed_corotated < count) {
+      for (int l = 0; l < count; ++l) {
+        const int p = lane_particle[l];
+        const MaterialParams& m = materials[particles_.material[p]];
+        if (m.model == MaterialModel::kFixedCorotated) continue;
+        Mat3f t;
+        if (ReusesRotation(m)) {
+          rotations_[p] = FastPolarRotation3(particles_.F[p]);
+          t = LinearCorotated<float>{m.mu, m.lambda, m.yield_stress}.Kirchhoff(particles_.F[p], rotations_[p]);
+        } else {
+          Mat3f C;
+          for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
+          t = KirchhoffStress(m, particles_.F[p], C);
+        }
+        for (int e = 0; e < 9; ++e) tau[e][l] = t.m[e / 3][e % 3];
+      }
+    }
+    // A = m C − Δt V⁰ (4/h²) τ and m v per lane (AffineMomentum); zero in padding lanes.
+    alignas(32) float A[3][3][L], mv[3][L];
 #pragma omp simd
     for (int l = 0; l < L; ++l) {
-      speed2[l] = v[0][l] * v[0][l] + v[1][l] * v[1][l] + v[2][l] * v[2][l];
-      float g[9];
-      for (int e = 0; e < 9; ++e) g[e] = c[e / 3][e % 3][l] * dt + (e % 4 == 0 ? 1.0f : 0.0f);
-      float fn[9];
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          fn[3 * i + j] = g[3 * i] * f[j][l] + g[3 * i + 1] * f[3 + j][l] + g[3 * i + 2] * f[6 + j][l];
-      for (int e = 0; e < 9; ++e) f[e][l] = fn[e];
-      det[l] = fn[0] * (fn[4] * fn[8] - fn[5] * fn[7]) - fn[1] * (fn[3] * fn[8] - fn[5] * fn[6]) +
-               fn[2] * (fn[3] * fn[7] - fn[4] * fn[6]);
-    }
-    for (int l = 0; l < count; ++l) {
-      const int p = lane_particle[l];
-      particles_.v[p] = {v[0][l], v[1][l], v[2][l]};
-      particles_.x[p] = {x[0][l], x[1][l], x[2][l]};
-      base_[p] = {base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]};
-      fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
-      Mat3f& C = particles_.C[p];
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
-      Mat3f F;
-      for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
-      const MaterialParams& material = materials[particles_.material[p]];
-      if (ReusesRotation(material)) {
-        particles_.plastic_strain[p] +=
-            LinearCorotated<float>{material.mu, material.lambda, material.yield_stress}.ReturnMap(rotations_[p], F);
-      } else if (material.model != MaterialModel::kFixedCorotated) {
-        particles_.plastic_strain[p] += ReturnMap(material, particles_.F[p], F);
+      const float s = stress_scale * volume[l];
+      for (int r = 0; r < 3; ++r) {
+        mv[r][l] = mass[l] * v[r][l];
+        for (int k = 0; k < 3; ++k) A[r][k][l] = mass[l] * c[r][k][l] + s * tau[3 * r + k][l];
       }
-      particles_.F[p] = F;
-      // The negated comparison is also true for NaN.
-      if (!(speed2[l] <= max_speed2) || !std::isfinite(det[l])) healthy = false;
+    }
+    bool same_base = true;
+    for (int l = 1; l < count; ++l)
+      for (int a = 0; a < 3; ++a) same_base &= base_lanes[a][l] == base_lanes[a][0];
+#if DUCTILE_CELL_BATCH
+    // The run's particles (almost always) still share a base: one SIMD batch; a run of one or two costs less one
+    // particle at a time.
+    constexpr int kMinBatch = 3;
+    if (same_base && count >= kMinBatch && in_reach(base_lanes[0][0], base_lanes[1][0], base_lanes[2][0])) {
+      for (int l = count; l < L; ++l)
+        for (int a = 0; a < 3; ++a) fx_lanes[a][l] = fx_lanes[a][0];
+      CellBatchStencil s;
+      CellBatchWeights(fx_lanes, h_, s);
+      ScatterCellBatch(s, mass, mv, A,
+                       out + WindowIndex(base_lanes[0][0] - o[0], base_lanes[1][0] - o[1], base_lanes[2][0] - o[2]));
+      q0 += count;
+      continue;
+    }
+#endif
+    for (int l = 0; l < count; ++l) {
+      if (!in_reach(base_lanes[0][l], base_lanes[1][l], base_lanes[2][l])) {
+        escaped_[b].push_back(lane_particle[l]);
+        flags |= kEscaped;
+        continue;
+      }
+      Stencil s;
+      for (int a = 0; a < 3; ++a) {
+        s.base[a] = base_lanes[a][l];
+        s.fx[a] = fx_lanes[a][l];
+      }
+      StencilWeights(s);
+      Mat3f Al;
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) Al.m[r][k] = A[r][k][l];
+      Float4* corner = out + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
+      ScatterParticle(s, h_, mass[l], Vec3f{v[0][l], v[1][l], v[2][l]}, Al,
+                      [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });
     }
     q0 += count;
   }
-  return healthy;
+  block_runs_[b] = runs;
+  return flags;
 }
 
 std::string MpmSolver::DescribeDivergence() const {

@@ -1,6 +1,9 @@
-// The explicit MLS-MPM substep on the CPU (DESIGN.md §4 step 3a and 3d, §5): sort particles into blocks,
+// The explicit MLS-MPM substeps on the CPU (DESIGN.md §4 step 3a and 3d, §5): sort particles into blocks,
 // P2G into per-block windows reduced onto the grid, grid update with boundary conditions, G2P with the plasticity
-// return map. Parallel with TBB; the result is bitwise identical for any number of threads.
+// return map. Between two grid updates of one Advance, G2P of a substep and P2G of the next are one pass over the
+// particles (G2P2G): each particle's state is read once, its stress computed from the F the gather just updated,
+// and the particles are re-sorted only when one has moved out of reach of its block's window. Parallel with TBB;
+// the result is bitwise identical for any number of threads.
 #pragma once
 
 #include <array>
@@ -18,13 +21,15 @@ namespace ductile::mpm {
 /// Counters of one substep.
 struct SubstepCounters {
   int occupied_blocks = 0;        ///< Blocks holding particles.
-  int active_blocks = 0;          ///< Blocks allocated (occupied plus their +x/+y/+z neighbours).
+  int active_blocks = 0;          ///< Blocks allocated (occupied plus their 26 neighbours).
   std::int64_t active_nodes = 0;  ///< Grid nodes with mass > 0 (the grid dofs n_v / 3).
   // Wall-clock time of each phase [s].
-  double sort_seconds = 0;  ///< Stencils (when stale), sort into blocks, block activation.
-  double p2g_seconds = 0;   ///< Stress, scatter into block windows, window reduction.
-  double grid_seconds = 0;  ///< Grid velocity update and boundary conditions.
-  double g2p_seconds = 0;   ///< Gather, advection, F update, return map.
+  double sort_seconds = 0;   ///< Stencils (when stale), sort into blocks, block activation.
+  double p2g_seconds = 0;    ///< Stress and scatter of a P2G on its own, window reduction after every P2G.
+  double grid_seconds = 0;   ///< Grid velocity update and boundary conditions (the grid hook not included).
+  double g2p_seconds = 0;    ///< A G2P on its own: gather, advection, F update, return map.
+  double g2p2g_seconds = 0;  ///< Fused G2P and P2G passes (without their window reduction).
+  int sorts = 0;             ///< Sorts into blocks.
 
   /// Adds a later substep's node count and times; the block counts become the later substep's.
   void Accumulate(const SubstepCounters& later) {
@@ -35,6 +40,8 @@ struct SubstepCounters {
     p2g_seconds += later.p2g_seconds;
     grid_seconds += later.grid_seconds;
     g2p_seconds += later.g2p_seconds;
+    g2p2g_seconds += later.g2p2g_seconds;
+    sorts += later.sorts;
   }
 };
 
@@ -52,14 +59,21 @@ class MpmSolver {
   /// follow the new densities. `model` must outlive the solver or the next SetModel.
   void SetModel(const Model& model);
 
-  /// Physically reorders the particles by grid block (once per outer step, for memory locality).
+  /// Physically reorders the particles by grid block (once per outer step, for memory locality); nothing to do
+  /// while the last reorder still holds (no particle has left its block's reach, the runs of particles that share
+  /// a cell have not fragmented).
   void SortParticlesByBlock();
 
-  /// One explicit substep of dt [s]. Returns its counters. Sets diverged() when a particle's state became
-  /// non-finite or it moved more than one cell.
-  /// `grid_hook(dt)`, when given, runs between the grid update and G2P: the MPM-rigid contact solve, which edits
-  /// node velocities through NodeIndex and node.
-  SubstepCounters Substep(float dt, const std::function<void(float)>& grid_hook = {});
+  /// `substeps` explicit substeps of dt [s] each. Returns their counters summed. Sets diverged() and stops when a
+  /// particle's state became non-finite or it moved more than one cell in a substep.
+  /// `grid_hook(dt)`, when given, runs after each grid update, before that substep's G2P: the MPM-rigid contact
+  /// solve, which reads the particles (positions, velocities, stencils) and edits node velocities through
+  /// NodeIndex and node. Between substeps the particles are otherwise in flight: edit them between calls only.
+  SubstepCounters Advance(float dt, int substeps, const std::function<void(float)>& grid_hook = {});
+  /// One substep: Advance(dt, 1, grid_hook).
+  SubstepCounters Substep(float dt, const std::function<void(float)>& grid_hook = {}) {
+    return Advance(dt, 1, grid_hook);
+  }
   /// Storage index of grid node (i, j, k) in node(), or −1 when its block is not active this substep.
   int NodeIndex(int i, int j, int k) const {
     const std::int32_t slot = grid_.Slot(grid_.LinearBlock(i / kBlockEdge, j / kBlockEdge, k / kBlockEdge));
@@ -79,7 +93,8 @@ class MpmSolver {
   /// Particle state for editing between substeps (tests).
   Particles& mutable_particles() {
     stencils_current_ = false;
-    order_current_ = false;
+    sort_valid_ = false;
+    memory_sorted_ = false;
     return particles_;
   }
   /// Particle velocities for editing between steps (the mouse spring): positions stay, so the stencils and the
@@ -97,17 +112,21 @@ class MpmSolver {
   void StoreStencil(int p);
   /// The stencil of particle p from the values ComputeBases stored.
   Stencil CachedStencil(int p) const;
-  void ParticleToGrid(float dt);
-  /// P2G of one occupied block's particles into its window.
-  void ScatterBlock(int occupied_block, float dt);
+  /// Sorts the particles into blocks by their current stencil bases.
+  void SortIntoBlocks();
+  /// One pass over the particles, block by block in parallel: G2P (`gather`), then P2G into the block windows
+  /// (`scatter`), or both fused. After a scatter, the windows are summed onto the grid and the particles that
+  /// left their block's reach are scattered one by one; they make the next pass sort first.
+  void TransferPass(float dt, bool gather, bool scatter);
+  /// The pass on one occupied block; returns flags: a particle diverged, a particle left the block's reach.
+  int TransferBlock(int occupied_block, float dt, bool gather, bool scatter);
   /// Kirchhoff stresses of `count` ≤ kStressBatch particles (indices), fixed corotated ones batched.
   void ComputeStresses(const std::int32_t* particles, int count, Mat3f* tau) const;
   /// Sums the windows overlapping active block `slot` into its nodes.
   void ReduceWindows(int slot);
+  /// P2G of particle p straight onto the grid (its nodes' blocks must be active), serially.
+  void ScatterToGrid(int p, float dt);
   int UpdateGrid(float dt);
-  void GridToParticle(float dt);
-  /// G2P of one occupied block; false when one of its particles diverged.
-  bool GatherBlock(int occupied_block, float dt);
 
   const Model* model_;
   Particles particles_;
@@ -117,7 +136,10 @@ class MpmSolver {
   std::vector<Vec3f> fx_;                         // per particle: x̂ − base, in cells
   std::vector<std::array<int, 3>> base_scratch_;  // for reordering base_ and fx_
   std::vector<Vec3f> fx_scratch_;
-  std::vector<Float4> windows_;  // per occupied block: its particles' P2G into a 6x6x6 node window
+  std::vector<Float4> windows_;  // per occupied block: its particles' P2G into an 8x8x8 node window
+  // Per occupied block: particles whose new stencil base left the block's window in the last scatter.
+  std::vector<std::vector<std::int32_t>> escaped_;
+  std::vector<std::int32_t> escaped_all_;
   // Per particle of a plastic linear corotated material: R₀, the rotation of Fᴱ at the start of the substep. The
   // stress (P2G) computes it and the return map (G2P) of the same substep reuses it: one polar decomposition per
   // particle and substep instead of two, with the same result.
@@ -131,9 +153,18 @@ class MpmSolver {
   int max_base_[3] = {0, 0, 0};
   bool diverged_ = false;
   bool stencils_current_ = false;  // base_ and fx_ match the particles' positions and order
-  // The grid's order() lists the particles as they lie in memory (SortParticlesByBlock just reordered them and
-  // nothing moved since), so the next substep need not sort again: a stable re-sort would give the identity.
-  bool order_current_ = false;
+  // Every particle's stencil base is within its sorted block's reach: a pass may run without sorting.
+  bool sort_valid_ = false;
+  // The grid's active blocks are those of the current sort.
+  bool activation_current_ = false;
+  // The particles lie in memory in the order of the current sort (SortParticlesByBlock made it).
+  bool memory_sorted_ = false;
+  // Runs of particles sharing a stencil base (SIMD batches): per occupied block in the last pass, their total,
+  // and the total in the first pass after the last reorder (−1 until that pass).
+  std::vector<int> block_runs_;
+  std::int64_t runs_ = 0;
+  std::int64_t runs_at_reorder_ = -1;
+  SubstepCounters* counters_ = nullptr;  // of the running Advance
 };
 
 }  // namespace ductile::mpm

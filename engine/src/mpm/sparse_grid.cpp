@@ -105,12 +105,14 @@ void SparseGrid::AdoptIdentityOrder() {
 void SparseGrid::ActivateBlocks() {
   for (std::int32_t b : active_blocks_) table_[b] = -1;
   active_blocks_.clear();
-  active_blocks_.reserve(occupied_blocks_.size() * 8);
+  active_blocks_.reserve(occupied_blocks_.size() * 27);
   for (std::int32_t b : occupied_blocks_) {
     const std::array<int, 3> bc = BlockCoords(b);
-    for (int dx = 0; dx < 2; ++dx)
-      for (int dy = 0; dy < 2; ++dy)
-        for (int dz = 0; dz < 2; ++dz) active_blocks_.push_back(LinearBlock(bc[0] + dx, bc[1] + dy, bc[2] + dz));
+    // Block −1 along an axis holds no node a particle can touch (stencil bases are clamped to ≥ 0).
+    for (int dx = bc[0] > 0 ? -1 : 0; dx < 2; ++dx)
+      for (int dy = bc[1] > 0 ? -1 : 0; dy < 2; ++dy)
+        for (int dz = bc[2] > 0 ? -1 : 0; dz < 2; ++dz)
+          active_blocks_.push_back(LinearBlock(bc[0] + dx, bc[1] + dy, bc[2] + dz));
   }
   std::sort(active_blocks_.begin(), active_blocks_.end());
   active_blocks_.erase(std::unique(active_blocks_.begin(), active_blocks_.end()), active_blocks_.end());

@@ -1,10 +1,12 @@
 // Sparse blocked MPM grid: 4x4x4-node blocks allocated around the particles, looked up through a dense block
 // table over the bounded domain (DESIGN.md §5). Only the active blocks are stored, cleared and updated.
 //
-// A particle belongs to the block that holds its stencil's base node; it then touches nodes of that block and of
-// its +x, +y, +z neighbours (a 6x6x6 window). P2G accumulates each occupied block's particles into its own window
-// (in parallel, no sharing), then every active block sums the windows that overlap it in a fixed order: every
-// node receives its contributions in the same order for any number of threads, so results are bitwise identical.
+// A particle belongs to the block that held its stencil's base node when the particles were last sorted; until
+// the next sort it may move a cell per substep, and the solver re-sorts before any base leaves the block's range
+// [−1, 4] (block-local), so a block's particles touch nodes of the block and of its 26 neighbours: an 8x8x8 window.
+// P2G accumulates each occupied block's particles into its own window (in parallel, no sharing), then every
+// active block sums the windows that overlap it in a fixed order: every node receives its contributions in the
+// same order for any number of threads, so results are bitwise identical.
 #pragma once
 
 #include <array>
@@ -32,7 +34,7 @@ class SparseGrid {
   /// the blocks and their ranges stay. What SortParticles would return for the reordered particles.
   void AdoptIdentityOrder();
 
-  /// Activates the occupied blocks and their +x/+y/+z neighbours, assigns storage and zeroes it.
+  /// Activates the occupied blocks and their 26 neighbours and assigns their storage (not zeroed).
   void ActivateBlocks();
 
   int num_active_blocks() const { return static_cast<int>(active_blocks_.size()); }

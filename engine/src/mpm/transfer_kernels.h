@@ -22,10 +22,13 @@ namespace ductile::mpm {
 /// Nodes per grid block edge; blocks are 4x4x4 nodes.
 inline constexpr int kBlockEdge = 4;
 inline constexpr int kBlockNodes = kBlockEdge * kBlockEdge * kBlockEdge;
-/// A block's particles touch nodes of the block and of its +x, +y, +z neighbours: a 6x6x6 window.
-inline constexpr int kWindowEdge = kBlockEdge + 2;
+/// The particles sorted into a block have their stencil base in the block when sorted and may move one cell per
+/// substep; the solver re-sorts before any base leaves [−1, 4] (block-local, per axis). Their stencils then touch
+/// the block's nodes −1 … 6: an 8x8x8 window whose node 0 is the block's node −kWindowMargin.
+inline constexpr int kWindowMargin = 1;
+inline constexpr int kWindowEdge = kBlockEdge + 4;
 inline constexpr int kWindowNodes = kWindowEdge * kWindowEdge * kWindowEdge;
-/// Index of node (i, j, k) of a 6x6x6 window.
+/// Index of node (i, j, k) of a window.
 SIM_HD constexpr int WindowIndex(int i, int j, int k) {
   return (i * kWindowEdge + j) * kWindowEdge + k;
 }

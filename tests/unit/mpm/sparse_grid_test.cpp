@@ -31,24 +31,30 @@ TEST(SparseGrid, SortsParticlesByBlockThenCell) {
   EXPECT_EQ(grid.OccupiedIndex(grid.LinearBlock(3, 3, 3)), -1);
 }
 
-TEST(SparseGrid, ActivatesOccupiedBlocksAndTheirPositiveNeighbours) {
+TEST(SparseGrid, ActivatesOccupiedBlocksAndTheirNeighbours) {
   SparseGrid grid;
   grid.Resize({40, 40, 40});
-  grid.SortParticles({{0, 0, 0}, {4, 4, 4}});  // blocks (0,0,0) and (1,1,1): their 2x2x2 sets share (1,1,1)
+  // Blocks (0,0,0) and (1,1,1): the first's neighbours (none below index 0) are {0,1}³, inside the second's
+  // {0,1,2}³.
+  grid.SortParticles({{0, 0, 0}, {4, 4, 4}});
   grid.ActivateBlocks();
-  EXPECT_EQ(grid.num_active_blocks(), 15);
+  EXPECT_EQ(grid.num_active_blocks(), 27);
   std::set<std::int32_t> active;
   for (int a = 0; a < grid.num_active_blocks(); ++a) {
     active.insert(grid.active_block(a));
     EXPECT_EQ(grid.Slot(grid.active_block(a)), a);
   }
   EXPECT_TRUE(active.count(grid.LinearBlock(2, 2, 2)));
-  EXPECT_FALSE(active.count(grid.LinearBlock(2, 0, 0)));
-  EXPECT_EQ(grid.nodes_data.size(), 15u * kBlockNodes);
-  // A new sort forgets the old blocks.
+  EXPECT_TRUE(active.count(grid.LinearBlock(2, 0, 0)));
+  EXPECT_FALSE(active.count(grid.LinearBlock(3, 0, 0)));
+  EXPECT_EQ(grid.nodes_data.size(), 27u * kBlockNodes);
+  // A new sort forgets the old blocks; an interior block activates its 26 neighbours.
   grid.SortParticles({{20, 20, 20}});
   grid.ActivateBlocks();
-  EXPECT_EQ(grid.num_active_blocks(), 8);
+  EXPECT_EQ(grid.num_active_blocks(), 27);
+  EXPECT_NE(grid.Slot(grid.LinearBlock(4, 4, 4)), -1);
+  EXPECT_NE(grid.Slot(grid.LinearBlock(6, 6, 6)), -1);
+  EXPECT_EQ(grid.Slot(grid.LinearBlock(7, 5, 5)), -1);
   EXPECT_EQ(grid.Slot(grid.LinearBlock(0, 0, 0)), -1);
   EXPECT_EQ(grid.OccupiedIndex(grid.LinearBlock(0, 0, 0)), -1);
 }

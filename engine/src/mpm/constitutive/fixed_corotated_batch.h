@@ -23,25 +23,19 @@ namespace ductile::mpm {
 /// Particles per batch: one AVX2 register of floats.
 inline constexpr int kStressBatch = 8;
 
-/// τ for `count` ≤ kStressBatch particles: F[l], μ[l], λ[l] per lane l; writes tau[l]. Pure, thread-safe.
-inline void FixedCorotatedKirchhoffBatch(const Mat3f* const F[], const float mu[], const float lambda[], int count,
-                                         Mat3f tau[]) {
+/// τ of the lanes (structure of arrays): f[e][l] = F_l, row-major element e, for `count` ≤ kStressBatch lanes;
+/// two_mu[l] = 2μ, lam[l] = λ; writes t[e][l] = τ_l. Lanes from `count` on must hold a valid F (the identity) and
+/// are left undefined in t. Pure, thread-safe.
+inline void FixedCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], const float (&two_mu)[kStressBatch],
+                                         const float (&lam)[kStressBatch], int count, float (&t)[9][kStressBatch]) {
   constexpr int L = kStressBatch;
   constexpr float kMinRelativeDeterminant = 1e-3f;  // as FastPolarRotation3
   constexpr int kMaxIterations = 8;
   const float tol2 = 4.0f * std::numeric_limits<float>::epsilon();
 
-  // Lanes: f = F, x = Newton iterate (→ R); two_mu, lam: the material. Unused lanes hold the identity and zero
-  // moduli. A lane outside Newton's domain iterates from the identity, a fixed point, and is replaced below.
-  alignas(32) float f[9][L];
+  // x = Newton iterate (→ R). A lane outside Newton's domain iterates from the identity, a fixed point, and is
+  // replaced below.
   alignas(32) float x[9][L];
-  alignas(32) float two_mu[L];
-  alignas(32) float lam[L];
-  for (int l = 0; l < L; ++l) {
-    for (int e = 0; e < 9; ++e) f[e][l] = l < count ? F[l]->m[e / 3][e % 3] : (e % 4 == 0 ? 1.0f : 0.0f);
-    two_mu[l] = l < count ? 2.0f * mu[l] : 0.0f;
-    lam[l] = l < count ? lambda[l] : 0.0f;
-  }
   alignas(32) float det_f[L];
   alignas(32) float newton_ok[L];  // 1 or 0
 #pragma omp simd
@@ -99,12 +93,13 @@ inline void FixedCorotatedKirchhoffBatch(const Mat3f* const F[], const float mu[
 
   for (int l = 0; l < count; ++l) {
     if (newton_ok[l] != 0.0f && change2[l] <= tol2) continue;
-    const Mat3f R = FastPolarRotation3(*F[l]);
+    Mat3f F_l;
+    for (int e = 0; e < 9; ++e) F_l.m[e / 3][e % 3] = f[e][l];
+    const Mat3f R = FastPolarRotation3(F_l);
     for (int e = 0; e < 9; ++e) x[e][l] = R.m[e / 3][e % 3];
   }
 
   // τ = 2μ (F − R) Fᵀ + λ (J − 1) J I, per lane.
-  alignas(32) float t[9][L];
 #pragma omp simd
   for (int l = 0; l < L; ++l) {
     const float volumetric = lam[l] * (det_f[l] - 1.0f) * det_f[l];
@@ -115,6 +110,23 @@ inline void FixedCorotatedKirchhoffBatch(const Mat3f* const F[], const float mu[
         t[3 * i + j][l] = two_mu[l] * s + (i == j ? volumetric : 0.0f);
       }
   }
+}
+
+/// τ for `count` ≤ kStressBatch particles: F[l], μ[l], λ[l] per lane l; writes tau[l]. Pure, thread-safe.
+inline void FixedCorotatedKirchhoffBatch(const Mat3f* const F[], const float mu[], const float lambda[], int count,
+                                         Mat3f tau[]) {
+  constexpr int L = kStressBatch;
+  // Unused lanes hold the identity and zero moduli.
+  alignas(32) float f[9][L];
+  alignas(32) float two_mu[L];
+  alignas(32) float lam[L];
+  for (int l = 0; l < L; ++l) {
+    for (int e = 0; e < 9; ++e) f[e][l] = l < count ? F[l]->m[e / 3][e % 3] : (e % 4 == 0 ? 1.0f : 0.0f);
+    two_mu[l] = l < count ? 2.0f * mu[l] : 0.0f;
+    lam[l] = l < count ? lambda[l] : 0.0f;
+  }
+  alignas(32) float t[9][L];
+  FixedCorotatedKirchhoffLanes(f, two_mu, lam, count, t);
   for (int l = 0; l < count; ++l)
     for (int e = 0; e < 9; ++e) tau[l].m[e / 3][e % 3] = t[e][l];
 }
