@@ -26,7 +26,7 @@ struct StepTelemetry {
   // The step's wall-clock time by MPM phase, summed over its substeps [ms].
   double sort_ms = 0;   ///< Particle sort into grid blocks and block activation.
   double p2g_ms = 0;    ///< Stress and P2G of the first substep; summing every P2G's block windows onto the grid.
-  double grid_ms = 0;   ///< Grid velocity update and boundary conditions.
+  double grid_ms = 0;   ///< Grid velocity update and boundary conditions, then the MPM-rigid contact solve.
   double g2p_ms = 0;    ///< Grid-to-particle transfer, F update and plasticity (the last substep's).
   double g2p2g_ms = 0;  ///< Fused G2P of a substep and stress and P2G of the next (all substeps but the last).
   // The rigid step (SAP), when the scene has rigid bodies or robots.

@@ -10,7 +10,7 @@
 
 #include "mpm/cell_batch_kernels.h"
 #include "mpm/constitutive/constitutive.h"
-#include "mpm/constitutive/fixed_corotated_batch.h"
+#include "mpm/constitutive/corotated_batch.h"
 #include "mpm/model_views.h"
 #include "mpm/transfer_kernels.h"
 
@@ -154,8 +154,8 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
   for (int k = 0; k < substeps && !diverged_; ++k) {
     t0 = Clock::now();
     counters.active_nodes += UpdateGrid(dt);
-    counters.grid_seconds += seconds(t0, Clock::now());
     if (grid_hook) grid_hook(dt);
+    counters.grid_seconds += seconds(t0, Clock::now());
     counters.occupied_blocks = grid_.num_occupied_blocks();
     counters.active_blocks = grid_.num_active_blocks();
     // The gather needs every particle within reach of its block's window.
@@ -535,45 +535,64 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       continue;
     }
 
-    // Kirchhoff stresses: every lane through the fixed corotated batch (lanes of other materials with zero
-    // moduli), then the other materials' lanes one by one.
-    alignas(32) float two_mu[L], lam[L], mass[L], volume[L];
-    int fixed_corotated = 0;  // lanes
+    // Kirchhoff stresses: the fixed corotated lanes and the plastic linear corotated lanes each through their
+    // SIMD batch (the other lanes set to the identity, a fixed point of the rotation's iteration, and ignored),
+    // the lanes of other materials one by one.
+    enum : int { kFixed = 1, kLinear = 2, kOther = 4 };
+    int kind[L];
+    int kinds = 0;
+    alignas(32) float mass[L], volume[L];
     for (int l = 0; l < L; ++l) {
       const int p = lane_particle[l];
       const MaterialParams& m = materials[particles_.material[p]];
-      const bool batched = l < count && m.model == MaterialModel::kFixedCorotated;
-      fixed_corotated += batched ? 1 : 0;
-      two_mu[l] = batched ? 2.0f * m.mu : 0.0f;
-      lam[l] = batched ? m.lambda : 0.0f;
+      kind[l] = l >= count                                  ? 0
+                : m.model == MaterialModel::kFixedCorotated ? kFixed
+                : ReusesRotation(m)                         ? kLinear
+                                                            : kOther;
+      kinds |= kind[l];
       mass[l] = l < count ? particles_.mass[p] : 0.0f;
       volume[l] = l < count ? particles_.volume[p] : 0.0f;
     }
     alignas(32) float tau[9][L];
-    if (fixed_corotated == count) {
-      FixedCorotatedKirchhoffLanes(f, two_mu, lam, count, tau);
-    } else if (fixed_corotated > 0) {
-      // Lanes of other materials iterate on the identity (a fixed point) and are overwritten below.
-      alignas(32) float fb[9][L];
-      for (int e = 0; e < 9; ++e)
-        for (int l = 0; l < L; ++l) fb[e][l] = two_mu[l] != 0.0f ? f[e][l] : (e % 4 == 0 ? 1.0f : 0.0f);
-      FixedCorotatedKirchhoffLanes(fb, two_mu, lam, count, tau);
-    }
-    if (fixed_corotated < count) {
+    for (const int batch : {kFixed, kLinear}) {
+      if (!(kinds & batch)) continue;
+      alignas(32) float two_mu[L], lam[L], fb[9][L];
+      const bool all = kinds == batch;  // every used lane is of this kind: f as it is
+      for (int l = 0; l < L; ++l) {
+        const MaterialParams& m = materials[particles_.material[lane_particle[l]]];
+        const bool mine = kind[l] == batch;
+        two_mu[l] = mine ? 2.0f * m.mu : 0.0f;
+        lam[l] = mine ? m.lambda : 0.0f;
+        if (!all)
+          for (int e = 0; e < 9; ++e) fb[e][l] = mine ? f[e][l] : (e % 4 == 0 ? 1.0f : 0.0f);
+      }
+      const float(&fl)[9][L] = all ? f : fb;
+      if (batch == kFixed && all) {
+        FixedCorotatedKirchhoffLanes(fl, two_mu, lam, count, tau);
+        continue;
+      }
+      alignas(32) float tb[9][L], r0[9][L];
+      if (batch == kFixed) {
+        FixedCorotatedKirchhoffLanes(fl, two_mu, lam, count, tb);
+      } else {
+        LinearCorotatedKirchhoffLanes(fl, two_mu, lam, count, r0, tb);
+      }
       for (int l = 0; l < count; ++l) {
+        if (kind[l] != batch) continue;
+        for (int e = 0; e < 9; ++e) tau[e][l] = tb[e][l];
+        // The return map of the coming G2P reuses R₀.
+        if (batch == kLinear)
+          for (int e = 0; e < 9; ++e) rotations_[lane_particle[l]].m[e / 3][e % 3] = r0[e][l];
+      }
+    }
+    if (kinds & kOther) {
+      for (int l = 0; l < count; ++l) {
+        if (kind[l] != kOther) continue;
         const int p = lane_particle[l];
-        const MaterialParams& m = materials[particles_.material[p]];
-        if (m.model == MaterialModel::kFixedCorotated) continue;
-        Mat3f t;
-        if (ReusesRotation(m)) {
-          rotations_[p] = FastPolarRotation3(particles_.F[p]);
-          t = LinearCorotated<float>{m.mu, m.lambda, m.yield_stress}.Kirchhoff(particles_.F[p], rotations_[p]);
-        } else {
-          Mat3f C;
-          for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
-          t = KirchhoffStress(m, particles_.F[p], C);
-        }
+        Mat3f C;
+        for (int r = 0; r < 3; ++r)
+          for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
+        const Mat3f t = KirchhoffStress(materials[particles_.material[p]], particles_.F[p], C);
         for (int e = 0; e < 9; ++e) tau[e][l] = t.m[e / 3][e % 3];
       }
     }

@@ -26,7 +26,7 @@ struct SubstepCounters {
   // Wall-clock time of each phase [s].
   double sort_seconds = 0;   ///< Stencils (when stale), sort into blocks, block activation.
   double p2g_seconds = 0;    ///< Stress and scatter of a P2G on its own, window reduction after every P2G.
-  double grid_seconds = 0;   ///< Grid velocity update and boundary conditions (the grid hook not included).
+  double grid_seconds = 0;   ///< Grid velocity update and boundary conditions, then the grid hook.
   double g2p_seconds = 0;    ///< A G2P on its own: gather, advection, F update, return map.
   double g2p2g_seconds = 0;  ///< Fused G2P and P2G passes (without their window reduction).
   int sorts = 0;             ///< Sorts into blocks.

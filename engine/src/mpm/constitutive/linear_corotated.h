@@ -146,7 +146,7 @@ struct LinearCorotated {
     if (!(deviation_norm > radius)) return T(0);
     const Vec3<T> sigma_tilde = Vec3<T>::Constant(mean) + deviation * (radius / deviation_norm);
     const Mat3<T> S_tilde = Q * Mat3<T>::Diagonal(sigma_tilde) * Q.Transposed();
-    const Mat3<T> R = PolarRotation3(Fe);
+    const Mat3<T> R = FastPolarRotation3(Fe);
     Fe = R * linear_corotated_detail::SolveSymmetricStretch(R0.Transposed() * R, S_tilde);
     return deviation_norm - radius;
   }

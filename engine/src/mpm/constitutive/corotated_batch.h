@@ -1,15 +1,15 @@
-// The fixed corotated Kirchhoff stress (fixed_corotated.h) of kStressBatch particles at once, CPU only. The
-// particles' matrices are transposed into lanes (structure of arrays) so the compiler turns every loop over lanes
-// into SIMD instructions (8 floats with AVX2): the polar rotation and the stress cost a fraction of doing them one
-// particle at a time. Same mathematics as FixedCorotated<float>::Kirchhoff:
-//
-//   τ = 2μ (F − R) Fᵀ + λ (J − 1) J I,   F = R S,
-//
-// with R from Newton's iteration X ← ½(γX + (γX)⁻ᵀ) (Higham 1986, Eq. 3.1), here with the Frobenius-norm scaling
+// The corotated models' Kirchhoff stresses (fixed_corotated.h, linear_corotated.h) of kStressBatch particles at
+// once, CPU only. The particles' matrices are in lanes (structure of arrays: f[e][l] is element e, row-major, of
+// lane l's F), so the compiler turns every loop over lanes into SIMD instructions (8 floats with AVX2): the polar
+// rotation and the stress cost a fraction of doing them one particle at a time. The rotation R of F = R S comes
+// from Newton's iteration X ← ½(γX + (γX)⁻ᵀ) (Higham 1986, Eq. 3.1), here with the Frobenius-norm scaling
 // γ = (‖X⁻¹‖_F / ‖X‖_F)^½ (Higham's Eq. 3.3; a square root, which vectorises, where FastPolarRotation3 uses a cube
 // root). The lane loops carry `#pragma omp simd` (the engine compiles with -fopenmp-simd: vectorisation hints
-// only, no OpenMP runtime). Lanes outside Newton's domain (F nearly flat or inverted) or not converged fall back to the
-// scalar FastPolarRotation3, which itself falls back to the inversion-aware SVD.
+// only, no OpenMP runtime). Lanes outside Newton's domain (F nearly flat or inverted) or not converged fall back to
+// the scalar FastPolarRotation3, which itself falls back to the inversion-aware SVD.
+//
+//   fixed corotated:  τ = 2μ (F − R) Fᵀ + λ (J − 1) J I
+//   linear corotated: τ = R₀ (2μ Ê + λ tr(Ê) I) Fᵀ,  Ê = ½(R₀ᵀF + FᵀR₀) − I,  R₀ the rotation of F
 #pragma once
 
 #include <cmath>
@@ -23,11 +23,10 @@ namespace ductile::mpm {
 /// Particles per batch: one AVX2 register of floats.
 inline constexpr int kStressBatch = 8;
 
-/// τ of the lanes (structure of arrays): f[e][l] = F_l, row-major element e, for `count` ≤ kStressBatch lanes;
-/// two_mu[l] = 2μ, lam[l] = λ; writes t[e][l] = τ_l. Lanes from `count` on must hold a valid F (the identity) and
-/// are left undefined in t. Pure, thread-safe.
-inline void FixedCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], const float (&two_mu)[kStressBatch],
-                                         const float (&lam)[kStressBatch], int count, float (&t)[9][kStressBatch]) {
+/// The rotation R of F = R S for the lanes: x[e][l] = R_l; det_f[l] = det F_l. Lanes from `count` on must hold a
+/// valid F (the identity); their R is left as Newton's iterate. Pure, thread-safe.
+inline void PolarRotationLanes(const float (&f)[9][kStressBatch], int count, float (&x)[9][kStressBatch],
+                               float (&det_f)[kStressBatch]) {
   constexpr int L = kStressBatch;
   constexpr float kMinRelativeDeterminant = 1e-3f;  // as FastPolarRotation3
   constexpr int kMaxIterations = 8;
@@ -35,8 +34,6 @@ inline void FixedCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], cons
 
   // x = Newton iterate (→ R). A lane outside Newton's domain iterates from the identity, a fixed point, and is
   // replaced below.
-  alignas(32) float x[9][L];
-  alignas(32) float det_f[L];
   alignas(32) float newton_ok[L];  // 1 or 0
 #pragma omp simd
   for (int l = 0; l < L; ++l) {
@@ -98,7 +95,17 @@ inline void FixedCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], cons
     const Mat3f R = FastPolarRotation3(F_l);
     for (int e = 0; e < 9; ++e) x[e][l] = R.m[e / 3][e % 3];
   }
+}
 
+/// Fixed corotated τ of the lanes: f[e][l] = F_l for `count` ≤ kStressBatch lanes; two_mu[l] = 2μ, lam[l] = λ;
+/// writes t[e][l] = τ_l. Lanes from `count` on must hold a valid F (the identity) and are left undefined in t.
+/// Pure, thread-safe.
+inline void FixedCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], const float (&two_mu)[kStressBatch],
+                                         const float (&lam)[kStressBatch], int count, float (&t)[9][kStressBatch]) {
+  constexpr int L = kStressBatch;
+  alignas(32) float x[9][L];
+  alignas(32) float det_f[L];
+  PolarRotationLanes(f, count, x, det_f);
   // τ = 2μ (F − R) Fᵀ + λ (J − 1) J I, per lane.
 #pragma omp simd
   for (int l = 0; l < L; ++l) {
@@ -109,6 +116,38 @@ inline void FixedCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], cons
         for (int k = 0; k < 3; ++k) s += (f[3 * i + k][l] - x[3 * i + k][l]) * f[3 * j + k][l];
         t[3 * i + j][l] = two_mu[l] * s + (i == j ? volumetric : 0.0f);
       }
+  }
+}
+
+/// Linear corotated τ of the lanes with R₀ the rotation of F (as the solver's plastic linear corotated particles
+/// use it): f[e][l] = F_l for `count` ≤ kStressBatch lanes; two_mu[l] = 2μ, lam[l] = λ; writes r0[e][l] = R₀_l
+/// and t[e][l] = τ_l. Lanes from `count` on must hold a valid F (the identity). Pure, thread-safe.
+inline void LinearCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], const float (&two_mu)[kStressBatch],
+                                          const float (&lam)[kStressBatch], int count, float (&r0)[9][kStressBatch],
+                                          float (&t)[9][kStressBatch]) {
+  constexpr int L = kStressBatch;
+  alignas(32) float det_f[L];
+  PolarRotationLanes(f, count, r0, det_f);
+#pragma omp simd
+  for (int l = 0; l < L; ++l) {
+    // M = R₀ᵀF, Ê = ½(M + Mᵀ) − I, s = 2μ Ê + λ tr(Ê) I, P = R₀ s, τ = P Fᵀ.
+    float m[9];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        m[3 * i + j] = r0[i][l] * f[j][l] + r0[3 + i][l] * f[3 + j][l] + r0[6 + i][l] * f[6 + j][l];
+    const float trace = m[0] + m[4] + m[8] - 3.0f;
+    float s[9];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        s[3 * i + j] = two_mu[l] * (0.5f * (m[3 * i + j] + m[3 * j + i]) - (i == j ? 1.0f : 0.0f)) +
+                       (i == j ? lam[l] * trace : 0.0f);
+    float p[9];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        p[3 * i + j] = r0[3 * i][l] * s[j] + r0[3 * i + 1][l] * s[3 + j] + r0[3 * i + 2][l] * s[6 + j];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        t[3 * i + j][l] = p[3 * i] * f[3 * j][l] + p[3 * i + 1] * f[3 * j + 1][l] + p[3 * i + 2] * f[3 * j + 2][l];
   }
 }
 
