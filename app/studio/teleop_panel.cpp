@@ -36,6 +36,16 @@ Quaternion FromRotationVector(const std::array<double, 3>& r) {
   return {std::cos(0.5 * angle), s * r[0], s * r[1], s * r[2]};
 }
 
+Quaternion Conjugate(const Quaternion& q) {
+  return {q[0], -q[1], -q[2], -q[3]};
+}
+
+// q v q*, the vector v turned by the unit quaternion q.
+std::array<double, 3> Rotate(const Quaternion& q, const std::array<double, 3>& v) {
+  const Quaternion r = Multiply(Multiply(q, {0, v[0], v[1], v[2]}), Conjugate(q));
+  return {r[1], r[2], r[3]};
+}
+
 Quaternion Normalized(const Quaternion& q) {
   const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   return {q[0] / n, q[1] / n, q[2] / n, q[3] / n};
@@ -84,6 +94,12 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
   row->addWidget(orientation_);
   row->addStretch();
   layout->addLayout(row);
+  link_arms_ = new QCheckBox("Move all arms together");
+  link_arms_->setObjectName("teleop_link_arms");
+  link_arms_->setToolTip(
+      "The other robots follow the target too, each keeping its tool's pose relative to this robot's tool as it "
+      "was when teleop started: two arms holding one rolling pin or box. The gripper buttons act on every arm.");
+  layout->addWidget(link_arms_);
 
   auto* speeds = new QFormLayout;
   speed_ = new QDoubleSpinBox;
@@ -154,13 +170,11 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
   });
   connect(link_, &QComboBox::currentIndexChanged, this, [this] { SetTeleopEnabled(false); });
   connect(enable_, &QCheckBox::toggled, this, [this](bool on) { SetTeleopEnabled(on); });
+  connect(link_arms_, &QCheckBox::toggled, this, [this](bool on) { SetArmsLinked(on); });
   connect(orientation_, &QCheckBox::toggled, this, [this](bool on) {
     target_.track_orientation = on;
-    if (enabled_) {
-      Command c = Command::Of(Command::Type::kTeleop);
-      c.teleop = target_;
-      Post(c);
-    }
+    for (Follower& f : followers_) f.target.track_orientation = on;
+    if (enabled_) PostTargets();
   });
   connect(open_, &QPushButton::clicked, this, [this] { SetGripperClosed(false); });
   connect(close_, &QPushButton::clicked, this, [this] { SetGripperClosed(true); });
@@ -190,17 +204,23 @@ void TeleopPanel::SetScene(const std::vector<std::string>& robots, const Snapsho
   status_ = {};
   if (keyboard_) keyboard_->SetActive(false);
   body_names_.clear();
+  poses_.clear();
   for (const SnapshotBody& b : snapshot.bodies) body_names_.push_back(b.name);
+  robots_ = robots;
+  followers_.clear();
   {
-    const QSignalBlocker block_robot(robot_), block_enable(enable_);
+    const QSignalBlocker block_robot(robot_), block_enable(enable_), block_link(link_arms_);
     robot_->clear();
     for (const std::string& r : robots) robot_->addItem(QString::fromStdString(r));
     enable_->setChecked(false);
+    link_arms_->setChecked(false);
   }
   FillLinks();
   const bool any = !robots.empty();
   for (QWidget* w : std::initializer_list<QWidget*>{robot_, link_, enable_, orientation_, open_, close_, force_})
     w->setEnabled(any);
+  link_arms_->setEnabled(robots.size() >= 2);
+  link_arms_->setVisible(robots.size() >= 2);
   note_->setText(any ? QString() : "This scene has no robot to teleoperate.");
   note_->setVisible(!any);
   ShowTarget();
@@ -224,10 +244,26 @@ void TeleopPanel::FillLinks() {
   link_->setCurrentIndex(tcp >= 0 ? tcp : link_->count() - 1);
 }
 
+std::string TeleopPanel::DefaultToolLink(const std::string& robot) const {
+  const std::string prefix = robot + "/";
+  std::string last;
+  for (const std::string& name : body_names_) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    last = name.substr(prefix.size());
+    if (last == "gripper_tcp") return last;
+  }
+  return last;
+}
+
 void TeleopPanel::Update(const Snapshot& snapshot, const ControllerStatus& status) {
   const std::string name = robot() + "/" + link();
   tool_known_ = false;
+  poses_.clear();
   for (const SnapshotBody& b : snapshot.bodies) {
+    Pose pose;
+    for (int a = 0; a < 3; ++a) pose.position[a] = b.position[a];
+    for (int a = 0; a < 4; ++a) pose.quaternion[a] = b.quaternion[a];
+    poses_.emplace_back(b.name, pose);
     if (b.name != name) continue;
     tool_known_ = true;
     for (int a = 0; a < 3; ++a) tool_position_[a] = b.position[a];
@@ -238,11 +274,20 @@ void TeleopPanel::Update(const Snapshot& snapshot, const ControllerStatus& statu
     if (r.robot == robot()) status_ = r.status;
   if (robot().empty()) return;
   if (enabled_ && status_.active) {
-    status_label_->setText(QString("IK residual %1 mm, %2°   tracking %3 mm%4")
-                               .arg(1e3 * status_.ik_position, 0, 'f', 2)
-                               .arg(kDegrees * status_.ik_rotation, 0, 'f', 2)
-                               .arg(1e3 * status_.tracking, 0, 'f', 2)
-                               .arg(status_.at_joint_limit ? "\nat a joint limit" : ""));
+    QString text = QString("IK residual %1 mm, %2°   tracking %3 mm%4")
+                       .arg(1e3 * status_.ik_position, 0, 'f', 2)
+                       .arg(kDegrees * status_.ik_rotation, 0, 'f', 2)
+                       .arg(1e3 * status_.tracking, 0, 'f', 2)
+                       .arg(status_.at_joint_limit ? "\nat a joint limit" : "");
+    for (const Follower& f : followers_)
+      for (const RobotTeleopStatus& r : status.teleop)
+        if (r.robot == f.target.robot && r.status.active)
+          text += QString("\n%1: IK %2 mm, tracking %3 mm%4")
+                      .arg(QString::fromStdString(r.robot))
+                      .arg(1e3 * r.status.ik_position, 0, 'f', 2)
+                      .arg(1e3 * r.status.tracking, 0, 'f', 2)
+                      .arg(r.status.at_joint_limit ? ", at a joint limit" : "");
+    status_label_->setText(text);
   } else {
     status_label_->setText(enabled_ ? "waiting for the simulation…" : "teleoperation off");
   }
@@ -286,20 +331,54 @@ bool TeleopPanel::SetTeleopEnabled(bool on) {
       enable_->setChecked(false);
       return false;
     }
+    // The snapshot's quaternions are floats: made unit in double, so the conjugate is the inverse.
+    const Quaternion tool_quaternion = Normalized(tool_quaternion_);
+    // With linked arms, every other robot's tool and its pose in the chosen tool's frame.
+    std::vector<Follower> followers;
+    if (arms_linked()) {
+      for (const std::string& r : robots_) {
+        if (r == robot()) continue;
+        const std::string tool = DefaultToolLink(r);
+        const auto it = std::find_if(poses_.begin(), poses_.end(),
+                                     [&](const auto& entry) { return entry.first == r + "/" + tool; });
+        if (tool.empty() || it == poses_.end()) {
+          note_->setText(QString::fromStdString("No pose of the tool of robot '" + r + "' yet."));
+          note_->setVisible(true);
+          const QSignalBlocker block(enable_);
+          enable_->setChecked(false);
+          return false;
+        }
+        Follower f;
+        f.target.robot = r;
+        f.target.link = tool;
+        f.target.track_orientation = orientation_->isChecked();
+        const Pose& pose = it->second;
+        const std::array<double, 3> d = {pose.position[0] - tool_position_[0], pose.position[1] - tool_position_[1],
+                                         pose.position[2] - tool_position_[2]};
+        f.relative.position = Rotate(Conjugate(tool_quaternion), d);
+        f.relative.quaternion = Multiply(Conjugate(tool_quaternion), Normalized(pose.quaternion));
+        followers.push_back(f);
+      }
+    }
+    followers_ = std::move(followers);
     target_ = {};
     target_.robot = robot();
     target_.link = link();
     target_.position = tool_position_;
-    target_.quaternion = tool_quaternion_;
+    target_.quaternion = tool_quaternion;
     target_.track_orientation = orientation_->isChecked();
     note_->setVisible(false);
-    Command c = Command::Of(Command::Type::kTeleop);
-    c.teleop = target_;
-    Post(c);
+    PostTargets();
   } else {
     Command c = Command::Of(Command::Type::kTeleopClear);
     c.teleop.robot = target_.robot;
     Post(c);
+    for (const Follower& f : followers_) {
+      Command clear = Command::Of(Command::Type::kTeleopClear);
+      clear.teleop.robot = f.target.robot;
+      Post(clear);
+    }
+    followers_.clear();
   }
   enabled_ = on;
   if (keyboard_) keyboard_->SetActive(on);
@@ -311,23 +390,59 @@ bool TeleopPanel::SetTeleopEnabled(bool on) {
   return true;
 }
 
-void TeleopPanel::MoveTargetTo(const std::array<double, 3>& p_W) {
-  if (!enabled_) return;
-  target_.position = p_W;
+void TeleopPanel::SetArmsLinked(bool linked) {
+  if (linked == arms_linked()) return;
+  SetTeleopEnabled(false);
+  const QSignalBlocker block(link_arms_);
+  link_arms_->setChecked(linked && link_arms_->isEnabled());
+}
+
+bool TeleopPanel::arms_linked() const {
+  return link_arms_->isChecked() && link_arms_->isEnabled();
+}
+
+std::vector<TeleopTarget> TeleopPanel::follower_targets() const {
+  std::vector<TeleopTarget> targets;
+  for (const Follower& f : followers_) {
+    TeleopTarget t = f.target;
+    const std::array<double, 3> offset = Rotate(target_.quaternion, f.relative.position);
+    for (int a = 0; a < 3; ++a) t.position[a] = target_.position[a] + offset[a];
+    t.quaternion = Normalized(Multiply(target_.quaternion, f.relative.quaternion));
+    targets.push_back(t);
+  }
+  return targets;
+}
+
+void TeleopPanel::PostTargets() {
   Command c = Command::Of(Command::Type::kTeleop);
   c.teleop = target_;
   Post(c);
+  for (const TeleopTarget& t : follower_targets()) {
+    Command follower = Command::Of(Command::Type::kTeleop);
+    follower.teleop = t;
+    Post(follower);
+  }
+}
+
+void TeleopPanel::MoveTargetTo(const std::array<double, 3>& p_W) {
+  if (!enabled_) return;
+  target_.position = p_W;
+  PostTargets();
   ShowTarget();
 }
 
 void TeleopPanel::SetGripperClosed(bool closed) {
   if (robot().empty()) return;
-  Command c = Command::Of(Command::Type::kGripper);
-  c.gripper.robot = robot();
-  c.gripper.opening = closed ? 0 : 1;
-  c.gripper.force = closed ? force_->value() : 0;
+  std::vector<std::string> robots = {robot()};
+  for (const Follower& f : followers_) robots.push_back(f.target.robot);
+  for (const std::string& r : robots) {
+    Command c = Command::Of(Command::Type::kGripper);
+    c.gripper.robot = r;
+    c.gripper.opening = closed ? 0 : 1;
+    c.gripper.force = closed ? force_->value() : 0;
+    Post(c);
+  }
   gripper_closed_ = closed;
-  Post(c);
 }
 
 TeleopGizmo TeleopPanel::gizmo() const {
@@ -342,10 +457,11 @@ TeleopGizmo TeleopPanel::gizmo() const {
 
 QString TeleopPanel::StatusLine() const {
   if (!enabled_) return {};
-  return QString("teleop %1/%2: IK %3 mm, tracking %4 mm")
+  return QString("teleop %1/%2%5: IK %3 mm, tracking %4 mm")
       .arg(QString::fromStdString(target_.robot), QString::fromStdString(target_.link))
       .arg(1e3 * status_.ik_position, 0, 'f', 2)
-      .arg(1e3 * status_.tracking, 0, 'f', 1);
+      .arg(1e3 * status_.tracking, 0, 'f', 1)
+      .arg(followers_.empty() ? QString() : QString(" + %1 linked").arg(followers_.size()));
 }
 
 QString TeleopPanel::DeviceSummary() const {
@@ -411,9 +527,7 @@ void TeleopPanel::Tick() {
     moved = true;
   }
   if (moved) {
-    Command c = Command::Of(Command::Type::kTeleop);
-    c.teleop = target_;
-    Post(c);
+    PostTargets();
     ShowTarget();
   }
   if (toggles % 2 == 1 && !robot().empty()) SetGripperClosed(!gripper_closed_);

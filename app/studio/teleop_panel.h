@@ -3,7 +3,9 @@
 // viewport's gizmo, a gamepad or a SpaceMouse, and open, close or squeeze the gripper. A 60 Hz timer polls the
 // devices, integrates their motion over the wall time since the last tick (speeds in m/s and rad/s, so the frame
 // rate does not matter) and posts the moved target to the simulation thread as a kTeleop command. The dock shows
-// the target, the IK residual and tracking error the SimController publishes, and which devices were found.
+// the target, the IK residual and tracking error the SimController publishes, and which devices were found. With
+// "Move all arms together" the scene's other robots follow the target too, each keeping its tool's pose relative
+// to the chosen robot's tool as it was when teleoperation started (two hands on a rolling pin).
 #pragma once
 
 #include <QElapsedTimer>
@@ -55,8 +57,14 @@ class TeleopPanel : public QWidget {
   void ShowRefused(const Event& event);
 
   /// Switches teleoperation of the chosen robot and link on, with the target at the link's pose now, or off (the
-  /// arm's controllers keep their last targets). Returns false, with the reason in the dock, when it cannot start.
+  /// arm's controllers keep their last targets). With linked arms (SetArmsLinked) every other robot's tool link
+  /// follows too. Returns false, with the reason in the dock, when it cannot start.
   bool SetTeleopEnabled(bool on);
+  /// Whether the other robots follow the target ("Move all arms together"); changing it switches teleop off.
+  void SetArmsLinked(bool linked);
+  bool arms_linked() const;
+  /// The targets of the robots that follow the chosen one, while teleoperating with linked arms.
+  std::vector<TeleopTarget> follower_targets() const;
   bool teleop_enabled() const { return enabled_; }
   /// Moves the target's position to `p_W` [m] (the gizmo does), when teleoperating.
   void MoveTargetTo(const std::array<double, 3>& p_W);
@@ -82,7 +90,11 @@ class TeleopPanel : public QWidget {
   void Tick();
   void FillLinks();
   void Post(const Command& c);
+  /// Posts the target and, with linked arms, each follower's target.
+  void PostTargets();
   void ShowTarget();
+  /// The default tool link of `robot`: gripper_tcp when it has one, else its last link; empty when unknown.
+  std::string DefaultToolLink(const std::string& robot) const;
 
   Viewport* viewport_ = nullptr;
   QComboBox* robot_ = nullptr;
@@ -90,6 +102,7 @@ class TeleopPanel : public QWidget {
   QLabel* note_ = nullptr;
   QCheckBox* enable_ = nullptr;
   QCheckBox* orientation_ = nullptr;
+  QCheckBox* link_arms_ = nullptr;
   QDoubleSpinBox* speed_ = nullptr;       // [m/s]
   QDoubleSpinBox* turn_speed_ = nullptr;  // [rad/s]
   QLabel* target_label_ = nullptr;
@@ -107,6 +120,19 @@ class TeleopPanel : public QWidget {
   std::unique_ptr<SpaceMouse> space_mouse_;
 
   std::vector<std::string> body_names_;  // the scene's moving bodies, for the link lists
+  std::vector<std::string> robots_;
+  // Every body's pose in the newest snapshot, by name (the followers' tools when teleop starts).
+  struct Pose {
+    std::array<double, 3> position{};
+    std::array<double, 4> quaternion{1, 0, 0, 0};
+  };
+  std::vector<std::pair<std::string, Pose>> poses_;
+  // With linked arms: each follower's target template and its tool's pose in the chosen tool's frame.
+  struct Follower {
+    TeleopTarget target;
+    Pose relative;
+  };
+  std::vector<Follower> followers_;
   bool enabled_ = false;
   bool gripper_closed_ = false;
   TeleopTarget target_;

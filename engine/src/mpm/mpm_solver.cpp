@@ -493,9 +493,13 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         particles_.x[p] = {x[0][l], x[1][l], x[2][l]};
         base_[p] = {base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]};
         fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
-        Mat3f& C = particles_.C[p];
-        for (int r = 0; r < 3; ++r)
-          for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
+        // A fused pass uses C from the lanes; it is stored only where someone reads it: after the last G2P of an
+        // Advance, and for a particle scattered on its own (below).
+        if (!scatter) {
+          Mat3f& C = particles_.C[p];
+          for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
+        }
         const MaterialParams& material = materials[particles_.material[p]];
         if (material.model == MaterialModel::kFixedCorotated) {
           Mat3f& F = particles_.F[p];
@@ -628,6 +632,9 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       if (!in_reach(base_lanes[0][l], base_lanes[1][l], base_lanes[2][l])) {
         escaped_[b].push_back(lane_particle[l]);
         flags |= kEscaped;
+        Mat3f& C = particles_.C[lane_particle[l]];
+        for (int r = 0; r < 3; ++r)
+          for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
         continue;
       }
       Stencil s;
