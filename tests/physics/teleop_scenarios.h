@@ -116,13 +116,14 @@ class TeleopScript {
   std::size_t next_gripper_ = 0;
 };
 
-/// Steps `sim` (loaded from scenes/`scene`) until `t_end` [s], the scripts commanding before each step and
-/// `observe` called after it. With DUCTILE_TELEOP_DEMO_DIR set, writes what was sent as the demo log
-/// `name`.demo.yaml there.
+/// Steps `sim` (loaded from scenes/`scene` with the `--set` overrides `sets`) until `t_end` [s], the scripts
+/// commanding before each step and `observe` called after it. With DUCTILE_TELEOP_DEMO_DIR set, writes what was
+/// sent as the demo log `name`.demo.yaml there.
 inline void Drive(Simulator& sim, const std::string& scene, const std::string& name, std::vector<TeleopScript>& scripts,
-                  double t_end, const std::function<void()>& observe) {
+                  double t_end, const std::function<void()>& observe, const std::vector<std::string>& sets = {}) {
   DemoLog log;
   log.scene = ShippedScene(scene);
+  for (const std::string& s : sets) log.overrides.push_back(ParseOverride(s));
   while (sim.time() + 0.5 * sim.model().dt < t_end) {
     for (TeleopScript& script : scripts) script.Command(sim, log);
     sim.Step();
@@ -354,10 +355,13 @@ inline ScoopResult RunSandScoop(const std::vector<std::string>& sets, const std:
   };
   ScoopResult r;
   r.particles = static_cast<int>(sim->particles().size());
-  Drive(*sim, "sand_scoop.yaml", name, scripts, kScoopEnd, [&] {
-    r.worst_tracking = std::max(r.worst_tracking, sim->GetTeleopStatus("arm").tracking);
-    if (std::abs(sim->time() - 2.7) < 0.5 * sim->model().dt) r.in_bin_carried = count_in_bin(0.0, 0.27);
-  });
+  Drive(
+      *sim, "sand_scoop.yaml", name, scripts, kScoopEnd,
+      [&] {
+        r.worst_tracking = std::max(r.worst_tracking, sim->GetTeleopStatus("arm").tracking);
+        if (std::abs(sim->time() - 2.7) < 0.5 * sim->model().dt) r.in_bin_carried = count_in_bin(0.0, 0.27);
+      },
+      sets);
   r.in_bin = count_in_bin(0.0, 0.27);
   std::printf(
       "sand scoop: of %d particles %d in the bin before the pour, %d (%.1f%%) at the end; worst tracking "

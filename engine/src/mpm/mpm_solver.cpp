@@ -557,7 +557,8 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       mass[l] = l < count ? particles_.mass[p] : 0.0f;
       volume[l] = l < count ? particles_.volume[p] : 0.0f;
     }
-    alignas(32) float tau[9][L];
+    // Zero in the padding lanes, which have zero mass and volume: 0·τ must not meet stale stack contents (a NaN).
+    alignas(32) float tau[9][L] = {};
     for (const int batch : {kFixed, kLinear}) {
       if (!(kinds & batch)) continue;
       alignas(32) float two_mu[L], lam[L], fb[9][L];
