@@ -12,6 +12,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTextStream>
@@ -139,7 +140,12 @@ void MainWindow::BuildDocks() {
   plots_ = new Plots;
   dock("Plots", plots_, Qt::RightDockWidgetArea)->setMinimumWidth(420);
   teleop_ = new TeleopPanel(viewport_);
-  dock("Teleop", teleop_, Qt::RightDockWidgetArea);
+  // The dock's content scrolls rather than setting the window's minimum height (a 1280x720 viewport must fit).
+  auto* teleop_scroll = new QScrollArea;
+  teleop_scroll->setWidget(teleop_);
+  teleop_scroll->setWidgetResizable(true);
+  teleop_scroll->setFrameShape(QFrame::NoFrame);
+  dock("Teleop", teleop_scroll, Qt::RightDockWidgetArea);
   connect(teleop_, &TeleopPanel::command, this, [this](const Command& c) {
     if (controller_) controller_->Post(c);
   });
