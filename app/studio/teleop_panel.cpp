@@ -297,9 +297,10 @@ void TeleopPanel::Update(const Snapshot& snapshot, const ControllerStatus& statu
 }
 
 void TeleopPanel::OnReset() {
-  // The engine's Reset already dropped the target and the gripper command: nothing to post.
+  // The engine's Reset already dropped the targets and the gripper commands: nothing to post.
   enabled_ = false;
   gripper_closed_ = false;
+  followers_.clear();
   if (keyboard_) keyboard_->SetActive(false);
   const QSignalBlocker block(enable_);
   enable_->setChecked(false);
@@ -310,11 +311,10 @@ void TeleopPanel::ShowRefused(const Event& event) {
   note_->setText(QString::fromStdString(event.message));
   note_->setVisible(true);
   if (event.key == kTeleopKey && enabled_) {
-    enabled_ = false;
-    if (keyboard_) keyboard_->SetActive(false);
-    const QSignalBlocker block(enable_);
-    enable_->setChecked(false);
-    ShowTarget();
+    // Every arm stops (with linked arms, a target the engine took for another arm must not stay behind).
+    SetTeleopEnabled(false);
+    note_->setText(QString::fromStdString(event.message));
+    note_->setVisible(true);
   }
 }
 
