@@ -237,6 +237,28 @@ TEST(LinearCorotatedTest, ReturnMapWithUnrotatedReferenceScalesTheStretch) {
   ExpectNear(Fe, Mat3d::Diagonal(expected), kExactTol);
 }
 
+TEST(LinearCorotatedTest, StretchSolveMatchesEliminationForEveryRotation) {
+  // The return map's step 5, ½(M Ṽ + Ṽ Mᵀ) = S̃ for a symmetric Ṽ: by fixed-point iteration when M = R₀ᵀR is within
+  // ‖M − I‖_F < ½ of the identity (rotations up to about 20°), by elimination beyond. Both must solve the system
+  // (residual at double round-off of |S̃| ~ 1) and agree.
+  std::mt19937 rng(37);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (const double angle : {1e-4, 1e-2, 0.1, 0.3, 0.34, 0.5, 1.2}) {
+    for (int k = 0; k < 20; ++k) {
+      const Mat3d M = RandomRotation(rng, angle);
+      Mat3d S = Mat3d::Identity();
+      for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j) S.m[i][j] = S.m[j][i] = S.m[i][j] + 0.3 * u(rng);
+      const Mat3d V = linear_corotated_detail::SolveSymmetricStretch(M, S);
+      const Mat3d V_elimination = linear_corotated_detail::SolveSymmetricStretchByElimination(M, S);
+      EXPECT_LE(Frobenius(V - V.Transposed()), 1e-14) << "angle " << angle;
+      const Mat3d MV = M * V;
+      EXPECT_LE(Frobenius((MV + MV.Transposed()) * 0.5 - S), 1e-12) << "angle " << angle;
+      EXPECT_LE(Frobenius(V - V_elimination), 1e-11) << "angle " << angle;
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // StVK-Hencky.
 

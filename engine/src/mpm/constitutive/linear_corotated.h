@@ -12,12 +12,14 @@
 //   2. S = ½(R₀ᵀFᴱ + FᴱᵀR₀) (= Ê + I) = Q diag(σ) Qᵀ;
 //   3. σ̄ = mean(σ),  σ̃ = σ̄ + min(η/(2μ) / ‖σ − σ̄‖, 1) (σ − σ̄): radial return to the cylinder of radius η/(2μ)
 //      about the axis [1, 1, 1] (since ‖dev s‖_F = 2μ ‖σ − σ̄‖);
-//   4. S̃ = Q diag(σ̃) Qᵀ;
+//   4. S̃ = Q diag(σ̃) Qᵀ, which is σ̄ I + min(η/(2μ) / ‖dev S‖_F, 1) dev S: computed so, without Q and σ;
 //   5. solve S̃ = ½(R₀ᵀR Ṽ + ṼᵀRᵀR₀) for the symmetric Ṽ (6 linear equations, Gaussian elimination with partial
 //      pivoting; Ṽ = S̃ when the system is singular, which happens only if R and R₀ differ by a quarter turn);
 //   6. Fᴱ ← R Ṽ.
 // The projection keeps tr S (the linearised volume change tr Ê) and leaves ‖dev s(Fᴱ; R₀)‖_F = η exactly.
 #pragma once
+
+#include <limits>
 
 #include "core/small_math.h"
 #include "core/svd3.h"
@@ -59,9 +61,10 @@ SIM_HD bool SolveLinear6(T (&A)[6][6], T (&b)[6], T pivot_tolerance, T (&x)[6]) 
   return true;
 }
 
-/// The symmetric Ṽ with ½(M Ṽ + ṼᵀMᵀ) = S̃ for a rotation M; S̃ itself when the system is singular.
+/// The symmetric Ṽ with ½(M Ṽ + ṼᵀMᵀ) = S̃ for a rotation M by Gaussian elimination; S̃ itself when the system
+/// is singular.
 template <typename T>
-SIM_HD Mat3<T> SolveSymmetricStretch(const Mat3<T>& M, const Mat3<T>& S_tilde) {
+SIM_HD Mat3<T> SolveSymmetricStretchByElimination(const Mat3<T>& M, const Mat3<T>& S_tilde) {
   // Unknowns and equations indexed by the upper-triangle entries (i, j), i ≤ j.
   const int kRow[6] = {0, 1, 2, 0, 0, 1};
   const int kCol[6] = {0, 1, 2, 1, 2, 2};
@@ -86,6 +89,34 @@ SIM_HD Mat3<T> SolveSymmetricStretch(const Mat3<T>& M, const Mat3<T>& S_tilde) {
   Mat3<T> V;
   for (int u = 0; u < 6; ++u) V.m[kRow[u]][kCol[u]] = V.m[kCol[u]][kRow[u]] = x[u];
   return V;
+}
+
+/// The symmetric Ṽ with ½(M Ṽ + ṼᵀMᵀ) = S̃ for a rotation M; S̃ itself when the system is singular. M is R₀ᵀR, the
+/// change of the rotation since the stress was computed, so M = I + D with D small: Ṽ = S̃ − ½(D Ṽ + (D Ṽ)ᵀ) is a
+/// contraction by about ‖D‖ (at most ½ where it is used) and its fixed-point iteration reaches float round-off in
+/// a few steps of one 3x3 product each. Otherwise, or if it has not converged, Gaussian elimination of the 6x6
+/// system.
+template <typename T>
+SIM_HD Mat3<T> SolveSymmetricStretch(const Mat3<T>& M, const Mat3<T>& S_tilde) {
+  constexpr int kMaxIterations = 16;
+  Mat3<T> D = M;
+  D.m[0][0] -= T(1);
+  D.m[1][1] -= T(1);
+  D.m[2][2] -= T(1);
+  if (D.SquaredNorm() < T(0.25)) {
+    // Stop when a step changes Ṽ by no more than a few ε of its size: the remaining error is below that times
+    // the contraction factor.
+    const T tol2 = T(16) * std::numeric_limits<T>::epsilon() * std::numeric_limits<T>::epsilon();
+    Mat3<T> V = S_tilde;
+    for (int k = 0; k < kMaxIterations; ++k) {
+      const Mat3<T> DV = D * V;
+      const Mat3<T> next = S_tilde - (DV + DV.Transposed()) * T(0.5);
+      const T change2 = (next - V).SquaredNorm();
+      V = next;
+      if (change2 <= tol2 * V.SquaredNorm()) return V;
+    }
+  }
+  return SolveSymmetricStretchByElimination(M, S_tilde);
 }
 
 }  // namespace linear_corotated_detail
@@ -132,20 +163,15 @@ struct LinearCorotated {
     const T radius = yield_stress / (T(2) * mu);
     const Mat3<T> RtF = R0.Transposed() * Fe;
     const Mat3<T> S = (RtF + RtF.Transposed()) * T(0.5);
-    // ‖σ − σ̄‖ equals ‖dev S‖_F: when that is clearly inside the cylinder (a margin far above the round-off of
-    // either way of computing it) the particle is elastic and needs no eigendecomposition, the common case.
+    // Steps 2-4 without the eigendecomposition: with S = Q diag(σ) Qᵀ, σ̄ = tr S / 3 and ‖σ − σ̄‖ = ‖dev S‖_F, so
+    //   S̃ = Q diag(σ̄ + k (σ − σ̄)) Qᵀ = σ̄ I + k dev S,   k = min(η/(2μ) / ‖dev S‖_F, 1),
+    // the same projection in closed form (Q is shared by S, its deviator and the identity).
     const T trace_third = (S.m[0][0] + S.m[1][1] + S.m[2][2]) / T(3);
     const Mat3<T> dev_S = S - Mat3<T>::Identity() * trace_third;
-    if (dev_S.SquaredNorm() < radius * radius * T(0.999)) return T(0);
-    Mat3<T> Q;
-    Vec3<T> sigma;
-    SymmetricEigen3(S, Q, sigma);
-    const T mean = (sigma.x + sigma.y + sigma.z) / T(3);
-    const Vec3<T> deviation = sigma - Vec3<T>::Constant(mean);
-    const T deviation_norm = Norm(deviation);
-    if (!(deviation_norm > radius)) return T(0);
-    const Vec3<T> sigma_tilde = Vec3<T>::Constant(mean) + deviation * (radius / deviation_norm);
-    const Mat3<T> S_tilde = Q * Mat3<T>::Diagonal(sigma_tilde) * Q.Transposed();
+    const T deviation_norm2 = dev_S.SquaredNorm();
+    if (!(deviation_norm2 > radius * radius)) return T(0);
+    const T deviation_norm = std::sqrt(deviation_norm2);
+    const Mat3<T> S_tilde = Mat3<T>::Identity() * trace_third + dev_S * (radius / deviation_norm);
     const Mat3<T> R = FastPolarRotation3(Fe);
     Fe = R * linear_corotated_detail::SolveSymmetricStretch(R0.Transposed() * R, S_tilde);
     return deviation_norm - radius;
