@@ -333,7 +333,8 @@ bool TeleopPanel::SetTeleopEnabled(bool on) {
     }
     // The snapshot's quaternions are floats: made unit in double, so the conjugate is the inverse.
     const Quaternion tool_quaternion = Normalized(tool_quaternion_);
-    // With linked arms, every other robot's tool and its pose in the chosen tool's frame.
+    // With linked arms, every other robot's tool; the target frame is then at the tools' centroid (turned like the
+    // chosen tool), and every tool, the chosen one too, keeps its pose in that frame.
     std::vector<Follower> followers;
     if (arms_linked()) {
       for (const std::string& r : robots_) {
@@ -352,19 +353,28 @@ bool TeleopPanel::SetTeleopEnabled(bool on) {
         f.target.robot = r;
         f.target.link = tool;
         f.target.track_orientation = orientation_->isChecked();
-        const Pose& pose = it->second;
-        const std::array<double, 3> d = {pose.position[0] - tool_position_[0], pose.position[1] - tool_position_[1],
-                                         pose.position[2] - tool_position_[2]};
-        f.relative.position = Rotate(Conjugate(tool_quaternion), d);
-        f.relative.quaternion = Multiply(Conjugate(tool_quaternion), Normalized(pose.quaternion));
+        f.relative = it->second;  // the world pose for now; made relative below
         followers.push_back(f);
       }
     }
+    std::array<double, 3> centre = tool_position_;
+    for (const Follower& f : followers)
+      for (int a = 0; a < 3; ++a) centre[a] += f.relative.position[a];
+    for (int a = 0; a < 3; ++a) centre[a] /= static_cast<double>(1 + followers.size());
+    const auto relative = [&](const std::array<double, 3>& p_W) {
+      return Rotate(Conjugate(tool_quaternion), {p_W[0] - centre[0], p_W[1] - centre[1], p_W[2] - centre[2]});
+    };
+    for (Follower& f : followers) {
+      f.relative.quaternion = Multiply(Conjugate(tool_quaternion), Normalized(f.relative.quaternion));
+      f.relative.position = relative(f.relative.position);
+    }
+    leader_ = {};
+    leader_.position = relative(tool_position_);
     followers_ = std::move(followers);
     target_ = {};
     target_.robot = robot();
     target_.link = link();
-    target_.position = tool_position_;
+    target_.position = centre;
     target_.quaternion = tool_quaternion;
     target_.track_orientation = orientation_->isChecked();
     note_->setVisible(false);
@@ -413,9 +423,17 @@ std::vector<TeleopTarget> TeleopPanel::follower_targets() const {
   return targets;
 }
 
+TeleopTarget TeleopPanel::tool_target() const {
+  TeleopTarget t = target_;
+  const std::array<double, 3> offset = Rotate(target_.quaternion, leader_.position);
+  for (int a = 0; a < 3; ++a) t.position[a] = target_.position[a] + offset[a];
+  t.quaternion = Normalized(Multiply(target_.quaternion, leader_.quaternion));
+  return t;
+}
+
 void TeleopPanel::PostTargets() {
   Command c = Command::Of(Command::Type::kTeleop);
-  c.teleop = target_;
+  c.teleop = tool_target();
   Post(c);
   for (const TeleopTarget& t : follower_targets()) {
     Command follower = Command::Of(Command::Type::kTeleop);
@@ -450,7 +468,7 @@ TeleopGizmo TeleopPanel::gizmo() const {
   g.visible = enabled_;
   for (int a = 0; a < 3; ++a) g.position[a] = static_cast<float>(target_.position[a]);
   for (int a = 0; a < 4; ++a) g.quaternion[a] = static_cast<float>(target_.quaternion[a]);
-  g.tool_known = tool_known_;
+  g.tool_known = tool_known_ && followers_.empty();  // linked: the target is between the tools
   for (int a = 0; a < 3; ++a) g.tool[a] = static_cast<float>(tool_position_[a]);
   return g;
 }

@@ -4,8 +4,9 @@
 // devices, integrates their motion over the wall time since the last tick (speeds in m/s and rad/s, so the frame
 // rate does not matter) and posts the moved target to the simulation thread as a kTeleop command. The dock shows
 // the target, the IK residual and tracking error the SimController publishes, and which devices were found. With
-// "Move all arms together" the scene's other robots follow the target too, each keeping its tool's pose relative
-// to the chosen robot's tool as it was when teleoperation started (two hands on a rolling pin).
+// "Move all arms together" the scene's other robots follow the target too: the target frame starts at the tools'
+// centroid, turned like the chosen tool, and every tool keeps the pose it had in that frame when teleoperation
+// started (two hands on a rolling pin).
 #pragma once
 
 #include <QElapsedTimer>
@@ -65,12 +66,15 @@ class TeleopPanel : public QWidget {
   bool arms_linked() const;
   /// The targets of the robots that follow the chosen one, while teleoperating with linked arms.
   std::vector<TeleopTarget> follower_targets() const;
+  /// The chosen robot's own target: target() itself, or with linked arms its tool's place in the target frame.
+  TeleopTarget tool_target() const;
   bool teleop_enabled() const { return enabled_; }
   /// Moves the target's position to `p_W` [m] (the gizmo does), when teleoperating.
   void MoveTargetTo(const std::array<double, 3>& p_W);
   /// Closes (squeezing with the force in the dock, or to the closed position at force 0) or opens the gripper.
   void SetGripperClosed(bool closed);
   bool gripper_closed() const { return gripper_closed_; }
+  /// The target frame: the chosen tool's target, or with linked arms the frame all the tools move with.
   const TeleopTarget& target() const { return target_; }
   /// The chosen robot and link; empty when the scene has no robot.
   std::string robot() const;
@@ -133,6 +137,7 @@ class TeleopPanel : public QWidget {
     Pose relative;
   };
   std::vector<Follower> followers_;
+  Pose leader_;  // the chosen tool's pose in the target frame (identity unless linked)
   bool enabled_ = false;
   bool gripper_closed_ = false;
   TeleopTarget target_;

@@ -695,13 +695,18 @@ class StudioGuiTest : public QObject {
     const TeleopTarget follower = panel->follower_targets()[0];
     QCOMPARE(follower.robot, std::string("right_arm"));
     QCOMPARE(follower.link, std::string("gripper_tcp"));
-    // The follower's target starts at its tool (the pose it had in the chosen tool's frame, turned back).
-    for (int a = 0; a < 3; ++a) QVERIFY(std::abs(follower.position[a] - right0[a]) < 1e-9);
+    // The target frame starts midway between the tools; each tool's target starts at the tool.
+    for (int a = 0; a < 3; ++a) {
+      QVERIFY(std::abs(panel->target().position[a] - 0.5 * (left0[a] + right0[a])) < 1e-9);
+      QVERIFY(std::abs(follower.position[a] - right0[a]) < 1e-9);
+      QVERIFY(std::abs(panel->tool_target().position[a] - left0[a]) < 1e-9);
+    }
     // 6 cm along +x, played for one second of simulated time (the arms get there in about 0.3 s).
     std::array<double, 3> goal = panel->target().position;
     goal[0] += 0.06;
     panel->MoveTargetTo(goal);
     QVERIFY(std::abs(panel->follower_targets()[0].position[0] - right0[0] - 0.06) < 1e-9);
+    QVERIFY(std::abs(panel->tool_target().position[0] - left0[0] - 0.06) < 1e-9);
     const double start = window_->controller()->status().time;
     window_->SetPlaying(true);
     QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->status().time >= start + 1.0, 120000);
