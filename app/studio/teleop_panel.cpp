@@ -311,10 +311,9 @@ void TeleopPanel::ShowRefused(const Event& event) {
   note_->setText(QString::fromStdString(event.message));
   note_->setVisible(true);
   if (event.key == kTeleopKey && enabled_) {
-    // Every arm stops (with linked arms, a target the engine took for another arm must not stay behind).
+    // Every arm stops (with linked arms, a target the engine took for another arm must not stay behind). The
+    // note above stays: switching off does not touch it.
     SetTeleopEnabled(false);
-    note_->setText(QString::fromStdString(event.message));
-    note_->setVisible(true);
   }
 }
 
@@ -368,8 +367,7 @@ bool TeleopPanel::SetTeleopEnabled(bool on) {
       f.relative.quaternion = Multiply(Conjugate(tool_quaternion), Normalized(f.relative.quaternion));
       f.relative.position = relative(f.relative.position);
     }
-    leader_ = {};
-    leader_.position = relative(tool_position_);
+    tool_offset_ = relative(tool_position_);
     followers_ = std::move(followers);
     target_ = {};
     target_.robot = robot();
@@ -424,10 +422,10 @@ std::vector<TeleopTarget> TeleopPanel::follower_targets() const {
 }
 
 TeleopTarget TeleopPanel::tool_target() const {
+  // The target frame turns like the chosen tool, so only its position is offset.
   TeleopTarget t = target_;
-  const std::array<double, 3> offset = Rotate(target_.quaternion, leader_.position);
+  const std::array<double, 3> offset = Rotate(target_.quaternion, tool_offset_);
   for (int a = 0; a < 3; ++a) t.position[a] = target_.position[a] + offset[a];
-  t.quaternion = Normalized(Multiply(target_.quaternion, leader_.quaternion));
   return t;
 }
 

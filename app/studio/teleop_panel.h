@@ -137,7 +137,8 @@ class TeleopPanel : public QWidget {
     Pose relative;
   };
   std::vector<Follower> followers_;
-  Pose leader_;  // the chosen tool's pose in the target frame (identity unless linked)
+  // The chosen tool's position in the target frame (zero unless linked; the frame turns like the tool).
+  std::array<double, 3> tool_offset_{};
   bool enabled_ = false;
   bool gripper_closed_ = false;
   TeleopTarget target_;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/run_command.h"
 #include "decoded_video.h"
 
 namespace ductile {
@@ -22,22 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Result RunCli(const std::string& args) {
-  const std::string command = std::string(DUCTILE_CLI_PATH) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe)) r.output += buffer;
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = testing::CommandResult;
+using testing::RunCli;
+using testing::RunCommand;
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path);
@@ -572,15 +560,8 @@ rigid_bodies:
 )";
   const Result r = RunCli("validate " + scene.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string command = "valgrind --error-exitcode=99 --quiet " + std::string(DUCTILE_CLI_PATH) + " run " +
-                              scene.string() + " --duration 0.02 --threads 1 --quiet 2>&1";
-  Result memcheck;
-  FILE* pipe = popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe)) memcheck.output += buffer;
-  const int status = pclose(pipe);
-  memcheck.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const Result memcheck = RunCommand("valgrind --error-exitcode=99 --quiet " + std::string(DUCTILE_CLI_PATH) + " run " +
+                                     scene.string() + " --duration 0.02 --threads 1 --quiet");
   EXPECT_EQ(memcheck.exit_code, 0) << memcheck.output;
 }
 

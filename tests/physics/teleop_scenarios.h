@@ -118,7 +118,7 @@ class TeleopScript {
 
 /// Steps `sim` (loaded from scenes/`scene` with the `--set` overrides `sets`) until `t_end` [s], the scripts
 /// commanding before each step and `observe` called after it. With DUCTILE_TELEOP_DEMO_DIR set, writes what was
-/// sent as the demo log `name`.demo.yaml there.
+/// sent as the demo log `name`.demo.yaml there, naming the scene by its path relative to that folder.
 inline void Drive(Simulator& sim, const std::string& scene, const std::string& name, std::vector<TeleopScript>& scripts,
                   double t_end, const std::function<void()>& observe, const std::vector<std::string>& sets = {}) {
   DemoLog log;
@@ -131,8 +131,10 @@ inline void Drive(Simulator& sim, const std::string& scene, const std::string& n
   }
   log.steps = sim.step_count();
   log.final_state_hash = sim.StateHash();
-  if (const char* folder = std::getenv("DUCTILE_TELEOP_DEMO_DIR"))
+  if (const char* folder = std::getenv("DUCTILE_TELEOP_DEMO_DIR")) {
+    log.scene = std::filesystem::proximate(log.scene, folder);
     WriteDemoLog(std::filesystem::path(folder) / (name + ".demo.yaml"), log);
+  }
 }
 
 // Pinch and lift (scenes/gripper_pinch_lift.yaml), the acceptance: the open gripper comes down 10 cm around

@@ -95,17 +95,11 @@ TEST(Teleop, UnreachableTargetStopsAtTheJointLimitsAndReportsTheResidual) {
   testing::RunUntil(*sim, 3.0);
   const TeleopStatus status = sim->GetTeleopStatus("arm");
   EXPECT_GT(status.ik_position, 1.0);
-  // Every joint inside its limits (the limit constraint allows a little penetration at a stiff PD: 0.01 rad).
+  // The tool stays within the arm's reach instead of being pulled towards the target.
   std::array<double, 3> p{};
   std::array<double, 4> q{};
   ASSERT_EQ(sim->LinkPose("arm", "gripper_tcp", p, q), "");
   EXPECT_LT(p[0], 1.4);
-  const Snapshot snapshot = [&] {
-    Snapshot s;
-    sim->CaptureSnapshot(s, false);
-    return s;
-  }();
-  EXPECT_FALSE(snapshot.bodies.empty());
 }
 
 TEST(Teleop, GripperOpensClosesAndSqueezes) {

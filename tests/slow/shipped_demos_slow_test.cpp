@@ -4,12 +4,11 @@
 // after a change to the simulation's arithmetic is regenerated with scripts/make-demos.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <vector>
+
+#include "../support/run_command.h"
 
 namespace ductile {
 namespace {
@@ -21,15 +20,9 @@ TEST(ShippedDemos, ReplayToTheirRecordedState) {
     if (entry.path().string().ends_with(".demo.yaml")) logs.push_back(entry.path());
   ASSERT_FALSE(logs.empty()) << "no demo logs in " << folder;
   for (const std::filesystem::path& log : logs) {
-    const std::string command = std::string(DUCTILE_CLI_PATH) + " replay '" + log.string() + "' 2>&1";
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-    ASSERT_NE(pipe, nullptr);
-    std::string output;
-    std::array<char, 4096> buffer{};
-    while (fgets(buffer.data(), static_cast<int>(buffer.size()), pipe.get())) output += buffer.data();
-    const int status = pclose(pipe.release());
-    EXPECT_EQ(status, 0) << log << ":\n" << output;
-    EXPECT_NE(output.find("replay reproduces the log"), std::string::npos) << log << ":\n" << output;
+    const testing::CommandResult r = testing::RunCli("replay '" + log.string() + "'");
+    EXPECT_EQ(r.exit_code, 0) << log << ":\n" << r.output;
+    EXPECT_NE(r.output.find("replay reproduces the log"), std::string::npos) << log << ":\n" << r.output;
   }
 }
 

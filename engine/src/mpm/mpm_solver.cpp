@@ -110,8 +110,7 @@ void MpmSolver::SortParticlesByBlock() {
   // Nothing to do while the last reorder still holds: no particle has left its block's reach and the runs of
   // particles sharing a cell (the SIMD batches) have not fragmented by more than an eighth.
   if (sort_valid_ && memory_sorted_ && runs_ <= runs_at_reorder_ + runs_at_reorder_ / 8) return;
-  if (!stencils_current_) ComputeBases();
-  grid_.SortParticles(base_);
+  SortIntoBlocks();
   const std::vector<std::int32_t>& order = grid_.order();
   GatherParticles(particles_, order, scratch_);
   std::swap(particles_, scratch_);
@@ -125,8 +124,6 @@ void MpmSolver::SortParticlesByBlock() {
   base_.swap(base_scratch_);
   fx_.swap(fx_scratch_);
   grid_.AdoptIdentityOrder();
-  sort_valid_ = true;
-  activation_current_ = false;
   memory_sorted_ = true;
   runs_at_reorder_ = -1;  // the next pass records it
 }
@@ -204,12 +201,9 @@ void MpmSolver::TransferPass(float dt, bool gather, bool scatter) {
     });
     // The particles that left their block's reach, one by one in block order (deterministic). They are still
     // within one cell of it, so their nodes lie in active blocks.
-    if (escaped.load()) {
-      escaped_all_.clear();
+    if (escaped.load())
       for (int b = 0; b < num_occupied; ++b)
-        escaped_all_.insert(escaped_all_.end(), escaped_[b].begin(), escaped_[b].end());
-      for (std::int32_t p : escaped_all_) ScatterToGrid(p, dt);
-    }
+        for (const Escaped& e : escaped_[b]) ScatterToGrid(e.particle, e.affine);
   }
   const Clock::time_point t2 = Clock::now();
   if (escaped.load()) sort_valid_ = false;
@@ -275,43 +269,12 @@ void MpmSolver::ReduceWindows(int slot) {
       }
 }
 
-void MpmSolver::ScatterToGrid(int p, float dt) {
-  Mat3f tau;
-  ComputeStresses(&p, 1, &tau);
-  const Mat3f A = AffineMomentum(particles_.mass[p], particles_.volume[p], particles_.C[p], tau, dt, inv_h_);
+void MpmSolver::ScatterToGrid(int p, const Mat3f& affine) {
   const Stencil s = CachedStencil(p);
-  ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], A, [&](int di, int dj, int dk, const Float4& q) {
+  ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], affine, [&](int di, int dj, int dk, const Float4& q) {
     const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
     if (index >= 0) grid_.nodes_data[index] += q;  // always, unless the particle diverged
   });
-}
-
-void MpmSolver::ComputeStresses(const std::int32_t* particles, int count, Mat3f* tau) const {
-  // Fixed corotated particles go through the batched (SIMD) path, the others one by one.
-  const Mat3f* F[kStressBatch];
-  float mu[kStressBatch];
-  float lambda[kStressBatch];
-  int lane_of[kStressBatch];
-  int batched = 0;
-  for (int l = 0; l < count; ++l) {
-    const int p = particles[l];
-    const MaterialParams& m = model_->materials[particles_.material[p]];
-    if (m.model == MaterialModel::kFixedCorotated) {
-      F[batched] = &particles_.F[p];
-      mu[batched] = m.mu;
-      lambda[batched] = m.lambda;
-      lane_of[batched++] = l;
-    } else if (ReusesRotation(m)) {
-      rotations_[p] = FastPolarRotation3(particles_.F[p]);
-      tau[l] = LinearCorotated<float>{m.mu, m.lambda, m.yield_stress}.Kirchhoff(particles_.F[p], rotations_[p]);
-    } else {
-      tau[l] = KirchhoffStress(m, particles_.F[p], particles_.C[p]);
-    }
-  }
-  if (batched == 0) return;
-  Mat3f batch_tau[kStressBatch];
-  FixedCorotatedKirchhoffBatch(F, mu, lambda, batched, batch_tau);
-  for (int i = 0; i < batched; ++i) tau[lane_of[i]] = batch_tau[i];
 }
 
 int MpmSolver::UpdateGrid(float dt) {
@@ -493,8 +456,8 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         particles_.x[p] = {x[0][l], x[1][l], x[2][l]};
         base_[p] = {base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]};
         fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
-        // A fused pass uses C from the lanes; it is stored only where someone reads it: after the last G2P of an
-        // Advance, and for a particle scattered on its own (below).
+        // A fused pass uses C from the lanes (the next gather overwrites it), so only the last G2P of an Advance
+        // stores it, for the state between steps.
         if (!scatter) {
           Mat3f& C = particles_.C[p];
           for (int r = 0; r < 3; ++r)
@@ -630,12 +593,12 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
     }
 #endif
     for (int l = 0; l < count; ++l) {
+      Mat3f Al;
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) Al.m[r][k] = A[r][k][l];
       if (!in_reach(base_lanes[0][l], base_lanes[1][l], base_lanes[2][l])) {
-        escaped_[b].push_back(lane_particle[l]);
+        escaped_[b].push_back({lane_particle[l], Al});
         flags |= kEscaped;
-        Mat3f& C = particles_.C[lane_particle[l]];
-        for (int r = 0; r < 3; ++r)
-          for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
         continue;
       }
       Stencil s;
@@ -644,9 +607,6 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         s.fx[a] = fx_lanes[a][l];
       }
       StencilWeights(s);
-      Mat3f Al;
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) Al.m[r][k] = A[r][k][l];
       Float4* corner = out + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
       ScatterParticle(s, h_, mass[l], Vec3f{v[0][l], v[1][l], v[2][l]}, Al,
                       [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });

@@ -120,12 +120,11 @@ class MpmSolver {
   void TransferPass(float dt, bool gather, bool scatter);
   /// The pass on one occupied block; returns flags: a particle diverged, a particle left the block's reach.
   int TransferBlock(int occupied_block, float dt, bool gather, bool scatter);
-  /// Kirchhoff stresses of `count` ≤ kStressBatch particles (indices), fixed corotated ones batched.
-  void ComputeStresses(const std::int32_t* particles, int count, Mat3f* tau) const;
   /// Sums the windows overlapping active block `slot` into its nodes.
   void ReduceWindows(int slot);
-  /// P2G of particle p straight onto the grid (its nodes' blocks must be active), serially.
-  void ScatterToGrid(int p, float dt);
+  /// P2G of particle p, with its affine momentum from the pass, straight onto the grid (its nodes' blocks must be
+  /// active), serially.
+  void ScatterToGrid(int p, const Mat3f& affine);
   int UpdateGrid(float dt);
 
   const Model* model_;
@@ -137,9 +136,13 @@ class MpmSolver {
   std::vector<std::array<int, 3>> base_scratch_;  // for reordering base_ and fx_
   std::vector<Vec3f> fx_scratch_;
   std::vector<Float4> windows_;  // per occupied block: its particles' P2G into an 8x8x8 node window
-  // Per occupied block: particles whose new stencil base left the block's window in the last scatter.
-  std::vector<std::vector<std::int32_t>> escaped_;
-  std::vector<std::int32_t> escaped_all_;
+  // Per occupied block: particles whose new stencil base left the block's window in the last scatter, with the
+  // affine momentum the pass computed for them.
+  struct Escaped {
+    std::int32_t particle;
+    Mat3f affine;
+  };
+  std::vector<std::vector<Escaped>> escaped_;
   // Per particle of a plastic linear corotated material: R₀, the rotation of Fᴱ at the start of the substep. The
   // stress (P2G) computes it and the return map (G2P) of the same substep reuses it: one polar decomposition per
   // particle and substep instead of two, with the same result.

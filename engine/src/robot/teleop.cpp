@@ -41,7 +41,6 @@ std::string ArmTeleop::Configure(const contact::RigidSystem& rigid, const std::s
   if (!robot_found) return "no robot named '" + robot + "'";
   link_ = tree.FindBody(robot + "/" + link);
   if (link_ < 0) return "robot '" + robot + "' has no link '" + link + "'";
-  robot_ = robot;
   link_name_ = link;
   bodies_.clear();
   controllers_.clear();
@@ -70,7 +69,8 @@ std::string ArmTeleop::Configure(const contact::RigidSystem& rigid, const std::s
   if (bodies_.empty()) {
     return "robot '" + robot + "': no joint with a controller between its root and link '" + link + "'";
   }
-  started_ = false;
+  q_c_.resize(0);
+  v_c_.resize(0);
   return {};
 }
 
@@ -104,11 +104,9 @@ void ArmTeleop::ToolKinematics(const contact::RigidSystem& rigid, const Eigen::V
 
 void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt) {
   const auto n = static_cast<Eigen::Index>(bodies_.size());
-  if (!started_) {
+  if (q_c_.size() == 0) {
     q_c_.resize(n);
     for (Eigen::Index k = 0; k < n; ++k) q_c_[k] = rigid.q[q_index_[k]];
-    v_c_.resize(0);
-    started_ = true;
   }
   const Eigen::VectorXd q_previous = q_c_;
   Eigen::VectorXd q = rigid.q;

@@ -40,7 +40,6 @@ class ArmTeleop {
   /// Finds the arm of `robot` ending at `link` in `rigid`. Returns an error message naming what is missing (no such
   /// robot or link, no controlled joint on the way to the link), empty on success.
   std::string Configure(const contact::RigidSystem& rigid, const std::string& robot, const std::string& link);
-  const std::string& robot() const { return robot_; }
   const std::string& link() const { return link_name_; }
   int link_body() const { return link_; }
 
@@ -50,11 +49,6 @@ class ArmTeleop {
   /// Moves the commanded joint positions towards the target and writes the arm's controller targets and
   /// feed-forward efforts in `rigid` for a step of `dt`. The first call starts from the measured joint positions.
   void Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt);
-  /// Forgets the commanded positions (the next Apply starts from the measured ones).
-  void Restart() {
-    started_ = false;
-    v_c_.resize(0);
-  }
 
   double position_residual() const { return position_residual_; }  ///< [m], of q_c.
   double rotation_residual() const { return rotation_residual_; }  ///< [rad], of q_c.
@@ -68,7 +62,7 @@ class ArmTeleop {
   void ToolKinematics(const contact::RigidSystem& rigid, const Eigen::VectorXd& q, Eigen::Vector3d& p_W,
                       Eigen::Matrix3d& R_WL, Eigen::MatrixXd* J);
 
-  std::string robot_, link_name_;
+  std::string link_name_;
   int link_ = -1;
   std::vector<int> bodies_;       // arm joints' bodies, root first
   std::vector<int> controllers_;  // index into RigidSystem::controllers, same order
@@ -78,8 +72,7 @@ class ArmTeleop {
   Eigen::Vector3d target_p_ = Eigen::Vector3d::Zero();
   Eigen::Quaterniond target_R_ = Eigen::Quaterniond::Identity();
   bool track_orientation_ = true;
-  bool started_ = false;
-  Eigen::VectorXd q_c_;  // commanded arm joint positions
+  Eigen::VectorXd q_c_;  // commanded arm joint positions; empty until the first Apply
   Eigen::VectorXd v_c_;  // and velocities of the last step
   multibody::Kinematics kin_;
   double position_residual_ = 0, rotation_residual_ = 0;
