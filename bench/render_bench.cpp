@@ -75,10 +75,13 @@ Snapshot DoughSlab(int nx, int ny, int nz) {
   return snapshot;
 }
 
-// Arguments: particle count selector (0: 30x30x6, 1: 50x50x20) and samples per pixel.
+// Arguments: particle count selector (0: 30x30x6, 1: 50x50x20), samples per pixel and render scale [%] (the scene
+// drawn at that fraction of the image's width and height and scaled up, as the studio's viewport does on a CPU
+// device).
 void BM_RenderFrame(benchmark::State& state) {
   const Snapshot snapshot = state.range(0) == 0 ? DoughSlab(30, 30, 6) : DoughSlab(50, 50, 20);
   const auto samples = static_cast<int>(state.range(1));
+  const float render_scale = static_cast<float>(state.range(2)) / 100.0f;
   std::unique_ptr<render::OffscreenRenderer> renderer;
   try {
     renderer = render::OffscreenRenderer::Create(kWidth, kHeight, samples);
@@ -89,9 +92,9 @@ void BM_RenderFrame(benchmark::State& state) {
   const render::Camera camera =
       render::FrameSnapshot(snapshot, static_cast<float>(kWidth) / static_cast<float>(kHeight));
   const render::RenderScene scene = render::BuildRenderScene(snapshot, render::ViewOptions{}, camera);
-  benchmark::DoNotOptimize(renderer->Render(scene));  // Warm-up: first-use costs of buffers and caches.
+  benchmark::DoNotOptimize(renderer->Render(scene, render_scale));  // Warm-up: first-use costs of buffers and caches.
   for (auto _ : state) {
-    render::Image image = renderer->Render(scene);
+    render::Image image = renderer->Render(scene, render_scale);
     benchmark::DoNotOptimize(image.rgba.data());
   }
   state.counters["particles"] = static_cast<double>(snapshot.particles.position.size());
@@ -100,8 +103,8 @@ void BM_RenderFrame(benchmark::State& state) {
   state.SetLabel(renderer->DeviceName());
 }
 BENCHMARK(BM_RenderFrame)
-    ->ArgNames({"slab", "samples"})
-    ->ArgsProduct({{0, 1}, {1, 4}})
+    ->ArgNames({"slab", "samples", "scale"})
+    ->ArgsProduct({{0, 1}, {1, 4}, {100, 50}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(2.0);

@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
 #include <QDateTime>
@@ -51,12 +52,24 @@ void OpenMessageBox(QWidget* parent, const QString& title, const QString& text, 
   box->open();
 }
 
+// The simulation's nice value (SimController): 10 gives the UI thread and the renderer's threads about nine times
+// the simulation threads' share of a core whenever both want one, so a frame is drawn without waiting behind
+// steps, while the simulation still takes every cycle they leave. DUCTILE_SIM_NICE (0 to 19) overrides it.
+int SimulationNice() {
+  bool ok = false;
+  const int nice = qEnvironmentVariableIntValue("DUCTILE_SIM_NICE", &ok);
+  return ok ? std::clamp(nice, 0, 19) : 10;
+}
+
 }  // namespace
 
 MeasureStart MeasureNow(MainWindow& window) {
   MeasureStart m;
   m.wall_s = 1e-3 * static_cast<double>(QDateTime::currentMSecsSinceEpoch());
-  if (window.viewport()) m.frames = static_cast<double>(window.viewport()->frames());
+  if (window.viewport()) {
+    m.frames = static_cast<double>(window.viewport()->frames());
+    m.times = window.viewport()->frame_times();
+  }
   window.Poll();
   for (const TelemetrySample& t : window.plots()->samples()) m.step_ms_sum += t.step_ms;
   m.steps = static_cast<std::int64_t>(window.plots()->samples().size());
@@ -70,6 +83,7 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   if (vulkan_) {
     viewport_ = new Viewport;
     viewport_->setVulkanInstance(vulkan_);
+    viewport_->ChooseColorFormat();
     viewport_widget_ = QWidget::createWindowContainer(viewport_, this);
     viewport_widget_->setMinimumSize(320, 240);
     viewport_widget_->setFocusPolicy(Qt::StrongFocus);
@@ -273,6 +287,30 @@ void MainWindow::BuildMenus() {
     viewport_->SetHudVisible(on);
     viewport_->requestUpdate();
   });
+  // The render scale (Viewport::SetRenderScale), remembered across sessions.
+  QMenu* scale_menu = view->addMenu("Render scale");
+  scale_menu->setToolTipsVisible(true);
+  auto* scale_group = new QActionGroup(scale_menu);
+  const float saved_scale = QSettings("Ductile", "studio").value("render_scale", 0.0f).toFloat();
+  for (const auto& [label, scale] : {std::pair{"Automatic (50% on a CPU renderer)", 0.0f}, std::pair{"100%", 1.0f},
+                                     std::pair{"75%", 0.75f}, std::pair{"50%", 0.5f}}) {
+    QAction* action = scale_menu->addAction(label);
+    action->setCheckable(true);
+    action->setData(scale);
+    action->setObjectName(QString("render_scale_%1").arg(static_cast<int>(100 * scale)));
+    action->setToolTip(
+        "Draw the scene at this fraction of the viewport's width and height and scale it up (the HUD "
+        "stays sharp): fewer pixels to shade on a CPU renderer such as lavapipe");
+    scale_group->addAction(action);
+    if (scale == saved_scale) action->setChecked(true);
+    connect(action, &QAction::triggered, this, [this, scale = scale] {
+      SetRenderScale(scale);
+      QSettings("Ductile", "studio").setValue("render_scale", scale);
+    });
+  }
+  render_scale_group_ = scale_group;
+  if (!scale_group->checkedAction()) scale_group->actions().front()->setChecked(true);
+  SetRenderScale(scale_group->checkedAction()->data().toFloat());
   QAction* forces = view->addAction("Contact forces");
   forces->setCheckable(true);
   forces->setChecked(true);
@@ -327,7 +365,8 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
   scene_ = std::move(scene);
   scene_text_ = text;
   scene_path_ = path;
-  controller_ = std::make_unique<SimController>(model, scene_text_, path.toStdString());
+  controller_ = std::make_unique<SimController>(model, scene_text_, path.toStdString(), std::vector<Override>{}, 0,
+                                                SimulationNice());
   controller_->SetStressWanted(color_ && color_->currentText() == "stress");
   if (speed_) {
     Command c = Command::Of(Command::Type::kSetSpeed);
@@ -459,7 +498,18 @@ void MainWindow::Poll() {
           .arg(s.telemetry.mpm_contacts + s.telemetry.rigid_contacts)
           .arg(s.telemetry.mpm_contact_iterations + s.telemetry.sap_iterations),
   };
-  if (viewport_) lines.append(QString("viewport %1 fps").arg(viewport_->fps(), 0, 'f', 0));
+  if (viewport_) {
+    // Say so when the scene is drawn at fewer pixels than the viewport has (the render scale).
+    QString line = QString("viewport %1 fps").arg(viewport_->fps(), 0, 'f', 0);
+    const QSize drawn = viewport_->scene_size();
+    if (drawn.isValid() && drawn.width() < viewport_->swapChainImageSize().width()) {
+      line += QString(", scene at %1x%2 (%3%)")
+                  .arg(drawn.width())
+                  .arg(drawn.height())
+                  .arg(100.0 * drawn.width() / viewport_->swapChainImageSize().width(), 0, 'f', 0);
+    }
+    lines.append(line);
+  }
   if (const QString teleop = teleop_->StatusLine(); !teleop.isEmpty()) lines.append(teleop);
   lines.append("drag: orbit  right drag: pan  wheel: zoom  click: select  Ctrl+drag: pull");
   status_->setText(lines.join("   |   "));
@@ -469,6 +519,17 @@ void MainWindow::Poll() {
     if (!recording.isEmpty()) hud.push_back(recording.toStdString());
     for (const QString& line : lines) hud.push_back(line.toStdString());
     viewport_->SetHud(std::move(hud));
+  }
+}
+
+void MainWindow::SetRenderScale(float scale) {
+  if (viewport_) {
+    viewport_->SetRenderScale(scale);
+    viewport_->requestUpdate();
+  }
+  if (!render_scale_group_) return;
+  for (QAction* action : render_scale_group_->actions()) {
+    if (action->data().toFloat() == scale) action->setChecked(true);
   }
 }
 

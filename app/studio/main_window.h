@@ -17,6 +17,7 @@
 #include "viewport.h"
 
 class QAction;
+class QActionGroup;
 class QComboBox;
 class QLabel;
 class QMenu;
@@ -37,6 +38,7 @@ struct MeasureStart {
   std::int64_t steps = 0;
   double step_ms_sum = 0;  ///< Wall time of every step so far, summed [ms].
   double sim_time = 0;
+  Viewport::FrameTimes times;  ///< The viewport's so far.
 };
 
 class MainWindow;
@@ -55,6 +57,9 @@ class MainWindow : public QMainWindow {
   bool OpenScene(const QString& path, bool quiet = false);
   /// Starts or stops the simulation.
   void SetPlaying(bool playing);
+  /// The viewport's render scale (Viewport::SetRenderScale: 0 automatic, else 0.5, 0.75 or 1 as in View > Render
+  /// scale, whose entry it checks; other values in (0, 1] are used as given). Not remembered; the menu's choice is.
+  void SetRenderScale(float scale);
   /// Starts recording the open scene (what Record > Start recording… does once its dialog is accepted). On a
   /// problem (no scene, a recording running, a bad path, size or rate, no Vulkan device) shows it in a dialog and
   /// the log, leaves no file and returns false.
@@ -109,6 +114,7 @@ class MainWindow : public QMainWindow {
   QLabel* record_status_ = nullptr;
   QComboBox* speed_ = nullptr;
   QComboBox* color_ = nullptr;
+  QActionGroup* render_scale_group_ = nullptr;
   QTimer* timer_ = nullptr;
 
   std::unique_ptr<SimController> controller_;

@@ -1,6 +1,7 @@
 #include "viewport.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QVulkanDeviceFunctions>
 #include <QVulkanFunctions>
@@ -112,6 +113,8 @@ class ViewportRenderer : public QVulkanWindowRenderer {
     target.render_pass = window_->defaultRenderPass();
     target.samples = window_->sampleCountFlagBits();
     target.srgb_target = IsSrgb(window_->colorFormat());
+    target.color_format = window_->colorFormat();
+    target.depth_format = window_->depthStencilFormat();
     target.frames_in_flight = static_cast<std::uint32_t>(window_->concurrentFrameCount());
     try {
       renderer_ = std::make_unique<render::SceneRenderer>(window_->physicalDevice(), window_->device(), target);
@@ -133,9 +136,14 @@ class ViewportRenderer : public QVulkanWindowRenderer {
     const VkExtent2D extent{static_cast<std::uint32_t>(size.width()), static_cast<std::uint32_t>(size.height())};
     const std::uint32_t frame = static_cast<std::uint32_t>(window_->currentFrame());
     bool prepared = false;
+    Viewport::FrameTimes times;
+    QElapsedTimer timer;
+    timer.start();
     if (renderer_) {
       try {
-        renderer_->PrepareFrame(cb, frame, window_->BuildScene(), extent);
+        const render::RenderScene scene = window_->BuildScene();
+        times.build_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+        renderer_->PrepareFrame(cb, frame, scene, extent, window_->render_scale());
         prepared = true;
       } catch (const std::exception& e) {
         emit window_->vulkanFailed(QString::fromStdString(e.what()));
@@ -157,8 +165,15 @@ class ViewportRenderer : public QVulkanWindowRenderer {
     f->vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
     if (prepared) renderer_->RecordDraws(cb, frame);
     f->vkCmdEndRenderPass(cb);
+    times.record_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
     window_->frameReady();
-    window_->FrameDone();
+    times.total_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+    QSize scene_size;
+    if (prepared) {
+      const VkExtent2D drawn = renderer_->SceneExtent(frame);
+      scene_size = QSize(static_cast<int>(drawn.width), static_cast<int>(drawn.height));
+    }
+    window_->FrameDone(scene_size, times);
   }
 
  private:
@@ -195,6 +210,17 @@ Viewport::Viewport() {
 }
 
 Viewport::~Viewport() = default;
+
+void Viewport::ChooseColorFormat() {
+  // The device QVulkanWindow will use is the first (physicalDeviceIndex 0). On a CPU device a UNORM swapchain (the
+  // renderer's shaders then encode sRGB themselves) makes the render scale's full-size pass a plain filtered copy,
+  // without an sRGB decode per texel and an encode per pixel: about 5 ms less per 1280x720 frame on lavapipe
+  // (bench/results/*-render.md).
+  const QList<VkPhysicalDeviceProperties> devices = availablePhysicalDevices();
+  if (!devices.isEmpty() && devices.front().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    setPreferredColorFormats({VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM});
+  }
+}
 
 QVulkanWindowRenderer* Viewport::createRenderer() {
   return new ViewportRenderer(this);
@@ -288,7 +314,18 @@ void Viewport::CameraAxes(std::array<float, 3>& right, std::array<float, 3>& up,
   back = {-c.forward[0], -c.forward[1], -c.forward[2]};
 }
 
-void Viewport::FrameDone() {
+float Viewport::render_scale() const {
+  if (render_scale_ > 0) return render_scale_;
+  // QVulkanWindow knows its physical device once it is exposed; a CPU device gets half the pixels each way.
+  const VkPhysicalDeviceProperties* properties = isValid() ? physicalDeviceProperties() : nullptr;
+  return properties != nullptr && properties->deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0.5f : 1.0f;
+}
+
+void Viewport::FrameDone(QSize scene_size, const FrameTimes& times) {
+  scene_size_ = scene_size;
+  frame_times_.build_ms += times.build_ms;
+  frame_times_.record_ms += times.record_ms;
+  frame_times_.total_ms += times.total_ms;
   ++frames_;
   ++fps_window_frames_;
   const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
@@ -342,7 +379,10 @@ Pick Viewport::PickAt(int x, int y) const {
 
 QImage Viewport::GrabImage() {
   QImage image = grab();
-  if (!image.isNull() && colorFormat() == VK_FORMAT_B8G8R8A8_SRGB) image = image.rgbSwapped();
+  const VkFormat format = colorFormat();
+  if (!image.isNull() && (format == VK_FORMAT_B8G8R8A8_SRGB || format == VK_FORMAT_B8G8R8A8_UNORM)) {
+    image = image.rgbSwapped();
+  }
   return image;
 }
 

@@ -58,6 +58,9 @@ class Viewport : public QVulkanWindow {
   ~Viewport() override;
 
   QVulkanWindowRenderer* createRenderer() override;
+  /// Picks the swapchain's colour format for the device the window will use; call after setVulkanInstance and
+  /// before the window is shown. sRGB on a GPU, UNORM on a CPU device (see the definition).
+  void ChooseColorFormat();
 
   /// The snapshot to draw (owned by the caller, alive until the next call or destruction). Null: the scene closes;
   /// the next scene is drawn by a new SceneRenderer, whose per-frame buffers, descriptors and caches start empty.
@@ -78,6 +81,15 @@ class Viewport : public QVulkanWindow {
   std::uint64_t frames() const { return frames_; }
   /// Frames per second over the last second.
   double fps() const { return fps_; }
+  /// The render scale asked for: the fraction of the viewport's width and height the scene is drawn at before it is
+  /// scaled up (the HUD is always drawn at full size), in (0, 1]; 0 means automatic: 0.5 on a CPU Vulkan device
+  /// (lavapipe), where every pixel is shaded on the cores the simulation runs on, and 1 on a GPU.
+  void SetRenderScale(float scale) { render_scale_ = scale; }
+  float requested_render_scale() const { return render_scale_; }
+  /// The render scale in effect (automatic resolved; 1 until the Vulkan device is known).
+  float render_scale() const;
+  /// The size the last frame's scene was drawn at [pixels] (the viewport's size at scale 1).
+  QSize scene_size() const { return scene_size_; }
   /// What a click at (x, y) in window pixels would pick.
   Pick PickAt(int x, int y) const;
   /// The window pixel where world point `p` appears; false when it lies behind the camera.
@@ -90,11 +102,18 @@ class Viewport : public QVulkanWindow {
   float GizmoLength() const;
   /// The gizmo arrow (0 x, 1 y, 2 z) within a few pixels of window pixel `pixel`, or −1.
   int GizmoAxisAt(QPointF pixel) const;
-  /// The current frame as an image in the usual RGB order (QVulkanWindow::grab leaves B and R swapped for
-  /// BGRA sRGB swapchains).
+  /// The current frame as an image in the usual RGB order (QVulkanWindow::grab leaves B and R swapped for BGRA
+  /// swapchains).
   QImage GrabImage();
-  /// Called by the renderer after each frame.
-  void FrameDone();
+  /// Wall time the UI thread spent in the frames drawn so far [ms], summed: building the RenderScene, then also
+  /// recording the frame, then also submitting and presenting it (which on lavapipe waits for the rasteriser).
+  struct FrameTimes {
+    double build_ms = 0, record_ms = 0, total_ms = 0;
+  };
+  const FrameTimes& frame_times() const { return frame_times_; }
+  /// Called by the renderer after each frame, with the size its scene was drawn at and the frame's UI thread times
+  /// (each FrameTimes member for this frame alone).
+  void FrameDone(QSize scene_size, const FrameTimes& times);
 
  signals:
   void picked(const Pick& pick);
@@ -129,6 +148,9 @@ class Viewport : public QVulkanWindow {
   std::array<float, 3> gizmo_origin_{};  // the target when the drag started [m]
   float gizmo_start_ = 0;                // the cursor's place along the axis then [m]
   std::uint64_t frames_ = 0;
+  float render_scale_ = 0;  // 0: automatic
+  FrameTimes frame_times_;
+  QSize scene_size_;
   double fps_ = 0;
   std::int64_t fps_window_start_ms_ = 0;
   std::uint64_t fps_window_frames_ = 0;

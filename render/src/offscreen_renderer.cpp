@@ -281,6 +281,8 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   target.srgb_target = color_format == VK_FORMAT_R8G8B8A8_SRGB;
   target.frames_in_flight = 1;
   target.ground_cache = ground_cache;
+  target.color_format = color_format;
+  target.depth_format = depth_format;
   scene_renderer = std::make_unique<SceneRenderer>(physical_device, device, target);
 }
 
@@ -318,7 +320,7 @@ int OffscreenRenderer::samples() const {
   return static_cast<int>(impl_->samples);
 }
 
-Image OffscreenRenderer::Render(const RenderScene& scene) {
+Image OffscreenRenderer::Render(const RenderScene& scene, float render_scale) {
   Impl& r = *impl_;
   const VkExtent2D extent{static_cast<std::uint32_t>(r.width), static_cast<std::uint32_t>(r.height)};
   VkCommandBufferBeginInfo begin_info{};
@@ -326,7 +328,7 @@ Image OffscreenRenderer::Render(const RenderScene& scene) {
   begin_info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   Check(vkBeginCommandBuffer(r.command_buffer, &begin_info), "vkBeginCommandBuffer");
   try {
-    r.scene_renderer->PrepareFrame(r.command_buffer, 0, scene, extent);
+    r.scene_renderer->PrepareFrame(r.command_buffer, 0, scene, extent, render_scale);
   } catch (...) {
     // Leave the command buffer ready for the next frame rather than stuck in the recording state.
     static_cast<void>(vkResetCommandBuffer(r.command_buffer, 0));

@@ -14,7 +14,9 @@
 // - Particles and their shadows are non-instanced draws of one triangle per particle reading a storage buffer:
 //   lavapipe runs the vertex stage of every instance on its own, and for small particles setting up triangles costs
 //   more than shading the extra fragments of a triangle (cut to a disc by the fragment shader) over a quad.
-// - The shadow map is 1024 texels on a side (2048 on a GPU).
+// - The shadow map is 0.8 texels per pixel of the scene image's longer side, at most 1024 (2048 on a GPU): 1024 at
+//   1280x720, 512 at a render scale of 0.5.
+// - A render scale below 1 draws the scene into a smaller image of the frame slot and scales it up (upscale.frag).
 // - The ground is opaque (it mixes in the background itself) and is split into the part the shadow map reaches and
 //   the rest, drawn without the shadow lookup: CPU devices evaluate both sides of every branch.
 // - The ground's pattern and the background are drawn into a ground cache per frame slot only when the uniforms they
@@ -42,9 +44,17 @@
 namespace ductile::render {
 namespace {
 
-// Shadow map side [texels]: on a GPU, and on a CPU device (lavapipe), where every texel costs shader time.
+// Shadow map side [texels]: on a GPU, and at most on a CPU device (lavapipe), where every texel costs shader time.
 constexpr std::uint32_t kShadowMapSize = 2048;
 constexpr std::uint32_t kCpuShadowMapSize = 1024;
+
+// Shadow map side on a CPU device for a scene image of `extent`: about 0.8 texels per pixel of its longer side, in
+// steps of 64, from 256 to kCpuShadowMapSize (1024 at 1280x720, 512 at 640x360): the map's texels then stay about
+// the size of the image's pixels on what the camera frames, whatever the render scale.
+std::uint32_t CpuShadowMapSize(VkExtent2D extent) {
+  const std::uint32_t side = std::max(extent.width, extent.height);
+  return std::clamp<std::uint32_t>((side * 4 / 5 + 63) / 64 * 64, 256, kCpuShadowMapSize);
+}
 // Each particle is one triangle, in the main pass (particle.vert) and in the shadow map (particle_shadow.vert).
 constexpr std::uint32_t kParticleVertices = 3;
 // Bound on the ground's triangle corners: the shadow map's footprint (a quadrilateral) clipped to the square (at
@@ -68,6 +78,7 @@ struct FrameUniforms {
   std::array<float, 4> grid;
   std::array<float, 4> grid_center;
   std::array<float, 4> viewport;
+  std::array<float, 4> present;
 };
 
 // What the ground cache's pixels depend on: the frame's uniforms but for the shadow map's (the cached ground is
@@ -414,9 +425,18 @@ struct SceneRenderer::Impl {
     HostBuffer data;
     GpuImage shadow_map;
     VkFramebuffer shadow_framebuffer = VK_NULL_HANDLE;
+    std::uint32_t shadow_map_size = 0;  // [texels] on a side.
     VkDescriptorSet descriptor_set = VK_NULL_HANDLE;
+    // The scene image for a render scale below 1: colour (multisampled when the target is, then resolved into
+    // scaled_resolve, which the upscale reads), depth and their framebuffer in scaled_pass, scaled_extent large
+    // (zero while the slot has none).
+    GpuImage scaled_color, scaled_depth, scaled_resolve;
+    VkFramebuffer scaled_framebuffer = VK_NULL_HANDLE;
+    VkExtent2D scaled_extent{};
 
-    VkExtent2D extent{};
+    VkExtent2D extent{};         // The scene's: the target's, or the scene image's when `scaled`.
+    VkExtent2D target_extent{};  // The target's.
+    bool scaled = false;         // PrepareFrame drew the scene into the scene image.
     VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0,
                  grid_offset = 0;
     std::vector<MeshDraw> mesh_draws;   // Scene instances.
@@ -460,6 +480,16 @@ struct SceneRenderer::Impl {
   void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
   // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
   void ResizeGroundCache(Frame& frame, VkExtent2D extent);
+  // Makes the frame's shadow map `size` texels on a side and points binding 1 of its descriptor set at it (and
+  // bindings 3 and 4 while the ground cache and the scene image do not exist: never read then, but every binding of a
+  // set must be valid when it is bound).
+  void ResizeShadowMap(Frame& frame, std::uint32_t size);
+  // Makes the frame's scene image `extent` large and points binding 4 of its descriptor set at it.
+  void ResizeSceneImage(Frame& frame, VkExtent2D extent);
+  bool can_scale() const { return scaled_pass != VK_NULL_HANDLE; }
+  // Records the scene's draws (everything but the HUD) at the frame's scene extent into the render pass that
+  // `command_buffer` is inside: the target's, or scaled_pass.
+  void RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const;
   // Records the drawing of the frame's ground cache (background and unshadowed ground) into `command_buffer`.
   void RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const;
 
@@ -468,7 +498,7 @@ struct SceneRenderer::Impl {
   SceneRendererTarget target;
   ArrowMeshes arrow_meshes = BuildArrowMeshes();
   VkFormat shadow_format = VK_FORMAT_UNDEFINED;
-  std::uint32_t shadow_map_size = kShadowMapSize;  // [texels] on a side.
+  bool cpu_device = false;
   // Specialization constant 0 of every fragment shader (kEncodeSrgb in common.glsl): the shaders encode sRGB for a
   // UNORM target. Kept for the object's life, as the pipelines refer to it.
   VkBool32 encode_srgb = VK_FALSE;
@@ -500,6 +530,12 @@ struct SceneRenderer::Impl {
   VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;       // ground_cache.frag on the unshadowed ground.
   VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;     // ground_shadow.frag where the shadow map reaches.
   bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
+  // The render scale's pass, compatible with the target's (same formats, samples and attachment structure), so the
+  // scene's pipelines draw in both; the bilinear sampler and pipeline that scale its image up (null handles where the
+  // target did not name its formats or the device cannot sample and filter the colour format).
+  VkRenderPass scaled_pass = VK_NULL_HANDLE;
+  VkSampler scaled_sampler = VK_NULL_HANDLE;
+  VkPipeline upscale_pipeline = VK_NULL_HANDLE;
   std::vector<Frame> frames;
   std::unique_ptr<HudOverlay> hud;  // Created by the first frame whose scene shows the HUD.
 };
@@ -522,8 +558,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   // the rasterizer can test before shading (particle.frag).
   VkPhysicalDeviceProperties properties{};
   vkGetPhysicalDeviceProperties(physical_device, &properties);
-  const bool cpu_device = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  shadow_map_size = cpu_device ? kCpuShadowMapSize : kShadowMapSize;
+  cpu_device = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   encode_srgb = target.srgb_target ? VK_FALSE : VK_TRUE;
 
   // A shadow map format the device renders and samples. The shaders gather four comparisons and filter them
@@ -589,7 +624,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   sampler_info.maxLod = 0.0f;
   Check(vkCreateSampler(device, &sampler_info, nullptr, &shadow_sampler), "vkCreateSampler");
 
-  std::array<VkDescriptorSetLayoutBinding, 4> bindings{};
+  std::array<VkDescriptorSetLayoutBinding, 5> bindings{};
   bindings[0].binding = 0;
   bindings[0].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
   bindings[0].descriptorCount = 1;
@@ -606,6 +641,8 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   bindings[3].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   bindings[3].descriptorCount = 1;
   bindings[3].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+  bindings[4] = bindings[3];
+  bindings[4].binding = 4;  // The scene image (upscale.frag); written when it is sized.
   VkDescriptorSetLayoutCreateInfo set_layout_info{};
   set_layout_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
   set_layout_info.bindingCount = static_cast<std::uint32_t>(bindings.size());
@@ -614,7 +651,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
 
   const std::uint32_t frame_count = target.frames_in_flight;
   std::array<VkDescriptorPoolSize, 3> pool_sizes{{{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frame_count},
-                                                  {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * frame_count},
+                                                  {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 3 * frame_count},
                                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, frame_count}}};
   VkDescriptorPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
@@ -633,21 +670,6 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   frames.resize(frame_count);
   for (Frame& frame : frames) {
     frame.uniforms = HostBuffer(physical_device, device, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
-    frame.shadow_map =
-        GpuImage(physical_device, device, {shadow_map_size, shadow_map_size}, shadow_format, VK_SAMPLE_COUNT_1_BIT,
-                 VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
-    const VkImageView view = frame.shadow_map.view();
-    VkFramebufferCreateInfo framebuffer_info{};
-    framebuffer_info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
-    framebuffer_info.renderPass = shadow_pass;
-    framebuffer_info.attachmentCount = 1;
-    framebuffer_info.pAttachments = &view;
-    framebuffer_info.width = shadow_map_size;
-    framebuffer_info.height = shadow_map_size;
-    framebuffer_info.layers = 1;
-    Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &frame.shadow_framebuffer),
-          "vkCreateFramebuffer (shadow)");
-
     VkDescriptorSetAllocateInfo allocate{};
 
     allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
@@ -656,25 +678,16 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     allocate.pSetLayouts = &set_layout;
     Check(vkAllocateDescriptorSets(device, &allocate, &frame.descriptor_set), "vkAllocateDescriptorSets");
     VkDescriptorBufferInfo buffer_info{frame.uniforms.buffer(), 0, sizeof(FrameUniforms)};
-    VkDescriptorImageInfo image_info{shadow_sampler, view, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
-    // Binding 3 holds the shadow map too until the frame's ground cache exists (and for good where the device has
-    // no cache): never read then, but a descriptor set's bindings must all be valid when it is bound.
-    std::array<VkWriteDescriptorSet, 3> writes{};
-    writes[0].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    writes[0].dstSet = frame.descriptor_set;
-    writes[0].dstBinding = 0;
-    writes[0].descriptorCount = 1;
-    writes[0].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    writes[0].pBufferInfo = &buffer_info;
-    writes[1].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    writes[1].dstSet = frame.descriptor_set;
-    writes[1].dstBinding = 1;
-    writes[1].descriptorCount = 1;
-    writes[1].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    writes[1].pImageInfo = &image_info;
-    writes[2] = writes[1];
-    writes[2].dstBinding = 3;
-    vkUpdateDescriptorSets(device, static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
+    VkWriteDescriptorSet write{};
+    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    write.dstSet = frame.descriptor_set;
+    write.dstBinding = 0;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    write.pBufferInfo = &buffer_info;
+    vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+    // A full-size map until PrepareFrame knows the scene's extent (a CPU device sizes it from that).
+    ResizeShadowMap(frame, cpu_device ? kCpuShadowMapSize : kShadowMapSize);
   }
 
   PipelineDesc shadow_mesh{ShaderId::kShadowVert, std::nullopt, MeshBindings(), MeshAttributes()};
@@ -817,6 +830,92 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     shadow_ground_pipeline = CreatePipeline(copy_ground);
   }
 
+  // The render scale's pass: colour and depth as the target's (cleared; the colour, or its resolve, left for the
+  // upscale to sample), where the colour format can be drawn into, sampled and filtered.
+  VkFormatProperties color_properties{};
+  if (target.color_format != VK_FORMAT_UNDEFINED) {
+    vkGetPhysicalDeviceFormatProperties(physical_device, target.color_format, &color_properties);
+  }
+  const VkFormatFeatureFlags scaled_features = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
+                                               VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+                                               VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
+  if (target.color_format != VK_FORMAT_UNDEFINED && target.depth_format != VK_FORMAT_UNDEFINED &&
+      (color_properties.optimalTilingFeatures & scaled_features) == scaled_features) {
+    const bool multisampled = target.samples != VK_SAMPLE_COUNT_1_BIT;
+    std::array<VkAttachmentDescription, 3> attachments{};
+    attachments[0].format = target.color_format;
+    attachments[0].samples = target.samples;
+    attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    attachments[0].storeOp = multisampled ? VK_ATTACHMENT_STORE_OP_DONT_CARE : VK_ATTACHMENT_STORE_OP_STORE;
+    attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    attachments[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    attachments[0].finalLayout =
+        multisampled ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    attachments[1] = attachments[0];
+    attachments[1].format = target.depth_format;
+    attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    attachments[2] = attachments[0];
+    attachments[2].samples = VK_SAMPLE_COUNT_1_BIT;
+    attachments[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    attachments[2].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    attachments[2].finalLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    const VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    const VkAttachmentReference scaled_depth_reference{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    const VkAttachmentReference resolve_reference{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription scaled_subpass{};
+    scaled_subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    scaled_subpass.colorAttachmentCount = 1;
+    scaled_subpass.pColorAttachments = &color_reference;
+    scaled_subpass.pResolveAttachments = multisampled ? &resolve_reference : nullptr;
+    scaled_subpass.pDepthStencilAttachment = &scaled_depth_reference;
+    // Writes after the previous frame's upscale read the same image; this frame's upscale after the writes.
+    std::array<VkSubpassDependency, 2> scaled_dependencies{};
+    scaled_dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+    scaled_dependencies[0].dstSubpass = 0;
+    scaled_dependencies[0].srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+    scaled_dependencies[0].dstStageMask =
+        VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT;
+    scaled_dependencies[0].srcAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    scaled_dependencies[0].dstAccessMask =
+        VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    scaled_dependencies[1].srcSubpass = 0;
+    scaled_dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+    scaled_dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    scaled_dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+    scaled_dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    scaled_dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    VkRenderPassCreateInfo scaled_pass_info{};
+    scaled_pass_info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
+    scaled_pass_info.attachmentCount = multisampled ? 3 : 2;
+    scaled_pass_info.pAttachments = attachments.data();
+    scaled_pass_info.subpassCount = 1;
+    scaled_pass_info.pSubpasses = &scaled_subpass;
+    scaled_pass_info.dependencyCount = static_cast<std::uint32_t>(scaled_dependencies.size());
+    scaled_pass_info.pDependencies = scaled_dependencies.data();
+    Check(vkCreateRenderPass(device, &scaled_pass_info, nullptr, &scaled_pass), "vkCreateRenderPass (scaled)");
+
+    VkSamplerCreateInfo scaled_sampler_info{};
+    scaled_sampler_info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+    scaled_sampler_info.magFilter = VK_FILTER_LINEAR;
+    scaled_sampler_info.minFilter = VK_FILTER_LINEAR;
+    scaled_sampler_info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    scaled_sampler_info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    scaled_sampler_info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    scaled_sampler_info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    scaled_sampler_info.maxLod = 0.0f;
+    Check(vkCreateSampler(device, &scaled_sampler_info, nullptr, &scaled_sampler), "vkCreateSampler (scaled)");
+
+    PipelineDesc upscale{ShaderId::kUpscaleVert, ShaderId::kUpscaleFrag, {}, {}};
+    upscale.depth_test = false;
+    upscale.depth_write = false;
+    upscale.render_pass = target.render_pass;
+    upscale.samples = target.samples;
+    upscale.encode_srgb = false;
+    upscale_pipeline = CreatePipeline(upscale);
+  }
+
   cleanup.impl = nullptr;
 }
 
@@ -828,12 +927,14 @@ void SceneRenderer::Impl::DestroyHandles() {
   for (VkPipeline pipeline :
        {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline, particle_pipeline,
         grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline, cache_background_pipeline, cache_ground_pipeline,
-        copy_background_pipeline, copy_ground_pipeline, shadow_ground_pipeline}) {
+        copy_background_pipeline, copy_ground_pipeline, shadow_ground_pipeline, upscale_pipeline}) {
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
   }
   cache_background_pipeline = cache_ground_pipeline = copy_background_pipeline = copy_ground_pipeline =
-      shadow_ground_pipeline = VK_NULL_HANDLE;
+      shadow_ground_pipeline = upscale_pipeline = VK_NULL_HANDLE;
   for (Frame& frame : frames) {
+    if (frame.scaled_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
+    frame.scaled_framebuffer = VK_NULL_HANDLE;
     if (frame.shadow_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.shadow_framebuffer, nullptr);
     frame.shadow_framebuffer = VK_NULL_HANDLE;
     if (frame.ground_cache_framebuffer != VK_NULL_HANDLE) {
@@ -845,6 +946,10 @@ void SceneRenderer::Impl::DestroyHandles() {
   if (ground_cache_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, ground_cache_pass, nullptr);
   ground_cache_sampler = VK_NULL_HANDLE;
   ground_cache_pass = VK_NULL_HANDLE;
+  if (scaled_sampler != VK_NULL_HANDLE) vkDestroySampler(device, scaled_sampler, nullptr);
+  if (scaled_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, scaled_pass, nullptr);
+  scaled_sampler = VK_NULL_HANDLE;
+  scaled_pass = VK_NULL_HANDLE;
   if (pipeline_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
   if (descriptor_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptor_pool, nullptr);
   if (set_layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
@@ -1251,6 +1356,91 @@ void SceneRenderer::Impl::ResizeGroundCache(Frame& frame, VkExtent2D extent) {
   frame.ground_cache_extent = extent;
 }
 
+void SceneRenderer::Impl::ResizeShadowMap(Frame& frame, std::uint32_t size) {
+  if (frame.shadow_framebuffer != VK_NULL_HANDLE) {
+    vkDestroyFramebuffer(device, frame.shadow_framebuffer, nullptr);
+    frame.shadow_framebuffer = VK_NULL_HANDLE;
+  }
+  frame.shadow_map_size = 0;
+  frame.shadow_map =
+      GpuImage(physical_device, device, {size, size}, shadow_format, VK_SAMPLE_COUNT_1_BIT,
+               VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
+  const VkImageView view = frame.shadow_map.view();
+  VkFramebufferCreateInfo framebuffer_info{};
+  framebuffer_info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
+  framebuffer_info.renderPass = shadow_pass;
+  framebuffer_info.attachmentCount = 1;
+  framebuffer_info.pAttachments = &view;
+  framebuffer_info.width = size;
+  framebuffer_info.height = size;
+  framebuffer_info.layers = 1;
+  Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &frame.shadow_framebuffer),
+        "vkCreateFramebuffer (shadow)");
+  const VkDescriptorImageInfo image_info{shadow_sampler, view, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
+  std::array<VkWriteDescriptorSet, 3> writes{};
+  std::uint32_t count = 0;
+  for (std::uint32_t binding : {1u, 3u, 4u}) {
+    if (binding == 3 && frame.ground_cache_framebuffer != VK_NULL_HANDLE) continue;
+    if (binding == 4 && frame.scaled_framebuffer != VK_NULL_HANDLE) continue;
+    VkWriteDescriptorSet& write = writes[count++];
+    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    write.dstSet = frame.descriptor_set;
+    write.dstBinding = binding;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    write.pImageInfo = &image_info;
+  }
+  vkUpdateDescriptorSets(device, count, writes.data(), 0, nullptr);
+  frame.shadow_map_size = size;
+}
+
+void SceneRenderer::Impl::ResizeSceneImage(Frame& frame, VkExtent2D extent) {
+  if (frame.scaled_framebuffer != VK_NULL_HANDLE) {
+    vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
+    frame.scaled_framebuffer = VK_NULL_HANDLE;
+  }
+  frame.scaled_extent = {};
+  const bool multisampled = target.samples != VK_SAMPLE_COUNT_1_BIT;
+  frame.scaled_color =
+      GpuImage(physical_device, device, extent, target.color_format, target.samples,
+               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                   (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT : VK_IMAGE_USAGE_SAMPLED_BIT),
+               VK_IMAGE_ASPECT_COLOR_BIT);
+  frame.scaled_depth = GpuImage(physical_device, device, extent, target.depth_format, target.samples,
+                                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                                VK_IMAGE_ASPECT_DEPTH_BIT);
+  if (multisampled) {
+    frame.scaled_resolve =
+        GpuImage(physical_device, device, extent, target.color_format, VK_SAMPLE_COUNT_1_BIT,
+                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
+  } else {
+    frame.scaled_resolve = GpuImage();
+  }
+  const std::array<VkImageView, 3> views{frame.scaled_color.view(), frame.scaled_depth.view(),
+                                         multisampled ? frame.scaled_resolve.view() : VK_NULL_HANDLE};
+  VkFramebufferCreateInfo framebuffer_info{};
+  framebuffer_info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
+  framebuffer_info.renderPass = scaled_pass;
+  framebuffer_info.attachmentCount = multisampled ? 3 : 2;
+  framebuffer_info.pAttachments = views.data();
+  framebuffer_info.width = extent.width;
+  framebuffer_info.height = extent.height;
+  framebuffer_info.layers = 1;
+  Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &frame.scaled_framebuffer),
+        "vkCreateFramebuffer (scaled)");
+  const VkDescriptorImageInfo image_info{scaled_sampler, multisampled ? views[2] : views[0],
+                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkWriteDescriptorSet write{};
+  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+  write.dstSet = frame.descriptor_set;
+  write.dstBinding = 4;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.pImageInfo = &image_info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+  frame.scaled_extent = extent;
+}
+
 void SceneRenderer::Impl::RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const {
   VkRenderPassBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
@@ -1297,15 +1487,36 @@ SceneRenderer::SceneRenderer(VkPhysicalDevice physical_device, VkDevice device, 
 SceneRenderer::~SceneRenderer() = default;
 
 void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t frame_index, const RenderScene& scene,
-                                 VkExtent2D extent) {
+                                 VkExtent2D target_extent, float render_scale) {
   if (frame_index >= impl_->frames.size()) {
     throw std::invalid_argument("SceneRenderer::PrepareFrame: frame " + std::to_string(frame_index) + " of " +
                                 std::to_string(impl_->frames.size()));
   }
-  if (extent.width == 0 || extent.height == 0) {
+  if (target_extent.width == 0 || target_extent.height == 0) {
     throw std::invalid_argument("SceneRenderer::PrepareFrame: empty extent");
   }
+  if (!(render_scale > 0.0f && render_scale <= 1.0f)) {
+    throw std::invalid_argument("SceneRenderer::PrepareFrame: render scale " + std::to_string(render_scale) +
+                                " is not in (0, 1]");
+  }
   Impl::Frame& frame = impl_->frames[frame_index];
+  // The scene's extent: the target's, or the scene image's at a render scale below 1.
+  VkExtent2D extent = target_extent;
+  const bool scaled = render_scale < 1.0f && impl_->can_scale();
+  if (scaled) {
+    const auto scale = [render_scale](std::uint32_t pixels) {
+      return std::max<std::uint32_t>(
+          1, static_cast<std::uint32_t>(std::lround(render_scale * static_cast<float>(pixels))));
+    };
+    extent = {scale(target_extent.width), scale(target_extent.height)};
+    if (frame.scaled_extent.width != extent.width || frame.scaled_extent.height != extent.height) {
+      impl_->ResizeSceneImage(frame, extent);
+    }
+  }
+  if (impl_->cpu_device) {
+    const std::uint32_t map_size = CpuShadowMapSize(extent);
+    if (map_size != frame.shadow_map_size) impl_->ResizeShadowMap(frame, map_size);
+  }
   const bool meshes_unchanged = std::equal(scene.meshes.begin(), scene.meshes.end(), frame.uploaded_meshes.begin(),
                                            frame.uploaded_meshes.end(), SameMesh);
   ValidateScene(scene, meshes_unchanged);
@@ -1316,7 +1527,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   const Lighting& lighting = scene.lighting;
   const Vec3 light_direction = Normalize(lighting.key_direction, {0, 0, -1});
   const bool shadows = lighting.shadows && !casters.empty();
-  const LightFit light = FitLight(light_direction, casters, impl_->shadow_map_size);
+  const LightFit light = FitLight(light_direction, casters, frame.shadow_map_size);
   const Camera& camera = scene.camera;
   const float aspect = static_cast<float>(extent.width) / static_cast<float>(extent.height);
   const Mat4 view_proj = Multiply(Perspective(camera.fov_y_degrees * std::numbers::pi_v<float> / 180.0f, aspect,
@@ -1338,6 +1549,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   uniforms.grid = {scene.grid.height, scene.grid.spacing, scene.grid.extent, frame.grid_visible ? 1.0f : 0.0f};
   uniforms.grid_center = {camera.target[0], camera.target[1], 0, 0};
   uniforms.viewport = {static_cast<float>(extent.width), static_cast<float>(extent.height), 0.0f, light.texel_size};
+  uniforms.present = {static_cast<float>(target_extent.width), static_cast<float>(target_extent.height), 0.0f, 0.0f};
   std::memcpy(frame.uniforms.data(), &uniforms, sizeof(uniforms));
   if (frame.grid_visible)
     impl_->WriteGround(frame, scene.grid, camera.target, shadows ? &light : nullptr, light_direction);
@@ -1349,7 +1561,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
   begin.renderPass = impl_->shadow_pass;
   begin.framebuffer = frame.shadow_framebuffer;
-  const std::uint32_t map_size = impl_->shadow_map_size;
+  const std::uint32_t map_size = frame.shadow_map_size;
   begin.renderArea = {{0, 0}, {map_size, map_size}};
   begin.clearValueCount = 1;
   begin.pClearValues = &clear;
@@ -1389,8 +1601,35 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   if (scene.hud.visible && !impl_->hud) {
     impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, impl_->target);
   }
-  if (impl_->hud) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, extent);
+  if (impl_->hud) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
+
+  // At a render scale below 1 the scene is drawn here, into the scene image that RecordDraws scales up.
+  frame.target_extent = target_extent;
+  frame.scaled = scaled;
+  if (scaled) {
+    std::array<VkClearValue, 2> clears{};
+    clears[0].color = {{scene.background[0], scene.background[1], scene.background[2], 1.0f}};
+    clears[1].depthStencil = {1.0f, 0};
+    VkRenderPassBeginInfo scene_begin{};
+    scene_begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
+    scene_begin.renderPass = impl_->scaled_pass;
+    scene_begin.framebuffer = frame.scaled_framebuffer;
+    scene_begin.renderArea = {{0, 0}, extent};
+    scene_begin.clearValueCount = static_cast<std::uint32_t>(clears.size());
+    scene_begin.pClearValues = clears.data();
+    vkCmdBeginRenderPass(command_buffer, &scene_begin, VK_SUBPASS_CONTENTS_INLINE);
+    impl_->RecordScene(command_buffer, frame);
+    vkCmdEndRenderPass(command_buffer);
+  }
   frame.prepared = true;
+}
+
+VkExtent2D SceneRenderer::SceneExtent(std::uint32_t frame_index) const {
+  if (frame_index >= impl_->frames.size()) {
+    throw std::invalid_argument("SceneRenderer::SceneExtent: frame " + std::to_string(frame_index) + " of " +
+                                std::to_string(impl_->frames.size()));
+  }
+  return impl_->frames[frame_index].extent;
 }
 
 void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t frame_index) const {
@@ -1399,56 +1638,72 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
                                 " was not prepared");
   }
   const Impl::Frame& frame = impl_->frames[frame_index];
+  if (frame.scaled) {
+    const VkViewport viewport{
+        0, 0, static_cast<float>(frame.target_extent.width), static_cast<float>(frame.target_extent.height), 0, 1};
+    const VkRect2D scissor{{0, 0}, frame.target_extent};
+    vkCmdSetViewport(command_buffer, 0, 1, &viewport);
+    vkCmdSetScissor(command_buffer, 0, 1, &scissor);
+    vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
+                            &frame.descriptor_set, 0, nullptr);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->upscale_pipeline);
+    vkCmdDraw(command_buffer, 6, 1, 0, 0);  // upscale.vert's rectangle
+  } else {
+    impl_->RecordScene(command_buffer, frame);
+  }
+  if (impl_->hud) impl_->hud->Record(command_buffer, frame_index, frame.target_extent);
+}
+
+void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const {
   const VkViewport viewport{0, 0, static_cast<float>(frame.extent.width), static_cast<float>(frame.extent.height),
                             0, 1};
   const VkRect2D scissor{{0, 0}, frame.extent};
   vkCmdSetViewport(command_buffer, 0, 1, &viewport);
   vkCmdSetScissor(command_buffer, 0, 1, &scissor);
-  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
-                          &frame.descriptor_set, 0, nullptr);
+  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
+                          0, nullptr);
   const VkBuffer buffer = frame.data.buffer();
 
-  const bool cached = impl_->use_ground_cache();
+  const bool cached = use_ground_cache();
   if (!cached) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->background_pipeline);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, background_pipeline);
     vkCmdDraw(command_buffer, 3, 1, 0, 0);
   }
 
   if (!frame.mesh_draws.empty()) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->mesh_pipeline);
-    impl_->DrawMeshes(command_buffer, frame, frame.mesh_draws);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, mesh_pipeline);
+    DrawMeshes(command_buffer, frame, frame.mesh_draws);
   }
   if (frame.particle_count > 0) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->particle_pipeline);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, particle_pipeline);
     vkCmdDraw(command_buffer, kParticleVertices * frame.particle_count, 1, 0, 0);
   }
   if (frame.grid_visible) {
     vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.grid_offset);
     if (frame.grid_shadowed_vertices > 0) {
       vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                        cached ? impl_->shadow_ground_pipeline : impl_->grid_shadowed_pipeline);
+                        cached ? shadow_ground_pipeline : grid_shadowed_pipeline);
       vkCmdDraw(command_buffer, frame.grid_shadowed_vertices, 1, 0, 0);
     }
     if (frame.grid_plain_vertices > 0) {
       vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                        cached ? impl_->copy_ground_pipeline : impl_->grid_plain_pipeline);
+                        cached ? copy_ground_pipeline : grid_plain_pipeline);
       vkCmdDraw(command_buffer, frame.grid_plain_vertices, 1, frame.grid_shadowed_vertices, 0);
     }
   }
   if (cached) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->copy_background_pipeline);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, copy_background_pipeline);
     vkCmdDraw(command_buffer, 3, 1, 0, 0);
   }
   if (!frame.arrow_draws.empty()) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->mesh_pipeline);
-    impl_->DrawMeshes(command_buffer, frame, frame.arrow_draws);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, mesh_pipeline);
+    DrawMeshes(command_buffer, frame, frame.arrow_draws);
   }
   if (frame.line_vertex_count > 0) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->line_pipeline);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, line_pipeline);
     vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.line_offset);
     vkCmdDraw(command_buffer, frame.line_vertex_count, 1, 0, 0);
   }
-  if (impl_->hud) impl_->hud->Record(command_buffer, frame_index, frame.extent);
 }
 
 }  // namespace ductile::render

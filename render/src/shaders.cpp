@@ -58,6 +58,12 @@ constexpr std::uint32_t kParticleShadowFrag[] =
 constexpr std::uint32_t kShadowVert[] =
 #include "shadow.vert.spv.inc"
     ;
+constexpr std::uint32_t kUpscaleVert[] =
+#include "upscale.vert.spv.inc"
+    ;
+constexpr std::uint32_t kUpscaleFrag[] =
+#include "upscale.frag.spv.inc"
+    ;
 
 }  // namespace
 
@@ -99,6 +105,10 @@ std::span<const std::uint32_t> ShaderCode(ShaderId id) {
       return kParticleShadowFrag;
     case ShaderId::kShadowVert:
       return kShadowVert;
+    case ShaderId::kUpscaleVert:
+      return kUpscaleVert;
+    case ShaderId::kUpscaleFrag:
+      return kUpscaleFrag;
   }
   return {};
 }

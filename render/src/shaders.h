@@ -25,6 +25,8 @@ enum class ShaderId {
   kParticleShadowVert,
   kParticleShadowFrag,
   kShadowVert,
+  kUpscaleVert,
+  kUpscaleFrag,
 };
 
 /// The SPIR-V code of `id`.

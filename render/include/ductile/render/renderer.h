@@ -3,15 +3,21 @@
 // into OffscreenRenderer's image for screenshots, videos and tests.
 //
 // Passes of one frame, in order: shadow map (depth only, from the key light, fitted to the meshes, particles and
-// arrows; 2048 texels on a side, 1024 on a CPU device), the ground cache when the camera or the ground changed (the
-// background gradient and the unshadowed ground, kept per frame slot; SceneRendererTarget::ground_cache), lit opaque
-// meshes with the selection tint, particles as sphere impostors drawn front to back (on a GPU with their exact
-// depth; on a CPU device such as lavapipe at the depth of the plane touching each sphere, so that hidden ones are
-// rejected before shading), the ground grid (mixed with the background where it fades, hiding what lies below it;
-// receives shadows; copied from the cache and darkened where the shadow map says), the background (from the cache,
-// where nothing else was drawn), arrows (lit), lines (unlit) and last the HUD (RenderScene::hud: text on a
-// translucent panel in the top-left corner, drawn with Dear ImGui; one ImGui context per SceneRenderer, created by
-// the first frame that shows the HUD).
+// arrows; 2048 texels on a side on a GPU; on a CPU device 0.8 times the scene image's longer side, at most 1024), the
+// ground cache when the camera or the ground changed (the background gradient and the unshadowed ground, kept per frame
+// slot; SceneRendererTarget::ground_cache), lit opaque meshes with the selection tint, particles as sphere impostors
+// drawn front to back (on a GPU with their exact depth; on a CPU device such as lavapipe at the depth of the plane
+// touching each sphere, so that hidden ones are rejected before shading), the ground grid (mixed with the background
+// where it fades, hiding what lies below it; receives shadows; copied from the cache and darkened where the shadow map
+// says), the background (from the cache, where nothing else was drawn), arrows (lit), lines (unlit) and last the HUD
+// (RenderScene::hud: text on a translucent panel in the top-left corner, drawn with Dear ImGui; one ImGui context per
+// SceneRenderer, created by the first frame that shows the HUD).
+//
+// Render scale: below 1, everything but the HUD is drawn into an image of the frame slot with that fraction of the
+// target's width and height, in a render pass of the renderer's own that is compatible with the target's, and
+// scaled up to the target with a bilinear filter before the HUD (upscale.frag); on a CPU device the shadow map
+// shrinks with it. At 0.5 a frame shades a quarter of the pixels: on lavapipe a 1280x720 frame of the slab below
+// takes about 21 ms instead of 47 to 59 ms (bench/results/*-render.md).
 //
 // Cost: on lavapipe with one rasteriser thread, a 1280x720 frame of 5,400 particles (of which BuildRenderScene draws
 // the 2,264 not hidden inside the slab), two meshes, shadows and the grid takes about 45 to 70 ms at 1 sample per
@@ -59,6 +65,10 @@ struct SceneRendererTarget {
   /// Frames the caller records while earlier ones may still execute (QVulkanWindow: concurrentFrameCount()); each
   /// has its own buffers and shadow map. At least 1.
   std::uint32_t frames_in_flight = 1;
+  /// Formats of the target's colour and depth attachments. Needed for a render scale below 1 (PrepareFrame), which
+  /// draws into images of these formats; VK_FORMAT_UNDEFINED (either) keeps every frame at scale 1.
+  VkFormat color_format = VK_FORMAT_UNDEFINED;
+  VkFormat depth_format = VK_FORMAT_UNDEFINED;
   /// Keep the background and the unshadowed ground in an image per frame slot, drawn again only when the camera, the
   /// ground, the lights or the extent change, and copy it each frame: on a CPU device drawing the ground costs more
   /// than anything else in a frame of a few thousand particles. False draws them every frame (same picture; the
@@ -86,9 +96,16 @@ class SceneRenderer {
 
   /// Uploads `scene` into the buffers of frame slot `frame` (< frames_in_flight) and records the shadow pass into
   /// `command_buffer`, which must be recording and outside any render pass. `extent` is the size of the target
-  /// [pixels]. Throws std::invalid_argument for an inconsistent scene (an instance naming a missing mesh, normals or
-  /// colours whose count differs from the positions', an index past the vertices) and RenderError.
-  void PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t frame, const RenderScene& scene, VkExtent2D extent);
+  /// [pixels]. `render_scale` in (0, 1]: below 1 (and where the target names its formats) the scene is drawn here
+  /// into an image of round(scale · extent) pixels (at least 1) and RecordDraws scales it up; see the file comment.
+  /// Throws std::invalid_argument for a render scale outside (0, 1] or an inconsistent scene (an instance naming a
+  /// missing mesh, normals or colours whose count differs from the positions', an index past the vertices) and
+  /// RenderError.
+  void PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t frame, const RenderScene& scene, VkExtent2D extent,
+                    float render_scale = 1.0f);
+  /// The size the scene of `frame` was drawn at by the last PrepareFrame [pixels]: its extent times the render scale
+  /// in effect, or the extent itself.
+  VkExtent2D SceneExtent(std::uint32_t frame) const;
 
   /// Records the draws of the scene last prepared for `frame` into the render pass that `command_buffer` is inside
   /// (subpass 0 of the target's render pass); sets the viewport and scissor to the whole extent.
@@ -115,9 +132,9 @@ class OffscreenRenderer {
   OffscreenRenderer(const OffscreenRenderer&) = delete;
   OffscreenRenderer& operator=(const OffscreenRenderer&) = delete;
 
-  /// Draws `scene` and returns the frame (sRGB). Blocks until the device has finished. Throws what
-  /// SceneRenderer::PrepareFrame throws.
-  Image Render(const RenderScene& scene);
+  /// Draws `scene` and returns the frame (sRGB), the scene drawn at `render_scale` (SceneRenderer::PrepareFrame)
+  /// and the HUD at full size. Blocks until the device has finished. Throws what SceneRenderer::PrepareFrame throws.
+  Image Render(const RenderScene& scene, float render_scale = 1.0f);
 
   /// The Vulkan device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
   std::string DeviceName() const;
