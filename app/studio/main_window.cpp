@@ -52,15 +52,6 @@ void OpenMessageBox(QWidget* parent, const QString& title, const QString& text, 
   box->open();
 }
 
-// The simulation's nice value (SimController): 10 gives the UI thread and the renderer's threads about nine times
-// the simulation threads' share of a core whenever both want one, so a frame is drawn without waiting behind
-// steps, while the simulation still takes every cycle they leave. DUCTILE_SIM_NICE (0 to 19) overrides it.
-int SimulationNice() {
-  bool ok = false;
-  const int nice = qEnvironmentVariableIntValue("DUCTILE_SIM_NICE", &ok);
-  return ok ? std::clamp(nice, 0, 19) : 10;
-}
-
 }  // namespace
 
 MeasureStart MeasureNow(MainWindow& window) {
@@ -365,8 +356,7 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
   scene_ = std::move(scene);
   scene_text_ = text;
   scene_path_ = path;
-  controller_ = std::make_unique<SimController>(model, scene_text_, path.toStdString(), std::vector<Override>{}, 0,
-                                                SimulationNice());
+  controller_ = std::make_unique<SimController>(model, scene_text_, path.toStdString());
   controller_->SetStressWanted(color_ && color_->currentText() == "stress");
   if (speed_) {
     Command c = Command::Of(Command::Type::kSetSpeed);

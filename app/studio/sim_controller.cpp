@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <unistd.h>
-#endif
 
 #include "ductile/simulator.h"
 
@@ -48,15 +44,9 @@ bool SnapshotBuffer::Acquire() {
 }
 
 SimController::SimController(std::shared_ptr<const Model> model, std::string scene_text,
-                             std::filesystem::path scene_file, std::vector<Override> overrides, int threads, int nice)
-    : scene_text_(std::move(scene_text)),
-      scene_file_(std::move(scene_file)),
-      overrides_(std::move(overrides)),
-      nice_(std::clamp(nice, 0, 19)) {
-  SimulatorOptions options;
-  options.threads = threads;
-  options.nice = nice_;
-  sim_ = std::make_unique<Simulator>(std::move(model), options);
+                             std::filesystem::path scene_file, std::vector<Override> overrides, int threads)
+    : scene_text_(std::move(scene_text)), scene_file_(std::move(scene_file)), overrides_(std::move(overrides)) {
+  sim_ = std::make_unique<Simulator>(std::move(model), SimulatorOptions{threads});
   robots_ = sim_->RobotNames();
   StartDemoLog();
   PublishSnapshot();
@@ -107,9 +97,6 @@ DemoLog SimController::CaptureDemoLog() {
 }
 
 void SimController::Run() {
-#if defined(__linux__)
-  if (nice_ > 0) static_cast<void>(setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), nice_));
-#endif
   using Clock = std::chrono::steady_clock;
   Clock::time_point next_step = Clock::now();
   std::deque<Command> commands;

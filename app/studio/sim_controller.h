@@ -174,11 +174,9 @@ struct ControllerStatus {
 class SimController {
  public:
   /// Starts the simulation thread on `model`, paused. `scene_text` and `scene_file` are the scene the model was
-  /// compiled from (with `overrides`): live edits recompile it with one more override. `nice`: the nice value of the
-  /// simulation thread and its workers (SimulatorOptions::nice; Linux, 0 to 19), so that the UI and the renderer,
-  /// which share the cores, are not kept waiting by a step.
+  /// compiled from (with `overrides`): live edits recompile it with one more override.
   SimController(std::shared_ptr<const Model> model, std::string scene_text, std::filesystem::path scene_file,
-                std::vector<Override> overrides = {}, int threads = 0, int nice = 0);
+                std::vector<Override> overrides = {}, int threads = 0);
   /// Finishes the recording (FrameSink::Finish), stops and joins the thread.
   ~SimController();
   SimController(const SimController&) = delete;
@@ -254,7 +252,6 @@ class SimController {
 
   SnapshotBuffer snapshots_;
   TelemetryRing telemetry_;
-  int nice_ = 0;
   std::thread thread_;
 };
 

@@ -30,10 +30,6 @@ class SimulationDiverged : public std::runtime_error {
 struct SimulatorOptions {
   /// Worker threads; 0 takes the scene's `simulation.threads`, and if that is 0 too, all cores.
   int threads = 0;
-  /// Nice value (Linux scheduling priority, 0 to 19; elsewhere ignored) of the worker threads that join the steps'
-  /// parallel work; the thread that calls Step keeps its own. An application that draws on the same cores (the
-  /// studio on a CPU Vulkan device) runs the simulation nicer, so that a frame is not made to wait behind a step.
-  int nice = 0;
 };
 
 /// Aggregates of one MPM object's particles.

@@ -6,16 +6,11 @@
 
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
-#include <tbb/task_scheduler_observer.h>
 
 #include <algorithm>
 #include <chrono>
 #include <limits>
 #include <vector>
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <unistd.h>
-#endif
 
 #include "contact/rigid_system.h"
 #include "core/hash.h"
@@ -27,39 +22,10 @@
 #include "robot/teleop.h"
 
 namespace ductile {
-namespace {
-
-// Gives the worker threads that enter an arena a nice value (SimulatorOptions::nice). A worker keeps it afterwards:
-// without privileges a thread cannot lower its nice value again, and the process's pool of workers serves this
-// simulator's arena alone in the applications that ask for it.
-class NiceWorkers : public tbb::task_scheduler_observer {
- public:
-  NiceWorkers(tbb::task_arena& arena, int nice) : tbb::task_scheduler_observer(arena), nice_(nice) {
-    if (nice_ > 0) observe(true);
-  }
-  ~NiceWorkers() override { observe(false); }
-  NiceWorkers(const NiceWorkers&) = delete;
-  NiceWorkers& operator=(const NiceWorkers&) = delete;
-
-  void on_scheduler_entry(bool is_worker) override {
-#if defined(__linux__)
-    // On Linux the nice value belongs to the thread (PRIO_PROCESS with a thread id).
-    const auto tid = static_cast<id_t>(gettid());
-    if (is_worker && getpriority(PRIO_PROCESS, tid) < nice_) static_cast<void>(setpriority(PRIO_PROCESS, tid, nice_));
-#else
-    static_cast<void>(is_worker);
-#endif
-  }
-
- private:
-  int nice_;
-};
-
-}  // namespace
 
 struct Simulator::Impl {
-  Impl(std::shared_ptr<const Model> m, int num_threads, int nice)
-      : model(std::move(m)), threads(num_threads), arena(num_threads), nice_workers(arena, nice), mpm(*model) {
+  Impl(std::shared_ptr<const Model> m, int num_threads)
+      : model(std::move(m)), threads(num_threads), arena(num_threads), mpm(*model) {
     ResetRigid();
   }
 
@@ -96,7 +62,6 @@ struct Simulator::Impl {
   std::shared_ptr<const Model> model;
   int threads;
   tbb::task_arena arena;
-  NiceWorkers nice_workers;
   mpm::MpmSolver mpm;
   std::unique_ptr<contact::RigidSystem> rigid;
   std::unique_ptr<coupling::MpmRigidContact> coupling;  // MPM-rigid contact, when the scene has both
@@ -218,7 +183,7 @@ double Simulator::Impl::PatchCentre(const std::vector<std::int32_t>& index, Eige
 
 Simulator::Simulator(std::shared_ptr<const Model> model, SimulatorOptions options) {
   const int threads = ResolveThreads(*model, options);
-  impl_ = std::make_unique<Impl>(std::move(model), threads, std::clamp(options.nice, 0, 19));
+  impl_ = std::make_unique<Impl>(std::move(model), threads);
 }
 
 Simulator::~Simulator() = default;
