@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
       }
       std::cout << ": " << (end.frames - start->frames) / wall
                 << " frames/s; simulation: " << (steps > 0 ? (end.step_ms_sum - start->step_ms_sum) / steps : 0.0)
-                << " ms/step (mean over " << steps << " steps from t = " << start->sim_time << " s to "
-                << end.sim_time << " s), real-time factor " << (end.sim_time - start->sim_time) / wall << '\n';
+                << " ms/step (mean over " << steps << " steps from t = " << start->sim_time << " s to " << end.sim_time
+                << " s), real-time factor " << (end.sim_time - start->sim_time) / wall << '\n';
       const double frames = end.frames - start->frames;
       if (frames > 0) {
         std::cout << "UI thread per frame: " << (end.times.build_ms - start->times.build_ms) / frames
