@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
   // On Mesa's CPU Vulkan driver (lavapipe) drawing runs on the same cores as the simulation: one rasteriser
   // thread keeps the simulation's share (set LP_NUM_THREADS yourself to choose otherwise). GPU drivers ignore it.
   if (qEnvironmentVariableIsEmpty("LP_NUM_THREADS")) qputenv("LP_NUM_THREADS", "1");
+  // New snapshots pace the viewport's frames (the 60 Hz poll asks for one per snapshot), so Qt's delay of a
+  // window's update request (5 ms by default) only adds latency: on lavapipe, where a frame takes 30 ms or more, it
+  // cost about 5 of the 45 ms between frames. Set QT_QPA_UPDATE_IDLE_TIME yourself to choose otherwise.
+  if (qEnvironmentVariableIsEmpty("QT_QPA_UPDATE_IDLE_TIME")) qputenv("QT_QPA_UPDATE_IDLE_TIME", "0");
   QApplication app(argc, argv);
   QApplication::setApplicationName("Ductile");
   QApplication::setApplicationVersion(DUCTILE_VERSION);

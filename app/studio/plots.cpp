@@ -11,6 +11,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTextStream>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -73,11 +74,17 @@ void Fit(QChart* chart) {
 }  // namespace
 
 Plots::Plots(QWidget* parent) : QWidget(parent) {
+  redraw_timer_ = new QTimer(this);
+  redraw_timer_->setSingleShot(true);
+  connect(redraw_timer_, &QTimer::timeout, this, [this] {
+    if (!paused_) Redraw();
+  });
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout;
   body_ = new QComboBox;
   body_->setToolTip("Rigid body whose contact force is plotted");
   pause_ = new QPushButton("Pause plots");
+  pause_->setObjectName("pause_plots");
   pause_->setCheckable(true);
   auto* export_csv = new QPushButton("Export CSV…");
   bar->addWidget(body_, 1);
@@ -150,10 +157,26 @@ void Plots::Append(const std::vector<TelemetrySample>& samples) {
         break;
       }
   }
-  if (!paused_) Redraw();
+  if (!paused_) RequestRedraw();
+}
+
+int Plots::drawn_points() const {
+  return static_cast<int>(step_ms_->count());
+}
+
+void Plots::RequestRedraw() {
+  constexpr qint64 kIntervalMs = 100;
+  const qint64 elapsed = since_redraw_.isValid() ? since_redraw_.elapsed() : kIntervalMs;
+  if (elapsed >= kIntervalMs) {
+    Redraw();
+  } else if (!redraw_timer_->isActive()) {
+    redraw_timer_->start(static_cast<int>(kIntervalMs - elapsed));
+  }
 }
 
 void Plots::Redraw() {
+  since_redraw_.restart();
+  redraw_timer_->stop();
   const std::size_t n = samples_.size();
   const std::size_t stride = std::max<std::size_t>(1, n / kMaxPoints);
   const int body = body_->currentIndex();

@@ -3,6 +3,7 @@
 // recorded), zoomable (rubber band; right click zooms out) and exportable to CSV.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QWidget>
 #include <vector>
 
@@ -13,6 +14,7 @@ class QChartView;
 class QComboBox;
 class QLineSeries;
 class QPushButton;
+class QTimer;
 class QValueAxis;
 
 namespace ductile::studio {
@@ -24,16 +26,23 @@ class Plots : public QWidget {
   explicit Plots(QWidget* parent = nullptr);
   /// Forgets every sample and names the bodies of a newly opened scene.
   void Reset(const std::vector<std::string>& body_names);
-  /// Appends samples (from SimController::DrainTelemetry); redraws unless paused.
+  /// Appends samples (from SimController::DrainTelemetry); redraws unless paused, at most ten times a second
+  /// (drawing the charts costs the UI thread several ms, which would otherwise be spent on every 60 Hz poll): a
+  /// redraw due sooner is postponed, and the postponed one shows every sample appended until it runs.
   void Append(const std::vector<TelemetrySample>& samples);
   /// Writes every recorded sample as CSV; returns false with `error` set when the file cannot be written.
   bool ExportCsv(const QString& path, QString* error) const;
   const std::vector<TelemetrySample>& samples() const { return samples_; }
+  /// Points the ms-per-step chart shows now (for tests: what the last redraw drew).
+  int drawn_points() const;
 
  private:
   void Redraw();
+  void RequestRedraw();
 
   std::vector<TelemetrySample> samples_;
+  QElapsedTimer since_redraw_;      // wall time since the last redraw (invalid before the first)
+  QTimer* redraw_timer_ = nullptr;  // single shot: a postponed redraw
   std::vector<std::string> body_names_;
   bool paused_ = false;
   bool body_chosen_ = false;  // the user picked the plotted body; until then the first one with a force is shown

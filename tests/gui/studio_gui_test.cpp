@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QVulkanInstance>
 #include <QtTest>
 #include <cmath>
@@ -27,6 +28,7 @@
 #include "ductile/render/image.h"
 #include "inspector.h"
 #include "main_window.h"
+#include "plots.h"
 #include "teleop_panel.h"
 
 namespace ductile::studio {
@@ -176,6 +178,37 @@ class StudioGuiTest : public QObject {
   void cleanupTestCase() {
     window_.reset();
     QDir(dir_).removeRecursively();
+  }
+
+  // The plots redraw at most ten times a second: samples appended within 100 ms of a redraw show at the next one,
+  // which comes by itself; paused plots keep recording without drawing.
+  void plotsRedrawAtMostTenTimesASecond() {
+    Plots plots;
+    plots.Reset({"box"});
+    const auto samples = [](int from, int count) {
+      std::vector<TelemetrySample> out(static_cast<std::size_t>(count));
+      for (int i = 0; i < count; ++i) {
+        out[static_cast<std::size_t>(i)].time = 0.01 * (from + i);
+        out[static_cast<std::size_t>(i)].step_ms = 1.0 + i;
+      }
+      return out;
+    };
+    QTest::qWait(150);  // past the Reset's redraw
+    plots.Append(samples(0, 10));
+    QCOMPARE(plots.drawn_points(), 10);  // the first redraw in 100 ms is immediate
+    plots.Append(samples(10, 5));
+    QCOMPARE(plots.drawn_points(), 10);  // postponed
+    QTRY_COMPARE_WITH_TIMEOUT(plots.drawn_points(), 15, 2000);
+    auto* pause = plots.findChild<QPushButton*>("pause_plots");
+    QVERIFY(pause);
+    pause->click();
+    QTest::qWait(150);
+    plots.Append(samples(15, 5));
+    QTest::qWait(250);
+    QCOMPARE(plots.drawn_points(), 15);
+    QCOMPARE(plots.samples().size(), std::size_t{20});
+    pause->click();  // resuming draws everything recorded
+    QTRY_COMPARE_WITH_TIMEOUT(plots.drawn_points(), 20, 2000);
   }
 
   void runsTwoSecondsAndDrawsWhatTheSnapshotSays() {
