@@ -117,6 +117,15 @@ inline void ScatterCellBatch(const CellBatchStencil& s, const float (&mass)[kCel
   }
 }
 
+/// out[e][lane] = records[stride · index[lane] + e] for e < N: N consecutive floats of each lane's particle record
+/// (a Vec3f or a Mat3f in a per-particle array), one AVX2 gather per e instead of eight scalar loads and stores.
+template <int N>
+inline void GatherLanes(const float* records, int stride, const int (&index)[kCellBatch], float (&out)[N][kCellBatch]) {
+  const __m256i offsets =
+      _mm256_mullo_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(index)), _mm256_set1_epi32(stride));
+  for (int e = 0; e < N; ++e) _mm256_store_ps(out[e], _mm256_i32gather_ps(records + e, offsets, 4));
+}
+
 /// LocateStencil along one axis for eight lanes: from positions x [m], the base node and x̂ − base with the same
 /// clamping (x̂ to [½, upper], a NaN to ½).
 inline void LocateCellBatch(const float (&x)[kCellBatch], float origin, float inv_h, float upper,

@@ -386,8 +386,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       static_assert(kCellBatch == L);
       {
         alignas(32) float fx[3][L];
-        for (int l = 0; l < L; ++l)
-          for (int a = 0; a < 3; ++a) fx[a][l] = fx_[lane_particle[l]][a];
+        GatherLanes(&fx_[0].x, 3, lane_particle, fx);
         CellBatchStencil batch;
         CellBatchWeights(fx, h_, batch);
         GatherCellBatch(batch, corner, inv_h_, v, c);
@@ -405,11 +404,17 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         }
       }
 #endif
+#if DUCTILE_CELL_BATCH
+      static_assert(sizeof(Vec3f) == 3 * sizeof(float) && sizeof(Mat3f) == 9 * sizeof(float));
+      GatherLanes(&particles_.x[0].x, 3, lane_particle, x);
+      GatherLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
+#else
       for (int l = 0; l < L; ++l) {
         const int p = lane_particle[l];
         for (int a = 0; a < 3; ++a) x[a][l] = particles_.x[p][a];
         for (int e = 0; e < 9; ++e) f[e][l] = particles_.F[p].m[e / 3][e % 3];
       }
+#endif
       for (int l = count; l < L; ++l) {
         for (int r = 0; r < 3; ++r) {
           v[r][l] = 0;
@@ -485,6 +490,21 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       }
     } else {
       // P2G on its own: the lanes from the particles' state.
+#if DUCTILE_CELL_BATCH
+      GatherLanes(&particles_.v[0].x, 3, lane_particle, v);
+      GatherLanes(&particles_.C[0].m[0][0], 9, lane_particle, reinterpret_cast<float(&)[9][L]>(c));
+      GatherLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
+      GatherLanes(&fx_[0].x, 3, lane_particle, fx_lanes);
+      for (int l = 0; l < L; ++l)
+        for (int r = 0; r < 3; ++r) base_lanes[r][l] = base_[lane_particle[l]][r];
+      for (int l = count; l < L; ++l) {
+        for (int r = 0; r < 3; ++r) {
+          v[r][l] = 0;
+          for (int k = 0; k < 3; ++k) c[r][k][l] = 0;
+        }
+        for (int e = 0; e < 9; ++e) f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
+      }
+#else
       for (int l = 0; l < L; ++l) {
         const int p = lane_particle[l];
         const bool used = l < count;
@@ -496,6 +516,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         }
         for (int e = 0; e < 9; ++e) f[e][l] = used ? particles_.F[p].m[e / 3][e % 3] : (e % 4 == 0 ? 1.0f : 0.0f);
       }
+#endif
     }
     if (!scatter) {
       q0 += count;
@@ -521,7 +542,11 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       volume[l] = l < count ? particles_.volume[p] : 0.0f;
     }
     // Zero in the padding lanes, which have zero mass and volume: 0·τ must not meet stale stack contents (a NaN).
-    alignas(32) float tau[9][L] = {};
+    // A batch of fixed corotated lanes alone writes every lane itself.
+    alignas(32) float tau[9][L];
+    if (kinds != kFixed)
+      for (auto& row : tau)
+        for (float& t : row) t = 0.0f;
     for (const int batch : {kFixed, kLinear}) {
       if (!(kinds & batch)) continue;
       alignas(32) float two_mu[L], lam[L], fb[9][L];
