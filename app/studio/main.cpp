@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <QVulkanInstance>
 #include <iostream>
+#include <string_view>
 
 #include "main_window.h"
 #include "viewport.h"
@@ -18,9 +19,6 @@ int main(int argc, char** argv) {
   // window's update request (5 ms by default) only adds latency: on lavapipe, where a frame takes 30 ms or more, it
   // cost about 5 of the 45 ms between frames. Set QT_QPA_UPDATE_IDLE_TIME yourself to choose otherwise.
   if (qEnvironmentVariableIsEmpty("QT_QPA_UPDATE_IDLE_TIME")) qputenv("QT_QPA_UPDATE_IDLE_TIME", "0");
-  QApplication app(argc, argv);
-  QApplication::setApplicationName("Ductile");
-  QApplication::setApplicationVersion(DUCTILE_VERSION);
   QCommandLineParser parser;
   parser.setApplicationDescription("Ductile studio: MPM and rigid bodies with frictional contact");
   parser.addHelpOption();
@@ -29,8 +27,10 @@ int main(int argc, char** argv) {
   QCommandLineOption paused("paused", "Open the scene without starting the simulation");
   parser.addOption(paused);
   QCommandLineOption measure("measure",
-                             "Size the viewport to 1280x720, run for SECONDS of wall time, print the viewport's frame "
-                             "rate and the simulation's ms per step, and quit",
+                             "Size the viewport to 1280x720, run for SECONDS of wall time after a second of warm-up, "
+                             "print the viewport's frame rate (and the size the scene was drawn at), the simulation's "
+                             "ms per step over the simulated span covered, and the UI thread's time per frame, and "
+                             "quit",
                              "SECONDS");
   parser.addOption(measure);
   QCommandLineOption render_scale(
@@ -39,6 +39,19 @@ int main(int argc, char** argv) {
       "CPU Vulkan device such as lavapipe, 100 on a GPU); default: the View > Render scale choice",
       "PERCENT");
   parser.addOption(render_scale);
+  // --help and --version need no display: they are answered before the GUI application, which needs one, exists.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
+      QCoreApplication core(argc, argv);
+      QCoreApplication::setApplicationName("Ductile");
+      QCoreApplication::setApplicationVersion(DUCTILE_VERSION);
+      parser.process(core);  // prints and exits
+    }
+  }
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("Ductile");
+  QApplication::setApplicationVersion(DUCTILE_VERSION);
   parser.process(app);
   float scale = -1;  // not given
   if (parser.isSet(render_scale)) {
