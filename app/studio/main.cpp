@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QTimer>
 #include <QVulkanInstance>
+#include <cmath>
 #include <iostream>
 #include <string_view>
 
@@ -39,6 +40,11 @@ int main(int argc, char** argv) {
       "CPU Vulkan device such as lavapipe, 100 on a GPU); default: the View > Render scale choice",
       "PERCENT");
   parser.addOption(render_scale);
+  QCommandLineOption turntable("turntable",
+                               "Turn the camera about its target at DEGREES per second, drawing frames back to back "
+                               "(View > Turntable turns at 20)",
+                               "DEGREES");
+  parser.addOption(turntable);
   // --help and --version need no display: they are answered before the GUI application, which needs one, exists.
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -65,6 +71,16 @@ int main(int argc, char** argv) {
     }
     scale = static_cast<float>(percent / 100.0);
   }
+  double turntable_speed = 0;
+  if (parser.isSet(turntable)) {
+    bool ok = false;
+    turntable_speed = parser.value(turntable).toDouble(&ok);
+    if (!ok || !std::isfinite(turntable_speed) || std::abs(turntable_speed) > 3600) {
+      std::cerr << "ductile: --turntable needs degrees per second from -3600 to 3600, got '"
+                << parser.value(turntable).toStdString() << "'\n";
+      return 2;
+    }
+  }
 
   QVulkanInstance vulkan;
   vulkan.setApiVersion(QVersionNumber(1, 3));
@@ -73,6 +89,7 @@ int main(int argc, char** argv) {
     std::cerr << "ductile: no Vulkan implementation (error " << vulkan.errorCode() << "); the viewport stays empty\n";
   ductile::studio::MainWindow window(have_vulkan ? &vulkan : nullptr);
   if (scale >= 0) window.SetRenderScale(scale);
+  if (turntable_speed != 0 && window.viewport()) window.viewport()->SetTurntable(turntable_speed);
   window.show();
   const QStringList args = parser.positionalArguments();
   QString scene = args.isEmpty() ? QString(DUCTILE_SOURCE_DIR) + "/scenes/dough_rolling.yaml" : args.front();

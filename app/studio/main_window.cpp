@@ -52,6 +52,8 @@ void OpenMessageBox(QWidget* parent, const QString& title, const QString& text, 
   box->open();
 }
 
+constexpr double kTurntableDegreesPerSecond = 20;  // View > Turntable
+
 }  // namespace
 
 MeasureStart MeasureNow(MainWindow& window) {
@@ -302,6 +304,13 @@ void MainWindow::BuildMenus() {
   render_scale_group_ = scale_group;
   if (!scale_group->checkedAction()) scale_group->actions().front()->setChecked(true);
   SetRenderScale(scale_group->checkedAction()->data().toFloat());
+  QAction* turntable = view->addAction("Turntable");
+  turntable->setObjectName("turntable_action");
+  turntable->setCheckable(true);
+  turntable->setToolTip("Turn the camera slowly about its target (20°/s), drawing frames back to back");
+  connect(turntable, &QAction::toggled, this, [this](bool on) {
+    if (viewport_) viewport_->SetTurntable(on ? kTurntableDegreesPerSecond : 0.0);
+  });
   QAction* forces = view->addAction("Contact forces");
   forces->setCheckable(true);
   forces->setChecked(true);

@@ -321,7 +321,22 @@ float Viewport::render_scale() const {
   return properties != nullptr && properties->deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0.5f : 1.0f;
 }
 
+void Viewport::SetTurntable(double degrees_per_second) {
+  turntable_ = std::isfinite(degrees_per_second) ? degrees_per_second : 0.0;
+  turntable_ms_ = 0;
+  if (turntable_ != 0) requestUpdate();
+}
+
 void Viewport::FrameDone(QSize scene_size, const FrameTimes& times) {
+  if (turntable_ != 0) {
+    // The angle follows wall time (at most a tenth of a second per frame, so a stall does not jump), and the next
+    // frame is asked for at once.
+    const std::int64_t now_ms = QDateTime::currentMSecsSinceEpoch();
+    const double dt = turntable_ms_ == 0 ? 0.0 : std::min(0.1, 1e-3 * static_cast<double>(now_ms - turntable_ms_));
+    turntable_ms_ = now_ms;
+    camera_.yaw += static_cast<float>(turntable_ * dt * std::numbers::pi / 180.0);
+    requestUpdate();
+  }
   scene_size_ = scene_size;
   frame_times_.build_ms += times.build_ms;
   frame_times_.record_ms += times.record_ms;

@@ -86,6 +86,11 @@ class Viewport : public QVulkanWindow {
   /// (lavapipe), where every pixel is shaded on the cores the simulation runs on, and 1 on a GPU.
   void SetRenderScale(float scale) { render_scale_ = scale; }
   float requested_render_scale() const { return render_scale_; }
+  /// Turns the camera about the vertical axis through its target at `degrees_per_second` (0: off), drawing a frame
+  /// as soon as the last one is done, as a turntable for demos (and a steady stream of frames, as while the user
+  /// orbits, for measuring the viewport's frame rate).
+  void SetTurntable(double degrees_per_second);
+  double turntable() const { return turntable_; }
   /// The render scale in effect (automatic resolved; 1 until the Vulkan device is known).
   float render_scale() const;
   /// The size the last frame's scene was drawn at [pixels] (the viewport's size at scale 1).
@@ -148,7 +153,9 @@ class Viewport : public QVulkanWindow {
   std::array<float, 3> gizmo_origin_{};  // the target when the drag started [m]
   float gizmo_start_ = 0;                // the cursor's place along the axis then [m]
   std::uint64_t frames_ = 0;
-  float render_scale_ = 0;  // 0: automatic
+  float render_scale_ = 0;         // 0: automatic
+  double turntable_ = 0;           // [degrees/s]
+  std::int64_t turntable_ms_ = 0;  // when the last frame turned the camera
   FrameTimes frame_times_;
   QSize scene_size_;
   double fps_ = 0;
