@@ -334,7 +334,8 @@ void Viewport::FrameDone(QSize scene_size, const FrameTimes& times) {
     const std::int64_t now_ms = QDateTime::currentMSecsSinceEpoch();
     const double dt = turntable_ms_ == 0 ? 0.0 : std::min(0.1, 1e-3 * static_cast<double>(now_ms - turntable_ms_));
     turntable_ms_ = now_ms;
-    camera_.yaw += static_cast<float>(turntable_ * dt * std::numbers::pi / 180.0);
+    camera_.yaw = static_cast<float>(
+        std::remainder(camera_.yaw + turntable_ * dt * std::numbers::pi / 180.0, 2 * std::numbers::pi));
     requestUpdate();
   }
   scene_size_ = scene_size;
