@@ -102,7 +102,7 @@ struct Simulator::Impl {
     const Eigen::Vector3d gravity(model->gravity[0], model->gravity[1], model->gravity[2]);
     for (Teleop& t : teleops) {
       if (t.arm_active) t.arm.Apply(*rigid, gravity, model->dt);
-      if (t.gripper_active) t.gripper.Apply(*rigid);
+      if (t.gripper_active) t.gripper.Apply(*rigid, model->rigid->controllers);
     }
   }
   // Snapshot meshes of the visual geometries (null for primitives), converted once.

@@ -183,7 +183,6 @@ std::string GripperTeleop::Configure(const contact::RigidSystem& rigid, const st
   controllers_.clear();
   lower_.clear();
   upper_.clear();
-  kp_.clear();
   const multibody::MultibodyTree& tree = rigid.tree();
   for (int b = 0; b < tree.num_bodies(); ++b) {
     const multibody::Body& body = tree.body(b);
@@ -194,26 +193,27 @@ std::string GripperTeleop::Configure(const contact::RigidSystem& rigid, const st
     controllers_.push_back(c);
     lower_.push_back(body.lower);
     upper_.push_back(body.upper);
-    kp_.push_back(rigid.controllers[c].kp);
   }
   if (controllers_.empty()) return "robot '" + robot + "' has no gripper (no controlled prismatic finger joint)";
   return {};
 }
 
-void GripperTeleop::Apply(contact::RigidSystem& rigid) const {
+void GripperTeleop::Apply(contact::RigidSystem& rigid, const std::vector<contact::JointController>& gains) const {
   for (std::size_t f = 0; f < controllers_.size(); ++f) {
     contact::JointController& c = rigid.controllers[controllers_[f]];
+    const contact::JointController& model = gains.at(static_cast<std::size_t>(controllers_[f]));
     const bool finite_range =
         std::isfinite(lower_[f]) && std::isfinite(upper_[f]) && upper_[f] > lower_[f] && upper_[f] - lower_[f] < 1e3;
     if (force_ > 0) {
       // Squeeze: a constant effort towards the lower limit (closed), damped by the controller's K_d.
       c.kp = 0;
-      if (c.kd <= 0) c.kd = 1;
+      c.kd = model.kd > 0 ? model.kd : 1;
       c.q_target = finite_range ? lower_[f] : 0.0;
       c.v_target = 0;
       c.feedforward = -force_;
     } else {
-      c.kp = kp_[f];
+      c.kp = model.kp;
+      c.kd = model.kd;
       c.q_target = finite_range ? lower_[f] + opening_ * (upper_[f] - lower_[f]) : c.q_target;
       c.v_target = 0;
       c.feedforward = 0;

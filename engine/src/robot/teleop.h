@@ -94,13 +94,16 @@ class GripperTeleop {
     opening_ = opening;
     force_ = force;
   }
-  void Apply(contact::RigidSystem& rigid) const;
+  /// Sets the finger controllers of `rigid` for this step. `gains` are the controllers as the model defines them
+  /// (RigidModel::controllers, indexed like rigid.controllers): holding uses their K_p and K_d, squeezing their K_d
+  /// (1 where the model has no damping), so a squeeze changes no gain for good and live gain edits apply.
+  void Apply(contact::RigidSystem& rigid, const std::vector<contact::JointController>& gains) const;
   double opening() const { return opening_; }
   double force() const { return force_; }
 
  private:
   std::vector<int> controllers_;
-  std::vector<double> lower_, upper_, kp_;
+  std::vector<double> lower_, upper_;
   double opening_ = 1, force_ = 0;
 };
 
