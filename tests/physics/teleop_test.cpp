@@ -4,8 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "contact/rigid_system.h"
+#include "model/rigid_model.h"
+#include "robot/teleop.h"
 #include "scene_fixture.h"
 
 namespace ductile {
@@ -120,6 +125,56 @@ TEST(Teleop, GripperOpensClosesAndSqueezes) {
   testing::RunUntil(*sim, 2.0);
   EXPECT_NEAR(open - finger(), 2 * 0.04, 2e-3);  // squeezed shut onto the closed limit
   EXPECT_EQ(sim->GetTeleopStatus("arm").gripper_force, 20.0);
+}
+
+// GripperTeleop takes the finger gains from the model on every step, so a squeeze changes no gain for good and a live
+// gain edit (a new model) applies while the gripper holds.
+TEST(Teleop, GripperTakesTheFingerGainsFromTheModel) {
+  const std::shared_ptr<const Model> model = testing::ModelFromYaml(ArmScene());
+  const RigidModel& rm = *model->rigid;
+  contact::RigidSystem rigid(rm.tree, rm.world, contact::RigidSystemParams{});
+  rigid.controllers = rm.controllers;
+  std::vector<std::size_t> fingers;
+  for (std::size_t c = 0; c < rigid.controllers.size(); ++c) {
+    if (rigid.tree().body(rigid.controllers[c].body).name.find("finger") != std::string::npos) fingers.push_back(c);
+  }
+  ASSERT_EQ(fingers.size(), 2u);
+  robot::GripperTeleop gripper;
+  ASSERT_EQ(gripper.Configure(rigid, "arm", {}), "");
+  // The model's fingers without damping, as a scene may define them.
+  std::vector<contact::JointController> gains = rm.controllers;
+  for (std::size_t c : fingers) gains[c].kd = 0;
+
+  // Squeezing: no spring, a closing effort, and some damping although the model has none.
+  gripper.Set(0.0, 20.0);
+  gripper.Apply(rigid, gains);
+  for (std::size_t c : fingers) {
+    EXPECT_EQ(rigid.controllers[c].kp, 0.0);
+    EXPECT_EQ(rigid.controllers[c].kd, 1.0);
+    EXPECT_EQ(rigid.controllers[c].feedforward, -20.0);
+  }
+  // Holding again: the model's gains, kd 0 included (the squeeze's damping used to stay).
+  gripper.Set(1.0, 0.0);
+  gripper.Apply(rigid, gains);
+  for (std::size_t c : fingers) {
+    EXPECT_EQ(rigid.controllers[c].kp, 500.0);
+    EXPECT_EQ(rigid.controllers[c].kd, 0.0);
+    EXPECT_EQ(rigid.controllers[c].feedforward, 0.0);
+  }
+  // A live edit of the fingers' gains: holding follows it (the gains cached when the gripper started used to win).
+  for (std::size_t c : fingers) {
+    gains[c].kp = 800;
+    gains[c].kd = 12;
+  }
+  gripper.Apply(rigid, gains);
+  for (std::size_t c : fingers) {
+    EXPECT_EQ(rigid.controllers[c].kp, 800.0);
+    EXPECT_EQ(rigid.controllers[c].kd, 12.0);
+  }
+  // Squeezing keeps the model's damping where it has some.
+  gripper.Set(0.0, 5.0);
+  gripper.Apply(rigid, gains);
+  for (std::size_t c : fingers) EXPECT_EQ(rigid.controllers[c].kd, 12.0);
 }
 
 TEST(Teleop, BadCommandsAreRefusedWithTheReason) {
