@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   // window's update request (5 ms by default) only adds latency: on lavapipe, where a frame takes 30 ms or more, it
   // cost about 5 of the 45 ms between frames. Set QT_QPA_UPDATE_IDLE_TIME yourself to choose otherwise.
   if (qEnvironmentVariableIsEmpty("QT_QPA_UPDATE_IDLE_TIME")) qputenv("QT_QPA_UPDATE_IDLE_TIME", "0");
+  QCoreApplication::setApplicationName("Ductile");  // static: for the --help/--version application and the GUI one
+  QCoreApplication::setApplicationVersion(DUCTILE_VERSION);
   QCommandLineParser parser;
   parser.setApplicationDescription("Ductile studio: MPM and rigid bodies with frictional contact");
   parser.addHelpOption();
@@ -50,14 +52,10 @@ int main(int argc, char** argv) {
     const std::string_view arg = argv[i];
     if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
       QCoreApplication core(argc, argv);
-      QCoreApplication::setApplicationName("Ductile");
-      QCoreApplication::setApplicationVersion(DUCTILE_VERSION);
       parser.process(core);  // prints and exits
     }
   }
   QApplication app(argc, argv);
-  QApplication::setApplicationName("Ductile");
-  QApplication::setApplicationVersion(DUCTILE_VERSION);
   parser.process(app);
   float scale = -1;  // not given
   if (parser.isSet(render_scale)) {

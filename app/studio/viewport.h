@@ -85,12 +85,10 @@ class Viewport : public QVulkanWindow {
   /// scaled up (the HUD is always drawn at full size), in (0, 1]; 0 means automatic: 0.5 on a CPU Vulkan device
   /// (lavapipe), where every pixel is shaded on the cores the simulation runs on, and 1 on a GPU.
   void SetRenderScale(float scale) { render_scale_ = scale; }
-  float requested_render_scale() const { return render_scale_; }
   /// Turns the camera about the vertical axis through its target at `degrees_per_second` (0: off), drawing a frame
   /// as soon as the last one is done, as a turntable for demos (and a steady stream of frames, as while the user
   /// orbits, for measuring the viewport's frame rate).
   void SetTurntable(double degrees_per_second);
-  double turntable() const { return turntable_; }
   /// The render scale in effect (automatic resolved; 1 until the Vulkan device is known).
   float render_scale() const;
   /// The size the last frame's scene was drawn at [pixels] (the viewport's size at scale 1).

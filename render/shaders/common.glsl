@@ -14,7 +14,6 @@ layout(set = 0, binding = 0, std140) uniform Frame {
   vec4 grid;             // x: height [m], y: spacing [m], z: half extent [m], w: 1 when visible.
   vec4 grid_center;      // xy: centre of the grid square and of its fade [m].
   vec4 viewport;         // xy: size [pixels]; z: unused; w: shadow map texel size [m].
-  vec4 present;          // xy: size of the target the scene is scaled up to [pixels] (viewport.xy at scale 1).
 }
 frame;
 

@@ -1,6 +1,5 @@
 #version 450
-// The whole target as two triangles, an axis-aligned rectangle (which llvmpipe fills by a faster path than one
-// oversized triangle), with v_uv running from 0 at the top-left corner to 1 at the bottom-right.
+// The whole target as two triangles, with v_uv running from 0 at the top-left corner to 1 at the bottom-right.
 layout(location = 0) out vec2 v_uv;
 
 const vec2 kCorners[6] = vec2[](vec2(0, 0), vec2(1, 0), vec2(0, 1), vec2(0, 1), vec2(1, 0), vec2(1, 1));

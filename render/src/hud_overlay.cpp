@@ -184,10 +184,7 @@ void HudOverlay::Record(VkCommandBuffer command_buffer, std::uint32_t frame, VkE
     ThrowOnBackendError("ImGui_ImplVulkan_RenderDrawData");
   }
   // The backend leaves the scissor at the last clip rectangle; what the caller draws next gets the whole target.
-  const VkViewport viewport{0, 0, static_cast<float>(extent.width), static_cast<float>(extent.height), 0, 1};
-  const VkRect2D scissor{{0, 0}, extent};
-  vkCmdSetViewport(command_buffer, 0, 1, &viewport);
-  vkCmdSetScissor(command_buffer, 0, 1, &scissor);
+  SetViewportAndScissor(command_buffer, extent);
 }
 
 }  // namespace ductile::render

@@ -32,12 +32,6 @@ int DeviceTypeRank(VkPhysicalDeviceType type) {
   }
 }
 
-bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormatFeatureFlags features) {
-  VkFormatProperties properties{};
-  vkGetPhysicalDeviceFormatProperties(physical_device, format, &properties);
-  return (properties.optimalTilingFeatures & features) == features;
-}
-
 }  // namespace
 
 struct OffscreenRenderer::Impl {
@@ -210,42 +204,8 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   readback = HostBuffer(physical_device, device, 4 * static_cast<VkDeviceSize>(width) * height,
                         VK_BUFFER_USAGE_TRANSFER_DST_BIT);
 
-  // Attachments: colour, depth and (with MSAA) the resolve target; the image read back ends in TRANSFER_SRC.
-  std::vector<VkAttachmentDescription> attachments(multisampled ? 3 : 2);
-  attachments[0].format = color_format;
-  attachments[0].samples = samples;
-  attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  attachments[0].storeOp = multisampled ? VK_ATTACHMENT_STORE_OP_DONT_CARE : VK_ATTACHMENT_STORE_OP_STORE;
-  attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  attachments[0].finalLayout =
-      multisampled ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  attachments[1].format = depth_format;
-  attachments[1].samples = samples;
-  attachments[1].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[1].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachments[1].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[1].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
-  if (multisampled) {
-    attachments[2] = attachments[0];
-    attachments[2].samples = VK_SAMPLE_COUNT_1_BIT;
-    attachments[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    attachments[2].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    attachments[2].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  }
-  const VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-  const VkAttachmentReference depth_reference{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-  const VkAttachmentReference resolve_reference{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = 1;
-  subpass.pColorAttachments = &color_reference;
-  subpass.pResolveAttachments = multisampled ? &resolve_reference : nullptr;
-  subpass.pDepthStencilAttachment = &depth_reference;
-  // The copy to the readback buffer waits for the colour writes (and the resolve) of the pass.
+  // Colour, depth and (with MSAA) the resolve target; the image read back ends in TRANSFER_SRC. The copy to the
+  // readback buffer waits for the colour writes (and the resolve) of the pass.
   VkSubpassDependency to_transfer{};
   to_transfer.srcSubpass = 0;
   to_transfer.dstSubpass = VK_SUBPASS_EXTERNAL;
@@ -253,27 +213,12 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   to_transfer.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
   to_transfer.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
   to_transfer.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-  VkRenderPassCreateInfo pass_info{};
-  pass_info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-  pass_info.attachmentCount = static_cast<std::uint32_t>(attachments.size());
-  pass_info.pAttachments = attachments.data();
-  pass_info.subpassCount = 1;
-  pass_info.pSubpasses = &subpass;
-  pass_info.dependencyCount = 1;
-  pass_info.pDependencies = &to_transfer;
-  Check(vkCreateRenderPass(device, &pass_info, nullptr, &render_pass), "vkCreateRenderPass");
-
+  render_pass =
+      CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                 {&to_transfer, 1}, "vkCreateRenderPass");
   std::vector<VkImageView> views = {color.view(), depth.view()};
   if (multisampled) views.push_back(resolve.view());
-  VkFramebufferCreateInfo framebuffer_info{};
-  framebuffer_info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
-  framebuffer_info.renderPass = render_pass;
-  framebuffer_info.attachmentCount = static_cast<std::uint32_t>(views.size());
-  framebuffer_info.pAttachments = views.data();
-  framebuffer_info.width = extent.width;
-  framebuffer_info.height = extent.height;
-  framebuffer_info.layers = 1;
-  Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &framebuffer), "vkCreateFramebuffer");
+  framebuffer = CreateFramebuffer(device, render_pass, views, extent, "vkCreateFramebuffer");
 
   SceneRendererTarget target;
   target.render_pass = render_pass;

@@ -78,7 +78,6 @@ struct FrameUniforms {
   std::array<float, 4> grid;
   std::array<float, 4> grid_center;
   std::array<float, 4> viewport;
-  std::array<float, 4> present;
 };
 
 // What the ground cache's pixels depend on: the frame's uniforms but for the shadow map's (the cached ground is
@@ -750,11 +749,9 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   line_pipeline = CreatePipeline(line);
 
   // The ground cache, where the device can draw into and sample its format.
-  VkFormatProperties cache_properties{};
-  vkGetPhysicalDeviceFormatProperties(physical_device, kGroundCacheFormat, &cache_properties);
   const VkFormatFeatureFlags cache_features =
       VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-  if (target.ground_cache && (cache_properties.optimalTilingFeatures & cache_features) == cache_features) {
+  if (target.ground_cache && SupportsOptimal(physical_device, kGroundCacheFormat, cache_features)) {
     VkAttachmentDescription color{};
     color.format = kGroundCacheFormat;
     color.samples = VK_SAMPLE_COUNT_1_BIT;
@@ -793,16 +790,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     cache_pass_info.pDependencies = cache_dependencies.data();
     Check(vkCreateRenderPass(device, &cache_pass_info, nullptr, &ground_cache_pass), "vkCreateRenderPass (ground)");
 
-    VkSamplerCreateInfo cache_sampler_info{};
-    cache_sampler_info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-    cache_sampler_info.magFilter = VK_FILTER_NEAREST;
-    cache_sampler_info.minFilter = VK_FILTER_NEAREST;
-    cache_sampler_info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-    cache_sampler_info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    cache_sampler_info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    cache_sampler_info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    cache_sampler_info.maxLod = 0.0f;
-    Check(vkCreateSampler(device, &cache_sampler_info, nullptr, &ground_cache_sampler), "vkCreateSampler (ground)");
+    ground_cache_sampler = CreateClampToEdgeSampler(device, VK_FILTER_NEAREST, "vkCreateSampler (ground)");
 
     PipelineDesc cache_background = background;
     cache_background.render_pass = ground_cache_pass;
@@ -832,44 +820,11 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
 
   // The render scale's pass: colour and depth as the target's (cleared; the colour, or its resolve, left for the
   // upscale to sample), where the colour format can be drawn into, sampled and filtered.
-  VkFormatProperties color_properties{};
-  if (target.color_format != VK_FORMAT_UNDEFINED) {
-    vkGetPhysicalDeviceFormatProperties(physical_device, target.color_format, &color_properties);
-  }
   const VkFormatFeatureFlags scaled_features = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
                                                VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
                                                VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
   if (target.color_format != VK_FORMAT_UNDEFINED && target.depth_format != VK_FORMAT_UNDEFINED &&
-      (color_properties.optimalTilingFeatures & scaled_features) == scaled_features) {
-    const bool multisampled = target.samples != VK_SAMPLE_COUNT_1_BIT;
-    std::array<VkAttachmentDescription, 3> attachments{};
-    attachments[0].format = target.color_format;
-    attachments[0].samples = target.samples;
-    attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    attachments[0].storeOp = multisampled ? VK_ATTACHMENT_STORE_OP_DONT_CARE : VK_ATTACHMENT_STORE_OP_STORE;
-    attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    attachments[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    attachments[0].finalLayout =
-        multisampled ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    attachments[1] = attachments[0];
-    attachments[1].format = target.depth_format;
-    attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
-    attachments[2] = attachments[0];
-    attachments[2].samples = VK_SAMPLE_COUNT_1_BIT;
-    attachments[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    attachments[2].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    attachments[2].finalLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    const VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    const VkAttachmentReference scaled_depth_reference{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-    const VkAttachmentReference resolve_reference{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    VkSubpassDescription scaled_subpass{};
-    scaled_subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    scaled_subpass.colorAttachmentCount = 1;
-    scaled_subpass.pColorAttachments = &color_reference;
-    scaled_subpass.pResolveAttachments = multisampled ? &resolve_reference : nullptr;
-    scaled_subpass.pDepthStencilAttachment = &scaled_depth_reference;
+      SupportsOptimal(physical_device, target.color_format, scaled_features)) {
     // Writes after the previous frame's upscale read the same image; this frame's upscale after the writes.
     std::array<VkSubpassDependency, 2> scaled_dependencies{};
     scaled_dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
@@ -886,26 +841,10 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     scaled_dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
     scaled_dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
     scaled_dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    VkRenderPassCreateInfo scaled_pass_info{};
-    scaled_pass_info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-    scaled_pass_info.attachmentCount = multisampled ? 3 : 2;
-    scaled_pass_info.pAttachments = attachments.data();
-    scaled_pass_info.subpassCount = 1;
-    scaled_pass_info.pSubpasses = &scaled_subpass;
-    scaled_pass_info.dependencyCount = static_cast<std::uint32_t>(scaled_dependencies.size());
-    scaled_pass_info.pDependencies = scaled_dependencies.data();
-    Check(vkCreateRenderPass(device, &scaled_pass_info, nullptr, &scaled_pass), "vkCreateRenderPass (scaled)");
-
-    VkSamplerCreateInfo scaled_sampler_info{};
-    scaled_sampler_info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-    scaled_sampler_info.magFilter = VK_FILTER_LINEAR;
-    scaled_sampler_info.minFilter = VK_FILTER_LINEAR;
-    scaled_sampler_info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-    scaled_sampler_info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    scaled_sampler_info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    scaled_sampler_info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    scaled_sampler_info.maxLod = 0.0f;
-    Check(vkCreateSampler(device, &scaled_sampler_info, nullptr, &scaled_sampler), "vkCreateSampler (scaled)");
+    scaled_pass = CreateColorDepthRenderPass(device, target.color_format, target.depth_format, target.samples,
+                                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, scaled_dependencies,
+                                             "vkCreateRenderPass (scaled)");
+    scaled_sampler = CreateClampToEdgeSampler(device, VK_FILTER_LINEAR, "vkCreateSampler (scaled)");
 
     PipelineDesc upscale{ShaderId::kUpscaleVert, ShaderId::kUpscaleFrag, {}, {}};
     upscale.depth_test = false;
@@ -1334,25 +1273,10 @@ void SceneRenderer::Impl::ResizeGroundCache(Frame& frame, VkExtent2D extent) {
       GpuImage(physical_device, device, extent, kGroundCacheFormat, VK_SAMPLE_COUNT_1_BIT,
                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
   const VkImageView view = frame.ground_cache.view();
-  VkFramebufferCreateInfo framebuffer_info{};
-  framebuffer_info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
-  framebuffer_info.renderPass = ground_cache_pass;
-  framebuffer_info.attachmentCount = 1;
-  framebuffer_info.pAttachments = &view;
-  framebuffer_info.width = extent.width;
-  framebuffer_info.height = extent.height;
-  framebuffer_info.layers = 1;
-  Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &frame.ground_cache_framebuffer),
-        "vkCreateFramebuffer (ground)");
-  VkDescriptorImageInfo image_info{ground_cache_sampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-  VkWriteDescriptorSet write{};
-  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-  write.dstSet = frame.descriptor_set;
-  write.dstBinding = 3;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-  write.pImageInfo = &image_info;
-  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+  frame.ground_cache_framebuffer =
+      CreateFramebuffer(device, ground_cache_pass, {&view, 1}, extent, "vkCreateFramebuffer (ground)");
+  WriteImageDescriptor(device, frame.descriptor_set, 3, ground_cache_sampler, view,
+                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   frame.ground_cache_extent = extent;
 }
 
@@ -1366,31 +1290,14 @@ void SceneRenderer::Impl::ResizeShadowMap(Frame& frame, std::uint32_t size) {
       GpuImage(physical_device, device, {size, size}, shadow_format, VK_SAMPLE_COUNT_1_BIT,
                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
   const VkImageView view = frame.shadow_map.view();
-  VkFramebufferCreateInfo framebuffer_info{};
-  framebuffer_info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
-  framebuffer_info.renderPass = shadow_pass;
-  framebuffer_info.attachmentCount = 1;
-  framebuffer_info.pAttachments = &view;
-  framebuffer_info.width = size;
-  framebuffer_info.height = size;
-  framebuffer_info.layers = 1;
-  Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &frame.shadow_framebuffer),
-        "vkCreateFramebuffer (shadow)");
-  const VkDescriptorImageInfo image_info{shadow_sampler, view, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
-  std::array<VkWriteDescriptorSet, 3> writes{};
-  std::uint32_t count = 0;
-  for (std::uint32_t binding : {1u, 3u, 4u}) {
-    if (binding == 3 && frame.ground_cache_framebuffer != VK_NULL_HANDLE) continue;
-    if (binding == 4 && frame.scaled_framebuffer != VK_NULL_HANDLE) continue;
-    VkWriteDescriptorSet& write = writes[count++];
-    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    write.dstSet = frame.descriptor_set;
-    write.dstBinding = binding;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    write.pImageInfo = &image_info;
-  }
-  vkUpdateDescriptorSets(device, count, writes.data(), 0, nullptr);
+  frame.shadow_framebuffer =
+      CreateFramebuffer(device, shadow_pass, {&view, 1}, {size, size}, "vkCreateFramebuffer (shadow)");
+  constexpr VkImageLayout kLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
+  WriteImageDescriptor(device, frame.descriptor_set, 1, shadow_sampler, view, kLayout);
+  if (frame.ground_cache_framebuffer == VK_NULL_HANDLE)
+    WriteImageDescriptor(device, frame.descriptor_set, 3, shadow_sampler, view, kLayout);
+  if (frame.scaled_framebuffer == VK_NULL_HANDLE)
+    WriteImageDescriptor(device, frame.descriptor_set, 4, shadow_sampler, view, kLayout);
   frame.shadow_map_size = size;
 }
 
@@ -1418,26 +1325,10 @@ void SceneRenderer::Impl::ResizeSceneImage(Frame& frame, VkExtent2D extent) {
   }
   const std::array<VkImageView, 3> views{frame.scaled_color.view(), frame.scaled_depth.view(),
                                          multisampled ? frame.scaled_resolve.view() : VK_NULL_HANDLE};
-  VkFramebufferCreateInfo framebuffer_info{};
-  framebuffer_info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
-  framebuffer_info.renderPass = scaled_pass;
-  framebuffer_info.attachmentCount = multisampled ? 3 : 2;
-  framebuffer_info.pAttachments = views.data();
-  framebuffer_info.width = extent.width;
-  framebuffer_info.height = extent.height;
-  framebuffer_info.layers = 1;
-  Check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &frame.scaled_framebuffer),
-        "vkCreateFramebuffer (scaled)");
-  const VkDescriptorImageInfo image_info{scaled_sampler, multisampled ? views[2] : views[0],
-                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-  VkWriteDescriptorSet write{};
-  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-  write.dstSet = frame.descriptor_set;
-  write.dstBinding = 4;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-  write.pImageInfo = &image_info;
-  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+  frame.scaled_framebuffer = CreateFramebuffer(device, scaled_pass, std::span(views).first(multisampled ? 3 : 2),
+                                               extent, "vkCreateFramebuffer (scaled)");
+  WriteImageDescriptor(device, frame.descriptor_set, 4, scaled_sampler, multisampled ? views[2] : views[0],
+                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   frame.scaled_extent = extent;
 }
 
@@ -1448,12 +1339,7 @@ void SceneRenderer::Impl::RecordGroundCache(VkCommandBuffer command_buffer, Fram
   begin.framebuffer = frame.ground_cache_framebuffer;
   begin.renderArea = {{0, 0}, frame.ground_cache_extent};
   vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
-  const VkViewport viewport{
-      0, 0, static_cast<float>(frame.ground_cache_extent.width), static_cast<float>(frame.ground_cache_extent.height),
-      0, 1};
-  const VkRect2D scissor{{0, 0}, frame.ground_cache_extent};
-  vkCmdSetViewport(command_buffer, 0, 1, &viewport);
-  vkCmdSetScissor(command_buffer, 0, 1, &scissor);
+  SetViewportAndScissor(command_buffer, frame.ground_cache_extent);
   vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
                           0, nullptr);
   vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, cache_background_pipeline);
@@ -1549,7 +1435,6 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   uniforms.grid = {scene.grid.height, scene.grid.spacing, scene.grid.extent, frame.grid_visible ? 1.0f : 0.0f};
   uniforms.grid_center = {camera.target[0], camera.target[1], 0, 0};
   uniforms.viewport = {static_cast<float>(extent.width), static_cast<float>(extent.height), 0.0f, light.texel_size};
-  uniforms.present = {static_cast<float>(target_extent.width), static_cast<float>(target_extent.height), 0.0f, 0.0f};
   std::memcpy(frame.uniforms.data(), &uniforms, sizeof(uniforms));
   if (frame.grid_visible)
     impl_->WriteGround(frame, scene.grid, camera.target, shadows ? &light : nullptr, light_direction);
@@ -1567,10 +1452,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   begin.pClearValues = &clear;
   vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
   if (shadows) {
-    const VkViewport viewport{0, 0, static_cast<float>(map_size), static_cast<float>(map_size), 0, 1};
-    const VkRect2D scissor{{0, 0}, {map_size, map_size}};
-    vkCmdSetViewport(command_buffer, 0, 1, &viewport);
-    vkCmdSetScissor(command_buffer, 0, 1, &scissor);
+    SetViewportAndScissor(command_buffer, {map_size, map_size});
     vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
                             &frame.descriptor_set, 0, nullptr);
     if (!frame.mesh_draws.empty() || !frame.arrow_draws.empty()) {
@@ -1639,11 +1521,7 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
   }
   const Impl::Frame& frame = impl_->frames[frame_index];
   if (frame.scaled) {
-    const VkViewport viewport{
-        0, 0, static_cast<float>(frame.target_extent.width), static_cast<float>(frame.target_extent.height), 0, 1};
-    const VkRect2D scissor{{0, 0}, frame.target_extent};
-    vkCmdSetViewport(command_buffer, 0, 1, &viewport);
-    vkCmdSetScissor(command_buffer, 0, 1, &scissor);
+    SetViewportAndScissor(command_buffer, frame.target_extent);
     vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
                             &frame.descriptor_set, 0, nullptr);
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->upscale_pipeline);
@@ -1655,11 +1533,7 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
 }
 
 void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const {
-  const VkViewport viewport{0, 0, static_cast<float>(frame.extent.width), static_cast<float>(frame.extent.height),
-                            0, 1};
-  const VkRect2D scissor{{0, 0}, frame.extent};
-  vkCmdSetViewport(command_buffer, 0, 1, &viewport);
-  vkCmdSetScissor(command_buffer, 0, 1, &scissor);
+  SetViewportAndScissor(command_buffer, frame.extent);
   vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
                           0, nullptr);
   const VkBuffer buffer = frame.data.buffer();

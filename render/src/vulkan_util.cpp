@@ -1,5 +1,6 @@
 #include "vulkan_util.h"
 
+#include <array>
 #include <string>
 
 #include "ductile/render/renderer.h"
@@ -184,11 +185,109 @@ void GpuImage::Destroy() {
   view_ = VK_NULL_HANDLE;
 }
 
+bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormatFeatureFlags features) {
+  VkFormatProperties properties{};
+  vkGetPhysicalDeviceFormatProperties(physical_device, format, &properties);
+  return (properties.optimalTilingFeatures & features) == features;
+}
+
+VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
+                                        VkSampleCountFlagBits samples, VkImageLayout result_layout,
+                                        std::span<const VkSubpassDependency> dependencies, const char* call) {
+  const bool multisampled = samples != VK_SAMPLE_COUNT_1_BIT;
+  std::array<VkAttachmentDescription, 3> attachments{};
+  attachments[0].format = color_format;
+  attachments[0].samples = samples;
+  attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  attachments[0].storeOp = multisampled ? VK_ATTACHMENT_STORE_OP_DONT_CARE : VK_ATTACHMENT_STORE_OP_STORE;
+  attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  attachments[0].finalLayout = multisampled ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : result_layout;
+  attachments[1] = attachments[0];
+  attachments[1].format = depth_format;
+  attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+  attachments[2] = attachments[0];
+  attachments[2].samples = VK_SAMPLE_COUNT_1_BIT;
+  attachments[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachments[2].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  attachments[2].finalLayout = result_layout;
+  const VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  const VkAttachmentReference depth_reference{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  const VkAttachmentReference resolve_reference{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &color_reference;
+  subpass.pResolveAttachments = multisampled ? &resolve_reference : nullptr;
+  subpass.pDepthStencilAttachment = &depth_reference;
+  VkRenderPassCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
+  info.attachmentCount = multisampled ? 3 : 2;
+  info.pAttachments = attachments.data();
+  info.subpassCount = 1;
+  info.pSubpasses = &subpass;
+  info.dependencyCount = static_cast<std::uint32_t>(dependencies.size());
+  info.pDependencies = dependencies.data();
+  VkRenderPass render_pass = VK_NULL_HANDLE;
+  Check(vkCreateRenderPass(device, &info, nullptr, &render_pass), call);
+  return render_pass;
+}
+
+VkFramebuffer CreateFramebuffer(VkDevice device, VkRenderPass render_pass, std::span<const VkImageView> attachments,
+                                VkExtent2D extent, const char* call) {
+  VkFramebufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
+  info.renderPass = render_pass;
+  info.attachmentCount = static_cast<std::uint32_t>(attachments.size());
+  info.pAttachments = attachments.data();
+  info.width = extent.width;
+  info.height = extent.height;
+  info.layers = 1;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  Check(vkCreateFramebuffer(device, &info, nullptr, &framebuffer), call);
+  return framebuffer;
+}
+
+VkSampler CreateClampToEdgeSampler(VkDevice device, VkFilter filter, const char* call) {
+  VkSamplerCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+  info.magFilter = filter;
+  info.minFilter = filter;
+  info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  info.maxLod = 0.0f;
+  VkSampler sampler = VK_NULL_HANDLE;
+  Check(vkCreateSampler(device, &info, nullptr, &sampler), call);
+  return sampler;
+}
+
+void WriteImageDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkSampler sampler,
+                          VkImageView view, VkImageLayout layout) {
+  const VkDescriptorImageInfo image_info{sampler, view, layout};
+  VkWriteDescriptorSet write{};
+  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+  write.dstSet = set;
+  write.dstBinding = binding;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.pImageInfo = &image_info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+}
+
+void SetViewportAndScissor(VkCommandBuffer command_buffer, VkExtent2D extent) {
+  const VkViewport viewport{0, 0, static_cast<float>(extent.width), static_cast<float>(extent.height), 0, 1};
+  const VkRect2D scissor{{0, 0}, extent};
+  vkCmdSetViewport(command_buffer, 0, 1, &viewport);
+  vkCmdSetScissor(command_buffer, 0, 1, &scissor);
+}
+
 std::optional<VkFormat> FindDepthFormat(VkPhysicalDevice physical_device, VkFormatFeatureFlags features) {
   for (VkFormat format : {VK_FORMAT_D32_SFLOAT, VK_FORMAT_D24_UNORM_S8_UINT, VK_FORMAT_D32_SFLOAT_S8_UINT}) {
-    VkFormatProperties properties{};
-    vkGetPhysicalDeviceFormatProperties(physical_device, format, &properties);
-    if ((properties.optimalTilingFeatures & features) == features) return format;
+    if (SupportsOptimal(physical_device, format, features)) return format;
   }
   return std::nullopt;
 }

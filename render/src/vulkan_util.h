@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <utility>
 
 namespace ductile::render {
@@ -71,6 +72,31 @@ class GpuImage {
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkImageView view_ = VK_NULL_HANDLE;
 };
+
+/// Whether `format`'s optimal tiling has all of `features`.
+bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormatFeatureFlags features);
+
+/// A render pass of one subpass drawing into a colour and a depth attachment with `samples` samples, both cleared;
+/// when `samples` > 1 the colour is resolved into a third, single-sample attachment. The single-sample colour (or
+/// the resolve target) is stored and ends in `result_layout`; the depth is not stored. Throws RenderError naming
+/// `call`.
+VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
+                                        VkSampleCountFlagBits samples, VkImageLayout result_layout,
+                                        std::span<const VkSubpassDependency> dependencies, const char* call);
+
+/// A framebuffer of `render_pass` over `attachments`, `extent` large. Throws RenderError naming `call`.
+VkFramebuffer CreateFramebuffer(VkDevice device, VkRenderPass render_pass, std::span<const VkImageView> attachments,
+                                VkExtent2D extent, const char* call);
+
+/// A sampler without mipmaps that clamps to the edge and filters with `filter`. Throws RenderError naming `call`.
+VkSampler CreateClampToEdgeSampler(VkDevice device, VkFilter filter, const char* call);
+
+/// Points `binding` of `set` at one combined image sampler.
+void WriteImageDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkSampler sampler,
+                          VkImageView view, VkImageLayout layout);
+
+/// Sets the dynamic viewport (depth 0 to 1) and scissor to the whole of `extent`.
+void SetViewportAndScissor(VkCommandBuffer command_buffer, VkExtent2D extent);
 
 /// The first of D32_SFLOAT, D24_UNORM_S8_UINT and D32_SFLOAT_S8_UINT whose optimal tiling has all of `features`;
 /// nullopt when none has.

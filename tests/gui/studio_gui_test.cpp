@@ -228,7 +228,8 @@ class StudioGuiTest : public QObject {
     action->setChecked(false);
     // Lavapipe draws this small scene at well over 3 frames a second even with the tests' other load.
     QVERIFY2(viewport->frames() - before >= 4, qPrintable(QString::number(viewport->frames() - before) + " frames"));
-    // 20°/s for about 1.5 s is about 0.5 rad; the angle follows wall time, so slow frames still turn it.
+    // 20°/s for about 1.5 s is about 0.5 rad. The angle follows wall time at 10 frames/s or more (a frame counts at
+    // most 0.1 s), so the 0.2 rad bound needs about 7 such frames.
     QVERIFY2(std::abs(viewport->camera().yaw - yaw) > 0.2f, qPrintable(QString::number(viewport->camera().yaw - yaw)));
     QTest::qWait(300);
     const std::uint64_t off = viewport->frames();

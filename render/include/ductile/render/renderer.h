@@ -17,7 +17,7 @@
 // target's width and height, in a render pass of the renderer's own that is compatible with the target's, and
 // scaled up to the target with a bilinear filter before the HUD (upscale.frag); on a CPU device the shadow map
 // shrinks with it. At 0.5 a frame shades a quarter of the pixels: on lavapipe a 1280x720 frame of the slab below
-// takes about 21 ms instead of 47 to 59 ms (bench/results/*-render.md).
+// took 31 to 40 ms instead of 51 to 61 ms (ductile_render_bench, bench/results/*-render.md).
 //
 // Cost: on lavapipe with one rasteriser thread, a 1280x720 frame of 5,400 particles (of which BuildRenderScene draws
 // the 2,264 not hidden inside the slab), two meshes, shadows and the grid takes about 45 to 70 ms at 1 sample per
