@@ -33,6 +33,24 @@ constexpr int NodeInBlock(int i, int j, int k) {
 constexpr int kDiverged = 1;  // a particle's state became non-finite or it moved more than a cell
 constexpr int kEscaped = 2;   // a particle's stencil base left its block's reach: sort before the next gather
 
+// A lane's constitutive kind in TransferBlock: the fixed corotated and the plastic linear corotated lanes go
+// through their SIMD batches, the others one by one; 0 marks a padding lane.
+enum LaneKind : int { kFixed = 1, kLinear = 2, kOther = 4 };
+
+// out[e][lane] = records[stride · index[lane] + e] for e < N: N consecutive floats of each lane's particle record (a
+// Vec3f or a Mat3f of a per-particle array); AVX2 gathers where available.
+static_assert(sizeof(Vec3f) == 3 * sizeof(float) && sizeof(Mat3f) == 9 * sizeof(float));
+template <int N>
+void LoadLanes(const float* records, int stride, const int (&index)[kStressBatch], float (&out)[N][kStressBatch]) {
+#if DUCTILE_CELL_BATCH
+  static_assert(kCellBatch == kStressBatch);
+  GatherLanes(records, stride, index, out);
+#else
+  for (int e = 0; e < N; ++e)
+    for (int l = 0; l < kStressBatch; ++l) out[e][l] = records[stride * index[l] + e];
+#endif
+}
+
 }  // namespace
 
 MpmSolver::MpmSolver(const Model& model) : model_(&model) {
@@ -376,9 +394,32 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
     ++runs;
     int lane_particle[L];
     for (int l = 0; l < L; ++l) lane_particle[l] = order[q0 + (l < count ? l : 0)];
+    // Each lane's material and kind, looked up once for the return map, the stress and the scatter.
+    const MaterialParams* lane_material[L];
+    int kind[L];
+    int kinds = 0;
+    for (int l = 0; l < L; ++l) {
+      const MaterialParams& m = materials[particles_.material[lane_particle[l]]];
+      lane_material[l] = &m;
+      kind[l] = l >= count                                  ? 0
+                : m.model == MaterialModel::kFixedCorotated ? kFixed
+                : ReusesRotation(m)                         ? kLinear
+                                                            : kOther;
+      kinds |= kind[l];
+    }
     alignas(32) float v[3][L], c[3][3][L], f[9][L];
     alignas(32) int base_lanes[3][L];
     alignas(32) float fx_lanes[3][L];
+    // Padding lanes (from `count` on) rest: zero velocity and C, F the identity.
+    const auto rest_padding_lanes = [&] {
+      for (int l = count; l < L; ++l) {
+        for (int r = 0; r < 3; ++r) {
+          v[r][l] = 0;
+          for (int k = 0; k < 3; ++k) c[r][k][l] = 0;
+        }
+        for (int e = 0; e < 9; ++e) f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
+      }
+    };
     if (gather) {
       const Float4* corner = in + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]);
       alignas(32) float x[3][L];
@@ -386,7 +427,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       static_assert(kCellBatch == L);
       {
         alignas(32) float fx[3][L];
-        GatherLanes(&fx_[0].x, 3, lane_particle, fx);
+        LoadLanes(&fx_[0].x, 3, lane_particle, fx);
         CellBatchStencil batch;
         CellBatchWeights(fx, h_, batch);
         GatherCellBatch(batch, corner, inv_h_, v, c);
@@ -404,24 +445,9 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         }
       }
 #endif
-#if DUCTILE_CELL_BATCH
-      static_assert(sizeof(Vec3f) == 3 * sizeof(float) && sizeof(Mat3f) == 9 * sizeof(float));
-      GatherLanes(&particles_.x[0].x, 3, lane_particle, x);
-      GatherLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
-#else
-      for (int l = 0; l < L; ++l) {
-        const int p = lane_particle[l];
-        for (int a = 0; a < 3; ++a) x[a][l] = particles_.x[p][a];
-        for (int e = 0; e < 9; ++e) f[e][l] = particles_.F[p].m[e / 3][e % 3];
-      }
-#endif
-      for (int l = count; l < L; ++l) {
-        for (int r = 0; r < 3; ++r) {
-          v[r][l] = 0;
-          for (int k = 0; k < 3; ++k) c[r][k][l] = 0;
-        }
-        for (int e = 0; e < 9; ++e) f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
-      }
+      LoadLanes(&particles_.x[0].x, 3, lane_particle, x);
+      LoadLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
+      rest_padding_lanes();
       // x += Δt v; the stencil of the new position (LocateStencil, for the scatter, the next sort and transfers);
       // F ← (I + Δt C) F (UpdateDeformationGradient) with the speed and finiteness checks.
       for (int a = 0; a < 3; ++a) {
@@ -468,14 +494,14 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
           for (int r = 0; r < 3; ++r)
             for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
         }
-        const MaterialParams& material = materials[particles_.material[p]];
-        if (material.model == MaterialModel::kFixedCorotated) {
+        const MaterialParams& material = *lane_material[l];
+        if (kind[l] == kFixed) {
           Mat3f& F = particles_.F[p];
           for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
         } else {
           Mat3f F;
           for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
-          if (ReusesRotation(material)) {
+          if (kind[l] == kLinear) {
             particles_.plastic_strain[p] +=
                 LinearCorotated<float>{material.mu, material.lambda, material.yield_stress}.ReturnMap(rotations_[p], F);
           } else {
@@ -490,33 +516,13 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       }
     } else {
       // P2G on its own: the lanes from the particles' state.
-#if DUCTILE_CELL_BATCH
-      GatherLanes(&particles_.v[0].x, 3, lane_particle, v);
-      GatherLanes(&particles_.C[0].m[0][0], 9, lane_particle, reinterpret_cast<float(&)[9][L]>(c));
-      GatherLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
-      GatherLanes(&fx_[0].x, 3, lane_particle, fx_lanes);
+      LoadLanes(&particles_.v[0].x, 3, lane_particle, v);
+      LoadLanes(&particles_.C[0].m[0][0], 9, lane_particle, reinterpret_cast<float(&)[9][L]>(c));
+      LoadLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
+      LoadLanes(&fx_[0].x, 3, lane_particle, fx_lanes);
       for (int l = 0; l < L; ++l)
         for (int r = 0; r < 3; ++r) base_lanes[r][l] = base_[lane_particle[l]][r];
-      for (int l = count; l < L; ++l) {
-        for (int r = 0; r < 3; ++r) {
-          v[r][l] = 0;
-          for (int k = 0; k < 3; ++k) c[r][k][l] = 0;
-        }
-        for (int e = 0; e < 9; ++e) f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
-      }
-#else
-      for (int l = 0; l < L; ++l) {
-        const int p = lane_particle[l];
-        const bool used = l < count;
-        for (int r = 0; r < 3; ++r) {
-          v[r][l] = used ? particles_.v[p][r] : 0.0f;
-          for (int k = 0; k < 3; ++k) c[r][k][l] = used ? particles_.C[p].m[r][k] : 0.0f;
-          base_lanes[r][l] = base_[p][r];
-          fx_lanes[r][l] = fx_[p][r];
-        }
-        for (int e = 0; e < 9; ++e) f[e][l] = used ? particles_.F[p].m[e / 3][e % 3] : (e % 4 == 0 ? 1.0f : 0.0f);
-      }
-#endif
+      rest_padding_lanes();
     }
     if (!scatter) {
       q0 += count;
@@ -526,18 +532,9 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
     // Kirchhoff stresses: the fixed corotated lanes and the plastic linear corotated lanes each through their
     // SIMD batch (the other lanes set to the identity, a fixed point of the rotation's iteration, and ignored),
     // the lanes of other materials one by one.
-    enum : int { kFixed = 1, kLinear = 2, kOther = 4 };
-    int kind[L];
-    int kinds = 0;
     alignas(32) float mass[L], volume[L];
     for (int l = 0; l < L; ++l) {
       const int p = lane_particle[l];
-      const MaterialParams& m = materials[particles_.material[p]];
-      kind[l] = l >= count                                  ? 0
-                : m.model == MaterialModel::kFixedCorotated ? kFixed
-                : ReusesRotation(m)                         ? kLinear
-                                                            : kOther;
-      kinds |= kind[l];
       mass[l] = l < count ? particles_.mass[p] : 0.0f;
       volume[l] = l < count ? particles_.volume[p] : 0.0f;
     }
@@ -552,7 +549,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
       alignas(32) float two_mu[L], lam[L], fb[9][L];
       const bool all = kinds == batch;  // every used lane is of this kind: f as it is
       for (int l = 0; l < L; ++l) {
-        const MaterialParams& m = materials[particles_.material[lane_particle[l]]];
+        const MaterialParams& m = *lane_material[l];
         const bool mine = kind[l] == batch;
         two_mu[l] = mine ? 2.0f * m.mu : 0.0f;
         lam[l] = mine ? m.lambda : 0.0f;
@@ -585,12 +582,14 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         Mat3f C;
         for (int r = 0; r < 3; ++r)
           for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
-        const Mat3f t = KirchhoffStress(materials[particles_.material[p]], particles_.F[p], C);
+        const Mat3f t = KirchhoffStress(*lane_material[l], particles_.F[p], C);
         for (int e = 0; e < 9; ++e) tau[e][l] = t.m[e / 3][e % 3];
       }
     }
-    // A = m C − Δt V⁰ (4/h²) τ and m v per lane (AffineMomentum); zero in padding lanes.
-    alignas(32) float A[3][3][L], mv[3][L];
+    // A = m C − Δt V⁰ (4/h²) τ and m v per lane (AffineMomentum); zero in padding lanes. (m v feeds the SIMD
+    // batch only: the particle-at-a-time scatter takes m and v.)
+    alignas(32) float A[3][3][L];
+    [[maybe_unused]] alignas(32) float mv[3][L];
 #pragma omp simd
     for (int l = 0; l < L; ++l) {
       const float s = stress_scale * volume[l];
@@ -599,10 +598,10 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         for (int k = 0; k < 3; ++k) A[r][k][l] = mass[l] * c[r][k][l] + s * tau[3 * r + k][l];
       }
     }
+#if DUCTILE_CELL_BATCH
     bool same_base = true;
     for (int l = 1; l < count; ++l)
       for (int a = 0; a < 3; ++a) same_base &= base_lanes[a][l] == base_lanes[a][0];
-#if DUCTILE_CELL_BATCH
     // The run's particles (almost always) still share a base: one SIMD batch; a run of one or two costs less one
     // particle at a time.
     constexpr int kMinBatch = 3;

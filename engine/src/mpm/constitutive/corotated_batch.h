@@ -98,7 +98,8 @@ inline void PolarRotationLanes(const float (&f)[9][kStressBatch], int count, flo
 }
 
 /// Fixed corotated τ of the lanes: f[e][l] = F_l for `count` ≤ kStressBatch lanes; two_mu[l] = 2μ, lam[l] = λ;
-/// writes t[e][l] = τ_l. Lanes from `count` on must hold a valid F (the identity) and are left undefined in t.
+/// writes t[e][l] = τ_l for every lane. Lanes from `count` on must hold a valid F (the identity); with zero moduli
+/// there (as the solver's padding lanes have) their τ is 0, which TransferBlock relies on.
 /// Pure, thread-safe.
 inline void FixedCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], const float (&two_mu)[kStressBatch],
                                          const float (&lam)[kStressBatch], int count, float (&t)[9][kStressBatch]) {
@@ -150,24 +151,4 @@ inline void LinearCorotatedKirchhoffLanes(const float (&f)[9][kStressBatch], con
         t[3 * i + j][l] = p[3 * i] * f[3 * j][l] + p[3 * i + 1] * f[3 * j + 1][l] + p[3 * i + 2] * f[3 * j + 2][l];
   }
 }
-
-/// τ for `count` ≤ kStressBatch particles: F[l], μ[l], λ[l] per lane l; writes tau[l]. Pure, thread-safe.
-inline void FixedCorotatedKirchhoffBatch(const Mat3f* const F[], const float mu[], const float lambda[], int count,
-                                         Mat3f tau[]) {
-  constexpr int L = kStressBatch;
-  // Unused lanes hold the identity and zero moduli.
-  alignas(32) float f[9][L];
-  alignas(32) float two_mu[L];
-  alignas(32) float lam[L];
-  for (int l = 0; l < L; ++l) {
-    for (int e = 0; e < 9; ++e) f[e][l] = l < count ? F[l]->m[e / 3][e % 3] : (e % 4 == 0 ? 1.0f : 0.0f);
-    two_mu[l] = l < count ? 2.0f * mu[l] : 0.0f;
-    lam[l] = l < count ? lambda[l] : 0.0f;
-  }
-  alignas(32) float t[9][L];
-  FixedCorotatedKirchhoffLanes(f, two_mu, lam, count, t);
-  for (int l = 0; l < count; ++l)
-    for (int e = 0; e < 9; ++e) tau[l].m[e / 3][e % 3] = t[e][l];
-}
-
 }  // namespace ductile::mpm
