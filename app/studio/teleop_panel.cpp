@@ -233,15 +233,11 @@ void TeleopPanel::FillLinks() {
   const QSignalBlocker block(link_);
   link_->clear();
   const std::string prefix = robot() + "/";
-  int tcp = -1;
   for (const std::string& name : body_names_) {
     if (robot().empty() || name.rfind(prefix, 0) != 0) continue;
-    const std::string link = name.substr(prefix.size());
-    if (link == "gripper_tcp") tcp = link_->count();
-    link_->addItem(QString::fromStdString(link));
+    link_->addItem(QString::fromStdString(name.substr(prefix.size())));
   }
-  // The gripper's grasp point where there is one, else the end of the chain.
-  link_->setCurrentIndex(tcp >= 0 ? tcp : link_->count() - 1);
+  link_->setCurrentIndex(link_->findText(QString::fromStdString(DefaultToolLink(robot()))));
 }
 
 std::string TeleopPanel::DefaultToolLink(const std::string& robot) const {

@@ -536,7 +536,7 @@ TEST_F(CliTest, DemoLogReplaysToTheSameFinalState) {
 // (times zero volume, harmless unless the stack held a NaN): runs diverged at their first step only when a video
 // encoder thread happened to leave NaNs there. Valgrind flags such reads deterministically (about 5 s).
 TEST_F(CliTest, StepsReadNoUninitialisedMemory) {
-  if (std::system("valgrind --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "valgrind is not installed";
+  if (RunCommand("valgrind --version").exit_code != 0) GTEST_SKIP() << "valgrind is not installed";
   const fs::path scene = dir_ / "mixed.yaml";
   std::ofstream(scene) << R"(
 simulation: {dt: 2.0e-3, substeps: 4, gravity: [0, 0, -9.81]}
