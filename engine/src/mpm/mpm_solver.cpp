@@ -394,19 +394,6 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
     ++runs;
     int lane_particle[L];
     for (int l = 0; l < L; ++l) lane_particle[l] = order[q0 + (l < count ? l : 0)];
-    // Each lane's material and kind, looked up once for the return map, the stress and the scatter.
-    const MaterialParams* lane_material[L];
-    int kind[L];
-    int kinds = 0;
-    for (int l = 0; l < L; ++l) {
-      const MaterialParams& m = materials[particles_.material[lane_particle[l]]];
-      lane_material[l] = &m;
-      kind[l] = l >= count                                  ? 0
-                : m.model == MaterialModel::kFixedCorotated ? kFixed
-                : ReusesRotation(m)                         ? kLinear
-                                                            : kOther;
-      kinds |= kind[l];
-    }
     alignas(32) float v[3][L], c[3][3][L], f[9][L];
     alignas(32) int base_lanes[3][L];
     alignas(32) float fx_lanes[3][L];
@@ -494,14 +481,14 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
           for (int r = 0; r < 3; ++r)
             for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
         }
-        const MaterialParams& material = *lane_material[l];
-        if (kind[l] == kFixed) {
+        const MaterialParams& material = materials[particles_.material[p]];
+        if (material.model == MaterialModel::kFixedCorotated) {
           Mat3f& F = particles_.F[p];
           for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
         } else {
           Mat3f F;
           for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
-          if (kind[l] == kLinear) {
+          if (ReusesRotation(material)) {
             particles_.plastic_strain[p] +=
                 LinearCorotated<float>{material.mu, material.lambda, material.yield_stress}.ReturnMap(rotations_[p], F);
           } else {
@@ -532,9 +519,19 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
     // Kirchhoff stresses: the fixed corotated lanes and the plastic linear corotated lanes each through their
     // SIMD batch (the other lanes set to the identity, a fixed point of the rotation's iteration, and ignored),
     // the lanes of other materials one by one.
+    int kind[L];
+    int kinds = 0;
     alignas(32) float mass[L], volume[L];
+    const MaterialParams* lane_material[L];
     for (int l = 0; l < L; ++l) {
       const int p = lane_particle[l];
+      const MaterialParams& m = materials[particles_.material[p]];
+      lane_material[l] = &m;
+      kind[l] = l >= count                                  ? 0
+                : m.model == MaterialModel::kFixedCorotated ? kFixed
+                : ReusesRotation(m)                         ? kLinear
+                                                            : kOther;
+      kinds |= kind[l];
       mass[l] = l < count ? particles_.mass[p] : 0.0f;
       volume[l] = l < count ? particles_.volume[p] : 0.0f;
     }
