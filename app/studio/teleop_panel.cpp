@@ -170,7 +170,8 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
   });
   connect(link_, &QComboBox::currentIndexChanged, this, [this] { SetTeleopEnabled(false); });
   connect(enable_, &QCheckBox::toggled, this, [this](bool on) { SetTeleopEnabled(on); });
-  connect(link_arms_, &QCheckBox::toggled, this, [this](bool on) { SetArmsLinked(on); });
+  // Qt has already changed the box when it says so: linking or unlinking the arms switches teleop off.
+  connect(link_arms_, &QCheckBox::toggled, this, [this] { SetTeleopEnabled(false); });
   connect(orientation_, &QCheckBox::toggled, this, [this](bool on) {
     target_.track_orientation = on;
     for (Follower& f : followers_) f.target.track_orientation = on;
@@ -392,13 +393,6 @@ bool TeleopPanel::SetTeleopEnabled(bool on) {
   }
   ShowTarget();
   return true;
-}
-
-void TeleopPanel::SetArmsLinked(bool linked) {
-  if (linked == arms_linked()) return;
-  SetTeleopEnabled(false);
-  const QSignalBlocker block(link_arms_);
-  link_arms_->setChecked(linked && link_arms_->isEnabled());
 }
 
 bool TeleopPanel::arms_linked() const {

@@ -58,11 +58,11 @@ class TeleopPanel : public QWidget {
   void ShowRefused(const Event& event);
 
   /// Switches teleoperation of the chosen robot and link on, with the target at the link's pose now, or off (the
-  /// arm's controllers keep their last targets). With linked arms (SetArmsLinked) every other robot's tool link
+  /// arm's controllers keep their last targets). With linked arms (arms_linked) every other robot's tool link
   /// follows too. Returns false, with the reason in the dock, when it cannot start.
   bool SetTeleopEnabled(bool on);
-  /// Whether the other robots follow the target ("Move all arms together"); changing it switches teleop off.
-  void SetArmsLinked(bool linked);
+  /// Whether the other robots follow the target ("Move all arms together", enabled where the scene has more than
+  /// one robot); ticking or unticking the box switches teleop off.
   bool arms_linked() const;
   /// The targets of the robots that follow the chosen one, while teleoperating with linked arms.
   std::vector<TeleopTarget> follower_targets() const;

@@ -793,6 +793,15 @@ class StudioGuiTest : public QObject {
     QVERIFY(window_->viewport()->GrabImage().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/teleop_linked_arms.png"));
     QVERIFY(panel->SetTeleopEnabled(false));
     QVERIFY(panel->follower_targets().empty());
+    // Unticking the box while teleoperating switches teleop off, as ticking it does (docs/studio.md).
+    QVERIFY(panel->SetTeleopEnabled(true));
+    link_arms->click();
+    QVERIFY(!link_arms->isChecked());
+    QVERIFY(!panel->teleop_enabled());
+    QVERIFY(panel->SetTeleopEnabled(true));
+    link_arms->click();
+    QVERIFY(link_arms->isChecked());
+    QVERIFY(!panel->teleop_enabled());
   }
 
  private:
