@@ -1,8 +1,11 @@
-// Explicit MPM substeps of a fixed-corotated cube at about 6k, 50k and 500k particles, on 1 and 2 threads:
-// BM_MpmSubstep one substep per iteration (P2G, grid update, G2P), BM_MpmStep10 an outer step of 10 substeps as
-// the simulator takes them (MpmSolver::Advance: P2G, grid updates, fused G2P2G passes, the last G2P). Both sort
-// only when needed. Reports particle-substeps per second, nanoseconds per particle-substep per core and each
-// phase's share. Results: bench/results/ (see bench/README.md).
+// Explicit MPM substeps of a fixed-corotated cube at about 6k, 50k and 500k particles, on 1 and 2 threads, as the
+// simulator takes them (MpmSolver::Advance): BM_MpmSubstep one substep per iteration, BM_MpmStep10 an outer step of
+// 10 substeps. Every substep is a P2G, a grid update and a G2P; Advance fuses each G2P with the next P2G, the last
+// one with the next Advance's first, so in steady state a substep is a grid update and one pass over the particles.
+// BM_MpmSubstepUnfused switches that last fusion off (as the simulator does while the mouse spring edits particles
+// between steps): each iteration runs its P2G, grid update and G2P as three phases. All sort only when needed.
+// Reports particle-substeps per second, nanoseconds per particle-substep per core and each phase's share.
+// Results: bench/results/ (see bench/README.md).
 #include <benchmark/benchmark.h>
 #include <tbb/task_arena.h>
 
@@ -38,14 +41,15 @@ std::shared_ptr<const Model> CubeModel(int cells) {
 }
 
 // One iteration: `substeps` substeps as the simulator takes them each step, the particles reordered in memory
-// (which does nothing while the last reorder holds), then one Advance (its first P2G and last G2P on their own,
-// the G2P and P2G between its grid updates fused).
-void RunMpmSubsteps(benchmark::State& state, int substeps) {
+// (which does nothing while the last reorder holds), then one Advance. `prepare`: its last G2P also does the next
+// iteration's first P2G (MpmSolver::set_prepare_next_step), else its first P2G and last G2P run on their own.
+void RunMpmSubsteps(benchmark::State& state, int substeps, bool prepare) {
   const int cells = static_cast<int>(state.range(0));
   const int threads = static_cast<int>(state.range(1));
   const auto model = CubeModel(cells);
   tbb::task_arena arena(threads);
   mpm::MpmSolver solver(*model);
+  solver.set_prepare_next_step(prepare);
   // Settle into a deformed, moving state first, so the constitutive model has real work.
   arena.execute([&] {
     solver.SortParticlesByBlock();
@@ -72,19 +76,25 @@ void RunMpmSubsteps(benchmark::State& state, int substeps) {
   state.counters["g2p_ns"] = phases.g2p_seconds * per_particle;
   state.counters["g2p2g_ns"] = phases.g2p2g_seconds * per_particle;
   state.counters["sorts_per_substep"] = static_cast<double>(phases.sorts) / (substeps * state.iterations());
+  state.counters["p2g_passes_per_iteration"] = static_cast<double>(phases.p2g_passes) / state.iterations();
   state.counters["ns_per_particle_substep_per_core"] =
       benchmark::Counter(particles * substeps / threads * 1e-9,
                          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-// One substep per iteration: P2G, grid update, G2P, each on its own (what the target names).
+// One substep per iteration, as the simulator steps with substeps: 1 (the target names this one).
 void BM_MpmSubstep(benchmark::State& state) {
-  RunMpmSubsteps(state, 1);
+  RunMpmSubsteps(state, 1, true);
 }
 
-// One outer step of 10 substeps per iteration, as the simulator steps the scenes: nine of the ten G2P and P2G fused.
+// One substep per iteration with its P2G, grid update and G2P as separate phases.
+void BM_MpmSubstepUnfused(benchmark::State& state) {
+  RunMpmSubsteps(state, 1, false);
+}
+
+// One outer step of 10 substeps per iteration, as the simulator steps the scenes.
 void BM_MpmStep10(benchmark::State& state) {
-  RunMpmSubsteps(state, 10);
+  RunMpmSubsteps(state, 10, true);
 }
 
 // cells per axis: 9³·8 = 5,832; 18³·8 = 46,656; 40³·8 = 512,000 particles; 1 and 2 threads.
@@ -96,6 +106,7 @@ void CubesOnThreads(benchmark::internal::Benchmark* b) {
       ->MinTime(1.0);
 }
 BENCHMARK(BM_MpmSubstep)->Apply(CubesOnThreads);
+BENCHMARK(BM_MpmSubstepUnfused)->Apply(CubesOnThreads);
 BENCHMARK(BM_MpmStep10)->Apply(CubesOnThreads);
 
 }  // namespace

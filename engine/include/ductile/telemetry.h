@@ -24,11 +24,16 @@ struct StepTelemetry {
   int active_blocks = 0;        ///< Allocated 4x4x4 grid blocks in the last substep.
   int substeps = 0;             ///< MPM substeps taken.
   // The step's wall-clock time by MPM phase, summed over its substeps [ms].
-  double sort_ms = 0;   ///< Particle sort into grid blocks and block activation.
-  double p2g_ms = 0;    ///< Stress and P2G of the first substep; summing every P2G's block windows onto the grid.
-  double grid_ms = 0;   ///< Grid velocity update and boundary conditions, then the MPM-rigid contact solve.
-  double g2p_ms = 0;    ///< Grid-to-particle transfer, F update and plasticity (the last substep's).
-  double g2p2g_ms = 0;  ///< Fused G2P of a substep and stress and P2G of the next (all substeps but the last).
+  double sort_ms = 0;  ///< Particle sort into grid blocks and block activation.
+  /// Stress and P2G of the first substep when the last step did not prepare it; summing every P2G's block windows
+  /// onto the grid.
+  double p2g_ms = 0;
+  double grid_ms = 0;  ///< Grid velocity update and boundary conditions, then the MPM-rigid contact solve.
+  /// Grid-to-particle transfer, F update and plasticity of the last substep when it is not fused with the next
+  /// step's P2G (while the mouse spring pulls an MPM object).
+  double g2p_ms = 0;
+  /// Fused G2P of a substep and stress and P2G of the next (after the last substep, the next step's first).
+  double g2p2g_ms = 0;
   // The rigid step (SAP), when the scene has rigid bodies or robots.
   double rigid_ms = 0;                   ///< Wall-clock time of the rigid step [ms].
   int sap_iterations = 0;                ///< Newton iterations of the SAP solve.

@@ -203,6 +203,9 @@ void Simulator::Step() {
   }
   s.ApplyPerturbation();
   s.ApplyTeleop();
+  // While the mouse spring pulls an MPM object it edits particle velocities before every step, which voids a P2G
+  // prepared for the next step: skip preparing it then.
+  s.mpm.set_prepare_next_step(!(s.perturbation.kind == Perturbation::Kind::kObject && !s.perturb_ids.empty()));
   s.arena.execute([&] {
     s.mpm.SortParticlesByBlock();
     sums = s.mpm.Advance(sub_dt, substeps, contact_solve);

@@ -89,10 +89,12 @@ void MpmSolver::Reset() {
   stencils_current_ = false;
   sort_valid_ = false;
   memory_sorted_ = false;
+  next_p2g_ready_ = false;
 }
 
 void MpmSolver::SetModel(const Model& model) {
   model_ = &model;
+  next_p2g_ready_ = false;  // masses, stresses and R₀ may change
   ConfigureForModel();
   for (std::size_t p = 0; p < particles_.size(); ++p) particles_.mass[p] = model.mass[particles_.id[p]];
 }
@@ -141,6 +143,12 @@ void MpmSolver::SortParticlesByBlock() {
   }
   base_.swap(base_scratch_);
   fx_.swap(fx_scratch_);
+  // So do the rotations R₀ a pending P2G computed for the coming return map.
+  if (!rotations_.empty()) {
+    rotations_scratch_.resize(rotations_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) rotations_scratch_[i] = rotations_[order[i]];
+    rotations_.swap(rotations_scratch_);
+  }
   grid_.AdoptIdentityOrder();
   memory_sorted_ = true;
   runs_at_reorder_ = -1;  // the next pass records it
@@ -161,11 +169,19 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
     return std::chrono::duration<double>(b - a).count();
   };
   SubstepCounters counters;
+  if (substeps < 1) return counters;
   counters_ = &counters;
   Clock::time_point t0 = Clock::now();
-  if (!sort_valid_) SortIntoBlocks();
-  counters.sort_seconds += seconds(t0, Clock::now());
-  TransferPass(dt, false, true);  // P2G
+  // The first P2G, unless the last Advance's last pass did it for this dt. The grid survives sorts in between (a
+  // sort leaves the active blocks and their nodes as they are until the next scatter).
+  const bool p2g_done = next_p2g_ready_ && next_p2g_dt_ == dt;
+  next_p2g_ready_ = false;
+  if (!p2g_done) {
+    if (!sort_valid_) SortIntoBlocks();
+    counters.sort_seconds += seconds(t0, Clock::now());
+    TransferPass(dt, false, true, false);  // P2G
+    ++counters.p2g_passes;
+  }
   for (int k = 0; k < substeps && !diverged_; ++k) {
     t0 = Clock::now();
     counters.active_nodes += UpdateGrid(dt);
@@ -177,14 +193,19 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
     t0 = Clock::now();
     if (!sort_valid_) SortIntoBlocks();
     counters.sort_seconds += seconds(t0, Clock::now());
-    // G2P of this substep, fused with P2G of the next unless this is the last.
-    TransferPass(dt, true, k + 1 < substeps);
+    // G2P of this substep, fused with P2G of the next (that of the next Advance after the last substep).
+    const bool last = k + 1 == substeps;
+    TransferPass(dt, true, !last || prepare_next_step_, last);
+    if (last && prepare_next_step_ && !diverged_) {
+      next_p2g_ready_ = true;
+      next_p2g_dt_ = dt;
+    }
   }
   counters_ = nullptr;
   return counters;
 }
 
-void MpmSolver::TransferPass(float dt, bool gather, bool scatter) {
+void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_c) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
   const int num_occupied = grid_.num_occupied_blocks();
@@ -197,7 +218,7 @@ void MpmSolver::TransferPass(float dt, bool gather, bool scatter) {
   std::atomic<bool> escaped{false};
   tbb::parallel_for(tbb::blocked_range<int>(0, num_occupied, 1), [&](const tbb::blocked_range<int>& r) {
     for (int b = r.begin(); b != r.end(); ++b) {
-      const int flags = TransferBlock(b, dt, gather, scatter);
+      const int flags = TransferBlock(b, dt, gather, scatter, store_c);
       if (flags & kDiverged) diverged.store(true, std::memory_order_relaxed);
       if (flags & kEscaped) escaped.store(true, std::memory_order_relaxed);
     }
@@ -324,7 +345,7 @@ int MpmSolver::UpdateGrid(float dt) {
   return total;
 }
 
-int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
+int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool store_c) {
   constexpr int L = kStressBatch;
   const std::int32_t* order = grid_.order().data();
   const MaterialParams* materials = model_->materials.data();
@@ -476,7 +497,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter) {
         fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
         // A fused pass uses C from the lanes (the next gather overwrites it), so only the last G2P of an Advance
         // stores it, for the state between steps.
-        if (!scatter) {
+        if (store_c) {
           Mat3f& C = particles_.C[p];
           for (int r = 0; r < 3; ++r)
             for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];

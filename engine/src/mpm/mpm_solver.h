@@ -2,8 +2,10 @@
 // P2G into per-block windows reduced onto the grid, grid update with boundary conditions, G2P with the plasticity
 // return map. Between two grid updates of one Advance, G2P of a substep and P2G of the next are one pass over the
 // particles (G2P2G): each particle's state is read once, its stress computed from the F the gather just updated,
-// and the particles are re-sorted only when one has moved out of reach of its block's window. Parallel with TBB;
-// the result is bitwise identical for any number of threads.
+// and the particles are re-sorted only when one has moved out of reach of its block's window. The last G2P of an
+// Advance is fused with the next Advance's first P2G too, which that Advance then skips when nothing changed in
+// between: in steady state every substep is one pass over the particles. Parallel with TBB; the result is bitwise
+// identical for any number of threads.
 #pragma once
 
 #include <array>
@@ -30,6 +32,7 @@ struct SubstepCounters {
   double g2p_seconds = 0;    ///< A G2P on its own: gather, advection, F update, return map.
   double g2p2g_seconds = 0;  ///< Fused G2P and P2G passes (without their window reduction).
   int sorts = 0;             ///< Sorts into blocks.
+  int p2g_passes = 0;        ///< P2G passes on their own (not fused with a G2P).
 
   /// Adds a later substep's node count and times; the block counts become the later substep's.
   void Accumulate(const SubstepCounters& later) {
@@ -42,6 +45,7 @@ struct SubstepCounters {
     g2p_seconds += later.g2p_seconds;
     g2p2g_seconds += later.g2p2g_seconds;
     sorts += later.sorts;
+    p2g_passes += later.p2g_passes;
   }
 };
 
@@ -65,11 +69,19 @@ class MpmSolver {
   void SortParticlesByBlock();
 
   /// `substeps` explicit substeps of dt [s] each. Returns their counters summed. Sets diverged() and stops when a
-  /// particle's state became non-finite or it moved more than one cell in a substep.
+  /// particle's state became non-finite or it moved more than one cell in a substep. The first P2G is the one the
+  /// last Advance already did (next_p2g_ready()) when this Advance has the same dt, else it runs here.
   /// `grid_hook(dt)`, when given, runs after each grid update, before that substep's G2P: the MPM-rigid contact
   /// solve, which reads the particles (positions, velocities, stencils) and edits node velocities through
   /// NodeIndex and node. Between substeps the particles are otherwise in flight: edit them between calls only.
   SubstepCounters Advance(float dt, int substeps, const std::function<void(float)>& grid_hook = {});
+  /// Whether Advance's last pass also does the next Advance's first P2G (fused with its G2P; on by default). The
+  /// next Advance reuses it unless dt changed or SetModel, Reset, mutable_particles or mutable_velocities came in
+  /// between (sorting keeps it). Switch it off while particles are edited between steps (the mouse spring), so the
+  /// scatter is not done for nothing.
+  void set_prepare_next_step(bool on) { prepare_next_step_ = on; }
+  /// The grid holds the P2G of the current particle state, done by the last Advance for a next one with its dt.
+  bool next_p2g_ready() const { return next_p2g_ready_; }
   /// One substep: Advance(dt, 1, grid_hook).
   SubstepCounters Substep(float dt, const std::function<void(float)>& grid_hook = {}) {
     return Advance(dt, 1, grid_hook);
@@ -92,6 +104,7 @@ class MpmSolver {
   const Particles& particles() const { return particles_; }
   /// Particle state for editing between substeps (tests).
   Particles& mutable_particles() {
+    next_p2g_ready_ = false;
     stencils_current_ = false;
     sort_valid_ = false;
     memory_sorted_ = false;
@@ -99,7 +112,10 @@ class MpmSolver {
   }
   /// Particle velocities for editing between steps (the mouse spring): positions stay, so the stencils and the
   /// block order stay valid.
-  std::vector<Vec3f>& mutable_velocities() { return particles_.v; }
+  std::vector<Vec3f>& mutable_velocities() {
+    next_p2g_ready_ = false;
+    return particles_.v;
+  }
   const SparseGrid& grid() const { return grid_; }
 
  private:
@@ -116,10 +132,11 @@ class MpmSolver {
   void SortIntoBlocks();
   /// One pass over the particles, block by block in parallel: G2P (`gather`), then P2G into the block windows
   /// (`scatter`), or both fused. After a scatter, the windows are summed onto the grid and the particles that
-  /// left their block's reach are scattered one by one; they make the next pass sort first.
-  void TransferPass(float dt, bool gather, bool scatter);
+  /// left their block's reach are scattered one by one; they make the next pass sort first. `store_c`: the gather
+  /// stores each particle's C (the last G2P of an Advance; fused passes between its grid updates keep C in lanes).
+  void TransferPass(float dt, bool gather, bool scatter, bool store_c);
   /// The pass on one occupied block; returns flags: a particle diverged, a particle left the block's reach.
-  int TransferBlock(int occupied_block, float dt, bool gather, bool scatter);
+  int TransferBlock(int occupied_block, float dt, bool gather, bool scatter, bool store_c);
   /// Sums the windows overlapping active block `slot` into its nodes.
   void ReduceWindows(int slot);
   /// P2G of particle p, with its affine momentum from the pass, straight onto the grid (its nodes' blocks must be
@@ -148,13 +165,19 @@ class MpmSolver {
   // particle and substep instead of two, with the same result.
   // Sized when the model has such a material, else empty.
   mutable std::vector<Mat3f> rotations_;
-  std::vector<int> node_counts_;  // per active block: nodes with mass > 0
+  std::vector<Mat3f> rotations_scratch_;  // for reordering rotations_
+  std::vector<int> node_counts_;          // per active block: nodes with mass > 0
   GridUpdateParams grid_params_;
   Vec3f origin_{};
   float h_ = 0;
   float inv_h_ = 0;
   int max_base_[3] = {0, 0, 0};
   bool diverged_ = false;
+  bool prepare_next_step_ = true;
+  // The grid holds the P2G of the particles' current state with dt next_p2g_dt_ (the last pass of the last Advance
+  // scattered too), so the next Advance with that dt starts at its grid update.
+  bool next_p2g_ready_ = false;
+  float next_p2g_dt_ = 0;
   bool stencils_current_ = false;  // base_ and fx_ match the particles' positions and order
   // Every particle's stencil base is within its sorted block's reach: a pass may run without sorting.
   bool sort_valid_ = false;
