@@ -133,9 +133,15 @@ QString RollingPinScene() {
           .string());
 }
 
-// How far [s] the time a teleop key acts may be from the time it was held: about a UI tick (see
-// keyboardDrivesTheToolAlongY).
+// How far [s] the time a teleop key acts may be from the time it was held: about a UI tick more (see
+// keyboardDrivesTheToolAlongY), and up to half a second less: when the loaded UI thread stalls before the release
+// is processed, the stalled time passes without a tick that sees the key held (as in the studio; a tick counts at
+// most 0.5 s, TeleopPanel's kMaxTick). Seen once under a full ctest run: 0.93 s acted of 1.34 s held.
 constexpr double kTickSlack = 0.25;
+constexpr double kStallSlack = 0.5;
+bool ActedFor(double acted, double held) {
+  return acted < held + kTickSlack && acted > held - kStallSlack;
+}
 
 // The pose of the snapshot body called `name`; false when there is none.
 bool BodyPosition(const Snapshot& s, const std::string& name, std::array<double, 3>& p) {
@@ -588,7 +594,7 @@ class StudioGuiTest : public QObject {
     // release: the time held within about a tick (16 ms at 60 Hz; ticks wait for frames drawn on the UI thread,
     // which take about 0.1 s with a CPU Vulkan driver, and more while the machine is busy).
     const double dy = moved[1] - start[1];
-    QVERIFY2(std::abs(dy - speed * seconds) < speed * kTickSlack,
+    QVERIFY2(ActedFor(dy / speed, seconds),
              qPrintable(QString("target moved %1 m in %2 s at %3 m/s").arg(dy).arg(seconds).arg(speed)));
     QCOMPARE(moved[0], start[0]);
     QCOMPARE(moved[2], start[2]);
@@ -622,7 +628,7 @@ class StudioGuiTest : public QObject {
     const double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     const double z = -a[0] * b[3] - a[1] * b[2] + a[2] * b[1] + a[3] * b[0];
     const double angle = 2 * std::atan2(z, w);
-    QVERIFY2(std::abs(angle - turn_rate * seconds) < turn_rate * kTickSlack,
+    QVERIFY2(ActedFor(angle / turn_rate, seconds),
              qPrintable(QString("turned %1 rad in %2 s at %3 rad/s").arg(angle).arg(seconds).arg(turn_rate)));
 
     const double speed = panel->findChild<QDoubleSpinBox*>("teleop_speed")->value();
@@ -632,7 +638,7 @@ class StudioGuiTest : public QObject {
     QTest::keyRelease(window_->viewport(), Qt::Key_W, Qt::ControlModifier);
     seconds = 1e-3 * static_cast<double>(held.elapsed());
     const double dx = panel->target().position[0] - turned.position[0];
-    QVERIFY2(std::abs(dx - 0.2 * speed * seconds) < 0.2 * speed * kTickSlack,
+    QVERIFY2(ActedFor(dx / (0.2 * speed), seconds),
              qPrintable(QString("moved %1 m in %2 s at a fifth of %3 m/s").arg(dx).arg(seconds).arg(speed)));
   }
 

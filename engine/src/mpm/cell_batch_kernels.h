@@ -16,6 +16,9 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
+#include <type_traits>
+
 #include "core/float4.h"
 #include "mpm/transfer_kernels.h"
 
@@ -124,6 +127,65 @@ inline void GatherLanes(const float* records, int stride, const int (&index)[kCe
   const __m256i offsets =
       _mm256_mullo_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(index)), _mm256_set1_epi32(stride));
   for (int e = 0; e < N; ++e) _mm256_store_ps(out[e], _mm256_i32gather_ps(records + e, offsets, 4));
+}
+
+/// The reverse of GatherLanes for N = 3 or 9 floats or 3 ints: records[stride · index[lane] + e] = in[e][lane] for
+/// e < N and the first `count` lanes. The lanes are transposed in registers (a 4x8 or 8x8 transpose) and each
+/// lane's record is written with one masked or unaligned vector store (plus one scalar store for a ninth element),
+/// instead of N scalar stores per lane. Only the N elements of each record are written.
+template <typename T, int N>
+inline void ScatterLanes(const T (&in)[N][kCellBatch], T* records, int stride, const int (&index)[kCellBatch],
+                         int count) {
+  static_assert(sizeof(T) == 4 && (N == 3 || (N == 9 && std::is_same_v<T, float>)));
+  const auto load = [&](int e) {
+    if constexpr (std::is_same_v<T, float>) {
+      return _mm256_load_ps(in[e]);
+    } else {
+      return _mm256_castsi256_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(in[e])));
+    }
+  };
+  if constexpr (N == 3) {
+    const __m256 r0 = load(0), r1 = load(1), r2 = load(2);
+    const __m256 a0 = _mm256_unpacklo_ps(r0, r1), a1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 a2 = _mm256_unpacklo_ps(r2, r2), a3 = _mm256_unpackhi_ps(r2, r2);
+    // b[k] holds lane k's record in its low half and lane k + 4's in its high half (the fourth element is junk).
+    const __m256 b[4] = {_mm256_shuffle_ps(a0, a2, 0x44), _mm256_shuffle_ps(a0, a2, 0xEE),
+                         _mm256_shuffle_ps(a1, a3, 0x44), _mm256_shuffle_ps(a1, a3, 0xEE)};
+    const __m128i first3 = _mm_setr_epi32(-1, -1, -1, 0);
+    for (int l = 0; l < count; ++l) {
+      const __m128 lane = l < 4 ? _mm256_castps256_ps128(b[l]) : _mm256_extractf128_ps(b[l - 4], 1);
+      T* record = records + static_cast<std::ptrdiff_t>(stride) * index[l];
+      if constexpr (std::is_same_v<T, float>) {
+        _mm_maskstore_ps(record, first3, lane);
+      } else {
+        _mm_maskstore_epi32(record, first3, _mm_castps_si128(lane));
+      }
+    }
+  } else {
+    // 8x8 transpose of elements 0-7; element 8 one float per lane.
+    __m256 r[8], t[8];
+    for (int e = 0; e < 8; ++e) r[e] = load(e);
+    for (int e = 0; e < 8; e += 2) {
+      t[e] = _mm256_unpacklo_ps(r[e], r[e + 1]);
+      t[e + 1] = _mm256_unpackhi_ps(r[e], r[e + 1]);
+    }
+    for (int e = 0; e < 8; e += 4) {
+      r[e] = _mm256_shuffle_ps(t[e], t[e + 2], 0x44);
+      r[e + 1] = _mm256_shuffle_ps(t[e], t[e + 2], 0xEE);
+      r[e + 2] = _mm256_shuffle_ps(t[e + 1], t[e + 3], 0x44);
+      r[e + 3] = _mm256_shuffle_ps(t[e + 1], t[e + 3], 0xEE);
+    }
+    // Now r[k] (k < 4) holds elements 0-3 of lanes k and k + 4, r[k + 4] their elements 4-7.
+    for (int k = 0; k < 4; ++k) {
+      t[k] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);      // lane k
+      t[k + 4] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x31);  // lane k + 4
+    }
+    for (int l = 0; l < count; ++l) {
+      float* record = records + static_cast<std::ptrdiff_t>(stride) * index[l];
+      _mm256_storeu_ps(record, t[l]);
+      record[8] = in[8][l];
+    }
+  }
 }
 
 /// LocateStencil along one axis for eight lanes: from positions x [m], the base node and x̂ − base with the same

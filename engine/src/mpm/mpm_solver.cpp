@@ -51,6 +51,18 @@ void LoadLanes(const float* records, int stride, const int (&index)[kStressBatch
 #endif
 }
 
+// The reverse of LoadLanes: records[stride · index[lane] + e] = in[e][lane] for e < N and lanes below `count`; AVX2
+// transposes where available.
+template <typename T, int N>
+void StoreLanes(const T (&in)[N][kStressBatch], T* records, int stride, const int (&index)[kStressBatch], int count) {
+#if DUCTILE_CELL_BATCH
+  ScatterLanes(in, records, stride, index, count);
+#else
+  for (int l = 0; l < count; ++l)
+    for (int e = 0; e < N; ++e) records[stride * index[l] + e] = in[e][l];
+#endif
+}
+
 }  // namespace
 
 MpmSolver::MpmSolver(const Model& model) : model_(&model) {
@@ -474,39 +486,34 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         }
 #endif
       }
+      // G = I + Δt C, F ← G F, lane by lane in SIMD (whole-lane loops, which the compiler vectorises).
+      alignas(32) float g[9][L], fn[9][L];
+      for (int e = 0; e < 9; ++e)
+#pragma omp simd
+        for (int l = 0; l < L; ++l) g[e][l] = c[e / 3][e % 3][l] * dt + (e % 4 == 0 ? 1.0f : 0.0f);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+#pragma omp simd
+          for (int l = 0; l < L; ++l)
+            fn[3 * i + j][l] = g[3 * i][l] * f[j][l] + g[3 * i + 1][l] * f[3 + j][l] + g[3 * i + 2][l] * f[6 + j][l];
       alignas(32) float det[L];
       alignas(32) float speed2[L];
 #pragma omp simd
       for (int l = 0; l < L; ++l) {
         speed2[l] = v[0][l] * v[0][l] + v[1][l] * v[1][l] + v[2][l] * v[2][l];
-        float g[9];
-        for (int e = 0; e < 9; ++e) g[e] = c[e / 3][e % 3][l] * dt + (e % 4 == 0 ? 1.0f : 0.0f);
-        float fn[9];
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j)
-            fn[3 * i + j] = g[3 * i] * f[j][l] + g[3 * i + 1] * f[3 + j][l] + g[3 * i + 2] * f[6 + j][l];
-        for (int e = 0; e < 9; ++e) f[e][l] = fn[e];
-        det[l] = fn[0] * (fn[4] * fn[8] - fn[5] * fn[7]) - fn[1] * (fn[3] * fn[8] - fn[5] * fn[6]) +
-                 fn[2] * (fn[3] * fn[7] - fn[4] * fn[6]);
+        det[l] = fn[0][l] * (fn[4][l] * fn[8][l] - fn[5][l] * fn[7][l]) -
+                 fn[1][l] * (fn[3][l] * fn[8][l] - fn[5][l] * fn[6][l]) +
+                 fn[2][l] * (fn[3][l] * fn[7][l] - fn[4][l] * fn[6][l]);
       }
+      for (int e = 0; e < 9; ++e)
+#pragma omp simd
+        for (int l = 0; l < L; ++l) f[e][l] = fn[e][l];
+      // The plasticity return maps, lane by lane, of the lanes whose material has one (they read the F before this
+      // substep's update, still stored); the checks.
       for (int l = 0; l < count; ++l) {
         const int p = lane_particle[l];
-        particles_.v[p] = {v[0][l], v[1][l], v[2][l]};
-        particles_.x[p] = {x[0][l], x[1][l], x[2][l]};
-        base_[p] = {base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]};
-        fx_[p] = {fx_lanes[0][l], fx_lanes[1][l], fx_lanes[2][l]};
-        // A fused pass uses C from the lanes (the next gather overwrites it), so only the last G2P of an Advance
-        // stores it, for the state between steps.
-        if (store_c) {
-          Mat3f& C = particles_.C[p];
-          for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
-        }
         const MaterialParams& material = materials[particles_.material[p]];
-        if (material.model == MaterialModel::kFixedCorotated) {
-          Mat3f& F = particles_.F[p];
-          for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
-        } else {
+        if (material.model != MaterialModel::kFixedCorotated) {
           Mat3f F;
           for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
           if (ReusesRotation(material)) {
@@ -515,13 +522,22 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
           } else {
             particles_.plastic_strain[p] += ReturnMap(material, particles_.F[p], F);
           }
-          particles_.F[p] = F;
-          for (int e = 0; e < 9; ++e) f[e][l] = F.m[e / 3][e % 3];  // the stress below sees the returned F
+          for (int e = 0; e < 9; ++e) f[e][l] = F.m[e / 3][e % 3];  // stored below; the stress sees the returned F
         }
         // The negated comparison is also true for NaN.
         if (!(speed2[l] <= max_speed2) || !std::isfinite(det[l])) flags |= kDiverged;
         if (!in_reach(base_lanes[0][l], base_lanes[1][l], base_lanes[2][l])) flags |= kEscaped;
       }
+      // The lanes back into the particles' records.
+      StoreLanes(v, &particles_.v[0].x, 3, lane_particle, count);
+      StoreLanes(x, &particles_.x[0].x, 3, lane_particle, count);
+      StoreLanes(f, &particles_.F[0].m[0][0], 9, lane_particle, count);
+      StoreLanes(base_lanes, base_[0].data(), 3, lane_particle, count);
+      StoreLanes(fx_lanes, &fx_[0].x, 3, lane_particle, count);
+      // A fused pass uses C from the lanes (the next gather overwrites it), so only the last G2P of an Advance
+      // stores it, for the state between steps.
+      if (store_c)
+        StoreLanes(reinterpret_cast<const float(&)[9][L]>(c), &particles_.C[0].m[0][0], 9, lane_particle, count);
     } else {
       // P2G on its own: the lanes from the particles' state.
       LoadLanes(&particles_.v[0].x, 3, lane_particle, v);
