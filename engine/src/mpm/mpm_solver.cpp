@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <utility>
 
@@ -390,19 +391,30 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
           const bool inside = x >= 0 && y >= 0 && z >= 0 && x < dims[0] && y < dims[1] && z < dims[2];
           slots[i][j][k] = inside ? grid_.Slot(grid_.LinearBlock(x, y, z)) : -1;
         }
-    // Window node w along an axis is block-local node w − 1: block offset (w + 3) / 4 − 1 ∈ {−1, 0, 1}.
+    // Window node w along an axis is block-local node w − 1: block offset (w + 3) / 4 − 1 ∈ {−1, 0, 1}. Along k a
+    // row of the window is three runs of consecutive nodes, one from each block: node 3 of block −1, nodes 0-3
+    // of block 0, nodes 0-2 of block +1.
+    static_assert(kWindowMargin == 1 && kWindowEdge == kBlockEdge + 4);
+    constexpr int kRunBegin[3] = {0, kWindowMargin, kWindowMargin + kBlockEdge};
+    constexpr int kRunLength[3] = {kWindowMargin, kBlockEdge, kWindowEdge - kWindowMargin - kBlockEdge};
+    constexpr int kRunLocal[3] = {kBlockEdge - kWindowMargin, 0, 0};
     for (int i = 0; i < kWindowEdge; ++i) {
       const int bi = (i + kBlockEdge - kWindowMargin) / kBlockEdge, li = (i + kBlockEdge - kWindowMargin) % kBlockEdge;
       for (int j = 0; j < kWindowEdge; ++j) {
         const int bj = (j + kBlockEdge - kWindowMargin) / kBlockEdge,
                   lj = (j + kBlockEdge - kWindowMargin) % kBlockEdge;
-        for (int k = 0; k < kWindowEdge; ++k) {
-          const int bk = (k + kBlockEdge - kWindowMargin) / kBlockEdge,
-                    lk = (k + kBlockEdge - kWindowMargin) % kBlockEdge;
-          const std::int32_t slot = slots[bi][bj][bk];
-          in[WindowIndex(i, j, k)] =
-              slot < 0 ? ZeroFloat4()
-                       : grid_.nodes_data[static_cast<std::size_t>(slot) * kBlockNodes + NodeInBlock(li, lj, lk)];
+        Float4* row = in + WindowIndex(i, j, 0);
+        for (int r = 0; r < 3; ++r) {
+          const std::int32_t slot = slots[bi][bj][r];
+          Float4* to = row + kRunBegin[r];
+          if (slot < 0) {
+            std::memset(static_cast<void*>(to), 0, sizeof(Float4) * kRunLength[r]);
+          } else {
+            std::memcpy(
+                static_cast<void*>(to),
+                &grid_.nodes_data[static_cast<std::size_t>(slot) * kBlockNodes + NodeInBlock(li, lj, kRunLocal[r])],
+                sizeof(Float4) * kRunLength[r]);
+          }
         }
       }
     }
@@ -410,7 +422,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
   Float4* out = nullptr;
   if (scatter) {
     out = windows_.data() + static_cast<std::size_t>(b) * kWindowNodes;
-    for (int n = 0; n < kWindowNodes; ++n) out[n] = ZeroFloat4();
+    std::memset(static_cast<void*>(out), 0, sizeof(Float4) * kWindowNodes);  // all-zero bits are 0.0f
     escaped_[b].clear();
   }
 
