@@ -498,28 +498,26 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         }
 #endif
       }
-      // G = I + Δt C, F ← G F, lane by lane in SIMD (whole-lane loops, which the compiler vectorises).
-      alignas(32) float g[9][L], fn[9][L];
+      // G = I + Δt C, F ← G F, lane by lane in SIMD (whole-lane loops, which the compiler vectorises), one column
+      // of F at a time in place.
+      alignas(32) float g[9][L];
       for (int e = 0; e < 9; ++e)
 #pragma omp simd
         for (int l = 0; l < L; ++l) g[e][l] = c[e / 3][e % 3][l] * dt + (e % 4 == 0 ? 1.0f : 0.0f);
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
+      for (int j = 0; j < 3; ++j)
 #pragma omp simd
-          for (int l = 0; l < L; ++l)
-            fn[3 * i + j][l] = g[3 * i][l] * f[j][l] + g[3 * i + 1][l] * f[3 + j][l] + g[3 * i + 2][l] * f[6 + j][l];
+        for (int l = 0; l < L; ++l) {
+          const float f0 = f[j][l], f1 = f[3 + j][l], f2 = f[6 + j][l];
+          for (int i = 0; i < 3; ++i) f[3 * i + j][l] = g[3 * i][l] * f0 + g[3 * i + 1][l] * f1 + g[3 * i + 2][l] * f2;
+        }
       alignas(32) float det[L];
       alignas(32) float speed2[L];
 #pragma omp simd
       for (int l = 0; l < L; ++l) {
         speed2[l] = v[0][l] * v[0][l] + v[1][l] * v[1][l] + v[2][l] * v[2][l];
-        det[l] = fn[0][l] * (fn[4][l] * fn[8][l] - fn[5][l] * fn[7][l]) -
-                 fn[1][l] * (fn[3][l] * fn[8][l] - fn[5][l] * fn[6][l]) +
-                 fn[2][l] * (fn[3][l] * fn[7][l] - fn[4][l] * fn[6][l]);
+        det[l] = f[0][l] * (f[4][l] * f[8][l] - f[5][l] * f[7][l]) - f[1][l] * (f[3][l] * f[8][l] - f[5][l] * f[6][l]) +
+                 f[2][l] * (f[3][l] * f[7][l] - f[4][l] * f[6][l]);
       }
-      for (int e = 0; e < 9; ++e)
-#pragma omp simd
-        for (int l = 0; l < L; ++l) f[e][l] = fn[e][l];
       // The plasticity return maps, lane by lane, of the lanes whose material has one (they read the F before this
       // substep's update, still stored); the checks.
       for (int l = 0; l < count; ++l) {
