@@ -167,13 +167,13 @@ void MpmSolver::SortParticlesByBlock() {
   runs_at_reorder_ = -1;  // the next pass records it
 }
 
-void MpmSolver::SortIntoBlocks() {
+void MpmSolver::SortIntoBlocks(SubstepCounters* counters) {
   if (!stencils_current_) ComputeBases();
   grid_.SortParticles(base_);
   sort_valid_ = true;
   activation_current_ = false;
   memory_sorted_ = false;
-  if (counters_ != nullptr) ++counters_->sorts;
+  if (counters != nullptr) ++counters->sorts;
 }
 
 SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<void(float)>& grid_hook) {
@@ -183,16 +183,15 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
   };
   SubstepCounters counters;
   if (substeps < 1) return counters;
-  counters_ = &counters;
   Clock::time_point t0 = Clock::now();
   // The first P2G, unless the last Advance's last pass did it for this dt. The grid survives sorts in between (a
   // sort leaves the active blocks and their nodes as they are until the next scatter).
   const bool p2g_done = next_p2g_ready_ && next_p2g_dt_ == dt;
   next_p2g_ready_ = false;
   if (!p2g_done) {
-    if (!sort_valid_) SortIntoBlocks();
+    if (!sort_valid_) SortIntoBlocks(&counters);
     counters.sort_seconds += seconds(t0, Clock::now());
-    TransferPass(dt, false, true, false);  // P2G
+    TransferPass(dt, false, true, false, counters);  // P2G
     ++counters.p2g_passes;
   }
   for (int k = 0; k < substeps && !diverged_; ++k) {
@@ -204,21 +203,20 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
     counters.active_blocks = grid_.num_active_blocks();
     // The gather needs every particle within reach of its block's window.
     t0 = Clock::now();
-    if (!sort_valid_) SortIntoBlocks();
+    if (!sort_valid_) SortIntoBlocks(&counters);
     counters.sort_seconds += seconds(t0, Clock::now());
     // G2P of this substep, fused with P2G of the next (that of the next Advance after the last substep).
     const bool last = k + 1 == substeps;
-    TransferPass(dt, true, !last || prepare_next_step_, last);
+    TransferPass(dt, true, !last || prepare_next_step_, last, counters);
     if (last && prepare_next_step_ && !diverged_) {
       next_p2g_ready_ = true;
       next_p2g_dt_ = dt;
     }
   }
-  counters_ = nullptr;
   return counters;
 }
 
-void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_c) {
+void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_c, SubstepCounters& counters) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
   const int num_occupied = grid_.num_occupied_blocks();
@@ -260,18 +258,16 @@ void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_c) 
   const Clock::time_point t2 = Clock::now();
   if (escaped.load()) sort_valid_ = false;
   if (diverged.load()) diverged_ = true;
-  if (counters_ != nullptr) {
-    const double pass = std::chrono::duration<double>(t1 - t0).count();
-    const double reduce = std::chrono::duration<double>(t2 - t1).count() - activation_seconds;
-    counters_->sort_seconds += activation_seconds;
-    if (gather && scatter) {
-      counters_->g2p2g_seconds += pass;
-      counters_->p2g_seconds += reduce;
-    } else if (gather) {
-      counters_->g2p_seconds += pass;
-    } else {
-      counters_->p2g_seconds += pass + reduce;
-    }
+  const double pass = std::chrono::duration<double>(t1 - t0).count();
+  const double reduce = std::chrono::duration<double>(t2 - t1).count() - activation_seconds;
+  counters.sort_seconds += activation_seconds;
+  if (gather && scatter) {
+    counters.g2p2g_seconds += pass;
+    counters.p2g_seconds += reduce;
+  } else if (gather) {
+    counters.g2p_seconds += pass;
+  } else {
+    counters.p2g_seconds += pass + reduce;
   }
 }
 
@@ -307,14 +303,12 @@ void MpmSolver::ReduceWindows(int slot) {
   Float4* nodes = grid_.nodes_data.data() + static_cast<std::size_t>(slot) * kBlockNodes;
   for (int n = 0; n < kBlockNodes; ++n) nodes[n] = ZeroFloat4();
   const std::array<int, 3> bc = grid_.BlockCoords(grid_.active_block(slot));
-  const std::array<int, 3>& dims = grid_.block_dims();
   // The windows of the occupied blocks bc + e, e ∈ {−1, 0, 1}³, always in this order.
   for (int ex = -1; ex <= 1; ++ex)
     for (int ey = -1; ey <= 1; ++ey)
       for (int ez = -1; ez <= 1; ++ez) {
-        const int b[3] = {bc[0] + ex, bc[1] + ey, bc[2] + ez};
-        if (b[0] < 0 || b[1] < 0 || b[2] < 0 || b[0] >= dims[0] || b[1] >= dims[1] || b[2] >= dims[2]) continue;
-        const std::int32_t o = grid_.OccupiedIndex(grid_.LinearBlock(b[0], b[1], b[2]));
+        const std::int32_t block = grid_.LinearBlockOrNone(bc[0] + ex, bc[1] + ey, bc[2] + ez);
+        const std::int32_t o = block < 0 ? -1 : grid_.OccupiedIndex(block);
         if (o < 0) continue;
         kAddWindowPart[(ex + 1) * 9 + (ey + 1) * 3 + (ez + 1)](
             windows_.data() + static_cast<std::size_t>(o) * kWindowNodes, nodes);
@@ -382,14 +376,12 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
   // that are not active (or outside the table) read as zero: no particle's stencil touches them.
   alignas(32) Float4 in[kWindowNodes];
   if (gather) {
-    const std::array<int, 3>& dims = grid_.block_dims();
     std::int32_t slots[3][3][3];
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 3; ++k) {
-          const int x = bc[0] + i - 1, y = bc[1] + j - 1, z = bc[2] + k - 1;
-          const bool inside = x >= 0 && y >= 0 && z >= 0 && x < dims[0] && y < dims[1] && z < dims[2];
-          slots[i][j][k] = inside ? grid_.Slot(grid_.LinearBlock(x, y, z)) : -1;
+          const std::int32_t block = grid_.LinearBlockOrNone(bc[0] + i - 1, bc[1] + j - 1, bc[2] + k - 1);
+          slots[i][j][k] = block < 0 ? -1 : grid_.Slot(block);
         }
     // Window node w along an axis is block-local node w − 1: block offset (w + 3) / 4 − 1 ∈ {−1, 0, 1}. Along k a
     // row of the window is three runs of consecutive nodes, one from each block: node 3 of block −1, nodes 0-3

@@ -128,13 +128,14 @@ class MpmSolver {
   void StoreStencil(int p);
   /// The stencil of particle p from the values ComputeBases stored.
   Stencil CachedStencil(int p) const;
-  /// Sorts the particles into blocks by their current stencil bases.
-  void SortIntoBlocks();
+  /// Sorts the particles into blocks by their current stencil bases; counts the sort in `counters` when given.
+  void SortIntoBlocks(SubstepCounters* counters = nullptr);
   /// One pass over the particles, block by block in parallel: G2P (`gather`), then P2G into the block windows
   /// (`scatter`), or both fused. After a scatter, the windows are summed onto the grid and the particles that
   /// left their block's reach are scattered one by one; they make the next pass sort first. `store_c`: the gather
   /// stores each particle's C (the last G2P of an Advance; fused passes between its grid updates keep C in lanes).
-  void TransferPass(float dt, bool gather, bool scatter, bool store_c);
+  /// Adds the pass's times to `counters`.
+  void TransferPass(float dt, bool gather, bool scatter, bool store_c, SubstepCounters& counters);
   /// The pass on one occupied block; returns flags: a particle diverged, a particle left the block's reach.
   int TransferBlock(int occupied_block, float dt, bool gather, bool scatter, bool store_c);
   /// Sums the windows overlapping active block `slot` into its nodes.
@@ -190,7 +191,6 @@ class MpmSolver {
   std::vector<int> block_runs_;
   std::int64_t runs_ = 0;
   std::int64_t runs_at_reorder_ = -1;
-  SubstepCounters* counters_ = nullptr;  // of the running Advance
 };
 
 }  // namespace ductile::mpm

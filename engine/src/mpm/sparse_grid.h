@@ -55,6 +55,12 @@ class SparseGrid {
             block % block_dims_[2]};
   }
   std::int32_t LinearBlock(int bx, int by, int bz) const { return (bx * block_dims_[1] + by) * block_dims_[2] + bz; }
+  /// LinearBlock, or −1 when (bx, by, bz) is outside the table (a neighbour of a block at the domain's edge).
+  std::int32_t LinearBlockOrNone(int bx, int by, int bz) const {
+    const bool inside =
+        bx >= 0 && by >= 0 && bz >= 0 && bx < block_dims_[0] && by < block_dims_[1] && bz < block_dims_[2];
+    return inside ? LinearBlock(bx, by, bz) : -1;
+  }
   /// Storage slot of a linear block id, or −1 when inactive.
   std::int32_t Slot(std::int32_t block) const { return table_[block]; }
   const std::array<int, 3>& nodes() const { return nodes_; }
