@@ -560,20 +560,38 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     // the lanes of other materials one by one.
     int kind[L];
     int kinds = 0;
-    alignas(32) float mass[L], volume[L];
+    alignas(32) float mass[1][L], volume[1][L], lane_two_mu[L], lane_lambda[L];
     const MaterialParams* lane_material[L];
-    for (int l = 0; l < L; ++l) {
-      const int p = lane_particle[l];
-      const MaterialParams& m = materials[particles_.material[p]];
-      lane_material[l] = &m;
-      kind[l] = l >= count                                  ? 0
-                : m.model == MaterialModel::kFixedCorotated ? kFixed
-                : ReusesRotation(m)                         ? kLinear
-                                                            : kOther;
-      kinds |= kind[l];
-      mass[l] = l < count ? particles_.mass[p] : 0.0f;
-      volume[l] = l < count ? particles_.volume[p] : 0.0f;
+    const auto kind_of = [](const MaterialParams& m) {
+      return m.model == MaterialModel::kFixedCorotated ? kFixed : ReusesRotation(m) ? kLinear : kOther;
+    };
+    // A run's particles nearly always share one material (one object fills the cell): then one lookup for all.
+    const std::int32_t material0 = particles_.material[lane_particle[0]];
+    bool one_material = true;
+    for (int l = 1; l < count; ++l) one_material &= particles_.material[lane_particle[l]] == material0;
+    if (one_material) {
+      const MaterialParams& m = materials[material0];
+      const int k = kind_of(m);
+      kinds = k;
+      for (int l = 0; l < L; ++l) {
+        lane_material[l] = &m;
+        kind[l] = l < count ? k : 0;
+        lane_two_mu[l] = 2.0f * m.mu;
+        lane_lambda[l] = m.lambda;
+      }
+    } else {
+      for (int l = 0; l < L; ++l) {
+        const MaterialParams& m = materials[particles_.material[lane_particle[l]]];
+        lane_material[l] = &m;
+        kind[l] = l < count ? kind_of(m) : 0;
+        kinds |= kind[l];
+        lane_two_mu[l] = 2.0f * m.mu;
+        lane_lambda[l] = m.lambda;
+      }
     }
+    LoadLanes(particles_.mass.data(), 1, lane_particle, mass);
+    LoadLanes(particles_.volume.data(), 1, lane_particle, volume);
+    for (int l = count; l < L; ++l) mass[0][l] = volume[0][l] = 0.0f;
     // Zero in the padding lanes, which have zero mass and volume: 0·τ must not meet stale stack contents (a NaN).
     // A batch of fixed corotated lanes alone writes every lane itself.
     alignas(32) float tau[9][L];
@@ -585,10 +603,9 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       alignas(32) float two_mu[L], lam[L], fb[9][L];
       const bool all = kinds == batch;  // every used lane is of this kind: f as it is
       for (int l = 0; l < L; ++l) {
-        const MaterialParams& m = *lane_material[l];
         const bool mine = kind[l] == batch;
-        two_mu[l] = mine ? 2.0f * m.mu : 0.0f;
-        lam[l] = mine ? m.lambda : 0.0f;
+        two_mu[l] = mine ? lane_two_mu[l] : 0.0f;
+        lam[l] = mine ? lane_lambda[l] : 0.0f;
         if (!all)
           for (int e = 0; e < 9; ++e) fb[e][l] = mine ? f[e][l] : (e % 4 == 0 ? 1.0f : 0.0f);
       }
@@ -628,10 +645,10 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     [[maybe_unused]] alignas(32) float mv[3][L];
 #pragma omp simd
     for (int l = 0; l < L; ++l) {
-      const float s = stress_scale * volume[l];
+      const float s = stress_scale * volume[0][l];
       for (int r = 0; r < 3; ++r) {
-        mv[r][l] = mass[l] * v[r][l];
-        for (int k = 0; k < 3; ++k) A[r][k][l] = mass[l] * c[r][k][l] + s * tau[3 * r + k][l];
+        mv[r][l] = mass[0][l] * v[r][l];
+        for (int k = 0; k < 3; ++k) A[r][k][l] = mass[0][l] * c[r][k][l] + s * tau[3 * r + k][l];
       }
     }
 #if DUCTILE_CELL_BATCH
@@ -646,7 +663,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         for (int a = 0; a < 3; ++a) fx_lanes[a][l] = fx_lanes[a][0];
       CellBatchStencil s;
       CellBatchWeights(fx_lanes, h_, s);
-      ScatterCellBatch(s, mass, mv, A,
+      ScatterCellBatch(s, mass[0], mv, A,
                        out + WindowIndex(base_lanes[0][0] - o[0], base_lanes[1][0] - o[1], base_lanes[2][0] - o[2]));
       q0 += count;
       continue;
@@ -668,7 +685,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       }
       StencilWeights(s);
       Float4* corner = out + WindowIndex(s.base[0] - o[0], s.base[1] - o[1], s.base[2] - o[2]);
-      ScatterParticle(s, h_, mass[l], Vec3f{v[0][l], v[1][l], v[2][l]}, Al,
+      ScatterParticle(s, h_, mass[0][l], Vec3f{v[0][l], v[1][l], v[2][l]}, Al,
                       [corner](int di, int dj, int dk, const Float4& q4) { corner[WindowIndex(di, dj, dk)] += q4; });
     }
     q0 += count;
