@@ -431,6 +431,10 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     ++runs;
     int lane_particle[L];
     for (int l = 0; l < L; ++l) lane_particle[l] = order[q0 + (l < count ? l : 0)];
+    // A run's particles nearly always share one material (one object fills the cell): then one lookup for all.
+    const std::int32_t material0 = particles_.material[lane_particle[0]];
+    bool one_material = true;
+    for (int l = 1; l < count; ++l) one_material &= particles_.material[lane_particle[l]] == material0;
     alignas(32) float v[3][L], c[3][3][L], f[9][L];
     alignas(32) int base_lanes[3][L];
     alignas(32) float fx_lanes[3][L];
@@ -511,11 +515,12 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
                  f[2][l] * (f[3][l] * f[7][l] - f[4][l] * f[6][l]);
       }
       // The plasticity return maps, lane by lane, of the lanes whose material has one (they read the F before this
-      // substep's update, still stored); the checks.
-      for (int l = 0; l < count; ++l) {
-        const int p = lane_particle[l];
-        const MaterialParams& material = materials[particles_.material[p]];
-        if (material.model != MaterialModel::kFixedCorotated) {
+      // substep's update, still stored).
+      if (!(one_material && materials[material0].model == MaterialModel::kFixedCorotated)) {
+        for (int l = 0; l < count; ++l) {
+          const int p = lane_particle[l];
+          const MaterialParams& material = materials[particles_.material[p]];
+          if (material.model == MaterialModel::kFixedCorotated) continue;
           Mat3f F;
           for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
           if (ReusesRotation(material)) {
@@ -526,10 +531,17 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
           }
           for (int e = 0; e < 9; ++e) f[e][l] = F.m[e / 3][e % 3];  // stored below; the stress sees the returned F
         }
-        // The negated comparison is also true for NaN.
-        if (!(speed2[l] <= max_speed2) || !std::isfinite(det[l])) flags |= kDiverged;
-        if (!in_reach(base_lanes[0][l], base_lanes[1][l], base_lanes[2][l])) flags |= kEscaped;
       }
+      // The checks, over the used lanes. The negated comparison is also true for NaN.
+      int diverged_lanes = 0, escaped_lanes = 0;
+#pragma omp simd reduction(| : diverged_lanes, escaped_lanes)
+      for (int l = 0; l < L; ++l) {
+        const int used = l < count ? 1 : 0;
+        diverged_lanes |= used & ((!(speed2[l] <= max_speed2) || !std::isfinite(det[l])) ? 1 : 0);
+        escaped_lanes |= used & (in_reach(base_lanes[0][l], base_lanes[1][l], base_lanes[2][l]) ? 0 : 1);
+      }
+      if (diverged_lanes) flags |= kDiverged;
+      if (escaped_lanes) flags |= kEscaped;
       // The lanes back into the particles' records.
       StoreLanes(v, &particles_.v[0].x, 3, lane_particle, count);
       StoreLanes(x, &particles_.x[0].x, 3, lane_particle, count);
@@ -565,10 +577,6 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     const auto kind_of = [](const MaterialParams& m) {
       return m.model == MaterialModel::kFixedCorotated ? kFixed : ReusesRotation(m) ? kLinear : kOther;
     };
-    // A run's particles nearly always share one material (one object fills the cell): then one lookup for all.
-    const std::int32_t material0 = particles_.material[lane_particle[0]];
-    bool one_material = true;
-    for (int l = 1; l < count; ++l) one_material &= particles_.material[lane_particle[l]] == material0;
     if (one_material) {
       const MaterialParams& m = materials[material0];
       const int k = kind_of(m);
