@@ -64,6 +64,18 @@ void StoreLanes(const T (&in)[N][kStressBatch], T* records, int stride, const in
 #endif
 }
 
+// N grid nodes from node `node` of the block in storage slot `slot` (zeros when the slot is −1) to `to`; N is a
+// constant, so the copy unrolls.
+template <int N>
+void CopyRun(const std::vector<Float4>& nodes, std::int32_t slot, std::size_t node, Float4* to) {
+  if (slot < 0) {
+    for (int n = 0; n < N; ++n) to[n] = ZeroFloat4();
+  } else {
+    const Float4* from = nodes.data() + static_cast<std::size_t>(slot) * kBlockNodes + node;
+    for (int n = 0; n < N; ++n) to[n] = from[n];
+  }
+}
+
 }  // namespace
 
 MpmSolver::MpmSolver(const Model& model) : model_(&model) {
@@ -273,11 +285,12 @@ void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_c, 
 
 namespace {
 
-// Adds the part of occupied block B's window that overlaps block A = B − (EX, EY, EZ) to A's nodes. B's window
-// starts at its node −1, so A's node n is the window's node n + 1 − 4e: with e = −1 the nodes 0-2, with e = 0
-// all four, with e = +1 node 3 only. The bounds are constants, so the loops unroll.
+// Adds the part of occupied block B's window that overlaps block A = B − (EX, EY, EZ) to A's nodes and zeroes it
+// there, so the window is all zero for the next scatter. B's window starts at its node −1, so A's node n is the
+// window's node n + 1 − 4e: with e = −1 the nodes 0-2, with e = 0 all four, with e = +1 node 3 only. The bounds
+// are constants, so the loops unroll.
 template <int EX, int EY, int EZ>
-void AddWindowPart(const Float4* window, Float4* nodes) {
+void AddWindowPart(Float4* window, Float4* nodes) {
   constexpr int lo[3] = {EX == 1 ? kBlockEdge - 1 : 0, EY == 1 ? kBlockEdge - 1 : 0, EZ == 1 ? kBlockEdge - 1 : 0};
   constexpr int hi[3] = {EX == -1 ? kBlockEdge - 1 : kBlockEdge, EY == -1 ? kBlockEdge - 1 : kBlockEdge,
                          EZ == -1 ? kBlockEdge - 1 : kBlockEdge};
@@ -285,11 +298,14 @@ void AddWindowPart(const Float4* window, Float4* nodes) {
                             kWindowMargin - kBlockEdge * EZ};
   for (int i = lo[0]; i < hi[0]; ++i)
     for (int j = lo[1]; j < hi[1]; ++j)
-      for (int k = lo[2]; k < hi[2]; ++k)
-        nodes[NodeInBlock(i, j, k)] += window[WindowIndex(i + shift[0], j + shift[1], k + shift[2])];
+      for (int k = lo[2]; k < hi[2]; ++k) {
+        Float4& from = window[WindowIndex(i + shift[0], j + shift[1], k + shift[2])];
+        nodes[NodeInBlock(i, j, k)] += from;
+        from = ZeroFloat4();
+      }
 }
 
-using AddWindowPartFn = void (*)(const Float4*, Float4*);
+using AddWindowPartFn = void (*)(Float4*, Float4*);
 template <std::size_t... I>
 constexpr std::array<AddWindowPartFn, 27> MakeAddWindowParts(std::index_sequence<I...>) {
   return {AddWindowPart<static_cast<int>(I / 9) - 1, static_cast<int>(I / 3 % 3) - 1, static_cast<int>(I % 3) - 1>...};
@@ -396,25 +412,18 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         const int bj = (j + kBlockEdge - kWindowMargin) / kBlockEdge,
                   lj = (j + kBlockEdge - kWindowMargin) % kBlockEdge;
         Float4* row = in + WindowIndex(i, j, 0);
-        for (int r = 0; r < 3; ++r) {
-          const std::int32_t slot = slots[bi][bj][r];
-          Float4* to = row + kRunBegin[r];
-          if (slot < 0) {
-            std::memset(static_cast<void*>(to), 0, sizeof(Float4) * kRunLength[r]);
-          } else {
-            std::memcpy(
-                static_cast<void*>(to),
-                &grid_.nodes_data[static_cast<std::size_t>(slot) * kBlockNodes + NodeInBlock(li, lj, kRunLocal[r])],
-                sizeof(Float4) * kRunLength[r]);
-          }
-        }
+        const std::size_t first = static_cast<std::size_t>(NodeInBlock(li, lj, 0));
+        CopyRun<kRunLength[0]>(grid_.nodes_data, slots[bi][bj][0], first + kRunLocal[0], row + kRunBegin[0]);
+        CopyRun<kRunLength[1]>(grid_.nodes_data, slots[bi][bj][1], first + kRunLocal[1], row + kRunBegin[1]);
+        CopyRun<kRunLength[2]>(grid_.nodes_data, slots[bi][bj][2], first + kRunLocal[2], row + kRunBegin[2]);
       }
     }
   }
   Float4* out = nullptr;
   if (scatter) {
+    // All zero: new windows are value-initialised, and the last reduction zeroed the nodes it summed, which are all
+    // a particle can reach (a window node no active block covers lies below the domain's node 0).
     out = windows_.data() + static_cast<std::size_t>(b) * kWindowNodes;
-    std::memset(static_cast<void*>(out), 0, sizeof(Float4) * kWindowNodes);  // all-zero bits are 0.0f
     escaped_[b].clear();
   }
 

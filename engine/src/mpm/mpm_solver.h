@@ -153,7 +153,9 @@ class MpmSolver {
   std::vector<Vec3f> fx_;                         // per particle: x̂ − base, in cells
   std::vector<std::array<int, 3>> base_scratch_;  // for reordering base_ and fx_
   std::vector<Vec3f> fx_scratch_;
-  std::vector<Float4> windows_;  // per occupied block: its particles' P2G into an 8x8x8 node window
+  // Per occupied block: its particles' P2G into an 8x8x8 node window; all zero between passes (ReduceWindows zeroes
+  // what it sums).
+  std::vector<Float4> windows_;
   // Per occupied block: particles whose new stencil base left the block's window in the last scatter, with the
   // affine momentum the pass computed for them.
   struct Escaped {
