@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <string>
 
 #include "mpm/mpm_solver.h"
 #include "scene_fixture.h"
@@ -165,6 +166,20 @@ mpm::SubstepCounters Steps(mpm::MpmSolver& solver, int steps, int substeps, floa
   return sums;
 }
 
+// Particles whose x, v, F, C or plastic strain differ in any bit between two states of the same particles.
+int DifferingParticles(const mpm::Particles& a, const mpm::Particles& b) {
+  EXPECT_EQ(a.size(), b.size());
+  int differing = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const bool same = std::memcmp(&a.x[i], &b.x[i], sizeof(Vec3f)) == 0 &&
+                      std::memcmp(&a.v[i], &b.v[i], sizeof(Vec3f)) == 0 &&
+                      std::memcmp(&a.F[i], &b.F[i], sizeof(Mat3f)) == 0 &&
+                      std::memcmp(&a.C[i], &b.C[i], sizeof(Mat3f)) == 0 && a.plastic_strain[i] == b.plastic_strain[i];
+    differing += same ? 0 : 1;
+  }
+  return differing;
+}
+
 TEST(Conservation, PreparedP2GGivesTheSameMotionBitwise) {
   const auto model = testing::ModelFromYaml(kBlobScene);
   mpm::MpmSolver prepared(*model);
@@ -181,18 +196,49 @@ TEST(Conservation, PreparedP2GGivesTheSameMotionBitwise) {
   // The preparing solver did one P2G on its own (the first step's), the other one per step.
   EXPECT_EQ(prepared_sums.p2g_passes, 1);
   EXPECT_EQ(plain_sums.p2g_passes, 6);
-  const mpm::Particles& a = prepared.particles();
-  const mpm::Particles& b = plain.particles();
-  ASSERT_EQ(a.size(), b.size());
-  int differing = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const bool same = std::memcmp(&a.x[i], &b.x[i], sizeof(Vec3f)) == 0 &&
-                      std::memcmp(&a.v[i], &b.v[i], sizeof(Vec3f)) == 0 &&
-                      std::memcmp(&a.F[i], &b.F[i], sizeof(Mat3f)) == 0 &&
-                      std::memcmp(&a.C[i], &b.C[i], sizeof(Mat3f)) == 0 && a.plastic_strain[i] == b.plastic_strain[i];
-    differing += same ? 0 : 1;
-  }
-  EXPECT_EQ(differing, 0) << "of " << a.size() << " particles";
+  EXPECT_EQ(DifferingParticles(prepared.particles(), plain.particles()), 0);
+}
+
+// What voids the prepared P2G: edited velocities (the mouse spring), edited particles, new model parameters and
+// another substep Δt. After each, the next Advance must do its own P2G from the edited state: the motion stays
+// bitwise that of a solver that never prepares (with a stale P2G it would differ, the edits being large).
+TEST(Conservation, EditsBetweenStepsVoidThePreparedP2G) {
+  const auto model = testing::ModelFromYaml(kBlobScene);
+  // The same particles and grid with twice the rubber's Young's modulus.
+  std::string yaml = kBlobScene;
+  yaml.replace(yaml.find("youngs_modulus: 1.0e5"), 21, "youngs_modulus: 2.0e5");
+  const auto stiffer = testing::ModelFromYaml(yaml);
+  mpm::MpmSolver prepared(*model);
+  mpm::MpmSolver plain(*model);
+  plain.set_prepare_next_step(false);
+  RandomMotion(prepared.mutable_particles(), 0.3f);
+  RandomMotion(plain.mutable_particles(), 0.3f);
+  const auto both = [&](const auto& edit) {
+    Steps(prepared, 1, 2, 1e-4f);
+    Steps(plain, 1, 2, 1e-4f);
+    ASSERT_TRUE(prepared.next_p2g_ready());
+    edit(prepared);
+    edit(plain);
+    EXPECT_FALSE(prepared.next_p2g_ready());
+  };
+  both([](mpm::MpmSolver& s) {
+    for (Vec3f& v : s.mutable_velocities()) v = v + Vec3f{0.0f, 0.0f, 0.2f};
+  });
+  both([](mpm::MpmSolver& s) {
+    for (Mat3f& F : s.mutable_particles().F) F.m[0][0] *= 1.01f;
+  });
+  both([&](mpm::MpmSolver& s) { s.SetModel(*stiffer); });
+  both([](mpm::MpmSolver& s) { s.Reset(); });
+  // A different Δt: the prepared P2G (with the old Δt in its stress term) is not used.
+  Steps(prepared, 1, 2, 1e-4f);
+  Steps(plain, 1, 2, 1e-4f);
+  const mpm::SubstepCounters sums = Steps(prepared, 1, 2, 0.5e-4f);
+  Steps(plain, 1, 2, 0.5e-4f);
+  EXPECT_EQ(sums.p2g_passes, 1);
+  Steps(prepared, 2, 2, 0.5e-4f);
+  Steps(plain, 2, 2, 0.5e-4f);
+  ASSERT_FALSE(prepared.diverged());
+  EXPECT_EQ(DifferingParticles(prepared.particles(), plain.particles()), 0);
 }
 
 // The same with particles crossing cells and blocks, so the P2G is batched differently, the particles are sorted
