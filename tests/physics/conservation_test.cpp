@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -180,13 +181,24 @@ int DifferingParticles(const mpm::Particles& a, const mpm::Particles& b) {
   return differing;
 }
 
+// Two solvers of one model with the same initial motion (`start` applied to both): one prepares each next P2G, the
+// other never does.
+struct PreparedAndPlain {
+  PreparedAndPlain(const Model& model, const std::function<void(mpm::Particles&)>& start)
+      : prepared(model), plain(model) {
+    plain.set_prepare_next_step(false);
+    start(prepared.mutable_particles());
+    start(plain.mutable_particles());
+  }
+  mpm::MpmSolver prepared;
+  mpm::MpmSolver plain;
+};
+
 TEST(Conservation, PreparedP2GGivesTheSameMotionBitwise) {
   const auto model = testing::ModelFromYaml(kBlobScene);
-  mpm::MpmSolver prepared(*model);
-  mpm::MpmSolver plain(*model);
-  plain.set_prepare_next_step(false);
-  RandomMotion(prepared.mutable_particles(), 0.3f);
-  RandomMotion(plain.mutable_particles(), 0.3f);
+  PreparedAndPlain solvers(*model, [](mpm::Particles& p) { RandomMotion(p, 0.3f); });
+  mpm::MpmSolver& prepared = solvers.prepared;
+  mpm::MpmSolver& plain = solvers.plain;
   const mpm::SubstepCounters prepared_sums = Steps(prepared, 6, 3, 1e-4f);
   const mpm::SubstepCounters plain_sums = Steps(plain, 6, 3, 1e-4f);
   ASSERT_FALSE(prepared.diverged());
@@ -208,11 +220,9 @@ TEST(Conservation, EditsBetweenStepsVoidThePreparedP2G) {
   std::string yaml = kBlobScene;
   yaml.replace(yaml.find("youngs_modulus: 1.0e5"), 21, "youngs_modulus: 2.0e5");
   const auto stiffer = testing::ModelFromYaml(yaml);
-  mpm::MpmSolver prepared(*model);
-  mpm::MpmSolver plain(*model);
-  plain.set_prepare_next_step(false);
-  RandomMotion(prepared.mutable_particles(), 0.3f);
-  RandomMotion(plain.mutable_particles(), 0.3f);
+  PreparedAndPlain solvers(*model, [](mpm::Particles& p) { RandomMotion(p, 0.3f); });
+  mpm::MpmSolver& prepared = solvers.prepared;
+  mpm::MpmSolver& plain = solvers.plain;
   const auto both = [&](const auto& edit) {
     Steps(prepared, 1, 2, 1e-4f);
     Steps(plain, 1, 2, 1e-4f);
@@ -251,11 +261,9 @@ TEST(Conservation, PreparedP2GSurvivesSortsBetweenSteps) {
     RandomMotion(p, 1.0f);
     for (Vec3f& v : p.v) v = v + Vec3f{70.0f, 0.0f, -70.0f};
   };
-  mpm::MpmSolver prepared(*model);
-  mpm::MpmSolver plain(*model);
-  plain.set_prepare_next_step(false);
-  drift(prepared.mutable_particles());
-  drift(plain.mutable_particles());
+  PreparedAndPlain solvers(*model, drift);
+  mpm::MpmSolver& prepared = solvers.prepared;
+  mpm::MpmSolver& plain = solvers.plain;
   const Totals before = ParticleTotals(prepared.particles());
   const float x0 = prepared.particles().x[0].x;
   Steps(prepared, 6, 3, 1e-4f);
