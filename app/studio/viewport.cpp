@@ -328,12 +328,12 @@ void Viewport::SetTurntable(double degrees_per_second) {
 }
 
 void Viewport::FrameDone(QSize scene_size, const FrameTimes& times) {
+  const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
   if (turntable_ != 0) {
     // The angle follows wall time (at most a tenth of a second per frame, so a stall does not jump), and the next
     // frame is asked for at once.
-    const std::int64_t now_ms = QDateTime::currentMSecsSinceEpoch();
-    const double dt = turntable_ms_ == 0 ? 0.0 : std::min(0.1, 1e-3 * static_cast<double>(now_ms - turntable_ms_));
-    turntable_ms_ = now_ms;
+    const double dt = turntable_ms_ == 0 ? 0.0 : std::min(0.1, 1e-3 * static_cast<double>(now - turntable_ms_));
+    turntable_ms_ = now;
     camera_.yaw = static_cast<float>(
         std::remainder(camera_.yaw + turntable_ * dt * std::numbers::pi / 180.0, 2 * std::numbers::pi));
     requestUpdate();
@@ -344,7 +344,6 @@ void Viewport::FrameDone(QSize scene_size, const FrameTimes& times) {
   frame_times_.total_ms += times.total_ms;
   ++frames_;
   ++fps_window_frames_;
-  const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
   if (fps_window_start_ms_ == 0) fps_window_start_ms_ = now;
   if (now - fps_window_start_ms_ >= 1000) {
     fps_ = 1000.0 * static_cast<double>(fps_window_frames_) / static_cast<double>(now - fps_window_start_ms_);

@@ -80,6 +80,8 @@ struct Simulator::Impl {
   void ApplyPerturbation();
   // The grabbed patch's centre and velocity with the spring's weights; returns Σ w m [kg]. `index` from IndexById.
   double PatchCentre(const std::vector<std::int32_t>& index, Eigen::Vector3d& c, Eigen::Vector3d& v) const;
+  /// The mouse spring pulls an MPM object (it edits that object's particle velocities before every step).
+  bool PullsObject() const { return perturbation.kind == Perturbation::Kind::kObject && !perturb_ids.empty(); }
   // Teleoperation per robot (SetTeleopTarget, SetGripper), applied to the controllers before each step.
   struct Teleop {
     std::string robot;
@@ -139,7 +141,7 @@ void Simulator::Impl::ApplyPerturbation() {
     const double m = std::max(rigid->tree().body(b).mass, 1e-6);
     const Eigen::Vector3d g(model->gravity[0], model->gravity[1], model->gravity[2]);
     rigid->ApplyBodyWrench(b, p_W, m * (omega * omega * (target - p_W) - 2 * omega * v_P - g), Eigen::Vector3d::Zero());
-  } else if (p.kind == Perturbation::Kind::kObject && !perturb_ids.empty()) {
+  } else if (PullsObject()) {
     // The spring acts on the whole object's mass M, as on a rigid body: F = M (ω² (target − c) − 2ω v_c − g), with c
     // and v_c the grabbed patch's weighted centre and velocity. F is spread over the patch, more near the grabbed point
     // (weights perturb_weights), so the material deforms there and the rest is dragged along.
@@ -203,9 +205,8 @@ void Simulator::Step() {
   }
   s.ApplyPerturbation();
   s.ApplyTeleop();
-  // While the mouse spring pulls an MPM object it edits particle velocities before every step, which voids a P2G
-  // prepared for the next step: skip preparing it then.
-  s.mpm.set_prepare_next_step(!(s.perturbation.kind == Perturbation::Kind::kObject && !s.perturb_ids.empty()));
+  // The spring's velocity edits before every step would void a P2G prepared for the next step: skip preparing it.
+  s.mpm.set_prepare_next_step(!s.PullsObject());
   s.arena.execute([&] {
     s.mpm.SortParticlesByBlock();
     sums = s.mpm.Advance(sub_dt, substeps, contact_solve);
@@ -608,7 +609,7 @@ bool Simulator::PerturbationAnchor(std::array<double, 3>& anchor) const {
     anchor = {a.x(), a.y(), a.z()};
     return true;
   }
-  if (p.kind == Perturbation::Kind::kObject && !s.perturb_ids.empty()) {
+  if (s.PullsObject()) {
     Eigen::Vector3d c, v;
     s.PatchCentre(IndexById(s.mpm.particles()), c, v);  // the point the spring pulls
     anchor = {c.x(), c.y(), c.z()};

@@ -64,6 +64,14 @@ void StoreLanes(const T (&in)[N][kStressBatch], T* records, int stride, const in
 #endif
 }
 
+// values[i] ← values[order[i]] for every i, through `scratch`.
+template <typename T>
+void Reorder(const std::vector<std::int32_t>& order, std::vector<T>& values, std::vector<T>& scratch) {
+  scratch.resize(values.size());
+  for (std::size_t i = 0; i < order.size(); ++i) scratch[i] = values[order[i]];
+  values.swap(scratch);
+}
+
 // N grid nodes from node `node` of the block in storage slot `slot` (zeros when the slot is −1) to `to`; N is a
 // constant, so the copy unrolls.
 template <int N>
@@ -114,12 +122,12 @@ void MpmSolver::Reset() {
   stencils_current_ = false;
   sort_valid_ = false;
   memory_sorted_ = false;
-  next_p2g_ready_ = false;
+  prepared_dt_ = 0;
 }
 
 void MpmSolver::SetModel(const Model& model) {
   model_ = &model;
-  next_p2g_ready_ = false;  // masses, stresses and R₀ may change
+  prepared_dt_ = 0;  // masses, stresses and R₀ may change
   ConfigureForModel();
   for (std::size_t p = 0; p < particles_.size(); ++p) particles_.mass[p] = model.mass[particles_.id[p]];
 }
@@ -159,21 +167,11 @@ void MpmSolver::SortParticlesByBlock() {
   const std::vector<std::int32_t>& order = grid_.order();
   GatherParticles(particles_, order, scratch_);
   std::swap(particles_, scratch_);
-  // The cached stencils follow their particles (scratch arrays keep their capacity: no allocation per step).
-  base_scratch_.resize(base_.size());
-  fx_scratch_.resize(fx_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    base_scratch_[i] = base_[order[i]];
-    fx_scratch_[i] = fx_[order[i]];
-  }
-  base_.swap(base_scratch_);
-  fx_.swap(fx_scratch_);
-  // So do the rotations R₀ a pending P2G computed for the coming return map.
-  if (!rotations_.empty()) {
-    rotations_scratch_.resize(rotations_.size());
-    for (std::size_t i = 0; i < order.size(); ++i) rotations_scratch_[i] = rotations_[order[i]];
-    rotations_.swap(rotations_scratch_);
-  }
+  // The cached stencils follow their particles, and so do the rotations R₀ a prepared P2G computed for the coming
+  // return map (scratch arrays keep their capacity: no allocation per step).
+  Reorder(order, base_, base_scratch_);
+  Reorder(order, fx_, fx_scratch_);
+  if (!rotations_.empty()) Reorder(order, rotations_, rotations_scratch_);
   grid_.AdoptIdentityOrder();
   memory_sorted_ = true;
   runs_at_reorder_ = -1;  // the next pass records it
@@ -198,8 +196,8 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
   Clock::time_point t0 = Clock::now();
   // The first P2G, unless the last Advance's last pass did it for this dt. The grid survives sorts in between (a
   // sort leaves the active blocks and their nodes as they are until the next scatter).
-  const bool p2g_done = next_p2g_ready_ && next_p2g_dt_ == dt;
-  next_p2g_ready_ = false;
+  const bool p2g_done = prepared_dt_ == dt;
+  prepared_dt_ = 0;
   if (!p2g_done) {
     if (!sort_valid_) SortIntoBlocks(&counters);
     counters.sort_seconds += seconds(t0, Clock::now());
@@ -220,10 +218,7 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
     // G2P of this substep, fused with P2G of the next (that of the next Advance after the last substep).
     const bool last = k + 1 == substeps;
     TransferPass(dt, true, !last || prepare_next_step_, last, counters);
-    if (last && prepare_next_step_ && !diverged_) {
-      next_p2g_ready_ = true;
-      next_p2g_dt_ = dt;
-    }
+    if (last && prepare_next_step_ && !diverged_) prepared_dt_ = dt;
   }
   return counters;
 }
@@ -586,25 +581,13 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     const auto kind_of = [](const MaterialParams& m) {
       return m.model == MaterialModel::kFixedCorotated ? kFixed : ReusesRotation(m) ? kLinear : kOther;
     };
-    if (one_material) {
-      const MaterialParams& m = materials[material0];
-      const int k = kind_of(m);
-      kinds = k;
-      for (int l = 0; l < L; ++l) {
-        lane_material[l] = &m;
-        kind[l] = l < count ? k : 0;
-        lane_two_mu[l] = 2.0f * m.mu;
-        lane_lambda[l] = m.lambda;
-      }
-    } else {
-      for (int l = 0; l < L; ++l) {
-        const MaterialParams& m = materials[particles_.material[lane_particle[l]]];
-        lane_material[l] = &m;
-        kind[l] = l < count ? kind_of(m) : 0;
-        kinds |= kind[l];
-        lane_two_mu[l] = 2.0f * m.mu;
-        lane_lambda[l] = m.lambda;
-      }
+    for (int l = 0; l < L; ++l) {
+      const MaterialParams& m = materials[one_material ? material0 : particles_.material[lane_particle[l]]];
+      lane_material[l] = &m;
+      kind[l] = l < count ? kind_of(m) : 0;
+      kinds |= kind[l];
+      lane_two_mu[l] = 2.0f * m.mu;
+      lane_lambda[l] = m.lambda;
     }
     LoadLanes(particles_.mass.data(), 1, lane_particle, mass);
     LoadLanes(particles_.volume.data(), 1, lane_particle, volume);

@@ -81,7 +81,7 @@ class MpmSolver {
   /// scatter is not done for nothing.
   void set_prepare_next_step(bool on) { prepare_next_step_ = on; }
   /// The grid holds the P2G of the current particle state, done by the last Advance for a next one with its dt.
-  bool next_p2g_ready() const { return next_p2g_ready_; }
+  bool next_p2g_ready() const { return prepared_dt_ > 0; }
   /// One substep: Advance(dt, 1, grid_hook).
   SubstepCounters Substep(float dt, const std::function<void(float)>& grid_hook = {}) {
     return Advance(dt, 1, grid_hook);
@@ -104,7 +104,7 @@ class MpmSolver {
   const Particles& particles() const { return particles_; }
   /// Particle state for editing between substeps (tests).
   Particles& mutable_particles() {
-    next_p2g_ready_ = false;
+    prepared_dt_ = 0;
     stencils_current_ = false;
     sort_valid_ = false;
     memory_sorted_ = false;
@@ -113,7 +113,7 @@ class MpmSolver {
   /// Particle velocities for editing between steps (the mouse spring): positions stay, so the stencils and the
   /// block order stay valid.
   std::vector<Vec3f>& mutable_velocities() {
-    next_p2g_ready_ = false;
+    prepared_dt_ = 0;
     return particles_.v;
   }
   const SparseGrid& grid() const { return grid_; }
@@ -177,10 +177,9 @@ class MpmSolver {
   int max_base_[3] = {0, 0, 0};
   bool diverged_ = false;
   bool prepare_next_step_ = true;
-  // The grid holds the P2G of the particles' current state with dt next_p2g_dt_ (the last pass of the last Advance
-  // scattered too), so the next Advance with that dt starts at its grid update.
-  bool next_p2g_ready_ = false;
-  float next_p2g_dt_ = 0;
+  // When > 0, the grid holds the P2G of the particles' current state with this substep dt (the last pass of the
+  // last Advance scattered too), so the next Advance with that dt starts at its grid update; 0: nothing prepared.
+  float prepared_dt_ = 0;
   bool stencils_current_ = false;  // base_ and fx_ match the particles' positions and order
   // Every particle's stencil base is within its sorted block's reach: a pass may run without sorting.
   bool sort_valid_ = false;
