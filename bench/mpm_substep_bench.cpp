@@ -56,11 +56,13 @@ void RunMpmSubsteps(benchmark::State& state, int substeps, bool prepare) {
     for (int i = 0; i < 20; ++i) solver.Substep(1e-4f);
   });
   mpm::SubstepCounters phases;  // summed over the iterations
+  double runs = 0;              // runs of particles sharing a cell, summed over the iterations' last passes
   for (auto _ : state) {
     arena.execute([&] {
       solver.SortParticlesByBlock();
       phases.Accumulate(solver.Advance(1e-4f, substeps));
     });
+    runs += static_cast<double>(solver.runs());
   }
   if (solver.diverged()) state.SkipWithError("diverged");
   const double particles = model->num_particles;
@@ -76,6 +78,8 @@ void RunMpmSubsteps(benchmark::State& state, int substeps, bool prepare) {
   state.counters["g2p_ns"] = phases.g2p_seconds * per_particle;
   state.counters["g2p2g_ns"] = phases.g2p2g_seconds * per_particle;
   state.counters["sorts_per_substep"] = static_cast<double>(phases.sorts) / (substeps * state.iterations());
+  // The SIMD batch fill: particles per run of a shared stencil base (at most 8 of a run share a batch).
+  state.counters["particles_per_run"] = particles * static_cast<double>(state.iterations()) / runs;
   state.counters["p2g_passes_per_iteration"] = static_cast<double>(phases.p2g_passes) / state.iterations();
   state.counters["ns_per_particle_substep_per_core"] =
       benchmark::Counter(particles * substeps / threads * 1e-9,

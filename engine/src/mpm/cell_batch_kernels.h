@@ -133,71 +133,113 @@ inline void GatherLanes(const float* records, int stride, const int (&index)[kCe
 /// e < N and the first `count` lanes. The lanes are transposed in registers (a 4x8 or 8x8 transpose) and each
 /// lane's record is written with one masked or unaligned vector store (plus one scalar store for a ninth element),
 /// instead of N scalar stores per lane. Only the N elements of each record are written.
+///
+/// Written with named registers, not arrays indexed in loops: GCC kept such arrays on the stack, half a register
+/// at a time, and reloading them whole waited for those stores to drain (a store-forwarding stall per row).
 template <typename T, int N>
 inline void ScatterLanes(const T (&in)[N][kCellBatch], T* records, int stride, const int (&index)[kCellBatch],
                          int count) {
   static_assert(sizeof(T) == 4 && (N == 3 || (N == 9 && std::is_same_v<T, float>)));
-  const auto load = [&](int e) {
-    if constexpr (std::is_same_v<T, float>) {
-      return _mm256_load_ps(in[e]);
-    } else {
-      return _mm256_castsi256_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(in[e])));
-    }
+  const float* rows = reinterpret_cast<const float*>(in);  // row e: rows[8e .. 8e + 7]
+  const auto record = [&](int l) {
+    return reinterpret_cast<float*>(records + static_cast<std::ptrdiff_t>(stride) * index[l]);
   };
   if constexpr (N == 3) {
-    const __m256 r0 = load(0), r1 = load(1), r2 = load(2);
+    const __m256 r0 = _mm256_load_ps(rows), r1 = _mm256_load_ps(rows + 8), r2 = _mm256_load_ps(rows + 16);
     const __m256 a0 = _mm256_unpacklo_ps(r0, r1), a1 = _mm256_unpackhi_ps(r0, r1);
     const __m256 a2 = _mm256_unpacklo_ps(r2, r2), a3 = _mm256_unpackhi_ps(r2, r2);
-    // b[k] holds lane k's record in its low half and lane k + 4's in its high half (the fourth element is junk).
-    const __m256 b[4] = {_mm256_shuffle_ps(a0, a2, 0x44), _mm256_shuffle_ps(a0, a2, 0xEE),
-                         _mm256_shuffle_ps(a1, a3, 0x44), _mm256_shuffle_ps(a1, a3, 0xEE)};
+    // bk holds lane k's record in its low half and lane k + 4's in its high half (the fourth element is junk).
+    const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
+    const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
     const __m128i first3 = _mm_setr_epi32(-1, -1, -1, 0);
-    for (int l = 0; l < count; ++l) {
-      const __m128 lane = l < 4 ? _mm256_castps256_ps128(b[l]) : _mm256_extractf128_ps(b[l - 4], 1);
-      T* record = records + static_cast<std::ptrdiff_t>(stride) * index[l];
-      if constexpr (std::is_same_v<T, float>) {
-        _mm_maskstore_ps(record, first3, lane);
-      } else {
-        _mm_maskstore_epi32(record, first3, _mm_castps_si128(lane));
-      }
+    const auto put = [&](int l, __m128 lane) { _mm_maskstore_ps(record(l), first3, lane); };
+    if (count == kCellBatch) {
+      put(0, _mm256_castps256_ps128(b0));
+      put(1, _mm256_castps256_ps128(b1));
+      put(2, _mm256_castps256_ps128(b2));
+      put(3, _mm256_castps256_ps128(b3));
+      put(4, _mm256_extractf128_ps(b0, 1));
+      put(5, _mm256_extractf128_ps(b1, 1));
+      put(6, _mm256_extractf128_ps(b2, 1));
+      put(7, _mm256_extractf128_ps(b3, 1));
+    } else {
+      alignas(32) float lanes[4][8];  // whole-register stores and loads: no forwarding stall
+      _mm256_store_ps(lanes[0], b0);
+      _mm256_store_ps(lanes[1], b1);
+      _mm256_store_ps(lanes[2], b2);
+      _mm256_store_ps(lanes[3], b3);
+      for (int l = 0; l < count; ++l) put(l, _mm_load_ps(&lanes[l % 4][4 * (l / 4)]));
     }
   } else {
     // 8x8 transpose of elements 0-7; element 8 one float per lane.
-    __m256 r[8], t[8];
-    for (int e = 0; e < 8; ++e) r[e] = load(e);
-    for (int e = 0; e < 8; e += 2) {
-      t[e] = _mm256_unpacklo_ps(r[e], r[e + 1]);
-      t[e + 1] = _mm256_unpackhi_ps(r[e], r[e + 1]);
-    }
-    for (int e = 0; e < 8; e += 4) {
-      r[e] = _mm256_shuffle_ps(t[e], t[e + 2], 0x44);
-      r[e + 1] = _mm256_shuffle_ps(t[e], t[e + 2], 0xEE);
-      r[e + 2] = _mm256_shuffle_ps(t[e + 1], t[e + 3], 0x44);
-      r[e + 3] = _mm256_shuffle_ps(t[e + 1], t[e + 3], 0xEE);
-    }
-    // Now r[k] (k < 4) holds elements 0-3 of lanes k and k + 4, r[k + 4] their elements 4-7.
-    for (int k = 0; k < 4; ++k) {
-      t[k] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);      // lane k
-      t[k + 4] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x31);  // lane k + 4
-    }
-    for (int l = 0; l < count; ++l) {
-      float* record = records + static_cast<std::ptrdiff_t>(stride) * index[l];
-      _mm256_storeu_ps(record, t[l]);
-      record[8] = in[8][l];
+    const __m256 r0 = _mm256_load_ps(rows), r1 = _mm256_load_ps(rows + 8), r2 = _mm256_load_ps(rows + 16),
+                 r3 = _mm256_load_ps(rows + 24), r4 = _mm256_load_ps(rows + 32), r5 = _mm256_load_ps(rows + 40),
+                 r6 = _mm256_load_ps(rows + 48), r7 = _mm256_load_ps(rows + 56);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    // sk (k < 4) holds elements 0-3 of lanes k and k + 4, s(k + 4) their elements 4-7.
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    const __m256 u0 = _mm256_permute2f128_ps(s0, s4, 0x20), u4 = _mm256_permute2f128_ps(s0, s4, 0x31);
+    const __m256 u1 = _mm256_permute2f128_ps(s1, s5, 0x20), u5 = _mm256_permute2f128_ps(s1, s5, 0x31);
+    const __m256 u2 = _mm256_permute2f128_ps(s2, s6, 0x20), u6 = _mm256_permute2f128_ps(s2, s6, 0x31);
+    const __m256 u3 = _mm256_permute2f128_ps(s3, s7, 0x20), u7 = _mm256_permute2f128_ps(s3, s7, 0x31);
+    const float* ninth = rows + 64;
+    const auto put = [&](int l, __m256 lane) {
+      float* to = record(l);
+      _mm256_storeu_ps(to, lane);
+      to[8] = ninth[l];
+    };
+    if (count == kCellBatch) {
+      put(0, u0);
+      put(1, u1);
+      put(2, u2);
+      put(3, u3);
+      put(4, u4);
+      put(5, u5);
+      put(6, u6);
+      put(7, u7);
+    } else {
+      alignas(32) float lanes[8][8];  // whole-register stores and loads: no forwarding stall
+      _mm256_store_ps(lanes[0], u0);
+      _mm256_store_ps(lanes[1], u1);
+      _mm256_store_ps(lanes[2], u2);
+      _mm256_store_ps(lanes[3], u3);
+      _mm256_store_ps(lanes[4], u4);
+      _mm256_store_ps(lanes[5], u5);
+      _mm256_store_ps(lanes[6], u6);
+      _mm256_store_ps(lanes[7], u7);
+      for (int l = 0; l < count; ++l) put(l, _mm256_load_ps(lanes[l]));
     }
   }
 }
 
-/// LocateStencil along one axis for eight lanes: from positions x [m], the base node and x̂ − base with the same
-/// clamping (x̂ to [½, upper], a NaN to ½).
+/// Grid coordinates x̂ = (x − origin)/h of eight lanes along one axis, clamped as LocateStencil clamps them: to
+/// [½, upper], a NaN to ½.
+inline __m256 GridCoordinateBatch(const float (&x)[kCellBatch], float origin, float inv_h, float upper) {
+  const __m256 xg = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(x), _mm256_set1_ps(origin)), _mm256_set1_ps(inv_h));
+  return _mm256_min_ps(_mm256_max_ps(xg, _mm256_set1_ps(0.5f)), _mm256_set1_ps(upper));  // max: ½ for a NaN
+}
+
+/// LocateStencil along one axis for eight lanes: from positions x [m], the base node and x̂ − base.
 inline void LocateCellBatch(const float (&x)[kCellBatch], float origin, float inv_h, float upper,
                             int (&base)[kCellBatch], float (&fx)[kCellBatch]) {
-  __m256 xg = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(x), _mm256_set1_ps(origin)), _mm256_set1_ps(inv_h));
-  xg = _mm256_max_ps(xg, _mm256_set1_ps(0.5f));  // the second operand where the first is NaN
-  xg = _mm256_min_ps(xg, _mm256_set1_ps(upper));
+  const __m256 xg = GridCoordinateBatch(x, origin, inv_h, upper);
   const __m256i b = _mm256_cvttps_epi32(_mm256_floor_ps(_mm256_sub_ps(xg, _mm256_set1_ps(0.5f))));
   _mm256_store_si256(reinterpret_cast<__m256i*>(base), b);
   _mm256_store_ps(fx, _mm256_sub_ps(xg, _mm256_cvtepi32_ps(b)));
+}
+
+/// x̂ − base along one axis for eight lanes whose stencil base is `base` (LocateCellBatch's fx, bitwise, when
+/// the lanes lie in that cell).
+inline void CellOffsetBatch(const float (&x)[kCellBatch], float origin, float inv_h, float upper, int base,
+                            float (&fx)[kCellBatch]) {
+  const __m256 xg = GridCoordinateBatch(x, origin, inv_h, upper);
+  _mm256_store_ps(fx, _mm256_sub_ps(xg, _mm256_set1_ps(static_cast<float>(base))));
 }
 
 }  // namespace ductile::mpm

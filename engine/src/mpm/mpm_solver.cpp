@@ -64,6 +64,18 @@ void StoreLanes(const T (&in)[N][kStressBatch], T* records, int stride, const in
 #endif
 }
 
+// index[l] = run[l] for the lanes below `count`, run[0] in the others (reads run[0 .. count − 1] only); one
+// vector store, so the lanes' gathers can load it at once.
+void LaneIndices(const std::int32_t* run, int count, int (&index)[kStressBatch]) {
+#if DUCTILE_CELL_BATCH
+  const __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i lanes = _mm256_maskload_epi32(run, used);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(index), _mm256_blendv_epi8(_mm256_set1_epi32(run[0]), lanes, used));
+#else
+  for (int l = 0; l < kStressBatch; ++l) index[l] = run[l < count ? l : 0];
+#endif
+}
+
 // values[i] ← values[order[i]] for every i, through `scratch`.
 template <typename T>
 void Reorder(const std::vector<std::int32_t>& order, std::vector<T>& values, std::vector<T>& scratch) {
@@ -135,7 +147,6 @@ void MpmSolver::SetModel(const Model& model) {
 void MpmSolver::ComputeBases() {
   const std::size_t n = particles_.size();
   base_.resize(n);
-  fx_.resize(n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 2048), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t p = r.begin(); p != r.end(); ++p) {
       StoreStencil(static_cast<int>(p));
@@ -148,14 +159,11 @@ void MpmSolver::StoreStencil(int p) {
   Stencil s;
   LocateStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
   base_[p] = {s.base[0], s.base[1], s.base[2]};
-  fx_[p] = s.fx;
 }
 
-Stencil MpmSolver::CachedStencil(int p) const {
+Stencil MpmSolver::ParticleStencil(int p) const {
   Stencil s;
-  for (int a = 0; a < 3; ++a) s.base[a] = base_[p][a];
-  s.fx = fx_[p];
-  StencilWeights(s);
+  ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
   return s;
 }
 
@@ -170,7 +178,6 @@ void MpmSolver::SortParticlesByBlock() {
   // The cached stencils follow their particles, and so do the rotations R₀ a prepared P2G computed for the coming
   // return map (scratch arrays keep their capacity: no allocation per step).
   Reorder(order, base_, base_scratch_);
-  Reorder(order, fx_, fx_scratch_);
   if (!rotations_.empty()) Reorder(order, rotations_, rotations_scratch_);
   grid_.AdoptIdentityOrder();
   memory_sorted_ = true;
@@ -215,15 +222,16 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
     t0 = Clock::now();
     if (!sort_valid_) SortIntoBlocks(&counters);
     counters.sort_seconds += seconds(t0, Clock::now());
-    // G2P of this substep, fused with P2G of the next (that of the next Advance after the last substep).
+    // G2P of this substep, fused with P2G of the next (that of the next Advance after the last substep). The
+    // particles' v and C are stored after the last one, and after each one when the grid hook reads them.
     const bool last = k + 1 == substeps;
-    TransferPass(dt, true, !last || prepare_next_step_, last, counters);
+    TransferPass(dt, true, !last || prepare_next_step_, last || static_cast<bool>(grid_hook), counters);
     if (last && prepare_next_step_ && !diverged_) prepared_dt_ = dt;
   }
   return counters;
 }
 
-void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_c, SubstepCounters& counters) {
+void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_state, SubstepCounters& counters) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
   const int num_occupied = grid_.num_occupied_blocks();
@@ -236,7 +244,7 @@ void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_c, 
   std::atomic<bool> escaped{false};
   tbb::parallel_for(tbb::blocked_range<int>(0, num_occupied, 1), [&](const tbb::blocked_range<int>& r) {
     for (int b = r.begin(); b != r.end(); ++b) {
-      const int flags = TransferBlock(b, dt, gather, scatter, store_c);
+      const int flags = TransferBlock(b, dt, gather, scatter, store_state);
       if (flags & kDiverged) diverged.store(true, std::memory_order_relaxed);
       if (flags & kEscaped) escaped.store(true, std::memory_order_relaxed);
     }
@@ -327,7 +335,7 @@ void MpmSolver::ReduceWindows(int slot) {
 }
 
 void MpmSolver::ScatterToGrid(int p, const Mat3f& affine) {
-  const Stencil s = CachedStencil(p);
+  const Stencil s = ParticleStencil(p);
   ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], affine, [&](int di, int dj, int dk, const Float4& q) {
     const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
     if (index >= 0) grid_.nodes_data[index] += q;  // always, unless the particle diverged
@@ -363,7 +371,7 @@ int MpmSolver::UpdateGrid(float dt) {
   return total;
 }
 
-int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool store_c) {
+int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool store_state) {
   constexpr int L = kStressBatch;
   const std::int32_t* order = grid_.order().data();
   const MaterialParams* materials = model_->materials.data();
@@ -380,6 +388,26 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
   const auto in_reach = [&](int x, int y, int z) {
     return static_cast<unsigned>(x - o[0]) <= kReach && static_cast<unsigned>(y - o[1]) <= kReach &&
            static_cast<unsigned>(z - o[2]) <= kReach;
+  };
+#if !DUCTILE_CELL_BATCH
+  // The grid coordinate along axis a of position component x, clamped as LocateStencil clamps it (so the cast
+  // to a base is always defined; a NaN becomes the lower bound).
+  const auto grid_coordinate = [&](float x, int a) {
+    const float xg = (x - origin_[a]) * inv_h_;
+    const float above = xg > 0.5f ? xg : 0.5f;
+    return above < max_base_f[a] ? above : max_base_f[a];
+  };
+#endif
+  // x̂ − cell per axis of lanes whose stencil base is `cell` (the stencil offsets LocateStencil gives), from
+  // their positions x.
+  const auto cell_offsets = [&](const float(&x)[3][L], const std::array<int, 3>& cell, float(&fx)[3][L]) {
+    for (int a = 0; a < 3; ++a) {
+#if DUCTILE_CELL_BATCH
+      CellOffsetBatch(x[a], origin_[a], inv_h_, max_base_f[a], cell[a], fx[a]);
+#else
+      for (int l = 0; l < L; ++l) fx[a][l] = grid_coordinate(x[a][l], a) - static_cast<float>(cell[a]);
+#endif
+    }
   };
   int flags = 0;
 
@@ -433,8 +461,10 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     int count = 1;
     while (count < L && q0 + count < end && SameCell(base_[order[q0 + count]], cell)) ++count;
     ++runs;
-    int lane_particle[L];
-    for (int l = 0; l < L; ++l) lane_particle[l] = order[q0 + (l < count ? l : 0)];
+    // Lane arrays are written and read whole-lane (SIMD) where the compiler can: a vector load of lanes just
+    // written one by one waits for the stores to reach the cache (a store-forwarding stall), a dozen cycles each.
+    alignas(32) int lane_particle[L];
+    LaneIndices(order + q0, count, lane_particle);
     // A run's particles nearly always share one material (one object fills the cell): then one lookup for all.
     const std::int32_t material0 = particles_.material[lane_particle[0]];
     bool one_material = true;
@@ -444,22 +474,28 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     alignas(32) float fx_lanes[3][L];
     // Padding lanes (from `count` on) rest: zero velocity and C, F the identity.
     const auto rest_padding_lanes = [&] {
-      for (int l = count; l < L; ++l) {
-        for (int r = 0; r < 3; ++r) {
-          v[r][l] = 0;
-          for (int k = 0; k < 3; ++k) c[r][k][l] = 0;
-        }
-        for (int e = 0; e < 9; ++e) f[e][l] = e % 4 == 0 ? 1.0f : 0.0f;
+      if (count == L) return;
+      for (int r = 0; r < 3; ++r) {
+#pragma omp simd
+        for (int l = 0; l < L; ++l) v[r][l] = l < count ? v[r][l] : 0.0f;
+        for (int k = 0; k < 3; ++k)
+#pragma omp simd
+          for (int l = 0; l < L; ++l) c[r][k][l] = l < count ? c[r][k][l] : 0.0f;
       }
+      for (int e = 0; e < 9; ++e)
+#pragma omp simd
+        for (int l = 0; l < L; ++l) f[e][l] = l < count ? f[e][l] : (e % 4 == 0 ? 1.0f : 0.0f);
     };
     if (gather) {
       const Float4* corner = in + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]);
       alignas(32) float x[3][L];
+      LoadLanes(&particles_.x[0].x, 3, lane_particle, x);
+      // The padding lanes repeat lane 0's particle, so every lane has a valid stencil (results ignored).
+      alignas(32) float fx[3][L];
+      cell_offsets(x, cell, fx);
 #if DUCTILE_CELL_BATCH
       static_assert(kCellBatch == L);
       {
-        alignas(32) float fx[3][L];
-        LoadLanes(&fx_[0].x, 3, lane_particle, fx);
         CellBatchStencil batch;
         CellBatchWeights(fx, h_, batch);
         GatherCellBatch(batch, corner, inv_h_, v, c);
@@ -468,16 +504,18 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       for (int l = 0; l < L; ++l) {
         Vec3f vp;
         Mat3f Cp;
+        Stencil s;
+        for (int a = 0; a < 3; ++a) s.base[a] = cell[a];
+        s.fx = Vec3f{fx[0][l], fx[1][l], fx[2][l]};
+        StencilWeights(s);
         GatherParticle(
-            CachedStencil(lane_particle[l]), h_, inv_h_,
-            [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, vp, Cp);
+            s, h_, inv_h_, [corner](int di, int dj, int dk) { return corner[WindowIndex(di, dj, dk)]; }, vp, Cp);
         for (int r = 0; r < 3; ++r) {
           v[r][l] = vp[r];
           for (int k = 0; k < 3; ++k) c[r][k][l] = Cp.m[r][k];
         }
       }
 #endif
-      LoadLanes(&particles_.x[0].x, 3, lane_particle, x);
       LoadLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
       rest_padding_lanes();
       // x += Δt v; the stencil of the new position (LocateStencil, for the scatter, the next sort and transfers);
@@ -489,10 +527,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         LocateCellBatch(x[a], origin_[a], inv_h_, max_base_f[a], base_lanes[a], fx_lanes[a]);
 #else
         for (int l = 0; l < L; ++l) {
-          // As LocateStencil: clamped so the cast is always defined, a NaN becomes the lower bound.
-          float xg = (x[a][l] - origin_[a]) * inv_h_;
-          xg = xg > 0.5f ? xg : 0.5f;
-          xg = xg < max_base_f[a] ? xg : max_base_f[a];
+          const float xg = grid_coordinate(x[a][l], a);
           base_lanes[a][l] = static_cast<int>(std::floor(xg - 0.5f));
           fx_lanes[a][l] = xg - static_cast<float>(base_lanes[a][l]);
         }
@@ -546,24 +581,26 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       }
       if (diverged_lanes) flags |= kDiverged;
       if (escaped_lanes) flags |= kEscaped;
-      // The lanes back into the particles' records.
-      StoreLanes(v, &particles_.v[0].x, 3, lane_particle, count);
+      // The lanes back into the particles' records. A fused pass uses v and C from the lanes (the next gather
+      // overwrites them), so only a pass whose state is read before the next gather stores them (`store_state`);
+      // v also where a particle left its block's reach (the one-by-one scatter reads it) or diverged (the
+      // message reads it).
       StoreLanes(x, &particles_.x[0].x, 3, lane_particle, count);
       StoreLanes(f, &particles_.F[0].m[0][0], 9, lane_particle, count);
       StoreLanes(base_lanes, base_[0].data(), 3, lane_particle, count);
-      StoreLanes(fx_lanes, &fx_[0].x, 3, lane_particle, count);
-      // A fused pass uses C from the lanes (the next gather overwrites it), so only the last G2P of an Advance
-      // stores it, for the state between steps.
-      if (store_c)
+      if (store_state || escaped_lanes || diverged_lanes) StoreLanes(v, &particles_.v[0].x, 3, lane_particle, count);
+      if (store_state)
         StoreLanes(reinterpret_cast<const float(&)[9][L]>(c), &particles_.C[0].m[0][0], 9, lane_particle, count);
     } else {
-      // P2G on its own: the lanes from the particles' state.
+      // P2G on its own: the lanes from the particles' state; every lane's stencil base is the run's cell.
+      alignas(32) float x[3][L];
+      LoadLanes(&particles_.x[0].x, 3, lane_particle, x);
       LoadLanes(&particles_.v[0].x, 3, lane_particle, v);
       LoadLanes(&particles_.C[0].m[0][0], 9, lane_particle, reinterpret_cast<float(&)[9][L]>(c));
       LoadLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
-      LoadLanes(&fx_[0].x, 3, lane_particle, fx_lanes);
+      cell_offsets(x, cell, fx_lanes);
       for (int l = 0; l < L; ++l)
-        for (int r = 0; r < 3; ++r) base_lanes[r][l] = base_[lane_particle[l]][r];
+        for (int a = 0; a < 3; ++a) base_lanes[a][l] = cell[a];
       rest_padding_lanes();
     }
     if (!scatter) {
@@ -574,24 +611,42 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     // Kirchhoff stresses: the fixed corotated lanes and the plastic linear corotated lanes each through their
     // SIMD batch (the other lanes set to the identity, a fixed point of the rotation's iteration, and ignored),
     // the lanes of other materials one by one.
-    int kind[L];
+    alignas(32) int kind[L];
     int kinds = 0;
     alignas(32) float mass[1][L], volume[1][L], lane_two_mu[L], lane_lambda[L];
     const MaterialParams* lane_material[L];
     const auto kind_of = [](const MaterialParams& m) {
       return m.model == MaterialModel::kFixedCorotated ? kFixed : ReusesRotation(m) ? kLinear : kOther;
     };
-    for (int l = 0; l < L; ++l) {
-      const MaterialParams& m = materials[one_material ? material0 : particles_.material[lane_particle[l]]];
-      lane_material[l] = &m;
-      kind[l] = l < count ? kind_of(m) : 0;
-      kinds |= kind[l];
-      lane_two_mu[l] = 2.0f * m.mu;
-      lane_lambda[l] = m.lambda;
+    if (one_material) {
+      const MaterialParams& m = materials[material0];
+      const int k = kind_of(m);
+      const float two_mu0 = 2.0f * m.mu, lambda0 = m.lambda;
+      kinds = k;
+#pragma omp simd
+      for (int l = 0; l < L; ++l) {
+        kind[l] = l < count ? k : 0;
+        lane_two_mu[l] = two_mu0;
+        lane_lambda[l] = lambda0;
+      }
+      for (int l = 0; l < L; ++l) lane_material[l] = &m;
+    } else {
+      for (int l = 0; l < L; ++l) {
+        const MaterialParams& m = materials[particles_.material[lane_particle[l]]];
+        lane_material[l] = &m;
+        kind[l] = l < count ? kind_of(m) : 0;
+        kinds |= kind[l];
+        lane_two_mu[l] = 2.0f * m.mu;
+        lane_lambda[l] = m.lambda;
+      }
     }
     LoadLanes(particles_.mass.data(), 1, lane_particle, mass);
     LoadLanes(particles_.volume.data(), 1, lane_particle, volume);
-    for (int l = count; l < L; ++l) mass[0][l] = volume[0][l] = 0.0f;
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      mass[0][l] = l < count ? mass[0][l] : 0.0f;
+      volume[0][l] = l < count ? volume[0][l] : 0.0f;
+    }
     // Zero in the padding lanes, which have zero mass and volume: 0·τ must not meet stale stack contents (a NaN).
     // A batch of fixed corotated lanes alone writes every lane itself.
     alignas(32) float tau[9][L];
@@ -602,13 +657,16 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       if (!(kinds & batch)) continue;
       alignas(32) float two_mu[L], lam[L], fb[9][L];
       const bool all = kinds == batch;  // every used lane is of this kind: f as it is
+#pragma omp simd
       for (int l = 0; l < L; ++l) {
-        const bool mine = kind[l] == batch;
+        const bool mine = all ? l < count : kind[l] == batch;
         two_mu[l] = mine ? lane_two_mu[l] : 0.0f;
         lam[l] = mine ? lane_lambda[l] : 0.0f;
-        if (!all)
-          for (int e = 0; e < 9; ++e) fb[e][l] = mine ? f[e][l] : (e % 4 == 0 ? 1.0f : 0.0f);
       }
+      if (!all)
+        for (int e = 0; e < 9; ++e)
+#pragma omp simd
+          for (int l = 0; l < L; ++l) fb[e][l] = kind[l] == batch ? f[e][l] : (e % 4 == 0 ? 1.0f : 0.0f);
       const float(&fl)[9][L] = all ? f : fb;
       if (batch == kFixed && all) {
         FixedCorotatedKirchhoffLanes(fl, two_mu, lam, count, tau);

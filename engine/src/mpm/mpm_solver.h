@@ -94,8 +94,11 @@ class MpmSolver {
   }
   /// A grid node: after the grid update, velocity [m/s] in lanes 0-2 and mass [kg] in lane 3.
   Float4& node(int index) { return grid_.nodes_data[index]; }
-  /// The stencil of particle p at its current position (valid between P2G and G2P).
-  Stencil ParticleStencil(int p) const { return CachedStencil(p); }
+  /// The stencil of particle p at its current position.
+  Stencil ParticleStencil(int p) const;
+
+  /// Runs of particles sharing a stencil base (the SIMD batches hold up to eight of one run) in the last pass.
+  std::int64_t runs() const { return runs_; }
 
   bool diverged() const { return diverged_; }
   /// A description of the first diverged particle (by id): object, position, velocity. Empty if none.
@@ -121,23 +124,23 @@ class MpmSolver {
  private:
   /// What follows from the model alone: grid-update parameters, storage for the reused rotations.
   void ConfigureForModel();
-  /// Computes every particle's stencil base and offset. G2P keeps them current as it moves the particles, so this
-  /// runs only after a reset, an edit or a reorder (positions do not change between P2G and G2P).
+  /// Computes every particle's stencil base. G2P keeps them current as it moves the particles, so this runs only
+  /// after a reset or an edit (positions do not change between P2G and G2P). The offsets x̂ − base are not kept:
+  /// each pass computes them from the positions it loads anyway.
   void ComputeBases();
-  /// Stores the stencil base and offset of particle p at its position.
+  /// Stores the stencil base of particle p at its position.
   void StoreStencil(int p);
-  /// The stencil of particle p from the values ComputeBases stored.
-  Stencil CachedStencil(int p) const;
   /// Sorts the particles into blocks by their current stencil bases; counts the sort in `counters` when given.
   void SortIntoBlocks(SubstepCounters* counters = nullptr);
   /// One pass over the particles, block by block in parallel: G2P (`gather`), then P2G into the block windows
   /// (`scatter`), or both fused. After a scatter, the windows are summed onto the grid and the particles that
-  /// left their block's reach are scattered one by one; they make the next pass sort first. `store_c`: the gather
-  /// stores each particle's C (the last G2P of an Advance; fused passes between its grid updates keep C in lanes).
+  /// left their block's reach are scattered one by one; they make the next pass sort first. `store_state`: the
+  /// gather stores each particle's v and C (the last G2P of an Advance, or each one when a grid hook reads the
+  /// particles; fused passes between grid updates keep v and C in lanes).
   /// Adds the pass's times to `counters`.
-  void TransferPass(float dt, bool gather, bool scatter, bool store_c, SubstepCounters& counters);
+  void TransferPass(float dt, bool gather, bool scatter, bool store_state, SubstepCounters& counters);
   /// The pass on one occupied block; returns flags: a particle diverged, a particle left the block's reach.
-  int TransferBlock(int occupied_block, float dt, bool gather, bool scatter, bool store_c);
+  int TransferBlock(int occupied_block, float dt, bool gather, bool scatter, bool store_state);
   /// Sums the windows overlapping active block `slot` into its nodes.
   void ReduceWindows(int slot);
   /// P2G of particle p, with its affine momentum from the pass, straight onto the grid (its nodes' blocks must be
@@ -150,9 +153,7 @@ class MpmSolver {
   Particles scratch_;
   SparseGrid grid_;
   std::vector<std::array<int, 3>> base_;          // per particle: stencil base node
-  std::vector<Vec3f> fx_;                         // per particle: x̂ − base, in cells
-  std::vector<std::array<int, 3>> base_scratch_;  // for reordering base_ and fx_
-  std::vector<Vec3f> fx_scratch_;
+  std::vector<std::array<int, 3>> base_scratch_;  // for reordering base_
   // Per occupied block: its particles' P2G into an 8x8x8 node window; all zero between passes (ReduceWindows zeroes
   // what it sums).
   std::vector<Float4> windows_;
@@ -180,7 +181,7 @@ class MpmSolver {
   // When > 0, the grid holds the P2G of the particles' current state with this substep dt (the last pass of the
   // last Advance scattered too), so the next Advance with that dt starts at its grid update; 0: nothing prepared.
   float prepared_dt_ = 0;
-  bool stencils_current_ = false;  // base_ and fx_ match the particles' positions and order
+  bool stencils_current_ = false;  // base_ matches the particles' positions and order
   // Every particle's stencil base is within its sorted block's reach: a pass may run without sorting.
   bool sort_valid_ = false;
   // The grid's active blocks are those of the current sort.
