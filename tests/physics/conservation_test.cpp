@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "mpm/mpm_solver.h"
 #include "scene_fixture.h"
@@ -284,6 +285,31 @@ TEST(Conservation, PreparedP2GSurvivesSortsBetweenSteps) {
   // The dough yields (plastic strain up to 0.095 here) and round-off moves it by about 1e-6; R₀ left in the old
   // order after a reorder (tried by skipping its permutation) moves it by 4e-3.
   EXPECT_LT(worst_plastic, 1e-5);
+}
+
+// A fused pass keeps v and C in its lanes, and stores them only where they are read before the next pass. A grid
+// hook (the rigid-body contact solve) reads the particles' positions, velocities and stencils in every substep, so
+// with a hook each pass must store them: what the hook sees in an Advance of four substeps must be bitwise what it
+// sees between four Advances of one substep (the same passes; each of those stores its state at its end). With
+// stale velocities (tried by storing v only after the last substep) the hook's view differs from the second
+// substep on.
+TEST(Conservation, GridHookSeesEachSubstepsParticleState) {
+  const auto model = testing::ModelFromYaml(kBlobScene);
+  constexpr int kSubsteps = 4;
+  const auto run = [&](int advances, int substeps) {
+    mpm::MpmSolver solver(*model);
+    RandomMotion(solver.mutable_particles(), 0.3f);
+    std::vector<mpm::Particles> seen;
+    const auto hook = [&](float) { seen.push_back(solver.particles()); };
+    for (int k = 0; k < advances; ++k) solver.Advance(1e-4f, substeps, hook);
+    EXPECT_FALSE(solver.diverged());
+    return seen;
+  };
+  const std::vector<mpm::Particles> fused = run(1, kSubsteps);
+  const std::vector<mpm::Particles> stepped = run(kSubsteps, 1);
+  ASSERT_EQ(fused.size(), static_cast<std::size_t>(kSubsteps));
+  ASSERT_EQ(stepped.size(), static_cast<std::size_t>(kSubsteps));
+  for (int k = 0; k < kSubsteps; ++k) EXPECT_EQ(DifferingParticles(fused[k], stepped[k]), 0) << "substep " << k;
 }
 
 }  // namespace
