@@ -455,12 +455,29 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
   // updates and the checks in lane loops that the compiler vectorises; the stress and the scatter from the same
   // lanes. Padding lanes hold a resting identity of zero mass.
   const int end = grid_.occupied_begin(b + 1);
+  const int num_particles = static_cast<int>(particles_.size());
+  constexpr int kPrefetchAhead = 32;  // particles: about four runs
   int runs = 0;
   for (int q0 = grid_.occupied_begin(b); q0 < end;) {
     const std::array<int, 3> cell = base_[order[q0]];
     int count = 1;
     while (count < L && q0 + count < end && SameCell(base_[order[q0 + count]], cell)) ++count;
     ++runs;
+    // The records of the particles a few runs ahead, towards the cache (the sort keeps a block's particles
+    // together in memory, and the pass reads them in that order).
+    if (const int ahead = q0 + kPrefetchAhead; ahead < num_particles) {
+      const int p = order[ahead];
+      const auto fetch = [](const void* address, std::size_t bytes) {
+        for (std::size_t offset = 0; offset < bytes; offset += 64)
+          __builtin_prefetch(static_cast<const char*>(address) + offset);
+      };
+      fetch(&particles_.F[p], L * sizeof(Mat3f));
+      fetch(&particles_.x[p], L * sizeof(Vec3f));
+      fetch(&base_[p], L * sizeof(base_[0]));
+      fetch(&particles_.mass[p], L * sizeof(float));
+      fetch(&particles_.volume[p], L * sizeof(float));
+      fetch(&particles_.material[p], L * sizeof(std::int32_t));
+    }
     // Lane arrays are written and read whole-lane (SIMD) where the compiler can: a vector load of lanes just
     // written one by one waits for the stores to reach the cache (a store-forwarding stall), a dozen cycles each.
     alignas(32) int lane_particle[L];
