@@ -2,7 +2,8 @@
 // once, CPU only. The particles' matrices are in lanes (structure of arrays: f[e][l] is element e, row-major, of
 // lane l's F), so the compiler turns every loop over lanes into SIMD instructions (8 floats with AVX2): the polar
 // rotation and the stress cost a fraction of doing them one particle at a time. The rotation R of F = R S comes
-// from Newton's iteration X ← ½(γX + (γX)⁻ᵀ) (Higham 1986, Eq. 3.1), here with the Frobenius-norm scaling
+// from the Newton–Schulz iteration (products only) when every lane of the batch is near a scaled rotation, else
+// from Newton's iteration X ← ½(γX + (γX)⁻ᵀ) (Higham 1986, Eq. 3.1) with the Frobenius-norm scaling
 // γ = (‖X⁻¹‖_F / ‖X‖_F)^½ (Higham's Eq. 3.3; a square root, which vectorises, where FastPolarRotation3 uses a cube
 // root). The lane loops carry `#pragma omp simd` (the engine compiles with -fopenmp-simd: vectorisation hints
 // only, no OpenMP runtime). Lanes outside Newton's domain (F nearly flat or inverted) or not converged fall back to
@@ -23,8 +24,76 @@ namespace ductile::mpm {
 /// Particles per batch: one AVX2 register of floats.
 inline constexpr int kStressBatch = 8;
 
+/// a·b + c, fused (one rounding) where the target has FMA, so the lane loops below vectorise to FMA instructions.
+inline float FusedMulAdd(float a, float b, float c) {
+#if defined(__FMA__)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+/// The rotation R of F = R S for the lanes, by the Newton–Schulz iteration X ← X (3I − XᵀX)/2 (Björck and Bowie
+/// 1971; Higham 2008, "Functions of Matrices", ch. 8) from X₀ = F/‖F‖_rms. It needs neither an inverse nor
+/// a square root, only products (fused multiply-adds), and converges quadratically, E ← ¾E² + O(E³) for
+/// E = I − XᵀX, while ‖E‖ < 1. It serves batches whose every lane is near a scaled rotation (‖E₀‖_F ≤ ½: elastic
+/// strains up to about 20%, the common case); it stops after the update that follows an ‖E‖²_F ≤ 4ε, which
+/// leaves XᵀX within about 3ε of I. Returns false (x then holds no result) when a lane is outside that domain or
+/// has not converged. `size2` = ‖F‖²_F/3 per lane.
+inline bool NewtonSchulzRotationLanes(const float (&f)[9][kStressBatch], const float (&size2)[kStressBatch],
+                                      float (&x)[9][kStressBatch]) {
+  constexpr int L = kStressBatch;
+  constexpr int kMaxIterations = 6;  // ‖E₀‖ = ½ needs 4
+  constexpr float kDomain2 = 0.25f;  // ‖E₀‖²_F
+  const float tol2 = 4.0f * std::numeric_limits<float>::epsilon();
+  alignas(32) float inverse_size[L];
+#pragma omp simd
+  for (int l = 0; l < L; ++l) inverse_size[l] = 1.0f / std::sqrt(size2[l]);
+  for (int e = 0; e < 9; ++e)
+#pragma omp simd
+    for (int l = 0; l < L; ++l) x[e][l] = f[e][l] * inverse_size[l];
+  for (int it = 0; it < kMaxIterations; ++it) {
+    alignas(32) float error2[L];
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      // X (named values, not an array: an array in this loop keeps GCC from vectorising it).
+      const float x00 = x[0][l], x01 = x[1][l], x02 = x[2][l];
+      const float x10 = x[3][l], x11 = x[4][l], x12 = x[5][l];
+      const float x20 = x[6][l], x21 = x[7][l], x22 = x[8][l];
+      // G = XᵀX (symmetric; its entries are dot products of X's columns), then H = ½E = ½(I − G).
+      const float h00 = 0.5f * (1.0f - FusedMulAdd(x20, x20, FusedMulAdd(x10, x10, x00 * x00)));
+      const float h11 = 0.5f * (1.0f - FusedMulAdd(x21, x21, FusedMulAdd(x11, x11, x01 * x01)));
+      const float h22 = 0.5f * (1.0f - FusedMulAdd(x22, x22, FusedMulAdd(x12, x12, x02 * x02)));
+      const float h01 = -0.5f * FusedMulAdd(x20, x21, FusedMulAdd(x10, x11, x00 * x01));
+      const float h02 = -0.5f * FusedMulAdd(x20, x22, FusedMulAdd(x10, x12, x00 * x02));
+      const float h12 = -0.5f * FusedMulAdd(x21, x22, FusedMulAdd(x11, x12, x01 * x02));
+      // ‖E‖²_F = 4‖H‖²_F.
+      const float diagonal = FusedMulAdd(h00, h00, FusedMulAdd(h11, h11, h22 * h22));
+      const float off = FusedMulAdd(h01, h01, FusedMulAdd(h02, h02, h12 * h12));
+      error2[l] = 4.0f * (diagonal + 2.0f * off);
+      // X ← X + X H.
+      x[0][l] = FusedMulAdd(x02, h02, FusedMulAdd(x01, h01, FusedMulAdd(x00, h00, x00)));
+      x[1][l] = FusedMulAdd(x02, h12, FusedMulAdd(x01, h11, FusedMulAdd(x00, h01, x01)));
+      x[2][l] = FusedMulAdd(x02, h22, FusedMulAdd(x01, h12, FusedMulAdd(x00, h02, x02)));
+      x[3][l] = FusedMulAdd(x12, h02, FusedMulAdd(x11, h01, FusedMulAdd(x10, h00, x10)));
+      x[4][l] = FusedMulAdd(x12, h12, FusedMulAdd(x11, h11, FusedMulAdd(x10, h01, x11)));
+      x[5][l] = FusedMulAdd(x12, h22, FusedMulAdd(x11, h12, FusedMulAdd(x10, h02, x12)));
+      x[6][l] = FusedMulAdd(x22, h02, FusedMulAdd(x21, h01, FusedMulAdd(x20, h00, x20)));
+      x[7][l] = FusedMulAdd(x22, h12, FusedMulAdd(x21, h11, FusedMulAdd(x20, h01, x21)));
+      x[8][l] = FusedMulAdd(x22, h22, FusedMulAdd(x21, h12, FusedMulAdd(x20, h02, x22)));
+    }
+    float worst = 0;
+#pragma omp simd reduction(max : worst)
+    for (int l = 0; l < L; ++l) worst = error2[l] > worst ? error2[l] : worst;
+    if (it == 0 && !(worst <= kDomain2)) return false;  // also for a NaN
+    if (worst <= tol2) return true;
+  }
+  return false;
+}
+
 /// The rotation R of F = R S for the lanes: x[e][l] = R_l; det_f[l] = det F_l. Lanes from `count` on must hold a
-/// valid F (the identity); their R is left as Newton's iterate. Pure, thread-safe.
+/// valid F (the identity); their R is left as the iterate. Batches near scaled rotations go through
+/// NewtonSchulzRotationLanes; the others through Newton's iteration below. Pure, thread-safe.
 inline void PolarRotationLanes(const float (&f)[9][kStressBatch], int count, float (&x)[9][kStressBatch],
                                float (&det_f)[kStressBatch]) {
   constexpr int L = kStressBatch;
@@ -35,17 +104,25 @@ inline void PolarRotationLanes(const float (&f)[9][kStressBatch], int count, flo
   // x = Newton iterate (→ R). A lane outside Newton's domain iterates from the identity, a fixed point, and is
   // replaced below.
   alignas(32) float newton_ok[L];  // 1 or 0
-#pragma omp simd
+  alignas(32) float size2[L];
+  int all_ok = 1;
+#pragma omp simd reduction(& : all_ok)
   for (int l = 0; l < L; ++l) {
     const float c0 = f[4][l] * f[8][l] - f[5][l] * f[7][l];
     const float c1 = f[5][l] * f[6][l] - f[3][l] * f[8][l];
     const float c2 = f[3][l] * f[7][l] - f[4][l] * f[6][l];
     det_f[l] = f[0][l] * c0 + f[1][l] * c1 + f[2][l] * c2;
-    float size2 = 0;
-    for (int e = 0; e < 9; ++e) size2 += f[e][l] * f[e][l];
-    size2 *= 1.0f / 3.0f;
-    newton_ok[l] = det_f[l] > kMinRelativeDeterminant * size2 * std::sqrt(size2) ? 1.0f : 0.0f;
+    float s2 = 0;
+    for (int e = 0; e < 9; ++e) s2 += f[e][l] * f[e][l];
+    s2 *= 1.0f / 3.0f;
+    size2[l] = s2;
+    const bool ok = det_f[l] > kMinRelativeDeterminant * s2 * std::sqrt(s2);
+    newton_ok[l] = ok ? 1.0f : 0.0f;
+    all_ok &= ok ? 1 : 0;
   }
+  // Every lane with a positive, not too small determinant (a flat or inverted F goes to the SVD below) and near
+  // a scaled rotation: the Newton–Schulz iteration.
+  if (all_ok && NewtonSchulzRotationLanes(f, size2, x)) return;
   for (int e = 0; e < 9; ++e)
 #pragma omp simd
     for (int l = 0; l < L; ++l) x[e][l] = newton_ok[l] * f[e][l] + (1.0f - newton_ok[l]) * (e % 4 == 0 ? 1.0f : 0.0f);
