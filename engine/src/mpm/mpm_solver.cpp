@@ -484,8 +484,11 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     LaneIndices(order + q0, count, lane_particle);
     // A run's particles nearly always share one material (one object fills the cell): then one lookup for all.
     const std::int32_t material0 = particles_.material[lane_particle[0]];
-    bool one_material = true;
-    for (int l = 1; l < count; ++l) one_material &= particles_.material[lane_particle[l]] == material0;
+    const std::int32_t* particle_material = particles_.material.data();
+    int other_materials = 0;  // the padding lanes repeat lane 0's particle
+#pragma omp simd reduction(| : other_materials)
+    for (int l = 0; l < L; ++l) other_materials |= particle_material[lane_particle[l]] != material0 ? 1 : 0;
+    const bool one_material = other_materials == 0;
     alignas(32) float v[3][L], c[3][3][L], f[9][L];
     alignas(32) int base_lanes[3][L];
     alignas(32) float fx_lanes[3][L];
@@ -727,9 +730,15 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       }
     }
 #if DUCTILE_CELL_BATCH
-    bool same_base = true;
-    for (int l = 1; l < count; ++l)
-      for (int a = 0; a < 3; ++a) same_base &= base_lanes[a][l] == base_lanes[a][0];
+    const int base0[3] = {base_lanes[0][0], base_lanes[1][0], base_lanes[2][0]};
+    int other_bases = 0;
+#pragma omp simd reduction(| : other_bases)
+    for (int l = 0; l < L; ++l)
+      other_bases |=
+          l < count && (base_lanes[0][l] != base0[0] || base_lanes[1][l] != base0[1] || base_lanes[2][l] != base0[2])
+              ? 1
+              : 0;
+    const bool same_base = other_bases == 0;
     // The run's particles (almost always) still share a base: one SIMD batch; a run of one or two costs less one
     // particle at a time.
     constexpr int kMinBatch = 3;
