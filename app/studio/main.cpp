@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
     std::cerr << "ductile: no Vulkan implementation (error " << vulkan.errorCode() << "); the viewport stays empty\n";
   ductile::studio::MainWindow window(have_vulkan ? &vulkan : nullptr);
   if (scale >= 0) window.SetRenderScale(scale);
-  if (turntable_speed != 0 && window.viewport()) window.viewport()->SetTurntable(turntable_speed);
+  if (turntable_speed != 0) window.SetTurntable(turntable_speed);
   window.show();
   const QStringList args = parser.positionalArguments();
   QString scene = args.isEmpty() ? QString(DUCTILE_SOURCE_DIR) + "/scenes/dough_rolling.yaml" : args.front();

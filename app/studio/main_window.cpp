@@ -15,6 +15,7 @@
 #include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStatusBar>
 #include <QTextStream>
 #include <QTimer>
@@ -311,6 +312,7 @@ void MainWindow::BuildMenus() {
   connect(turntable, &QAction::toggled, this, [this](bool on) {
     if (viewport_) viewport_->SetTurntable(on ? kTurntableDegreesPerSecond : 0.0);
   });
+  turntable_action_ = turntable;
   QAction* forces = view->addAction("Contact forces");
   forces->setCheckable(true);
   forces->setChecked(true);
@@ -529,6 +531,15 @@ void MainWindow::SetRenderScale(float scale) {
   if (!render_scale_group_) return;
   for (QAction* action : render_scale_group_->actions()) {
     if (action->data().toFloat() == scale) action->setChecked(true);
+  }
+}
+
+void MainWindow::SetTurntable(double degrees_per_second) {
+  if (viewport_) viewport_->SetTurntable(degrees_per_second);
+  if (turntable_action_) {
+    // The menu item shows the state; its own handler would set its fixed speed instead of this one.
+    const QSignalBlocker quiet(turntable_action_);
+    turntable_action_->setChecked(degrees_per_second != 0);
   }
 }
 

@@ -60,6 +60,9 @@ class MainWindow : public QMainWindow {
   /// The viewport's render scale (Viewport::SetRenderScale: 0 automatic, else 0.5, 0.75 or 1 as in View > Render
   /// scale, whose entry it checks; other values in (0, 1] are used as given). Not remembered; the menu's choice is.
   void SetRenderScale(float scale);
+  /// Turns the camera about its target at `degrees_per_second` (0 stops it), as View > Turntable does at 20°/s;
+  /// the menu item shows whether it turns.
+  void SetTurntable(double degrees_per_second);
   /// Starts recording the open scene (what Record > Start recording… does once its dialog is accepted). On a
   /// problem (no scene, a recording running, a bad path, size or rate, no Vulkan device) shows it in a dialog and
   /// the log, leaves no file and returns false.
@@ -115,6 +118,7 @@ class MainWindow : public QMainWindow {
   QComboBox* speed_ = nullptr;
   QComboBox* color_ = nullptr;
   QActionGroup* render_scale_group_ = nullptr;
+  QAction* turntable_action_ = nullptr;
   QTimer* timer_ = nullptr;
 
   std::unique_ptr<SimController> controller_;

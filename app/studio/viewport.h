@@ -89,6 +89,7 @@ class Viewport : public QVulkanWindow {
   /// as soon as the last one is done, as a turntable for demos (and a steady stream of frames, as while the user
   /// orbits, for measuring the viewport's frame rate).
   void SetTurntable(double degrees_per_second);
+  double turntable() const { return turntable_; }
   /// The render scale in effect (automatic resolved; 1 until the Vulkan device is known).
   float render_scale() const;
   /// The size the last frame's scene was drawn at [pixels] (the viewport's size at scale 1).

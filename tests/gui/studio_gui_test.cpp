@@ -241,6 +241,13 @@ class StudioGuiTest : public QObject {
     const std::uint64_t off = viewport->frames();
     QTest::qWait(700);
     QVERIFY(viewport->frames() - off <= 1);
+    // `ductile --turntable 45` goes through MainWindow::SetTurntable: its speed, and the menu item checked; the
+    // menu item then switches it off.
+    window_->SetTurntable(45);
+    QCOMPARE(viewport->turntable(), 45.0);
+    QVERIFY(action->isChecked());
+    action->setChecked(false);
+    QCOMPARE(viewport->turntable(), 0.0);
     viewport->camera().yaw = yaw;  // the view the later tests expect
     viewport->requestUpdate();
   }
