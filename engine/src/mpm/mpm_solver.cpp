@@ -175,7 +175,7 @@ void MpmSolver::SortParticlesByBlock() {
   const std::vector<std::int32_t>& order = grid_.order();
   GatherParticles(particles_, order, scratch_);
   std::swap(particles_, scratch_);
-  // The cached stencils follow their particles, and so do the rotations R₀ a prepared P2G computed for the coming
+  // The stencil bases follow their particles, and so do the rotations R₀ a prepared P2G computed for the coming
   // return map (scratch arrays keep their capacity: no allocation per step).
   Reorder(order, base_, base_scratch_);
   if (!rotations_.empty()) Reorder(order, rotations_, rotations_scratch_);
