@@ -80,7 +80,7 @@ struct Simulator::Impl {
   void ApplyPerturbation();
   // The grabbed patch's centre and velocity with the spring's weights; returns Σ w m [kg]. `index` from IndexById.
   double PatchCentre(const std::vector<std::int32_t>& index, Eigen::Vector3d& c, Eigen::Vector3d& v) const;
-  /// The mouse spring pulls an MPM object (it edits that object's particle velocities before every step).
+  // The mouse spring pulls an MPM object (it edits that object's particle velocities before every step).
   bool PullsObject() const { return perturbation.kind == Perturbation::Kind::kObject && !perturb_ids.empty(); }
   // Teleoperation per robot (SetTeleopTarget, SetGripper), applied to the controllers before each step.
   struct Teleop {

@@ -390,12 +390,8 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
            static_cast<unsigned>(z - o[2]) <= kReach;
   };
 #if !DUCTILE_CELL_BATCH
-  // The grid coordinate along axis a of position component x, clamped as LocateStencil clamps it (so the cast
-  // to a base is always defined; a NaN becomes the lower bound).
   const auto grid_coordinate = [&](float x, int a) {
-    const float xg = (x - origin_[a]) * inv_h_;
-    const float above = xg > 0.5f ? xg : 0.5f;
-    return above < max_base_f[a] ? above : max_base_f[a];
+    return ClampedGridCoordinate(x, origin_[a], inv_h_, max_base_f[a]);
   };
 #endif
   // x̂ − cell per axis of lanes whose stencil base is `cell` (the stencil offsets LocateStencil gives), from
@@ -743,8 +739,11 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     // particle at a time.
     constexpr int kMinBatch = 3;
     if (same_base && count >= kMinBatch && in_reach(base_lanes[0][0], base_lanes[1][0], base_lanes[2][0])) {
-      for (int l = count; l < L; ++l)
-        for (int a = 0; a < 3; ++a) fx_lanes[a][l] = fx_lanes[a][0];
+      // The padding lanes take lane 0's offsets (whole-lane, so the weights' vector loads do not wait on scalar
+      // stores).
+      for (int a = 0; a < 3; ++a)
+#pragma omp simd
+        for (int l = 0; l < L; ++l) fx_lanes[a][l] = l < count ? fx_lanes[a][l] : fx_lanes[a][0];
       CellBatchStencil s;
       CellBatchWeights(fx_lanes, h_, s);
       ScatterCellBatch(s, mass[0], mv, A,

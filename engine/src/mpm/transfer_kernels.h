@@ -54,16 +54,21 @@ SIM_HD void StencilWeights(Stencil& s) {
   }
 }
 
+/// The grid coordinate x̂ = (x − origin)·inv_h of one position component, clamped to [½, upper] so that the cast
+/// of x̂ − ½ to a base node is always defined: a NaN fails the first comparison and becomes the lower bound.
+SIM_HD float ClampedGridCoordinate(float x, float origin, float inv_h, float upper) {
+  const float xg = (x - origin) * inv_h;
+  const float above = xg > 0.5f ? xg : 0.5f;
+  return above < upper ? above : upper;
+}
+
 /// The base node and fractional offset of a particle's stencil at x [m] on a grid with node 0 at origin and
 /// spacing 1/inv_h (the weights are left to StencilWeights). The base is clamped to [0, max_base] per axis so a
 /// runaway particle cannot index outside the grid (the simulator detects and reports divergence separately).
 SIM_HD void LocateStencil(const Vec3f& x, const Vec3f& origin, float inv_h, const int max_base[3], Stencil& s) {
   SIM_UNROLL
   for (int a = 0; a < 3; ++a) {
-    // Clamped so the cast below is always defined: a NaN fails the first comparison and becomes the lower bound.
-    float xg = (x[a] - origin[a]) * inv_h;
-    xg = xg > 0.5f ? xg : 0.5f;
-    xg = xg < static_cast<float>(max_base[a]) + 0.5f ? xg : static_cast<float>(max_base[a]) + 0.5f;
+    const float xg = ClampedGridCoordinate(x[a], origin[a], inv_h, static_cast<float>(max_base[a]) + 0.5f);
     const int b = static_cast<int>(std::floor(xg - 0.5f));
     s.base[a] = b;
     s.fx[a] = xg - static_cast<float>(b);
