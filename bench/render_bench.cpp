@@ -75,16 +75,16 @@ Snapshot DoughSlab(int nx, int ny, int nz) {
   return snapshot;
 }
 
-// Arguments: particle count selector (0: 30x30x6, 1: 50x50x20), samples per pixel and render scale [%] (the scene
-// drawn at that fraction of the image's width and height and scaled up, as the studio's viewport does on a CPU
-// device).
+// Arguments: particle count selector (0: 30x30x6, 1: 50x50x20), samples per pixel, render scale [%] (the scene
+// drawn at that fraction of the image's width and height and scaled up) and cpu (1: drawn as the studio's viewport
+// draws on a CPU device, OffscreenRenderer's cpu_viewport: a UNORM image, the scaled scene scaled up on the host).
 void BM_RenderFrame(benchmark::State& state) {
   const Snapshot snapshot = state.range(0) == 0 ? DoughSlab(30, 30, 6) : DoughSlab(50, 50, 20);
   const auto samples = static_cast<int>(state.range(1));
   const float render_scale = static_cast<float>(state.range(2)) / 100.0f;
   std::unique_ptr<render::OffscreenRenderer> renderer;
   try {
-    renderer = render::OffscreenRenderer::Create(kWidth, kHeight, samples);
+    renderer = render::OffscreenRenderer::Create(kWidth, kHeight, samples, true, state.range(3) != 0);
   } catch (const render::NoVulkanDeviceError& error) {
     state.SkipWithError(error.what());
     return;
@@ -103,8 +103,9 @@ void BM_RenderFrame(benchmark::State& state) {
   state.SetLabel(renderer->DeviceName());
 }
 BENCHMARK(BM_RenderFrame)
-    ->ArgNames({"slab", "samples", "scale"})
-    ->ArgsProduct({{0, 1}, {1, 4}, {100, 50}})
+    ->ArgNames({"slab", "samples", "scale", "cpu"})
+    ->ArgsProduct({{0, 1}, {1, 4}, {100, 50}, {0}})
+    ->ArgsProduct({{0, 1}, {1}, {100, 50}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(2.0);

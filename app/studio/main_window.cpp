@@ -77,7 +77,6 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   if (vulkan_) {
     viewport_ = new Viewport;
     viewport_->setVulkanInstance(vulkan_);
-    viewport_->ChooseColorFormat();
     viewport_widget_ = QWidget::createWindowContainer(viewport_, this);
     viewport_widget_->setMinimumSize(320, 240);
     viewport_widget_->setFocusPolicy(Qt::StrongFocus);

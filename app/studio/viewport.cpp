@@ -2,9 +2,10 @@
 
 #include <QDateTime>
 #include <QElapsedTimer>
+#include <QExposeEvent>
 #include <QMouseEvent>
-#include <QVulkanDeviceFunctions>
-#include <QVulkanFunctions>
+#include <QPlatformSurfaceEvent>
+#include <QVulkanInstance>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <numbers>
 
 #include "ductile/render/renderer.h"
+#include "window_swapchain.h"
 
 namespace ductile::studio {
 namespace {
@@ -99,88 +101,6 @@ bool IsSrgb(VkFormat format) {
          format == VK_FORMAT_A8B8G8R8_SRGB_PACK32;
 }
 
-// Draws the viewport's scene with render::SceneRenderer into the swapchain's default render pass.
-class ViewportRenderer : public QVulkanWindowRenderer {
- public:
-  explicit ViewportRenderer(Viewport* window) : window_(window) {}
-
-  void initResources() override { CreateSceneRenderer(); }
-  void releaseResources() override { renderer_.reset(); }
-
-  void CreateSceneRenderer() {
-    renderer_.reset();
-    render::SceneRendererTarget target;
-    target.render_pass = window_->defaultRenderPass();
-    target.samples = window_->sampleCountFlagBits();
-    target.srgb_target = IsSrgb(window_->colorFormat());
-    target.color_format = window_->colorFormat();
-    target.depth_format = window_->depthStencilFormat();
-    target.frames_in_flight = static_cast<std::uint32_t>(window_->concurrentFrameCount());
-    try {
-      renderer_ = std::make_unique<render::SceneRenderer>(window_->physicalDevice(), window_->device(), target);
-    } catch (const std::exception& e) {
-      emit window_->vulkanFailed(QString::fromStdString(e.what()));
-    }
-  }
-
-  void startNextFrame() override {
-    if (window_->TakeSceneClosed()) {
-      // A new scene gets a new SceneRenderer once the frames in flight are done with the old one. Besides starting
-      // its caches afresh, this keeps the old renderer's particle descriptor from pointing at a freed buffer when a
-      // scene without particles follows one with them (which crashed lavapipe; reported with issue 6).
-      window_->vulkanInstance()->deviceFunctions(window_->device())->vkDeviceWaitIdle(window_->device());
-      CreateSceneRenderer();
-    }
-    VkCommandBuffer cb = window_->currentCommandBuffer();
-    const QSize size = window_->swapChainImageSize();
-    const VkExtent2D extent{static_cast<std::uint32_t>(size.width()), static_cast<std::uint32_t>(size.height())};
-    const std::uint32_t frame = static_cast<std::uint32_t>(window_->currentFrame());
-    bool prepared = false;
-    Viewport::FrameTimes times;
-    QElapsedTimer timer;
-    timer.start();
-    if (renderer_) {
-      try {
-        const render::RenderScene scene = window_->BuildScene();
-        times.build_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
-        renderer_->PrepareFrame(cb, frame, scene, extent, window_->render_scale());
-        prepared = true;
-      } catch (const std::exception& e) {
-        emit window_->vulkanFailed(QString::fromStdString(e.what()));
-        renderer_.reset();
-      }
-    }
-    VkClearValue clear[3] = {};
-    clear[0].color = {{0.16f, 0.17f, 0.19f, 1.0f}};
-    clear[1].depthStencil = {1.0f, 0};
-    clear[2].color = clear[0].color;
-    VkRenderPassBeginInfo begin{};
-    begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-    begin.renderPass = window_->defaultRenderPass();
-    begin.framebuffer = window_->currentFramebuffer();
-    begin.renderArea.extent = extent;
-    begin.clearValueCount = window_->sampleCountFlagBits() > VK_SAMPLE_COUNT_1_BIT ? 3 : 2;
-    begin.pClearValues = clear;
-    QVulkanDeviceFunctions* f = window_->vulkanInstance()->deviceFunctions(window_->device());
-    f->vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
-    if (prepared) renderer_->RecordDraws(cb, frame);
-    f->vkCmdEndRenderPass(cb);
-    times.record_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
-    window_->frameReady();
-    times.total_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
-    QSize scene_size;
-    if (prepared) {
-      const VkExtent2D drawn = renderer_->SceneExtent(frame);
-      scene_size = QSize(static_cast<int>(drawn.width), static_cast<int>(drawn.height));
-    }
-    window_->FrameDone(scene_size, times);
-  }
-
- private:
-  Viewport* window_;
-  std::unique_ptr<render::SceneRenderer> renderer_;
-};
-
 }  // namespace
 
 render::Camera OrbitCamera::ToCamera() const {
@@ -205,25 +125,124 @@ void OrbitCamera::FromCamera(const render::Camera& c) {
 }
 
 Viewport::Viewport() {
-  // Colour written as sRGB by the hardware where the surface offers it.
-  setPreferredColorFormats({VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R8G8B8A8_SRGB});
+  setSurfaceType(QSurface::VulkanSurface);
 }
 
-Viewport::~Viewport() = default;
+Viewport::~Viewport() {
+  ReleaseVulkan();
+}
 
-void Viewport::ChooseColorFormat() {
-  // The device QVulkanWindow will use is the first (physicalDeviceIndex 0). On a CPU device a UNORM swapchain (the
-  // renderer's shaders then encode sRGB themselves) makes the render scale's full-size pass a plain filtered copy,
-  // without an sRGB decode per texel and an encode per pixel: about 5 ms less per 1280x720 frame on lavapipe
-  // (bench/results/*-render.md).
-  const QList<VkPhysicalDeviceProperties> devices = availablePhysicalDevices();
-  if (!devices.isEmpty() && devices.front().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
-    setPreferredColorFormats({VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM});
+bool Viewport::event(QEvent* event) {
+  if (event->type() == QEvent::UpdateRequest) {
+    RenderFrame();
+    return true;
+  }
+  if (event->type() == QEvent::PlatformSurface && static_cast<QPlatformSurfaceEvent*>(event)->surfaceEventType() ==
+                                                      QPlatformSurfaceEvent::SurfaceAboutToBeDestroyed) {
+    ReleaseVulkan();
+  }
+  return QWindow::event(event);
+}
+
+void Viewport::exposeEvent(QExposeEvent*) {
+  if (isExposed()) RenderFrame();
+}
+
+void Viewport::resizeEvent(QResizeEvent*) {
+  // The next frame makes a swapchain of the new size.
+  if (isExposed()) requestUpdate();
+}
+
+bool Viewport::EnsureVulkan() {
+  if (swapchain_) return true;
+  if (vulkan_failed_ || vulkanInstance() == nullptr || !isExposed()) return false;
+  try {
+    // Colour written as sRGB by the hardware where the surface offers it. On a CPU device UNORM (the renderer's
+    // shaders encode sRGB themselves): the scene image then holds what the swapchain stores, so scaling it up is a
+    // plain filter of its bytes (on the host, SceneRenderer::UpscalesOnHost) without decoding and encoding each texel.
+    QVulkanInstance* instance = vulkanInstance();
+    const bool cpu = WindowSwapchain::FirstDeviceIsCpu(instance);
+    const std::array<VkFormat, 2> srgb{VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R8G8B8A8_SRGB};
+    const std::array<VkFormat, 2> unorm{VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM};
+    swapchain_ = std::make_unique<WindowSwapchain>(instance, this, cpu ? std::span(unorm) : std::span(srgb));
+    CreateSceneRenderer();
+  } catch (const std::exception& e) {
+    ReleaseVulkan();
+    vulkan_failed_ = true;
+    emit vulkanFailed(QString::fromStdString(e.what()));
+    return false;
+  }
+  return renderer_ != nullptr;
+}
+
+void Viewport::ReleaseVulkan() {
+  if (swapchain_) swapchain_->WaitIdle();
+  renderer_.reset();
+  swapchain_.reset();
+}
+
+void Viewport::CreateSceneRenderer() {
+  renderer_.reset();
+  render::SceneRendererTarget target;
+  target.render_pass = swapchain_->clear_pass();
+  target.samples = VK_SAMPLE_COUNT_1_BIT;
+  target.srgb_target = IsSrgb(swapchain_->color_format());
+  target.color_format = swapchain_->color_format();
+  target.depth_format = swapchain_->depth_format();
+  target.frames_in_flight = WindowSwapchain::kFramesInFlight;
+  // On a CPU device the scene image is scaled up on the host and copied into the swapchain image (RenderFrame).
+  target.host_upscale = swapchain_->cpu_device() && swapchain_->takes_uploads();
+  renderer_ = std::make_unique<render::SceneRenderer>(swapchain_->physical_device(), swapchain_->device(), target);
+}
+
+void Viewport::RenderFrame(QImage* grab) {
+  if (grab != nullptr) *grab = QImage();
+  if (!EnsureVulkan()) return;
+  try {
+    WindowSwapchain::Frame frame;
+    if (!swapchain_->BeginFrame(frame)) {
+      if (swapchain_->image_size().isEmpty()) return;  // no area: the next expose or resize draws
+      requestUpdate();                                 // out of date: the next frame makes a new swapchain
+      return;
+    }
+    if (std::exchange(scene_closed_, false)) {
+      // A new scene gets a new SceneRenderer once the frames in flight are done with the old one. Besides starting
+      // its caches afresh, this keeps the old renderer's particle descriptor from pointing at a freed buffer when a
+      // scene without particles follows one with them (which crashed lavapipe; reported with issue 6).
+      swapchain_->WaitIdle();
+      CreateSceneRenderer();
+    }
+    FrameTimes times;
+    QElapsedTimer timer;
+    timer.start();
+    const render::RenderScene scene = BuildScene();
+    times.build_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+    renderer_->PrepareFrame(frame.prepare, frame.slot, scene, frame.extent, render_scale());
+    const bool host_upscale = renderer_->UpscalesOnHost(frame.slot);
+    if (host_upscale) {
+      // The scene is drawn at a fraction of the size and copied out; scaled up here; copied into the image; the HUD
+      // is drawn over it.
+      swapchain_->SubmitPrepareAndWait(frame);
+      renderer_->UpscaleOnHost(frame.slot);
+      renderer_->RecordUpload(frame.draw, frame.slot, frame.image);
+    }
+    swapchain_->BeginPass(frame, host_upscale);
+    renderer_->RecordDraws(frame.draw, frame.slot);
+    swapchain_->EndPass(frame);
+    times.record_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+    swapchain_->EndFrame(frame, grab);
+    times.total_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+    const VkExtent2D drawn = renderer_->SceneExtent(frame.slot);
+    FrameDone(QSize(static_cast<int>(drawn.width), static_cast<int>(drawn.height)), times);
+  } catch (const std::exception& e) {
+    ReleaseVulkan();
+    vulkan_failed_ = true;
+    emit vulkanFailed(QString::fromStdString(e.what()));
   }
 }
 
-QVulkanWindowRenderer* Viewport::createRenderer() {
-  return new ViewportRenderer(this);
+QSize Viewport::swapChainImageSize() const {
+  return swapchain_ ? swapchain_->image_size() : QSize();
 }
 
 void Viewport::SetSnapshot(const Snapshot* snapshot) {
@@ -316,9 +335,8 @@ void Viewport::CameraAxes(std::array<float, 3>& right, std::array<float, 3>& up,
 
 float Viewport::render_scale() const {
   if (render_scale_ > 0) return render_scale_;
-  // QVulkanWindow knows its physical device once it is exposed; a CPU device gets half the pixels each way.
-  const VkPhysicalDeviceProperties* properties = isValid() ? physicalDeviceProperties() : nullptr;
-  return properties != nullptr && properties->deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0.5f : 1.0f;
+  // The device is known once the window has been exposed; a CPU device gets half the pixels each way.
+  return swapchain_ && swapchain_->cpu_device() ? 0.5f : 1.0f;
 }
 
 void Viewport::SetTurntable(double degrees_per_second) {
@@ -393,11 +411,8 @@ Pick Viewport::PickAt(int x, int y) const {
 }
 
 QImage Viewport::GrabImage() {
-  QImage image = grab();
-  const VkFormat format = colorFormat();
-  if (!image.isNull() && (format == VK_FORMAT_B8G8R8A8_SRGB || format == VK_FORMAT_B8G8R8A8_UNORM)) {
-    image = image.rgbSwapped();
-  }
+  QImage image;
+  RenderFrame(&image);
   return image;
 }
 

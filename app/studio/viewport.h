@@ -1,12 +1,12 @@
-// The 3D viewport: a QVulkanWindow that draws the SimController's newest Snapshot with render::SceneRenderer
-// into its swapchain, with an orbit camera (left drag: orbit, right or shift-left drag: pan, wheel: zoom), click
-// picking of rigid bodies and MPM objects, and the mouse spring (Ctrl + left drag pulls what is under the cursor
-// in the plane facing the camera, like MuJoCo's perturbation). While teleoperating it draws the target as a gizmo:
-// three arrows along the world axes from the target, of a constant size on screen; a left drag that starts on an
-// arrow moves the target along that axis.
+// The 3D viewport: a window with a Vulkan surface (WindowSwapchain) that draws the SimController's newest Snapshot
+// with render::SceneRenderer into its swapchain, with an orbit camera (left drag: orbit, right or shift-left drag: pan,
+// wheel: zoom), click picking of rigid bodies and MPM objects, and the mouse spring (Ctrl + left drag pulls what is
+// under the cursor in the plane facing the camera, like MuJoCo's perturbation). While teleoperating it draws the target
+// as a gizmo: three arrows along the world axes from the target, of a constant size on screen; a left drag that starts
+// on an arrow moves the target along that axis.
 #pragma once
 
-#include <QVulkanWindow>
+#include <QWindow>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,7 +18,13 @@
 #include "ductile/simulator.h"
 #include "ductile/snapshot.h"
 
+namespace ductile::render {
+class SceneRenderer;
+}
+
 namespace ductile::studio {
+
+class WindowSwapchain;
 
 /// What a click picked.
 struct Pick {
@@ -50,23 +56,18 @@ struct TeleopGizmo {
   bool operator==(const TeleopGizmo&) const = default;
 };
 
-class Viewport : public QVulkanWindow {
+class Viewport : public QWindow {
   Q_OBJECT
 
  public:
+  /// Set the Vulkan instance (QWindow::setVulkanInstance) before the window is shown; the device and swapchain are
+  /// made when it is first exposed (on a GPU an sRGB swapchain, on a CPU device UNORM; see the definition).
   Viewport();
   ~Viewport() override;
-
-  QVulkanWindowRenderer* createRenderer() override;
-  /// Picks the swapchain's colour format for the device the window will use; call after setVulkanInstance and
-  /// before the window is shown. sRGB on a GPU, UNORM on a CPU device (see the definition).
-  void ChooseColorFormat();
 
   /// The snapshot to draw (owned by the caller, alive until the next call or destruction). Null: the scene closes;
   /// the next scene is drawn by a new SceneRenderer, whose per-frame buffers, descriptors and caches start empty.
   void SetSnapshot(const Snapshot* snapshot);
-  /// Whether the scene closed since the last call (the renderer then starts afresh); for the viewport's renderer.
-  bool TakeSceneClosed() { return std::exchange(scene_closed_, false); }
   render::ViewOptions& view_options() { return view_; }
   OrbitCamera& camera() { return camera_; }
   /// Frames the current snapshot.
@@ -106,18 +107,17 @@ class Viewport : public QVulkanWindow {
   float GizmoLength() const;
   /// The gizmo arrow (0 x, 1 y, 2 z) within a few pixels of window pixel `pixel`, or −1.
   int GizmoAxisAt(QPointF pixel) const;
-  /// The current frame as an image in the usual RGB order (QVulkanWindow::grab leaves B and R swapped for BGRA
-  /// swapchains).
+  /// Draws a frame now and returns it as an opaque RGB image (null when the viewport cannot draw).
   QImage GrabImage();
+  /// The swapchain's size [pixels] (the window's in device pixels); empty before the first frame.
+  QSize swapChainImageSize() const;
   /// Wall time the UI thread spent in the frames drawn so far [ms], summed: building the RenderScene, then also
-  /// recording the frame, then also submitting and presenting it (which on lavapipe waits for the rasteriser).
+  /// recording the frame (on a CPU device also drawing the scene and scaling it up), then also submitting and
+  /// presenting it (which on lavapipe waits for the rasteriser).
   struct FrameTimes {
     double build_ms = 0, record_ms = 0, total_ms = 0;
   };
   const FrameTimes& frame_times() const { return frame_times_; }
-  /// Called by the renderer after each frame, with the size its scene was drawn at and the frame's UI thread times
-  /// (each FrameTimes member for this frame alone).
-  void FrameDone(QSize scene_size, const FrameTimes& times);
 
  signals:
   void picked(const Pick& pick);
@@ -128,12 +128,28 @@ class Viewport : public QVulkanWindow {
   void gizmoDragged(const std::array<double, 3>& position);
 
  protected:
+  bool event(QEvent* event) override;
+  void exposeEvent(QExposeEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
 
  private:
+  // Draws one frame (and copies it into `grab` when non-null). Vulkan failures drop the device and are reported
+  // through vulkanFailed once.
+  void RenderFrame(QImage* grab = nullptr);
+  // Makes the device, swapchain and renderer when the window has its surface; false when it cannot (yet).
+  bool EnsureVulkan();
+  void ReleaseVulkan();
+  void CreateSceneRenderer();
+  // After each frame: the size its scene was drawn at and the frame's UI thread times (for this frame alone).
+  void FrameDone(QSize scene_size, const FrameTimes& times);
+
+  std::unique_ptr<WindowSwapchain> swapchain_;
+  std::unique_ptr<render::SceneRenderer> renderer_;
+  bool vulkan_failed_ = false;
   const Snapshot* snapshot_ = nullptr;
   render::ViewOptions view_;
   OrbitCamera camera_;

@@ -81,6 +81,10 @@ layout(constant_id = 0) const bool kEncodeSrgb = false;
 vec4 EncodeOutput(vec4 linear) {
   if (!kEncodeSrgb) return linear;
   vec3 c = clamp(linear.rgb, 0.0, 1.0);
-  vec3 encoded = mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));
+  vec3 s1 = sqrt(c);
+  vec3 s2 = sqrt(s1);
+  vec3 s3 = sqrt(s2);
+  vec3 curve = 0.662002687 * s1 + 0.684122060 * s2 - 0.323583601 * s3 - 0.0225411470 * c;
+  vec3 encoded = mix(c * 12.92, curve, step(vec3(0.0031308), c));
   return vec4(encoded, linear.a);
 }

@@ -15,8 +15,8 @@
 #include <string>
 
 #include "backends/imgui_impl_vulkan.h"
+#include "ductile/render/vulkan_util.h"
 #include "imgui.h"
-#include "vulkan_util.h"
 
 namespace ductile::render {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ductile/render/renderer.h"
-#include "vulkan_util.h"
+#include "ductile/render/vulkan_util.h"
 
 namespace ductile::render {
 namespace {
@@ -49,6 +49,7 @@ struct OffscreenRenderer::Impl {
       resolve = GpuImage();
       if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
       if (render_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, render_pass, nullptr);
+      if (load_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, load_pass, nullptr);
       if (fence != VK_NULL_HANDLE) vkDestroyFence(device, fence, nullptr);
       if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, command_pool, nullptr);
       vkDestroyDevice(device, nullptr);
@@ -57,7 +58,9 @@ struct OffscreenRenderer::Impl {
   }
 
   void CreateDevice();
-  void CreateTarget(int requested_samples, bool ground_cache);
+  void CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport);
+  // Submits the command buffer (ended) and waits until it has run.
+  void Submit();
 
   int width = 0;
   int height = 0;
@@ -73,6 +76,7 @@ struct OffscreenRenderer::Impl {
   VkFence fence = VK_NULL_HANDLE;
   VkFormat color_format = VK_FORMAT_R8G8B8A8_SRGB;
   VkRenderPass render_pass = VK_NULL_HANDLE;
+  VkRenderPass load_pass = VK_NULL_HANDLE;  // render_pass loading the colour, for frames scaled up on the host.
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   GpuImage color;  // Multisampled when samples > 1, else the image that is read back.
   GpuImage depth;
@@ -156,7 +160,7 @@ void OffscreenRenderer::Impl::CreateDevice() {
   Check(vkCreateFence(device, &fence_info, nullptr, &fence), "vkCreateFence");
 }
 
-void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_cache) {
+void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport) {
   VkPhysicalDeviceProperties properties{};
   vkGetPhysicalDeviceProperties(physical_device, &properties);
   if (static_cast<std::uint32_t>(width) > properties.limits.maxFramebufferWidth ||
@@ -180,8 +184,9 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   // An sRGB target lets the hardware encode and blend in linear space; a UNORM one makes the shaders encode.
   const VkFormatFeatureFlags color_features =
       VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT;
-  color_format = SupportsOptimal(physical_device, VK_FORMAT_R8G8B8A8_SRGB, color_features) ? VK_FORMAT_R8G8B8A8_SRGB
-                                                                                           : VK_FORMAT_R8G8B8A8_UNORM;
+  color_format = !cpu_viewport && SupportsOptimal(physical_device, VK_FORMAT_R8G8B8A8_SRGB, color_features)
+                     ? VK_FORMAT_R8G8B8A8_SRGB
+                     : VK_FORMAT_R8G8B8A8_UNORM;
   const std::optional<VkFormat> found_depth =
       FindDepthFormat(physical_device, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
   if (!found_depth) throw RenderError("OffscreenRenderer: the device has no depth attachment format");
@@ -191,7 +196,8 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
 
   color = GpuImage(physical_device, device, extent, color_format, samples,
                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                       (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT : VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
+                       (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT
+                                     : VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT),
                    VK_IMAGE_ASPECT_COLOR_BIT);
   depth = GpuImage(physical_device, device, extent, depth_format, samples,
                    VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
@@ -216,6 +222,9 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   render_pass =
       CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                  {&to_transfer, 1}, "vkCreateRenderPass");
+  load_pass =
+      CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                 {&to_transfer, 1}, "vkCreateRenderPass (load)", true);
   std::vector<VkImageView> views = {color.view(), depth.view()};
   if (multisampled) views.push_back(resolve.view());
   framebuffer = CreateFramebuffer(device, render_pass, views, extent, "vkCreateFramebuffer");
@@ -228,10 +237,22 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   target.ground_cache = ground_cache;
   target.color_format = color_format;
   target.depth_format = depth_format;
+  target.host_upscale = cpu_viewport;
   scene_renderer = std::make_unique<SceneRenderer>(physical_device, device, target);
 }
 
-std::unique_ptr<OffscreenRenderer> OffscreenRenderer::Create(int width, int height, int samples, bool ground_cache) {
+void OffscreenRenderer::Impl::Submit() {
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &command_buffer;
+  Check(vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
+  Check(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  Check(vkResetFences(device, 1, &fence), "vkResetFences");
+}
+
+std::unique_ptr<OffscreenRenderer> OffscreenRenderer::Create(int width, int height, int samples, bool ground_cache,
+                                                             bool cpu_viewport) {
   if (width < 1 || height < 1 || width > kMaxSize || height > kMaxSize) {
     throw std::invalid_argument("OffscreenRenderer::Create: size " + std::to_string(width) + "x" +
                                 std::to_string(height) + " is outside 1 to " + std::to_string(kMaxSize));
@@ -244,7 +265,7 @@ std::unique_ptr<OffscreenRenderer> OffscreenRenderer::Create(int width, int heig
   impl->width = width;
   impl->height = height;
   impl->CreateDevice();
-  impl->CreateTarget(samples, ground_cache);
+  impl->CreateTarget(samples, ground_cache, cpu_viewport);
   return std::unique_ptr<OffscreenRenderer>(new OffscreenRenderer(std::move(impl)));
 }
 
@@ -280,12 +301,22 @@ Image OffscreenRenderer::Render(const RenderScene& scene, float render_scale) {
     throw;
   }
 
+  const bool host_upscale = r.scene_renderer->UpscalesOnHost(0);
+  if (host_upscale) {
+    // The scene image is copied out by the commands so far: run them, scale it up here, copy it into the colour.
+    Check(vkEndCommandBuffer(r.command_buffer), "vkEndCommandBuffer");
+    r.Submit();
+    r.scene_renderer->UpscaleOnHost(0);
+    Check(vkBeginCommandBuffer(r.command_buffer, &begin_info), "vkBeginCommandBuffer");
+    r.scene_renderer->RecordUpload(r.command_buffer, 0, r.color.image());
+  }
+
   std::array<VkClearValue, 2> clears{};
   clears[0].color = {{scene.background[0], scene.background[1], scene.background[2], 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
   VkRenderPassBeginInfo pass_begin{};
   pass_begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  pass_begin.renderPass = r.render_pass;
+  pass_begin.renderPass = host_upscale ? r.load_pass : r.render_pass;
   pass_begin.framebuffer = r.framebuffer;
   pass_begin.renderArea = {{0, 0}, extent};
   pass_begin.clearValueCount = static_cast<std::uint32_t>(clears.size());
@@ -311,14 +342,7 @@ Image OffscreenRenderer::Render(const RenderScene& scene, float render_scale) {
                        &to_host, 0, nullptr);
   Check(vkEndCommandBuffer(r.command_buffer), "vkEndCommandBuffer");
 
-  VkSubmitInfo submit{};
-
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &r.command_buffer;
-  Check(vkQueueSubmit(r.queue, 1, &submit, r.fence), "vkQueueSubmit");
-  Check(vkWaitForFences(r.device, 1, &r.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-  Check(vkResetFences(r.device, 1, &r.fence), "vkResetFences");
+  r.Submit();
 
   Image image;
   image.width = r.width;

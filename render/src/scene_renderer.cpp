@@ -35,11 +35,12 @@
 #include <string>
 #include <vector>
 
+#include "ductile/render/image.h"
 #include "ductile/render/renderer.h"
+#include "ductile/render/vulkan_util.h"
 #include "hud_overlay.h"
 #include "render_math.h"
 #include "shaders.h"
-#include "vulkan_util.h"
 
 namespace ductile::render {
 namespace {
@@ -436,6 +437,10 @@ struct SceneRenderer::Impl {
     VkExtent2D extent{};         // The scene's: the target's, or the scene image's when `scaled`.
     VkExtent2D target_extent{};  // The target's.
     bool scaled = false;         // PrepareFrame drew the scene into the scene image.
+    // Scaling up on the host (SceneRendererTarget::host_upscale): the scene image as copied out by PrepareFrame's
+    // commands, and the target-sized image UpscaleOnHost makes of it for RecordUpload.
+    bool host_scaled = false;
+    HostBuffer scene_readback, upscaled;
     VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0,
                  grid_offset = 0;
     std::vector<MeshDraw> mesh_draws;   // Scene instances.
@@ -529,6 +534,16 @@ struct SceneRenderer::Impl {
   VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;       // ground_cache.frag on the unshadowed ground.
   VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;     // ground_shadow.frag where the shadow map reaches.
   bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
+  // Whether frames at a render scale below 1 are scaled up on the host (SceneRendererTarget::host_upscale; single
+  // sample only, as the scene image is then the one PrepareFrame copies out).
+  bool host_upscale() const {
+    const VkFormat f = target.color_format;
+    const bool four_bytes = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB ||
+                            f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_R8G8B8A8_SRGB;
+    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes;
+  }
+  // Records the copy of the frame's scene image (just drawn by the scaled pass) into its scene_readback buffer.
+  void RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame);
   // The render scale's pass, compatible with the target's (same formats, samples and attachment structure), so the
   // scene's pipelines draw in both; the bilinear sampler and pipeline that scale its image up (null handles where the
   // target did not name its formats or the device cannot sample and filter the colour format).
@@ -1308,11 +1323,11 @@ void SceneRenderer::Impl::ResizeSceneImage(Frame& frame, VkExtent2D extent) {
   }
   frame.scaled_extent = {};
   const bool multisampled = target.samples != VK_SAMPLE_COUNT_1_BIT;
-  frame.scaled_color =
-      GpuImage(physical_device, device, extent, target.color_format, target.samples,
-               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                   (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT : VK_IMAGE_USAGE_SAMPLED_BIT),
-               VK_IMAGE_ASPECT_COLOR_BIT);
+  frame.scaled_color = GpuImage(physical_device, device, extent, target.color_format, target.samples,
+                                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                    (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT
+                                                  : VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
+                                VK_IMAGE_ASPECT_COLOR_BIT);
   frame.scaled_depth = GpuImage(physical_device, device, extent, target.depth_format, target.samples,
                                 VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
                                 VK_IMAGE_ASPECT_DEPTH_BIT);
@@ -1502,8 +1517,98 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
     vkCmdBeginRenderPass(command_buffer, &scene_begin, VK_SUBPASS_CONTENTS_INLINE);
     impl_->RecordScene(command_buffer, frame);
     vkCmdEndRenderPass(command_buffer);
+    if (impl_->host_upscale()) impl_->RecordSceneReadback(command_buffer, frame);
   }
+  frame.host_scaled = scaled && impl_->host_upscale();
   frame.prepared = true;
+}
+
+void SceneRenderer::Impl::RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame) {
+  const VkDeviceSize bytes = 4 * static_cast<VkDeviceSize>(frame.extent.width) * frame.extent.height;
+  if (frame.scene_readback.size() < bytes) {
+    frame.scene_readback = HostBuffer(physical_device, device, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  }
+  // The scaled pass left the image for fragment shaders to read; the copy reads it after the pass's writes.
+  VkImageMemoryBarrier to_source{};
+  to_source.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+  to_source.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  to_source.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  to_source.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  to_source.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  to_source.srcQueueFamilyIndex = to_source.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  to_source.image = frame.scaled_color.image();
+  to_source.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                       0, nullptr, 0, nullptr, 1, &to_source);
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = {frame.extent.width, frame.extent.height, 1};
+  vkCmdCopyImageToBuffer(command_buffer, frame.scaled_color.image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                         frame.scene_readback.buffer(), 1, &region);
+  VkBufferMemoryBarrier to_host{};
+  to_host.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  to_host.srcQueueFamilyIndex = to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  to_host.buffer = frame.scene_readback.buffer();
+  to_host.size = VK_WHOLE_SIZE;
+  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1,
+                       &to_host, 0, nullptr);
+}
+
+bool SceneRenderer::UpscalesOnHost(std::uint32_t frame_index) const {
+  return frame_index < impl_->frames.size() && impl_->frames[frame_index].prepared &&
+         impl_->frames[frame_index].host_scaled;
+}
+
+void SceneRenderer::UpscaleOnHost(std::uint32_t frame_index) {
+  if (!UpscalesOnHost(frame_index)) {
+    throw std::invalid_argument("SceneRenderer::UpscaleOnHost: frame " + std::to_string(frame_index) +
+                                " was not prepared for scaling up on the host");
+  }
+  Impl::Frame& frame = impl_->frames[frame_index];
+  const VkExtent2D from = frame.extent, to = frame.target_extent;
+  const std::size_t from_bytes = 4 * static_cast<std::size_t>(from.width) * from.height;
+  const std::size_t to_bytes = 4 * static_cast<std::size_t>(to.width) * to.height;
+  if (frame.upscaled.size() < to_bytes) {
+    frame.upscaled = HostBuffer(impl_->physical_device, impl_->device, to_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  }
+  ScaleBilinear(std::span(reinterpret_cast<const std::uint8_t*>(frame.scene_readback.data()), from_bytes),
+                static_cast<int>(from.width), static_cast<int>(from.height),
+                std::span(reinterpret_cast<std::uint8_t*>(frame.upscaled.data()), to_bytes), static_cast<int>(to.width),
+                static_cast<int>(to.height));
+}
+
+void SceneRenderer::RecordUpload(VkCommandBuffer command_buffer, std::uint32_t frame_index,
+                                 VkImage target_image) const {
+  if (!UpscalesOnHost(frame_index) || impl_->frames[frame_index].upscaled.size() == 0) {
+    throw std::invalid_argument("SceneRenderer::RecordUpload: frame " + std::to_string(frame_index) +
+                                " was not scaled up on the host");
+  }
+  const Impl::Frame& frame = impl_->frames[frame_index];
+  VkImageMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+  barrier.srcAccessMask = 0;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = target_image;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  // The target's previous use (a present or an earlier frame's pass) must be over before the copy writes it.
+  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                       0, nullptr, 0, nullptr, 1, &barrier);
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = {frame.target_extent.width, frame.target_extent.height, 1};
+  vkCmdCopyBufferToImage(command_buffer, frame.upscaled.buffer(), target_image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                         &region);
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  barrier.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+                       0, nullptr, 0, nullptr, 1, &barrier);
 }
 
 VkExtent2D SceneRenderer::SceneExtent(std::uint32_t frame_index) const {
@@ -1520,7 +1625,9 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
                                 " was not prepared");
   }
   const Impl::Frame& frame = impl_->frames[frame_index];
-  if (frame.scaled) {
+  if (frame.host_scaled) {
+    // RecordUpload wrote the scaled-up scene into the target; only the HUD is drawn over it.
+  } else if (frame.scaled) {
     SetViewportAndScissor(command_buffer, frame.target_extent);
     vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
                             &frame.descriptor_set, 0, nullptr);

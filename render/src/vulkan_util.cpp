@@ -1,4 +1,4 @@
-#include "vulkan_util.h"
+#include "ductile/render/vulkan_util.h"
 
 #include <array>
 #include <string>
@@ -193,7 +193,8 @@ bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormat
 
 VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
-                                        std::span<const VkSubpassDependency> dependencies, const char* call) {
+                                        std::span<const VkSubpassDependency> dependencies, const char* call,
+                                        bool load_color) {
   const bool multisampled = samples != VK_SAMPLE_COUNT_1_BIT;
   std::array<VkAttachmentDescription, 3> attachments{};
   attachments[0].format = color_format;
@@ -213,6 +214,10 @@ VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, 
   attachments[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
   attachments[2].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
   attachments[2].finalLayout = result_layout;
+  if (load_color && !multisampled) {
+    attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    attachments[0].initialLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  }
   const VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
   const VkAttachmentReference depth_reference{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
   const VkAttachmentReference resolve_reference{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};

@@ -627,6 +627,40 @@ TEST(RenderScale, HalfScaleKeepsThePictureAndScaleOneComesBackExactly) {
   }
 }
 
+// The studio's viewport on a CPU device (OffscreenRenderer's cpu_viewport) draws into a UNORM image whose sRGB
+// encoding the shaders do (an approximation within a quarter of a level, common.glsl) and scales a half-size scene
+// up on the host (ScaleBilinear). Against the default renderer (an sRGB image encoded by the device, scaled up by a
+// full-size pass sampling it): at scale 1 the encoding alone differs, by at most a level after rounding (bound: 2).
+// At scale 0.5 the host filters the encoded values where the device's sampler filters linear ones, so only pixels
+// next to an edge between light and dark differ much: bound 2% over 40 levels, and the box stays where it was.
+TEST(RenderScale, CpuViewportGivesTheDefaultRenderersPicture) {
+  std::unique_ptr<OffscreenRenderer> device_scaled, host_scaled;
+  try {
+    device_scaled = OffscreenRenderer::Create(kCostWidth, kCostHeight, 1);
+    host_scaled = OffscreenRenderer::Create(kCostWidth, kCostHeight, 1, true, true);
+  } catch (const NoVulkanDeviceError& error) {
+    GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+  }
+  const RenderScene scene = GroundScene({0.8f, -1.2f, 0.9f}, {0.1f, 0, 0.3f});
+  const Image full = device_scaled->Render(scene), full_cpu = host_scaled->Render(scene);
+  const Image half = device_scaled->Render(scene, 0.5f), half_cpu = host_scaled->Render(scene, 0.5f);
+  Save(full_cpu, "RenderScale_cpu_viewport_full");
+  Save(half_cpu, "RenderScale_cpu_viewport_half");
+  const int largest_full = Compare(full, full_cpu, 0).largest;
+  const Difference d = Compare(half, half_cpu, 40);
+  std::printf("cpu viewport: scale 1 differs by at most %d levels; scale 0.5: %.2f%% of pixels over 40 levels\n",
+              largest_full, 100.0 * d.pixels_over / (kCostWidth * kCostHeight));
+  EXPECT_LE(largest_full, 2);
+  EXPECT_LT(d.pixels_over, kCostWidth * kCostHeight * 2 / 100);
+  EXPECT_GT(Compare(full_cpu, half_cpu, 0).pixels_over, 0) << "the half-size frame should differ somewhere";
+  int count = 0, count_cpu = 0;
+  const Vec3 a = CentroidOf(half, BoxColoured, count), b = CentroidOf(half_cpu, BoxColoured, count_cpu);
+  ASSERT_GT(count, 200) << "the box should cover a few hundred pixels";
+  EXPECT_NEAR(count_cpu, count, count / 10);
+  EXPECT_NEAR(a[0], b[0], 0.5f);
+  EXPECT_NEAR(a[1], b[1], 0.5f);
+}
+
 // The HUD is drawn after the scene is scaled up, at full size: its bright text strokes are the same pixels at either
 // scale (bound: 3% of them differ, for the panel's translucency over a blurrier background; measured: none of 956).
 TEST(RenderScale, HudStaysAtFullSize) {

@@ -74,6 +74,11 @@ struct SceneRendererTarget {
   /// than anything else in a frame of a few thousand particles. False draws them every frame (same picture; the
   /// renderer also does so where the device cannot render into and sample an R8G8B8A8_SRGB image).
   bool ground_cache = true;
+  /// At a render scale below 1 with one sample per pixel, scale the scene image up on the CPU instead of in a
+  /// full-size pass: on a CPU device (lavapipe) a 1280x720 pass of the simplest shader costs about as much as
+  /// drawing the whole scene at half size, while the CPU filter (ScaleBilinear) takes about a millisecond. The frame
+  /// then needs two submissions; see UpscalesOnHost. The target image must allow transfer writes.
+  bool host_upscale = false;
 };
 
 /// Owns the pipelines, the shadow maps and the per-frame buffers (host-visible, reused, grown when a scene needs
@@ -108,8 +113,23 @@ class SceneRenderer {
   VkExtent2D SceneExtent(std::uint32_t frame) const;
 
   /// Records the draws of the scene last prepared for `frame` into the render pass that `command_buffer` is inside
-  /// (subpass 0 of the target's render pass); sets the viewport and scissor to the whole extent.
+  /// (subpass 0 of the target's render pass); sets the viewport and scissor to the whole extent. For a frame scaled
+  /// up on the host (UpscalesOnHost) it draws only the HUD, over the colour that RecordUpload wrote.
   void RecordDraws(VkCommandBuffer command_buffer, std::uint32_t frame) const;
+
+  /// Whether the last PrepareFrame of `frame` left its scene image to be scaled up on the host
+  /// (SceneRendererTarget::host_upscale at a render scale below 1). Then the caller submits the command buffer that
+  /// PrepareFrame recorded into and waits for it, calls UpscaleOnHost, and in a second command buffer calls
+  /// RecordUpload before beginning a render pass that loads the target's colour (initial layout
+  /// COLOR_ATTACHMENT_OPTIMAL), in which RecordDraws draws the HUD.
+  bool UpscalesOnHost(std::uint32_t frame) const;
+  /// Scales the scene image of `frame`, which the device has finished drawing, up to the target's extent on the
+  /// calling thread (ScaleBilinear). Throws std::invalid_argument when the frame is not UpscalesOnHost.
+  void UpscaleOnHost(std::uint32_t frame);
+  /// Records the copy of the scaled-up image of `frame` into `target_image` (the target's format and extent, any
+  /// layout before; its old contents are discarded), which it leaves in COLOR_ATTACHMENT_OPTIMAL with the copy
+  /// visible to colour attachment reads and writes. `command_buffer` must be recording, outside any render pass.
+  void RecordUpload(VkCommandBuffer command_buffer, std::uint32_t frame, VkImage target_image) const;
 
  private:
   struct Impl;
@@ -126,8 +146,11 @@ class OffscreenRenderer {
   /// frames drawn repeatedly on a CPU device, where 4 costs about three times as much). Throws std::invalid_argument
   /// for a bad size or sample count, NoVulkanDeviceError when there is no Vulkan implementation or device, RenderError
   /// when device setup fails.
-  /// `ground_cache`: SceneRendererTarget::ground_cache.
-  static std::unique_ptr<OffscreenRenderer> Create(int width, int height, int samples = 4, bool ground_cache = true);
+  /// `ground_cache`: SceneRendererTarget::ground_cache. `cpu_viewport`: draw as the studio's viewport does on a CPU
+  /// device, into a UNORM image whose sRGB encoding the shaders do, a scene drawn at a render scale below 1 (with one
+  /// sample) being scaled up on the host (SceneRendererTarget::host_upscale).
+  static std::unique_ptr<OffscreenRenderer> Create(int width, int height, int samples = 4, bool ground_cache = true,
+                                                   bool cpu_viewport = false);
   ~OffscreenRenderer();
   OffscreenRenderer(const OffscreenRenderer&) = delete;
   OffscreenRenderer& operator=(const OffscreenRenderer&) = delete;

@@ -76,13 +76,14 @@ class GpuImage {
 /// Whether `format`'s optimal tiling has all of `features`.
 bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormatFeatureFlags features);
 
-/// A render pass of one subpass drawing into a colour and a depth attachment with `samples` samples, both cleared;
-/// when `samples` > 1 the colour is resolved into a third, single-sample attachment. The single-sample colour (or
-/// the resolve target) is stored and ends in `result_layout`; the depth is not stored. Throws RenderError naming
-/// `call`.
+/// A render pass of one subpass drawing into a colour and a depth attachment with `samples` samples, both cleared
+/// (with `load_color`, single sample only: the colour is loaded, from COLOR_ATTACHMENT_OPTIMAL); when `samples` > 1
+/// the colour is resolved into a third, single-sample attachment. The single-sample colour (or the resolve target)
+/// is stored and ends in `result_layout`; the depth is not stored. Throws RenderError naming `call`.
 VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
-                                        std::span<const VkSubpassDependency> dependencies, const char* call);
+                                        std::span<const VkSubpassDependency> dependencies, const char* call,
+                                        bool load_color = false);
 
 /// A framebuffer of `render_pass` over `attachments`, `extent` large. Throws RenderError naming `call`.
 VkFramebuffer CreateFramebuffer(VkDevice device, VkRenderPass render_pass, std::span<const VkImageView> attachments,

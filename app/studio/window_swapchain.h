@@ -1,0 +1,120 @@
+// The viewport's Vulkan device, swapchain and frame pacing for a QWindow with a Vulkan surface: what QVulkanWindow
+// did for it, with swapchain images that also take transfer writes. On a CPU Vulkan device the studio scales the
+// scene up on the host and copies it into the swapchain image (SceneRenderer::UpscalesOnHost), which QVulkanWindow's
+// images (colour attachment and transfer source only) do not allow.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <QImage>
+#include <QSize>
+#include <array>
+#include <span>
+#include <vector>
+
+#include "ductile/render/vulkan_util.h"
+
+class QVulkanInstance;
+class QWindow;
+
+namespace ductile::studio {
+
+class WindowSwapchain {
+ public:
+  static constexpr std::uint32_t kFramesInFlight = 2;
+
+  /// Whether the device a WindowSwapchain on `instance` would use (the first) is a CPU device such as lavapipe.
+  static bool FirstDeviceIsCpu(QVulkanInstance* instance);
+
+  /// Creates the device on the instance's first physical device (as QVulkanWindow does) with a queue that draws and
+  /// presents to `window`'s surface; the swapchain follows on the first BeginFrame. `preferred_formats`: colour
+  /// formats in order of preference (else the surface's first). `window` must have its platform surface and outlive
+  /// this object. Throws std::runtime_error naming the failed step.
+  WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> preferred_formats);
+  ~WindowSwapchain();
+  WindowSwapchain(const WindowSwapchain&) = delete;
+  WindowSwapchain& operator=(const WindowSwapchain&) = delete;
+
+  VkPhysicalDevice physical_device() const { return physical_device_; }
+  VkDevice device() const { return device_; }
+  const VkPhysicalDeviceProperties& properties() const { return properties_; }
+  bool cpu_device() const { return properties_.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU; }
+  VkFormat color_format() const { return color_format_; }
+  VkFormat depth_format() const { return depth_format_; }
+  /// Colour and depth cleared, the colour presented afterwards: the pass the scene's pipelines are built against.
+  VkRenderPass clear_pass() const { return clear_pass_; }
+  /// The same attachments (so the same pipelines draw in it), the colour loaded from COLOR_ATTACHMENT_OPTIMAL: for
+  /// drawing over an image copied into the swapchain image (SceneRenderer::RecordUpload).
+  VkRenderPass load_pass() const { return load_pass_; }
+  /// Whether the swapchain's images take transfer writes (SceneRenderer::RecordUpload).
+  bool takes_uploads() const { return (image_usage_ & VK_IMAGE_USAGE_TRANSFER_DST_BIT) != 0; }
+  /// The swapchain's size [pixels]; empty before the first frame or while the window has no area.
+  QSize image_size() const { return QSize(static_cast<int>(extent_.width), static_cast<int>(extent_.height)); }
+
+  /// A frame being recorded: its slot (< kFramesInFlight), the swapchain image and its framebuffer (for both
+  /// passes), and two command buffers, both begun: `prepare` (submitted first) and `draw`.
+  struct Frame {
+    std::uint32_t slot = 0;
+    std::uint32_t image_index = 0;
+    VkImage image = VK_NULL_HANDLE;
+    VkFramebuffer framebuffer = VK_NULL_HANDLE;
+    VkExtent2D extent{};
+    VkCommandBuffer prepare = VK_NULL_HANDLE;
+    VkCommandBuffer draw = VK_NULL_HANDLE;
+    bool prepare_submitted = false;
+  };
+  /// Waits until the next slot's last frame is done, (re)creates the swapchain when the window's size changed or
+  /// the last present found it out of date, and acquires an image. False when there is nothing to draw into now (no
+  /// area, or the swapchain was just found out of date: ask for another frame). Throws std::runtime_error.
+  bool BeginFrame(Frame& frame);
+  /// Begins clear_pass, or load_pass when `load`, on the frame's image in `frame.draw`; EndPass ends it.
+  void BeginPass(const Frame& frame, bool load) const;
+  void EndPass(const Frame& frame) const;
+  /// Ends and submits `frame.prepare` and waits until the device has run it (for work the host does in between).
+  void SubmitPrepareAndWait(Frame& frame);
+  /// Ends and submits what is left of the frame and presents its image. With `grab` non-null it also copies the
+  /// image to host memory, waits, and stores it there (opaque RGB). Throws std::runtime_error.
+  void EndFrame(Frame& frame, QImage* grab = nullptr);
+  /// Waits until the device is idle (before destroying resources a frame in flight may use).
+  void WaitIdle();
+
+ private:
+  void CreateSwapchain(VkExtent2D extent);
+  void DestroySwapchainResources();
+  void Release();  // Everything, in reverse order of creation (the destructor; a failed constructor).
+
+  QVulkanInstance* instance_ = nullptr;
+  QWindow* window_ = nullptr;
+  VkSurfaceKHR surface_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties properties_{};
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  std::uint32_t queue_family_ = 0;
+  VkFormat color_format_ = VK_FORMAT_UNDEFINED;
+  VkColorSpaceKHR color_space_ = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
+  VkFormat depth_format_ = VK_FORMAT_UNDEFINED;
+  VkRenderPass clear_pass_ = VK_NULL_HANDLE;
+  VkRenderPass load_pass_ = VK_NULL_HANDLE;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+
+  struct Slot {
+    VkCommandBuffer prepare = VK_NULL_HANDLE, draw = VK_NULL_HANDLE;
+    VkFence prepared = VK_NULL_HANDLE;  // Signalled when `prepare` has run (SubmitPrepareAndWait).
+    VkFence done = VK_NULL_HANDLE;      // Signalled when the frame's last submission has run.
+    VkSemaphore acquired = VK_NULL_HANDLE, rendered = VK_NULL_HANDLE;
+  };
+  std::array<Slot, kFramesInFlight> slots_{};
+  std::uint32_t next_slot_ = 0;
+
+  VkSwapchainKHR swapchain_ = VK_NULL_HANDLE;
+  VkExtent2D extent_{};
+  bool out_of_date_ = false;
+  VkImageUsageFlags image_usage_ = 0;
+  std::vector<VkImage> images_;
+  std::vector<VkImageView> views_;
+  std::vector<VkFramebuffer> framebuffers_;
+  render::GpuImage depth_;
+};
+
+}  // namespace ductile::studio
