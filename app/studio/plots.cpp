@@ -20,8 +20,37 @@
 namespace ductile::studio {
 namespace {
 
-// Points drawn per series: the newest samples, thinned evenly, so long runs stay responsive.
-constexpr std::size_t kMaxPoints = 2000;
+// Points drawn per series at most. A longer history is split into kMaxPoints / 2 runs of consecutive samples, each
+// drawn as its lowest and its highest value (in time order): spikes stay visible, and the charts (a few hundred
+// pixels wide, where Qt's antialiased strokes cost in proportion to the points, on the UI thread) stay cheap.
+constexpr std::size_t kMaxPoints = 800;
+
+// The points of one series: `value` of every sample, or of the lowest and highest of each run (see kMaxPoints).
+template <class Value>
+QList<QPointF> SeriesPoints(const std::vector<TelemetrySample>& samples, Value value) {
+  QList<QPointF> points;
+  const std::size_t n = samples.size();
+  points.reserve(static_cast<qsizetype>(std::min(n, kMaxPoints)));
+  if (n <= kMaxPoints) {
+    for (const TelemetrySample& s : samples) points.append({s.time, value(s)});
+    return points;
+  }
+  const std::size_t runs = kMaxPoints / 2;
+  for (std::size_t r = 0; r < runs; ++r) {
+    const std::size_t begin = r * n / runs, end = (r + 1) * n / runs;
+    std::size_t low = begin, high = begin;
+    double low_value = value(samples[begin]), high_value = low_value;
+    for (std::size_t i = begin + 1; i < end; ++i) {
+      const double v = value(samples[i]);
+      if (v < low_value) low_value = v, low = i;
+      if (v > high_value) high_value = v, high = i;
+    }
+    const std::size_t first = std::min(low, high), second = std::max(low, high);
+    points.append({samples[first].time, value(samples[first])});
+    if (second != first) points.append({samples[second].time, value(samples[second])});
+  }
+  return points;
+}
 
 QChartView* MakeView(QChart* chart) {
   chart->legend()->setAlignment(Qt::AlignRight);
@@ -164,6 +193,10 @@ int Plots::drawn_points() const {
   return static_cast<int>(step_ms_->count());
 }
 
+QList<QPointF> Plots::drawn_step_ms() const {
+  return step_ms_->points();
+}
+
 void Plots::RequestRedraw() {
   constexpr qint64 kIntervalMs = 100;
   const qint64 elapsed = since_redraw_.isValid() ? since_redraw_.elapsed() : kIntervalMs;
@@ -177,24 +210,21 @@ void Plots::RequestRedraw() {
 void Plots::Redraw() {
   since_redraw_.restart();
   redraw_timer_->stop();
-  const std::size_t n = samples_.size();
-  const std::size_t stride = std::max<std::size_t>(1, n / kMaxPoints);
   const int body = body_->currentIndex();
-  QList<QPointF> f[3], it, res, ms, rtf;
-  for (std::size_t i = n % stride; i < n; i += stride) {
-    const TelemetrySample& s = samples_[i];
-    if (body >= 0 && body < s.num_bodies)
-      for (int a = 0; a < 3; ++a) f[a].append({s.time, s.force[body][a]});
-    it.append({s.time, static_cast<double>(s.mpm_iterations)});
-    res.append({s.time, 1e3 * s.mpm_residual});
-    ms.append({s.time, s.step_ms});
-    rtf.append({s.time, 100 * s.realtime_factor});
+  const bool has_body = body >= 0 && !samples_.empty() && body < samples_.back().num_bodies;
+  for (int a = 0; a < 3; ++a) {
+    force_[a]->replace(has_body ? SeriesPoints(samples_,
+                                               [body, a](const TelemetrySample& s) {
+                                                 return body < s.num_bodies ? static_cast<double>(s.force[body][a])
+                                                                            : 0.0;
+                                               })
+                                : QList<QPointF>());
   }
-  for (int a = 0; a < 3; ++a) force_[a]->replace(f[a]);
-  iterations_->replace(it);
-  residual_->replace(res);
-  step_ms_->replace(ms);
-  rtf_->replace(rtf);
+  iterations_->replace(
+      SeriesPoints(samples_, [](const TelemetrySample& s) { return static_cast<double>(s.mpm_iterations); }));
+  residual_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return 1e3 * s.mpm_residual; }));
+  step_ms_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return s.step_ms; }));
+  rtf_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return 100 * s.realtime_factor; }));
   Fit(force_chart_);
   Fit(solver_chart_);
   Fit(timing_chart_);

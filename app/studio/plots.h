@@ -35,6 +35,9 @@ class Plots : public QWidget {
   const std::vector<TelemetrySample>& samples() const { return samples_; }
   /// Points the ms-per-step chart shows now (for tests: what the last redraw drew).
   int drawn_points() const;
+  /// The ms-per-step chart's points as last drawn (time [s], ms): every sample's, or at most 800 for a longer
+  /// history, the lowest and highest of each of 400 runs of consecutive samples.
+  QList<QPointF> drawn_step_ms() const;
 
  private:
   void Redraw();

@@ -218,6 +218,31 @@ class StudioGuiTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(plots.drawn_points(), 20, 2000);
   }
 
+  // A long history is drawn as the lowest and highest sample of each of 400 runs: at most 800 points, in time
+  // order, and a one-step spike still shows (a thinning to every n-th sample would drop it).
+  void plotsKeepSpikesOfALongHistory() {
+    Plots plots;
+    plots.Reset({"box"});
+    QTest::qWait(150);  // past the Reset's redraw
+    std::vector<TelemetrySample> samples(10000);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      samples[i].time = 0.01 * static_cast<double>(i);
+      samples[i].step_ms = 20.0 + 0.001 * static_cast<double>(i % 97);
+    }
+    samples[7777].step_ms = 500;
+    plots.Append(samples);
+    const QList<QPointF> points = plots.drawn_step_ms();
+    QVERIFY(points.size() <= 800);
+    QVERIFY(points.size() >= 400);
+    bool spike = false;
+    for (qsizetype i = 0; i < points.size(); ++i) {
+      if (i > 0) QVERIFY(points[i].x() > points[i - 1].x());
+      spike = spike || (std::abs(points[i].x() - 77.77) < 1e-9 && points[i].y() == 500.0);
+    }
+    QVERIFY(spike);
+    QCOMPARE(points.front().x(), 0.0);
+  }
+
   // View > Turntable turns the camera and draws frames back to back, also while the simulation is paused (when
   // nothing else asks for frames); switched off, the frames stop.
   void turntableTurnsTheCameraAndDrawsContinuously() {
