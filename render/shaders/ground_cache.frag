@@ -2,10 +2,10 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
-// Copies this pixel of the frame slot's ground cache: the background with the unshadowed ground over it, drawn by
-// background.frag and grid_unshadowed.frag into an image of the target's size while the camera and the ground stay
-// the same (scene_renderer.cpp). Drawn with background.vert over the whole target and with grid.vert over the part
-// of the ground the shadow map does not reach, where it replaces grid_unshadowed.frag at a fraction of its cost.
+// Copies this pixel of the frame slot's ground cache: the unshadowed ground, drawn by grid_cache.frag into an image
+// of the target's size while the camera and the ground stay the same (scene_renderer.cpp). Drawn with grid.vert over
+// the part of the ground the shadow map does not reach, where it replaces grid_unshadowed.frag at a fraction of its
+// cost.
 layout(set = 0, binding = 3) uniform sampler2D ground_cache;
 layout(location = 0) out vec4 out_color;
 

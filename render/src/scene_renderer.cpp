@@ -457,8 +457,8 @@ struct SceneRenderer::Impl {
     bool grid_visible = false;
     std::uint32_t grid_shadowed_vertices = 0;  // Ground triangles the shadow map reaches, from grid_offset,
     std::uint32_t grid_plain_vertices = 0;     // then the rest.
-    // The ground cache: the background and the unshadowed ground as last drawn for this slot, the extent and the
-    // uniforms (GroundCacheKey) it was drawn with.
+    // The ground cache: the unshadowed ground (mixed with the background where it fades out) as last drawn for
+    // this slot, the extent and the uniforms (GroundCacheKey) it was drawn with. Pixels off the ground are undefined.
     GpuImage ground_cache;
     VkFramebuffer ground_cache_framebuffer = VK_NULL_HANDLE;
     VkExtent2D ground_cache_extent{};
@@ -528,9 +528,8 @@ struct SceneRenderer::Impl {
   // and the ground are drawn every frame).
   VkRenderPass ground_cache_pass = VK_NULL_HANDLE;
   VkSampler ground_cache_sampler = VK_NULL_HANDLE;
-  VkPipeline cache_background_pipeline = VK_NULL_HANDLE;  // background.frag into the cache.
   VkPipeline cache_ground_pipeline = VK_NULL_HANDLE;      // grid_unshadowed.frag into the cache.
-  VkPipeline copy_background_pipeline = VK_NULL_HANDLE;   // ground_cache.frag over the whole target.
+  VkPipeline copy_background_pipeline = VK_NULL_HANDLE;   // background.frag over the whole target, at the far plane.
   VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;       // ground_cache.frag on the unshadowed ground.
   VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;     // ground_shadow.frag where the shadow map reaches.
   bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
@@ -770,7 +769,9 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     VkAttachmentDescription color{};
     color.format = kGroundCacheFormat;
     color.samples = VK_SAMPLE_COUNT_1_BIT;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;  // The background covers every pixel.
+    // Only the ground's pixels are written, and only they are read (copy_ground_pipeline and
+    // shadow_ground_pipeline draw parts of the same square).
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
     color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
     color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
     color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
@@ -807,11 +808,6 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
 
     ground_cache_sampler = CreateClampToEdgeSampler(device, VK_FILTER_NEAREST, "vkCreateSampler (ground)");
 
-    PipelineDesc cache_background = background;
-    cache_background.render_pass = ground_cache_pass;
-    cache_background.samples = VK_SAMPLE_COUNT_1_BIT;
-    cache_background.encode_srgb = false;
-    cache_background_pipeline = CreatePipeline(cache_background);
     PipelineDesc cache_ground = grid;
     cache_ground.fragment = ShaderId::kGridCacheFrag;
     cache_ground.depth_test = false;
@@ -822,7 +818,6 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     // With the cache the background comes after the ground, which writes depth, and fills what is left at the far
     // plane: each pixel of the cache is read once.
     PipelineDesc copy_background = background;
-    copy_background.fragment = ShaderId::kGroundCacheFrag;
     copy_background.depth_test = true;
     copy_background.depth_write = false;
     copy_background_pipeline = CreatePipeline(copy_background);
@@ -880,11 +875,11 @@ SceneRenderer::Impl::~Impl() {
 void SceneRenderer::Impl::DestroyHandles() {
   for (VkPipeline pipeline :
        {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline, particle_pipeline,
-        grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline, cache_background_pipeline, cache_ground_pipeline,
+        grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline, cache_ground_pipeline,
         copy_background_pipeline, copy_ground_pipeline, shadow_ground_pipeline, upscale_pipeline}) {
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
   }
-  cache_background_pipeline = cache_ground_pipeline = copy_background_pipeline = copy_ground_pipeline =
+  cache_ground_pipeline = copy_background_pipeline = copy_ground_pipeline =
       shadow_ground_pipeline = upscale_pipeline = VK_NULL_HANDLE;
   for (Frame& frame : frames) {
     if (frame.scaled_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
@@ -1357,8 +1352,6 @@ void SceneRenderer::Impl::RecordGroundCache(VkCommandBuffer command_buffer, Fram
   SetViewportAndScissor(command_buffer, frame.ground_cache_extent);
   vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
                           0, nullptr);
-  vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, cache_background_pipeline);
-  vkCmdDraw(command_buffer, 3, 1, 0, 0);
   const std::uint32_t ground_vertices = frame.grid_shadowed_vertices + frame.grid_plain_vertices;
   if (frame.grid_visible && ground_vertices > 0) {
     const VkBuffer buffer = frame.data.buffer();
@@ -1482,7 +1475,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   }
   vkCmdEndRenderPass(command_buffer);
 
-  // The background and the unshadowed ground, drawn again only when what they depend on has changed.
+  // The unshadowed ground, drawn again only when what it depends on has changed.
   if (impl_->use_ground_cache()) {
     if (frame.ground_cache_extent.width != extent.width || frame.ground_cache_extent.height != extent.height) {
       impl_->ResizeGroundCache(frame, extent);

@@ -69,10 +69,10 @@ struct SceneRendererTarget {
   /// draws into images of these formats; VK_FORMAT_UNDEFINED (either) keeps every frame at scale 1.
   VkFormat color_format = VK_FORMAT_UNDEFINED;
   VkFormat depth_format = VK_FORMAT_UNDEFINED;
-  /// Keep the background and the unshadowed ground in an image per frame slot, drawn again only when the camera, the
-  /// ground, the lights or the extent change, and copy it each frame: on a CPU device drawing the ground costs more
-  /// than anything else in a frame of a few thousand particles. False draws them every frame (same picture; the
-  /// renderer also does so where the device cannot render into and sample an R8G8B8A8_SRGB image).
+  /// Keep the unshadowed ground in an image per frame slot, drawn again only when the camera, the ground, the lights
+  /// or the extent change, and copy it each frame: on a CPU device drawing the ground costs more than anything else
+  /// in a frame of a few thousand particles. False draws it every frame (same picture; the renderer also does so where
+  /// the device cannot render into and sample an R8G8B8A8_SRGB image).
   bool ground_cache = true;
   /// At a render scale below 1 with one sample per pixel, scale the scene image up on the CPU instead of in a
   /// full-size pass: on a CPU device (lavapipe) a 1280x720 pass of the simplest shader costs about as much as
