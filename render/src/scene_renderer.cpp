@@ -463,6 +463,7 @@ struct SceneRenderer::Impl {
     VkFramebuffer ground_cache_framebuffer = VK_NULL_HANDLE;
     VkExtent2D ground_cache_extent{};
     std::optional<GroundCacheKey> ground_cache_key;
+    bool direct_ground = false;  // This frame draws the ground without the cache (the view is changing).
     bool prepared = false;
   };
 
@@ -528,11 +529,13 @@ struct SceneRenderer::Impl {
   // and the ground are drawn every frame).
   VkRenderPass ground_cache_pass = VK_NULL_HANDLE;
   VkSampler ground_cache_sampler = VK_NULL_HANDLE;
-  VkPipeline cache_ground_pipeline = VK_NULL_HANDLE;      // grid_unshadowed.frag into the cache.
-  VkPipeline copy_background_pipeline = VK_NULL_HANDLE;   // background.frag over the whole target, at the far plane.
-  VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;       // ground_cache.frag on the unshadowed ground.
-  VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;     // ground_shadow.frag where the shadow map reaches.
+  VkPipeline cache_ground_pipeline = VK_NULL_HANDLE;     // grid_unshadowed.frag into the cache.
+  VkPipeline copy_background_pipeline = VK_NULL_HANDLE;  // background.frag over the whole target, at the far plane.
+  VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;      // ground_cache.frag on the unshadowed ground.
+  VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;    // ground_shadow.frag where the shadow map reaches.
   bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
+  // The ground cache's key of the last frame prepared, in any slot: a frame whose key differs is a changing view.
+  std::optional<GroundCacheKey> last_ground_key;
   // Whether frames at a render scale below 1 are scaled up on the host (SceneRendererTarget::host_upscale; single
   // sample only, as the scene image is then the one PrepareFrame copies out).
   bool host_upscale() const {
@@ -875,12 +878,12 @@ SceneRenderer::Impl::~Impl() {
 void SceneRenderer::Impl::DestroyHandles() {
   for (VkPipeline pipeline :
        {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline, particle_pipeline,
-        grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline, cache_ground_pipeline,
-        copy_background_pipeline, copy_ground_pipeline, shadow_ground_pipeline, upscale_pipeline}) {
+        grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline, cache_ground_pipeline, copy_background_pipeline,
+        copy_ground_pipeline, shadow_ground_pipeline, upscale_pipeline}) {
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
   }
-  cache_ground_pipeline = copy_background_pipeline = copy_ground_pipeline =
-      shadow_ground_pipeline = upscale_pipeline = VK_NULL_HANDLE;
+  cache_ground_pipeline = copy_background_pipeline = copy_ground_pipeline = shadow_ground_pipeline = upscale_pipeline =
+      VK_NULL_HANDLE;
   for (Frame& frame : frames) {
     if (frame.scaled_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
     frame.scaled_framebuffer = VK_NULL_HANDLE;
@@ -1475,15 +1478,25 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   }
   vkCmdEndRenderPass(command_buffer);
 
-  // The unshadowed ground, drawn again only when what it depends on has changed.
+  // The unshadowed ground, drawn again only when what it depends on has changed. While it changes from frame to
+  // frame (the camera moving) the ground is drawn directly instead: the cache would cost a pass over all of the
+  // ground and then a copy of its visible part, where drawing it directly shades only the visible part once. The
+  // cache is drawn once the view holds still for a frame.
+  frame.direct_ground = false;
   if (impl_->use_ground_cache()) {
     if (frame.ground_cache_extent.width != extent.width || frame.ground_cache_extent.height != extent.height) {
       impl_->ResizeGroundCache(frame, extent);
     }
     const GroundCacheKey key(uniforms, frame.grid_visible);
+    const bool changing = !impl_->last_ground_key || !(*impl_->last_ground_key == key);
+    impl_->last_ground_key = key;
     if (!frame.ground_cache_key || !(*frame.ground_cache_key == key)) {
-      impl_->RecordGroundCache(command_buffer, frame);
-      frame.ground_cache_key = key;
+      if (changing) {
+        frame.direct_ground = true;
+      } else {
+        impl_->RecordGroundCache(command_buffer, frame);
+        frame.ground_cache_key = key;
+      }
     }
   }
 
@@ -1638,7 +1651,7 @@ void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Fram
                           0, nullptr);
   const VkBuffer buffer = frame.data.buffer();
 
-  const bool cached = use_ground_cache();
+  const bool cached = use_ground_cache() && !frame.direct_ground;
   if (!cached) {
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, background_pipeline);
     vkCmdDraw(command_buffer, 3, 1, 0, 0);

@@ -486,6 +486,9 @@ TEST_F(FrameCostTest, GroundCacheGivesThePictureOfTheGroundDrawnEveryFrame) {
   std::array<Image, 4> cached;
   for (std::size_t f = 0; f < frames.size(); ++f) {
     const RenderScene scene = GroundScene(frames[f].first, frames[f].second);
+    // The first frame of a new view (frames 0, 1 and 3: the camera moved) draws the ground directly; the second, the
+    // view holding still, draws the cache and copies it.
+    const Image changing = cached_->Render(scene);
     cached[f] = cached_->Render(scene);
     const Image direct = uncached_->Render(scene);
     Save(cached[f], "GroundCache_frame" + std::to_string(f) + "_cached");
@@ -493,6 +496,9 @@ TEST_F(FrameCostTest, GroundCacheGivesThePictureOfTheGroundDrawnEveryFrame) {
     const Difference d = Compare(cached[f], direct, 1);
     EXPECT_LE(d.largest, 3) << "frame " << f;
     EXPECT_LE(d.pixels_over, kCostWidth * kCostHeight / 50) << "frame " << f;
+    if (f == 0 || frames[f].first != frames[f - 1].first) {
+      EXPECT_EQ(Compare(changing, direct, 0).largest, 0) << "frame " << f << ": a new view draws the ground directly";
+    }
   }
   // Each change shows: the camera (0 to 1), the caster and its shadow (1 to 2); the first view comes back exactly.
   EXPECT_GT(Compare(cached[0], cached[1], 10).pixels_over, kCostWidth * kCostHeight / 4);
