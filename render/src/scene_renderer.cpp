@@ -1534,7 +1534,8 @@ void SceneRenderer::Impl::RecordSceneReadback(VkCommandBuffer command_buffer, Fr
   if (frame.scene_readback.size() < bytes) {
     frame.scene_readback = HostBuffer(physical_device, device, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
   }
-  // The scaled pass left the image for fragment shaders to read; the copy reads it after the pass's writes.
+  // The scaled pass left the image for fragment shaders to read (its dependency to the fragment shader stage makes
+  // the writes and the layout change available there); the copy reads it after them.
   VkImageMemoryBarrier to_source{};
   to_source.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
   to_source.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
@@ -1544,8 +1545,9 @@ void SceneRenderer::Impl::RecordSceneReadback(VkCommandBuffer command_buffer, Fr
   to_source.srcQueueFamilyIndex = to_source.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   to_source.image = frame.scaled_color.image();
   to_source.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                       0, nullptr, 0, nullptr, 1, &to_source);
+  vkCmdPipelineBarrier(command_buffer,
+                       VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &to_source);
   VkBufferImageCopy region{};
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   region.imageExtent = {frame.extent.width, frame.extent.height, 1};

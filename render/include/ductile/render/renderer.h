@@ -1,6 +1,6 @@
 // The Vulkan renderer of a RenderScene (DESIGN.md §7). SceneRenderer records the draws of one frame into a command
-// buffer for a render pass it is given, so the same code draws into a Qt window (QVulkanWindow's render pass) and
-// into OffscreenRenderer's image for screenshots, videos and tests.
+// buffer for a render pass it is given, so the same code draws into a Qt window (the studio viewport's swapchain pass)
+// and into OffscreenRenderer's image for screenshots, videos and tests.
 //
 // Passes of one frame, in order: shadow map (depth only, from the key light, fitted to the meshes, particles and
 // arrows; 2048 texels on a side on a GPU; on a CPU device 0.8 times the scene image's longer side, at most 1024), the
@@ -62,8 +62,8 @@ struct SceneRendererTarget {
   /// True when the colour attachment has an _SRGB format, so the hardware encodes the shaders' linear output; false
   /// for a UNORM target, where the shaders encode sRGB themselves.
   bool srgb_target = true;
-  /// Frames the caller records while earlier ones may still execute (QVulkanWindow: concurrentFrameCount()); each
-  /// has its own buffers and shadow map. At least 1.
+  /// Frames the caller records while earlier ones may still execute (the viewport: WindowSwapchain::kFramesInFlight);
+  /// each has its own buffers and shadow map. At least 1.
   std::uint32_t frames_in_flight = 1;
   /// Formats of the target's colour and depth attachments. Needed for a render scale below 1 (PrepareFrame), which
   /// draws into images of these formats; VK_FORMAT_UNDEFINED (either) keeps every frame at scale 1.
