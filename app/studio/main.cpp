@@ -121,8 +121,7 @@ int main(int argc, char** argv) {
         std::cout << "UI thread per frame: " << (end.times.build_ms - start->times.build_ms) / frames
                   << " ms building the scene, " << (end.times.record_ms - start->times.record_ms) / frames
                   << " ms with recording (and, scaled up on the host, drawing the scene and scaling it), "
-                  << (end.times.total_ms - start->times.total_ms) / frames
-                  << " ms with submitting and presenting\n";
+                  << (end.times.total_ms - start->times.total_ms) / frames << " ms with submitting and presenting\n";
       }
       delete start;
       QApplication::quit();
