@@ -247,6 +247,8 @@ QSize Viewport::swapChainImageSize() const {
 
 void Viewport::SetSnapshot(const Snapshot* snapshot) {
   if (!snapshot && snapshot_) scene_closed_ = true;
+  // After a failure (logged through vulkanFailed) the viewport stays empty; the next scene tries Vulkan again.
+  if (!snapshot) vulkan_failed_ = false;
   snapshot_ = snapshot;
   if (snapshot_ && !camera_set_) ResetCamera();
 }

@@ -137,8 +137,8 @@ class Viewport : public QWindow {
   void wheelEvent(QWheelEvent* event) override;
 
  private:
-  // Draws one frame (and copies it into `grab` when non-null). Vulkan failures drop the device and are reported
-  // through vulkanFailed once.
+  // Draws one frame (and copies it into `grab` when non-null). A failure drops the device and is reported through
+  // vulkanFailed; the viewport then stays empty until the scene closes (SetSnapshot(nullptr)).
   void RenderFrame(QImage* grab = nullptr);
   // Makes the device, swapchain and renderer when the window has its surface; false when it cannot (yet).
   bool EnsureVulkan();
