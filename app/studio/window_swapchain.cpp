@@ -70,21 +70,8 @@ WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window,
     if (!found)
       throw std::runtime_error("no queue of " + std::string(properties_.deviceName) +
                                " both draws and presents to the window");
-    const float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue_info{};
-    queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-    queue_info.queueFamilyIndex = queue_family_;
-    queue_info.queueCount = 1;
-    queue_info.pQueuePriorities = &priority;
-    const char* extensions[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
-    VkDeviceCreateInfo device_info{};
-    device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-    device_info.queueCreateInfoCount = 1;
-    device_info.pQueueCreateInfos = &queue_info;
-    device_info.enabledExtensionCount = 1;
-    device_info.ppEnabledExtensionNames = extensions;
-    Check(vkCreateDevice(physical_device_, &device_info, nullptr, &device_), "vkCreateDevice");
-    vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+    const std::array<const char*, 1> extensions{VK_KHR_SWAPCHAIN_EXTENSION_NAME};
+    device_ = render::CreateDeviceWithQueue(physical_device_, queue_family_, extensions, queue_);
 
     std::uint32_t format_count = 0;
     Check(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_device_, surface_, &format_count, nullptr),

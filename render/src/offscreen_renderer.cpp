@@ -130,18 +130,7 @@ void OffscreenRenderer::Impl::CreateDevice() {
                               " devices); install a GPU driver, or mesa-vulkan-drivers for the CPU device lavapipe");
   }
 
-  const float priority = 1.0f;
-  VkDeviceQueueCreateInfo queue_info{};
-  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-  queue_info.queueFamilyIndex = queue_family;
-  queue_info.queueCount = 1;
-  queue_info.pQueuePriorities = &priority;
-  VkDeviceCreateInfo device_info{};
-  device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-  device_info.queueCreateInfoCount = 1;
-  device_info.pQueueCreateInfos = &queue_info;
-  Check(vkCreateDevice(physical_device, &device_info, nullptr, &device), "vkCreateDevice");
-  vkGetDeviceQueue(device, queue_family, 0, &queue);
+  device = CreateDeviceWithQueue(physical_device, queue_family, {}, queue);
 
   VkCommandPoolCreateInfo pool_info{};
 

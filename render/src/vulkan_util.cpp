@@ -191,6 +191,26 @@ bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormat
   return (properties.optimalTilingFeatures & features) == features;
 }
 
+VkDevice CreateDeviceWithQueue(VkPhysicalDevice physical_device, std::uint32_t queue_family,
+                               std::span<const char* const> extensions, VkQueue& queue) {
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{};
+  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue_info.queueFamilyIndex = queue_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  VkDeviceCreateInfo device_info{};
+  device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  device_info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+  device_info.ppEnabledExtensionNames = extensions.data();
+  VkDevice device = VK_NULL_HANDLE;
+  Check(vkCreateDevice(physical_device, &device_info, nullptr, &device), "vkCreateDevice");
+  vkGetDeviceQueue(device, queue_family, 0, &queue);
+  return device;
+}
+
 VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
                                         std::span<const VkSubpassDependency> dependencies, const char* call,

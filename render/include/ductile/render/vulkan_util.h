@@ -73,6 +73,10 @@ class GpuImage {
   VkImageView view_ = VK_NULL_HANDLE;
 };
 
+/// A device with one queue of `queue_family` and the device `extensions`, and that queue. Throws RenderError.
+VkDevice CreateDeviceWithQueue(VkPhysicalDevice physical_device, std::uint32_t queue_family,
+                               std::span<const char* const> extensions, VkQueue& queue);
+
 /// Whether `format`'s optimal tiling has all of `features`.
 bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormatFeatureFlags features);
 
