@@ -6,9 +6,12 @@
 // and frames per second. Results: bench/results/*-render.md.
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <vector>
 
+#include "ductile/render/image.h"
 #include "ductile/render/renderer.h"
 #include "ductile/render/snapshot_scene.h"
 #include "ductile/snapshot.h"
@@ -109,6 +112,24 @@ BENCHMARK(BM_RenderFrame)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(2.0);
+
+// The studio viewport's host upscale on a CPU device (SceneRenderer::UpscaleOnHost): render::ScaleBilinear from the
+// half-size scene image to the 1280x720 viewport. Arguments: the source's width and height.
+void BM_ScaleBilinear(benchmark::State& state) {
+  const auto width = static_cast<int>(state.range(0)), height = static_cast<int>(state.range(1));
+  std::vector<std::uint8_t> src(4 * static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 7);
+  std::vector<std::uint8_t> dst(4 * static_cast<std::size_t>(kWidth) * static_cast<std::size_t>(kHeight));
+  for (auto _ : state) {
+    render::ScaleBilinear(src, width, height, dst, kWidth, kHeight);
+    benchmark::DoNotOptimize(dst.data());
+  }
+}
+BENCHMARK(BM_ScaleBilinear)
+    ->ArgNames({"width", "height"})
+    ->Args({640, 360})
+    ->Args({960, 540})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace ductile

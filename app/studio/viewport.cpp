@@ -160,11 +160,9 @@ bool Viewport::EnsureVulkan() {
     // Colour written as sRGB by the hardware where the surface offers it. On a CPU device UNORM (the renderer's
     // shaders encode sRGB themselves): the scene image then holds what the swapchain stores, so scaling it up is a
     // plain filter of its bytes (on the host, SceneRenderer::UpscalesOnHost) without decoding and encoding each texel.
-    QVulkanInstance* instance = vulkanInstance();
-    const bool cpu = WindowSwapchain::FirstDeviceIsCpu(instance);
     const std::array<VkFormat, 2> srgb{VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R8G8B8A8_SRGB};
     const std::array<VkFormat, 2> unorm{VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM};
-    swapchain_ = std::make_unique<WindowSwapchain>(instance, this, cpu ? std::span(unorm) : std::span(srgb));
+    swapchain_ = std::make_unique<WindowSwapchain>(vulkanInstance(), this, srgb, unorm);
     CreateSceneRenderer();
   } catch (const std::exception& e) {
     ReleaseVulkan();

@@ -3,7 +3,6 @@
 #include <QVulkanInstance>
 #include <QWindow>
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -36,8 +35,8 @@ VkRenderPass CreatePass(VkDevice device, VkFormat color, VkFormat depth, bool lo
 
 }  // namespace
 
-WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window,
-                                 std::span<const VkFormat> preferred_formats)
+WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> gpu_formats,
+                                 std::span<const VkFormat> cpu_formats)
     : instance_(instance), window_(window) {
   // Whatever was created before a failure is released here: the destructor does not run for a constructor that
   // throws.
@@ -82,6 +81,7 @@ WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window,
     if (formats.empty()) throw std::runtime_error("the window's surface offers no colour format");
     color_format_ = formats.front().format == VK_FORMAT_UNDEFINED ? VK_FORMAT_B8G8R8A8_UNORM : formats.front().format;
     color_space_ = formats.front().colorSpace;
+    const std::span<const VkFormat> preferred_formats = cpu_device() ? cpu_formats : gpu_formats;
     const auto preferred = std::find_if(preferred_formats.begin(), preferred_formats.end(), [&](VkFormat f) {
       return std::any_of(formats.begin(), formats.end(), [f](const VkSurfaceFormatKHR& s) { return s.format == f; });
     });
@@ -237,16 +237,6 @@ void WindowSwapchain::CreateSwapchain(VkExtent2D extent) {
         render::CreateFramebuffer(device_, clear_pass_, attachments, extent, "vkCreateFramebuffer (viewport)");
     framebuffers_.push_back(framebuffer);
   }
-}
-
-bool WindowSwapchain::FirstDeviceIsCpu(QVulkanInstance* instance) {
-  std::uint32_t count = 1;
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  const VkResult listed = vkEnumeratePhysicalDevices(instance->vkInstance(), &count, &physical);
-  if ((listed != VK_SUCCESS && listed != VK_INCOMPLETE) || count == 0) return false;
-  VkPhysicalDeviceProperties properties{};
-  vkGetPhysicalDeviceProperties(physical, &properties);
-  return properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
 }
 
 void WindowSwapchain::BeginPass(const Frame& frame, bool load) const {

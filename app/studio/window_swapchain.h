@@ -23,14 +23,12 @@ class WindowSwapchain {
  public:
   static constexpr std::uint32_t kFramesInFlight = 2;
 
-  /// Whether the device a WindowSwapchain on `instance` would use (the first) is a CPU device such as lavapipe.
-  static bool FirstDeviceIsCpu(QVulkanInstance* instance);
-
   /// Creates the device on the instance's first physical device (as QVulkanWindow does) with a queue that draws and
-  /// presents to `window`'s surface; the swapchain follows on the first BeginFrame. `preferred_formats`: colour
-  /// formats in order of preference (else the surface's first). `window` must have its platform surface and outlive
-  /// this object. Throws std::runtime_error naming the failed step.
-  WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> preferred_formats);
+  /// presents to `window`'s surface; the swapchain follows on the first BeginFrame. Colour formats in order of
+  /// preference (else the surface's first): `gpu_formats`, or `cpu_formats` on a CPU device such as lavapipe. `window`
+  /// must have its platform surface and outlive this object. Throws std::runtime_error naming the failed step.
+  WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> gpu_formats,
+                  std::span<const VkFormat> cpu_formats);
   ~WindowSwapchain();
   WindowSwapchain(const WindowSwapchain&) = delete;
   WindowSwapchain& operator=(const WindowSwapchain&) = delete;

@@ -211,9 +211,11 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   render_pass =
       CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                  {&to_transfer, 1}, "vkCreateRenderPass");
-  load_pass =
-      CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                 {&to_transfer, 1}, "vkCreateRenderPass (load)", true);
+  if (cpu_viewport && !multisampled) {
+    load_pass =
+        CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                   {&to_transfer, 1}, "vkCreateRenderPass (load)", true);
+  }
   std::vector<VkImageView> views = {color.view(), depth.view()};
   if (multisampled) views.push_back(resolve.view());
   framebuffer = CreateFramebuffer(device, render_pass, views, extent, "vkCreateFramebuffer");
@@ -226,7 +228,7 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   target.ground_cache = ground_cache;
   target.color_format = color_format;
   target.depth_format = depth_format;
-  target.host_upscale = cpu_viewport;
+  target.host_upscale = load_pass != VK_NULL_HANDLE;
   scene_renderer = std::make_unique<SceneRenderer>(physical_device, device, target);
 }
 

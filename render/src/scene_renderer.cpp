@@ -529,10 +529,9 @@ struct SceneRenderer::Impl {
   // and the ground are drawn every frame).
   VkRenderPass ground_cache_pass = VK_NULL_HANDLE;
   VkSampler ground_cache_sampler = VK_NULL_HANDLE;
-  VkPipeline cache_ground_pipeline = VK_NULL_HANDLE;     // grid_unshadowed.frag into the cache.
-  VkPipeline copy_background_pipeline = VK_NULL_HANDLE;  // background.frag over the whole target, at the far plane.
-  VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;      // ground_cache.frag on the unshadowed ground.
-  VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;    // ground_shadow.frag where the shadow map reaches.
+  VkPipeline cache_ground_pipeline = VK_NULL_HANDLE;   // grid_unshadowed.frag into the cache.
+  VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;    // ground_cache.frag on the unshadowed ground.
+  VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;  // ground_shadow.frag where the shadow map reaches.
   bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
   // The ground cache's key of the last frame prepared, in any slot: a frame whose key differs is a changing view.
   std::optional<GroundCacheKey> last_ground_key;
@@ -719,8 +718,10 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   shadow_particle.render_pass = shadow_pass;
   shadow_particle_pipeline = CreatePipeline(shadow_particle);
 
+  // The background comes after everything opaque and fills what is left at the far plane, so that only pixels
+  // nothing covers shade it.
   PipelineDesc background{ShaderId::kBackgroundVert, ShaderId::kBackgroundFrag, {}, {}};
-  background.depth_test = false;
+  background.depth_test = true;
   background.depth_write = false;
   background.render_pass = target.render_pass;
   background.samples = target.samples;
@@ -818,12 +819,6 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     cache_ground.samples = VK_SAMPLE_COUNT_1_BIT;
     cache_ground.encode_srgb = false;
     cache_ground_pipeline = CreatePipeline(cache_ground);
-    // With the cache the background comes after the ground, which writes depth, and fills what is left at the far
-    // plane: each pixel of the cache is read once.
-    PipelineDesc copy_background = background;
-    copy_background.depth_test = true;
-    copy_background.depth_write = false;
-    copy_background_pipeline = CreatePipeline(copy_background);
     PipelineDesc copy_ground = grid;
     copy_ground.fragment = ShaderId::kGroundCacheFrag;
     copy_ground_pipeline = CreatePipeline(copy_ground);
@@ -876,14 +871,12 @@ SceneRenderer::Impl::~Impl() {
 }
 
 void SceneRenderer::Impl::DestroyHandles() {
-  for (VkPipeline pipeline :
-       {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline, particle_pipeline,
-        grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline, cache_ground_pipeline, copy_background_pipeline,
-        copy_ground_pipeline, shadow_ground_pipeline, upscale_pipeline}) {
+  for (VkPipeline pipeline : {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline,
+                              particle_pipeline, grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline,
+                              cache_ground_pipeline, copy_ground_pipeline, shadow_ground_pipeline, upscale_pipeline}) {
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
   }
-  cache_ground_pipeline = copy_background_pipeline = copy_ground_pipeline = shadow_ground_pipeline = upscale_pipeline =
-      VK_NULL_HANDLE;
+  cache_ground_pipeline = copy_ground_pipeline = shadow_ground_pipeline = upscale_pipeline = VK_NULL_HANDLE;
   for (Frame& frame : frames) {
     if (frame.scaled_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
     frame.scaled_framebuffer = VK_NULL_HANDLE;
@@ -1633,17 +1626,16 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
                                 " was not prepared");
   }
   const Impl::Frame& frame = impl_->frames[frame_index];
-  if (frame.host_scaled) {
-    // RecordUpload wrote the scaled-up scene into the target; only the HUD is drawn over it.
-  } else if (frame.scaled) {
+  if (!frame.scaled) {
+    impl_->RecordScene(command_buffer, frame);
+  } else if (!frame.host_scaled) {
     SetViewportAndScissor(command_buffer, frame.target_extent);
     vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
                             &frame.descriptor_set, 0, nullptr);
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->upscale_pipeline);
     vkCmdDraw(command_buffer, 6, 1, 0, 0);  // upscale.vert's rectangle
-  } else {
-    impl_->RecordScene(command_buffer, frame);
   }
+  // (A frame scaled up on the host is already in the target, from RecordUpload: only the HUD is drawn over it.)
   if (impl_->hud) impl_->hud->Record(command_buffer, frame_index, frame.target_extent);
 }
 
@@ -1654,10 +1646,6 @@ void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Fram
   const VkBuffer buffer = frame.data.buffer();
 
   const bool cached = use_ground_cache() && !frame.direct_ground;
-  if (!cached) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, background_pipeline);
-    vkCmdDraw(command_buffer, 3, 1, 0, 0);
-  }
 
   if (!frame.mesh_draws.empty()) {
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, mesh_pipeline);
@@ -1680,10 +1668,8 @@ void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Fram
       vkCmdDraw(command_buffer, frame.grid_plain_vertices, 1, frame.grid_shadowed_vertices, 0);
     }
   }
-  if (cached) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, copy_background_pipeline);
-    vkCmdDraw(command_buffer, 3, 1, 0, 0);
-  }
+  vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, background_pipeline);
+  vkCmdDraw(command_buffer, 3, 1, 0, 0);
   if (!frame.arrow_draws.empty()) {
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, mesh_pipeline);
     DrawMeshes(command_buffer, frame, frame.arrow_draws);
