@@ -7,6 +7,7 @@
 #include <QVulkanInstance>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <string_view>
 
 #include "main_window.h"
@@ -47,6 +48,17 @@ int main(int argc, char** argv) {
                                "(View > Turntable turns at 20)",
                                "DEGREES");
   parser.addOption(turntable);
+  QCommandLineOption max_fps("max-fps",
+                             "Draw at most RATE viewport frames per second (1 to 1000), 'none' (no limit but the "
+                             "display rate) or 'auto' (30 on a CPU Vulkan device such as lavapipe, none on a GPU); "
+                             "default: the View > Frame rate limit choice",
+                             "RATE");
+  parser.addOption(max_fps);
+  QCommandLineOption placement("thread-placement",
+                               "On a CPU Vulkan device such as lavapipe, keep the simulation thread and the viewport's "
+                               "drawing on separate cores with drawing at a lower priority: 'on' (default) or 'off'",
+                               "on|off");
+  parser.addOption(placement);
   // --help and --version need no display: they are answered before the GUI application, which needs one, exists.
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -80,6 +92,30 @@ int main(int argc, char** argv) {
     }
   }
 
+  double rate_limit = -1;  // not given
+  if (parser.isSet(max_fps)) {
+    const QString value = parser.value(max_fps);
+    bool ok = false;
+    rate_limit = value == "auto"   ? 0.0
+                 : value == "none" ? std::numeric_limits<double>::infinity()
+                                   : value.toDouble(&ok);
+    if (value != "auto" && value != "none" && (!ok || !(rate_limit >= 1 && rate_limit <= 1000))) {
+      std::cerr << "ductile: --max-fps needs frames per second from 1 to 1000, 'none' or 'auto', got '"
+                << value.toStdString() << "'\n";
+      return 2;
+    }
+  }
+
+  bool place_threads = true;
+  if (parser.isSet(placement)) {
+    const QString value = parser.value(placement);
+    if (value != "on" && value != "off") {
+      std::cerr << "ductile: --thread-placement needs 'on' or 'off', got '" << value.toStdString() << "'\n";
+      return 2;
+    }
+    place_threads = value == "on";
+  }
+
   QVulkanInstance vulkan;
   vulkan.setApiVersion(QVersionNumber(1, 3));
   const bool have_vulkan = vulkan.create();
@@ -88,6 +124,8 @@ int main(int argc, char** argv) {
   ductile::studio::MainWindow window(have_vulkan ? &vulkan : nullptr);
   if (scale >= 0) window.SetRenderScale(scale);
   if (turntable_speed != 0) window.SetTurntable(turntable_speed);
+  if (rate_limit >= 0) window.SetFrameRateLimit(rate_limit);
+  window.SetThreadPlacement(place_threads);
   window.show();
   const QStringList args = parser.positionalArguments();
   QString scene = args.isEmpty() ? QString(DUCTILE_SOURCE_DIR) + "/scenes/dough_rolling.yaml" : args.front();
@@ -116,6 +154,14 @@ int main(int argc, char** argv) {
                 << " frames/s; simulation: " << (steps > 0 ? (end.step_ms_sum - start->step_ms_sum) / steps : 0.0)
                 << " ms/step (mean over " << steps << " steps from t = " << start->sim_time << " s to " << end.sim_time
                 << " s), real-time factor " << (end.sim_time - start->sim_time) / wall << '\n';
+      if (const ductile::studio::Viewport* v = window.viewport()) {
+        const double limit = v->frame_rate_limit();
+        std::cout << "frame rate limit: ";
+        if (std::isfinite(limit))
+          std::cout << limit << " frames/s\n";
+        else
+          std::cout << "none (the display rate)\n";
+      }
       const double frames = end.frames - start->frames;
       if (frames > 0) {
         std::cout << "UI thread per frame: " << (end.times.build_ms - start->times.build_ms) / frames

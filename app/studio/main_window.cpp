@@ -21,9 +21,13 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
+#include "cpu_placement.h"
 #include "inspector.h"
 #include "plots.h"
 #include "recording_dialog.h"
@@ -54,6 +58,9 @@ void OpenMessageBox(QWidget* parent, const QString& title, const QString& text, 
 }
 
 constexpr double kTurntableDegreesPerSecond = 20;  // View > Turntable
+// Nice value of the viewport's drawing threads on a CPU Vulkan device (cpu_placement.h): the lowest priority, so that
+// a simulation worker waking on their core takes it at once (bench/results/*-studio.md).
+constexpr int kViewportNice = 19;
 
 }  // namespace
 
@@ -82,6 +89,7 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
     viewport_widget_->setFocusPolicy(Qt::StrongFocus);
     connect(viewport_, &Viewport::vulkanFailed, this,
             [this](const QString& message) { Log("viewport: " + message, Event::Kind::kError); });
+    connect(viewport_, &Viewport::deviceReady, this, &MainWindow::SeparateSimulationFromDrawing);
     connect(viewport_, &Viewport::picked, this, [this](const Pick& pick) {
       render::ViewOptions& view = viewport_->view_options();
       view.selected_body = pick.kind == Pick::Kind::kBody ? pick.index : -1;
@@ -304,6 +312,34 @@ void MainWindow::BuildMenus() {
   render_scale_group_ = scale_group;
   if (!scale_group->checkedAction()) scale_group->actions().front()->setChecked(true);
   SetRenderScale(scale_group->checkedAction()->data().toFloat());
+  // The frame rate limit (Viewport::SetFrameRateLimit), remembered across sessions; infinity is stored as -1.
+  QMenu* rate_menu = view->addMenu("Frame rate limit");
+  rate_menu->setToolTipsVisible(true);
+  auto* rate_group = new QActionGroup(rate_menu);
+  const double saved_rate = QSettings("Ductile", "studio").value("frame_rate_limit", 0.0).toDouble();
+  for (const auto& [label, rate] :
+       {std::pair{"Automatic (30/s on a CPU renderer)", 0.0}, std::pair{"30 frames/s", 30.0},
+        std::pair{"60 frames/s", 60.0}, std::pair{"None (the display rate)", -1.0}}) {
+    QAction* action = rate_menu->addAction(label);
+    action->setCheckable(true);
+    action->setData(rate);
+    action->setObjectName(QString("frame_rate_limit_%1").arg(rate < 0 ? QString("none") : QString::number(rate)));
+    action->setToolTip(
+        "Draw at most this many frames a second: on a CPU renderer such as lavapipe every frame takes CPU time "
+        "from the simulation");
+    rate_group->addAction(action);
+    if (rate == saved_rate) action->setChecked(true);
+    connect(action, &QAction::triggered, this, [this, rate = rate] {
+      SetFrameRateLimit(rate < 0 ? std::numeric_limits<double>::infinity() : rate);
+      QSettings("Ductile", "studio").setValue("frame_rate_limit", rate);
+    });
+  }
+  frame_rate_group_ = rate_group;
+  if (!rate_group->checkedAction()) rate_group->actions().front()->setChecked(true);
+  {
+    const double rate = rate_group->checkedAction()->data().toDouble();
+    SetFrameRateLimit(rate < 0 ? std::numeric_limits<double>::infinity() : rate);
+  }
   QAction* turntable = view->addAction("Turntable");
   turntable->setObjectName("turntable_action");
   turntable->setCheckable(true);
@@ -367,6 +403,7 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
   scene_text_ = text;
   scene_path_ = path;
   controller_ = std::make_unique<SimController>(model, scene_text_, path.toStdString());
+  if (simulation_core_ >= 0) controller_->SetSimulationCore(simulation_core_);
   controller_->SetStressWanted(color_ && color_->currentText() == "stress");
   if (speed_) {
     Command c = Command::Of(Command::Type::kSetSpeed);
@@ -531,6 +568,38 @@ void MainWindow::SetRenderScale(float scale) {
   for (QAction* action : render_scale_group_->actions()) {
     if (action->data().toFloat() == scale) action->setChecked(true);
   }
+}
+
+void MainWindow::SetFrameRateLimit(double frames_per_second) {
+  if (viewport_) viewport_->SetFrameRateLimit(frames_per_second);
+  if (!frame_rate_group_) return;
+  const double stored = std::isinf(frames_per_second) ? -1.0 : frames_per_second;
+  for (QAction* action : frame_rate_group_->actions()) {
+    if (action->data().toDouble() == stored) action->setChecked(true);
+  }
+}
+
+void MainWindow::SeparateSimulationFromDrawing() {
+  // Once per process: the UI thread's lowered priority cannot be raised again.
+  if (!thread_placement_ || simulation_core_ >= 0 || !viewport_ || !viewport_->cpu_device()) return;
+  const CorePlan plan = PlanCores(AllowedCores());
+  if (plan.simulation_core < 0) return;  // one core: nothing to separate
+  std::vector<int> drawing = viewport_->device_threads();
+  for (int tid : ThreadsNamed("llvmpipe-")) {
+    if (std::find(drawing.begin(), drawing.end(), tid) == drawing.end()) drawing.push_back(tid);
+  }
+  const int placed = PlaceThreads(drawing, plan.viewport_cores, kViewportNice);
+  const bool ui = PinCallingThread(plan.viewport_cores) && LowerCallingThreadPriority(kViewportNice);
+  simulation_core_ = plan.simulation_core;
+  if (controller_) controller_->SetSimulationCore(simulation_core_);
+  Log(QString("CPU renderer: the simulation thread runs on core %1; the viewport's drawing (the UI thread%2 and %3 of "
+              "the driver's %4 threads) on core %5 at nice %6")
+          .arg(simulation_core_)
+          .arg(ui ? "" : " not placed")
+          .arg(placed)
+          .arg(drawing.size())
+          .arg(plan.viewport_cores.back())
+          .arg(kViewportNice));
 }
 
 void MainWindow::SetTurntable(double degrees_per_second) {

@@ -60,6 +60,15 @@ class MainWindow : public QMainWindow {
   /// The viewport's render scale (Viewport::SetRenderScale: 0 automatic, else 0.5, 0.75 or 1 as in View > Render
   /// scale, whose entry it checks; other values in (0, 1] are used as given). Not remembered; the menu's choice is.
   void SetRenderScale(float scale);
+  /// The viewport's frame rate limit (Viewport::SetFrameRateLimit: 0 automatic, infinity none); the View > Frame rate
+  /// limit menu shows it when it is one of its choices.
+  void SetFrameRateLimit(double frames_per_second);
+  /// Whether, on a CPU Vulkan device, the simulation thread and the viewport's drawing are kept on separate cores
+  /// with drawing at a lower priority (cpu_placement.h; default on). Takes effect when the viewport's device is made,
+  /// so call it before the window is shown; once placed, threads stay placed for the process's life.
+  void SetThreadPlacement(bool on) { thread_placement_ = on; }
+  /// The core the simulation thread is pinned to, or −1 (no placement).
+  int simulation_core() const { return simulation_core_; }
   /// Turns the camera about its target at `degrees_per_second` (0 stops it), as View > Turntable does at 20°/s;
   /// the menu item shows whether it turns.
   void SetTurntable(double degrees_per_second);
@@ -92,6 +101,9 @@ class MainWindow : public QMainWindow {
   void BuildDocks();
   void FillSceneTree(const SceneDesc& scene);
   void Log(const QString& line, Event::Kind kind = Event::Kind::kInfo);
+  // On a CPU Vulkan device, once: the simulation thread on one core, the viewport's drawing on another at a lower
+  // priority (SetThreadPlacement, cpu_placement.h).
+  void SeparateSimulationFromDrawing();
   void AddRecent(const QString& path);
   void UpdateRecentMenu();
   void SaveScreenshot();
@@ -118,6 +130,9 @@ class MainWindow : public QMainWindow {
   QComboBox* speed_ = nullptr;
   QComboBox* color_ = nullptr;
   QActionGroup* render_scale_group_ = nullptr;
+  QActionGroup* frame_rate_group_ = nullptr;
+  bool thread_placement_ = true;
+  int simulation_core_ = -1;  // the simulation thread's core once placed (SeparateSimulationFromDrawing)
   QAction* turntable_action_ = nullptr;
   QTimer* timer_ = nullptr;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "cpu_placement.h"
 #include "ductile/simulator.h"
 
 namespace ductile::studio {
@@ -51,7 +52,8 @@ SimController::SimController(std::shared_ptr<const Model> model, std::string sce
   StartDemoLog();
   PublishSnapshot();
   UpdateStatus();
-  thread_ = std::thread([this] { Run(); });
+  // At the process's normal priority: the UI thread that makes a controller may run at a lower one (cpu_placement.h).
+  thread_ = StartNormalPriorityThread([this] { Run(); });
 }
 
 SimController::~SimController() {
@@ -100,7 +102,11 @@ void SimController::Run() {
   using Clock = std::chrono::steady_clock;
   Clock::time_point next_step = Clock::now();
   std::deque<Command> commands;
+  thread_id_.store(CurrentThreadId(), std::memory_order_relaxed);
   for (;;) {
+    if (const int core = core_request_.exchange(kNoRequest, std::memory_order_relaxed); core != kNoRequest) {
+      PinCallingThread(core == kAllCores ? std::vector<int>{} : std::vector<int>{core});
+    }
     commands.clear();
     {
       std::unique_lock<std::mutex> lock(mutex_);

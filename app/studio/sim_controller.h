@@ -194,6 +194,11 @@ class SimController {
   ControllerStatus status() const;
   /// Whether snapshots carry the particles' von Mises stress (costly; the viewport's stress colours need it).
   void SetStressWanted(bool wanted) { stress_wanted_.store(wanted, std::memory_order_relaxed); }
+  /// Pins the simulation thread to `core` from its next loop on (−1: every allowed core again; cpu_placement.h). Any
+  /// thread.
+  void SetSimulationCore(int core) { core_request_.store(core < 0 ? kAllCores : core, std::memory_order_relaxed); }
+  /// The simulation thread's id (Linux thread id; 0 until it runs, and elsewhere). Any thread.
+  int thread_id() const { return thread_id_.load(std::memory_order_relaxed); }
   /// The overrides in force, in the order given.
   std::vector<Override> overrides() const;
   /// The scene's robots (Simulator::RobotNames), in scene order; fixed for the controller's life, any thread.
@@ -231,6 +236,9 @@ class SimController {
   std::chrono::steady_clock::time_point last_step_end_{};  // while playing: when the last step ended
   std::chrono::steady_clock::time_point last_publish_{};   // when the last snapshot was published
   std::atomic<bool> stress_wanted_{true};
+  static constexpr int kNoRequest = -2, kAllCores = -1;
+  std::atomic<int> core_request_{kNoRequest};  // SetSimulationCore's, taken by the simulation thread
+  std::atomic<int> thread_id_{0};
   std::shared_ptr<FrameSink> sink_;  // the recording, or null
   double record_start_ = 0;          // simulated time of frame 0 [s]
   double record_fps_ = 0;            // [frames/s]

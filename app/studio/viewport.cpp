@@ -9,9 +9,11 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numbers>
 
+#include "cpu_placement.h"
 #include "ductile/render/renderer.h"
 #include "window_swapchain.h"
 
@@ -19,6 +21,8 @@ namespace ductile::studio {
 namespace {
 
 using Vec3 = std::array<float, 3>;
+
+constexpr double kCpuFrameRateLimit = 30;  // frames/s, automatic on a CPU Vulkan device (Viewport::frame_rate_limit)
 
 Vec3 Sub(const Vec3& a, const Vec3& b) {
   return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
@@ -126,6 +130,11 @@ void OrbitCamera::FromCamera(const render::Camera& c) {
 
 Viewport::Viewport() {
   setSurfaceType(QSurface::VulkanSurface);
+  frame_clock_.start();
+  frame_timer_ = new QTimer(this);
+  frame_timer_->setSingleShot(true);
+  frame_timer_->setTimerType(Qt::PreciseTimer);
+  connect(frame_timer_, &QTimer::timeout, this, &Viewport::DrawWhenDue);
 }
 
 Viewport::~Viewport() {
@@ -134,7 +143,7 @@ Viewport::~Viewport() {
 
 bool Viewport::event(QEvent* event) {
   if (event->type() == QEvent::UpdateRequest) {
-    RenderFrame();
+    DrawWhenDue();
     return true;
   }
   if (event->type() == QEvent::PlatformSurface && static_cast<QPlatformSurfaceEvent*>(event)->surfaceEventType() ==
@@ -162,7 +171,12 @@ bool Viewport::EnsureVulkan() {
     // plain filter of its bytes (on the host, SceneRenderer::UpscalesOnHost) without decoding and encoding each texel.
     const std::array<VkFormat, 2> srgb{VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R8G8B8A8_SRGB};
     const std::array<VkFormat, 2> unorm{VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM};
+    // The threads the driver starts with the device (lavapipe: its rasteriser and queue threads) are told apart by
+    // comparing the process's threads before and after.
+    const std::vector<int> before = ThreadsNamed("");
     swapchain_ = std::make_unique<WindowSwapchain>(vulkanInstance(), this, srgb, unorm);
+    device_threads_.clear();
+    std::ranges::set_difference(ThreadsNamed(""), before, std::back_inserter(device_threads_));
     CreateSceneRenderer();
   } catch (const std::exception& e) {
     ReleaseVulkan();
@@ -170,6 +184,7 @@ bool Viewport::EnsureVulkan() {
     emit vulkanFailed(QString::fromStdString(e.what()));
     return false;
   }
+  emit deviceReady();
   return renderer_ != nullptr;
 }
 
@@ -191,6 +206,47 @@ void Viewport::CreateSceneRenderer() {
   // On a CPU device the scene image is scaled up on the host and copied into the swapchain image (RenderFrame).
   target.host_upscale = swapchain_->cpu_device() && swapchain_->takes_uploads();
   renderer_ = std::make_unique<render::SceneRenderer>(swapchain_->physical_device(), swapchain_->device(), target);
+}
+
+bool Viewport::cpu_device() const {
+  return swapchain_ && swapchain_->cpu_device();
+}
+
+double Viewport::frame_rate_limit() const {
+  if (frame_rate_limit_ > 0) return frame_rate_limit_;
+  // The device is known once the window has been exposed. On a CPU device a frame costs about as much CPU time as
+  // a simulation step of the 6k-particle dough scene (bench/studio-cpu), so drawing every snapshot (60 a second and
+  // more) would take the simulation's second core; 30 frames a second keep the motion smooth and leave it most of
+  // that core (docs/studio.md, bench/results/*-studio.md).
+  return cpu_device() ? kCpuFrameRateLimit : std::numeric_limits<double>::infinity();
+}
+
+void Viewport::SetFrameRateLimit(double frames_per_second) {
+  frame_rate_limit_ = frames_per_second > 0 ? frames_per_second : 0.0;
+  next_frame_ns_ = 0;
+  frame_timer_->stop();
+  requestUpdate();
+}
+
+void Viewport::DrawWhenDue() {
+  const double limit = frame_rate_limit();
+  if (std::isfinite(limit)) {
+    const std::int64_t now = frame_clock_.nsecsElapsed();
+    if (now < next_frame_ns_) {
+      // Not yet: one timer draws the frame when its turn comes, with whatever is newest then.
+      if (!frame_timer_->isActive())
+        frame_timer_->start(static_cast<int>((next_frame_ns_ - now + 999'999) / 1'000'000));
+      return;
+    }
+    // Frame times on a fixed grid, so that a frame drawn late (the rasteriser shares the cores with the simulation,
+    // and a frame is sometimes held up) is followed by one drawn sooner and the mean rate is the limit. A frame more
+    // than two periods late (nothing to draw for a while, or a frame far slower than the limit) starts the grid again
+    // from now instead of drawing a burst of frames.
+    const auto period = static_cast<std::int64_t>(1e9 / limit);
+    next_frame_ns_ = now - next_frame_ns_ < 2 * period ? next_frame_ns_ + period : now + period;
+  }
+  frame_timer_->stop();
+  RenderFrame();
 }
 
 void Viewport::RenderFrame(QImage* grab) {

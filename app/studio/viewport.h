@@ -6,6 +6,8 @@
 // on an arrow moves the target along that axis.
 #pragma once
 
+#include <QElapsedTimer>
+#include <QTimer>
 #include <QWindow>
 #include <functional>
 #include <memory>
@@ -91,6 +93,18 @@ class Viewport : public QWindow {
   /// orbits, for measuring the viewport's frame rate).
   void SetTurntable(double degrees_per_second);
   double turntable() const { return turntable_; }
+  /// The most frames per second the viewport draws; frames asked for sooner (a new snapshot, the turntable, a mouse
+  /// move) wait for their turn, and the newest state is drawn then. 0 means automatic: 30 on a CPU Vulkan device
+  /// (lavapipe), where every frame takes CPU time from the simulation on the same cores, and no limit but the display
+  /// rate on a GPU. Infinity: no limit. Drawing for a grab or an expose is not limited.
+  void SetFrameRateLimit(double frames_per_second);
+  /// The limit in effect (automatic resolved; infinity when there is none).
+  double frame_rate_limit() const;
+  /// Whether the viewport draws on a CPU Vulkan device such as lavapipe (false until the device is known).
+  bool cpu_device() const;
+  /// The threads the Vulkan driver started with the viewport's device (thread ids, sorted; on lavapipe its rasteriser
+  /// and queue threads), found by comparing the process's threads before and after making it.
+  const std::vector<int>& device_threads() const { return device_threads_; }
   /// The render scale in effect (automatic resolved; 1 until the Vulkan device is known).
   float render_scale() const;
   /// The size the last frame's scene was drawn at [pixels] (the viewport's size at scale 1).
@@ -124,6 +138,8 @@ class Viewport : public QWindow {
   /// The mouse spring started, moved or ended (kind kNone).
   void perturbed(const Perturbation& perturbation);
   void vulkanFailed(const QString& message);
+  /// The device and swapchain were made (at the first expose, and again after they were given up).
+  void deviceReady();
   /// A gizmo arrow is being dragged: the target's new position [m], world.
   void gizmoDragged(const std::array<double, 3>& position);
 
@@ -137,6 +153,8 @@ class Viewport : public QWindow {
   void wheelEvent(QWheelEvent* event) override;
 
  private:
+  // Draws a frame now, or once the frame rate limit allows one (a timer then draws it).
+  void DrawWhenDue();
   // Draws one frame (and copies it into `grab` when non-null). A failure drops the device and is reported through
   // vulkanFailed; the viewport then stays empty until the scene closes (SetSnapshot(nullptr)).
   void RenderFrame(QImage* grab = nullptr);
@@ -148,6 +166,7 @@ class Viewport : public QWindow {
   void FrameDone(QSize scene_size, const FrameTimes& times);
 
   std::unique_ptr<WindowSwapchain> swapchain_;
+  std::vector<int> device_threads_;
   std::unique_ptr<render::SceneRenderer> renderer_;
   bool vulkan_failed_ = false;
   const Snapshot* snapshot_ = nullptr;
@@ -168,9 +187,13 @@ class Viewport : public QWindow {
   std::array<float, 3> gizmo_origin_{};  // the target when the drag started [m]
   float gizmo_start_ = 0;                // the cursor's place along the axis then [m]
   std::uint64_t frames_ = 0;
-  float render_scale_ = 0;         // 0: automatic
-  double turntable_ = 0;           // [degrees/s]
-  std::int64_t turntable_ms_ = 0;  // when the last frame turned the camera
+  float render_scale_ = 0;          // 0: automatic
+  double turntable_ = 0;            // [degrees/s]
+  double frame_rate_limit_ = 0;     // 0: automatic
+  QElapsedTimer frame_clock_;       // started with the viewport
+  std::int64_t next_frame_ns_ = 0;  // the limit's next frame time on frame_clock_
+  QTimer* frame_timer_ = nullptr;   // draws a frame that waited for its turn
+  std::int64_t turntable_ms_ = 0;   // when the last frame turned the camera
   FrameTimes frame_times_;
   QSize scene_size_;
   double fps_ = 0;

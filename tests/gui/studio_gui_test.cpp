@@ -17,13 +17,17 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QVulkanInstance>
 #include <QtTest>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <mutex>
 
+#include "cpu_placement.h"
 #include "decoded_video.h"
 #include "ductile/demo_log.h"
 #include "ductile/render/image.h"
@@ -168,6 +172,9 @@ class StudioGuiTest : public QObject {
 
  private slots:
   void initTestCase() {
+    // The menus' choices (render scale, frame rate limit) are saved with QSettings: kept apart from the user's.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings("Ductile", "studio").clear();
     vulkan_.setApiVersion(QVersionNumber(1, 3));
     if (!vulkan_.create()) QSKIP("no Vulkan implementation: the viewport cannot be tested here");
     dir_ = QDir::temp().filePath("ductile_gui_test_" + QString::number(QCoreApplication::applicationPid()));
@@ -275,6 +282,83 @@ class StudioGuiTest : public QObject {
     QCOMPARE(viewport->turntable(), 0.0);
     viewport->camera().yaw = yaw;  // the view the later tests expect
     viewport->requestUpdate();
+  }
+
+  // The frame rate limit (View > Frame rate limit, MainWindow::SetFrameRateLimit): automatic is 30 frames/s on a CPU
+  // device and none on a GPU; the menu's choices set it; and with a limit the turntable's back-to-back frames come
+  // at most at that rate. The limit is a third of the rate measured without one, so that a limiter that let frames
+  // through would fail the bound whatever this machine's speed.
+  void frameRateLimitHoldsTheViewportsRate() {
+    window_->SetPlaying(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    Viewport* viewport = window_->viewport();
+    auto* automatic = window_->findChild<QAction*>("frame_rate_limit_0");
+    QVERIFY(automatic && automatic->isChecked());
+    QCOMPARE(viewport->frame_rate_limit(), viewport->cpu_device() ? 30.0 : std::numeric_limits<double>::infinity());
+    auto* sixty = window_->findChild<QAction*>("frame_rate_limit_60");
+    QVERIFY(sixty);
+    sixty->trigger();
+    QCOMPARE(viewport->frame_rate_limit(), 60.0);
+    auto* none = window_->findChild<QAction*>("frame_rate_limit_none");
+    QVERIFY(none);
+    none->trigger();
+    QVERIFY(std::isinf(viewport->frame_rate_limit()));
+
+    // Frames drawn while the turntable turns, over about `ms` of wall time, per second.
+    const auto rate = [viewport](int ms) {
+      QTest::qWait(200);
+      const std::uint64_t before = viewport->frames();
+      QElapsedTimer timer;
+      timer.start();
+      QTest::qWait(ms);
+      const double seconds = 1e-3 * static_cast<double>(timer.elapsed());
+      return std::pair{static_cast<double>(viewport->frames() - before), seconds};
+    };
+    viewport->SetTurntable(20);
+    const auto [free_frames, free_seconds] = rate(1000);
+    const double limit = std::max(2.0, std::floor(free_frames / free_seconds / 3));
+    window_->SetFrameRateLimit(limit);
+    const auto [frames, seconds] = rate(2000);
+    viewport->SetTurntable(0);
+    const QString counts = QString("%1 frames in %2 s at a limit of %3/s (%4 in %5 s without)")
+                               .arg(frames)
+                               .arg(seconds)
+                               .arg(limit)
+                               .arg(free_frames)
+                               .arg(free_seconds);
+    // At most the limit's frames, plus one for each end of the span; at least half of them (the machine drew three
+    // times as many without the limit a moment ago).
+    QVERIFY2(frames <= limit * seconds + 2, qPrintable(counts));
+    QVERIFY2(frames >= 0.5 * limit * seconds, qPrintable(counts));
+    automatic->trigger();
+    QCOMPARE(viewport->frame_rate_limit(), viewport->cpu_device() ? 30.0 : std::numeric_limits<double>::infinity());
+    QVERIFY(automatic->isChecked());
+  }
+
+  // On a CPU device with two or more cores the viewport's drawing and the simulation thread are kept apart
+  // (cpu_placement.h): the simulation thread on the first core at the normal priority, the UI thread and the
+  // driver's threads on the last at nice 19; the log says so. A GPU, or a single core, leaves every thread alone.
+  void cpuDeviceKeepsDrawingOffTheSimulationsCore() {
+    Viewport* viewport = window_->viewport();
+    const std::vector<int> allowed = AllowedCores();
+    if (!viewport->cpu_device() || allowed.size() < 2) {
+      QCOMPARE(window_->simulation_core(), -1);
+      return;
+    }
+    QCOMPARE(window_->simulation_core(), allowed.front());
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->thread_id() != 0, 5000);
+    const int simulation = window_->controller()->thread_id();
+    QTRY_VERIFY_WITH_TIMEOUT(CoresOfThread(simulation) == std::vector<int>{allowed.front()}, 5000);
+    QCOMPARE(NiceOfThread(simulation), 0);
+    QCOMPARE(CoresOfThread(CurrentThreadId()), std::vector<int>{allowed.back()});
+    QCOMPARE(NiceOfThread(CurrentThreadId()), 19);
+    QVERIFY(!viewport->device_threads().empty());
+    for (int tid : ThreadsNamed("llvmpipe-")) {
+      QCOMPARE(NiceOfThread(tid), 19);
+      QCOMPARE(CoresOfThread(tid), std::vector<int>{allowed.back()});
+    }
+    auto* log = window_->findChild<QPlainTextEdit*>();
+    QVERIFY(log && log->toPlainText().contains("CPU renderer: the simulation thread runs on core"));
   }
 
   void runsTwoSecondsAndDrawsWhatTheSnapshotSays() {
