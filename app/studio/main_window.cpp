@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -288,58 +289,26 @@ void MainWindow::BuildMenus() {
     viewport_->SetHudVisible(on);
     viewport_->requestUpdate();
   });
-  // The render scale (Viewport::SetRenderScale), remembered across sessions.
-  QMenu* scale_menu = view->addMenu("Render scale");
-  scale_menu->setToolTipsVisible(true);
-  auto* scale_group = new QActionGroup(scale_menu);
-  const float saved_scale = QSettings("Ductile", "studio").value("render_scale", 0.0f).toFloat();
-  for (const auto& [label, scale] : {std::pair{"Automatic (50% on a CPU renderer)", 0.0f}, std::pair{"100%", 1.0f},
-                                     std::pair{"75%", 0.75f}, std::pair{"50%", 0.5f}}) {
-    QAction* action = scale_menu->addAction(label);
-    action->setCheckable(true);
-    action->setData(scale);
-    action->setObjectName(QString("render_scale_%1").arg(static_cast<int>(100 * scale)));
-    action->setToolTip(
-        "Draw the scene at this fraction of the viewport's width and height and scale it up (the HUD "
-        "stays sharp): fewer pixels to shade on a CPU renderer such as lavapipe");
-    scale_group->addAction(action);
-    if (scale == saved_scale) action->setChecked(true);
-    connect(action, &QAction::triggered, this, [this, scale = scale] {
-      SetRenderScale(scale);
-      QSettings("Ductile", "studio").setValue("render_scale", scale);
-    });
-  }
-  render_scale_group_ = scale_group;
-  if (!scale_group->checkedAction()) scale_group->actions().front()->setChecked(true);
-  SetRenderScale(scale_group->checkedAction()->data().toFloat());
-  // The frame rate limit (Viewport::SetFrameRateLimit), remembered across sessions; infinity is stored as -1.
-  QMenu* rate_menu = view->addMenu("Frame rate limit");
-  rate_menu->setToolTipsVisible(true);
-  auto* rate_group = new QActionGroup(rate_menu);
-  const double saved_rate = QSettings("Ductile", "studio").value("frame_rate_limit", 0.0).toDouble();
-  for (const auto& [label, rate] :
-       {std::pair{"Automatic (30/s on a CPU renderer)", 0.0}, std::pair{"30 frames/s", 30.0},
-        std::pair{"60 frames/s", 60.0}, std::pair{"None (the display rate)", -1.0}}) {
-    QAction* action = rate_menu->addAction(label);
-    action->setCheckable(true);
-    action->setData(rate);
-    action->setObjectName(QString("frame_rate_limit_%1").arg(rate < 0 ? QString("none") : QString::number(rate)));
-    action->setToolTip(
-        "Draw at most this many frames a second: on a CPU renderer such as lavapipe every frame takes CPU time "
-        "from the simulation");
-    rate_group->addAction(action);
-    if (rate == saved_rate) action->setChecked(true);
-    connect(action, &QAction::triggered, this, [this, rate = rate] {
-      SetFrameRateLimit(rate < 0 ? std::numeric_limits<double>::infinity() : rate);
-      QSettings("Ductile", "studio").setValue("frame_rate_limit", rate);
-    });
-  }
-  frame_rate_group_ = rate_group;
-  if (!rate_group->checkedAction()) rate_group->actions().front()->setChecked(true);
-  {
-    const double rate = rate_group->checkedAction()->data().toDouble();
-    SetFrameRateLimit(rate < 0 ? std::numeric_limits<double>::infinity() : rate);
-  }
+  // The render scale (Viewport::SetRenderScale) and the frame rate limit (Viewport::SetFrameRateLimit), remembered
+  // across sessions; an infinite limit is stored as -1.
+  render_scale_group_ = AddRememberedChoices(
+      view, "Render scale", "render_scale",
+      "Draw the scene at this fraction of the viewport's width and height and scale it up (the HUD stays sharp): "
+      "fewer pixels to shade on a CPU renderer such as lavapipe",
+      {{"Automatic (50% on a CPU renderer)", 0.0, "render_scale_0"},
+       {"100%", 1.0, "render_scale_100"},
+       {"75%", 0.75, "render_scale_75"},
+       {"50%", 0.5, "render_scale_50"}},
+      [this](double scale) { SetRenderScale(static_cast<float>(scale)); });
+  frame_rate_group_ = AddRememberedChoices(
+      view, "Frame rate limit", "frame_rate_limit",
+      "Draw at most this many frames a second: on a CPU renderer such as lavapipe every frame takes CPU time from "
+      "the simulation",
+      {{"Automatic (30/s on a CPU renderer)", 0.0, "frame_rate_limit_0"},
+       {"30 frames/s", 30.0, "frame_rate_limit_30"},
+       {"60 frames/s", 60.0, "frame_rate_limit_60"},
+       {"None (the display rate)", -1.0, "frame_rate_limit_none"}},
+      [this](double rate) { SetFrameRateLimit(rate < 0 ? std::numeric_limits<double>::infinity() : rate); });
   QAction* turntable = view->addAction("Turntable");
   turntable->setObjectName("turntable_action");
   turntable->setCheckable(true);
@@ -568,6 +537,31 @@ void MainWindow::SetRenderScale(float scale) {
   for (QAction* action : render_scale_group_->actions()) {
     if (action->data().toFloat() == scale) action->setChecked(true);
   }
+}
+
+QActionGroup* MainWindow::AddRememberedChoices(QMenu* parent, const QString& title, const QString& settings_key,
+                                               const QString& tool_tip, const std::vector<Choice>& choices,
+                                               const std::function<void(double)>& apply) {
+  QMenu* menu = parent->addMenu(title);
+  menu->setToolTipsVisible(true);
+  auto* group = new QActionGroup(menu);
+  const double saved = QSettings("Ductile", "studio").value(settings_key, choices.front().value).toDouble();
+  for (const Choice& choice : choices) {
+    QAction* action = menu->addAction(choice.label);
+    action->setCheckable(true);
+    action->setData(choice.value);
+    action->setObjectName(choice.object_name);
+    action->setToolTip(tool_tip);
+    group->addAction(action);
+    if (choice.value == saved) action->setChecked(true);
+    connect(action, &QAction::triggered, this, [apply, settings_key, value = choice.value] {
+      apply(value);
+      QSettings("Ductile", "studio").setValue(settings_key, value);
+    });
+  }
+  if (!group->checkedAction()) group->actions().front()->setChecked(true);
+  apply(group->checkedAction()->data().toDouble());
+  return group;
 }
 
 void MainWindow::SetFrameRateLimit(double frames_per_second) {

@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -104,6 +105,17 @@ class MainWindow : public QMainWindow {
   // On a CPU Vulkan device, once: the simulation thread on one core, the viewport's drawing on another at a lower
   // priority (SetThreadPlacement, cpu_placement.h).
   void SeparateSimulationFromDrawing();
+  // One choice of a remembered menu (AddRememberedChoices).
+  struct Choice {
+    QString label;
+    double value = 0;
+    QString object_name;
+  };
+  // A submenu of `parent` whose exclusive choices are saved under `settings_key` (QSettings) and passed to `apply`
+  // when chosen; the saved choice (or the first) is checked and applied now.
+  QActionGroup* AddRememberedChoices(QMenu* parent, const QString& title, const QString& settings_key,
+                                     const QString& tool_tip, const std::vector<Choice>& choices,
+                                     const std::function<void(double)>& apply);
   void AddRecent(const QString& path);
   void UpdateRecentMenu();
   void SaveScreenshot();
