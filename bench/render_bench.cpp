@@ -80,7 +80,7 @@ Snapshot DoughSlab(int nx, int ny, int nz) {
 
 // Arguments: particle count selector (0: 30x30x6, 1: 50x50x20), samples per pixel, render scale [%] (the scene
 // drawn at that fraction of the image's width and height and scaled up) and cpu (1: drawn as the studio's viewport
-// draws on a CPU device, OffscreenRenderer's cpu_viewport: a UNORM image, the scaled scene scaled up on the host).
+// draws on a CPU device, OffscreenRenderer's cpu_viewport: UNORM images, the frame composed on the host).
 void BM_RenderFrame(benchmark::State& state) {
   const Snapshot snapshot = state.range(0) == 0 ? DoughSlab(30, 30, 6) : DoughSlab(50, 50, 20);
   const auto samples = static_cast<int>(state.range(1));
@@ -95,10 +95,13 @@ void BM_RenderFrame(benchmark::State& state) {
   const render::Camera camera =
       render::FrameSnapshot(snapshot, static_cast<float>(kWidth) / static_cast<float>(kHeight));
   const render::RenderScene scene = render::BuildRenderScene(snapshot, render::ViewOptions{}, camera);
-  benchmark::DoNotOptimize(renderer->Render(scene, render_scale));  // Warm-up: first-use costs of buffers and caches.
+  // Into one buffer, as the viewport draws into its window's image; a warm-up frame first (first-use costs of
+  // buffers and caches).
+  std::vector<std::uint8_t> pixels(4 * static_cast<std::size_t>(kWidth) * static_cast<std::size_t>(kHeight));
+  renderer->RenderInto(scene, render_scale, pixels);
   for (auto _ : state) {
-    render::Image image = renderer->Render(scene, render_scale);
-    benchmark::DoNotOptimize(image.rgba.data());
+    renderer->RenderInto(scene, render_scale, pixels);
+    benchmark::DoNotOptimize(pixels.data());
   }
   state.counters["particles"] = static_cast<double>(snapshot.particles.position.size());
   state.counters["samples"] = renderer->samples();
@@ -113,8 +116,8 @@ BENCHMARK(BM_RenderFrame)
     ->UseRealTime()
     ->MinTime(2.0);
 
-// The studio viewport's host upscale on a CPU device (SceneRenderer::UpscaleOnHost): render::ScaleBilinear from the
-// half-size scene image to the 1280x720 viewport. Arguments: the source's width and height.
+// The studio viewport's host upscale on a CPU device (part of SceneRenderer::UpscaleOnHost): render::ScaleBilinear from
+// the half-size scene image to the 1280x720 viewport. Arguments: the source's width and height.
 void BM_ScaleBilinear(benchmark::State& state) {
   const auto width = static_cast<int>(state.range(0)), height = static_cast<int>(state.range(1));
   std::vector<std::uint8_t> src(4 * static_cast<std::size_t>(width) * static_cast<std::size_t>(height));

@@ -21,6 +21,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
+#include <QVulkanFunctions>
+#include <QVulkanInstance>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -63,6 +65,19 @@ constexpr double kTurntableDegreesPerSecond = 20;  // View > Turntable
 // a simulation worker waking on their core takes it at once (bench/results/*-studio.md).
 constexpr int kViewportNice = 19;
 
+// Whether the viewport's device, the instance's first physical device (WindowSwapchain's choice, as QVulkanWindow's),
+// is a CPU implementation such as lavapipe: the viewport then composes its frames on the host (viewport.h).
+bool FirstDeviceIsCpu(QVulkanInstance* vulkan) {
+  QVulkanFunctions* f = vulkan->functions();
+  std::uint32_t count = 1;
+  VkPhysicalDevice first = VK_NULL_HANDLE;
+  const VkResult result = f->vkEnumeratePhysicalDevices(vulkan->vkInstance(), &count, &first);
+  if ((result != VK_SUCCESS && result != VK_INCOMPLETE) || count == 0 || first == VK_NULL_HANDLE) return false;
+  VkPhysicalDeviceProperties properties{};
+  f->vkGetPhysicalDeviceProperties(first, &properties);
+  return properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
 }  // namespace
 
 MeasureStart MeasureNow(MainWindow& window) {
@@ -83,8 +98,9 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   setWindowTitle("Ductile");
   resize(1600, 950);
   if (vulkan_) {
-    viewport_ = new Viewport;
-    viewport_->setVulkanInstance(vulkan_);
+    const bool composed_on_host = FirstDeviceIsCpu(vulkan_);
+    viewport_ = new Viewport(composed_on_host);
+    if (!composed_on_host) viewport_->setVulkanInstance(vulkan_);
     viewport_widget_ = QWidget::createWindowContainer(viewport_, this);
     viewport_widget_->setMinimumSize(320, 240);
     viewport_widget_->setFocusPolicy(Qt::StrongFocus);

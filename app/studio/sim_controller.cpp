@@ -98,6 +98,13 @@ DemoLog SimController::CaptureDemoLog() {
   return log.get();
 }
 
+std::chrono::steady_clock::time_point NextStepDue(std::chrono::steady_clock::time_point due,
+                                                  std::chrono::steady_clock::time_point now,
+                                                  std::chrono::steady_clock::duration interval,
+                                                  std::chrono::steady_clock::duration max_lag) {
+  return std::max(due + interval, now - std::max(max_lag, interval));
+}
+
 void SimController::Run() {
   using Clock = std::chrono::steady_clock;
   Clock::time_point next_step = Clock::now();
@@ -116,6 +123,7 @@ void SimController::Run() {
       if (stop_) break;
     }
     bool step_once = false;
+    const bool was_playing = playing_;
     for (const Command& c : commands) {
       if (c.type == Command::Type::kStep)
         step_once = !playing_;
@@ -126,9 +134,11 @@ void SimController::Run() {
       StepOnce();
       next_step = Clock::now();
     }
+    // Playing starts its schedule now: the time paused is not owed.
+    if (playing_ && !was_playing) next_step = Clock::now();
     if (playing_) {
-      // Real-time pacing: a step of Δt is due every Δt / speed of wall time; a slow step is simply late, and the
-      // schedule restarts from now rather than trying to catch up.
+      // Real-time pacing: a step of Δt is due every Δt / speed of wall time; steps that end late are followed by
+      // steps due sooner, up to kMaxPacingLag behind the clock (NextStepDue).
       const Clock::time_point now = Clock::now();
       if (now < next_step) {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -138,7 +148,7 @@ void SimController::Run() {
       StepOnce();
       const auto interval = std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(sim_->model().dt / std::max(speed_, 1e-3)));
-      next_step = std::max(next_step + interval, Clock::now() - interval);
+      next_step = NextStepDue(next_step, Clock::now(), interval, kMaxPacingLag);
     }
     UpdateStatus();
   }

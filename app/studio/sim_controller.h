@@ -171,6 +171,20 @@ struct ControllerStatus {
   std::size_t demo_events = 0;            ///< Inputs in the demo log so far.
 };
 
+/// Real-time pacing: when the step after one that was due at `due` is due, the step having ended at `now`; steps are
+/// due every `interval` of wall time (Δt / speed). A step that ends late leaves the next ones due sooner, so that a
+/// simulation whose steps vary in cost around the interval keeps the requested speed on average; but no step is due
+/// more than `max_lag` before `now`: a simulation that cannot keep up runs its steps back to back and is then slower
+/// than requested, without running a burst of steps to win back time it lost long ago (MuJoCo's simulate likewise
+/// lets its simulation fall at most 0.1 s out of step with the clock before it starts over).
+std::chrono::steady_clock::time_point NextStepDue(std::chrono::steady_clock::time_point due,
+                                                  std::chrono::steady_clock::time_point now,
+                                                  std::chrono::steady_clock::duration interval,
+                                                  std::chrono::steady_clock::duration max_lag);
+
+/// The most wall time a playing simulation may fall behind its schedule and still catch up (NextStepDue).
+inline constexpr std::chrono::milliseconds kMaxPacingLag{100};
+
 class SimController {
  public:
   /// Starts the simulation thread on `model`, paused. `scene_text` and `scene_file` are the scene the model was

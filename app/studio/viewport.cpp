@@ -1,9 +1,11 @@
 #include "viewport.h"
 
+#include <QBackingStore>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QExposeEvent>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QPlatformSurfaceEvent>
 #include <QVulkanInstance>
 #include <QWheelEvent>
@@ -128,8 +130,9 @@ void OrbitCamera::FromCamera(const render::Camera& c) {
   fov_y_degrees = c.fov_y_degrees;
 }
 
-Viewport::Viewport() {
-  setSurfaceType(QSurface::VulkanSurface);
+Viewport::Viewport(bool composed_on_host) : composed_on_host_(composed_on_host) {
+  setSurfaceType(composed_on_host_ ? QSurface::RasterSurface : QSurface::VulkanSurface);
+  if (composed_on_host_) backing_store_ = std::make_unique<QBackingStore>(this);
   frame_clock_.start();
   frame_timer_ = new QTimer(this);
   frame_timer_->setSingleShot(true);
@@ -163,21 +166,23 @@ void Viewport::resizeEvent(QResizeEvent*) {
 }
 
 bool Viewport::EnsureVulkan() {
-  if (swapchain_) return true;
-  if (vulkan_failed_ || vulkanInstance() == nullptr || !isExposed()) return false;
+  if (swapchain_ || offscreen_) return true;
+  if (vulkan_failed_ || (!composed_on_host_ && vulkanInstance() == nullptr) || !isExposed()) return false;
   try {
-    // Colour written as sRGB by the hardware where the surface offers it. On a CPU device UNORM (the renderer's
-    // shaders encode sRGB themselves): the scene image then holds what the swapchain stores, so scaling it up is a
-    // plain filter of its bytes (on the host, SceneRenderer::UpscalesOnHost) without decoding and encoding each texel.
-    const std::array<VkFormat, 2> srgb{VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R8G8B8A8_SRGB};
-    const std::array<VkFormat, 2> unorm{VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM};
     // The threads the driver starts with the device (lavapipe: its rasteriser and queue threads) are told apart by
     // comparing the process's threads before and after.
     const std::vector<int> before = ThreadsNamed("");
-    swapchain_ = std::make_unique<WindowSwapchain>(vulkanInstance(), this, srgb, unorm);
+    if (composed_on_host_) {
+      // The size follows the window at each frame.
+      offscreen_ = render::OffscreenRenderer::Create(std::max(1, width()), std::max(1, height()), 1, true, true);
+    } else {
+      // Colour written as sRGB by the hardware where the surface offers it.
+      const std::array<VkFormat, 2> srgb{VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R8G8B8A8_SRGB};
+      swapchain_ = std::make_unique<WindowSwapchain>(vulkanInstance(), this, srgb);
+    }
     device_threads_.clear();
     std::ranges::set_difference(ThreadsNamed(""), before, std::back_inserter(device_threads_));
-    CreateSceneRenderer();
+    if (swapchain_) CreateSceneRenderer();
   } catch (const std::exception& e) {
     ReleaseVulkan();
     vulkan_failed_ = true;
@@ -185,13 +190,14 @@ bool Viewport::EnsureVulkan() {
     return false;
   }
   emit deviceReady();
-  return renderer_ != nullptr;
+  return renderer_ != nullptr || offscreen_ != nullptr;
 }
 
 void Viewport::ReleaseVulkan() {
   if (swapchain_) swapchain_->WaitIdle();
   renderer_.reset();
   swapchain_.reset();
+  offscreen_.reset();  // waits for its device itself
 }
 
 void Viewport::CreateSceneRenderer() {
@@ -203,13 +209,11 @@ void Viewport::CreateSceneRenderer() {
   target.color_format = swapchain_->color_format();
   target.depth_format = swapchain_->depth_format();
   target.frames_in_flight = WindowSwapchain::kFramesInFlight;
-  // On a CPU device the scene image is scaled up on the host and copied into the swapchain image (RenderFrame).
-  target.host_upscale = swapchain_->cpu_device() && swapchain_->takes_uploads();
   renderer_ = std::make_unique<render::SceneRenderer>(swapchain_->physical_device(), swapchain_->device(), target);
 }
 
 bool Viewport::cpu_device() const {
-  return swapchain_ && swapchain_->cpu_device();
+  return (swapchain_ && swapchain_->cpu_device()) || (offscreen_ && offscreen_->cpu_device());
 }
 
 double Viewport::frame_rate_limit() const {
@@ -253,41 +257,10 @@ void Viewport::RenderFrame(QImage* grab) {
   if (grab != nullptr) *grab = QImage();
   if (!EnsureVulkan()) return;
   try {
-    WindowSwapchain::Frame frame;
-    if (!swapchain_->BeginFrame(frame)) {
-      if (swapchain_->image_size().isEmpty()) return;  // no area: the next expose or resize draws
-      requestUpdate();                                 // out of date: the next frame makes a new swapchain
-      return;
-    }
-    if (std::exchange(scene_closed_, false)) {
-      // A new scene gets a new SceneRenderer once the frames in flight are done with the old one. Besides starting
-      // its caches afresh, this keeps the old renderer's particle descriptor from pointing at a freed buffer when a
-      // scene without particles follows one with them (which crashed lavapipe; reported with issue 6).
-      swapchain_->WaitIdle();
-      CreateSceneRenderer();
-    }
-    FrameTimes times;
-    QElapsedTimer timer;
-    timer.start();
-    const render::RenderScene scene = BuildScene();
-    times.build_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
-    renderer_->PrepareFrame(frame.prepare, frame.slot, scene, frame.extent, render_scale());
-    const bool host_upscale = renderer_->UpscalesOnHost(frame.slot);
-    if (host_upscale) {
-      // The scene is drawn at a fraction of the size and copied out; scaled up here; copied into the image; the HUD
-      // is drawn over it.
-      swapchain_->SubmitPrepareAndWait(frame);
-      renderer_->UpscaleOnHost(frame.slot);
-      renderer_->RecordUpload(frame.draw, frame.slot, frame.image);
-    }
-    swapchain_->BeginPass(frame, host_upscale);
-    renderer_->RecordDraws(frame.draw, frame.slot);
-    swapchain_->EndPass(frame);
-    times.record_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
-    swapchain_->EndFrame(frame, grab);
-    times.total_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
-    const VkExtent2D drawn = renderer_->SceneExtent(frame.slot);
-    FrameDone(QSize(static_cast<int>(drawn.width), static_cast<int>(drawn.height)), times);
+    if (composed_on_host_)
+      RenderHostFrame(grab);
+    else
+      RenderSwapchainFrame(grab);
   } catch (const std::exception& e) {
     ReleaseVulkan();
     vulkan_failed_ = true;
@@ -295,7 +268,93 @@ void Viewport::RenderFrame(QImage* grab) {
   }
 }
 
+void Viewport::RenderSwapchainFrame(QImage* grab) {
+  WindowSwapchain::Frame frame;
+  if (!swapchain_->BeginFrame(frame)) {
+    if (swapchain_->image_size().isEmpty()) return;  // no area: the next expose or resize draws
+    requestUpdate();                                 // out of date: the next frame makes a new swapchain
+    return;
+  }
+  if (std::exchange(scene_closed_, false)) {
+    // A new scene gets a new SceneRenderer once the frames in flight are done with the old one. Besides starting
+    // its caches afresh, this keeps the old renderer's particle descriptor from pointing at a freed buffer when a
+    // scene without particles follows one with them (which crashed lavapipe; reported with issue 6).
+    swapchain_->WaitIdle();
+    CreateSceneRenderer();
+  }
+  FrameTimes times;
+  QElapsedTimer timer;
+  timer.start();
+  const render::RenderScene scene = BuildScene();
+  times.build_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+  renderer_->PrepareFrame(frame.prepare, frame.slot, scene, frame.extent, render_scale());
+  swapchain_->BeginPass(frame);
+  renderer_->RecordDraws(frame.draw, frame.slot);
+  swapchain_->EndPass(frame);
+  times.record_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+  swapchain_->EndFrame(frame, grab);
+  times.total_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+  const VkExtent2D drawn = renderer_->SceneExtent(frame.slot);
+  FrameDone(QSize(static_cast<int>(drawn.width), static_cast<int>(drawn.height)), times);
+}
+
+void Viewport::RenderHostFrame(QImage* grab) {
+  const QSize logical = size();
+  const QSize pixels = logical * devicePixelRatio();
+  if (pixels.isEmpty()) return;  // no area: the next expose or resize draws
+  // (A new scene keeps the renderer: it rebinds every buffer each frame and compares meshes by content.)
+  scene_closed_ = false;
+  FrameTimes times;
+  QElapsedTimer timer;
+  timer.start();
+  const render::RenderScene scene = BuildScene();
+  times.build_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+  offscreen_->Resize(pixels.width(), pixels.height());
+  if (backing_store_->size() != logical) backing_store_->resize(logical);
+  const QRect area(QPoint(0, 0), logical);
+  backing_store_->beginPaint(area);
+  // The frame goes straight into the backing store's image where that holds 4-byte pixels in the renderer's byte
+  // order, without padding (on X11 with a 24- or 32-bit visual: B, G, R, X); elsewhere it is composed into an image
+  // of the viewport's and painted there.
+  QPaintDevice* device = backing_store_->paintDevice();
+  QImage* image = device != nullptr && device->devType() == QInternal::Image ? static_cast<QImage*>(device) : nullptr;
+  const bool bgra = offscreen_->bgra();
+  const auto same_order = [bgra](QImage::Format f) {
+    if (QSysInfo::ByteOrder != QSysInfo::LittleEndian) return false;
+    return bgra ? (f == QImage::Format_RGB32 || f == QImage::Format_ARGB32 || f == QImage::Format_ARGB32_Premultiplied)
+                : (f == QImage::Format_RGBX8888 || f == QImage::Format_RGBA8888 ||
+                   f == QImage::Format_RGBA8888_Premultiplied);
+  };
+  const bool direct = image != nullptr && image->size() == pixels && image->bytesPerLine() == 4 * pixels.width() &&
+                      same_order(image->format());
+  QImage& frame = direct ? *image : host_frame_;
+  if (!direct && host_frame_.size() != pixels)
+    host_frame_ = QImage(pixels, bgra ? QImage::Format_RGB32 : QImage::Format_RGBX8888);
+  const std::size_t bytes = 4 * static_cast<std::size_t>(pixels.width()) * static_cast<std::size_t>(pixels.height());
+  try {
+    offscreen_->RenderInto(scene, render_scale(), {frame.bits(), bytes});
+  } catch (...) {
+    backing_store_->endPaint();
+    throw;
+  }
+  times.record_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+  if (!direct) {
+    QPainter painter(device);
+    painter.setCompositionMode(QPainter::CompositionMode_Source);
+    painter.drawImage(area, host_frame_);
+  }
+  if (grab != nullptr) *grab = frame.convertToFormat(QImage::Format_RGB888);
+  backing_store_->endPaint();
+  backing_store_->flush(area);
+  host_frame_size_ = pixels;
+  times.total_ms = 1e-6 * static_cast<double>(timer.nsecsElapsed());
+  const int scene_width = std::max(1, static_cast<int>(std::lround(render_scale() * pixels.width())));
+  const int scene_height = std::max(1, static_cast<int>(std::lround(render_scale() * pixels.height())));
+  FrameDone(QSize(scene_width, scene_height), times);
+}
+
 QSize Viewport::swapChainImageSize() const {
+  if (composed_on_host_) return offscreen_ ? host_frame_size_ : QSize();
   return swapchain_ ? swapchain_->image_size() : QSize();
 }
 
@@ -392,7 +451,7 @@ void Viewport::CameraAxes(std::array<float, 3>& right, std::array<float, 3>& up,
 float Viewport::render_scale() const {
   if (render_scale_ > 0) return render_scale_;
   // The device is known once the window has been exposed; a CPU device gets half the pixels each way.
-  return swapchain_ && swapchain_->cpu_device() ? 0.5f : 1.0f;
+  return cpu_device() ? 0.5f : 1.0f;
 }
 
 void Viewport::SetTurntable(double degrees_per_second) {

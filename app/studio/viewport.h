@@ -1,12 +1,20 @@
-// The 3D viewport: a window with a Vulkan surface (WindowSwapchain) that draws the SimController's newest Snapshot
-// with render::SceneRenderer into its swapchain, with an orbit camera (left drag: orbit, right or shift-left drag: pan,
+// The 3D viewport: a window that draws the SimController's newest Snapshot with render::SceneRenderer, with an orbit
+// camera (left drag: orbit, right or shift-left drag: pan,
 // wheel: zoom), click picking of rigid bodies and MPM objects, and the mouse spring (Ctrl + left drag pulls what is
 // under the cursor in the plane facing the camera, like MuJoCo's perturbation). While teleoperating it draws the target
 // as a gizmo: three arrows along the world axes from the target, of a constant size on screen; a left drag that starts
 // on an arrow moves the target along that axis.
+//
+// Two ways to a picture. On a GPU the window has a Vulkan surface and the renderer draws into its swapchain
+// (WindowSwapchain). On a CPU Vulkan device such as lavapipe (composed on the host) the renderer composes each frame in
+// host memory (render::OffscreenRenderer's CPU viewport mode: the scene at the render scale, scaled up and the HUD
+// blended on the CPU), straight into the window's backing store, which the window system shows without a copy through
+// its socket (MIT-SHM on X11): lavapipe's own presentation sends each 1280x720 frame through the X socket, about as
+// much CPU time as drawing it (docs/studio.md, "Sharing the cores").
 #pragma once
 
 #include <QElapsedTimer>
+#include <QImage>
 #include <QTimer>
 #include <QWindow>
 #include <functional>
@@ -20,9 +28,12 @@
 #include "ductile/simulator.h"
 #include "ductile/snapshot.h"
 
+class QBackingStore;
+
 namespace ductile::render {
+class OffscreenRenderer;
 class SceneRenderer;
-}
+}  // namespace ductile::render
 
 namespace ductile::studio {
 
@@ -62,9 +73,10 @@ class Viewport : public QWindow {
   Q_OBJECT
 
  public:
-  /// Set the Vulkan instance (QWindow::setVulkanInstance) before the window is shown; the device and swapchain are
-  /// made when it is first exposed (on a GPU an sRGB swapchain, on a CPU device UNORM; see the definition).
-  Viewport();
+  /// `composed_on_host`: draw with a device of the viewport's own and compose frames in the window's backing store
+  /// (for a CPU Vulkan device; see the file comment). Otherwise set the Vulkan instance (QWindow::setVulkanInstance)
+  /// before the window is shown; the device and swapchain are made when it is first exposed.
+  explicit Viewport(bool composed_on_host = false);
   ~Viewport() override;
 
   /// The snapshot to draw (owned by the caller, alive until the next call or destruction). Null: the scene closes;
@@ -102,6 +114,8 @@ class Viewport : public QWindow {
   double frame_rate_limit() const;
   /// Whether the viewport draws on a CPU Vulkan device such as lavapipe (false until the device is known).
   bool cpu_device() const;
+  /// Whether frames are composed on the host and painted into the window's backing store (the constructor's choice).
+  bool composed_on_host() const { return composed_on_host_; }
   /// The threads the Vulkan driver started with the viewport's device (thread ids, sorted; on lavapipe its rasteriser
   /// and queue threads), found by comparing the process's threads before and after making it.
   const std::vector<int>& device_threads() const { return device_threads_; }
@@ -123,7 +137,7 @@ class Viewport : public QWindow {
   int GizmoAxisAt(QPointF pixel) const;
   /// Draws a frame now and returns it as an opaque RGB image (null when the viewport cannot draw).
   QImage GrabImage();
-  /// The swapchain's size [pixels] (the window's in device pixels); empty before the first frame.
+  /// The size of the frames drawn [pixels] (the window's in device pixels); empty before the first frame.
   QSize swapChainImageSize() const;
   /// Wall time the UI thread spent in the frames drawn so far [ms], summed: building the RenderScene, then also
   /// recording the frame (on a CPU device also drawing the scene and scaling it up), then also submitting and
@@ -158,6 +172,9 @@ class Viewport : public QWindow {
   // Draws one frame (and copies it into `grab` when non-null). A failure drops the device and is reported through
   // vulkanFailed; the viewport then stays empty until the scene closes (SetSnapshot(nullptr)).
   void RenderFrame(QImage* grab = nullptr);
+  // RenderFrame's two ways: into the swapchain, and composed into the backing store.
+  void RenderSwapchainFrame(QImage* grab);
+  void RenderHostFrame(QImage* grab);
   // Makes the device, swapchain and renderer when the window has its surface; false when it cannot (yet).
   bool EnsureVulkan();
   void ReleaseVulkan();
@@ -165,9 +182,16 @@ class Viewport : public QWindow {
   // After each frame: the size its scene was drawn at and the frame's UI thread times (for this frame alone).
   void FrameDone(QSize scene_size, const FrameTimes& times);
 
+  bool composed_on_host_ = false;
   std::unique_ptr<WindowSwapchain> swapchain_;
   std::vector<int> device_threads_;
   std::unique_ptr<render::SceneRenderer> renderer_;
+  // Composed on the host: the device and renderer, the window's backing store, and the frame when the backing
+  // store's image cannot take it as it is (another byte order or row length), painted into it then.
+  std::unique_ptr<render::OffscreenRenderer> offscreen_;
+  std::unique_ptr<QBackingStore> backing_store_;
+  QImage host_frame_;
+  QSize host_frame_size_;  // [pixels] of the last frame composed on the host
   bool vulkan_failed_ = false;
   const Snapshot* snapshot_ = nullptr;
   render::ViewOptions view_;

@@ -15,11 +15,10 @@ namespace {
 
 using render::Check;
 
-// A render pass drawing into the swapchain image and a depth attachment, the colour presented afterwards; the
-// colour cleared, or loaded from COLOR_ATTACHMENT_OPTIMAL (what SceneRenderer::RecordUpload leaves). The image is
-// written after the acquire semaphore's wait (at the colour output stage) and after the previous frame's use of the
-// depth attachment.
-VkRenderPass CreatePass(VkDevice device, VkFormat color, VkFormat depth, bool load) {
+// A render pass drawing into the swapchain image and a depth attachment, both cleared, the colour presented
+// afterwards. The image is written after the acquire semaphore's wait (at the colour output stage) and after the
+// previous frame's use of the depth attachment.
+VkRenderPass CreatePass(VkDevice device, VkFormat color, VkFormat depth) {
   VkSubpassDependency dependency{};
   dependency.srcSubpass = VK_SUBPASS_EXTERNAL;
   dependency.dstSubpass = 0;
@@ -30,13 +29,12 @@ VkRenderPass CreatePass(VkDevice device, VkFormat color, VkFormat depth, bool lo
                              VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
   return render::CreateColorDepthRenderPass(device, color, depth, VK_SAMPLE_COUNT_1_BIT,
                                             VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, {&dependency, 1},
-                                            "vkCreateRenderPass (viewport)", load);
+                                            "vkCreateRenderPass (viewport)");
 }
 
 }  // namespace
 
-WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> gpu_formats,
-                                 std::span<const VkFormat> cpu_formats)
+WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> formats_wanted)
     : instance_(instance), window_(window) {
   // Whatever was created before a failure is released here: the destructor does not run for a constructor that
   // throws.
@@ -81,11 +79,10 @@ WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std
     if (formats.empty()) throw std::runtime_error("the window's surface offers no colour format");
     color_format_ = formats.front().format == VK_FORMAT_UNDEFINED ? VK_FORMAT_B8G8R8A8_UNORM : formats.front().format;
     color_space_ = formats.front().colorSpace;
-    const std::span<const VkFormat> preferred_formats = cpu_device() ? cpu_formats : gpu_formats;
-    const auto preferred = std::find_if(preferred_formats.begin(), preferred_formats.end(), [&](VkFormat f) {
+    const auto preferred = std::find_if(formats_wanted.begin(), formats_wanted.end(), [&](VkFormat f) {
       return std::any_of(formats.begin(), formats.end(), [f](const VkSurfaceFormatKHR& s) { return s.format == f; });
     });
-    if (preferred != preferred_formats.end()) {
+    if (preferred != formats_wanted.end()) {
       for (const VkSurfaceFormatKHR& s : formats) {
         if (s.format == *preferred) {
           color_format_ = s.format;
@@ -98,14 +95,12 @@ WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std
         render::FindDepthFormat(physical_device_, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
     if (!depth) throw std::runtime_error("no depth attachment format");
     depth_format_ = *depth;
-    // Transfer destination for the host's scaled-up scene, transfer source for grabbing a frame, where offered.
+    // Transfer source for grabbing a frame, where offered.
     VkSurfaceCapabilitiesKHR caps{};
     Check(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physical_device_, surface_, &caps),
           "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
-    image_usage_ = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                   (caps.supportedUsageFlags & (VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT));
-    clear_pass_ = CreatePass(device_, color_format_, depth_format_, false);
-    load_pass_ = CreatePass(device_, color_format_, depth_format_, true);
+    image_usage_ = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | (caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    clear_pass_ = CreatePass(device_, color_format_, depth_format_);
 
     VkCommandPoolCreateInfo pool_info{};
     pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
@@ -124,7 +119,6 @@ WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std
       slot.draw = buffers[1];
       VkFenceCreateInfo fence_info{};
       fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-      Check(vkCreateFence(device_, &fence_info, nullptr, &slot.prepared), "vkCreateFence");
       fence_info.flags = VK_FENCE_CREATE_SIGNALED_BIT;
       Check(vkCreateFence(device_, &fence_info, nullptr, &slot.done), "vkCreateFence");
       VkSemaphoreCreateInfo semaphore_info{};
@@ -149,7 +143,6 @@ void WindowSwapchain::Release() {
     if (swapchain_ != VK_NULL_HANDLE) vkDestroySwapchainKHR(device_, swapchain_, nullptr);
     swapchain_ = VK_NULL_HANDLE;
     for (Slot& slot : slots_) {
-      if (slot.prepared != VK_NULL_HANDLE) vkDestroyFence(device_, slot.prepared, nullptr);
       if (slot.done != VK_NULL_HANDLE) vkDestroyFence(device_, slot.done, nullptr);
       if (slot.acquired != VK_NULL_HANDLE) vkDestroySemaphore(device_, slot.acquired, nullptr);
       if (slot.rendered != VK_NULL_HANDLE) vkDestroySemaphore(device_, slot.rendered, nullptr);
@@ -157,9 +150,8 @@ void WindowSwapchain::Release() {
     }
     if (command_pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, command_pool_, nullptr);
     if (clear_pass_ != VK_NULL_HANDLE) vkDestroyRenderPass(device_, clear_pass_, nullptr);
-    if (load_pass_ != VK_NULL_HANDLE) vkDestroyRenderPass(device_, load_pass_, nullptr);
     command_pool_ = VK_NULL_HANDLE;
-    clear_pass_ = load_pass_ = VK_NULL_HANDLE;
+    clear_pass_ = VK_NULL_HANDLE;
     vkDestroyDevice(device_, nullptr);
     device_ = VK_NULL_HANDLE;
   }
@@ -239,13 +231,13 @@ void WindowSwapchain::CreateSwapchain(VkExtent2D extent) {
   }
 }
 
-void WindowSwapchain::BeginPass(const Frame& frame, bool load) const {
+void WindowSwapchain::BeginPass(const Frame& frame) const {
   std::array<VkClearValue, 2> clear{};
   clear[0].color = {{0.16f, 0.17f, 0.19f, 1.0f}};
   clear[1].depthStencil = {1.0f, 0};
   VkRenderPassBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  begin.renderPass = load ? load_pass_ : clear_pass_;
+  begin.renderPass = clear_pass_;
   begin.framebuffer = frame.framebuffer;
   begin.renderArea.extent = frame.extent;
   begin.clearValueCount = static_cast<std::uint32_t>(clear.size());
@@ -297,20 +289,6 @@ bool WindowSwapchain::BeginFrame(Frame& frame) {
   return true;
 }
 
-void WindowSwapchain::SubmitPrepareAndWait(Frame& frame) {
-  Slot& slot = slots_[frame.slot];
-  Check(vkEndCommandBuffer(frame.prepare), "vkEndCommandBuffer");
-  VkSubmitInfo submit{};
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &frame.prepare;
-  Check(vkResetFences(device_, 1, &slot.prepared), "vkResetFences");
-  Check(vkQueueSubmit(queue_, 1, &submit, slot.prepared), "vkQueueSubmit");
-  Check(vkWaitForFences(device_, 1, &slot.prepared, VK_TRUE, std::numeric_limits<std::uint64_t>::max()),
-        "vkWaitForFences");
-  frame.prepare_submitted = true;
-}
-
 void WindowSwapchain::EndFrame(Frame& frame, QImage* grab) {
   Slot& slot = slots_[frame.slot];
   // Grabbing: the presented image copied to a host buffer after the pass.
@@ -341,33 +319,18 @@ void WindowSwapchain::EndFrame(Frame& frame, QImage* grab) {
     barrier.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
     vkCmdPipelineBarrier(frame.draw, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0,
                          nullptr, 0, nullptr, 1, &barrier);
-    VkBufferMemoryBarrier to_host{};
-    to_host.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    to_host.srcQueueFamilyIndex = to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    to_host.buffer = grab_buffer.buffer();
-    to_host.size = VK_WHOLE_SIZE;
-    vkCmdPipelineBarrier(frame.draw, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1,
-                         &to_host, 0, nullptr);
+    render::RecordHostReadBarrier(frame.draw, grab_buffer.buffer());
   }
-  std::array<VkCommandBuffer, 2> buffers{};
-  std::uint32_t buffer_count = 0;
-  if (!frame.prepare_submitted) {
-    Check(vkEndCommandBuffer(frame.prepare), "vkEndCommandBuffer");
-    buffers[buffer_count++] = frame.prepare;
-  }
-  Check(vkEndCommandBuffer(frame.draw), "vkEndCommandBuffer");
-  buffers[buffer_count++] = frame.draw;
-  // The image is written from the colour output stage on (passes) or the transfer stage (RecordUpload's copy).
-  const VkPipelineStageFlags wait_stage =
-      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  const std::array<VkCommandBuffer, 2> buffers{frame.prepare, frame.draw};
+  for (VkCommandBuffer buffer : buffers) Check(vkEndCommandBuffer(buffer), "vkEndCommandBuffer");
+  // The image is written from the colour output stage on (the pass).
+  const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
   VkSubmitInfo submit{};
   submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   submit.waitSemaphoreCount = 1;
   submit.pWaitSemaphores = &slot.acquired;
   submit.pWaitDstStageMask = &wait_stage;
-  submit.commandBufferCount = buffer_count;
+  submit.commandBufferCount = static_cast<std::uint32_t>(buffers.size());
   submit.pCommandBuffers = buffers.data();
   submit.signalSemaphoreCount = 1;
   submit.pSignalSemaphores = &slot.rendered;

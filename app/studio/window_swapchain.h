@@ -1,7 +1,6 @@
-// The viewport's Vulkan device, swapchain and frame pacing for a QWindow with a Vulkan surface: what QVulkanWindow
-// did for it, with swapchain images that also take transfer writes. On a CPU Vulkan device the studio scales the
-// scene up on the host and copies it into the swapchain image (SceneRenderer::UpscalesOnHost), which QVulkanWindow's
-// images (colour attachment and transfer source only) do not allow.
+// The viewport's Vulkan device, swapchain and frame pacing for a QWindow with a Vulkan surface (on a GPU: on a CPU
+// Vulkan device the viewport composes its frames on the host instead, viewport.h): what QVulkanWindow did for it,
+// kept by the studio so that the viewport owns its device and frames in flight.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -25,10 +24,9 @@ class WindowSwapchain {
 
   /// Creates the device on the instance's first physical device (as QVulkanWindow does) with a queue that draws and
   /// presents to `window`'s surface; the swapchain follows on the first BeginFrame. Colour formats in order of
-  /// preference (else the surface's first): `gpu_formats`, or `cpu_formats` on a CPU device such as lavapipe. `window`
-  /// must have its platform surface and outlive this object. Throws std::runtime_error naming the failed step.
-  WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> gpu_formats,
-                  std::span<const VkFormat> cpu_formats);
+  /// preference: `formats_wanted`, else the surface's first. `window` must have its platform surface and outlive this
+  /// object. Throws std::runtime_error naming the failed step.
+  WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> formats_wanted);
   ~WindowSwapchain();
   WindowSwapchain(const WindowSwapchain&) = delete;
   WindowSwapchain& operator=(const WindowSwapchain&) = delete;
@@ -41,11 +39,6 @@ class WindowSwapchain {
   VkFormat depth_format() const { return depth_format_; }
   /// Colour and depth cleared, the colour presented afterwards: the pass the scene's pipelines are built against.
   VkRenderPass clear_pass() const { return clear_pass_; }
-  /// The same attachments (so the same pipelines draw in it), the colour loaded from COLOR_ATTACHMENT_OPTIMAL: for
-  /// drawing over an image copied into the swapchain image (SceneRenderer::RecordUpload).
-  VkRenderPass load_pass() const { return load_pass_; }
-  /// Whether the swapchain's images take transfer writes (SceneRenderer::RecordUpload).
-  bool takes_uploads() const { return (image_usage_ & VK_IMAGE_USAGE_TRANSFER_DST_BIT) != 0; }
   /// The swapchain's size [pixels]; empty before the first frame or while the window has no area.
   QSize image_size() const { return QSize(static_cast<int>(extent_.width), static_cast<int>(extent_.height)); }
 
@@ -59,17 +52,14 @@ class WindowSwapchain {
     VkExtent2D extent{};
     VkCommandBuffer prepare = VK_NULL_HANDLE;
     VkCommandBuffer draw = VK_NULL_HANDLE;
-    bool prepare_submitted = false;
   };
   /// Waits until the next slot's last frame is done, (re)creates the swapchain when the window's size changed or
   /// the last present found it out of date, and acquires an image. False when there is nothing to draw into now (no
   /// area, or the swapchain was just found out of date: ask for another frame). Throws std::runtime_error.
   bool BeginFrame(Frame& frame);
-  /// Begins clear_pass, or load_pass when `load`, on the frame's image in `frame.draw`; EndPass ends it.
-  void BeginPass(const Frame& frame, bool load) const;
+  /// Begins clear_pass on the frame's image in `frame.draw`; EndPass ends it.
+  void BeginPass(const Frame& frame) const;
   void EndPass(const Frame& frame) const;
-  /// Ends and submits `frame.prepare` and waits until the device has run it (for work the host does in between).
-  void SubmitPrepareAndWait(Frame& frame);
   /// Ends and submits what is left of the frame and presents its image. With `grab` non-null it also copies the
   /// image to host memory, waits, and stores it there (opaque RGB). Throws std::runtime_error.
   void EndFrame(Frame& frame, QImage* grab = nullptr);
@@ -93,13 +83,11 @@ class WindowSwapchain {
   VkColorSpaceKHR color_space_ = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
   VkFormat depth_format_ = VK_FORMAT_UNDEFINED;
   VkRenderPass clear_pass_ = VK_NULL_HANDLE;
-  VkRenderPass load_pass_ = VK_NULL_HANDLE;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
 
   struct Slot {
     VkCommandBuffer prepare = VK_NULL_HANDLE, draw = VK_NULL_HANDLE;
-    VkFence prepared = VK_NULL_HANDLE;  // Signalled when `prepare` has run (SubmitPrepareAndWait).
-    VkFence done = VK_NULL_HANDLE;      // Signalled when the frame's last submission has run.
+    VkFence done = VK_NULL_HANDLE;  // Signalled when the frame's last submission has run.
     VkSemaphore acquired = VK_NULL_HANDLE, rendered = VK_NULL_HANDLE;
   };
   std::array<Slot, kFramesInFlight> slots_{};

@@ -71,7 +71,8 @@ float SrgbToLinear(float c) {
 
 }  // namespace
 
-HudOverlay::HudOverlay(VkPhysicalDevice physical_device, VkDevice device, const SceneRendererTarget& target)
+HudOverlay::HudOverlay(VkPhysicalDevice physical_device, VkDevice device, const SceneRendererTarget& target,
+                       std::uint32_t draws_per_frame)
     : device_(device) {
   // The backend allocates one descriptor set from the pool: the font texture's.
   const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
@@ -110,10 +111,10 @@ HudOverlay::HudOverlay(VkPhysicalDevice physical_device, VkDevice device, const 
   info.Device = device_;
   info.DescriptorPool = descriptor_pool_;
   info.Subpass = 0;
-  // The backend keeps ImageCount vertex and index buffers and uses them in turn, one per recorded frame: a buffer is
+  // The backend keeps ImageCount vertex and index buffers and uses them in turn, one per recorded draw: a buffer is
   // rewritten frames_in_flight frames after its last use, when the caller has waited for that frame.
   info.MinImageCount = 2;
-  info.ImageCount = std::max<std::uint32_t>(2, target.frames_in_flight);
+  info.ImageCount = std::max<std::uint32_t>(2, target.frames_in_flight) * std::max<std::uint32_t>(1, draws_per_frame);
   info.MSAASamples = target.samples;
   info.CheckVkResultFn = KeepBackendFailure;
   ImGui_ImplVulkan_Init(&info, target.render_pass);
@@ -144,6 +145,7 @@ void HudOverlay::Prepare(VkCommandBuffer command_buffer, std::uint32_t frame, co
     font_upload_frame_.reset();
   }
   laid_out_frame_.reset();
+  panel_extent_ = {};
   if (!hud.visible || hud.lines.empty()) return;
   if (!font_uploaded_) {
     ImGui_ImplVulkan_CreateFontsTexture(command_buffer);
@@ -166,14 +168,24 @@ void HudOverlay::Prepare(VkCommandBuffer command_buffer, std::uint32_t frame, co
   }
   const float text_height =
       static_cast<float>(hud.lines.size()) * ImGui::GetTextLineHeightWithSpacing() - style.ItemSpacing.y;
+  const ImVec2 panel(text_width + 2 * style.WindowPadding.x, text_height + 2 * style.WindowPadding.y);
   ImGui::SetNextWindowPos(ImVec2(kMargin, kMargin));
-  ImGui::SetNextWindowSize(ImVec2(text_width + 2 * style.WindowPadding.x, text_height + 2 * style.WindowPadding.y));
+  ImGui::SetNextWindowSize(panel);
   ImGui::SetNextWindowBgAlpha(kPanelAlpha);
   ImGui::Begin("HUD", nullptr, kPanelFlags);
   for (const std::string& line : hud.lines) ImGui::TextUnformatted(line.data(), line.data() + line.size());
   ImGui::End();
   ImGui::Render();
   laid_out_frame_ = frame;
+  // One pixel more for the anti-aliased fringe of the panel's rounded corners.
+  const auto reach = [](float size, std::uint32_t limit) {
+    return std::min(limit, static_cast<std::uint32_t>(std::ceil(kMargin + size)) + 1);
+  };
+  panel_extent_ = {reach(panel.x, extent.width), reach(panel.y, extent.height)};
+}
+
+VkExtent2D HudOverlay::PanelExtent(std::uint32_t frame) const {
+  return laid_out_frame_ == frame ? panel_extent_ : VkExtent2D{};
 }
 
 void HudOverlay::Record(VkCommandBuffer command_buffer, std::uint32_t frame, VkExtent2D extent) {

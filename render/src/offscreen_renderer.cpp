@@ -1,10 +1,14 @@
 // OffscreenRenderer: its own Vulkan instance and device, a render pass into an (MSAA) colour image resolved to a
-// single-sample image, and a readback buffer. One frame at a time: Render waits for the device before returning.
+// single-sample image, and a readback buffer; or, in the CPU viewport's mode, frames composed on the host by the
+// SceneRenderer (SceneRendererTarget::host_upscale), which need neither. One frame at a time: Render waits for the
+// device before returning.
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ductile/render/renderer.h"
@@ -32,6 +36,14 @@ int DeviceTypeRank(VkPhysicalDeviceType type) {
   }
 }
 
+// Throws std::invalid_argument for a frame size outside 1 to kMaxSize.
+void CheckSize(int width, int height) {
+  if (width < 1 || height < 1 || width > kMaxSize || height > kMaxSize) {
+    throw std::invalid_argument("OffscreenRenderer: size " + std::to_string(width) + "x" + std::to_string(height) +
+                                " is outside 1 to " + std::to_string(kMaxSize));
+  }
+}
+
 }  // namespace
 
 struct OffscreenRenderer::Impl {
@@ -49,7 +61,6 @@ struct OffscreenRenderer::Impl {
       resolve = GpuImage();
       if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
       if (render_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, render_pass, nullptr);
-      if (load_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, load_pass, nullptr);
       if (fence != VK_NULL_HANDLE) vkDestroyFence(device, fence, nullptr);
       if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, command_pool, nullptr);
       vkDestroyDevice(device, nullptr);
@@ -59,6 +70,12 @@ struct OffscreenRenderer::Impl {
 
   void CreateDevice();
   void CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport);
+  // The colour, depth and resolve images of width x height, their framebuffer and the readback buffer (none for
+  // frames composed on the host).
+  void CreateImages();
+  // Records, submits and waits for a frame of `scene`, and leaves it in `pixels` (4 · width · height bytes in the
+  // colour format's byte order).
+  void Draw(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels);
   // Submits the command buffer (ended) and waits until it has run.
   void Submit();
 
@@ -74,9 +91,11 @@ struct OffscreenRenderer::Impl {
   VkCommandPool command_pool = VK_NULL_HANDLE;
   VkCommandBuffer command_buffer = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
+  bool cpu_device = false;
   VkFormat color_format = VK_FORMAT_R8G8B8A8_SRGB;
+  VkFormat depth_format = VK_FORMAT_UNDEFINED;
+  bool host_composed = false;  // The CPU viewport's mode: frames composed on the host.
   VkRenderPass render_pass = VK_NULL_HANDLE;
-  VkRenderPass load_pass = VK_NULL_HANDLE;  // render_pass loading the colour, for frames scaled up on the host.
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   GpuImage color;  // Multisampled when samples > 1, else the image that is read back.
   GpuImage depth;
@@ -121,6 +140,7 @@ void OffscreenRenderer::Impl::CreateDevice() {
         physical_device = candidate;
         queue_family = f;
         device_name = properties.deviceName;
+        cpu_device = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
       }
       break;
     }
@@ -152,13 +172,6 @@ void OffscreenRenderer::Impl::CreateDevice() {
 void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport) {
   VkPhysicalDeviceProperties properties{};
   vkGetPhysicalDeviceProperties(physical_device, &properties);
-  if (static_cast<std::uint32_t>(width) > properties.limits.maxFramebufferWidth ||
-      static_cast<std::uint32_t>(height) > properties.limits.maxFramebufferHeight) {
-    throw RenderError("OffscreenRenderer: " + std::to_string(width) + "x" + std::to_string(height) +
-                      " exceeds the device's framebuffer limit of " +
-                      std::to_string(properties.limits.maxFramebufferWidth) + "x" +
-                      std::to_string(properties.limits.maxFramebufferHeight));
-  }
   // The most samples not above the request that colour and depth attachments both support.
   const VkSampleCountFlags supported =
       properties.limits.framebufferColorSampleCounts & properties.limits.framebufferDepthSampleCounts;
@@ -170,34 +183,25 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
     }
   }
 
-  // An sRGB target lets the hardware encode and blend in linear space; a UNORM one makes the shaders encode.
+  // An sRGB target lets the hardware encode and blend in linear space; a UNORM one makes the shaders encode. The CPU
+  // viewport's frames are B, G, R, A in memory where the device can (what a window system's 32-bit images hold on a
+  // little-endian machine, so the viewport paints them without converting), else R, G, B, A.
   const VkFormatFeatureFlags color_features =
       VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT;
-  color_format = !cpu_viewport && SupportsOptimal(physical_device, VK_FORMAT_R8G8B8A8_SRGB, color_features)
-                     ? VK_FORMAT_R8G8B8A8_SRGB
-                     : VK_FORMAT_R8G8B8A8_UNORM;
+  const VkFormatFeatureFlags host_features = color_features | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+                                             VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
+                                             VK_FORMAT_FEATURE_TRANSFER_SRC_BIT;
+  if (!cpu_viewport) {
+    color_format = SupportsOptimal(physical_device, VK_FORMAT_R8G8B8A8_SRGB, color_features) ? VK_FORMAT_R8G8B8A8_SRGB
+                                                                                             : VK_FORMAT_R8G8B8A8_UNORM;
+  } else {
+    color_format = SupportsOptimal(physical_device, VK_FORMAT_B8G8R8A8_UNORM, host_features) ? VK_FORMAT_B8G8R8A8_UNORM
+                                                                                             : VK_FORMAT_R8G8B8A8_UNORM;
+  }
   const std::optional<VkFormat> found_depth =
       FindDepthFormat(physical_device, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
   if (!found_depth) throw RenderError("OffscreenRenderer: the device has no depth attachment format");
-  const VkFormat depth_format = *found_depth;
-  const VkExtent2D extent{static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)};
-  const bool multisampled = samples != VK_SAMPLE_COUNT_1_BIT;
-
-  color = GpuImage(physical_device, device, extent, color_format, samples,
-                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                       (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT
-                                     : VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT),
-                   VK_IMAGE_ASPECT_COLOR_BIT);
-  depth = GpuImage(physical_device, device, extent, depth_format, samples,
-                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                   VK_IMAGE_ASPECT_DEPTH_BIT);
-  if (multisampled) {
-    resolve =
-        GpuImage(physical_device, device, extent, color_format, VK_SAMPLE_COUNT_1_BIT,
-                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
-  }
-  readback = HostBuffer(physical_device, device, 4 * static_cast<VkDeviceSize>(width) * height,
-                        VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  depth_format = *found_depth;
 
   // Colour, depth and (with MSAA) the resolve target; the image read back ends in TRANSFER_SRC. The copy to the
   // readback buffer waits for the colour writes (and the resolve) of the pass.
@@ -211,14 +215,6 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   render_pass =
       CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                  {&to_transfer, 1}, "vkCreateRenderPass");
-  if (cpu_viewport && !multisampled) {
-    load_pass =
-        CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                   {&to_transfer, 1}, "vkCreateRenderPass (load)", true);
-  }
-  std::vector<VkImageView> views = {color.view(), depth.view()};
-  if (multisampled) views.push_back(resolve.view());
-  framebuffer = CreateFramebuffer(device, render_pass, views, extent, "vkCreateFramebuffer");
 
   SceneRendererTarget target;
   target.render_pass = render_pass;
@@ -228,8 +224,49 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   target.ground_cache = ground_cache;
   target.color_format = color_format;
   target.depth_format = depth_format;
-  target.host_upscale = load_pass != VK_NULL_HANDLE;
+  target.host_upscale = cpu_viewport && samples == VK_SAMPLE_COUNT_1_BIT;
   scene_renderer = std::make_unique<SceneRenderer>(physical_device, device, target);
+  // The renderer composes on the host where the device can draw into and filter the colour format.
+  host_composed = target.host_upscale && scene_renderer->ComposesOnHost();
+  CreateImages();
+}
+
+void OffscreenRenderer::Impl::CreateImages() {
+  if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
+  framebuffer = VK_NULL_HANDLE;
+  color = GpuImage();
+  depth = GpuImage();
+  resolve = GpuImage();
+  readback = HostBuffer();
+  VkPhysicalDeviceProperties properties{};
+  vkGetPhysicalDeviceProperties(physical_device, &properties);
+  if (static_cast<std::uint32_t>(width) > properties.limits.maxFramebufferWidth ||
+      static_cast<std::uint32_t>(height) > properties.limits.maxFramebufferHeight) {
+    throw RenderError("OffscreenRenderer: " + std::to_string(width) + "x" + std::to_string(height) +
+                      " exceeds the device's framebuffer limit of " +
+                      std::to_string(properties.limits.maxFramebufferWidth) + "x" +
+                      std::to_string(properties.limits.maxFramebufferHeight));
+  }
+  if (host_composed) return;
+  const VkExtent2D extent{static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)};
+  const bool multisampled = samples != VK_SAMPLE_COUNT_1_BIT;
+  color = GpuImage(physical_device, device, extent, color_format, samples,
+                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                       (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT : VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
+                   VK_IMAGE_ASPECT_COLOR_BIT);
+  depth = GpuImage(physical_device, device, extent, depth_format, samples,
+                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                   VK_IMAGE_ASPECT_DEPTH_BIT);
+  if (multisampled) {
+    resolve =
+        GpuImage(physical_device, device, extent, color_format, VK_SAMPLE_COUNT_1_BIT,
+                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
+  }
+  readback = HostBuffer(physical_device, device, 4 * static_cast<VkDeviceSize>(width) * height,
+                        VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  std::vector<VkImageView> views = {color.view(), depth.view()};
+  if (multisampled) views.push_back(resolve.view());
+  framebuffer = CreateFramebuffer(device, render_pass, views, extent, "vkCreateFramebuffer");
 }
 
 void OffscreenRenderer::Impl::Submit() {
@@ -244,10 +281,7 @@ void OffscreenRenderer::Impl::Submit() {
 
 std::unique_ptr<OffscreenRenderer> OffscreenRenderer::Create(int width, int height, int samples, bool ground_cache,
                                                              bool cpu_viewport) {
-  if (width < 1 || height < 1 || width > kMaxSize || height > kMaxSize) {
-    throw std::invalid_argument("OffscreenRenderer::Create: size " + std::to_string(width) + "x" +
-                                std::to_string(height) + " is outside 1 to " + std::to_string(kMaxSize));
-  }
+  CheckSize(width, height);
   if (samples < 1 || samples > 64 || (samples & (samples - 1)) != 0) {
     throw std::invalid_argument("OffscreenRenderer::Create: samples " + std::to_string(samples) +
                                 " is not a power of two from 1 to 64");
@@ -277,71 +311,89 @@ int OffscreenRenderer::samples() const {
   return static_cast<int>(impl_->samples);
 }
 
-Image OffscreenRenderer::Render(const RenderScene& scene, float render_scale) {
-  Impl& r = *impl_;
-  const VkExtent2D extent{static_cast<std::uint32_t>(r.width), static_cast<std::uint32_t>(r.height)};
+void OffscreenRenderer::Impl::Draw(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels) {
+  const VkExtent2D extent{static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)};
   VkCommandBufferBeginInfo begin_info{};
   begin_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   begin_info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  Check(vkBeginCommandBuffer(r.command_buffer, &begin_info), "vkBeginCommandBuffer");
+  Check(vkBeginCommandBuffer(command_buffer, &begin_info), "vkBeginCommandBuffer");
   try {
-    r.scene_renderer->PrepareFrame(r.command_buffer, 0, scene, extent, render_scale);
+    scene_renderer->PrepareFrame(command_buffer, 0, scene, extent, render_scale);
   } catch (...) {
     // Leave the command buffer ready for the next frame rather than stuck in the recording state.
-    static_cast<void>(vkResetCommandBuffer(r.command_buffer, 0));
+    static_cast<void>(vkResetCommandBuffer(command_buffer, 0));
     throw;
   }
-
-  const bool host_upscale = r.scene_renderer->UpscalesOnHost(0);
-  if (host_upscale) {
-    // The scene image is copied out by the commands so far: run them, scale it up here, copy it into the colour.
-    Check(vkEndCommandBuffer(r.command_buffer), "vkEndCommandBuffer");
-    r.Submit();
-    r.scene_renderer->UpscaleOnHost(0);
-    Check(vkBeginCommandBuffer(r.command_buffer, &begin_info), "vkBeginCommandBuffer");
-    r.scene_renderer->RecordUpload(r.command_buffer, 0, r.color.image());
+  if (scene_renderer->UpscalesOnHost(0)) {
+    // The commands so far draw the scene and the HUD and copy them out; the frame is composed here.
+    Check(vkEndCommandBuffer(command_buffer), "vkEndCommandBuffer");
+    Submit();
+    scene_renderer->UpscaleOnHost(0, pixels);
+    return;
   }
-
   std::array<VkClearValue, 2> clears{};
   clears[0].color = {{scene.background[0], scene.background[1], scene.background[2], 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
   VkRenderPassBeginInfo pass_begin{};
   pass_begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  pass_begin.renderPass = host_upscale ? r.load_pass : r.render_pass;
-  pass_begin.framebuffer = r.framebuffer;
+  pass_begin.renderPass = render_pass;
+  pass_begin.framebuffer = framebuffer;
   pass_begin.renderArea = {{0, 0}, extent};
   pass_begin.clearValueCount = static_cast<std::uint32_t>(clears.size());
   pass_begin.pClearValues = clears.data();
-  vkCmdBeginRenderPass(r.command_buffer, &pass_begin, VK_SUBPASS_CONTENTS_INLINE);
-  r.scene_renderer->RecordDraws(r.command_buffer, 0);
-  vkCmdEndRenderPass(r.command_buffer);
+  vkCmdBeginRenderPass(command_buffer, &pass_begin, VK_SUBPASS_CONTENTS_INLINE);
+  scene_renderer->RecordDraws(command_buffer, 0);
+  vkCmdEndRenderPass(command_buffer);
 
   VkBufferImageCopy copy{};
   copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   copy.imageExtent = {extent.width, extent.height, 1};
-  const VkImage source = r.samples != VK_SAMPLE_COUNT_1_BIT ? r.resolve.image() : r.color.image();
-  vkCmdCopyImageToBuffer(r.command_buffer, source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, r.readback.buffer(), 1, &copy);
-  VkBufferMemoryBarrier to_host{};
-  to_host.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  to_host.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  to_host.buffer = r.readback.buffer();
-  to_host.size = VK_WHOLE_SIZE;
-  vkCmdPipelineBarrier(r.command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1,
-                       &to_host, 0, nullptr);
-  Check(vkEndCommandBuffer(r.command_buffer), "vkEndCommandBuffer");
+  const VkImage source = samples != VK_SAMPLE_COUNT_1_BIT ? resolve.image() : color.image();
+  vkCmdCopyImageToBuffer(command_buffer, source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer(), 1, &copy);
+  RecordHostReadBarrier(command_buffer, readback.buffer());
+  Check(vkEndCommandBuffer(command_buffer), "vkEndCommandBuffer");
+  Submit();
+  const auto* data = reinterpret_cast<const std::uint8_t*>(readback.data());
+  std::copy(data, data + pixels.size(), pixels.begin());
+}
 
-  r.Submit();
-
+Image OffscreenRenderer::Render(const RenderScene& scene, float render_scale) {
   Image image;
-  image.width = r.width;
-  image.height = r.height;
-  // One pass over the pixels: assign copies without first filling the vector with zeros.
-  const auto* pixels = reinterpret_cast<const std::uint8_t*>(r.readback.data());
-  image.rgba.assign(pixels, pixels + 4 * static_cast<std::size_t>(r.width) * static_cast<std::size_t>(r.height));
+  image.width = impl_->width;
+  image.height = impl_->height;
+  image.rgba.resize(4 * static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height));
+  impl_->Draw(scene, render_scale, image.rgba);
+  if (bgra()) {
+    for (std::size_t i = 0; i < image.rgba.size(); i += 4) std::swap(image.rgba[i], image.rgba[i + 2]);
+  }
   return image;
+}
+
+void OffscreenRenderer::RenderInto(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels) {
+  const std::size_t bytes = 4 * static_cast<std::size_t>(impl_->width) * static_cast<std::size_t>(impl_->height);
+  if (pixels.size() != bytes) {
+    throw std::invalid_argument("OffscreenRenderer::RenderInto: " + std::to_string(pixels.size()) +
+                                " bytes for a frame of " + std::to_string(impl_->width) + "x" +
+                                std::to_string(impl_->height) + " pixels");
+  }
+  impl_->Draw(scene, render_scale, pixels);
+}
+
+void OffscreenRenderer::Resize(int width, int height) {
+  CheckSize(width, height);
+  if (width == impl_->width && height == impl_->height) return;
+  Check(vkDeviceWaitIdle(impl_->device), "vkDeviceWaitIdle");
+  impl_->width = width;
+  impl_->height = height;
+  impl_->CreateImages();
+}
+
+bool OffscreenRenderer::bgra() const {
+  return impl_->color_format == VK_FORMAT_B8G8R8A8_UNORM;
+}
+
+bool OffscreenRenderer::cpu_device() const {
+  return impl_->cpu_device;
 }
 
 }  // namespace ductile::render

@@ -16,7 +16,8 @@
 //   more than shading the extra fragments of a triangle (cut to a disc by the fragment shader) over a quad.
 // - The shadow map is 0.8 texels per pixel of the scene image's longer side, at most 1024 (2048 on a GPU): 1024 at
 //   1280x720, 512 at a render scale of 0.5.
-// - A render scale below 1 draws the scene into a smaller image of the frame slot and scales it up (upscale.frag).
+// - A render scale below 1 draws the scene into a smaller image of the frame slot and scales it up (upscale.frag),
+//   or, for a frame composed on the host, copies it out to be scaled up and given its HUD on the CPU (UpscaleOnHost).
 // - The ground is opaque (it mixes in the background itself) and is split into the part the shadow map reaches and
 //   the rest, drawn without the shadow lookup: CPU devices evaluate both sides of every branch.
 // - The ground's pattern and the background are drawn into a ground cache per frame slot only when the uniforms they
@@ -437,10 +438,15 @@ struct SceneRenderer::Impl {
     VkExtent2D extent{};         // The scene's: the target's, or the scene image's when `scaled`.
     VkExtent2D target_extent{};  // The target's.
     bool scaled = false;         // PrepareFrame drew the scene into the scene image.
-    // Scaling up on the host (SceneRendererTarget::host_upscale): the scene image as copied out by PrepareFrame's
-    // commands, and the target-sized image UpscaleOnHost makes of it for RecordUpload.
+    // Composing on the host (SceneRendererTarget::host_upscale): the scene image as copied out by PrepareFrame's
+    // commands; the HUD's panel drawn over black and over white (images hud_capacity large, of which the top-left
+    // hud_extent holds this frame's panel; zero: no HUD) and both copied out, one after the other, into hud_readback.
     bool host_scaled = false;
-    HostBuffer scene_readback, upscaled;
+    HostBuffer scene_readback;
+    GpuImage hud_black, hud_white;
+    VkFramebuffer hud_black_framebuffer = VK_NULL_HANDLE, hud_white_framebuffer = VK_NULL_HANDLE;
+    VkExtent2D hud_capacity{}, hud_extent{};
+    HostBuffer hud_readback;
     VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0,
                  grid_offset = 0;
     std::vector<MeshDraw> mesh_draws;   // Scene instances.
@@ -535,16 +541,25 @@ struct SceneRenderer::Impl {
   bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
   // The ground cache's key of the last frame prepared, in any slot: a frame whose key differs is a changing view.
   std::optional<GroundCacheKey> last_ground_key;
-  // Whether frames at a render scale below 1 are scaled up on the host (SceneRendererTarget::host_upscale; single
-  // sample only, as the scene image is then the one PrepareFrame copies out).
+  // Whether frames are composed on the host (SceneRendererTarget::host_upscale; single sample only, as the scene
+  // image is then the one PrepareFrame copies out; and the scene image's pass must exist).
   bool host_upscale() const {
     const VkFormat f = target.color_format;
     const bool four_bytes = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB ||
                             f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_R8G8B8A8_SRGB;
-    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes;
+    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes && can_scale();
   }
   // Records the copy of the frame's scene image (just drawn by the scaled pass) into its scene_readback buffer.
   void RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame);
+  // Records the HUD's panel (laid out for this frame) over black and over white and their copies into hud_readback.
+  void RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index);
+  // Makes the frame's HUD images at least `extent` large.
+  void ResizeHudImages(Frame& frame, VkExtent2D extent);
+  // Blends the HUD read back for the frame over `destination` (the target's extent, 4 bytes a pixel).
+  void CompositeHud(const Frame& frame, std::span<std::uint8_t> destination) const;
+  // The HUD's render pass for frames composed on the host: one colour attachment of the target's format, cleared,
+  // left for a transfer read (null otherwise).
+  VkRenderPass hud_pass = VK_NULL_HANDLE;
   // The render scale's pass, compatible with the target's (same formats, samples and attachment structure), so the
   // scene's pipelines draw in both; the bilinear sampler and pipeline that scale its image up (null handles where the
   // target did not name its formats or the device cannot sample and filter the colour format).
@@ -770,45 +785,12 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   const VkFormatFeatureFlags cache_features =
       VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
   if (target.ground_cache && SupportsOptimal(physical_device, kGroundCacheFormat, cache_features)) {
-    VkAttachmentDescription color{};
-    color.format = kGroundCacheFormat;
-    color.samples = VK_SAMPLE_COUNT_1_BIT;
     // Only the ground's pixels are written, and only they are read (copy_ground_pipeline and
-    // shadow_ground_pipeline draw parts of the same square).
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    color.finalLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    VkSubpassDescription cache_subpass{};
-    cache_subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    cache_subpass.colorAttachmentCount = 1;
-    cache_subpass.pColorAttachments = &color_reference;
-    // Writes after the previous frame's reads of the same image; this frame's reads after the writes.
-    std::array<VkSubpassDependency, 2> cache_dependencies{};
-    cache_dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-    cache_dependencies[0].dstSubpass = 0;
-    cache_dependencies[0].srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-    cache_dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-    cache_dependencies[0].srcAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    cache_dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-    cache_dependencies[1].srcSubpass = 0;
-    cache_dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-    cache_dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-    cache_dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-    cache_dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-    cache_dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    VkRenderPassCreateInfo cache_pass_info{};
-    cache_pass_info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-    cache_pass_info.attachmentCount = 1;
-    cache_pass_info.pAttachments = &color;
-    cache_pass_info.subpassCount = 1;
-    cache_pass_info.pSubpasses = &cache_subpass;
-    cache_pass_info.dependencyCount = static_cast<std::uint32_t>(cache_dependencies.size());
-    cache_pass_info.pDependencies = cache_dependencies.data();
-    Check(vkCreateRenderPass(device, &cache_pass_info, nullptr, &ground_cache_pass), "vkCreateRenderPass (ground)");
+    // shadow_ground_pipeline draw parts of the same square): the old contents are dropped.
+    // Written after the previous frame's reads of the same image; this frame's reads after the writes.
+    ground_cache_pass = CreateColorRenderPass(
+        device, kGroundCacheFormat, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+        VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, "vkCreateRenderPass (ground)");
 
     ground_cache_sampler = CreateClampToEdgeSampler(device, VK_FILTER_NEAREST, "vkCreateSampler (ground)");
 
@@ -863,6 +845,15 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     upscale_pipeline = CreatePipeline(upscale);
   }
 
+  // The HUD's pass for frames composed on the host: the panel is drawn twice (over black and over white) into
+  // small images that are copied out after it.
+  if (host_upscale()) {
+    // Written after the previous frame's copy out of the same image; the copy after the writes.
+    hud_pass = CreateColorRenderPass(device, target.color_format, VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                     VK_ACCESS_TRANSFER_READ_BIT, "vkCreateRenderPass (HUD)");
+  }
+
   cleanup.impl = nullptr;
 }
 
@@ -886,7 +877,13 @@ void SceneRenderer::Impl::DestroyHandles() {
       vkDestroyFramebuffer(device, frame.ground_cache_framebuffer, nullptr);
     }
     frame.ground_cache_framebuffer = VK_NULL_HANDLE;
+    for (VkFramebuffer* hud_framebuffer : {&frame.hud_black_framebuffer, &frame.hud_white_framebuffer}) {
+      if (*hud_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, *hud_framebuffer, nullptr);
+      *hud_framebuffer = VK_NULL_HANDLE;
+    }
   }
+  if (hud_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, hud_pass, nullptr);
+  hud_pass = VK_NULL_HANDLE;
   if (ground_cache_sampler != VK_NULL_HANDLE) vkDestroySampler(device, ground_cache_sampler, nullptr);
   if (ground_cache_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, ground_cache_pass, nullptr);
   ground_cache_sampler = VK_NULL_HANDLE;
@@ -1392,7 +1389,9 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   Impl::Frame& frame = impl_->frames[frame_index];
   // The scene's extent: the target's, or the scene image's at a render scale below 1.
   VkExtent2D extent = target_extent;
-  const bool scaled = render_scale < 1.0f && impl_->can_scale();
+  // A frame composed on the host is always drawn into the scene image, at scale 1 too.
+  const bool host_composed = impl_->host_upscale();
+  const bool scaled = (render_scale < 1.0f || host_composed) && impl_->can_scale();
   if (scaled) {
     const auto scale = [render_scale](std::uint32_t pixels) {
       return std::max<std::uint32_t>(
@@ -1495,7 +1494,14 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
 
   // The HUD is laid out after everything that can reject the scene, as its first frame records the font upload.
   if (scene.hud.visible && !impl_->hud) {
-    impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, impl_->target);
+    if (host_composed) {
+      // Into the HUD's own pass, twice a frame (over black and over white).
+      SceneRendererTarget hud_target = impl_->target;
+      hud_target.render_pass = impl_->hud_pass;
+      impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, hud_target, 2);
+    } else {
+      impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, impl_->target);
+    }
   }
   if (impl_->hud) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
 
@@ -1516,9 +1522,12 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
     vkCmdBeginRenderPass(command_buffer, &scene_begin, VK_SUBPASS_CONTENTS_INLINE);
     impl_->RecordScene(command_buffer, frame);
     vkCmdEndRenderPass(command_buffer);
-    if (impl_->host_upscale()) impl_->RecordSceneReadback(command_buffer, frame);
+    if (host_composed) {
+      impl_->RecordSceneReadback(command_buffer, frame);
+      impl_->RecordHudReadback(command_buffer, frame, frame_index);
+    }
   }
-  frame.host_scaled = scaled && impl_->host_upscale();
+  frame.host_scaled = scaled && host_composed;
   frame.prepared = true;
 }
 
@@ -1546,15 +1555,11 @@ void SceneRenderer::Impl::RecordSceneReadback(VkCommandBuffer command_buffer, Fr
   region.imageExtent = {frame.extent.width, frame.extent.height, 1};
   vkCmdCopyImageToBuffer(command_buffer, frame.scaled_color.image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                          frame.scene_readback.buffer(), 1, &region);
-  VkBufferMemoryBarrier to_host{};
-  to_host.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  to_host.srcQueueFamilyIndex = to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  to_host.buffer = frame.scene_readback.buffer();
-  to_host.size = VK_WHOLE_SIZE;
-  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1,
-                       &to_host, 0, nullptr);
+  RecordHostReadBarrier(command_buffer, frame.scene_readback.buffer());
+}
+
+bool SceneRenderer::ComposesOnHost() const {
+  return impl_->host_upscale();
 }
 
 bool SceneRenderer::UpscalesOnHost(std::uint32_t frame_index) const {
@@ -1562,54 +1567,106 @@ bool SceneRenderer::UpscalesOnHost(std::uint32_t frame_index) const {
          impl_->frames[frame_index].host_scaled;
 }
 
-void SceneRenderer::UpscaleOnHost(std::uint32_t frame_index) {
+void SceneRenderer::Impl::ResizeHudImages(Frame& frame, VkExtent2D extent) {
+  for (VkFramebuffer* hud_framebuffer : {&frame.hud_black_framebuffer, &frame.hud_white_framebuffer}) {
+    if (*hud_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, *hud_framebuffer, nullptr);
+    *hud_framebuffer = VK_NULL_HANDLE;
+  }
+  frame.hud_capacity = {};
+  constexpr VkImageUsageFlags kUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  frame.hud_black = GpuImage(physical_device, device, extent, target.color_format, VK_SAMPLE_COUNT_1_BIT, kUsage,
+                             VK_IMAGE_ASPECT_COLOR_BIT);
+  frame.hud_white = GpuImage(physical_device, device, extent, target.color_format, VK_SAMPLE_COUNT_1_BIT, kUsage,
+                             VK_IMAGE_ASPECT_COLOR_BIT);
+  const VkImageView black = frame.hud_black.view(), white = frame.hud_white.view();
+  frame.hud_black_framebuffer = CreateFramebuffer(device, hud_pass, {&black, 1}, extent, "vkCreateFramebuffer (HUD)");
+  frame.hud_white_framebuffer = CreateFramebuffer(device, hud_pass, {&white, 1}, extent, "vkCreateFramebuffer (HUD)");
+  frame.hud_readback =
+      HostBuffer(physical_device, device, 2 * 4 * static_cast<VkDeviceSize>(extent.width) * extent.height,
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  frame.hud_capacity = extent;
+}
+
+void SceneRenderer::Impl::RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index) {
+  frame.hud_extent = hud ? hud->PanelExtent(frame_index) : VkExtent2D{};
+  const VkExtent2D extent = frame.hud_extent;
+  if (extent.width == 0 || extent.height == 0) return;
+  if (extent.width > frame.hud_capacity.width || extent.height > frame.hud_capacity.height) {
+    // Grown with room, as the panel follows its text from frame to frame.
+    ResizeHudImages(frame, {std::max(extent.width + extent.width / 4, frame.hud_capacity.width),
+                            std::max(extent.height + extent.height / 4, frame.hud_capacity.height)});
+  }
+  const VkDeviceSize bytes = 4 * static_cast<VkDeviceSize>(extent.width) * extent.height;
+  for (int white = 0; white < 2; ++white) {
+    VkClearValue clear{};
+    const float level = white != 0 ? 1.0f : 0.0f;
+    clear.color = {{level, level, level, 1.0f}};
+    VkRenderPassBeginInfo begin{};
+    begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
+    begin.renderPass = hud_pass;
+    begin.framebuffer = white != 0 ? frame.hud_white_framebuffer : frame.hud_black_framebuffer;
+    begin.renderArea = {{0, 0}, extent};
+    begin.clearValueCount = 1;
+    begin.pClearValues = &clear;
+    vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    hud->Record(command_buffer, frame_index, extent);
+    vkCmdEndRenderPass(command_buffer);
+    VkBufferImageCopy region{};
+    region.bufferOffset = white != 0 ? bytes : 0;
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {extent.width, extent.height, 1};
+    vkCmdCopyImageToBuffer(command_buffer, white != 0 ? frame.hud_white.image() : frame.hud_black.image(),
+                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, frame.hud_readback.buffer(), 1, &region);
+  }
+  RecordHostReadBarrier(command_buffer, frame.hud_readback.buffer());
+}
+
+// The HUD's blend, done on the host. ImGui blends each of its draws over what is there, c' = s·a + c·(1 − a), in the
+// target's stored (encoded) values, so the panel as a whole maps a pixel c to P + Q·c with P, Q per pixel and channel.
+// Drawn over black (c = 0) it gives B = P, over white (c = 1) W = P + Q: the panel over the scene's pixel c is
+// B + (W − B)·c, which is what drawing it over the scene would store, up to the rounding of B and W to 8 bits
+// (within a level).
+void SceneRenderer::Impl::CompositeHud(const Frame& frame, std::span<std::uint8_t> destination) const {
+  const VkExtent2D extent = frame.hud_extent;
+  if (extent.width == 0 || extent.height == 0) return;
+  const auto* black = reinterpret_cast<const std::uint8_t*>(frame.hud_readback.data());
+  const std::uint8_t* white = black + 4 * static_cast<std::size_t>(extent.width) * extent.height;
+  const std::size_t row_bytes = 4 * static_cast<std::size_t>(frame.target_extent.width);
+  for (std::uint32_t y = 0; y < extent.height; ++y) {
+    std::uint8_t* out = destination.data() + y * row_bytes;
+    const std::size_t row = 4 * static_cast<std::size_t>(y) * extent.width;
+    for (std::size_t i = 0; i < 4 * static_cast<std::size_t>(extent.width); ++i) {
+      if (i % 4 == 3) continue;  // alpha stays opaque
+      const int b = black[row + i], w = white[row + i];
+      // b + (w − b)·c / 255, rounded; w ≥ b up to rounding, so a negative difference is clamped.
+      out[i] = static_cast<std::uint8_t>(b + (std::max(w - b, 0) * out[i] + 127) / 255);
+    }
+  }
+}
+
+void SceneRenderer::UpscaleOnHost(std::uint32_t frame_index, std::span<std::uint8_t> destination) {
   if (!UpscalesOnHost(frame_index)) {
     throw std::invalid_argument("SceneRenderer::UpscaleOnHost: frame " + std::to_string(frame_index) +
-                                " was not prepared for scaling up on the host");
+                                " was not prepared for composing on the host");
   }
   Impl::Frame& frame = impl_->frames[frame_index];
   const VkExtent2D from = frame.extent, to = frame.target_extent;
   const std::size_t from_bytes = 4 * static_cast<std::size_t>(from.width) * from.height;
   const std::size_t to_bytes = 4 * static_cast<std::size_t>(to.width) * to.height;
-  if (frame.upscaled.size() < to_bytes) {
-    frame.upscaled = HostBuffer(impl_->physical_device, impl_->device, to_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  if (destination.size() != to_bytes) {
+    throw std::invalid_argument("SceneRenderer::UpscaleOnHost: " + std::to_string(destination.size()) +
+                                " bytes for a frame of " + std::to_string(to.width) + "x" + std::to_string(to.height) +
+                                " pixels");
   }
-  ScaleBilinear(std::span(reinterpret_cast<const std::uint8_t*>(frame.scene_readback.data()), from_bytes),
-                static_cast<int>(from.width), static_cast<int>(from.height),
-                std::span(reinterpret_cast<std::uint8_t*>(frame.upscaled.data()), to_bytes), static_cast<int>(to.width),
-                static_cast<int>(to.height));
-}
-
-void SceneRenderer::RecordUpload(VkCommandBuffer command_buffer, std::uint32_t frame_index,
-                                 VkImage target_image) const {
-  if (!UpscalesOnHost(frame_index) || impl_->frames[frame_index].upscaled.size() == 0) {
-    throw std::invalid_argument("SceneRenderer::RecordUpload: frame " + std::to_string(frame_index) +
-                                " was not scaled up on the host");
+  const std::span<const std::uint8_t> scene(reinterpret_cast<const std::uint8_t*>(frame.scene_readback.data()),
+                                            from_bytes);
+  if (from.width == to.width && from.height == to.height) {
+    std::copy(scene.begin(), scene.end(), destination.begin());
+  } else {
+    ScaleBilinear(scene, static_cast<int>(from.width), static_cast<int>(from.height), destination,
+                  static_cast<int>(to.width), static_cast<int>(to.height));
   }
-  const Impl::Frame& frame = impl_->frames[frame_index];
-  VkImageMemoryBarrier barrier{};
-  barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-  barrier.srcAccessMask = 0;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-  barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  barrier.image = target_image;
-  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  // The target's previous use (a present or an earlier frame's pass) must be over before the copy writes it.
-  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                       0, nullptr, 0, nullptr, 1, &barrier);
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {frame.target_extent.width, frame.target_extent.height, 1};
-  vkCmdCopyBufferToImage(command_buffer, frame.upscaled.buffer(), target_image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-                         &region);
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-  barrier.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
-                       0, nullptr, 0, nullptr, 1, &barrier);
+  impl_->CompositeHud(frame, destination);
 }
 
 VkExtent2D SceneRenderer::SceneExtent(std::uint32_t frame_index) const {
@@ -1635,8 +1692,8 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->upscale_pipeline);
     vkCmdDraw(command_buffer, 6, 1, 0, 0);  // upscale.vert's rectangle
   }
-  // (A frame scaled up on the host is already in the target, from RecordUpload: only the HUD is drawn over it.)
-  if (impl_->hud) impl_->hud->Record(command_buffer, frame_index, frame.target_extent);
+  // (A frame composed on the host has its HUD drawn by PrepareFrame's commands and blended by UpscaleOnHost.)
+  if (impl_->hud && !frame.host_scaled) impl_->hud->Record(command_buffer, frame_index, frame.target_extent);
 }
 
 void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const {

@@ -211,10 +211,30 @@ VkDevice CreateDeviceWithQueue(VkPhysicalDevice physical_device, std::uint32_t q
   return device;
 }
 
+namespace {
+
+// A render pass of `subpass` over `attachments`. Throws RenderError naming `call`.
+VkRenderPass CreateOneSubpassPass(VkDevice device, std::span<const VkAttachmentDescription> attachments,
+                                  const VkSubpassDescription& subpass,
+                                  std::span<const VkSubpassDependency> dependencies, const char* call) {
+  VkRenderPassCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
+  info.attachmentCount = static_cast<std::uint32_t>(attachments.size());
+  info.pAttachments = attachments.data();
+  info.subpassCount = 1;
+  info.pSubpasses = &subpass;
+  info.dependencyCount = static_cast<std::uint32_t>(dependencies.size());
+  info.pDependencies = dependencies.data();
+  VkRenderPass render_pass = VK_NULL_HANDLE;
+  Check(vkCreateRenderPass(device, &info, nullptr, &render_pass), call);
+  return render_pass;
+}
+
+}  // namespace
+
 VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
-                                        std::span<const VkSubpassDependency> dependencies, const char* call,
-                                        bool load_color) {
+                                        std::span<const VkSubpassDependency> dependencies, const char* call) {
   const bool multisampled = samples != VK_SAMPLE_COUNT_1_BIT;
   std::array<VkAttachmentDescription, 3> attachments{};
   attachments[0].format = color_format;
@@ -234,10 +254,6 @@ VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, 
   attachments[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
   attachments[2].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
   attachments[2].finalLayout = result_layout;
-  if (load_color && !multisampled) {
-    attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
-    attachments[0].initialLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-  }
   const VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
   const VkAttachmentReference depth_reference{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
   const VkAttachmentReference resolve_reference{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
@@ -247,17 +263,40 @@ VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, 
   subpass.pColorAttachments = &color_reference;
   subpass.pResolveAttachments = multisampled ? &resolve_reference : nullptr;
   subpass.pDepthStencilAttachment = &depth_reference;
-  VkRenderPassCreateInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-  info.attachmentCount = multisampled ? 3 : 2;
-  info.pAttachments = attachments.data();
-  info.subpassCount = 1;
-  info.pSubpasses = &subpass;
-  info.dependencyCount = static_cast<std::uint32_t>(dependencies.size());
-  info.pDependencies = dependencies.data();
-  VkRenderPass render_pass = VK_NULL_HANDLE;
-  Check(vkCreateRenderPass(device, &info, nullptr, &render_pass), call);
-  return render_pass;
+  return CreateOneSubpassPass(device, std::span(attachments).first(multisampled ? 3 : 2), subpass, dependencies, call);
+}
+
+VkRenderPass CreateColorRenderPass(VkDevice device, VkFormat format, VkAttachmentLoadOp load_op,
+                                   VkImageLayout result_layout, VkPipelineStageFlags reader_stage,
+                                   VkAccessFlags reader_access, const char* call) {
+  std::array<VkSubpassDependency, 2> dependencies{};
+  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[0].dstSubpass = 0;
+  dependencies[0].srcStageMask = reader_stage;
+  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[0].srcAccessMask = reader_access;
+  dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[1].srcSubpass = 0;
+  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[1].dstStageMask = reader_stage;
+  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[1].dstAccessMask = reader_access;
+  VkAttachmentDescription color{};
+  color.format = format;
+  color.samples = VK_SAMPLE_COUNT_1_BIT;
+  color.loadOp = load_op;
+  color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  color.finalLayout = result_layout;
+  const VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &color_reference;
+  return CreateOneSubpassPass(device, {&color, 1}, subpass, dependencies, call);
 }
 
 VkFramebuffer CreateFramebuffer(VkDevice device, VkRenderPass render_pass, std::span<const VkImageView> attachments,
@@ -315,6 +354,18 @@ std::optional<VkFormat> FindDepthFormat(VkPhysicalDevice physical_device, VkForm
     if (SupportsOptimal(physical_device, format, features)) return format;
   }
   return std::nullopt;
+}
+
+void RecordHostReadBarrier(VkCommandBuffer command_buffer, VkBuffer buffer) {
+  VkBufferMemoryBarrier to_host{};
+  to_host.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  to_host.srcQueueFamilyIndex = to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  to_host.buffer = buffer;
+  to_host.size = VK_WHOLE_SIZE;
+  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1,
+                       &to_host, 0, nullptr);
 }
 
 }  // namespace ductile::render

@@ -701,6 +701,108 @@ TEST(RenderScale, HudStaysAtFullSize) {
   EXPECT_LE(moved, text * 3 / 100);
 }
 
+// The CPU viewport composes the HUD on the host from the panel drawn over black (B) and over white (W): over a
+// scene pixel c it stores B + (W − B)·c. Checked against the blend ImGui itself does on a UNORM target: its panel
+// colour (WindowBg, 0.06 in all three channels, stored unencoded: 15.3) at the HUD's opacity of 0.7 over the frame
+// drawn without the HUD, 0.7 · 15.3 + 0.3 · c, at panel pixels with no text (the right end of the short first line:
+// nothing but the panel). Bound: 2 levels (B and W are rounded to 8 bits, half a level each, and the blend's result
+// to a level). And the text: its bright strokes fall on the pixels where the device-drawn HUD of the default renderer
+// has them (bound 3% of the strokes, for the panel blended in linear light there).
+TEST(RenderScale, CpuViewportComposesTheHudOnTheHost) {
+  constexpr int kHudWidth = 640, kHudHeight = 360;
+  std::unique_ptr<OffscreenRenderer> device_drawn, host_composed;
+  try {
+    device_drawn = OffscreenRenderer::Create(kHudWidth, kHudHeight, 1);
+    host_composed = OffscreenRenderer::Create(kHudWidth, kHudHeight, 1, true, true);
+  } catch (const NoVulkanDeviceError& error) {
+    GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+  }
+  RenderScene scene = GroundScene({0.8f, -1.2f, 0.9f}, {0.1f, 0, 0.3f});
+  // The second frame of a view, as the ones after it: the ground from the renderer's cache (the first frame of a view
+  // draws it directly, which may differ by a level).
+  host_composed->Render(scene, 0.5f);
+  const Image plain = host_composed->Render(scene, 0.5f);
+  scene.hud.visible = true;
+  scene.hud.lines = {"t = 1.234 s", "viewport 30 fps, scene at 320x180 (50%)", "drag: orbit  wheel: zoom"};
+  const Image with_hud = host_composed->Render(scene, 0.5f);
+  const Image device_hud = device_drawn->Render(scene, 0.5f);
+  Save(with_hud, "RenderScale_cpu_viewport_hud");
+
+  // Panel-only pixels: right of the first line's text (16-pixel font, about 90 pixels long from x = 16) and left of
+  // the panel's right edge (the second line is about 330 long), within the first line's height (y 12 to 26).
+  int checked = 0, largest = 0;
+  for (int y = 14; y < 24; ++y) {
+    for (int x = 150; x < 300; ++x) {
+      const Pixel under = At(plain, x, y), over = At(with_hud, x, y);
+      for (int c = 0; c < 3; ++c) {
+        const double expected = 0.7 * 0.06 * 255 + 0.3 * under[c];
+        largest = std::max(largest, static_cast<int>(std::lround(std::abs(over[c] - expected))));
+      }
+      ++checked;
+    }
+  }
+  std::printf("host-composed HUD panel: largest difference from the blend %d levels over %d pixels\n", largest,
+              checked);
+  EXPECT_LE(largest, 2);
+
+  // A stroke's inside (luminance over 220) in one must be at least an edge (over 140) in the other: the edges' partial
+  // coverage is blended in linear light by the default renderer and in stored values here, so they differ in shade.
+  int text = 0, moved = 0;
+  for (int y = 0; y < kHudHeight / 2; ++y) {
+    for (int x = 0; x < kHudWidth * 2 / 3; ++x) {
+      const float a = Luminance(At(device_hud, x, y)), b = Luminance(At(with_hud, x, y));
+      text += a > 220 ? 1 : 0;
+      moved += (a > 220 && b <= 140) || (b > 220 && a <= 140) ? 1 : 0;
+    }
+  }
+  ASSERT_GT(text, 300) << "the HUD's text should show";
+  std::printf("host-composed HUD: %d of the device-drawn HUD's %d text pixels are not text here\n", moved, text);
+  EXPECT_LE(moved, text / 100);
+  // Below the panel the frame is the scene's, bitwise.
+  for (int y = kHudHeight / 2; y < kHudHeight; ++y)
+    for (int x = 0; x < kHudWidth; ++x) ASSERT_EQ(At(with_hud, x, y), At(plain, x, y)) << x << ", " << y;
+}
+
+// RenderInto gives Render's picture in the renderer's byte order; Resize gives the picture of a renderer made at the
+// new size, bitwise; a buffer of the wrong size is refused.
+TEST(RenderScale, CpuViewportRendersIntoABufferAndFollowsResizes) {
+  std::unique_ptr<OffscreenRenderer> renderer, fresh;
+  try {
+    renderer = OffscreenRenderer::Create(kCostWidth, kCostHeight, 1, true, true);
+    fresh = OffscreenRenderer::Create(120, 90, 1, true, true);
+  } catch (const NoVulkanDeviceError& error) {
+    GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+  }
+  RenderScene scene = GroundScene({0.8f, -1.2f, 0.9f}, {0.1f, 0, 0.3f});
+  scene.hud.visible = true;
+  scene.hud.lines = {"t = 1.234 s"};
+  // Second frames of the view throughout (see CpuViewportComposesTheHudOnTheHost).
+  renderer->Render(scene, 0.5f);
+  const Image image = renderer->Render(scene, 0.5f);
+  std::vector<std::uint8_t> pixels(image.rgba.size());
+  renderer->RenderInto(scene, 0.5f, pixels);
+  const int red = renderer->bgra() ? 2 : 0;
+  for (std::size_t i = 0; i < pixels.size(); i += 4) {
+    ASSERT_EQ(pixels[i + red], image.rgba[i]) << i;
+    ASSERT_EQ(pixels[i + 1], image.rgba[i + 1]) << i;
+    ASSERT_EQ(pixels[i + 2 - red], image.rgba[i + 2]) << i;
+  }
+  std::vector<std::uint8_t> wrong(pixels.size() - 4);
+  EXPECT_THROW(renderer->RenderInto(scene, 0.5f, wrong), std::invalid_argument);
+
+  renderer->Resize(120, 90);
+  EXPECT_EQ(renderer->width(), 120);
+  EXPECT_EQ(renderer->height(), 90);
+  renderer->Render(scene, 0.5f);
+  fresh->Render(scene, 0.5f);
+  const Image resized = renderer->Render(scene, 0.5f), made = fresh->Render(scene, 0.5f);
+  ASSERT_EQ(resized.width, 120);
+  ASSERT_EQ(resized.height, 90);
+  EXPECT_EQ(Compare(resized, made, 0).largest, 0);
+  EXPECT_THROW(renderer->Resize(0, 90), std::invalid_argument);
+  EXPECT_EQ(renderer->Render(scene, 0.5f).rgba, resized.rgba) << "a refused size leaves the renderer as it was";
+}
+
 TEST(RenderScale, OutsideZeroToOneIsRefusedAndTheRendererCarriesOn) {
   std::unique_ptr<OffscreenRenderer> renderer;
   try {

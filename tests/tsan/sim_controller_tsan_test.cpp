@@ -15,6 +15,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "ductile/model.h"
 #include "ductile/scene.h"
@@ -375,6 +376,66 @@ TEST(SimControllerTsan, TripleBufferHandsOverWholeSnapshots) {
   writer.join();
   EXPECT_GT(taken, 0);
   EXPECT_EQ(last, 20000) << "the newest snapshot is the last one taken";
+}
+
+// Real-time pacing (NextStepDue), on a simulated clock: each step starts when it is due (or when the previous one
+// ended, if later) and takes the given wall time.
+double PacedRealTimeFactor(const std::vector<int>& step_ms, int steps, std::chrono::milliseconds interval,
+                           int* back_to_back_after_stall = nullptr) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start{};
+  Clock::time_point now = start, due = start;
+  // Steps that began as soon as the one before ended, counted from a step of a second or more until one waits.
+  int back_to_back = 0;
+  bool counting = false;
+  for (int i = 0; i < steps; ++i) {
+    const Clock::time_point begin = std::max(now, due);
+    if (counting && begin == now) {
+      ++back_to_back;
+    } else {
+      counting = false;
+    }
+    const int cost = step_ms[static_cast<std::size_t>(i) % step_ms.size()];
+    if (cost >= 1000) counting = true;
+    now = begin + std::chrono::milliseconds(cost);
+    due = NextStepDue(due, now, interval, kMaxPacingLag);
+  }
+  if (back_to_back_after_stall != nullptr) *back_to_back_after_stall = back_to_back;
+  return static_cast<double>(steps) * std::chrono::duration<double>(interval).count() /
+         std::chrono::duration<double>(now - start).count();
+}
+
+TEST(RealTimePacing, NextStepIsDueOneIntervalOnOrCatchingUpAtMostTheLagBehind) {
+  using Clock = std::chrono::steady_clock;
+  using std::chrono::milliseconds;
+  const Clock::time_point t0{};
+  // On time: one interval after the last due time.
+  EXPECT_EQ(NextStepDue(t0, t0 + milliseconds(8), milliseconds(10), kMaxPacingLag), t0 + milliseconds(10));
+  // 25 ms late: due at once (10 ms after the last due time, already past), to catch up.
+  EXPECT_EQ(NextStepDue(t0, t0 + milliseconds(35), milliseconds(10), kMaxPacingLag), t0 + milliseconds(10));
+  // Half a second late: no more than the lag behind now.
+  EXPECT_EQ(NextStepDue(t0, t0 + milliseconds(500), milliseconds(10), kMaxPacingLag),
+            t0 + milliseconds(500) - kMaxPacingLag);
+  // At 1% speed the interval (1 s) is longer than the lag: a step one interval late is due at once, none earlier.
+  EXPECT_EQ(NextStepDue(t0, t0 + milliseconds(5000), milliseconds(1000), kMaxPacingLag), t0 + milliseconds(4000));
+}
+
+// Steps of 7 ms with a 30 ms one every tenth (9.3 ms on average, as a simulation sharing its cores with drawing
+// varies) against 10 ms of simulated time each: at 100% speed the simulation keeps real time (the rule it replaced,
+// catching up at most one interval, gave 0.91). Steps of 11.5 ms on average cannot: 10 / 11.5, no faster. After a
+// one-second stall it catches up no more than kMaxPacingLag: then it runs at most 100 ms / (10 − 7) ms back to back.
+TEST(RealTimePacing, VaryingStepsKeepRealTimeOnAverageAndAStallIsNotMadeUp) {
+  using std::chrono::milliseconds;
+  std::vector<int> spiky(10, 7);
+  spiky[9] = 30;
+  EXPECT_NEAR(PacedRealTimeFactor(spiky, 10000, milliseconds(10)), 1.0, 0.005);
+  EXPECT_NEAR(PacedRealTimeFactor({7, 7, 7, 25}, 10000, milliseconds(10)), 10.0 / 11.5, 0.005);
+  int back_to_back = 0;
+  std::vector<int> stall(200, 7);
+  stall[99] = 1000;
+  PacedRealTimeFactor(stall, 200, milliseconds(10), &back_to_back);
+  EXPECT_GE(back_to_back, 30);
+  EXPECT_LE(back_to_back, 100 / 3 + 1);
 }
 
 }  // namespace

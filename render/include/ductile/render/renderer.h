@@ -1,6 +1,7 @@
 // The Vulkan renderer of a RenderScene (DESIGN.md §7). SceneRenderer records the draws of one frame into a command
-// buffer for a render pass it is given, so the same code draws into a Qt window (the studio viewport's swapchain pass)
-// and into OffscreenRenderer's image for screenshots, videos and tests.
+// buffer for a render pass it is given, so the same code draws into a Qt window (the studio viewport's swapchain pass
+// on a GPU), into OffscreenRenderer's image for screenshots, videos and tests, and into frames composed on the host
+// (the viewport on a CPU device; SceneRendererTarget::host_upscale).
 //
 // Passes of one frame, in order: shadow map (depth only, from the key light, fitted to the meshes, particles and
 // arrows; 2048 texels on a side on a GPU; on a CPU device 0.8 times the scene image's longer side, at most 1024), the
@@ -17,7 +18,8 @@
 // target's width and height, in a render pass of the renderer's own that is compatible with the target's, and
 // scaled up to the target with a bilinear filter before the HUD (upscale.frag); on a CPU device the shadow map
 // shrinks with it. At 0.5 a frame shades a quarter of the pixels: on lavapipe a 1280x720 frame of the slab below
-// took 31 to 40 ms instead of 51 to 61 ms (ductile_render_bench, bench/results/*-render.md).
+// took 31 to 40 ms instead of 51 to 61 ms (ductile_render_bench, bench/results/*-render.md). A frame composed on the
+// host (SceneRendererTarget::host_upscale) is scaled up and gets its HUD on the CPU instead (UpscaleOnHost).
 //
 // Cost: on lavapipe with one rasteriser thread, a 1280x720 frame of 5,400 particles (of which BuildRenderScene draws
 // the 2,264 not hidden inside the slab), two meshes, shadows and the grid takes about 45 to 70 ms at 1 sample per
@@ -29,6 +31,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -74,10 +77,13 @@ struct SceneRendererTarget {
   /// in a frame of a few thousand particles. False draws it every frame (same picture; the renderer also does so where
   /// the device cannot render into and sample an R8G8B8A8_SRGB image).
   bool ground_cache = true;
-  /// At a render scale below 1 with one sample per pixel, scale the scene image up on the CPU instead of in a
-  /// full-size pass: on a CPU device (lavapipe) a 1280x720 pass of the simplest shader costs about as much as
-  /// drawing the whole scene at half size, while the CPU filter (ScaleBilinear) takes about a millisecond. The frame
-  /// then needs two submissions; see UpscalesOnHost. The target image must allow transfer writes.
+  /// Compose frames on the host (one sample per pixel, a 4-byte UNORM or _SRGB colour format): the scene is drawn
+  /// at the render scale (1 included) into an image of the renderer's, copied to host memory and scaled up there
+  /// (ScaleBilinear), and the HUD is drawn into two images of the panel's size, over black and over white, whose
+  /// difference gives its coverage, and blended over the scaled scene on the host (UpscaleOnHost). On a CPU device
+  /// (lavapipe) a 1280x720 pass of the simplest shader costs about as much as drawing the whole scene at half size,
+  /// and presenting a Vulkan image costs a copy of it through the window system, while the CPU filter takes about a
+  /// millisecond and the frame can go to the window as it is (the studio's viewport paints it into its backing store).
   bool host_upscale = false;
 };
 
@@ -113,23 +119,22 @@ class SceneRenderer {
   VkExtent2D SceneExtent(std::uint32_t frame) const;
 
   /// Records the draws of the scene last prepared for `frame` into the render pass that `command_buffer` is inside
-  /// (subpass 0 of the target's render pass); sets the viewport and scissor to the whole extent. For a frame scaled
-  /// up on the host (UpscalesOnHost) it draws only the HUD, over the colour that RecordUpload wrote.
+  /// (subpass 0 of the target's render pass); sets the viewport and scissor to the whole extent. A frame composed on
+  /// the host (UpscalesOnHost) has nothing to draw here.
   void RecordDraws(VkCommandBuffer command_buffer, std::uint32_t frame) const;
 
-  /// Whether the last PrepareFrame of `frame` left its scene image to be scaled up on the host
-  /// (SceneRendererTarget::host_upscale at a render scale below 1). Then the caller submits the command buffer that
-  /// PrepareFrame recorded into and waits for it, calls UpscaleOnHost, and in a second command buffer calls
-  /// RecordUpload before beginning a render pass that loads the target's colour (initial layout
-  /// COLOR_ATTACHMENT_OPTIMAL), in which RecordDraws draws the HUD.
+  /// Whether frames are composed on the host (SceneRendererTarget::host_upscale asked for it and the target allows
+  /// it: one sample, a 4-byte colour format the device can draw into and filter).
+  bool ComposesOnHost() const;
+  /// Whether the last PrepareFrame of `frame` composes it on the host (SceneRendererTarget::host_upscale). Then the
+  /// caller submits the command buffer that PrepareFrame recorded into, waits for it, and calls UpscaleOnHost.
   bool UpscalesOnHost(std::uint32_t frame) const;
-  /// Scales the scene image of `frame`, which the device has finished drawing, up to the target's extent on the
-  /// calling thread (ScaleBilinear). Throws std::invalid_argument when the frame is not UpscalesOnHost.
-  void UpscaleOnHost(std::uint32_t frame);
-  /// Records the copy of the scaled-up image of `frame` into `target_image` (the target's format and extent, any
-  /// layout before; its old contents are discarded), which it leaves in COLOR_ATTACHMENT_OPTIMAL with the copy
-  /// visible to colour attachment reads and writes. `command_buffer` must be recording, outside any render pass.
-  void RecordUpload(VkCommandBuffer command_buffer, std::uint32_t frame, VkImage target_image) const;
+  /// Composes the frame `frame`, which the device has finished drawing, into `destination` on the calling thread:
+  /// the scene image scaled up to the target's extent (ScaleBilinear), then the HUD blended over it. `destination`:
+  /// 4 · width · height bytes of the target's extent, rows top to bottom without padding, in the colour format's
+  /// byte order (B, G, R, A for a B8G8R8A8 format; alpha 255). Throws std::invalid_argument when the frame is not
+  /// UpscalesOnHost or `destination` has the wrong size.
+  void UpscaleOnHost(std::uint32_t frame, std::span<std::uint8_t> destination);
 
  private:
   struct Impl;
@@ -147,8 +152,9 @@ class OffscreenRenderer {
   /// for a bad size or sample count, NoVulkanDeviceError when there is no Vulkan implementation or device, RenderError
   /// when device setup fails.
   /// `ground_cache`: SceneRendererTarget::ground_cache. `cpu_viewport`: draw as the studio's viewport does on a CPU
-  /// device, into a UNORM image whose sRGB encoding the shaders do, a scene drawn at a render scale below 1 (with one
-  /// sample) being scaled up on the host (SceneRendererTarget::host_upscale).
+  /// device, into UNORM images whose sRGB encoding the shaders do (B8G8R8A8 where the device can draw into and filter
+  /// it, else R8G8B8A8: bgra()), with one sample per pixel frames composed on the host (SceneRendererTarget::
+  /// host_upscale).
   static std::unique_ptr<OffscreenRenderer> Create(int width, int height, int samples = 4, bool ground_cache = true,
                                                    bool cpu_viewport = false);
   ~OffscreenRenderer();
@@ -158,12 +164,23 @@ class OffscreenRenderer {
   /// Draws `scene` and returns the frame (sRGB), the scene drawn at `render_scale` (SceneRenderer::PrepareFrame)
   /// and the HUD at full size. Blocks until the device has finished. Throws what SceneRenderer::PrepareFrame throws.
   Image Render(const RenderScene& scene, float render_scale = 1.0f);
+  /// Draws `scene` as Render does into `pixels`: 4 · width · height bytes, rows top to bottom without padding, in the
+  /// order B, G, R, A when bgra(), else R, G, B, A. Throws std::invalid_argument for a buffer of the wrong size and
+  /// what Render throws.
+  void RenderInto(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels);
+  /// Makes later frames `width` x `height` pixels (each 1 to 16384), keeping the device and the pipelines (a window
+  /// that is resized). Throws std::invalid_argument for a bad size, RenderError.
+  void Resize(int width, int height);
 
   /// The Vulkan device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
   std::string DeviceName() const;
   int width() const;    ///< [pixels].
   int height() const;   ///< [pixels].
   int samples() const;  ///< Samples per pixel in use, after lowering to what the device supports.
+  /// Whether RenderInto's pixels are B, G, R, A (the CPU viewport's mode where the device allows it).
+  bool bgra() const;
+  /// Whether the device is a CPU implementation such as lavapipe.
+  bool cpu_device() const;
 
  private:
   struct Impl;

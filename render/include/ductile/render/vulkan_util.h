@@ -80,14 +80,24 @@ VkDevice CreateDeviceWithQueue(VkPhysicalDevice physical_device, std::uint32_t q
 /// Whether `format`'s optimal tiling has all of `features`.
 bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormatFeatureFlags features);
 
-/// A render pass of one subpass drawing into a colour and a depth attachment with `samples` samples, both cleared
-/// (with `load_color`, single sample only: the colour is loaded, from COLOR_ATTACHMENT_OPTIMAL); when `samples` > 1
-/// the colour is resolved into a third, single-sample attachment. The single-sample colour (or the resolve target)
-/// is stored and ends in `result_layout`; the depth is not stored. Throws RenderError naming `call`.
+/// A render pass of one subpass drawing into a colour and a depth attachment with `samples` samples, both cleared;
+/// when `samples` > 1 the colour is resolved into a third, single-sample attachment. The single-sample colour (or the
+/// resolve target) is stored and ends in `result_layout`; the depth is not stored. Throws RenderError naming `call`.
 VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
-                                        std::span<const VkSubpassDependency> dependencies, const char* call,
-                                        bool load_color = false);
+                                        std::span<const VkSubpassDependency> dependencies, const char* call);
+
+/// A render pass of one subpass drawing into one single-sample colour attachment of `format`, its old contents
+/// cleared or dropped (`load_op`), stored, ending in `result_layout`, for an image that is read between passes at
+/// `reader_stage` with `reader_access`: the pass writes after the previous read, and the next read waits for the
+/// writes. Throws RenderError naming `call`.
+VkRenderPass CreateColorRenderPass(VkDevice device, VkFormat format, VkAttachmentLoadOp load_op,
+                                   VkImageLayout result_layout, VkPipelineStageFlags reader_stage,
+                                   VkAccessFlags reader_access, const char* call);
+
+/// Records a barrier that makes transfer writes into `buffer` (a copy out of an image) visible to the host, which
+/// reads it after waiting for the submission.
+void RecordHostReadBarrier(VkCommandBuffer command_buffer, VkBuffer buffer);
 
 /// A framebuffer of `render_pass` over `attachments`, `extent` large. Throws RenderError naming `call`.
 VkFramebuffer CreateFramebuffer(VkDevice device, VkRenderPass render_pass, std::span<const VkImageView> attachments,
