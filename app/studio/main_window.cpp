@@ -64,6 +64,8 @@ constexpr double kTurntableDegreesPerSecond = 20;  // View > Turntable
 // Nice value of the viewport's drawing threads on a CPU Vulkan device (cpu_placement.h): the lowest priority, so that
 // a simulation worker waking on their core takes it at once (bench/results/*-studio.md).
 constexpr int kViewportNice = 19;
+// The most often the status line and the HUD's text are shown anew [ms] (MainWindow::Poll).
+constexpr qint64 kStatusIntervalMs = 100;
 
 // Whether the viewport's device, the instance's first physical device (WindowSwapchain's choice, as QVulkanWindow's),
 // is a CPU implementation such as lavapipe: the viewport then composes its frames on the host (viewport.h).
@@ -534,8 +536,15 @@ void MainWindow::Poll() {
   }
   if (const QString teleop = teleop_->StatusLine(); !teleop.isEmpty()) lines.append(teleop);
   lines.append("drag: orbit  right drag: pan  wheel: zoom  click: select  Ctrl+drag: pull");
-  status_->setText(lines.join("   |   "));
   const QString recording = UpdateRecording();
+  // The status line and the HUD's text are shown anew at most ten times a second: their numbers change with every
+  // step, and each change redraws the status bar and, on a CPU device, the HUD's panel, in CPU time the simulation
+  // could use. A change of kind (running or paused, recording or not, a line more or less) shows at once.
+  const QString kind = QString("%1 %2 %3").arg(st.playing).arg(recording.isEmpty()).arg(lines.size());
+  if (status_clock_.isValid() && status_clock_.elapsed() < kStatusIntervalMs && kind == shown_kind_) return;
+  status_clock_.start();
+  shown_kind_ = kind;
+  status_->setText(lines.join("   |   "));
   if (viewport_) {
     std::vector<std::string> hud;
     if (!recording.isEmpty()) hud.push_back(recording.toStdString());

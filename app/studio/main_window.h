@@ -5,6 +5,7 @@
 // the frames on the simulation thread. The Teleop dock's commands go to the SimController like the others.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QString>
 #include <functional>
@@ -147,6 +148,8 @@ class MainWindow : public QMainWindow {
   int simulation_core_ = -1;  // the simulation thread's core once placed (SeparateSimulationFromDrawing)
   QAction* turntable_action_ = nullptr;
   QTimer* timer_ = nullptr;
+  QElapsedTimer status_clock_;  // since the status line and the HUD's text were last shown (Poll)
+  QString shown_kind_;          // what they said then, in kind
 
   std::unique_ptr<SimController> controller_;
   std::optional<SceneDesc> scene_;

@@ -447,6 +447,9 @@ struct SceneRenderer::Impl {
     VkFramebuffer hud_black_framebuffer = VK_NULL_HANDLE, hud_white_framebuffer = VK_NULL_HANDLE;
     VkExtent2D hud_capacity{}, hud_extent{};
     HostBuffer hud_readback;
+    // The HUD those copies hold and the target extent it was laid out for (none before the first).
+    std::optional<Hud> hud_drawn;
+    VkExtent2D hud_target_extent{};
     VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0,
                  grid_offset = 0;
     std::vector<MeshDraw> mesh_draws;   // Scene instances.
@@ -1503,7 +1506,13 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
       impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, impl_->target);
     }
   }
-  if (impl_->hud) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
+  // A frame composed on the host keeps the HUD its slot read back last while the HUD's text and the target's size
+  // stay the same: drawing the panel twice costs lavapipe about 2 ms a frame.
+  const bool hud_kept = host_composed && frame.hud_drawn && frame.hud_drawn->visible == scene.hud.visible &&
+                        frame.hud_drawn->lines == scene.hud.lines &&
+                        frame.hud_target_extent.width == target_extent.width &&
+                        frame.hud_target_extent.height == target_extent.height;
+  if (impl_->hud && !hud_kept) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
 
   // At a render scale below 1 the scene is drawn here, into the scene image that RecordDraws scales up.
   frame.target_extent = target_extent;
@@ -1524,7 +1533,11 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
     vkCmdEndRenderPass(command_buffer);
     if (host_composed) {
       impl_->RecordSceneReadback(command_buffer, frame);
-      impl_->RecordHudReadback(command_buffer, frame, frame_index);
+      if (!hud_kept) {
+        impl_->RecordHudReadback(command_buffer, frame, frame_index);
+        frame.hud_drawn = scene.hud;
+        frame.hud_target_extent = target_extent;
+      }
     }
   }
   frame.host_scaled = scaled && host_composed;

@@ -763,8 +763,8 @@ TEST(RenderScale, CpuViewportComposesTheHudOnTheHost) {
     for (int x = 0; x < kHudWidth; ++x) ASSERT_EQ(At(with_hud, x, y), At(plain, x, y)) << x << ", " << y;
 }
 
-// RenderInto gives Render's picture in the renderer's byte order; Resize gives the picture of a renderer made at the
-// new size, bitwise; a buffer of the wrong size is refused.
+// RenderInto gives Render's picture in the renderer's byte order; the HUD follows its text; Resize gives the picture
+// of a renderer made at the new size, bitwise; a buffer of the wrong size is refused.
 TEST(RenderScale, CpuViewportRendersIntoABufferAndFollowsResizes) {
   std::unique_ptr<OffscreenRenderer> renderer, fresh;
   try {
@@ -789,6 +789,17 @@ TEST(RenderScale, CpuViewportRendersIntoABufferAndFollowsResizes) {
   }
   std::vector<std::uint8_t> wrong(pixels.size() - 4);
   EXPECT_THROW(renderer->RenderInto(scene, 0.5f, wrong), std::invalid_argument);
+
+  // The HUD's panel is drawn again only when its text changes (else the last one read back is blended): new text
+  // shows at once, and the old text comes back as it was.
+  scene.hud.lines = {"t = 9.876 s"};
+  const Image other_text = renderer->Render(scene, 0.5f);
+  EXPECT_GT(Compare(other_text, image, 0).pixels_over, 20) << "the new text should show";
+  scene.hud.lines = {"t = 1.234 s"};
+  EXPECT_EQ(renderer->Render(scene, 0.5f).rgba, image.rgba);
+  scene.hud.visible = false;
+  EXPECT_GT(Compare(renderer->Render(scene, 0.5f), image, 0).pixels_over, 20) << "a hidden HUD should go";
+  scene.hud.visible = true;
 
   renderer->Resize(120, 90);
   EXPECT_EQ(renderer->width(), 120);
