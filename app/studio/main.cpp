@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   parser.addOption(turntable);
   QCommandLineOption max_fps("max-fps",
                              "Draw at most RATE viewport frames per second (1 to 1000), 'none' (no limit but the "
-                             "display rate) or 'auto' (30 on a CPU Vulkan device such as lavapipe, none on a GPU); "
+                             "display rate) or 'auto' (36 on a CPU Vulkan device such as lavapipe, none on a GPU); "
                              "default: the View > Frame rate limit choice",
                              "RATE");
   parser.addOption(max_fps);

@@ -24,7 +24,7 @@ namespace {
 
 using Vec3 = std::array<float, 3>;
 
-constexpr double kCpuFrameRateLimit = 30;  // frames/s, automatic on a CPU Vulkan device (Viewport::frame_rate_limit)
+constexpr double kCpuFrameRateLimit = 36;  // frames/s, automatic on a CPU Vulkan device (Viewport::frame_rate_limit)
 
 Vec3 Sub(const Vec3& a, const Vec3& b) {
   return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
@@ -218,10 +218,11 @@ bool Viewport::cpu_device() const {
 
 double Viewport::frame_rate_limit() const {
   if (frame_rate_limit_ > 0) return frame_rate_limit_;
-  // The device is known once the window has been exposed. On a CPU device a frame costs about as much CPU time as
-  // a simulation step of the 6k-particle dough scene (bench/studio-cpu), so drawing every snapshot (60 a second and
-  // more) would take the simulation's second core; 30 frames a second keep the motion smooth and leave it most of
-  // that core (docs/studio.md, bench/results/*-studio.md).
+  // The device is known once the window has been exposed. On a CPU device a frame costs the CPU about 15 ms, more
+  // than a simulation step of the 6k-particle dough scene (bench/studio-cpu), so drawing every snapshot (60 a second
+  // and more) would take the simulation's second core. 36 frames a second keep the motion smooth, stay above 30 when
+  // the scheduler holds a frame up, and leave the simulation most of that core (docs/studio.md, "Sharing the cores";
+  // bench/results/*-studio.md).
   return cpu_device() ? kCpuFrameRateLimit : std::numeric_limits<double>::infinity();
 }
 

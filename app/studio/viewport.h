@@ -106,7 +106,7 @@ class Viewport : public QWindow {
   void SetTurntable(double degrees_per_second);
   double turntable() const { return turntable_; }
   /// The most frames per second the viewport draws; frames asked for sooner (a new snapshot, the turntable, a mouse
-  /// move) wait for their turn, and the newest state is drawn then. 0 means automatic: 30 on a CPU Vulkan device
+  /// move) wait for their turn, and the newest state is drawn then. 0 means automatic: 36 on a CPU Vulkan device
   /// (lavapipe), where every frame takes CPU time from the simulation on the same cores, and no limit but the display
   /// rate on a GPU. Infinity: no limit. Drawing for a grab or an expose is not limited.
   void SetFrameRateLimit(double frames_per_second);

@@ -284,7 +284,7 @@ class StudioGuiTest : public QObject {
     viewport->requestUpdate();
   }
 
-  // The frame rate limit (View > Frame rate limit, MainWindow::SetFrameRateLimit): automatic is 30 frames/s on a CPU
+  // The frame rate limit (View > Frame rate limit, MainWindow::SetFrameRateLimit): automatic is 36 frames/s on a CPU
   // device and none on a GPU; the menu's choices set it; and with a limit the turntable's back-to-back frames come
   // at most at that rate. The limit is a third of the rate measured without one, so that a limiter that let frames
   // through would fail the bound whatever this machine's speed.
@@ -294,7 +294,7 @@ class StudioGuiTest : public QObject {
     Viewport* viewport = window_->viewport();
     auto* automatic = window_->findChild<QAction*>("frame_rate_limit_0");
     QVERIFY(automatic && automatic->isChecked());
-    QCOMPARE(viewport->frame_rate_limit(), viewport->cpu_device() ? 30.0 : std::numeric_limits<double>::infinity());
+    QCOMPARE(viewport->frame_rate_limit(), viewport->cpu_device() ? 36.0 : std::numeric_limits<double>::infinity());
     auto* sixty = window_->findChild<QAction*>("frame_rate_limit_60");
     QVERIFY(sixty);
     sixty->trigger();
@@ -331,7 +331,7 @@ class StudioGuiTest : public QObject {
     QVERIFY2(frames <= limit * seconds + 2, qPrintable(counts));
     QVERIFY2(frames >= 0.5 * limit * seconds, qPrintable(counts));
     automatic->trigger();
-    QCOMPARE(viewport->frame_rate_limit(), viewport->cpu_device() ? 30.0 : std::numeric_limits<double>::infinity());
+    QCOMPARE(viewport->frame_rate_limit(), viewport->cpu_device() ? 36.0 : std::numeric_limits<double>::infinity());
     QVERIFY(automatic->isChecked());
   }
 
