@@ -74,6 +74,7 @@ void Axes(QChart* chart, const QString& x_title, const QString& y_title, QList<Q
   x->setTitleText(x_title);
   auto* y = new QValueAxis;
   y->setTitleText(y_title);
+  y->setLabelFormat("%.3g");
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   for (QLineSeries* s : series) {
@@ -82,7 +83,12 @@ void Axes(QChart* chart, const QString& x_title, const QString& y_title, QList<Q
   }
 }
 
-// Fits both axes of a chart to its series' points.
+QValueAxis* VerticalAxis(QChart* chart) {
+  return static_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
+}
+
+// Fits both axes of a chart to its series' points, the vertical one to PlotRange. (QValueAxis::applyNiceNumbers
+// was tried for round ticks: with a range of [0, 1] it left the labels elided to "...".)
 void Fit(QChart* chart) {
   double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
   for (QAbstractSeries* a : chart->series()) {
@@ -95,12 +101,27 @@ void Fit(QChart* chart) {
   }
   if (x0 > x1) return;
   if (x1 - x0 < 1e-9) x1 = x0 + 1e-3;
-  const double pad = std::max(1e-9, 0.05 * (y1 - y0));
   chart->axes(Qt::Horizontal).front()->setRange(x0, x1);
-  chart->axes(Qt::Vertical).front()->setRange(y0 - pad, y1 + pad);
+  const auto [lo, hi] = PlotRange(y0, y1);
+  QValueAxis* y = VerticalAxis(chart);
+  y->setRange(lo, hi);
 }
 
 }  // namespace
+
+std::pair<double, double> PlotRange(double lo, double hi) {
+  if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi)) return {0.0, 1.0};
+  const double size = std::max(std::abs(lo), std::abs(hi));
+  double pad = 0.05 * (hi - lo);
+  if (hi - lo <= 1e-6 * size || size == 0) pad = size > 0 ? 0.1 * size : 1.0;
+  return {lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad};
+}
+
+std::pair<double, double> Plots::vertical_range(int chart) const {
+  QChart* const charts[] = {force_chart_, solver_chart_, timing_chart_};
+  const QValueAxis* y = VerticalAxis(charts[std::clamp(chart, 0, 2)]);
+  return {y->min(), y->max()};
+}
 
 Plots::Plots(QWidget* parent) : QWidget(parent) {
   redraw_timer_ = new QTimer(this);
@@ -135,7 +156,7 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
   timing_chart_ = new QChart;
   timing_chart_->setTitle("Speed");
   step_ms_ = AddSeries(timing_chart_, "ms / step");
-  rtf_ = AddSeries(timing_chart_, "real-time factor ×100");
+  rtf_ = AddSeries(timing_chart_, "% of real time");
   Axes(timing_chart_, "t [s]", "", {step_ms_, rtf_});
   layout->addWidget(MakeView(force_chart_), 1);
   layout->addWidget(MakeView(solver_chart_), 1);

@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 #include <QWidget>
+#include <utility>
 #include <vector>
 
 #include "sim_controller.h"
@@ -18,6 +19,11 @@ class QTimer;
 class QValueAxis;
 
 namespace ductile::studio {
+
+/// The vertical range a chart shows for values from `lo` to `hi`: 5% margins; a constant series (its spread under a
+/// millionth of its size) gets room around its value, [−1, 1] around 0 and ±10% otherwise, so that the axis labels
+/// stay readable instead of dividing a spread of zero; values that are all ≥ 0 never get a negative range.
+std::pair<double, double> PlotRange(double lo, double hi);
 
 class Plots : public QWidget {
   Q_OBJECT
@@ -38,6 +44,8 @@ class Plots : public QWidget {
   /// The ms-per-step chart's points as last drawn (time [s], ms): every sample's, or at most 800 for a longer
   /// history, the lowest and highest of each of 400 runs of consecutive samples.
   QList<QPointF> drawn_step_ms() const;
+  /// The vertical axis ranges as last drawn (for tests): chart 0 the force, 1 the solver, 2 the speed.
+  std::pair<double, double> vertical_range(int chart) const;
 
  private:
   void Redraw();

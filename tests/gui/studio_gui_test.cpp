@@ -250,6 +250,38 @@ class StudioGuiTest : public QObject {
     QCOMPARE(points.front().x(), 0.0);
   }
 
+  // A constant series gets a readable range around its value instead of a spread of zero divided into ticks (the
+  // solver chart of a scene without MPM contact showed 0.000000001 as its labels); series that are never negative
+  // get no negative range (ms per step showed an axis from -8.6); a varying one gets 5% margins.
+  void plotsShowReadableRanges() {
+    using Range = std::pair<double, double>;
+    QCOMPARE(PlotRange(0, 0), (Range{0.0, 1.0}));
+    QCOMPARE(PlotRange(5, 5), (Range{4.5, 5.5}));
+    const auto near = [](Range a, Range b) {
+      return std::abs(a.first - b.first) + std::abs(a.second - b.second) < 1e-12;
+    };
+    QVERIFY(near(PlotRange(-2, -2), Range{-2.2, -1.8}));
+    QCOMPARE(PlotRange(-2, 8), (Range{-2.5, 8.5}));
+    QCOMPARE(PlotRange(0.5, 100.5), (Range{0.0, 105.5}));
+    QVERIFY(near(PlotRange(1e-12, 3e-12), Range{0.9e-12, 3.1e-12}));  // a small spread is data, not a constant
+    QCOMPARE(PlotRange(std::nan(""), 1), (Range{0.0, 1.0}));
+    Plots plots;
+    plots.Reset({"box"});
+    QTest::qWait(150);  // past the Reset's redraw
+    std::vector<TelemetrySample> samples(50);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      samples[i].time = 0.01 * static_cast<double>(i);
+      samples[i].step_ms = i == 0 ? 190.0 : 0.7;  // the first step pays for the start-up
+      samples[i].realtime_factor = 1.0;
+    }
+    plots.Append(samples);
+    const Range solver = plots.vertical_range(1), speed = plots.vertical_range(2);
+    QCOMPARE(solver.first, 0.0);
+    QCOMPARE(solver.second, 1.0);
+    QCOMPARE(speed.first, 0.0);
+    QCOMPARE(speed.second, 190.0 + 0.05 * (190.0 - 0.7));
+  }
+
   // View > Turntable turns the camera and draws frames back to back, also while the simulation is paused (when
   // nothing else asks for frames); switched off, the frames stop.
   void turntableTurnsTheCameraAndDrawsContinuously() {
