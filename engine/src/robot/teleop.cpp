@@ -34,6 +34,14 @@ Eigen::Vector3d RotationVector(const Eigen::Matrix3d& R) {
 
 }  // namespace
 
+Eigen::Matrix3d InverseRightJacobianSO3(const Eigen::Vector3d& phi) {
+  const double theta = phi.norm();
+  const double c = theta < 1e-3 ? 1.0 / 12 + theta * theta / 720
+                                : 1 / (theta * theta) - (1 + std::cos(theta)) / (2 * theta * std::sin(theta));
+  const Eigen::Matrix3d S = multibody::Skew(phi);
+  return Eigen::Matrix3d::Identity() + 0.5 * S + (std::isfinite(c) ? c : 1 / (M_PI * M_PI)) * S * S;
+}
+
 std::string ArmTeleop::Configure(const contact::RigidSystem& rigid, const std::string& robot, const std::string& link) {
   const multibody::MultibodyTree& tree = rigid.tree();
   bool robot_found = false;
@@ -110,42 +118,81 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   }
   const Eigen::VectorXd q_previous = q_c_;
   Eigen::VectorXd q = rigid.q;
-  Eigen::Vector3d p_W;
-  Eigen::Matrix3d R_WL;
+  // The weighted error e at arm positions qc (and the Jacobian there); returns |e|².
   Eigen::MatrixXd J;
-  Eigen::VectorXd total_step = Eigen::VectorXd::Zero(n);
-  iterations_ = 0;
-  for (int it = 0; it <= kMaxIterations; ++it) {
-    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
-    ToolKinematics(rigid, q, p_W, R_WL, it < kMaxIterations ? &J : nullptr);
-    Eigen::Matrix<double, 6, 1> e;
+  Eigen::Matrix<double, 6, 1> e;
+  double rotation_angle = 0;
+  const auto evaluate = [&](const Eigen::VectorXd& qc, Eigen::MatrixXd& jacobian, Eigen::Matrix<double, 6, 1>& error,
+                            double& angle) {
+    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = qc[k];
+    Eigen::Vector3d p_W;
+    Eigen::Matrix3d R_WL;
+    ToolKinematics(rigid, q, p_W, R_WL, &jacobian);
     const Eigen::Vector3d rotation = RotationVector(target_R_.toRotationMatrix() * R_WL.transpose());
-    e.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * rotation) : Eigen::Vector3d::Zero();
-    e.tail<3>() = target_p_ - p_W;
-    position_residual_ = e.tail<3>().norm();
-    rotation_residual_ = rotation.norm();
-    if (it == kMaxIterations || (position_residual_ < 1e-7 && (!track_orientation_ || rotation_residual_ < 1e-6)))
-      break;
+    angle = rotation.norm();
+    error.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * rotation) : Eigen::Vector3d::Zero();
+    error.tail<3>() = target_p_ - p_W;
     if (track_orientation_) {
-      J.topRows<3>() *= kRotationWeight;
+      // φ = log(R_target R_Lᵀ) changes as −J_r⁻¹(φ) ω with the link's angular velocity ω in world: the IK's
+      // Jacobian row block is J_r⁻¹(φ) J_ω (the sign is in the update's direction), not J_ω alone, which is right
+      // only for small φ; with J_ω alone a large rotation error gave steps that did not lower |e|.
+      jacobian.topRows<3>() = kRotationWeight * InverseRightJacobianSO3(rotation) * jacobian.topRows<3>();
     } else {
-      J.topRows<3>().setZero();
+      jacobian.topRows<3>().setZero();
     }
+    return error.squaredNorm();
+  };
+  double cost = evaluate(q_c_, J, e, rotation_angle);
+  Eigen::VectorXd total_step = Eigen::VectorXd::Zero(n);
+  Eigen::VectorXd q_try(n);
+  Eigen::MatrixXd J_try;
+  Eigen::Matrix<double, 6, 1> e_try;
+  double angle_try = 0;
+  iterations_ = 0;
+  while (iterations_ < kMaxIterations &&
+         (e.tail<3>().norm() >= 1e-7 || (track_orientation_ && rotation_angle >= 1e-6))) {
+    // Clamp the error (Buss and Kim 2005): the linearisation holds near q_c only, and a far target's whole error
+    // asks for a step far outside it.
+    Eigen::Matrix<double, 6, 1> aim = e;
+    if (aim.norm() > kMaxTaskStep) aim *= kMaxTaskStep / aim.norm();
     const Eigen::Matrix<double, 6, 6> A =
         J * J.transpose() + kDamping * kDamping * Eigen::Matrix<double, 6, 6>::Identity();
-    Eigen::VectorXd dq = J.transpose() * A.ldlt().solve(e);
-    // Cap the total change of each joint within this simulation step.
+    Eigen::VectorXd dq = J.transpose() * A.ldlt().solve(aim);
+    // Cap the total change of each joint within this simulation step by shortening the whole step, which keeps
+    // its direction (capping each joint on its own turned it, and the capped step often did not lower |e|).
+    double scale = 1;
     for (Eigen::Index k = 0; k < n; ++k) {
-      const double room = kMaxJointStep - std::abs(total_step[k]);
-      dq[k] = std::clamp(dq[k], -std::max(room, 0.0), std::max(room, 0.0));
+      const double room = std::max(kMaxJointStep - std::abs(total_step[k]), 0.0);
+      if (std::abs(dq[k]) > room) scale = std::min(scale, room / std::abs(dq[k]));
     }
-    for (Eigen::Index k = 0; k < n; ++k) {
-      const double before = q_c_[k];
-      q_c_[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
-      total_step[k] += q_c_[k] - before;
+    if (scale <= 0) break;  // a joint has moved as far as one simulation step allows
+    dq *= scale;
+    // Take the step only where it lowers |e|, halving it up to kMaxHalvings times. Without this test a target out
+    // of reach made q_c alternate between two poses from one simulation step to the next (the damped step
+    // overshooting the best pose), and the velocity and feed-forward of that motion (thousands of N·m) threw the
+    // arm about.
+    bool accepted = false;
+    for (int h = 0; h <= kMaxHalvings && !accepted; ++h, dq *= 0.5) {
+      for (Eigen::Index k = 0; k < n; ++k) q_try[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
+      const double cost_try = evaluate(q_try, J_try, e_try, angle_try);
+      if (cost_try < cost) {
+        accepted = true;
+        total_step += q_try - q_c_;
+        q_c_ = q_try;
+        cost = cost_try;
+        J.swap(J_try);
+        e = e_try;
+        rotation_angle = angle_try;
+      }
     }
+    if (!accepted) break;  // no step lowers the error: q_c is as near as the IK gets from here
     ++iterations_;
   }
+  position_residual_ = e.tail<3>().norm();
+  rotation_residual_ = rotation_angle;
+  // The kinematics at q_c for the inverse dynamics below (the last evaluation may have been a rejected step).
+  for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
+  multibody::CalcKinematics(rigid.tree(), q, rigid.time, kin_);
   // From the commanded positions, so that a step whose target is met at once does not keep the last step's flag.
   at_limit_ = false;
   for (Eigen::Index k = 0; k < n; ++k) at_limit_ = at_limit_ || q_c_[k] <= lower_[k] || q_c_[k] >= upper_[k];

@@ -5,11 +5,15 @@
 // Inverse kinematics. The arm is the chain of moving 1-dof joints from the robot's root to the tool link that have
 // PD controllers. The IK keeps its own commanded joint positions q_c (started from the measured positions) and moves
 // them towards the target with up to kMaxIterations damped least-squares steps per simulation step,
-//   e = (w·log(R_target R_Tᵀ), p_target − p_T),   Δq = Jᵀ(J Jᵀ + λ²I)⁻¹ e,   q_c ← clamp(q_c + Δq, lower, upper),
-// where J is the 6 × n Jacobian of the tool point's angular and linear velocity with respect to the arm's joint
-// velocities, evaluated at q_c (the rest of the state as measured), w = kRotationWeight metres per radian makes
-// angle and distance comparable, and each step's joint change is capped at kMaxJointStep (a far target is
-// approached over several steps instead of through a wild intermediate solution). The controllers then track q_c
+//   e = (w·φ, p_target − p_T), φ = log(R_target R_Tᵀ),  Δq = Jᵀ(J Jᵀ + λ²I)⁻¹ ê,  q_c ← clamp(q_c + Δq, limits),
+// where J is the 6 × n Jacobian of e's decrease: w·J_r⁻¹(φ) J_ω over the tool's linear-velocity Jacobian, J_ω the
+// link's angular one (InverseRightJacobianSO3; J_ω alone is right only for small rotation errors), w =
+// kRotationWeight metres per radian makes angle and distance comparable, and ê is e clamped to kMaxTaskStep (Buss
+// and Kim 2005: the linearisation holds near q_c only). Each step is shortened as a whole so that no joint moves
+// more than kMaxJointStep within one simulation step (a far target is approached over several steps instead of
+// through a wild intermediate solution), and it is taken only where it lowers |e|², halved up to kMaxHalvings times
+// otherwise: q_c then settles at the nearest pose the IK finds instead of alternating between two (a target out of
+// reach did that, and the feed-forward of the alternation threw the arm about). The controllers then track q_c
 // with velocity target v_c = (q_c − q_c,previous)/Δt and the feed-forward effort of that motion by inverse dynamics
 // (computed torque: M a_c + C v_c − τ_g at q_c, a_c the change of v_c over the step); without it a PD arm sags by
 // τ_g/K_p, centimetres for a heavy arm, and lags a moving target (the iiwa 7 at 10 ms steps: 5.8 mm behind a 16 cm/s
@@ -29,6 +33,12 @@
 
 namespace ductile::robot {
 
+/// The inverse of SO(3)'s right Jacobian at the rotation vector φ (θ = |φ| ≤ π):
+///   J_r⁻¹(φ) = I + ½[φ]× + (1/θ² − (1 + cos θ)/(2θ sin θ)) [φ]×²,
+/// the last coefficient taken as 1/12 + θ²/720 below θ = 1e-3 (its series) and tending to 1/π² at π. The rotation
+/// error φ = log(R_target R_Lᵀ) changes as φ̇ = −J_r⁻¹(φ) ω for the link's angular velocity ω in world.
+Eigen::Matrix3d InverseRightJacobianSO3(const Eigen::Vector3d& phi);
+
 /// The arm of a robot and its IK state; see the file comment.
 class ArmTeleop {
  public:
@@ -36,6 +46,8 @@ class ArmTeleop {
   static constexpr double kRotationWeight = 0.2;  ///< w [m/rad].
   static constexpr double kDamping = 0.02;        ///< λ [m].
   static constexpr double kMaxJointStep = 0.1;    ///< Largest change of one joint's target per step [rad or m].
+  static constexpr double kMaxTaskStep = 0.1;     ///< Largest error e one IK iteration aims to remove [m].
+  static constexpr int kMaxHalvings = 6;          ///< Halvings of an IK step that does not lower |e|.
 
   /// Finds the arm of `robot` ending at `link` in `rigid`. Returns an error message naming what is missing (no such
   /// robot or link, no controlled joint on the way to the link), empty on success.
