@@ -8,6 +8,11 @@
 #include <QVBoxLayout>
 
 namespace ductile::studio {
+namespace {
+
+constexpr const char* kHint = "Edit a value and press Enter: it applies at the next step.";
+
+}  // namespace
 
 Inspector::Inspector(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -18,7 +23,7 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent) {
   groups_->addStretch(1);
   scroll->setWidget(content_);
   layout->addWidget(scroll, 1);
-  status_ = new QLabel("Edit a value and press Enter: it applies at the next step.");
+  status_ = new QLabel(kHint);
   status_->setWordWrap(true);
   status_->setObjectName("inspector_status");
   layout->addWidget(status_);
@@ -53,6 +58,7 @@ void Inspector::AddRow(QFormLayout* form, const std::string& key, const QString&
 
 void Inspector::SetScene(const SceneDesc& scene, Validator validate) {
   validate_ = std::move(validate);
+  ShowResult(kHint, true);  // a refusal shown for the last scene's fields does not concern this one's
   fields_.clear();
   while (groups_->count() > 1) {  // keep the stretch at the end
     QLayoutItem* item = groups_->takeAt(0);

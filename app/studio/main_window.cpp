@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSettings>
@@ -736,6 +737,19 @@ void MainWindow::UpdateRecentMenu() {
   const QStringList recent = QSettings("Ductile", "studio").value("recent").toStringList();
   for (const QString& path : recent) recent_menu_->addAction(path, this, [this, path] { OpenScene(path); });
   recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+QImage MainWindow::GrabWindow() {
+  QImage window = grab().toImage();
+  if (viewport_ == nullptr || viewport_widget_ == nullptr || !viewport_widget_->isVisible()) return window;
+  const QImage view = viewport_->GrabImage();
+  if (view.isNull()) return window;
+  // In the window's logical coordinates (the grab carries its device pixel ratio); the image is scaled to fit.
+  const QRect target(viewport_widget_->mapTo(this, QPoint(0, 0)), viewport_widget_->size());
+  QPainter painter(&window);
+  painter.setRenderHint(QPainter::SmoothPixmapTransform);
+  painter.drawImage(QRectF(target), view);
+  return window;
 }
 
 void MainWindow::SaveScreenshot() {

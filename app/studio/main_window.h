@@ -90,6 +90,7 @@ class MainWindow : public QMainWindow {
   // For tests and scripts.
   SimController* controller() const { return controller_.get(); }
   Viewport* viewport() const { return viewport_; }
+  QWidget* viewport_widget() const { return viewport_widget_; }
   Inspector* inspector() const { return inspector_; }
   Plots* plots() const { return plots_; }
   TeleopPanel* teleop() const { return teleop_; }
@@ -97,6 +98,9 @@ class MainWindow : public QMainWindow {
   QString scene_path() const { return scene_path_; }
   /// Runs the UI's periodic update now (snapshot, telemetry, events, status).
   void Poll();
+  /// The window as it is shown, the viewport's image included (QWidget::grab leaves the viewport, a native window
+  /// of its own, blank): for test artifacts.
+  QImage GrabWindow();
 
  private:
   void BuildMenus();
