@@ -378,7 +378,7 @@ inline void ExpectSandInTheBin(const ScoopResult& r) {
   ::testing::Test::RecordProperty("in_bin_before_pour", r.in_bin_carried);
   // A full scoop is 18% of the tray's sand (a bowl of 9.25 x 7 x 4.5 cm against 15 x 24 x 4.5 cm); it comes out of
   // the sand about half full, heaped at its closed side, and loses some over its open side on the way (measured:
-  // 10.3% of the sand in the bin at the scene's h = 1.5 cm, 11.3% at 2.5 cm; 10.1% and 10.2% before the IK took
+  // 9.9% of the sand in the bin at the scene's h = 1.5 cm, 11.5% at 2.5 cm; 10.1% and 10.2% before the IK took
   // only steps that lower its error). More than 5% in the bin, a quarter of a full scoop, fails a scoop that spills
   // its load or misses the bin.
   EXPECT_GT(r.in_bin, 0.05 * r.particles);

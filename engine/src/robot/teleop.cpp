@@ -90,23 +90,25 @@ void ArmTeleop::SetTarget(const Eigen::Vector3d& tool_point_L, const Eigen::Vect
   track_orientation_ = track_orientation;
 }
 
-void ArmTeleop::ToolKinematics(const contact::RigidSystem& rigid, const Eigen::VectorXd& q, Eigen::Vector3d& p_W,
-                               Eigen::Matrix3d& R_WL, Eigen::MatrixXd* J) {
+void ArmTeleop::ToolPose(const contact::RigidSystem& rigid, const Eigen::VectorXd& q, Eigen::Vector3d& p_W,
+                         Eigen::Matrix3d& R_WL) {
   multibody::CalcKinematics(rigid.tree(), q, rigid.time, kin_);
   const Eigen::Isometry3d& X_WL = kin_.X_WB[link_];
   p_W = X_WL * tool_point_L_;
   R_WL = X_WL.linear();
-  if (J == nullptr) return;
+}
+
+void ArmTeleop::ToolJacobian(const contact::RigidSystem& rigid, const Eigen::Vector3d& p_W, Eigen::MatrixXd& J) const {
   // Spatial velocity about the world origin (ω, v_O); the tool point moves with v_O + ω × p.
   const Eigen::MatrixXd J_link = multibody::CalcBodyJacobian(rigid.tree(), kin_, link_);
   const auto n = static_cast<Eigen::Index>(bodies_.size());
-  J->resize(6, n);
+  J.resize(6, n);
   const Eigen::Matrix3d p_skew = multibody::Skew(p_W);
   for (Eigen::Index k = 0; k < n; ++k) {
     const Eigen::Vector3d w = J_link.block<3, 1>(0, v_index_[k]);
     const Eigen::Vector3d v = J_link.block<3, 1>(3, v_index_[k]);
-    J->block<3, 1>(0, k) = w;
-    J->block<3, 1>(3, k) = v - p_skew * w;
+    J.block<3, 1>(0, k) = w;
+    J.block<3, 1>(3, k) = v - p_skew * w;
   }
 }
 
@@ -118,86 +120,126 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   }
   const Eigen::VectorXd q_previous = q_c_;
   Eigen::VectorXd q = rigid.q;
-  // The weighted error e at arm positions qc (and the Jacobian there); returns |e|².
-  Eigen::MatrixXd J;
-  Eigen::Matrix<double, 6, 1> e;
-  double rotation_angle = 0;
-  const auto evaluate = [&](const Eigen::VectorXd& qc, Eigen::MatrixXd& jacobian, Eigen::Matrix<double, 6, 1>& error,
-                            double& angle) {
-    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = qc[k];
+  // The IK's state at q_c: the weighted error e (rotation rows first), the rotation angle, the tool point, and
+  // |e|². Evaluating a trial point leaves kin_ at that point.
+  struct Point {
+    Eigen::Matrix<double, 6, 1> e;
+    double angle = 0;
     Eigen::Vector3d p_W;
-    Eigen::Matrix3d R_WL;
-    ToolKinematics(rigid, q, p_W, R_WL, &jacobian);
-    const Eigen::Vector3d rotation = RotationVector(target_R_.toRotationMatrix() * R_WL.transpose());
-    angle = rotation.norm();
-    error.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * rotation) : Eigen::Vector3d::Zero();
-    error.tail<3>() = target_p_ - p_W;
-    if (track_orientation_) {
-      // φ = log(R_target R_Lᵀ) changes as −J_r⁻¹(φ) ω with the link's angular velocity ω in world: the IK's
-      // Jacobian row block is J_r⁻¹(φ) J_ω (the sign is in the update's direction), not J_ω alone, which is right
-      // only for small φ; with J_ω alone a large rotation error gave steps that did not lower |e|.
-      jacobian.topRows<3>() = kRotationWeight * InverseRightJacobianSO3(rotation) * jacobian.topRows<3>();
-    } else {
-      jacobian.topRows<3>().setZero();
-    }
-    return error.squaredNorm();
+    double cost = 0;
   };
-  double cost = evaluate(q_c_, J, e, rotation_angle);
+  const auto evaluate = [&](const Eigen::VectorXd& qc) {
+    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = qc[k];
+    Point pt;
+    Eigen::Matrix3d R_WL;
+    ToolPose(rigid, q, pt.p_W, R_WL);
+    const Eigen::Vector3d rotation = RotationVector(target_R_.toRotationMatrix() * R_WL.transpose());
+    pt.angle = rotation.norm();
+    pt.e.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * rotation) : Eigen::Vector3d::Zero();
+    pt.e.tail<3>() = target_p_ - pt.p_W;
+    pt.cost = pt.e.squaredNorm();
+    return pt;
+  };
+  // The rate of e's decrease per joint velocity at the point kin_ holds, whose error is `pt`: the tool point's
+  // linear-velocity rows, and w·J_r⁻¹(φ)·J_ω for the rotation (φ = log(R_target R_Lᵀ) changes as −J_r⁻¹(φ) ω;
+  // J_ω alone is right only for small φ, and with it a large rotation error gave steps that did not lower |e|).
+  const auto jacobian = [&](const Point& pt, Eigen::MatrixXd& J) {
+    ToolJacobian(rigid, pt.p_W, J);
+    if (track_orientation_) {
+      J.topRows<3>() = kRotationWeight * InverseRightJacobianSO3(pt.e.head<3>() / kRotationWeight) * J.topRows<3>();
+    } else {
+      J.topRows<3>().setZero();
+    }
+  };
+  Point at = evaluate(q_c_);
+  bool kin_at_q_c = true;
+  Eigen::MatrixXd J;
+  jacobian(at, J);
   Eigen::VectorXd total_step = Eigen::VectorXd::Zero(n);
   Eigen::VectorXd q_try(n);
-  Eigen::MatrixXd J_try;
-  Eigen::Matrix<double, 6, 1> e_try;
-  double angle_try = 0;
+  Eigen::Array<bool, Eigen::Dynamic, 1> blocked(n);
+  // A joint this near a limit counts as at it (a step ended at the limit can land an ulp short of it).
+  constexpr double kAtLimit = 1e-12;
   iterations_ = 0;
-  while (iterations_ < kMaxIterations &&
-         (e.tail<3>().norm() >= 1e-7 || (track_orientation_ && rotation_angle >= 1e-6))) {
-    // Clamp the error (Buss and Kim 2005): the linearisation holds near q_c only, and a far target's whole error
-    // asks for a step far outside it.
-    Eigen::Matrix<double, 6, 1> aim = e;
-    if (aim.norm() > kMaxTaskStep) aim *= kMaxTaskStep / aim.norm();
-    const Eigen::Matrix<double, 6, 6> A =
-        J * J.transpose() + kDamping * kDamping * Eigen::Matrix<double, 6, 6>::Identity();
-    Eigen::VectorXd dq = J.transpose() * A.ldlt().solve(aim);
-    // Cap the total change of each joint within this simulation step by shortening the whole step, which keeps
-    // its direction (capping each joint on its own turned it, and the capped step often did not lower |e|).
-    double scale = 1;
-    for (Eigen::Index k = 0; k < n; ++k) {
-      const double room = std::max(kMaxJointStep - std::abs(total_step[k]), 0.0);
-      if (std::abs(dq[k]) > room) scale = std::min(scale, room / std::abs(dq[k]));
-    }
-    if (scale <= 0) break;  // a joint has moved as far as one simulation step allows
-    dq *= scale;
-    // Take the step only where it lowers |e|, halving it up to kMaxHalvings times. Without this test a target out
-    // of reach made q_c alternate between two poses from one simulation step to the next (the damped step
-    // overshooting the best pose), and the velocity and feed-forward of that motion (thousands of N·m) threw the
-    // arm about.
+  while (iterations_ < kMaxIterations && (at.e.tail<3>().norm() >= 1e-7 || (track_orientation_ && at.angle >= 1e-6))) {
+    // Directions to try: the damped least-squares step, then, should no fraction of it lower |e|, the gradient
+    // direction Jᵀe, which always does unless q_c is already where no feasible move lowers it.
     bool accepted = false;
-    for (int h = 0; h <= kMaxHalvings && !accepted; ++h, dq *= 0.5) {
-      for (Eigen::Index k = 0; k < n; ++k) q_try[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
-      const double cost_try = evaluate(q_try, J_try, e_try, angle_try);
-      if (cost_try < cost) {
-        accepted = true;
-        total_step += q_try - q_c_;
-        q_c_ = q_try;
-        cost = cost_try;
-        J.swap(J_try);
-        e = e_try;
-        rotation_angle = angle_try;
+    for (int direction = 0; direction < 2 && !accepted; ++direction) {
+      // Joints at a limit that the step would push further are left out (their columns of J zeroed) and the step
+      // solved again, so that the clamp at the limit does not turn it into one that no longer descends.
+      blocked.setConstant(false);
+      Eigen::VectorXd dq;
+      for (Eigen::Index pass = 0; pass <= n; ++pass) {
+        Eigen::MatrixXd J_free = J;
+        for (Eigen::Index k = 0; k < n; ++k)
+          if (blocked[k]) J_free.col(k).setZero();
+        if (direction == 0) {
+          // The error clamped to kMaxTaskStep (Buss and Kim 2005): the linearisation holds near q_c only.
+          Eigen::Matrix<double, 6, 1> aim = at.e;
+          if (aim.norm() > kMaxTaskStep) aim *= kMaxTaskStep / aim.norm();
+          const Eigen::Matrix<double, 6, 6> A =
+              J_free * J_free.transpose() + kDamping * kDamping * Eigen::Matrix<double, 6, 6>::Identity();
+          dq = J_free.transpose() * A.ldlt().solve(aim);
+        } else {
+          dq = J_free.transpose() * at.e;
+        }
+        bool more = false;
+        for (Eigen::Index k = 0; k < n; ++k) {
+          if (blocked[k]) continue;
+          const bool pushed =
+              (q_c_[k] <= lower_[k] + kAtLimit && dq[k] < 0) || (q_c_[k] >= upper_[k] - kAtLimit && dq[k] > 0);
+          blocked[k] = pushed;
+          more = more || pushed;
+        }
+        if (!more) break;
+      }
+      // Shorten the step as a whole, which keeps its direction: so that no joint moves more than kMaxJointStep
+      // within this simulation step, and so that it ends where the first joint meets its limit (that joint is
+      // left out of the next iteration's step).
+      double scale = 1;
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const double step = std::abs(dq[k]);
+        if (step == 0) continue;
+        const double room = std::max(kMaxJointStep - std::abs(total_step[k]), 0.0);
+        const double to_limit = dq[k] > 0 ? upper_[k] - q_c_[k] : q_c_[k] - lower_[k];
+        scale = std::min(scale, std::min(room, std::max(to_limit, 0.0)) / step);
+      }
+      if (!(scale > 0)) continue;  // no joint may move this way within this step
+      dq *= scale;
+      // Take the step only where it lowers |e|², halving it up to kMaxHalvings times. Without this test a target
+      // out of reach made q_c alternate between two poses from one simulation step to the next (the damped step
+      // overshooting the best pose), and the velocity and feed-forward of that motion (thousands of N·m) threw
+      // the arm about.
+      for (int h = 0; h <= kMaxHalvings && !accepted; ++h, dq *= 0.5) {
+        for (Eigen::Index k = 0; k < n; ++k) q_try[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
+        Point trial = evaluate(q_try);
+        kin_at_q_c = false;
+        if (trial.cost < at.cost) {
+          accepted = true;
+          total_step += q_try - q_c_;
+          q_c_ = q_try;
+          at = trial;
+          kin_at_q_c = true;
+          jacobian(at, J);  // kin_ holds the trial point, now q_c
+        }
       }
     }
-    if (!accepted) break;  // no step lowers the error: q_c is as near as the IK gets from here
+    if (!accepted) break;  // no move lowers the error: q_c is as near as the IK gets from here
     ++iterations_;
   }
-  position_residual_ = e.tail<3>().norm();
-  rotation_residual_ = rotation_angle;
-  // The kinematics at q_c for the inverse dynamics below (the last evaluation may have been a rejected step).
-  for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
-  multibody::CalcKinematics(rigid.tree(), q, rigid.time, kin_);
+  position_residual_ = at.e.tail<3>().norm();
+  rotation_residual_ = at.angle;
+  // The inverse dynamics below needs the kinematics at q_c (the last evaluation may have been a rejected step).
+  if (!kin_at_q_c) {
+    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
+    multibody::CalcKinematics(rigid.tree(), q, rigid.time, kin_);
+  }
   // From the commanded positions, so that a step whose target is met at once does not keep the last step's flag.
   at_limit_ = false;
   for (Eigen::Index k = 0; k < n; ++k) at_limit_ = at_limit_ || q_c_[k] <= lower_[k] || q_c_[k] >= upper_[k];
 
-  // Feed-forward effort of the commanded motion by inverse dynamics at q_c (kin_ is there from the last iteration):
+  // Feed-forward effort of the commanded motion by inverse dynamics at q_c (kin_ is there):
   // τ = M(q_c) a_c + C(q_c, v_c) v_c − τ_g(q_c), with the commanded velocity v_c = (q_c − q_c,previous)/Δt and
   // acceleration a_c = (v_c − v_c,previous)/Δt; the rest of the robot at rest. Without it a PD arm sags by τ_g/K_p
   // (centimetres for a heavy arm) and lags a moving target.

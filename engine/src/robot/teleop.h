@@ -2,22 +2,25 @@
 // the arm's implicit PD controllers by damped-least-squares differential inverse kinematics, and a gripper command
 // becomes targets (or a closing force) of the finger controllers.
 //
-// Inverse kinematics. The arm is the chain of moving 1-dof joints from the robot's root to the tool link that have
-// PD controllers. The IK keeps its own commanded joint positions q_c (started from the measured positions) and moves
-// them towards the target with up to kMaxIterations damped least-squares steps per simulation step,
+// Inverse kinematics. The arm is the chain of moving 1-dof joints from the robot's root to the tool link that have PD
+// controllers. The IK keeps its own commanded joint positions q_c (started from the measured positions) and moves them
+// towards the target with up to kMaxIterations damped least-squares steps per simulation step,
 //   e = (w·φ, p_target − p_T), φ = log(R_target R_Tᵀ),  Δq = Jᵀ(J Jᵀ + λ²I)⁻¹ ê,  q_c ← clamp(q_c + Δq, limits),
 // where J is the 6 × n Jacobian of e's decrease: w·J_r⁻¹(φ) J_ω over the tool's linear-velocity Jacobian, J_ω the
-// link's angular one (InverseRightJacobianSO3; J_ω alone is right only for small rotation errors), w =
-// kRotationWeight metres per radian makes angle and distance comparable, and ê is e clamped to kMaxTaskStep (Buss
-// and Kim 2005: the linearisation holds near q_c only). Each step is shortened as a whole so that no joint moves
-// more than kMaxJointStep within one simulation step (a far target is approached over several steps instead of
-// through a wild intermediate solution), and it is taken only where it lowers |e|², halved up to kMaxHalvings times
-// otherwise: q_c then settles at the nearest pose the IK finds instead of alternating between two (a target out of
-// reach did that, and the feed-forward of the alternation threw the arm about). The controllers then track q_c
-// with velocity target v_c = (q_c − q_c,previous)/Δt and the feed-forward effort of that motion by inverse dynamics
-// (computed torque: M a_c + C v_c − τ_g at q_c, a_c the change of v_c over the step); without it a PD arm sags by
-// τ_g/K_p, centimetres for a heavy arm, and lags a moving target (the iiwa 7 at 10 ms steps: 5.8 mm behind a 16 cm/s
-// circle with gravity compensation alone, 0.08 mm with the full feed-forward; tests/physics/teleop_test.cpp).
+// link's angular one (InverseRightJacobianSO3; J_ω alone is right only for small rotation errors), w = kRotationWeight
+// metres per radian makes angle and distance comparable, and ê is e clamped to kMaxTaskStep (Buss and Kim 2005: the
+// linearisation holds near q_c only). Joints at a limit that the step would push further are left out of it (their
+// columns of J zeroed and the step solved again). The step is shortened as a whole, keeping its direction, so that no
+// joint moves more than kMaxJointStep within one simulation step (a far target is approached over several steps instead
+// of through a wild intermediate solution) and so that it ends where the first joint meets its limit. It is taken only
+// where it lowers |e|², halved up to kMaxHalvings times otherwise, and when no fraction of it does, the gradient
+// direction Jᵀe is tried the same way. q_c thus settles where no feasible move lowers the error, instead of alternating
+// between two poses (a target out of reach did that, and the feed-forward of the alternation threw the arm about) or
+// stalling at a limit. The controllers then track q_c with velocity target v_c = (q_c − q_c,previous)/Δt and the
+// feed-forward effort of that motion by inverse dynamics (computed torque: M a_c + C v_c − τ_g at q_c, a_c the change
+// of v_c over the step); without it a PD arm sags by τ_g/K_p, centimetres for a heavy arm, and lags a moving target
+// (the iiwa 7 at 10 ms steps: 5.8 mm behind a 16 cm/s circle with gravity compensation alone, 0.08 mm with the full
+// feed-forward; tests/physics/teleop_test.cpp).
 //
 // The residual |p_target − p_T(q_c)| and the rotation angle are what the IK could not reach (a target beyond the
 // reach or joint limits); the tracking error compares the measured tool point with the target.
@@ -70,9 +73,11 @@ class ArmTeleop {
   double TrackingError(const contact::RigidSystem& rigid) const;
 
  private:
-  // The tool point and the frame of the link at positions q, with the 6 x n Jacobian (angular rows first).
-  void ToolKinematics(const contact::RigidSystem& rigid, const Eigen::VectorXd& q, Eigen::Vector3d& p_W,
-                      Eigen::Matrix3d& R_WL, Eigen::MatrixXd* J);
+  // The tool point and the frame of the link at positions q; leaves kin_ at q.
+  void ToolPose(const contact::RigidSystem& rigid, const Eigen::VectorXd& q, Eigen::Vector3d& p_W,
+                Eigen::Matrix3d& R_WL);
+  // The 6 x n Jacobian of the tool point p_W's angular and linear velocity (angular rows first) at kin_.
+  void ToolJacobian(const contact::RigidSystem& rigid, const Eigen::Vector3d& p_W, Eigen::MatrixXd& J) const;
 
   std::string link_name_;
   int link_ = -1;
