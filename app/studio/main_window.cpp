@@ -32,6 +32,7 @@
 #include <sstream>
 
 #include "cpu_placement.h"
+#include "ductile/render/vulkan_util.h"
 #include "inspector.h"
 #include "plots.h"
 #include "recording_dialog.h"
@@ -68,17 +69,21 @@ constexpr int kViewportNice = 19;
 // The most often the status line and the HUD's text are shown anew [ms] (MainWindow::Poll).
 constexpr qint64 kStatusIntervalMs = 100;
 
-// Whether the viewport's device, the instance's first physical device (WindowSwapchain's choice, as QVulkanWindow's),
-// is a CPU implementation such as lavapipe: the viewport then composes its frames on the host (viewport.h).
-bool FirstDeviceIsCpu(QVulkanInstance* vulkan) {
-  QVulkanFunctions* f = vulkan->functions();
-  std::uint32_t count = 1;
-  VkPhysicalDevice first = VK_NULL_HANDLE;
-  const VkResult result = f->vkEnumeratePhysicalDevices(vulkan->vkInstance(), &count, &first);
-  if ((result != VK_SUCCESS && result != VK_INCOMPLETE) || count == 0 || first == VK_NULL_HANDLE) return false;
-  VkPhysicalDeviceProperties properties{};
-  f->vkGetPhysicalDeviceProperties(first, &properties);
-  return properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+// Whether the viewport's device, the most preferred one that draws (render::DeviceTypeRank: a GPU before the CPU
+// implementation, as the offscreen renderer and the window's swapchain pick), is a CPU implementation such as
+// lavapipe: the viewport then composes its frames on the host (viewport.h). False when there is none or the question
+// fails; the viewport then reports what is wrong when it makes its device.
+bool PreferredDeviceIsCpu(QVulkanInstance* vulkan) {
+  try {
+    for (VkPhysicalDevice device : render::DevicesByPreference(vulkan->vkInstance())) {
+      if (!render::GraphicsQueueFamily(device)) continue;
+      VkPhysicalDeviceProperties properties{};
+      vkGetPhysicalDeviceProperties(device, &properties);
+      return properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    }
+  } catch (const std::exception&) {
+  }
+  return false;
 }
 
 }  // namespace
@@ -101,7 +106,7 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   setWindowTitle("Ductile");
   resize(1600, 950);
   if (vulkan_) {
-    const bool composed_on_host = FirstDeviceIsCpu(vulkan_);
+    const bool composed_on_host = PreferredDeviceIsCpu(vulkan_);
     viewport_ = new Viewport(composed_on_host);
     if (!composed_on_host) viewport_->setVulkanInstance(vulkan_);
     viewport_widget_ = QWidget::createWindowContainer(viewport_, this);

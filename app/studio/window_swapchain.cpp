@@ -41,32 +41,35 @@ WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std
   try {
     surface_ = QVulkanInstance::surfaceForWindow(window);
     if (surface_ == VK_NULL_HANDLE) throw std::runtime_error("the window has no Vulkan surface");
-    const VkInstance vk_instance = instance->vkInstance();
-    std::uint32_t count = 0;
-    Check(vkEnumeratePhysicalDevices(vk_instance, &count, nullptr), "vkEnumeratePhysicalDevices");
-    if (count == 0) throw std::runtime_error("no Vulkan physical device");
-    std::vector<VkPhysicalDevice> devices(count);
-    Check(vkEnumeratePhysicalDevices(vk_instance, &count, devices.data()), "vkEnumeratePhysicalDevices");
-    physical_device_ = devices.front();
-    vkGetPhysicalDeviceProperties(physical_device_, &properties_);
-
-    std::uint32_t families = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical_device_, &families, nullptr);
-    std::vector<VkQueueFamilyProperties> family_properties(families);
-    vkGetPhysicalDeviceQueueFamilyProperties(physical_device_, &families, family_properties.data());
+    // The most preferred device (render::DeviceTypeRank, as the offscreen renderer picks) with a queue family that
+    // both draws and presents to the window.
+    const std::vector<VkPhysicalDevice> devices = render::DevicesByPreference(instance->vkInstance());
+    if (devices.empty()) throw std::runtime_error("no Vulkan physical device");
     bool found = false;
-    for (std::uint32_t i = 0; i < families && !found; ++i) {
-      VkBool32 present = VK_FALSE;
-      Check(vkGetPhysicalDeviceSurfaceSupportKHR(physical_device_, i, surface_, &present),
-            "vkGetPhysicalDeviceSurfaceSupportKHR");
-      if ((family_properties[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0 && present == VK_TRUE) {
-        queue_family_ = i;
-        found = true;
+    for (std::size_t d = 0; d < devices.size() && !found; ++d) {
+      std::uint32_t families = 0;
+      vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, nullptr);
+      std::vector<VkQueueFamilyProperties> family_properties(families);
+      vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, family_properties.data());
+      for (std::uint32_t i = 0; i < families && !found; ++i) {
+        VkBool32 present = VK_FALSE;
+        Check(vkGetPhysicalDeviceSurfaceSupportKHR(devices[d], i, surface_, &present),
+              "vkGetPhysicalDeviceSurfaceSupportKHR");
+        if ((family_properties[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0 && present == VK_TRUE) {
+          physical_device_ = devices[d];
+          queue_family_ = i;
+          found = true;
+        }
       }
     }
-    if (!found)
-      throw std::runtime_error("no queue of " + std::string(properties_.deviceName) +
-                               " both draws and presents to the window");
+    if (!found) {
+      VkPhysicalDeviceProperties first{};
+      vkGetPhysicalDeviceProperties(devices.front(), &first);
+      throw std::runtime_error("no queue of " + std::string(first.deviceName) + " (nor of the " +
+                               std::to_string(devices.size() - 1) +
+                               " other devices) both draws and presents to the window");
+    }
+    vkGetPhysicalDeviceProperties(physical_device_, &properties_);
     const std::array<const char*, 1> extensions{VK_KHR_SWAPCHAIN_EXTENSION_NAME};
     device_ = render::CreateDeviceWithQueue(physical_device_, queue_family_, extensions, queue_);
 

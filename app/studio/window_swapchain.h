@@ -22,10 +22,10 @@ class WindowSwapchain {
  public:
   static constexpr std::uint32_t kFramesInFlight = 2;
 
-  /// Creates the device on the instance's first physical device (as QVulkanWindow does) with a queue that draws and
-  /// presents to `window`'s surface; the swapchain follows on the first BeginFrame. Colour formats in order of
-  /// preference: `formats_wanted`, else the surface's first. `window` must have its platform surface and outlive this
-  /// object. Throws std::runtime_error naming the failed step.
+  /// Creates the device on the most preferred physical device (render::DevicesByPreference) that has a queue that
+  /// draws and presents to `window`'s surface; the swapchain follows on the first BeginFrame. Colour formats in order
+  /// of preference: `formats_wanted`, else the surface's first. `window` must have its platform surface and outlive
+  /// this object. Throws std::runtime_error naming the failed step.
   WindowSwapchain(QVulkanInstance* instance, QWindow* window, std::span<const VkFormat> formats_wanted);
   ~WindowSwapchain();
   WindowSwapchain(const WindowSwapchain&) = delete;

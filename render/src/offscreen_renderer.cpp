@@ -20,22 +20,6 @@ namespace {
 constexpr int kMaxSize = 16384;  // [pixels]; the smallest maxImageDimension2D any Vulkan device reports is 4096,
                                  // the check against the device comes later.
 
-// Preference among physical devices: a GPU first, the CPU implementation (lavapipe) last but still accepted.
-int DeviceTypeRank(VkPhysicalDeviceType type) {
-  switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-      return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-      return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-      return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-      return 3;
-    default:
-      return 4;
-  }
-}
-
 // Throws std::invalid_argument for a frame size outside 1 to kMaxSize.
 void CheckSize(int width, int height) {
   if (width < 1 || height < 1 || width > kMaxSize || height > kMaxSize) {
@@ -120,30 +104,18 @@ void OffscreenRenderer::Impl::CreateDevice() {
   }
   Check(created, "vkCreateInstance");
 
-  std::uint32_t count = 0;
-  Check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "vkEnumeratePhysicalDevices");
-  std::vector<VkPhysicalDevice> devices(count);
-  if (count > 0) Check(vkEnumeratePhysicalDevices(instance, &count, devices.data()), "vkEnumeratePhysicalDevices");
-  int best_rank = 1 << 30;
+  const std::vector<VkPhysicalDevice> devices = DevicesByPreference(instance);
+  const std::size_t count = devices.size();
   for (VkPhysicalDevice candidate : devices) {
-    std::uint32_t family_count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(candidate, &family_count, nullptr);
-    std::vector<VkQueueFamilyProperties> families(family_count);
-    vkGetPhysicalDeviceQueueFamilyProperties(candidate, &family_count, families.data());
-    for (std::uint32_t f = 0; f < family_count; ++f) {
-      if ((families[f].queueFlags & VK_QUEUE_GRAPHICS_BIT) == 0) continue;
-      VkPhysicalDeviceProperties properties{};
-      vkGetPhysicalDeviceProperties(candidate, &properties);
-      const int rank = DeviceTypeRank(properties.deviceType);
-      if (rank < best_rank) {
-        best_rank = rank;
-        physical_device = candidate;
-        queue_family = f;
-        device_name = properties.deviceName;
-        cpu_device = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-      }
-      break;
-    }
+    const std::optional<std::uint32_t> family = GraphicsQueueFamily(candidate);
+    if (!family) continue;
+    VkPhysicalDeviceProperties properties{};
+    vkGetPhysicalDeviceProperties(candidate, &properties);
+    physical_device = candidate;
+    queue_family = *family;
+    device_name = properties.deviceName;
+    cpu_device = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    break;
   }
   if (physical_device == VK_NULL_HANDLE) {
     throw NoVulkanDeviceError("no Vulkan device with a graphics queue (" + std::to_string(count) +

@@ -1,5 +1,6 @@
 #include "ductile/render/vulkan_util.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -183,6 +184,47 @@ void GpuImage::Destroy() {
   image_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
   view_ = VK_NULL_HANDLE;
+}
+
+int DeviceTypeRank(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+std::vector<VkPhysicalDevice> DevicesByPreference(VkInstance instance) {
+  std::uint32_t count = 0;
+  Check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "vkEnumeratePhysicalDevices");
+  std::vector<VkPhysicalDevice> devices(count);
+  if (count > 0) Check(vkEnumeratePhysicalDevices(instance, &count, devices.data()), "vkEnumeratePhysicalDevices");
+  devices.resize(count);
+  const auto rank = [](VkPhysicalDevice d) {
+    VkPhysicalDeviceProperties properties{};
+    vkGetPhysicalDeviceProperties(d, &properties);
+    return DeviceTypeRank(properties.deviceType);
+  };
+  std::stable_sort(devices.begin(), devices.end(),
+                   [&](VkPhysicalDevice a, VkPhysicalDevice b) { return rank(a) < rank(b); });
+  return devices;
+}
+
+std::optional<std::uint32_t> GraphicsQueueFamily(VkPhysicalDevice physical_device) {
+  std::uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, families.data());
+  for (std::uint32_t f = 0; f < count; ++f)
+    if ((families[f].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0) return f;
+  return std::nullopt;
 }
 
 bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormatFeatureFlags features) {

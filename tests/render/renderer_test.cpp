@@ -18,6 +18,7 @@
 
 #include "ductile/render/image.h"
 #include "ductile/render/snapshot_scene.h"
+#include "ductile/render/vulkan_util.h"
 #include "ductile/snapshot.h"
 
 namespace ductile::render {
@@ -336,6 +337,17 @@ RenderScene ParticleBlockScene(int per_side) {
 
 // The HUD at the size of a studio viewport: a dark translucent panel with bright text in the top-left corner, and
 // nothing else in the frame changed; hiding it again gives back the plain frame. HudOn.png is the one to look at.
+// One preference for every device choice (the offscreen renderer, the studio's window, and whether the studio
+// composes frames on the host): a discrete GPU, then an integrated one, a virtual one, the CPU implementation, the
+// rest. The studio once took the first device for its window and the best-ranked one for the renderer, which differ
+// where the loader lists lavapipe before a GPU.
+TEST(DevicePreference, GpusComeBeforeTheCpuImplementation) {
+  const std::array<VkPhysicalDeviceType, 5> order{
+      VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU, VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU,
+      VK_PHYSICAL_DEVICE_TYPE_CPU, VK_PHYSICAL_DEVICE_TYPE_OTHER};
+  for (std::size_t i = 1; i < order.size(); ++i) EXPECT_LT(DeviceTypeRank(order[i - 1]), DeviceTypeRank(order[i]));
+}
+
 TEST(OffscreenRendererHud, DrawsTextOnADarkPanelInTheTopLeftCornerOnly) {
   constexpr int kHudWidth = 1280, kHudHeight = 720;
   std::unique_ptr<OffscreenRenderer> renderer;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace ductile::render {
 
@@ -76,6 +77,17 @@ class GpuImage {
 /// A device with one queue of `queue_family` and the device `extensions`, and that queue. Throws RenderError.
 VkDevice CreateDeviceWithQueue(VkPhysicalDevice physical_device, std::uint32_t queue_family,
                                std::span<const char* const> extensions, VkQueue& queue);
+
+/// Preference among physical devices, lower first: a discrete GPU, an integrated one, a virtual one, the CPU
+/// implementation (lavapipe), anything else. The offscreen renderer, the studio's window and its choice of how to
+/// show frames all pick by it, so that they agree on the device.
+int DeviceTypeRank(VkPhysicalDeviceType type);
+
+/// The instance's physical devices in order of DeviceTypeRank (the loader's order among equals). Throws RenderError.
+std::vector<VkPhysicalDevice> DevicesByPreference(VkInstance instance);
+
+/// The first queue family of `physical_device` that draws (has VK_QUEUE_GRAPHICS_BIT), if any.
+std::optional<std::uint32_t> GraphicsQueueFamily(VkPhysicalDevice physical_device);
 
 /// Whether `format`'s optimal tiling has all of `features`.
 bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormatFeatureFlags features);
