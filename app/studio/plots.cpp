@@ -74,7 +74,6 @@ void Axes(QChart* chart, const QString& x_title, const QString& y_title, QList<Q
   x->setTitleText(x_title);
   auto* y = new QValueAxis;
   y->setTitleText(y_title);
-  y->setLabelFormat("%.3g");
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   for (QLineSeries* s : series) {
@@ -105,6 +104,7 @@ void Fit(QChart* chart) {
   const auto [lo, hi] = PlotRange(y0, y1);
   QValueAxis* y = VerticalAxis(chart);
   y->setRange(lo, hi);
+  y->setLabelFormat(PlotLabelFormat(lo, hi, y->tickCount()));
 }
 
 }  // namespace
@@ -115,6 +115,15 @@ std::pair<double, double> PlotRange(double lo, double hi) {
   double pad = 0.05 * (hi - lo);
   if (hi - lo <= 1e-6 * size || size == 0) pad = size > 0 ? 0.1 * size : 1.0;
   return {lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad};
+}
+
+QString PlotLabelFormat(double lo, double hi, int ticks) {
+  const double spacing = (hi - lo) / std::max(ticks - 1, 1);
+  const double size = std::max(std::abs(lo), std::abs(hi));
+  if (!(spacing > 0) || !std::isfinite(spacing) || size >= 1e6) return "%.3g";
+  const int decimals = static_cast<int>(std::ceil(-std::log10(spacing / 10)));
+  if (decimals > 6) return "%.3g";
+  return QString("%.%1f").arg(std::max(decimals, 0));
 }
 
 std::pair<double, double> Plots::vertical_range(int chart) const {

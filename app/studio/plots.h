@@ -25,6 +25,11 @@ namespace ductile::studio {
 /// stay readable instead of dividing a spread of zero; values that are all ≥ 0 never get a negative range.
 std::pair<double, double> PlotRange(double lo, double hi);
 
+/// The printf format of a vertical axis from `lo` to `hi` with `ticks` labels: fixed decimals enough to tell the
+/// ticks apart to a tenth of their spacing ("%.2f" for [0, 1] in quarters, "%.0f" for [0, 230]), and "%.3g" where
+/// that would take more than 6 decimals or the values reach a million.
+QString PlotLabelFormat(double lo, double hi, int ticks);
+
 class Plots : public QWidget {
   Q_OBJECT
 

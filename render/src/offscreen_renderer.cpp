@@ -54,9 +54,10 @@ struct OffscreenRenderer::Impl {
 
   void CreateDevice();
   void CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport);
-  // The colour, depth and resolve images of width x height, their framebuffer and the readback buffer (none for
-  // frames composed on the host).
-  void CreateImages();
+  // The colour, depth and resolve images of new_width x new_height, their framebuffer and the readback buffer (none
+  // for frames composed on the host), and the new size. Throws RenderError with everything as it was: a size beyond
+  // the device's limit or an allocation that fails leaves the last size's images in place.
+  void CreateImages(int new_width, int new_height);
   // Records, submits and waits for a frame of `scene`, and leaves it in `pixels` (4 · width · height bytes in the
   // colour format's byte order).
   void Draw(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels);
@@ -200,45 +201,52 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   scene_renderer = std::make_unique<SceneRenderer>(physical_device, device, target);
   // The renderer composes on the host where the device can draw into and filter the colour format.
   host_composed = target.host_upscale && scene_renderer->ComposesOnHost();
-  CreateImages();
+  CreateImages(width, height);
 }
 
-void OffscreenRenderer::Impl::CreateImages() {
-  if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
-  framebuffer = VK_NULL_HANDLE;
-  color = GpuImage();
-  depth = GpuImage();
-  resolve = GpuImage();
-  readback = HostBuffer();
+void OffscreenRenderer::Impl::CreateImages(int new_width, int new_height) {
   VkPhysicalDeviceProperties properties{};
   vkGetPhysicalDeviceProperties(physical_device, &properties);
-  if (static_cast<std::uint32_t>(width) > properties.limits.maxFramebufferWidth ||
-      static_cast<std::uint32_t>(height) > properties.limits.maxFramebufferHeight) {
-    throw RenderError("OffscreenRenderer: " + std::to_string(width) + "x" + std::to_string(height) +
+  if (static_cast<std::uint32_t>(new_width) > properties.limits.maxFramebufferWidth ||
+      static_cast<std::uint32_t>(new_height) > properties.limits.maxFramebufferHeight) {
+    throw RenderError("OffscreenRenderer: " + std::to_string(new_width) + "x" + std::to_string(new_height) +
                       " exceeds the device's framebuffer limit of " +
                       std::to_string(properties.limits.maxFramebufferWidth) + "x" +
                       std::to_string(properties.limits.maxFramebufferHeight));
   }
-  if (host_composed) return;
-  const VkExtent2D extent{static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)};
-  const bool multisampled = samples != VK_SAMPLE_COUNT_1_BIT;
-  color = GpuImage(physical_device, device, extent, color_format, samples,
-                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                       (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT : VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
-                   VK_IMAGE_ASPECT_COLOR_BIT);
-  depth = GpuImage(physical_device, device, extent, depth_format, samples,
-                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                   VK_IMAGE_ASPECT_DEPTH_BIT);
-  if (multisampled) {
-    resolve =
-        GpuImage(physical_device, device, extent, color_format, VK_SAMPLE_COUNT_1_BIT,
-                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
+  // Built aside and swapped in once all exist (GpuImage and HostBuffer release themselves if a later one throws).
+  GpuImage new_color, new_depth, new_resolve;
+  HostBuffer new_readback;
+  VkFramebuffer new_framebuffer = VK_NULL_HANDLE;
+  if (!host_composed) {
+    const VkExtent2D extent{static_cast<std::uint32_t>(new_width), static_cast<std::uint32_t>(new_height)};
+    const bool multisampled = samples != VK_SAMPLE_COUNT_1_BIT;
+    new_color = GpuImage(physical_device, device, extent, color_format, samples,
+                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                             (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT : VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
+                         VK_IMAGE_ASPECT_COLOR_BIT);
+    new_depth = GpuImage(physical_device, device, extent, depth_format, samples,
+                         VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                         VK_IMAGE_ASPECT_DEPTH_BIT);
+    if (multisampled) {
+      new_resolve =
+          GpuImage(physical_device, device, extent, color_format, VK_SAMPLE_COUNT_1_BIT,
+                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
+    }
+    new_readback = HostBuffer(physical_device, device, 4 * static_cast<VkDeviceSize>(new_width) * new_height,
+                              VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    std::vector<VkImageView> views = {new_color.view(), new_depth.view()};
+    if (multisampled) views.push_back(new_resolve.view());
+    new_framebuffer = CreateFramebuffer(device, render_pass, views, extent, "vkCreateFramebuffer");
   }
-  readback = HostBuffer(physical_device, device, 4 * static_cast<VkDeviceSize>(width) * height,
-                        VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  std::vector<VkImageView> views = {color.view(), depth.view()};
-  if (multisampled) views.push_back(resolve.view());
-  framebuffer = CreateFramebuffer(device, render_pass, views, extent, "vkCreateFramebuffer");
+  if (framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, framebuffer, nullptr);
+  framebuffer = new_framebuffer;
+  color = std::move(new_color);
+  depth = std::move(new_depth);
+  resolve = std::move(new_resolve);
+  readback = std::move(new_readback);
+  width = new_width;
+  height = new_height;
 }
 
 void OffscreenRenderer::Impl::Submit() {
@@ -355,9 +363,7 @@ void OffscreenRenderer::Resize(int width, int height) {
   CheckSize(width, height);
   if (width == impl_->width && height == impl_->height) return;
   Check(vkDeviceWaitIdle(impl_->device), "vkDeviceWaitIdle");
-  impl_->width = width;
-  impl_->height = height;
-  impl_->CreateImages();
+  impl_->CreateImages(width, height);
 }
 
 bool OffscreenRenderer::bgra() const {

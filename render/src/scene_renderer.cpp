@@ -545,12 +545,13 @@ struct SceneRenderer::Impl {
   // The ground cache's key of the last frame prepared, in any slot: a frame whose key differs is a changing view.
   std::optional<GroundCacheKey> last_ground_key;
   // Whether frames are composed on the host (SceneRendererTarget::host_upscale; single sample only, as the scene
-  // image is then the one PrepareFrame copies out; and the scene image's pass must exist).
+  // image is then the one PrepareFrame copies out; and the scene image's pass must exist). UNORM formats of four
+  // bytes only: the host's filter and its HUD blend B + (W − B)c work on the stored values, which for an sRGB format
+  // would differ from what the device does in linear light.
   bool host_upscale() const {
     const VkFormat f = target.color_format;
-    const bool four_bytes = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB ||
-                            f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_R8G8B8A8_SRGB;
-    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes && can_scale();
+    const bool four_bytes_unorm = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_R8G8B8A8_UNORM;
+    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes_unorm && can_scale();
   }
   // Records the copy of the frame's scene image (just drawn by the scaled pass) into its scene_readback buffer.
   void RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame);
@@ -1512,6 +1513,8 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
                         frame.hud_drawn->lines == scene.hud.lines &&
                         frame.hud_target_extent.width == target_extent.width &&
                         frame.hud_target_extent.height == target_extent.height;
+  // Forgotten before anything that may throw, so that a failed frame is never taken for a kept HUD later.
+  if (!hud_kept) frame.hud_drawn.reset();
   if (impl_->hud && !hud_kept) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
 
   // At a render scale below 1 the scene is drawn here, into the scene image that RecordDraws scales up.
@@ -1601,14 +1604,15 @@ void SceneRenderer::Impl::ResizeHudImages(Frame& frame, VkExtent2D extent) {
 }
 
 void SceneRenderer::Impl::RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index) {
-  frame.hud_extent = hud ? hud->PanelExtent(frame_index) : VkExtent2D{};
-  const VkExtent2D extent = frame.hud_extent;
+  const VkExtent2D extent = hud ? hud->PanelExtent(frame_index) : VkExtent2D{};
+  frame.hud_extent = {};  // set once the images hold it, so that a failed resize leaves no extent beyond them
   if (extent.width == 0 || extent.height == 0) return;
   if (extent.width > frame.hud_capacity.width || extent.height > frame.hud_capacity.height) {
     // Grown with room, as the panel follows its text from frame to frame.
     ResizeHudImages(frame, {std::max(extent.width + extent.width / 4, frame.hud_capacity.width),
                             std::max(extent.height + extent.height / 4, frame.hud_capacity.height)});
   }
+  frame.hud_extent = extent;
   const VkDeviceSize bytes = 4 * static_cast<VkDeviceSize>(extent.width) * extent.height;
   for (int white = 0; white < 2; ++white) {
     VkClearValue clear{};

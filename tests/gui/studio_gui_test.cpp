@@ -265,6 +265,20 @@ class StudioGuiTest : public QObject {
     QCOMPARE(PlotRange(0.5, 100.5), (Range{0.0, 105.5}));
     QVERIFY(near(PlotRange(1e-12, 3e-12), Range{0.9e-12, 3.1e-12}));  // a small spread is data, not a constant
     QCOMPARE(PlotRange(std::nan(""), 1), (Range{0.0, 1.0}));
+    // Labels: decimals enough to tell the ticks apart (a resting body's 98.1 ± 0.05 N read "98.1" on every tick
+    // with "%.3g"), none for a range in the hundreds, and "%.3g" for the very small and the very large.
+    QCOMPARE(PlotLabelFormat(0, 1, 5), QString("%.2f"));
+    QCOMPARE(PlotLabelFormat(0, 230, 5), QString("%.0f"));
+    QCOMPARE(PlotLabelFormat(98.045, 98.155, 5), QString("%.3f"));
+    QCOMPARE(PlotLabelFormat(0.9e-12, 3.1e-12, 5), QString("%.3g"));
+    QCOMPARE(PlotLabelFormat(0, 5e6, 5), QString("%.3g"));
+    for (const auto& [lo, hi] : {Range{98.045, 98.155}, Range{0.0, 1.0}, Range{-2.5, 8.5}, Range{1000, 1001}}) {
+      const QByteArray format = PlotLabelFormat(lo, hi, 5).toLatin1();
+      QStringList labels;
+      for (int i = 0; i < 5; ++i) labels << QString::asprintf(format.constData(), lo + i * (hi - lo) / 4);
+      labels.removeDuplicates();
+      QVERIFY2(labels.size() == 5, qPrintable(labels.join(", ")));
+    }
     Plots plots;
     plots.Reset({"box"});
     QTest::qWait(150);  // past the Reset's redraw

@@ -719,7 +719,7 @@ TEST(RenderScale, HudStaysAtFullSize) {
 // drawn without the HUD, 0.7 · 15.3 + 0.3 · c, at panel pixels with no text (the right end of the short first line:
 // nothing but the panel). Bound: 2 levels (B and W are rounded to 8 bits, half a level each, and the blend's result
 // to a level). And the text: its bright strokes fall on the pixels where the device-drawn HUD of the default renderer
-// has them (bound 3% of the strokes, for the panel blended in linear light there).
+// has them (bound 1% of the strokes, for the panel blended in linear light there).
 TEST(RenderScale, CpuViewportComposesTheHudOnTheHost) {
   constexpr int kHudWidth = 640, kHudHeight = 360;
   std::unique_ptr<OffscreenRenderer> device_drawn, host_composed;

@@ -169,7 +169,8 @@ class OffscreenRenderer {
   /// what Render throws.
   void RenderInto(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels);
   /// Makes later frames `width` x `height` pixels (each 1 to 16384), keeping the device and the pipelines (a window
-  /// that is resized). Throws std::invalid_argument for a bad size, RenderError.
+  /// that is resized). Throws std::invalid_argument for a bad size, RenderError for one beyond the device's limit or
+  /// a failed allocation; after either the renderer keeps its last size and still draws.
   void Resize(int width, int height);
 
   /// The Vulkan device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
