@@ -104,7 +104,9 @@ void Fit(QChart* chart) {
   const auto [lo, hi] = PlotRange(y0, y1);
   QValueAxis* y = VerticalAxis(chart);
   y->setRange(lo, hi);
-  y->setLabelFormat(PlotLabelFormat(lo, hi, y->tickCount()));
+  // Set only when it changes: a new format lays the axis out again.
+  if (const QString format = PlotLabelFormat(lo, hi, y->tickCount()); format != y->labelFormat())
+    y->setLabelFormat(format);
 }
 
 }  // namespace
