@@ -533,6 +533,7 @@ void TeleopPanel::Tick() {
     moved = true;
   }
   if (moved) {
+    moved_seconds_ += dt;
     PostTargets();
     ShowTarget();
   }

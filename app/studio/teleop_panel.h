@@ -76,6 +76,9 @@ class TeleopPanel : public QWidget {
   bool gripper_closed() const { return gripper_closed_; }
   /// The target frame: the chosen tool's target, or with linked arms the frame all the tools move with.
   const TeleopTarget& target() const { return target_; }
+  /// The time [s] the input devices have moved the target so far: the sum of the ticks in which one did, each at
+  /// most 0.5 s (a stall of the UI thread beyond that is not made up). For tests: motion over it is the speed.
+  double moved_seconds() const { return moved_seconds_; }
   /// The chosen robot and link; empty when the scene has no robot.
   std::string robot() const;
   std::string link() const;
@@ -118,6 +121,7 @@ class TeleopPanel : public QWidget {
   QLabel* devices_label_ = nullptr;
   QTimer* timer_ = nullptr;
   QElapsedTimer clock_;
+  double moved_seconds_ = 0;
 
   TeleopKeyboard* keyboard_ = nullptr;
   std::unique_ptr<Gamepad> gamepad_;
