@@ -115,7 +115,7 @@ std::pair<double, double> PlotRange(double lo, double hi) {
   if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi)) return {0.0, 1.0};
   const double size = std::max(std::abs(lo), std::abs(hi));
   double pad = 0.05 * (hi - lo);
-  if (hi - lo <= 1e-6 * size || size == 0) pad = size > 0 ? 0.1 * size : 1.0;
+  if (hi - lo <= 1e-6 * size) pad = size > 0 ? 0.1 * size : 1.0;  // a constant series (size 0 included)
   return {lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad};
 }
 

@@ -1513,9 +1513,11 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
                         frame.hud_drawn->lines == scene.hud.lines &&
                         frame.hud_target_extent.width == target_extent.width &&
                         frame.hud_target_extent.height == target_extent.height;
-  // Forgotten before anything that may throw, so that a failed frame is never taken for a kept HUD later.
-  if (!hud_kept) frame.hud_drawn.reset();
-  if (impl_->hud && !hud_kept) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
+  if (!hud_kept) {
+    // Forgotten before anything that may throw, so that a failed frame is never taken for a kept HUD later.
+    frame.hud_drawn.reset();
+    if (impl_->hud) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
+  }
 
   // At a render scale below 1 the scene is drawn here, into the scene image that RecordDraws scales up.
   frame.target_extent = target_extent;

@@ -148,6 +148,17 @@ bool ActedFor(double acted, double held) {
   return acted < held + kTickSlack && acted > 0.1;
 }
 
+// `count` telemetry samples 10 ms of simulated time apart from `from`, the i-th taking step_ms(i) ms.
+template <class StepMs>
+std::vector<TelemetrySample> SamplesEvery10Ms(std::size_t count, StepMs step_ms, std::size_t from = 0) {
+  std::vector<TelemetrySample> out(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    out[i].time = 0.01 * static_cast<double>(from + i);
+    out[i].step_ms = step_ms(i);
+  }
+  return out;
+}
+
 // The pose of the snapshot body called `name`; false when there is none.
 bool BodyPosition(const Snapshot& s, const std::string& name, std::array<double, 3>& p) {
   for (const SnapshotBody& b : s.bodies) {
@@ -200,13 +211,9 @@ class StudioGuiTest : public QObject {
   void plotsRedrawAtMostTenTimesASecond() {
     Plots plots;
     plots.Reset({"box"});
-    const auto samples = [](int from, int count) {
-      std::vector<TelemetrySample> out(static_cast<std::size_t>(count));
-      for (int i = 0; i < count; ++i) {
-        out[static_cast<std::size_t>(i)].time = 0.01 * (from + i);
-        out[static_cast<std::size_t>(i)].step_ms = 1.0 + i;
-      }
-      return out;
+    const auto samples = [](std::size_t from, std::size_t count) {
+      return SamplesEvery10Ms(
+          count, [](std::size_t i) { return 1.0 + static_cast<double>(i); }, from);
     };
     QTest::qWait(150);  // past the Reset's redraw
     QElapsedTimer since_first;
@@ -235,11 +242,8 @@ class StudioGuiTest : public QObject {
     Plots plots;
     plots.Reset({"box"});
     QTest::qWait(150);  // past the Reset's redraw
-    std::vector<TelemetrySample> samples(10000);
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      samples[i].time = 0.01 * static_cast<double>(i);
-      samples[i].step_ms = 20.0 + 0.001 * static_cast<double>(i % 97);
-    }
+    std::vector<TelemetrySample> samples =
+        SamplesEvery10Ms(10000, [](std::size_t i) { return 20.0 + 0.001 * static_cast<double>(i % 97); });
     samples[7777].step_ms = 500;
     plots.Append(samples);
     const QList<QPointF> points = plots.drawn_step_ms();
@@ -286,12 +290,9 @@ class StudioGuiTest : public QObject {
     Plots plots;
     plots.Reset({"box"});
     QTest::qWait(150);  // past the Reset's redraw
-    std::vector<TelemetrySample> samples(50);
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      samples[i].time = 0.01 * static_cast<double>(i);
-      samples[i].step_ms = i == 0 ? 190.0 : 0.7;  // the first step pays for the start-up
-      samples[i].realtime_factor = 1.0;
-    }
+    // The first step pays for the start-up.
+    std::vector<TelemetrySample> samples = SamplesEvery10Ms(50, [](std::size_t i) { return i == 0 ? 190.0 : 0.7; });
+    for (TelemetrySample& sample : samples) sample.realtime_factor = 1.0;
     plots.Append(samples);
     const Range solver = plots.vertical_range(1), speed = plots.vertical_range(2);
     QCOMPARE(solver.first, 0.0);

@@ -98,7 +98,8 @@ TEST(Teleop, IkTracksACircleWithinFiveMillimetres) {
 // A target 2.5 m out, more than twice the arm's reach: the IK reaches out as far as the arm goes, the arm comes to
 // rest there, and the residual it reports is the distance that is left. Before the IK took only steps that lower
 // its error, its commanded pose alternated between two poses from one step to the next, and the feed-forward of
-// that motion (thousands of N·m) threw the arm about the base, 2.4-3.1 m from the target and never at rest.
+// that motion (thousands of N·m) threw the arm about the base: against that IK this test found the tool 2.24 m from
+// the target at 5 s, still moving 28 mm in 0.2 s.
 TEST(Teleop, UnreachableTargetKeepsTheToolInReachAndReportsTheResidual) {
   auto sim = testing::SimulatorFromYaml(ArmScene(), 1);
   const std::array<double, 3> target{2.5, 0.0, 0.5};

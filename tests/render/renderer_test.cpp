@@ -335,8 +335,6 @@ RenderScene ParticleBlockScene(int per_side) {
   return scene;
 }
 
-// The HUD at the size of a studio viewport: a dark translucent panel with bright text in the top-left corner, and
-// nothing else in the frame changed; hiding it again gives back the plain frame. HudOn.png is the one to look at.
 // One preference for every device choice (the offscreen renderer, the studio's window, and whether the studio
 // composes frames on the host): a discrete GPU, then an integrated one, a virtual one, the CPU implementation, the
 // rest. The studio once took the first device for its window and the best-ranked one for the renderer, which differ
@@ -348,6 +346,8 @@ TEST(DevicePreference, GpusComeBeforeTheCpuImplementation) {
   for (std::size_t i = 1; i < order.size(); ++i) EXPECT_LT(DeviceTypeRank(order[i - 1]), DeviceTypeRank(order[i]));
 }
 
+// The HUD at the size of a studio viewport: a dark translucent panel with bright text in the top-left corner, and
+// nothing else in the frame changed; hiding it again gives back the plain frame. HudOn.png is the one to look at.
 TEST(OffscreenRendererHud, DrawsTextOnADarkPanelInTheTopLeftCornerOnly) {
   constexpr int kHudWidth = 1280, kHudHeight = 720;
   std::unique_ptr<OffscreenRenderer> renderer;

@@ -39,7 +39,7 @@ Eigen::Matrix3d InverseRightJacobianSO3(const Eigen::Vector3d& phi) {
   const double c = theta < 1e-3 ? 1.0 / 12 + theta * theta / 720
                                 : 1 / (theta * theta) - (1 + std::cos(theta)) / (2 * theta * std::sin(theta));
   const Eigen::Matrix3d S = multibody::Skew(phi);
-  return Eigen::Matrix3d::Identity() + 0.5 * S + (std::isfinite(c) ? c : 1 / (M_PI * M_PI)) * S * S;
+  return Eigen::Matrix3d::Identity() + 0.5 * S + c * S * S;
 }
 
 std::string ArmTeleop::Configure(const contact::RigidSystem& rigid, const std::string& robot, const std::string& link) {
@@ -112,6 +112,49 @@ void ArmTeleop::ToolJacobian(const contact::RigidSystem& rigid, const Eigen::Vec
   }
 }
 
+Eigen::VectorXd ArmTeleop::StepDirection(const Eigen::MatrixXd& J, const Eigen::Matrix<double, 6, 1>& e,
+                                         bool gradient) const {
+  const auto n = static_cast<Eigen::Index>(bodies_.size());
+  // A joint this near a limit counts as at it (a step ended at the limit can land an ulp short of it).
+  constexpr double kAtLimit = 1e-12;
+  // The error clamped to kMaxTaskStep (Buss and Kim 2005): the linearisation holds near q_c only.
+  const Eigen::Matrix<double, 6, 1> aim =
+      e.norm() > kMaxTaskStep ? Eigen::Matrix<double, 6, 1>(e * (kMaxTaskStep / e.norm())) : e;
+  Eigen::MatrixXd J_free = J;
+  Eigen::VectorXd dq;
+  for (Eigen::Index pass = 0; pass <= n; ++pass) {
+    if (gradient) {
+      dq = J_free.transpose() * e;
+    } else {
+      const Eigen::Matrix<double, 6, 6> A =
+          J_free * J_free.transpose() + kDamping * kDamping * Eigen::Matrix<double, 6, 6>::Identity();
+      dq = J_free.transpose() * A.ldlt().solve(aim);
+    }
+    bool blocked = false;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const bool pushed =
+          (q_c_[k] <= lower_[k] + kAtLimit && dq[k] < 0) || (q_c_[k] >= upper_[k] - kAtLimit && dq[k] > 0);
+      if (!pushed) continue;
+      J_free.col(k).setZero();  // the next pass gives it dq[k] = 0
+      blocked = true;
+    }
+    if (!blocked) break;
+  }
+  return dq;
+}
+
+double ArmTeleop::StepScale(const Eigen::VectorXd& dq, const Eigen::VectorXd& taken) const {
+  double scale = 1;
+  for (Eigen::Index k = 0; k < dq.size(); ++k) {
+    const double step = std::abs(dq[k]);
+    if (step == 0) continue;
+    const double room = std::max(kMaxJointStep - std::abs(taken[k]), 0.0);
+    const double to_limit = std::max(dq[k] > 0 ? upper_[k] - q_c_[k] : q_c_[k] - lower_[k], 0.0);
+    scale = std::min(scale, std::min(room, to_limit) / step);
+  }
+  return scale;
+}
+
 void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt) {
   const auto n = static_cast<Eigen::Index>(bodies_.size());
   if (q_c_.size() == 0) {
@@ -120,8 +163,8 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   }
   const Eigen::VectorXd q_previous = q_c_;
   Eigen::VectorXd q = rigid.q;
-  // The IK's state at q_c: the weighted error e (rotation rows first), the rotation angle, the tool point, and
-  // |e|². Evaluating a trial point leaves kin_ at that point.
+  // The IK's state at a point: the weighted error e (rotation rows first, w·φ), the rotation angle |φ|, the tool
+  // point and |e|². Evaluating a point leaves kin_ there.
   struct Point {
     Eigen::Matrix<double, 6, 1> e;
     double angle = 0;
@@ -133,16 +176,16 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
     Point pt;
     Eigen::Matrix3d R_WL;
     ToolPose(rigid, q, pt.p_W, R_WL);
-    const Eigen::Vector3d rotation = RotationVector(target_R_.toRotationMatrix() * R_WL.transpose());
-    pt.angle = rotation.norm();
-    pt.e.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * rotation) : Eigen::Vector3d::Zero();
+    const Eigen::Vector3d phi = RotationVector(target_R_.toRotationMatrix() * R_WL.transpose());
+    pt.angle = phi.norm();
+    pt.e.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * phi) : Eigen::Vector3d::Zero();
     pt.e.tail<3>() = target_p_ - pt.p_W;
     pt.cost = pt.e.squaredNorm();
     return pt;
   };
-  // The rate of e's decrease per joint velocity at the point kin_ holds, whose error is `pt`: the tool point's
-  // linear-velocity rows, and w·J_r⁻¹(φ)·J_ω for the rotation (φ = log(R_target R_Lᵀ) changes as −J_r⁻¹(φ) ω;
-  // J_ω alone is right only for small φ, and with it a large rotation error gave steps that did not lower |e|).
+  // The rate of e's decrease per joint velocity at `pt`, which kin_ must hold: the tool point's linear-velocity rows,
+  // and w·J_r⁻¹(φ)·J_ω for the rotation (φ changes as −J_r⁻¹(φ) ω; J_ω alone is right only for small φ, and with it
+  // a large rotation error gave steps that did not lower |e|).
   const auto jacobian = [&](const Point& pt, Eigen::MatrixXd& J) {
     ToolJacobian(rigid, pt.p_W, J);
     if (track_orientation_) {
@@ -157,73 +200,33 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   jacobian(at, J);
   Eigen::VectorXd total_step = Eigen::VectorXd::Zero(n);
   Eigen::VectorXd q_try(n);
-  Eigen::Array<bool, Eigen::Dynamic, 1> blocked(n);
-  // A joint this near a limit counts as at it (a step ended at the limit can land an ulp short of it).
-  constexpr double kAtLimit = 1e-12;
   iterations_ = 0;
   while (iterations_ < kMaxIterations && (at.e.tail<3>().norm() >= 1e-7 || (track_orientation_ && at.angle >= 1e-6))) {
-    // Directions to try: the damped least-squares step, then, should no fraction of it lower |e|, the gradient
-    // direction Jᵀe, which always does unless q_c is already where no feasible move lowers it.
+    // The damped least-squares step, then, should no fraction of it lower |e|, the gradient direction, which always
+    // does unless q_c is already where no feasible move lowers it. Each is shortened as a whole, which keeps its
+    // direction, to the per-step cap and the first limit, and taken only where it lowers |e|², halved up to
+    // kMaxHalvings times. Without this test a target out of reach made q_c alternate between two poses from one
+    // simulation step to the next (the damped step overshooting the best pose), and the velocity and feed-forward
+    // of that motion (thousands of N·m) threw the arm about.
     bool accepted = false;
-    for (int direction = 0; direction < 2 && !accepted; ++direction) {
-      // Joints at a limit that the step would push further are left out (their columns of J zeroed) and the step
-      // solved again, so that the clamp at the limit does not turn it into one that no longer descends.
-      blocked.setConstant(false);
-      Eigen::VectorXd dq;
-      for (Eigen::Index pass = 0; pass <= n; ++pass) {
-        Eigen::MatrixXd J_free = J;
-        for (Eigen::Index k = 0; k < n; ++k)
-          if (blocked[k]) J_free.col(k).setZero();
-        if (direction == 0) {
-          // The error clamped to kMaxTaskStep (Buss and Kim 2005): the linearisation holds near q_c only.
-          Eigen::Matrix<double, 6, 1> aim = at.e;
-          if (aim.norm() > kMaxTaskStep) aim *= kMaxTaskStep / aim.norm();
-          const Eigen::Matrix<double, 6, 6> A =
-              J_free * J_free.transpose() + kDamping * kDamping * Eigen::Matrix<double, 6, 6>::Identity();
-          dq = J_free.transpose() * A.ldlt().solve(aim);
-        } else {
-          dq = J_free.transpose() * at.e;
-        }
-        bool more = false;
-        for (Eigen::Index k = 0; k < n; ++k) {
-          if (blocked[k]) continue;
-          const bool pushed =
-              (q_c_[k] <= lower_[k] + kAtLimit && dq[k] < 0) || (q_c_[k] >= upper_[k] - kAtLimit && dq[k] > 0);
-          blocked[k] = pushed;
-          more = more || pushed;
-        }
-        if (!more) break;
-      }
-      // Shorten the step as a whole, which keeps its direction: so that no joint moves more than kMaxJointStep
-      // within this simulation step, and so that it ends where the first joint meets its limit (that joint is
-      // left out of the next iteration's step).
-      double scale = 1;
-      for (Eigen::Index k = 0; k < n; ++k) {
-        const double step = std::abs(dq[k]);
-        if (step == 0) continue;
-        const double room = std::max(kMaxJointStep - std::abs(total_step[k]), 0.0);
-        const double to_limit = dq[k] > 0 ? upper_[k] - q_c_[k] : q_c_[k] - lower_[k];
-        scale = std::min(scale, std::min(room, std::max(to_limit, 0.0)) / step);
-      }
+    for (const bool gradient : {false, true}) {
+      Eigen::VectorXd dq = StepDirection(J, at.e, gradient);
+      const double scale = StepScale(dq, total_step);
       if (!(scale > 0)) continue;  // no joint may move this way within this step
       dq *= scale;
-      // Take the step only where it lowers |e|², halving it up to kMaxHalvings times. Without this test a target
-      // out of reach made q_c alternate between two poses from one simulation step to the next (the damped step
-      // overshooting the best pose), and the velocity and feed-forward of that motion (thousands of N·m) threw
-      // the arm about.
       for (int h = 0; h <= kMaxHalvings && !accepted; ++h, dq *= 0.5) {
         for (Eigen::Index k = 0; k < n; ++k) q_try[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
-        Point trial = evaluate(q_try);
-        kin_at_q_c = false;
-        if (trial.cost < at.cost) {
+        const Point trial = evaluate(q_try);
+        kin_at_q_c = trial.cost < at.cost;
+        if (kin_at_q_c) {
           accepted = true;
           total_step += q_try - q_c_;
           q_c_ = q_try;
           at = trial;
-          kin_at_q_c = true;
-          jacobian(at, J);  // kin_ holds the trial point, now q_c
+          jacobian(at, J);
         }
       }
+      if (accepted) break;
     }
     if (!accepted) break;  // no move lowers the error: q_c is as near as the IK gets from here
     ++iterations_;

@@ -78,6 +78,13 @@ class ArmTeleop {
                 Eigen::Matrix3d& R_WL);
   // The 6 x n Jacobian of the tool point p_W's angular and linear velocity (angular rows first) at kin_.
   void ToolJacobian(const contact::RigidSystem& rigid, const Eigen::Vector3d& p_W, Eigen::MatrixXd& J) const;
+  // A step from q_c along which the weighted error e decreases at rate J: the damped least-squares step towards the
+  // clamped error, or with `gradient` the direction Jᵀe. Joints at a limit that it would push further are left out
+  // (their columns of J zeroed and the step solved again).
+  Eigen::VectorXd StepDirection(const Eigen::MatrixXd& J, const Eigen::Matrix<double, 6, 1>& e, bool gradient) const;
+  // The largest fraction (at most 1) of `dq` that moves no joint more than kMaxJointStep in this simulation step,
+  // counting the `taken` part, and no joint past its limit; 0 when some joint may not move that way at all.
+  double StepScale(const Eigen::VectorXd& dq, const Eigen::VectorXd& taken) const;
 
   std::string link_name_;
   int link_ = -1;
