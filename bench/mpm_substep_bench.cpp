@@ -48,7 +48,8 @@ void RunMpmSubsteps(benchmark::State& state, int substeps, bool prepare) {
   const int threads = static_cast<int>(state.range(1));
   const auto model = CubeModel(cells);
   tbb::task_arena arena(threads);
-  mpm::MpmSolver solver(*model);
+  mpm::MpmState solver_state;
+  mpm::MpmSolver solver(*model, solver_state);
   solver.set_prepare_next_step(prepare);
   // Settle into a deformed, moving state first, so the constitutive model has real work.
   arena.execute([&] {

@@ -6,11 +6,12 @@
 #include "contact/rigid_system.h"
 #include "ductile/multibody_desc.h"
 #include "multibody/add_multibody.h"
+#include "support/rigid_fixture.h"
 
 namespace ductile {
 namespace {
 
-contact::RigidSystem MakeArmAndBoxes() {
+std::unique_ptr<contact::RigidFixture> MakeArmAndBoxes() {
   multibody::MultibodyTree tree;
   geometry::CollisionWorld world;
   const MultibodyDesc arm =
@@ -36,15 +37,16 @@ contact::RigidSystem MakeArmAndBoxes() {
     g.body = tree.AddBody(box);
     world.Add(g);
   }
-  contact::RigidSystem sys(std::move(tree), std::move(world), contact::RigidSystemParams{});
-  for (int b = 0; b < sys.tree().num_bodies(); ++b)
-    if (sys.tree().body(b).nv == 1) sys.controllers.push_back({b, 1e4, 200, 0.3, 0, 0});
+  auto sys = std::make_unique<contact::RigidFixture>(std::move(tree), std::move(world));
+  for (int b = 0; b < sys->tree().num_bodies(); ++b)
+    if (sys->tree().body(b).nv == 1) sys->state.controllers.push_back({b, 1e4, 200, 0.3, 0, 0});
   return sys;
 }
 
 void BM_RigidStep(benchmark::State& state) {
   const double dt = state.range(0) * 1e-3;
-  contact::RigidSystem sys = MakeArmAndBoxes();
+  auto sys_owner = MakeArmAndBoxes();
+  contact::RigidFixture& sys = *sys_owner;
   for (int i = 0; i < static_cast<int>(0.2 / dt); ++i) sys.Step(dt);  // settle
   double iterations = 0, contacts = 0;
   for (auto _ : state) {

@@ -30,7 +30,8 @@ TEST(CudaParity, SubstepMatchesCpu) {
   std::string reason;
   if (!cuda::DeviceAvailable(&reason)) GTEST_SKIP() << "no CUDA device: " << reason;
   const auto model = testing::ModelFromYaml(kScene);
-  mpm::MpmSolver cpu(*model);
+  mpm::MpmState cpu_state;
+  mpm::MpmSolver cpu(*model, cpu_state);
   // A few CPU substeps first, so the state has stress, C and plastic flow.
   for (int i = 0; i < 20; ++i) cpu.Substep(1e-4f);
   mpm::Particles gpu = cpu.particles();

@@ -8,6 +8,7 @@
 #include "contact/rigid_system.h"
 #include "ductile/multibody_desc.h"
 #include "multibody/add_multibody.h"
+#include "support/rigid_fixture.h"
 
 namespace ductile {
 namespace {
@@ -37,12 +38,12 @@ TEST(ArmTracking, StiffPdTracksAJointTrajectoryAtTenMillisecondSteps) {
   geometry::CollisionWorld world;
   multibody::AddMultibody(arm, "iiwa", Eigen::Isometry3d::Identity(), false, {}, tree, world);
   ASSERT_EQ(tree.nv(), 7);
-  contact::RigidSystem sys(std::move(tree), std::move(world), contact::RigidSystemParams{});
+  contact::RigidFixture sys(std::move(tree), std::move(world));
   std::vector<int> joints;
   for (int b = 0; b < sys.tree().num_bodies(); ++b)
     if (sys.tree().body(b).nv == 1) joints.push_back(b);
   ASSERT_EQ(joints.size(), 7u);
-  for (int b : joints) sys.controllers.push_back({b, 1e4, 200, 0, 0, 0});
+  for (int b : joints) sys.state.controllers.push_back({b, 1e4, 200, 0, 0, 0});
   // q_d,i(t) = a_i·sin(2π f t + i), a slow sweep of every joint, well inside the limits.
   const double f = 0.25, dt = 0.01;
   const auto target = [&](int i, double t, double& q, double& v) {
@@ -54,14 +55,14 @@ TEST(ArmTracking, StiffPdTracksAJointTrajectoryAtTenMillisecondSteps) {
   for (int i = 0; i < 7; ++i) {
     double q, v;
     target(i, 0, q, v);
-    sys.q[sys.tree().body(joints[i]).q_start] = q;
-    sys.v[sys.tree().body(joints[i]).v_start] = v;
+    sys.state.q[sys.tree().body(joints[i]).q_start] = q;
+    sys.state.v[sys.tree().body(joints[i]).v_start] = v;
   }
   double worst = 0;
   int max_iterations = 0;
   for (int step = 0; step < 400; ++step) {
-    const double t_next = sys.time + dt;
-    for (int i = 0; i < 7; ++i) target(i, t_next, sys.controllers[i].q_target, sys.controllers[i].v_target);
+    const double t_next = sys.state.time + dt;
+    for (int i = 0; i < 7; ++i) target(i, t_next, sys.state.controllers[i].q_target, sys.state.controllers[i].v_target);
     const contact::RigidStepStats s = sys.Step(dt);
     ASSERT_TRUE(s.converged) << "step " << step;
     for (std::size_t k = 1; k < s.cost_history.size(); ++k)
@@ -69,8 +70,8 @@ TEST(ArmTracking, StiffPdTracksAJointTrajectoryAtTenMillisecondSteps) {
     max_iterations = std::max(max_iterations, s.iterations);
     for (int i = 0; i < 7; ++i) {
       double q, v;
-      target(i, sys.time, q, v);
-      worst = std::max(worst, std::abs(sys.q[sys.tree().body(joints[i]).q_start] - q));
+      target(i, sys.state.time, q, v);
+      worst = std::max(worst, std::abs(sys.state.q[sys.tree().body(joints[i]).q_start] - q));
     }
   }
   RecordProperty("max_tracking_error_rad", std::to_string(worst));

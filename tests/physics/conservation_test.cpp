@@ -46,7 +46,8 @@ Totals ParticleTotals(const mpm::Particles& p) {
 
 TEST(Conservation, SubstepConservesMassAndMomentum) {
   const auto model = testing::ModelFromYaml(kBlobScene);
-  mpm::MpmSolver solver(*model);
+  mpm::MpmState solver_state;
+  mpm::MpmSolver solver(*model, solver_state);
   mpm::Particles& p = solver.mutable_particles();
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1, 1);
@@ -81,7 +82,8 @@ TEST(Conservation, StressImpulseIsNotNegligible) {
   // Guards the test above: the deformation and C it uses do change particle velocities a lot, so a momentum
   // match is a real check and not the trivial result of nothing happening.
   const auto model = testing::ModelFromYaml(kBlobScene);
-  mpm::MpmSolver solver(*model);
+  mpm::MpmState solver_state;
+  mpm::MpmSolver solver(*model, solver_state);
   mpm::Particles& p = solver.mutable_particles();
   for (std::size_t i = 0; i < p.size(); ++i) p.F[i] = Mat3f::Diagonal(1.1f, 0.95f, 1.0f);
   solver.Substep(1e-4f);
@@ -110,7 +112,8 @@ TEST(Conservation, FusedSubstepsConserveMassAndMomentumAsParticlesLeaveTheirBloc
     }
   };
   constexpr int kSubsteps = 12;
-  mpm::MpmSolver fused(*model);
+  mpm::MpmState fused_state;
+  mpm::MpmSolver fused(*model, fused_state);
   randomise(fused.mutable_particles());
   const Totals before = ParticleTotals(fused.particles());
   const mpm::SubstepCounters counters = fused.Advance(1e-4f, kSubsteps);
@@ -128,7 +131,8 @@ TEST(Conservation, FusedSubstepsConserveMassAndMomentumAsParticlesLeaveTheirBloc
   // The same substeps one at a time, re-sorting before each: the same motion up to float round-off (the fused
   // passes sum the same contributions in a different order). 1e-6 m is 5e-5 cells after 12 substeps of
   // positions of 0.2-0.6 m (float spacing 3-6e-8 m).
-  mpm::MpmSolver single(*model);
+  mpm::MpmState single_state;
+  mpm::MpmSolver single(*model, single_state);
   randomise(single.mutable_particles());
   for (int k = 0; k < kSubsteps; ++k) {
     single.mutable_particles();  // invalidates the sort
@@ -186,11 +190,12 @@ int DifferingParticles(const mpm::Particles& a, const mpm::Particles& b) {
 // other never does.
 struct PreparedAndPlain {
   PreparedAndPlain(const Model& model, const std::function<void(mpm::Particles&)>& start)
-      : prepared(model), plain(model) {
+      : prepared(model, prepared_state), plain(model, plain_state) {
     plain.set_prepare_next_step(false);
     start(prepared.mutable_particles());
     start(plain.mutable_particles());
   }
+  mpm::MpmState prepared_state, plain_state;
   mpm::MpmSolver prepared;
   mpm::MpmSolver plain;
 };
@@ -297,7 +302,8 @@ TEST(Conservation, GridHookSeesEachSubstepsParticleState) {
   const auto model = testing::ModelFromYaml(kBlobScene);
   constexpr int kSubsteps = 4;
   const auto run = [&](int advances, int substeps) {
-    mpm::MpmSolver solver(*model);
+    mpm::MpmState solver_state;
+    mpm::MpmSolver solver(*model, solver_state);
     RandomMotion(solver.mutable_particles(), 0.3f);
     std::vector<mpm::Particles> seen;
     const auto hook = [&](float) { seen.push_back(solver.particles()); };

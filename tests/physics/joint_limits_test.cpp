@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "contact/rigid_system.h"
+#include "support/rigid_fixture.h"
 
 namespace ductile::contact {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 using Eigen::Vector3d;
 
 // A 1 kg point-like bob on a 0.5 m massless arm, revolute about y at the origin; q = 0 hangs straight down.
-RigidSystem Pendulum(double lower, double upper, double effort) {
+std::unique_ptr<RigidFixture> Pendulum(double lower, double upper, double effort) {
   multibody::MultibodyTree tree;
   multibody::Body b;
   b.name = "bob";
@@ -26,18 +27,19 @@ RigidSystem Pendulum(double lower, double upper, double effort) {
   b.upper = upper;
   b.effort = effort;
   tree.AddBody(b);
-  return RigidSystem(std::move(tree), geometry::CollisionWorld{}, RigidSystemParams{});
+  return std::make_unique<RigidFixture>(std::move(tree), geometry::CollisionWorld{});
 }
 
 TEST(JointLimits, APendulumSwingingIntoItsLimitStopsThere) {
   // Released horizontally (q = −π/2), it would swing up to +π/2; the upper limit at 0.3 rad stops it.
-  RigidSystem sys = Pendulum(-2.0, 0.3, 1e300);
-  sys.q[0] = -M_PI / 2;
+  auto sys_owner = Pendulum(-2.0, 0.3, 1e300);
+  RigidFixture& sys = *sys_owner;
+  sys.state.q[0] = -M_PI / 2;
   double highest = -10;
   for (int i = 0; i < 3000; ++i) {
     const RigidStepStats s = sys.Step(1e-3);
     ASSERT_TRUE(s.converged);
-    highest = std::max(highest, sys.q[0]);
+    highest = std::max(highest, sys.state.q[0]);
   }
   RecordProperty("max_q_rad", std::to_string(highest));
   // Near-rigid: the overshoot is a fraction of what one step at the impact speed (≈ 4.4 rad/s·1 ms) travels.
@@ -48,13 +50,14 @@ TEST(JointLimits, APendulumSwingingIntoItsLimitStopsThere) {
 TEST(JointLimits, PdSaturatesAtTheEffortLimit) {
   // Holding the bob horizontal (q = π/2) takes m·g·l = 4.905 N·m. Returns the lowest q reached in 2 s.
   const auto lowest = [](double effort) {
-    RigidSystem sys = Pendulum(-10, 10, effort);
-    sys.q[0] = M_PI / 2;
-    sys.controllers.push_back({0, 1e4, 100, M_PI / 2, 0, 0});
-    double q_min = sys.q[0];
+    auto sys_owner = Pendulum(-10, 10, effort);
+    RigidFixture& sys = *sys_owner;
+    sys.state.q[0] = M_PI / 2;
+    sys.state.controllers.push_back({0, 1e4, 100, M_PI / 2, 0, 0});
+    double q_min = sys.state.q[0];
     for (int i = 0; i < 2000; ++i) {
       sys.Step(1e-3);
-      q_min = std::min(q_min, sys.q[0]);
+      q_min = std::min(q_min, sys.state.q[0]);
     }
     return q_min;
   };

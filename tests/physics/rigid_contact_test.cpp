@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "contact/rigid_system.h"
+#include "support/rigid_fixture.h"
 
 namespace ductile::contact {
 namespace {
@@ -57,22 +58,23 @@ geometry::CollisionGeometry Box(const Vector3d& size, double mu) {
 }
 
 // One step that must converge with a monotonically decreasing SAP cost (issue 3: on every solve in the tests).
-RigidStepStats CheckedStep(RigidSystem& sys, double dt) {
+RigidStepStats CheckedStep(RigidFixture& sys, double dt) {
   const RigidStepStats s = sys.Step(dt);
-  EXPECT_TRUE(s.converged) << "t = " << sys.time;
+  EXPECT_TRUE(s.converged) << "t = " << sys.state.time;
   for (std::size_t k = 1; k < s.cost_history.size(); ++k)
-    EXPECT_LE(s.cost_history[k], s.cost_history[k - 1] + 1e-12 * std::abs(s.cost_history[k - 1])) << "t = " << sys.time;
+    EXPECT_LE(s.cost_history[k], s.cost_history[k - 1] + 1e-12 * std::abs(s.cost_history[k - 1]))
+        << "t = " << sys.state.time;
   return s;
 }
 
 // Distance travelled along the unit direction `along` by body 0's origin, sampled at times ts.
-std::vector<double> TravelAlong(RigidSystem& sys, double dt, const Vector3d& along, const std::vector<double>& ts) {
+std::vector<double> TravelAlong(RigidFixture& sys, double dt, const Vector3d& along, const std::vector<double>& ts) {
   std::vector<double> s;
   const Vector3d start = sys.kinematics().X_WB[0].translation();
   std::size_t next = 0;
   while (next < ts.size()) {
     CheckedStep(sys, dt);
-    if (sys.time >= ts[next] - 1e-9) {
+    if (sys.state.time >= ts[next] - 1e-9) {
       s.push_back((sys.kinematics().X_WB[0].translation() - start).dot(along));
       ++next;
     }
@@ -95,7 +97,7 @@ struct Incline {
   }
 };
 
-RigidSystem BoxOnIncline(const Incline& incline, double mu) {
+std::unique_ptr<RigidFixture> BoxOnIncline(const Incline& incline, double mu) {
   multibody::MultibodyTree tree;
   geometry::CollisionWorld world;
   const Vector3d size(0.1, 0.1, 0.1);
@@ -104,12 +106,13 @@ RigidSystem BoxOnIncline(const Incline& incline, double mu) {
   X.translation() = incline.normal * 0.05;  // resting on the plane through the origin
   AddFreeBody(tree, world, "box", X, 1.0, BoxInertia(1.0, size), Box(size, mu));
   world.Add(Plane(incline.normal, mu));
-  return RigidSystem(std::move(tree), std::move(world), RigidSystemParams{});
+  return std::make_unique<RigidFixture>(std::move(tree), std::move(world));
 }
 
 TEST(RigidContact, BoxOnInclineSticksWhenFrictionExceedsTheSlope) {
   const Incline incline(20);  // tan θ = 0.364
-  RigidSystem sys = BoxOnIncline(incline, 0.6);
+  auto sys_owner = BoxOnIncline(incline, 0.6);
+  RigidFixture& sys = *sys_owner;
   const double dt = 1e-3;
   // Let the contact settle for 0.1 s, then measure the drift over 2 s.
   for (int i = 0; i < 100; ++i) sys.Step(dt);
@@ -123,7 +126,8 @@ TEST(RigidContact, BoxOnInclineSticksWhenFrictionExceedsTheSlope) {
 TEST(RigidContact, BoxOnInclineSlidesWithTheCoulombAcceleration) {
   const Incline incline(20);
   const double mu = 0.2;
-  RigidSystem sys = BoxOnIncline(incline, mu);
+  auto sys_owner = BoxOnIncline(incline, mu);
+  RigidFixture& sys = *sys_owner;
   const std::vector<double> s = TravelAlong(sys, 1e-3, incline.down_slope, {0.5, 1.0, 1.5});
   const double expected = kG * (std::sin(incline.theta) - mu * std::cos(incline.theta));
   RecordProperty("acceleration", std::to_string(AccelerationFrom(s, 0.5)));
@@ -131,7 +135,7 @@ TEST(RigidContact, BoxOnInclineSlidesWithTheCoulombAcceleration) {
   EXPECT_NEAR(AccelerationFrom(s, 0.5), expected, 0.02 * expected);
 }
 
-RigidSystem BallOnIncline(const Incline& incline, double mu, double radius, double mass) {
+std::unique_ptr<RigidFixture> BallOnIncline(const Incline& incline, double mu, double radius, double mass) {
   multibody::MultibodyTree tree;
   geometry::CollisionWorld world;
   Eigen::Isometry3d X = Eigen::Isometry3d::Identity();
@@ -142,26 +146,28 @@ RigidSystem BallOnIncline(const Incline& incline, double mu, double radius, doub
   sphere.friction = mu;
   AddFreeBody(tree, world, "ball", X, mass, Eigen::Matrix3d::Identity() * 0.4 * mass * radius * radius, sphere);
   world.Add(Plane(incline.normal, mu));
-  return RigidSystem(std::move(tree), std::move(world), RigidSystemParams{});
+  return std::make_unique<RigidFixture>(std::move(tree), std::move(world));
 }
 
 TEST(RigidContact, BallRollsWithoutSlippingAtHighFriction) {
   const Incline incline(20);
-  RigidSystem sys = BallOnIncline(incline, 0.8, 0.05, 1.0);
+  auto sys_owner = BallOnIncline(incline, 0.8, 0.05, 1.0);
+  RigidFixture& sys = *sys_owner;
   const std::vector<double> s = TravelAlong(sys, 1e-3, incline.down_slope, {0.5, 1.0, 1.5});
   const double expected = 5.0 / 7.0 * kG * std::sin(incline.theta);
   RecordProperty("acceleration", std::to_string(AccelerationFrom(s, 0.5)));
   RecordProperty("expected", std::to_string(expected));
   EXPECT_NEAR(AccelerationFrom(s, 0.5), expected, 0.02 * expected);
   // Rolling: the contact point is at rest, ω·r = v.
-  const Vector3d w = sys.v.head<3>(), vel = sys.v.tail<3>();
+  const Vector3d w = sys.state.v.head<3>(), vel = sys.state.v.tail<3>();
   EXPECT_NEAR(w.norm() * 0.05, vel.norm(), 0.01 * vel.norm());
 }
 
 TEST(RigidContact, BallSlipsAtLowFriction) {
   const Incline incline(20);
   const double mu = 0.05;  // below 2/7·tan θ = 0.104: rolling needs more friction than there is
-  RigidSystem sys = BallOnIncline(incline, mu, 0.05, 1.0);
+  auto sys_owner = BallOnIncline(incline, mu, 0.05, 1.0);
+  RigidFixture& sys = *sys_owner;
   const std::vector<double> s = TravelAlong(sys, 1e-3, incline.down_slope, {0.5, 1.0, 1.5});
   const double expected = kG * (std::sin(incline.theta) - mu * std::cos(incline.theta));
   RecordProperty("acceleration", std::to_string(AccelerationFrom(s, 0.5)));
@@ -179,7 +185,7 @@ TEST(RigidContact, StackOfFiveBoxesRests) {
     AddFreeBody(tree, world, "box" + std::to_string(i), X, 1.0, BoxInertia(1.0, size), Box(size, 0.5));
   }
   world.Add(Plane(Vector3d::UnitZ(), 0.5));
-  RigidSystem sys(std::move(tree), std::move(world), RigidSystemParams{});
+  RigidFixture sys(std::move(tree), std::move(world));
   const double dt = 1e-3;
   for (int i = 0; i < 200; ++i) sys.Step(dt);  // settle into the contact compliance
   std::vector<Vector3d> start;
@@ -217,9 +223,9 @@ double GripSlip(double grip_force, double mu, double box_mass) {
   Eigen::Isometry3d X = Eigen::Isometry3d::Identity();
   X.translation() = Vector3d(0, 0, 0.5);
   AddFreeBody(tree, world, "box", X, box_mass, BoxInertia(box_mass, box_size), Box(box_size, mu));
-  RigidSystem sys(std::move(tree), std::move(world), RigidSystemParams{});
-  sys.tau_applied[0] = grip_force;   // left finger pushes +x
-  sys.tau_applied[1] = -grip_force;  // right finger pushes −x
+  RigidFixture sys(std::move(tree), std::move(world));
+  sys.state.tau_applied[0] = grip_force;   // left finger pushes +x
+  sys.state.tau_applied[1] = -grip_force;  // right finger pushes −x
   const double z0 = 0.5;
   for (int i = 0; i < 1000; ++i) CheckedStep(sys, 1e-3);
   return z0 - sys.kinematics().X_WB[2].translation().z();
@@ -250,12 +256,12 @@ TEST(RigidContact, DoublePendulumKeepsItsEnergy) {
     link.I_Cm_B = BoxInertia(1, Vector3d(0.02, 0.02, 0.02));
     tree.AddBody(link);
   }
-  RigidSystem sys(std::move(tree), std::move(world), RigidSystemParams{});
-  sys.q << 1.0, -0.5;
+  RigidFixture sys(std::move(tree), std::move(world));
+  sys.state.q << 1.0, -0.5;
   sys.UpdateKinematics();
   const Vector3d g(0, 0, -kG);
   const auto energy = [&] {
-    return multibody::CalcKineticEnergy(sys.tree(), sys.kinematics(), sys.v) +
+    return multibody::CalcKineticEnergy(sys.tree(), sys.kinematics(), sys.state.v) +
            multibody::CalcPotentialEnergy(sys.tree(), sys.kinematics(), g);
   };
   // Energy relative to the lowest configuration, so 1% is of the pendulum's swing energy.

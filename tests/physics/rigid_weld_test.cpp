@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "contact/rigid_system.h"
+#include "support/rigid_fixture.h"
 
 namespace ductile::contact {
 namespace {
@@ -24,7 +25,7 @@ multibody::Body FreeBox(const Vector3d& position, double mass) {
 TEST(RigidWeld, NearRigidWeldHoldsABoxInPlace) {
   multibody::MultibodyTree tree;
   tree.AddBody(FreeBox(Vector3d(0.3, 0, 1), 2.0));
-  RigidSystem sys(std::move(tree), geometry::CollisionWorld{}, RigidSystemParams{});
+  RigidFixture sys(std::move(tree), geometry::CollisionWorld{});
   // The weld frame sits 0.2 m off the box origin, so gravity also pulls on the rotational rows.
   Weld w;
   w.body_b = 0;
@@ -56,7 +57,7 @@ TEST(RigidWeld, SpringDamperWeldToAKinematicHandleFollowsIt) {
   tree.AddBody(h);
   const double mass = 1.0, k = 1e4;
   tree.AddBody(FreeBox(Vector3d(0, 0, 1), mass));
-  RigidSystem sys(std::move(tree), geometry::CollisionWorld{}, RigidSystemParams{});
+  RigidFixture sys(std::move(tree), geometry::CollisionWorld{});
   Weld w;
   w.body_a = 0;
   w.body_b = 1;
@@ -70,7 +71,7 @@ TEST(RigidWeld, SpringDamperWeldToAKinematicHandleFollowsIt) {
   RecordProperty("sag_m", std::to_string(handle_now.z() - box.z()));
   EXPECT_NEAR(handle_now.z() - box.z(), mass * 9.81 / k, 0.02 * mass * 9.81 / k);
   EXPECT_NEAR(box.x(), handle_now.x(), 1e-4);
-  EXPECT_NEAR(sys.v[3], 0.2, 1e-3);  // the box's ω occupies v[0..2], its velocity v[3..5]
+  EXPECT_NEAR(sys.state.v[3], 0.2, 1e-3);  // the box's ω occupies v[0..2], its velocity v[3..5]
 }
 
 }  // namespace

@@ -160,11 +160,13 @@ TEST(Teleop, GripperOpensClosesAndSqueezes) {
 TEST(Teleop, GripperTakesTheFingerGainsFromTheModel) {
   const std::shared_ptr<const Model> model = testing::ModelFromYaml(ArmScene());
   const RigidModel& rm = *model->rigid;
-  contact::RigidSystem rigid(rm.tree, rm.world, contact::RigidSystemParams{});
-  rigid.controllers = rm.controllers;
+  contact::RigidState rigid_state = contact::InitialRigidState(rm.tree);
+  contact::RigidSystem rigid(rm.tree, rm.world, rm.welds, contact::RigidSystemParams{}, rigid_state);
+  rigid.state().controllers = rm.controllers;
   std::vector<std::size_t> fingers;
-  for (std::size_t c = 0; c < rigid.controllers.size(); ++c) {
-    if (rigid.tree().body(rigid.controllers[c].body).name.find("finger") != std::string::npos) fingers.push_back(c);
+  for (std::size_t c = 0; c < rigid.state().controllers.size(); ++c) {
+    if (rigid.tree().body(rigid.state().controllers[c].body).name.find("finger") != std::string::npos)
+      fingers.push_back(c);
   }
   ASSERT_EQ(fingers.size(), 2u);
   robot::GripperTeleop gripper;
@@ -177,17 +179,17 @@ TEST(Teleop, GripperTakesTheFingerGainsFromTheModel) {
   gripper.Set(0.0, 20.0);
   gripper.Apply(rigid, gains);
   for (std::size_t c : fingers) {
-    EXPECT_EQ(rigid.controllers[c].kp, 0.0);
-    EXPECT_EQ(rigid.controllers[c].kd, 1.0);
-    EXPECT_EQ(rigid.controllers[c].feedforward, -20.0);
+    EXPECT_EQ(rigid.state().controllers[c].kp, 0.0);
+    EXPECT_EQ(rigid.state().controllers[c].kd, 1.0);
+    EXPECT_EQ(rigid.state().controllers[c].feedforward, -20.0);
   }
   // Holding again: the model's gains, kd 0 included (the squeeze's damping used to stay).
   gripper.Set(1.0, 0.0);
   gripper.Apply(rigid, gains);
   for (std::size_t c : fingers) {
-    EXPECT_EQ(rigid.controllers[c].kp, rm.controllers[c].kp);  // ArmScene's 500
-    EXPECT_EQ(rigid.controllers[c].kd, 0.0);
-    EXPECT_EQ(rigid.controllers[c].feedforward, 0.0);
+    EXPECT_EQ(rigid.state().controllers[c].kp, rm.controllers[c].kp);  // ArmScene's 500
+    EXPECT_EQ(rigid.state().controllers[c].kd, 0.0);
+    EXPECT_EQ(rigid.state().controllers[c].feedforward, 0.0);
   }
   // A live edit of the fingers' gains: holding follows it (the gains cached when the gripper started used to win).
   for (std::size_t c : fingers) {
@@ -196,13 +198,13 @@ TEST(Teleop, GripperTakesTheFingerGainsFromTheModel) {
   }
   gripper.Apply(rigid, gains);
   for (std::size_t c : fingers) {
-    EXPECT_EQ(rigid.controllers[c].kp, 800.0);
-    EXPECT_EQ(rigid.controllers[c].kd, 12.0);
+    EXPECT_EQ(rigid.state().controllers[c].kp, 800.0);
+    EXPECT_EQ(rigid.state().controllers[c].kd, 12.0);
   }
   // Squeezing keeps the model's damping where it has some.
   gripper.Set(0.0, 5.0);
   gripper.Apply(rigid, gains);
-  for (std::size_t c : fingers) EXPECT_EQ(rigid.controllers[c].kd, 12.0);
+  for (std::size_t c : fingers) EXPECT_EQ(rigid.state().controllers[c].kd, 12.0);
 }
 
 TEST(Teleop, BadCommandsAreRefusedWithTheReason) {
@@ -285,10 +287,11 @@ TEST(Teleop, IkAtJointLimitsEndsWhereNoFeasibleMoveLowersTheError) {
     const Eigen::Quaterniond down(0, 1, 0, 0);
     for (const Eigen::Vector3d& target : {Eigen::Vector3d(0.35, 0.2, 0.3), Eigen::Vector3d(0.3, -0.3, 0.9),
                                           Eigen::Vector3d(0.9, 0.1, 0.5), Eigen::Vector3d(0.6, 0.0, 0.2)}) {
-      contact::RigidSystem rigid(tree, rm.world, contact::RigidSystemParams{});
-      rigid.controllers = rm.controllers;
-      rigid.q = rm.q0;
-      rigid.v.setZero();
+      contact::RigidState rigid_state = contact::InitialRigidState(tree);
+      contact::RigidSystem rigid(tree, rm.world, rm.welds, contact::RigidSystemParams{}, rigid_state);
+      rigid.state().controllers = rm.controllers;
+      rigid.state().q = rm.q0;
+      rigid.state().v.setZero();
       robot::ArmTeleop arm;
       ASSERT_EQ(arm.Configure(rigid, "arm", "gripper_tcp"), "");
       arm.SetTarget(Eigen::Vector3d::Zero(), target, down, true);
@@ -297,18 +300,18 @@ TEST(Teleop, IkAtJointLimitsEndsWhereNoFeasibleMoveLowersTheError) {
         rigid.Step(0.01);
       }
       // q_c: the arm's controller targets, the rest of q as measured.
-      Eigen::VectorXd q = rigid.q;
+      Eigen::VectorXd q = rigid.state().q;
       std::vector<int> joints;
-      for (std::size_t c = 0; c < rigid.controllers.size(); ++c) {
-        const multibody::Body& b = tree.body(rigid.controllers[c].body);
+      for (std::size_t c = 0; c < rigid.state().controllers.size(); ++c) {
+        const multibody::Body& b = tree.body(rigid.state().controllers[c].body);
         if (b.joint_name.rfind("iiwa_joint_", 0) != 0) continue;
-        q[b.q_start] = rigid.controllers[c].q_target;
-        joints.push_back(rigid.controllers[c].body);
+        q[b.q_start] = rigid.state().controllers[c].q_target;
+        joints.push_back(rigid.state().controllers[c].body);
       }
       ASSERT_EQ(joints.size(), 7u);
       const auto cost = [&](const Eigen::VectorXd& qq) {
         multibody::Kinematics kin;
-        multibody::CalcKinematics(tree, qq, rigid.time, kin);
+        multibody::CalcKinematics(tree, qq, rigid.state().time, kin);
         const Eigen::Isometry3d& X = kin.X_WB[link];
         const Eigen::AngleAxisd aa(down.toRotationMatrix() * X.linear().transpose());
         const Eigen::Vector3d phi = aa.axis() * aa.angle();

@@ -12,6 +12,7 @@
 
 #include "ductile/model.h"
 #include "ductile/snapshot.h"
+#include "ductile/state.h"
 #include "ductile/telemetry.h"
 
 namespace ductile {
@@ -114,6 +115,22 @@ class Simulator {
   /// structure: the same particles, grid and rigid bodies. Returns an empty string when applied, else why not (the
   /// state is then unchanged); a Reset() afterwards starts from the new model's initial state either way.
   std::string UpdateModel(std::shared_ptr<const Model> model);
+
+  /// The current state (valid until the next call that changes it).
+  const State& state() const;
+  /// Continues from `state`, a state of this simulator's scene (from state() or a copy of it). Throws StateError
+  /// when it belongs to another scene; the current state is then unchanged.
+  void SetState(const State& state);
+  /// The current state in its binary form (versioned, checksummed; docs/architecture.md, "State").
+  std::vector<std::uint8_t> SaveState() const;
+  /// Continues from a state that SaveState wrote. Throws StateError when the bytes are not a state file, of another
+  /// format version, truncated or corrupt, or from another scene; the current state is then unchanged.
+  void RestoreState(const std::vector<std::uint8_t>& bytes);
+  /// SaveState into a file, written beside it and renamed over it (a failed write leaves an earlier file as it
+  /// was). Throws StateError naming the path when it cannot be written.
+  void SaveStateFile(const std::string& path) const;
+  /// RestoreState from a file. Throws StateError naming the path and what is wrong with it.
+  void LoadStateFile(const std::string& path);
 
   double time() const;              ///< Simulated time [s].
   std::int64_t step_count() const;  ///< Steps since the last reset.

@@ -47,6 +47,11 @@ struct RigidContact {
   Eigen::Vector3d n_W = Eigen::Vector3d::UnitZ();  ///< From a into b.
   double depth = 0;                                ///< [m].
   Eigen::Vector3d f_W = Eigen::Vector3d::Zero();   ///< Mean force on b over the step [N] (a receives −f_W).
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(geometry_a, geometry_b, body_a, body_b, p_W, n_W, depth, f_W);
+  }
 };
 
 struct RigidStepStats {
@@ -65,29 +70,54 @@ struct RigidSystemParams {
   SapSolverParams solver;
 };
 
-class RigidSystem {
- public:
-  RigidSystem(multibody::MultibodyTree tree, geometry::CollisionWorld world, RigidSystemParams params);
-
-  const multibody::MultibodyTree& tree() const { return tree_; }
-  const geometry::CollisionWorld& world() const { return world_; }
-  RigidSystemParams& params() { return params_; }
-
-  /// State: generalized positions and velocities, time [s].
-  Eigen::VectorXd q, v;
-  double time = 0;
-
+/// What the rigid system carries from one step to the next.
+struct RigidState {
+  Eigen::VectorXd q, v;  ///< Generalized positions and velocities.
+  double time = 0;       ///< [s].
+  /// The PD controllers, whose targets and feed-forward efforts change as the scene runs (teleoperation).
   std::vector<JointController> controllers;
-  std::vector<Weld> welds;
   /// Applied generalized forces for the next steps (size nv; zero by default), e.g. feed-forward efforts.
   Eigen::VectorXd tau_applied;
+  /// The last step's contact points with their mean forces, and the body origins when they were found (for the
+  /// contact wrenches reported per body).
+  std::vector<RigidContact> contacts;
+  std::vector<Eigen::Vector3d> contact_origins;
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(q, v, time, controllers, tau_applied, contacts, contact_origins);
+  }
+};
+
+/// The state of a tree at rest in its default positions, with no controllers and no applied forces.
+RigidState InitialRigidState(const multibody::MultibodyTree& tree);
+
+/// Steps a RigidState over a tree, a collision world and welds that it does not own (they belong to the Model).
+/// Holds the kinematics of the state's q and the wrenches applied for the coming step only.
+class RigidSystem {
+ public:
+  /// `tree`, `world`, `welds` and `state` must outlive the system (or the next Bind).
+  RigidSystem(const multibody::MultibodyTree& tree, const geometry::CollisionWorld& world,
+              const std::vector<Weld>& welds, RigidSystemParams params, RigidState& state);
+
+  const multibody::MultibodyTree& tree() const { return *tree_; }
+  const geometry::CollisionWorld& world() const { return *world_; }
+  RigidSystemParams& params() { return params_; }
+  RigidState& state() { return *state_; }
+  const RigidState& state() const { return *state_; }
+  /// Works on `state` from now on (a state of the same tree); recomputes the kinematics.
+  void Bind(RigidState& state);
+
   /// Applies a force f_W [N] at the body point p_WQ [m] and a torque t_W [N·m] for the next step only.
   void ApplyBodyWrench(int body, const Eigen::Vector3d& p_WQ, const Eigen::Vector3d& f_W, const Eigen::Vector3d& t_W);
+  /// Applies an impulse P_W [N·s] at the body point p_WQ [m] and an angular impulse L_W [N·m·s] in the next step:
+  /// the generalized impulse Jᵀ(P, L) adds to the free-motion momentum (Yu et al. 2025, Eq. 3).
+  void ApplyBodyImpulse(int body, const Eigen::Vector3d& p_WQ, const Eigen::Vector3d& P_W, const Eigen::Vector3d& L_W);
 
-  /// Advances by dt [s]. Throws std::runtime_error when the state is not finite after the step.
+  /// Advances the state by dt [s]. Throws std::runtime_error when the state is not finite after the step.
   RigidStepStats Step(double dt);
 
-  const std::vector<RigidContact>& contacts() const { return contacts_; }
+  const std::vector<RigidContact>& contacts() const { return state_->contacts; }
   /// Mean contact force [N] and torque about the body origin [N·m] on body b over the last step (world frame).
   void ContactWrench(int body, Eigen::Vector3d& f_W, Eigen::Vector3d& t_W) const;
   /// Kinematics at the current state.
@@ -96,13 +126,21 @@ class RigidSystem {
   void UpdateKinematics();
 
  private:
-  multibody::MultibodyTree tree_;
-  geometry::CollisionWorld world_;
+  // The stages of Step: the free motion v* (1-2) and the constraints (3a-3c) of the SAP problem.
+  void AddFreeMotion(double dt, SapProblem& problem) const;
+  void AddContacts(double dt, const Eigen::VectorXd& A_diag_inv, SapProblem& problem,
+                   std::vector<int>& contact_constraint);
+  void AddControllersAndLimits(double dt, const Eigen::VectorXd& A_diag_inv, SapProblem& problem) const;
+  void AddWelds(double dt, const Eigen::VectorXd& A_diag_inv, SapProblem& problem) const;
+
+  const multibody::MultibodyTree* tree_;
+  const geometry::CollisionWorld* world_;
+  const std::vector<Weld>* welds_;
   RigidSystemParams params_;
+  RigidState* state_;
   multibody::Kinematics kin_;
-  Eigen::VectorXd tau_once_;  // wrenches applied for one step
-  std::vector<RigidContact> contacts_;
-  std::vector<Eigen::Vector3d> contact_origins_;  // body origins when the last step's contacts were found
+  Eigen::VectorXd tau_once_;  // wrenches applied for one step [N·m or N]
+  Eigen::VectorXd j_once_;    // impulses applied in one step [N·m·s or N·s]
 };
 
 }  // namespace ductile::contact

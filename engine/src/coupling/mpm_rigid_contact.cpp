@@ -37,9 +37,9 @@ double BoundingRadius(const geometry::CollisionGeometry& g, const geometry::Mesh
 
 }  // namespace
 
-void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid) {
+void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out) {
   const multibody::Kinematics& kin = rigid.kinematics();
-  const std::vector<multibody::Vector6d> V = multibody::CalcSpatialVelocities(rigid.tree(), kin, rigid.v);
+  const std::vector<multibody::Vector6d> V = multibody::CalcSpatialVelocities(rigid.tree(), kin, rigid.state().v);
   geometries_.clear();
   mesh_sdfs_.resize(rigid.world().num_geometries());
   for (int g = 0; g < rigid.world().num_geometries(); ++g) {
@@ -60,10 +60,11 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid) {
   const int bodies = rigid.tree().num_bodies();
   origins_.resize(bodies);
   for (int b = 0; b < bodies; ++b) origins_[b] = kin.X_WB[b].translation();
-  linear_.assign(bodies, Eigen::Vector3d::Zero());
-  angular_.assign(bodies, Eigen::Vector3d::Zero());
-  stats_ = {};
-  stats_.body_contacts.assign(bodies, 0);
+  out_ = &out;
+  out.linear.assign(bodies, Eigen::Vector3d::Zero());
+  out.angular.assign(bodies, Eigen::Vector3d::Zero());
+  out.stats = {};
+  out.stats.body_contacts.assign(bodies, 0);
 }
 
 void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
@@ -144,22 +145,22 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   }
   // Nodes that received no mass (possible at the stencil's edge) take a tiny mass so that H stays positive.
   for (double& m : problem.mass) m = std::max(m, 1e-12);
-  stats_.contacts = static_cast<int>(problem.contacts.size());
-  stats_.max_contacts = std::max(stats_.max_contacts, stats_.contacts);
-  std::fill(stats_.body_contacts.begin(), stats_.body_contacts.end(), 0);
+  out_->stats.contacts = static_cast<int>(problem.contacts.size());
+  out_->stats.max_contacts = std::max(out_->stats.max_contacts, out_->stats.contacts);
+  std::fill(out_->stats.body_contacts.begin(), out_->stats.body_contacts.end(), 0);
   for (int g : geometry_of)
-    if (geometries_[g].body >= 0) ++stats_.body_contacts[geometries_[g].body];
+    if (geometries_[g].body >= 0) ++out_->stats.body_contacts[geometries_[g].body];
   if (problem.contacts.empty()) {
     for (int g : global_of) local_of_[g] = -1;
-    stats_.substep_iterations.push_back(0);
-    stats_.substep_residuals.push_back(0);
+    out_->stats.substep_iterations.push_back(0);
+    out_->stats.substep_residuals.push_back(0);
     return;
   }
   // 2. Contact solve (step 3c) and the corrected grid velocities.
   const contact::GridContactResult r = contact::SolveGridContact(problem, settings_.solver);
-  stats_.substep_iterations.push_back(r.iterations);
-  stats_.substep_residuals.push_back(r.residual);
-  stats_.converged = stats_.converged && r.converged;
+  out_->stats.substep_iterations.push_back(r.iterations);
+  out_->stats.substep_residuals.push_back(r.residual);
+  out_->stats.converged = out_->stats.converged && r.converged;
   for (std::size_t local = 0; local < global_of.size(); ++local) {
     Float4& node = mpm.node(global_of[local]);
     if (!(node[3] > 0)) continue;  // an empty node carries no momentum to G2P
@@ -174,8 +175,8 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
     if (b < 0) continue;
     const int p = particle_of[c];
     const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
-    linear_[b] -= r.gamma_W[c];
-    angular_[b] -= (x - origins_[b]).cross(r.gamma_W[c]);
+    out_->linear[b] -= r.gamma_W[c];
+    out_->angular[b] -= (x - origins_[b]).cross(r.gamma_W[c]);
   }
 }
 

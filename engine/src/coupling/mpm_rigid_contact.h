@@ -38,22 +38,37 @@ struct MpmContactStats {
   std::vector<int> body_contacts;         ///< Per rigid body: particle contacts on it in the last substep.
   int max_contacts = 0;                   ///< Over the step's substeps.
   bool converged = true;                  ///< Every substep's solve met its stopping rule.
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(contacts, substep_iterations, substep_residuals, body_contacts, max_contacts, converged);
+  }
+};
+
+/// What the MPM-rigid contact solves of one step gave the rigid bodies: per body, the impulse [N·s] and its moment
+/// about the body origin at the step's start [N·m·s], world frame; and the solves' statistics. Part of the State:
+/// the rigid step takes the impulses, and the reports of the step (contact forces) read them.
+struct RigidImpulses {
+  std::vector<Eigen::Vector3d> linear, angular;
+  MpmContactStats stats;
+  /// Whether a step's impulses are held for body b (none before the first step).
+  bool has(int b) const { return b >= 0 && b < static_cast<int>(linear.size()); }
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(linear, angular, stats);
+  }
 };
 
 class MpmRigidContact {
  public:
   explicit MpmRigidContact(const MpmContactSettings& settings) : settings_(settings) {}
 
-  /// Freezes the rigid geometry's poses and velocities for this step and clears the impulse sums.
-  void BeginStep(const contact::RigidSystem& rigid);
+  /// Freezes the rigid geometry's poses and velocities for this step; the substeps' impulses will be summed into
+  /// `out`, cleared here (it must outlive the step).
+  void BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out);
   /// The contact solve of one substep: pass as MpmSolver::Substep's grid hook.
   void SolveSubstep(mpm::MpmSolver& mpm, float dt);
-  /// Impulse on rigid body b since BeginStep [N·s], and its moment about the body origin [N·m·s], world frame.
-  /// Whether a step's impulses are held for body b (none before the first BeginStep).
-  bool has_impulses(int b) const { return b >= 0 && b < static_cast<int>(linear_.size()); }
-  const Eigen::Vector3d& linear_impulse(int b) const { return linear_[b]; }
-  const Eigen::Vector3d& angular_impulse(int b) const { return angular_[b]; }
-  const MpmContactStats& stats() const { return stats_; }
 
  private:
   struct Frozen {
@@ -70,8 +85,7 @@ class MpmRigidContact {
   // Per world geometry: the signed distance field of a mesh, built at the first step that sees it.
   std::vector<std::shared_ptr<const geometry::MeshSdf>> mesh_sdfs_;
   std::vector<Eigen::Vector3d> origins_;  // body origins at the start of the step
-  std::vector<Eigen::Vector3d> linear_, angular_;
-  MpmContactStats stats_;
+  RigidImpulses* out_ = nullptr;
   std::vector<int> local_of_;  // grid node storage index -> problem node, −1
   // Per particle, reused across substeps: the geometry it is deepest inside (−1: none), φ there, ∇φ.
   std::vector<int> inside_;

@@ -98,13 +98,16 @@ void CopyRun(const std::vector<Float4>& nodes, std::int32_t slot, std::size_t no
 
 }  // namespace
 
-MpmSolver::MpmSolver(const Model& model) : model_(&model) {
-  grid_.Resize(model.grid_nodes);
+MpmSolver::MpmSolver(const Model& model, MpmState& state) : model_(&model), st_(&state) {
   origin_ = ToVec3f(model.grid_origin);
   h_ = model.h;
   inv_h_ = 1.0f / model.h;
   for (int a = 0; a < 3; ++a) max_base_[a] = model.grid_nodes[a] - 3;
   Reset();
+}
+
+void MpmSolver::Bind(MpmState& state) {
+  st_ = &state;
   ConfigureForModel();
 }
 
@@ -112,84 +115,87 @@ void MpmSolver::ConfigureForModel() {
   grid_params_ = GridUpdateParamsFor(*model_, model_->colliders.data());
   bool plastic_linear_corotated = false;
   for (const MaterialParams& m : model_->materials) plastic_linear_corotated |= ReusesRotation(m);
-  rotations_.resize(plastic_linear_corotated ? particles_.size() : 0);
+  st_->cache.rotations.resize(plastic_linear_corotated ? st_->particles.size() : 0);
 }
 
 void MpmSolver::Reset() {
   const int n = model_->num_particles;
-  particles_.Resize(n);
-  for (int p = 0; p < n; ++p) {
-    particles_.x[p] = ToVec3f(model_->x0[p]);
-    particles_.v[p] = ToVec3f(model_->v0[p]);
-    particles_.F[p] = Mat3f::Identity();
-    particles_.C[p] = Mat3f::Zero();
-    particles_.mass[p] = model_->mass[p];
-    particles_.volume[p] = model_->volume[p];
-    particles_.plastic_strain[p] = 0;
-    particles_.material[p] = model_->material[p];
-    particles_.object[p] = model_->object[p];
-    particles_.id[p] = p;
+  Particles& p = st_->particles;
+  p.Resize(n);
+  for (int i = 0; i < n; ++i) {
+    p.x[i] = ToVec3f(model_->x0[i]);
+    p.v[i] = ToVec3f(model_->v0[i]);
+    p.F[i] = Mat3f::Identity();
+    p.C[i] = Mat3f::Zero();
+    p.mass[i] = model_->mass[i];
+    p.volume[i] = model_->volume[i];
+    p.plastic_strain[i] = 0;
+    p.material[i] = model_->material[i];
+    p.object[i] = model_->object[i];
+    p.id[i] = i;
   }
-  diverged_ = false;
-  stencils_current_ = false;
-  sort_valid_ = false;
-  memory_sorted_ = false;
-  prepared_dt_ = 0;
+  st_->diverged = false;
+  st_->cache = TransferCache{};
+  st_->cache.grid.Resize(model_->grid_nodes);
+  ConfigureForModel();
 }
 
 void MpmSolver::SetModel(const Model& model) {
   model_ = &model;
-  prepared_dt_ = 0;  // masses, stresses and R₀ may change
+  st_->cache.Invalidate(Invalidation::kModelChanged);  // masses, stresses and R₀ may change
   ConfigureForModel();
-  for (std::size_t p = 0; p < particles_.size(); ++p) particles_.mass[p] = model.mass[particles_.id[p]];
+  Particles& p = st_->particles;
+  for (std::size_t i = 0; i < p.size(); ++i) p.mass[i] = model.mass[p.id[i]];
 }
 
 void MpmSolver::ComputeBases() {
-  const std::size_t n = particles_.size();
-  base_.resize(n);
+  const std::size_t n = st_->particles.size();
+  st_->cache.base.resize(n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 2048), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t p = r.begin(); p != r.end(); ++p) {
       StoreStencil(static_cast<int>(p));
     }
   });
-  stencils_current_ = true;
+  st_->cache.stencils_current = true;
 }
 
 void MpmSolver::StoreStencil(int p) {
   Stencil s;
-  LocateStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
-  base_[p] = {s.base[0], s.base[1], s.base[2]};
+  LocateStencil(st_->particles.x[p], origin_, inv_h_, max_base_, s);
+  st_->cache.base[p] = {s.base[0], s.base[1], s.base[2]};
 }
 
 Stencil MpmSolver::ParticleStencil(int p) const {
   Stencil s;
-  ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
+  ComputeStencil(st_->particles.x[p], origin_, inv_h_, max_base_, s);
   return s;
 }
 
 void MpmSolver::SortParticlesByBlock() {
   // Nothing to do while the last reorder still holds: no particle has left its block's reach and the runs of
   // particles sharing a cell (the SIMD batches) have not fragmented by more than an eighth.
-  if (sort_valid_ && memory_sorted_ && runs_ <= runs_at_reorder_ + runs_at_reorder_ / 8) return;
+  const TransferCache& cache = st_->cache;
+  if (cache.sort_valid && cache.memory_sorted && cache.runs <= cache.runs_at_reorder + cache.runs_at_reorder / 8)
+    return;
   SortIntoBlocks();
-  const std::vector<std::int32_t>& order = grid_.order();
-  GatherParticles(particles_, order, scratch_);
-  std::swap(particles_, scratch_);
+  const std::vector<std::int32_t>& order = st_->cache.grid.order();
+  GatherParticles(st_->particles, order, scratch_);
+  std::swap(st_->particles, scratch_);
   // The stencil bases follow their particles, and so do the rotations R₀ a prepared P2G computed for the coming
   // return map (scratch arrays keep their capacity: no allocation per step).
-  Reorder(order, base_, base_scratch_);
-  if (!rotations_.empty()) Reorder(order, rotations_, rotations_scratch_);
-  grid_.AdoptIdentityOrder();
-  memory_sorted_ = true;
-  runs_at_reorder_ = -1;  // the next pass records it
+  Reorder(order, st_->cache.base, base_scratch_);
+  if (!st_->cache.rotations.empty()) Reorder(order, st_->cache.rotations, rotations_scratch_);
+  st_->cache.grid.AdoptIdentityOrder();
+  st_->cache.memory_sorted = true;
+  st_->cache.runs_at_reorder = -1;  // the next pass records it
 }
 
 void MpmSolver::SortIntoBlocks(SubstepCounters* counters) {
-  if (!stencils_current_) ComputeBases();
-  grid_.SortParticles(base_);
-  sort_valid_ = true;
-  activation_current_ = false;
-  memory_sorted_ = false;
+  if (!st_->cache.stencils_current) ComputeBases();
+  st_->cache.grid.SortParticles(st_->cache.base);
+  st_->cache.sort_valid = true;
+  st_->cache.activation_current = false;
+  st_->cache.memory_sorted = false;
   if (counters != nullptr) ++counters->sorts;
 }
 
@@ -203,30 +209,30 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
   Clock::time_point t0 = Clock::now();
   // The first P2G, unless the last Advance's last pass did it for this dt. The grid survives sorts in between (a
   // sort leaves the active blocks and their nodes as they are until the next scatter).
-  const bool p2g_done = prepared_dt_ == dt;
-  prepared_dt_ = 0;
+  const bool p2g_done = st_->cache.prepared_dt == dt;
+  st_->cache.prepared_dt = 0;
   if (!p2g_done) {
-    if (!sort_valid_) SortIntoBlocks(&counters);
+    if (!st_->cache.sort_valid) SortIntoBlocks(&counters);
     counters.sort_seconds += seconds(t0, Clock::now());
     TransferPass(dt, false, true, false, counters);  // P2G
     ++counters.p2g_passes;
   }
-  for (int k = 0; k < substeps && !diverged_; ++k) {
+  for (int k = 0; k < substeps && !st_->diverged; ++k) {
     t0 = Clock::now();
     counters.active_nodes += UpdateGrid(dt);
     if (grid_hook) grid_hook(dt);
     counters.grid_seconds += seconds(t0, Clock::now());
-    counters.occupied_blocks = grid_.num_occupied_blocks();
-    counters.active_blocks = grid_.num_active_blocks();
+    counters.occupied_blocks = st_->cache.grid.num_occupied_blocks();
+    counters.active_blocks = st_->cache.grid.num_active_blocks();
     // The gather needs every particle within reach of its block's window.
     t0 = Clock::now();
-    if (!sort_valid_) SortIntoBlocks(&counters);
+    if (!st_->cache.sort_valid) SortIntoBlocks(&counters);
     counters.sort_seconds += seconds(t0, Clock::now());
     // G2P of this substep, fused with P2G of the next (that of the next Advance after the last substep). The
     // particles' v and C are stored after the last one, and after each one when the grid hook reads them.
     const bool last = k + 1 == substeps;
     TransferPass(dt, true, !last || prepare_next_step_, last || static_cast<bool>(grid_hook), counters);
-    if (last && prepare_next_step_ && !diverged_) prepared_dt_ = dt;
+    if (last && prepare_next_step_ && !st_->diverged) st_->cache.prepared_dt = dt;
   }
   return counters;
 }
@@ -234,12 +240,12 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
 void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_state, SubstepCounters& counters) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
-  const int num_occupied = grid_.num_occupied_blocks();
+  const int num_occupied = st_->cache.grid.num_occupied_blocks();
   if (scatter) {
     windows_.resize(static_cast<std::size_t>(num_occupied) * kWindowNodes);
     escaped_.resize(num_occupied);
   }
-  block_runs_.resize(num_occupied);
+  st_->cache.block_runs.resize(num_occupied);
   std::atomic<bool> diverged{false};
   std::atomic<bool> escaped{false};
   tbb::parallel_for(tbb::blocked_range<int>(0, num_occupied, 1), [&](const tbb::blocked_range<int>& r) {
@@ -250,20 +256,21 @@ void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_sta
     }
   });
   const Clock::time_point t1 = Clock::now();
-  runs_ = 0;
-  for (int b = 0; b < num_occupied; ++b) runs_ += block_runs_[b];
-  if (runs_at_reorder_ < 0) runs_at_reorder_ = runs_;
+  st_->cache.runs = 0;
+  for (int b = 0; b < num_occupied; ++b) st_->cache.runs += st_->cache.block_runs[b];
+  if (st_->cache.runs_at_reorder < 0) st_->cache.runs_at_reorder = st_->cache.runs;
   double activation_seconds = 0;
   if (scatter) {
     // Sum the windows onto the grid: the active blocks are those of the sort the pass used.
-    if (!activation_current_) {
-      grid_.ActivateBlocks();
-      activation_current_ = true;
+    if (!st_->cache.activation_current) {
+      st_->cache.grid.ActivateBlocks();
+      st_->cache.activation_current = true;
       activation_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
     }
-    tbb::parallel_for(tbb::blocked_range<int>(0, grid_.num_active_blocks(), 8), [&](const tbb::blocked_range<int>& r) {
-      for (int slot = r.begin(); slot != r.end(); ++slot) ReduceWindows(slot);
-    });
+    tbb::parallel_for(tbb::blocked_range<int>(0, st_->cache.grid.num_active_blocks(), 8),
+                      [&](const tbb::blocked_range<int>& r) {
+                        for (int slot = r.begin(); slot != r.end(); ++slot) ReduceWindows(slot);
+                      });
     // The particles that left their block's reach, one by one in block order (deterministic). They are still
     // within one cell of it, so their nodes lie in active blocks.
     if (escaped.load())
@@ -271,8 +278,8 @@ void MpmSolver::TransferPass(float dt, bool gather, bool scatter, bool store_sta
         for (const Escaped& e : escaped_[b]) ScatterToGrid(e.particle, e.affine);
   }
   const Clock::time_point t2 = Clock::now();
-  if (escaped.load()) sort_valid_ = false;
-  if (diverged.load()) diverged_ = true;
+  if (escaped.load()) st_->cache.sort_valid = false;
+  if (diverged.load()) st_->diverged = true;
   const double pass = std::chrono::duration<double>(t1 - t0).count();
   const double reduce = std::chrono::duration<double>(t2 - t1).count() - activation_seconds;
   counters.sort_seconds += activation_seconds;
@@ -319,15 +326,15 @@ constexpr std::array<AddWindowPartFn, 27> kAddWindowPart = MakeAddWindowParts(st
 }  // namespace
 
 void MpmSolver::ReduceWindows(int slot) {
-  Float4* nodes = grid_.nodes_data.data() + static_cast<std::size_t>(slot) * kBlockNodes;
+  Float4* nodes = st_->cache.grid.nodes_data.data() + static_cast<std::size_t>(slot) * kBlockNodes;
   for (int n = 0; n < kBlockNodes; ++n) nodes[n] = ZeroFloat4();
-  const std::array<int, 3> bc = grid_.BlockCoords(grid_.active_block(slot));
+  const std::array<int, 3> bc = st_->cache.grid.BlockCoords(st_->cache.grid.active_block(slot));
   // The windows of the occupied blocks bc + e, e ∈ {−1, 0, 1}³, always in this order.
   for (int ex = -1; ex <= 1; ++ex)
     for (int ey = -1; ey <= 1; ++ey)
       for (int ez = -1; ez <= 1; ++ez) {
-        const std::int32_t block = grid_.LinearBlockOrNone(bc[0] + ex, bc[1] + ey, bc[2] + ez);
-        const std::int32_t o = block < 0 ? -1 : grid_.OccupiedIndex(block);
+        const std::int32_t block = st_->cache.grid.LinearBlockOrNone(bc[0] + ex, bc[1] + ey, bc[2] + ez);
+        const std::int32_t o = block < 0 ? -1 : st_->cache.grid.OccupiedIndex(block);
         if (o < 0) continue;
         kAddWindowPart[(ex + 1) * 9 + (ey + 1) * 3 + (ez + 1)](
             windows_.data() + static_cast<std::size_t>(o) * kWindowNodes, nodes);
@@ -336,25 +343,26 @@ void MpmSolver::ReduceWindows(int slot) {
 
 void MpmSolver::ScatterToGrid(int p, const Mat3f& affine) {
   const Stencil s = ParticleStencil(p);
-  ScatterParticle(s, h_, particles_.mass[p], particles_.v[p], affine, [&](int di, int dj, int dk, const Float4& q) {
-    const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
-    if (index >= 0) grid_.nodes_data[index] += q;  // always, unless the particle diverged
-  });
+  ScatterParticle(s, h_, st_->particles.mass[p], st_->particles.v[p], affine,
+                  [&](int di, int dj, int dk, const Float4& q) {
+                    const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
+                    if (index >= 0) st_->cache.grid.nodes_data[index] += q;  // always, unless the particle diverged
+                  });
 }
 
 int MpmSolver::UpdateGrid(float dt) {
-  const int num_active = grid_.num_active_blocks();
+  const int num_active = st_->cache.grid.num_active_blocks();
   node_counts_.assign(num_active, 0);
   GridUpdateParams params = grid_params_;
   params.dt = dt;
   tbb::parallel_for(tbb::blocked_range<int>(0, num_active, 16), [&](const tbb::blocked_range<int>& r) {
     for (int slot = r.begin(); slot != r.end(); ++slot) {
-      const std::array<int, 3> bc = grid_.BlockCoords(grid_.active_block(slot));
+      const std::array<int, 3> bc = st_->cache.grid.BlockCoords(st_->cache.grid.active_block(slot));
       int count = 0;
       for (int i = 0; i < kBlockEdge; ++i)
         for (int j = 0; j < kBlockEdge; ++j)
           for (int k = 0; k < kBlockEdge; ++k) {
-            Float4& node = grid_.nodes_data[slot * kBlockNodes + NodeInBlock(i, j, k)];
+            Float4& node = st_->cache.grid.nodes_data[slot * kBlockNodes + NodeInBlock(i, j, k)];
             const float m = node[3];
             if (m > 0) {
               const Vec3f v = UpdateNodeVelocity(params, bc[0] * kBlockEdge + i, bc[1] * kBlockEdge + j,
@@ -373,13 +381,13 @@ int MpmSolver::UpdateGrid(float dt) {
 
 int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool store_state) {
   constexpr int L = kStressBatch;
-  const std::int32_t* order = grid_.order().data();
+  const std::int32_t* order = st_->cache.grid.order().data();
   const MaterialParams* materials = model_->materials.data();
   const float max_speed2 = (h_ / dt) * (h_ / dt);  // one cell per substep
   const float max_base_f[3] = {static_cast<float>(max_base_[0]) + 0.5f, static_cast<float>(max_base_[1]) + 0.5f,
                                static_cast<float>(max_base_[2]) + 0.5f};
   const float stress_scale = -dt * 4.0f * inv_h_ * inv_h_;  // A = m C + stress_scale V⁰ τ
-  const std::array<int, 3> bc = grid_.BlockCoords(grid_.occupied_block(b));
+  const std::array<int, 3> bc = st_->cache.grid.BlockCoords(st_->cache.grid.occupied_block(b));
   // Grid node of the windows' node 0, and the reach: a stencil base b (grid node) fits the window when
   // 0 ≤ b − o ≤ kWindowEdge − 3 on every axis.
   const int o[3] = {bc[0] * kBlockEdge - kWindowMargin, bc[1] * kBlockEdge - kWindowMargin,
@@ -415,8 +423,8 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 3; ++k) {
-          const std::int32_t block = grid_.LinearBlockOrNone(bc[0] + i - 1, bc[1] + j - 1, bc[2] + k - 1);
-          slots[i][j][k] = block < 0 ? -1 : grid_.Slot(block);
+          const std::int32_t block = st_->cache.grid.LinearBlockOrNone(bc[0] + i - 1, bc[1] + j - 1, bc[2] + k - 1);
+          slots[i][j][k] = block < 0 ? -1 : st_->cache.grid.Slot(block);
         }
     // Window node w along an axis is block-local node w − 1: block offset (w + 3) / 4 − 1 ∈ {−1, 0, 1}. Along k a
     // row of the window is three runs of consecutive nodes, one from each block: node 3 of block −1, nodes 0-3
@@ -432,9 +440,9 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
                   lj = (j + kBlockEdge - kWindowMargin) % kBlockEdge;
         Float4* row = in + WindowIndex(i, j, 0);
         const std::size_t first = static_cast<std::size_t>(NodeInBlock(li, lj, 0));
-        CopyRun<kRunLength[0]>(grid_.nodes_data, slots[bi][bj][0], first + kRunLocal[0], row + kRunBegin[0]);
-        CopyRun<kRunLength[1]>(grid_.nodes_data, slots[bi][bj][1], first + kRunLocal[1], row + kRunBegin[1]);
-        CopyRun<kRunLength[2]>(grid_.nodes_data, slots[bi][bj][2], first + kRunLocal[2], row + kRunBegin[2]);
+        CopyRun<kRunLength[0]>(st_->cache.grid.nodes_data, slots[bi][bj][0], first + kRunLocal[0], row + kRunBegin[0]);
+        CopyRun<kRunLength[1]>(st_->cache.grid.nodes_data, slots[bi][bj][1], first + kRunLocal[1], row + kRunBegin[1]);
+        CopyRun<kRunLength[2]>(st_->cache.grid.nodes_data, slots[bi][bj][2], first + kRunLocal[2], row + kRunBegin[2]);
       }
     }
   }
@@ -450,14 +458,14 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
   // the gather as one SIMD batch where AVX2 is available (else one by one), then the position, stencil and F
   // updates and the checks in lane loops that the compiler vectorises; the stress and the scatter from the same
   // lanes. Padding lanes hold a resting identity of zero mass.
-  const int end = grid_.occupied_begin(b + 1);
-  const int num_particles = static_cast<int>(particles_.size());
+  const int end = st_->cache.grid.occupied_begin(b + 1);
+  const int num_particles = static_cast<int>(st_->particles.size());
   constexpr int kPrefetchAhead = 32;  // particles: about four runs
   int runs = 0;
-  for (int q0 = grid_.occupied_begin(b); q0 < end;) {
-    const std::array<int, 3> cell = base_[order[q0]];
+  for (int q0 = st_->cache.grid.occupied_begin(b); q0 < end;) {
+    const std::array<int, 3> cell = st_->cache.base[order[q0]];
     int count = 1;
-    while (count < L && q0 + count < end && SameCell(base_[order[q0 + count]], cell)) ++count;
+    while (count < L && q0 + count < end && SameCell(st_->cache.base[order[q0 + count]], cell)) ++count;
     ++runs;
     // The records of the particles a few runs ahead, towards the cache (the sort keeps a block's particles
     // together in memory, and the pass reads them in that order).
@@ -467,20 +475,20 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         for (std::size_t offset = 0; offset < bytes; offset += 64)
           __builtin_prefetch(static_cast<const char*>(address) + offset);
       };
-      fetch(&particles_.F[p], L * sizeof(Mat3f));
-      fetch(&particles_.x[p], L * sizeof(Vec3f));
-      fetch(&base_[p], L * sizeof(base_[0]));
-      fetch(&particles_.mass[p], L * sizeof(float));
-      fetch(&particles_.volume[p], L * sizeof(float));
-      fetch(&particles_.material[p], L * sizeof(std::int32_t));
+      fetch(&st_->particles.F[p], L * sizeof(Mat3f));
+      fetch(&st_->particles.x[p], L * sizeof(Vec3f));
+      fetch(&st_->cache.base[p], L * sizeof(st_->cache.base[0]));
+      fetch(&st_->particles.mass[p], L * sizeof(float));
+      fetch(&st_->particles.volume[p], L * sizeof(float));
+      fetch(&st_->particles.material[p], L * sizeof(std::int32_t));
     }
     // Lane arrays are written and read whole-lane (SIMD) where the compiler can: a vector load of lanes just
     // written one by one waits for the stores to reach the cache (a store-forwarding stall), a dozen cycles each.
     alignas(32) int lane_particle[L];
     LaneIndices(order + q0, count, lane_particle);
     // A run's particles nearly always share one material (one object fills the cell): then one lookup for all.
-    const std::int32_t material0 = particles_.material[lane_particle[0]];
-    const std::int32_t* particle_material = particles_.material.data();
+    const std::int32_t material0 = st_->particles.material[lane_particle[0]];
+    const std::int32_t* particle_material = st_->particles.material.data();
     int other_materials = 0;  // the padding lanes repeat lane 0's particle
 #pragma omp simd reduction(| : other_materials)
     for (int l = 0; l < L; ++l) other_materials |= particle_material[lane_particle[l]] != material0 ? 1 : 0;
@@ -505,7 +513,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     if (gather) {
       const Float4* corner = in + WindowIndex(cell[0] - o[0], cell[1] - o[1], cell[2] - o[2]);
       alignas(32) float x[3][L];
-      LoadLanes(&particles_.x[0].x, 3, lane_particle, x);
+      LoadLanes(&st_->particles.x[0].x, 3, lane_particle, x);
       // The padding lanes repeat lane 0's particle, so every lane has a valid stencil (results ignored).
       alignas(32) float fx[3][L];
       cell_offsets(x, cell, fx);
@@ -532,7 +540,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         }
       }
 #endif
-      LoadLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
+      LoadLanes(&st_->particles.F[0].m[0][0], 9, lane_particle, f);
       rest_padding_lanes();
       // x += Δt v; the stencil of the new position (LocateStencil, for the scatter, the next sort and transfers);
       // F ← (I + Δt C) F (UpdateDeformationGradient) with the speed and finiteness checks.
@@ -574,15 +582,16 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       if (!(one_material && materials[material0].model == MaterialModel::kFixedCorotated)) {
         for (int l = 0; l < count; ++l) {
           const int p = lane_particle[l];
-          const MaterialParams& material = materials[particles_.material[p]];
+          const MaterialParams& material = materials[st_->particles.material[p]];
           if (material.model == MaterialModel::kFixedCorotated) continue;
           Mat3f F;
           for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = f[e][l];
           if (ReusesRotation(material)) {
-            particles_.plastic_strain[p] +=
-                LinearCorotated<float>{material.mu, material.lambda, material.yield_stress}.ReturnMap(rotations_[p], F);
+            st_->particles.plastic_strain[p] +=
+                LinearCorotated<float>{material.mu, material.lambda, material.yield_stress}.ReturnMap(
+                    st_->cache.rotations[p], F);
           } else {
-            particles_.plastic_strain[p] += ReturnMap(material, particles_.F[p], F);
+            st_->particles.plastic_strain[p] += ReturnMap(material, st_->particles.F[p], F);
           }
           for (int e = 0; e < 9; ++e) f[e][l] = F.m[e / 3][e % 3];  // stored below; the stress sees the returned F
         }
@@ -601,19 +610,20 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       // overwrites them), so only a pass whose state is read before the next gather stores them (`store_state`);
       // v also where a particle left its block's reach (the one-by-one scatter reads it) or diverged (the
       // message reads it).
-      StoreLanes(x, &particles_.x[0].x, 3, lane_particle, count);
-      StoreLanes(f, &particles_.F[0].m[0][0], 9, lane_particle, count);
-      StoreLanes(base_lanes, base_[0].data(), 3, lane_particle, count);
-      if (store_state || escaped_lanes || diverged_lanes) StoreLanes(v, &particles_.v[0].x, 3, lane_particle, count);
+      StoreLanes(x, &st_->particles.x[0].x, 3, lane_particle, count);
+      StoreLanes(f, &st_->particles.F[0].m[0][0], 9, lane_particle, count);
+      StoreLanes(base_lanes, st_->cache.base[0].data(), 3, lane_particle, count);
+      if (store_state || escaped_lanes || diverged_lanes)
+        StoreLanes(v, &st_->particles.v[0].x, 3, lane_particle, count);
       if (store_state)
-        StoreLanes(reinterpret_cast<const float(&)[9][L]>(c), &particles_.C[0].m[0][0], 9, lane_particle, count);
+        StoreLanes(reinterpret_cast<const float(&)[9][L]>(c), &st_->particles.C[0].m[0][0], 9, lane_particle, count);
     } else {
       // P2G on its own: the lanes from the particles' state; every lane's stencil base is the run's cell.
       alignas(32) float x[3][L];
-      LoadLanes(&particles_.x[0].x, 3, lane_particle, x);
-      LoadLanes(&particles_.v[0].x, 3, lane_particle, v);
-      LoadLanes(&particles_.C[0].m[0][0], 9, lane_particle, reinterpret_cast<float(&)[9][L]>(c));
-      LoadLanes(&particles_.F[0].m[0][0], 9, lane_particle, f);
+      LoadLanes(&st_->particles.x[0].x, 3, lane_particle, x);
+      LoadLanes(&st_->particles.v[0].x, 3, lane_particle, v);
+      LoadLanes(&st_->particles.C[0].m[0][0], 9, lane_particle, reinterpret_cast<float(&)[9][L]>(c));
+      LoadLanes(&st_->particles.F[0].m[0][0], 9, lane_particle, f);
       cell_offsets(x, cell, fx_lanes);
       for (int l = 0; l < L; ++l)
         for (int a = 0; a < 3; ++a) base_lanes[a][l] = cell[a];
@@ -648,7 +658,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
       for (int l = 0; l < L; ++l) lane_material[l] = &m;
     } else {
       for (int l = 0; l < L; ++l) {
-        const MaterialParams& m = materials[particles_.material[lane_particle[l]]];
+        const MaterialParams& m = materials[st_->particles.material[lane_particle[l]]];
         lane_material[l] = &m;
         kind[l] = l < count ? kind_of(m) : 0;
         kinds |= kind[l];
@@ -656,8 +666,8 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         lane_lambda[l] = m.lambda;
       }
     }
-    LoadLanes(particles_.mass.data(), 1, lane_particle, mass);
-    LoadLanes(particles_.volume.data(), 1, lane_particle, volume);
+    LoadLanes(st_->particles.mass.data(), 1, lane_particle, mass);
+    LoadLanes(st_->particles.volume.data(), 1, lane_particle, volume);
 #pragma omp simd
     for (int l = 0; l < L; ++l) {
       mass[0][l] = l < count ? mass[0][l] : 0.0f;
@@ -699,7 +709,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         for (int e = 0; e < 9; ++e) tau[e][l] = tb[e][l];
         // The return map of the coming G2P reuses R₀.
         if (batch == kLinear)
-          for (int e = 0; e < 9; ++e) rotations_[lane_particle[l]].m[e / 3][e % 3] = r0[e][l];
+          for (int e = 0; e < 9; ++e) st_->cache.rotations[lane_particle[l]].m[e / 3][e % 3] = r0[e][l];
       }
     }
     if (kinds & kOther) {
@@ -709,7 +719,7 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
         Mat3f C;
         for (int r = 0; r < 3; ++r)
           for (int k = 0; k < 3; ++k) C.m[r][k] = c[r][k][l];
-        const Mat3f t = KirchhoffStress(*lane_material[l], particles_.F[p], C);
+        const Mat3f t = KirchhoffStress(*lane_material[l], st_->particles.F[p], C);
         for (int e = 0; e < 9; ++e) tau[e][l] = t.m[e / 3][e % 3];
       }
     }
@@ -773,18 +783,18 @@ int MpmSolver::TransferBlock(int b, float dt, bool gather, bool scatter, bool st
     }
     q0 += count;
   }
-  block_runs_[b] = runs;
+  st_->cache.block_runs[b] = runs;
   return flags;
 }
 
 std::string MpmSolver::DescribeDivergence() const {
-  if (!diverged_) return {};
+  if (!st_->diverged) return {};
   // The first particle with a non-finite state, else the fastest one.
   int worst = -1;
   float worst_speed = -1;
-  for (std::size_t p = 0; p < particles_.size(); ++p) {
-    const float speed = Norm(particles_.v[p]);
-    if (!std::isfinite(speed) || !std::isfinite(particles_.F[p].Determinant())) {
+  for (std::size_t p = 0; p < st_->particles.size(); ++p) {
+    const float speed = Norm(st_->particles.v[p]);
+    if (!std::isfinite(speed) || !std::isfinite(st_->particles.F[p].Determinant())) {
       worst = static_cast<int>(p);
       worst_speed = speed;
       break;
@@ -795,8 +805,8 @@ std::string MpmSolver::DescribeDivergence() const {
     }
   }
   std::ostringstream out;
-  const Vec3f& x = particles_.x[worst];
-  out << "object '" << model_->objects[particles_.object[worst]].name << "', particle " << particles_.id[worst]
+  const Vec3f& x = st_->particles.x[worst];
+  out << "object '" << model_->objects[st_->particles.object[worst]].name << "', particle " << st_->particles.id[worst]
       << " at (" << x.x << ", " << x.y << ", " << x.z << ") m, speed " << worst_speed << " m/s";
   return out.str();
 }

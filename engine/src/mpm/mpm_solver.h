@@ -15,8 +15,7 @@
 
 #include "ductile/model.h"
 #include "mpm/grid_kernels.h"
-#include "mpm/particles.h"
-#include "mpm/sparse_grid.h"
+#include "mpm/mpm_state.h"
 
 namespace ductile::mpm {
 
@@ -49,14 +48,19 @@ struct SubstepCounters {
   }
 };
 
-/// Owns the particles and the grid of one scene. Not thread-safe; its methods parallelise internally, so call
-/// them inside the task arena that sets the thread count.
+/// Steps the MPM domain's state (MpmState: the particles and the transfer cache, grid included); owns scratch memory
+/// only. Not thread-safe; its methods parallelise internally, so call them inside the task arena that sets the
+/// thread count.
 class MpmSolver {
  public:
-  explicit MpmSolver(const Model& model);
+  /// A solver of `model` working on `state`, which it resets to the model's initial particles. Neither is owned;
+  /// both must outlive the solver (or the next SetModel or Bind).
+  MpmSolver(const Model& model, MpmState& state);
 
-  /// Restores the particles of the model's initial state.
+  /// Puts the model's initial particles into the state it works on (t = 0) and voids the transfer cache.
   void Reset();
+  /// Works on `state` from now on, as it is (a state of the same model, e.g. one restored from a file).
+  void Bind(MpmState& state);
 
   /// Continues with `model`'s parameters (materials, colliders, walls, gravity) from the current state. The model
   /// must have the same particles and grid as the current one (Simulator::UpdateModel checks); particle masses
@@ -81,45 +85,44 @@ class MpmSolver {
   /// scatter is not done for nothing.
   void set_prepare_next_step(bool on) { prepare_next_step_ = on; }
   /// The grid holds the P2G of the current particle state, done by the last Advance for a next one with its dt.
-  bool next_p2g_ready() const { return prepared_dt_ > 0; }
+  bool next_p2g_ready() const { return st_->cache.prepared_dt > 0; }
   /// One substep: Advance(dt, 1, grid_hook).
   SubstepCounters Substep(float dt, const std::function<void(float)>& grid_hook = {}) {
     return Advance(dt, 1, grid_hook);
   }
   /// Storage index of grid node (i, j, k) in node(), or −1 when its block is not active this substep.
   int NodeIndex(int i, int j, int k) const {
-    const std::int32_t slot = grid_.Slot(grid_.LinearBlock(i / kBlockEdge, j / kBlockEdge, k / kBlockEdge));
+    const SparseGrid& grid = st_->cache.grid;
+    const std::int32_t slot = grid.Slot(grid.LinearBlock(i / kBlockEdge, j / kBlockEdge, k / kBlockEdge));
     if (slot < 0) return -1;
     return slot * kBlockNodes + (i % kBlockEdge * kBlockEdge + j % kBlockEdge) * kBlockEdge + k % kBlockEdge;
   }
   /// A grid node: after the grid update, velocity [m/s] in lanes 0-2 and mass [kg] in lane 3.
-  Float4& node(int index) { return grid_.nodes_data[index]; }
+  Float4& node(int index) { return st_->cache.grid.nodes_data[index]; }
   /// The stencil of particle p at its current position.
   Stencil ParticleStencil(int p) const;
 
   /// Runs of particles sharing a stencil base (the SIMD batches hold up to eight of one run) in the last pass.
-  std::int64_t runs() const { return runs_; }
+  std::int64_t runs() const { return st_->cache.runs; }
 
-  bool diverged() const { return diverged_; }
+  bool diverged() const { return st_->diverged; }
   /// A description of the first diverged particle (by id): object, position, velocity. Empty if none.
   std::string DescribeDivergence() const;
 
-  const Particles& particles() const { return particles_; }
+  const Particles& particles() const { return st_->particles; }
   /// Particle state for editing between substeps (tests).
   Particles& mutable_particles() {
-    prepared_dt_ = 0;
-    stencils_current_ = false;
-    sort_valid_ = false;
-    memory_sorted_ = false;
-    return particles_;
+    st_->cache.Invalidate(Invalidation::kParticlesEdited);
+    return st_->particles;
   }
   /// Particle velocities for editing between steps (the mouse spring): positions stay, so the stencils and the
   /// block order stay valid.
   std::vector<Vec3f>& mutable_velocities() {
-    prepared_dt_ = 0;
-    return particles_.v;
+    st_->cache.Invalidate(Invalidation::kVelocitiesEdited);
+    return st_->particles.v;
   }
-  const SparseGrid& grid() const { return grid_; }
+  const SparseGrid& grid() const { return st_->cache.grid; }
+  const MpmState& state() const { return *st_; }
 
  private:
   /// What follows from the model alone: grid-update parameters, storage for the reused rotations.
@@ -149,11 +152,10 @@ class MpmSolver {
   int UpdateGrid(float dt);
 
   const Model* model_;
-  Particles particles_;
-  Particles scratch_;
-  SparseGrid grid_;
-  std::vector<std::array<int, 3>> base_;          // per particle: stencil base node
-  std::vector<std::array<int, 3>> base_scratch_;  // for reordering base_
+  MpmState* st_;
+  Particles scratch_;                             // for reordering the particles
+  std::vector<std::array<int, 3>> base_scratch_;  // for reordering the stencil bases
+  std::vector<Mat3f> rotations_scratch_;          // for reordering the rotations R₀
   // Per occupied block: its particles' P2G into an 8x8x8 node window; all zero between passes (ReduceWindows zeroes
   // what it sums).
   std::vector<Float4> windows_;
@@ -164,35 +166,13 @@ class MpmSolver {
     Mat3f affine;
   };
   std::vector<std::vector<Escaped>> escaped_;
-  // Per particle of a plastic linear corotated material: R₀, the rotation of Fᴱ at the start of the substep. The
-  // stress (P2G) computes it and the return map (G2P) of the same substep reuses it: one polar decomposition per
-  // particle and substep instead of two, with the same result.
-  // Sized when the model has such a material, else empty.
-  mutable std::vector<Mat3f> rotations_;
-  std::vector<Mat3f> rotations_scratch_;  // for reordering rotations_
-  std::vector<int> node_counts_;          // per active block: nodes with mass > 0
+  std::vector<int> node_counts_;  // per active block: nodes with mass > 0
   GridUpdateParams grid_params_;
   Vec3f origin_{};
   float h_ = 0;
   float inv_h_ = 0;
   int max_base_[3] = {0, 0, 0};
-  bool diverged_ = false;
   bool prepare_next_step_ = true;
-  // When > 0, the grid holds the P2G of the particles' current state with this substep dt (the last pass of the
-  // last Advance scattered too), so the next Advance with that dt starts at its grid update; 0: nothing prepared.
-  float prepared_dt_ = 0;
-  bool stencils_current_ = false;  // base_ matches the particles' positions and order
-  // Every particle's stencil base is within its sorted block's reach: a pass may run without sorting.
-  bool sort_valid_ = false;
-  // The grid's active blocks are those of the current sort.
-  bool activation_current_ = false;
-  // The particles lie in memory in the order of the current sort (SortParticlesByBlock made it).
-  bool memory_sorted_ = false;
-  // Runs of particles sharing a stencil base (SIMD batches): per occupied block in the last pass, their total,
-  // and the total in the first pass after the last reorder (−1 until that pass).
-  std::vector<int> block_runs_;
-  std::int64_t runs_ = 0;
-  std::int64_t runs_at_reorder_ = -1;
 };
 
 }  // namespace ductile::mpm

@@ -24,6 +24,11 @@ struct Particles {
 
   std::size_t size() const { return x.size(); }
 
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(x, v, F, C, mass, volume, plastic_strain, material, object, id);
+  }
+
   void Resize(std::size_t n) {
     x.resize(n);
     v.resize(n);

@@ -71,6 +71,22 @@ class SparseGrid {
   /// the velocity [m/s] and keeps the mass.
   std::vector<Float4> nodes_data;
 
+  /// Bytes of the block tables and sort arrays (nodes_data not counted).
+  std::size_t MemoryBytesOfTables() const {
+    return sizeof(std::int32_t) *
+               (table_.capacity() + counts_.capacity() + particle_block_.capacity() + order_.capacity() +
+                block_sorted_.capacity() + occupied_blocks_.capacity() + occupied_offsets_.capacity() +
+                active_blocks_.capacity() + occupied_index_.capacity()) +
+           particle_cell_.capacity();
+  }
+
+  /// Every member, scratch included (a restored grid continues bitwise).
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(nodes_data, nodes_, block_dims_, table_, counts_, particle_block_, particle_cell_, order_, block_sorted_,
+       occupied_blocks_, occupied_offsets_, active_blocks_, occupied_index_);
+  }
+
  private:
   std::array<int, 3> nodes_{};
   std::array<int, 3> block_dims_{};

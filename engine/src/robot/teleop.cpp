@@ -11,8 +11,8 @@ namespace {
 
 // The controller driving body b's joint, −1 if none.
 int ControllerOf(const contact::RigidSystem& rigid, int body) {
-  for (std::size_t c = 0; c < rigid.controllers.size(); ++c) {
-    if (rigid.controllers[c].body == body) return static_cast<int>(c);
+  for (std::size_t c = 0; c < rigid.state().controllers.size(); ++c) {
+    if (rigid.state().controllers[c].body == body) return static_cast<int>(c);
   }
   return -1;
 }
@@ -92,7 +92,7 @@ void ArmTeleop::SetTarget(const Eigen::Vector3d& tool_point_L, const Eigen::Vect
 
 void ArmTeleop::ToolPose(const contact::RigidSystem& rigid, const Eigen::VectorXd& q, Eigen::Vector3d& p_W,
                          Eigen::Matrix3d& R_WL) {
-  multibody::CalcKinematics(rigid.tree(), q, rigid.time, kin_);
+  multibody::CalcKinematics(rigid.tree(), q, rigid.state().time, kin_);
   const Eigen::Isometry3d& X_WL = kin_.X_WB[link_];
   p_W = X_WL * tool_point_L_;
   R_WL = X_WL.linear();
@@ -159,10 +159,10 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   const auto n = static_cast<Eigen::Index>(bodies_.size());
   if (q_c_.size() == 0) {
     q_c_.resize(n);
-    for (Eigen::Index k = 0; k < n; ++k) q_c_[k] = rigid.q[q_index_[k]];
+    for (Eigen::Index k = 0; k < n; ++k) q_c_[k] = rigid.state().q[q_index_[k]];
   }
   const Eigen::VectorXd q_previous = q_c_;
-  Eigen::VectorXd q = rigid.q;
+  Eigen::VectorXd q = rigid.state().q;
   // The IK's state at a point: the weighted error e (rotation rows first, w·φ), the rotation angle |φ|, the tool
   // point and |e|². Evaluating a point leaves kin_ there.
   struct Point {
@@ -236,7 +236,7 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   // The inverse dynamics below needs the kinematics at q_c (the last evaluation may have been a rejected step).
   if (!kin_at_q_c) {
     for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
-    multibody::CalcKinematics(rigid.tree(), q, rigid.time, kin_);
+    multibody::CalcKinematics(rigid.tree(), q, rigid.state().time, kin_);
   }
   // From the commanded positions, so that a step whose target is met at once does not keep the last step's flag.
   at_limit_ = false;
@@ -257,7 +257,7 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   v_c_ = v_c;
   const Eigen::VectorXd effort = multibody::CalcInverseDynamics(rigid.tree(), kin_, v_full, a_full, gravity);
   for (Eigen::Index k = 0; k < n; ++k) {
-    contact::JointController& c = rigid.controllers[controllers_[k]];
+    contact::JointController& c = rigid.state().controllers[controllers_[k]];
     c.q_target = q_c_[k];
     c.v_target = v_c[k];
     c.feedforward = effort[v_index_[k]];
@@ -292,7 +292,7 @@ std::string GripperTeleop::Configure(const contact::RigidSystem& rigid, const st
 
 void GripperTeleop::Apply(contact::RigidSystem& rigid, const std::vector<contact::JointController>& gains) const {
   for (std::size_t f = 0; f < controllers_.size(); ++f) {
-    contact::JointController& c = rigid.controllers[controllers_[f]];
+    contact::JointController& c = rigid.state().controllers[controllers_[f]];
     const contact::JointController& model = gains.at(static_cast<std::size_t>(controllers_[f]));
     const bool finite_range =
         std::isfinite(lower_[f]) && std::isfinite(upper_[f]) && upper_[f] > lower_[f] && upper_[f] - lower_[f] < 1e3;

@@ -72,6 +72,15 @@ class ArmTeleop {
   /// The measured tool point's distance from the target [m] at the current kinematics of `rigid`.
   double TrackingError(const contact::RigidSystem& rigid) const;
 
+  /// The arm's configuration and what changes as it runs (the target, the commanded q_c and v_c, the last
+  /// residuals), for saving a State.
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(link_name_, link_, bodies_, controllers_, q_index_, v_index_, lower_, upper_);
+    ar(tool_point_L_, target_p_, target_R_.coeffs(), track_orientation_, q_c_, v_c_, position_residual_,
+       rotation_residual_, iterations_, at_limit_);
+  }
+
  private:
   // The tool point and the frame of the link at positions q; leaves kin_ at q.
   void ToolPose(const contact::RigidSystem& rigid, const Eigen::VectorXd& q, Eigen::Vector3d& p_W,
@@ -124,6 +133,10 @@ class GripperTeleop {
   void Apply(contact::RigidSystem& rigid, const std::vector<contact::JointController>& gains) const;
   double opening() const { return opening_; }
   double force() const { return force_; }
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(controllers_, lower_, upper_, opening_, force_);
+  }
 
  private:
   std::vector<int> controllers_;

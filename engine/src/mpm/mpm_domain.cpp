@@ -1,0 +1,108 @@
+#include "mpm/mpm_domain.h"
+
+#include <cmath>
+#include <functional>
+
+#include "ductile/model.h"
+#include "model/rigid_model.h"
+#include "mpm/constitutive/constitutive.h"
+
+namespace ductile::mpm {
+
+MpmDomain::MpmDomain(const Model& model, MpmState& state, tbb::task_arena& arena)
+    : model_(&model), arena_(&arena), solver_(model, state) {
+  ConfigureContact();
+}
+
+void MpmDomain::ConfigureContact() {
+  contact_.reset();
+  const Model& m = *model_;
+  if (!m.rigid || m.rigid->empty() || m.num_particles == 0) return;
+  coupling::MpmContactSettings settings;
+  settings.stiffness = m.rigid->mpm_stiffness;
+  settings.dissipation = m.rigid->mpm_dissipation;
+  settings.stiction_speed = m.rigid->stiction_speed;
+  settings.solver.rel_tolerance = m.rigid->contact_rel_tolerance;
+  settings.solver.abs_tolerance = m.rigid->contact_abs_tolerance;
+  settings.solver.max_iterations = m.rigid->max_solver_iterations;
+  settings.material_friction = m.material_friction;
+  settings.mesh_sdf_cell = 0.5 * m.h;
+  contact_ = std::make_unique<coupling::MpmRigidContact>(settings);
+}
+
+void MpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) {
+  if (!contact_) return;
+  contact_->BeginStep(rigid, impulses);
+  contact_this_step_ = true;
+}
+
+void MpmDomain::Advance(double dt, StepTelemetry& telemetry) {
+  const int substeps = model_->substeps;
+  const float sub_dt = static_cast<float>(dt / substeps);
+  // The contact solve runs between each substep's grid update and its G2P.
+  std::function<void(float)> contact_solve;
+  if (contact_this_step_) contact_solve = [this](float h) { contact_->SolveSubstep(solver_, h); };
+  contact_this_step_ = false;
+  SubstepCounters sums;
+  arena_->execute([&] {
+    solver_.SortParticlesByBlock();
+    sums = solver_.Advance(sub_dt, substeps, contact_solve);
+  });
+  telemetry.substeps = substeps;
+  telemetry.active_nodes_avg = static_cast<double>(sums.active_nodes) / substeps;
+  telemetry.active_blocks = sums.active_blocks;
+  telemetry.sort_ms = 1e3 * sums.sort_seconds;
+  telemetry.p2g_ms = 1e3 * sums.p2g_seconds;
+  telemetry.grid_ms = 1e3 * sums.grid_seconds;
+  telemetry.g2p_ms = 1e3 * sums.g2p_seconds;
+  telemetry.g2p2g_ms = 1e3 * sums.g2p2g_seconds;
+}
+
+void MpmDomain::SetModel(const Model& model) {
+  model_ = &model;
+  solver_.SetModel(model);
+  ConfigureContact();
+}
+
+void MpmDomain::Reset() {
+  solver_.Reset();
+  ConfigureContact();
+}
+
+void MpmDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
+  const Particles& p = solver_.particles();
+  SnapshotParticles& sp = out.particles;
+  const std::size_t n = p.size();
+  sp.position.resize(n);
+  sp.speed.resize(n);
+  sp.von_mises.resize(with_stress ? n : 0);
+  sp.plastic_strain.resize(n);
+  sp.material.resize(n);
+  sp.object.resize(n);
+  double volume = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int id = p.id[i];
+    sp.position[id] = {p.x[i].x, p.x[i].y, p.x[i].z};
+    sp.speed[id] = Norm(p.v[i]);
+    sp.plastic_strain[id] = p.plastic_strain[i];
+    sp.material[id] = p.material[i];
+    sp.object[id] = p.object[i];
+    volume += p.volume[i];
+    if (!with_stress) continue;
+    // Cauchy stress σ = τ/J; von Mises √(3/2 s:s) of its deviator s.
+    const MaterialParams& material = model_->materials[p.material[i]];
+    const Mat3f tau = KirchhoffStress(material, p.F[i], p.C[i]);
+    const float J = p.F[i].Determinant();
+    const float trace = (tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0f;
+    float ss = 0;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        const float s = tau.m[r][c] - (r == c ? trace : 0.0f);
+        ss += s * s;
+      }
+    sp.von_mises[id] = J > 0 ? std::sqrt(1.5f * ss) / J : 0.0f;
+  }
+  sp.radius = n > 0 ? 0.5f * static_cast<float>(std::cbrt(volume / static_cast<double>(n))) : 0.0f;
+}
+
+}  // namespace ductile::mpm

@@ -1,0 +1,48 @@
+// The MPM domain (docs/architecture.md, "One MPM substep"): N explicit MLS-MPM substeps per outer step, each with
+// the MPM-rigid contact solve between its grid update and G2P when the scene has rigid geometry (Yu et al. 2025,
+// Sec. IV and V). It works on the State's MpmState and owns the solver's scratch memory and the contact solver.
+#pragma once
+
+#include <tbb/task_arena.h>
+
+#include <memory>
+
+#include "coupling/mpm_rigid_contact.h"
+#include "domain/deformable_domain.h"
+#include "mpm/mpm_solver.h"
+
+namespace ductile::mpm {
+
+class MpmDomain final : public DeformableDomain {
+ public:
+  /// A domain of `model` working on `state` (reset to the model's initial particles) with the threads of `arena`.
+  /// All three must outlive it (or the next SetModel or Bind).
+  MpmDomain(const Model& model, MpmState& state, tbb::task_arena& arena);
+
+  /// Works on `state` from now on, as it is (a restored state of the same model).
+  void Bind(MpmState& state) { solver_.Bind(state); }
+  /// Whether the last substep of a step also does the next step's first P2G (MpmSolver::set_prepare_next_step).
+  void set_prepare_next_step(bool on) { solver_.set_prepare_next_step(on); }
+  MpmSolver& solver() { return solver_; }
+  const MpmSolver& solver() const { return solver_; }
+
+  void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) override;
+  void Advance(double dt, StepTelemetry& telemetry) override;
+  bool diverged() const override { return solver_.diverged(); }
+  std::string DescribeDivergence() const override { return solver_.DescribeDivergence(); }
+  void SetModel(const Model& model) override;
+  void Reset() override;
+  void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
+
+ private:
+  // The contact solver, when the scene has rigid geometry and particles.
+  void ConfigureContact();
+
+  const Model* model_;
+  tbb::task_arena* arena_;
+  MpmSolver solver_;
+  std::unique_ptr<coupling::MpmRigidContact> contact_;
+  bool contact_this_step_ = false;  // FreezeRigidGeometry was called for the coming Advance
+};
+
+}  // namespace ductile::mpm

@@ -1,0 +1,94 @@
+// The contents of a State (engine/include/ductile/state.h), grouped by who changes them: the clock, each domain
+// (MPM now), the rigid system, the coupling's impulses of the last step, and the inputs that act on every step
+// (teleoperation, the mouse spring). Every field lists itself in a Serialize member, which state_file.cpp writes
+// and reads.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "contact/rigid_system.h"
+#include "coupling/mpm_rigid_contact.h"
+#include "ductile/simulator.h"
+#include "ductile/state.h"
+#include "mpm/mpm_state.h"
+#include "robot/teleop.h"
+
+namespace ductile {
+
+/// Simulated time. It is time_base + (steps − steps_base)·Δt: exact multiples of the current Δt since Δt last
+/// changed (a live edit), so that a long run does not accumulate the round-off of repeated additions.
+struct Clock {
+  double time = 0;         ///< [s].
+  std::int64_t steps = 0;  ///< Steps since the last reset.
+  double time_base = 0;    ///< [s].
+  std::int64_t steps_base = 0;
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(time, steps, time_base, steps_base);
+  }
+};
+
+/// Teleoperation of one robot (Simulator::SetTeleopTarget, SetGripper), applied to its controllers before each
+/// step.
+struct RobotTeleop {
+  std::string robot;
+  robot::ArmTeleop arm;
+  bool arm_active = false;
+  robot::GripperTeleop gripper;
+  bool gripper_active = false;
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(robot, arm, arm_active, gripper, gripper_active);
+  }
+};
+
+/// The mouse spring (Simulator::SetPerturbation) and what it grabbed: a point fixed in a body, or particles by id
+/// with their weights (1 at the grabbed point, falling to 0 at the patch's edge).
+struct PerturbationState {
+  Perturbation spec;
+  Eigen::Vector3d p_B = Eigen::Vector3d::Zero();  ///< The grabbed point in the body frame [m].
+  std::vector<std::int32_t> ids;
+  std::vector<double> weights;
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(spec.kind, spec.index, spec.anchor, spec.target, spec.frequency, p_B, ids, weights);
+  }
+  /// The spring pulls an MPM object (it edits that object's particle velocities before every step).
+  bool PullsObject() const { return spec.kind == Perturbation::Kind::kObject && !ids.empty(); }
+};
+
+/// What acts on every step until changed: teleoperation per robot and the mouse spring.
+struct InputState {
+  std::vector<RobotTeleop> teleops;
+  PerturbationState perturbation;
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(teleops, perturbation);
+  }
+};
+
+struct State::Data {
+  /// ModelFingerprint of the model this state belongs to (0 for a default-constructed State).
+  std::uint64_t model_fingerprint = 0;
+  Clock clock;
+  mpm::MpmState mpm;
+  bool has_rigid = false;  ///< The scene has rigid bodies or robots.
+  contact::RigidState rigid;
+  coupling::RigidImpulses impulses;  ///< The MPM contact impulses of the last step on each rigid body.
+  InputState inputs;
+
+  /// Every field but the fingerprint, which the file's header carries.
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(clock, mpm, has_rigid, rigid, impulses, inputs);
+  }
+};
+
+}  // namespace ductile

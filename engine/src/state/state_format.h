@@ -1,0 +1,43 @@
+// The binary form of a State (state.cpp): what Simulator::SaveState writes and RestoreState reads.
+//
+//   "DUCTSTAT"  8 bytes
+//   version     uint32, kStateFormatVersion; any change of a Serialize member's fields raises it
+//   fingerprint uint64, ModelFingerprint of the scene it was saved from
+//   size        uint64, bytes of the payload
+//   checksum    uint64, FNV-1a of the payload
+//   summary     string (uint64 length, bytes): the scene's particles and rigid positions, for error messages
+//   payload     State::Data::Serialize
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ductile/model.h"
+#include "ductile/state.h"
+
+namespace ductile {
+
+inline constexpr char kStateMagic[8] = {'D', 'U', 'C', 'T', 'S', 'T', 'A', 'T'};
+inline constexpr std::uint32_t kStateFormatVersion = 1;
+
+struct StateHeader {
+  std::uint64_t model_fingerprint = 0;
+  std::uint64_t payload_bytes = 0;
+  std::uint64_t payload_checksum = 0;
+};
+
+/// A hash of what a state must match to belong to a model: the particles' initial positions, materials and
+/// objects, the grid, the material models, the rigid bodies' names and sizes. Parameters that live edits change
+/// (stiffness, friction, Δt) are not in it.
+std::uint64_t ModelFingerprint(const Model& model);
+/// "N particles in M objects, K rigid positions".
+std::string DescribeModel(const Model& model);
+std::vector<std::uint8_t> EncodeState(const Model& model, const State& state);
+/// Throws StateError (without a file name) when the data is not a state of `model`; `state` is then unchanged.
+void DecodeState(const Model& model, const std::uint8_t* data, std::size_t size, State& state);
+/// Throws StateError naming the path.
+void WriteStateFile(const std::string& path, const std::vector<std::uint8_t>& bytes);
+std::vector<std::uint8_t> ReadStateFile(const std::string& path);
+
+}  // namespace ductile

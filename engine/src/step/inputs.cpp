@@ -1,0 +1,169 @@
+#include "step/inputs.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "model/rigid_model.h"
+#include "multibody/spatial.h"
+
+namespace ductile {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+Eigen::Vector3d Gravity(const Model& model) {
+  return {model.gravity[0], model.gravity[1], model.gravity[2]};
+}
+
+// The grabbed patch's centre and velocity with the spring's weights; returns Σ w m [kg]. `index` from IndexById.
+double PatchCentre(const PerturbationState& spring, const mpm::Particles& particles,
+                   const std::vector<std::int32_t>& index, Eigen::Vector3d& c, Eigen::Vector3d& v) {
+  c.setZero();
+  v.setZero();
+  double m = 0;
+  for (std::size_t k = 0; k < spring.ids.size(); ++k) {
+    const int i = index[spring.ids[k]];
+    const double mi = spring.weights[k] * particles.mass[i];
+    m += mi;
+    for (int a = 0; a < 3; ++a) {
+      c[a] += mi * particles.x[i][a];
+      v[a] += mi * particles.v[i][a];
+    }
+  }
+  c /= m;
+  v /= m;
+  return m;
+}
+
+// F = m (ω² (target − p) − 2ω v_p − g) at the grabbed point: critically damped for a free body of the grabbed
+// link's mass, and carrying its weight, so the grabbed point settles at the target rather than below it.
+void PullBody(const Model& model, const PerturbationState& spring, contact::RigidSystem& rigid) {
+  const Perturbation& p = spring.spec;
+  const double omega = 2 * kPi * p.frequency;
+  const Eigen::Vector3d target(p.target[0], p.target[1], p.target[2]);
+  const int b = model.rigid->output_bodies[p.index];
+  const Eigen::Vector3d p_W = rigid.kinematics().X_WB[b] * spring.p_B;
+  const std::vector<multibody::Vector6d> V =
+      multibody::CalcSpatialVelocities(rigid.tree(), rigid.kinematics(), rigid.state().v);
+  const Eigen::Vector3d v_P = multibody::PointVelocity(V[b], p_W);
+  const double m = std::max(rigid.tree().body(b).mass, 1e-6);
+  rigid.ApplyBodyWrench(b, p_W, m * (omega * omega * (target - p_W) - 2 * omega * v_P - Gravity(model)),
+                        Eigen::Vector3d::Zero());
+}
+
+// The spring acts on the whole object's mass M, as on a rigid body: F = M (ω² (target − c) − 2ω v_c − g), with c
+// and v_c the grabbed patch's weighted centre and velocity. F is spread over the patch, more near the grabbed point
+// (the weights), so the material deforms there and the rest is dragged along.
+void PullObject(const Model& model, const PerturbationState& spring, mpm::MpmSolver& mpm) {
+  const Perturbation& p = spring.spec;
+  const double omega = 2 * kPi * p.frequency;
+  const Eigen::Vector3d target(p.target[0], p.target[1], p.target[2]);
+  const std::vector<std::int32_t> index = IndexById(mpm.particles());
+  Eigen::Vector3d c, v;
+  const double wm = PatchCentre(spring, mpm.particles(), index, c, v);
+  const double M = model.objects[p.index].mass;
+  const Eigen::Vector3d F = M * (omega * omega * (target - c) - 2 * omega * v - Gravity(model));
+  // Δv_i = Δt F w_i / Σ w m, at most a quarter cell per substep so a hard pull cannot tear the grid apart.
+  Eigen::Vector3d dv = model.dt * F / wm;
+  const double limit = 0.25 * model.h * model.substeps / model.dt;
+  if (dv.norm() > limit) dv *= limit / dv.norm();
+  std::vector<Vec3f>& velocities = mpm.mutable_velocities();
+  for (std::size_t k = 0; k < spring.ids.size(); ++k) {
+    Vec3f& vi = velocities[index[spring.ids[k]]];
+    for (int a = 0; a < 3; ++a) vi[a] += static_cast<float>(spring.weights[k] * dv[a]);
+  }
+}
+
+// Particles of object `object` within 3 grid cells of `anchor` (the nearest one if none is that close), by id, with
+// weights 1 − (d/r)² towards the edge.
+void GrabObject(const Model& model, const mpm::Particles& particles, int object, const Eigen::Vector3d& anchor,
+                PerturbationState& spring) {
+  const double radius = 3 * model.h;
+  double nearest = std::numeric_limits<double>::infinity();
+  std::int32_t nearest_id = -1;
+  std::vector<std::pair<std::int32_t, double>> grabbed;  // (id, weight)
+  for (std::size_t i = 0; i < particles.size(); ++i) {
+    if (particles.object[i] != object) continue;
+    const Eigen::Vector3d x(particles.x[i].x, particles.x[i].y, particles.x[i].z);
+    const double d = (x - anchor).norm();
+    if (d <= radius) grabbed.emplace_back(particles.id[i], 1 - (d / radius) * (d / radius));
+    if (d < nearest) {
+      nearest = d;
+      nearest_id = particles.id[i];
+    }
+  }
+  if (grabbed.empty() && nearest_id >= 0) grabbed.emplace_back(nearest_id, 1.0);
+  std::sort(grabbed.begin(), grabbed.end());  // id order: independent of the block sort
+  for (const auto& [id, w] : grabbed) {
+    spring.ids.push_back(id);
+    spring.weights.push_back(w);
+  }
+}
+
+}  // namespace
+
+std::vector<std::int32_t> IndexById(const mpm::Particles& p) {
+  std::vector<std::int32_t> index(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) index[p.id[i]] = static_cast<std::int32_t>(i);
+  return index;
+}
+
+void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
+  const PerturbationState& spring = state.inputs.perturbation;
+  if (spring.spec.kind == Perturbation::Kind::kBody && workspace.rigid) {
+    PullBody(model, spring, *workspace.rigid);
+  } else if (spring.PullsObject()) {
+    PullObject(model, spring, workspace.mpm->solver());
+  }
+  if (workspace.rigid) {
+    for (RobotTeleop& t : state.inputs.teleops) {
+      if (t.arm_active) t.arm.Apply(*workspace.rigid, Gravity(model), model.dt);
+      if (t.gripper_active) t.gripper.Apply(*workspace.rigid, model.rigid->controllers);
+    }
+  }
+  // The spring's velocity edits before every step would void a P2G prepared for the next step: skip preparing it.
+  workspace.mpm->set_prepare_next_step(!spring.PullsObject());
+}
+
+void SetPerturbation(const Model& model, const Perturbation& perturbation, State::Data& state,
+                     const Workspace& workspace) {
+  PerturbationState& spring = state.inputs.perturbation;
+  Perturbation& p = spring.spec;
+  const bool same = perturbation.kind == p.kind && perturbation.index == p.index;
+  if (same && p.kind != Perturbation::Kind::kNone) {
+    p.target = perturbation.target;
+    p.frequency = perturbation.frequency;
+    return;
+  }
+  spring = {};
+  p = perturbation;
+  const Eigen::Vector3d anchor(p.anchor[0], p.anchor[1], p.anchor[2]);
+  if (p.kind == Perturbation::Kind::kBody) {
+    const int bodies = static_cast<int>(model.rigid->output_bodies.size());
+    if (!workspace.rigid || p.index < 0 || p.index >= bodies) {
+      p.kind = Perturbation::Kind::kNone;
+      return;
+    }
+    spring.p_B = workspace.rigid->kinematics().X_WB[model.rigid->output_bodies[p.index]].inverse() * anchor;
+  } else if (p.kind == Perturbation::Kind::kObject) {
+    GrabObject(model, state.mpm.particles, p.index, anchor, spring);
+    if (spring.ids.empty()) p.kind = Perturbation::Kind::kNone;
+  }
+}
+
+bool PerturbationAnchor(const Model& model, const State::Data& state, const Workspace& workspace,
+                        Eigen::Vector3d& anchor) {
+  const PerturbationState& spring = state.inputs.perturbation;
+  if (spring.spec.kind == Perturbation::Kind::kBody && workspace.rigid) {
+    anchor = workspace.rigid->kinematics().X_WB[model.rigid->output_bodies[spring.spec.index]] * spring.p_B;
+    return true;
+  }
+  if (spring.PullsObject()) {
+    Eigen::Vector3d v;
+    PatchCentre(spring, state.mpm.particles, IndexById(state.mpm.particles), anchor, v);  // the point it pulls
+    return true;
+  }
+  return false;
+}
+
+}  // namespace ductile

@@ -1,0 +1,487 @@
+// The Simulator: the public front over Step (step/step.h). It owns the Model, the State and the Workspace bound to
+// that State, and turns the public API's commands (teleoperation, the mouse spring, live edits, save and restore)
+// into changes of the State.
+#include "ductile/simulator.h"
+
+#include <tbb/info.h>
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "core/hash.h"
+#include "model/rigid_model.h"
+#include "mpm/constitutive/constitutive.h"
+#include "state/state_data.h"
+#include "state/state_format.h"
+#include "step/inputs.h"
+#include "step/step.h"
+#include "step/workspace.h"
+
+namespace ductile {
+
+struct Simulator::Impl {
+  Impl(std::shared_ptr<const Model> m, int threads) : model(std::move(m)), workspace(*model, state.data(), threads) {
+    state.data().model_fingerprint = ModelFingerprint(*model);
+  }
+  State::Data& data() { return state.data(); }
+  const State::Data& data() const { return state.data(); }
+
+  std::shared_ptr<const Model> model;
+  State state;  // declared before the workspace, which binds to it
+  Workspace workspace;
+};
+
+namespace {
+int ResolveThreads(const Model& model, const SimulatorOptions& options) {
+  int threads = options.threads > 0 ? options.threads : model.threads;
+  if (threads <= 0) threads = tbb::info::default_concurrency();
+  return threads;
+}
+
+// The teleoperation entry of `robot`, made when it has none.
+RobotTeleop& TeleopOf(InputState& inputs, const std::string& robot) {
+  for (RobotTeleop& t : inputs.teleops) {
+    if (t.robot == robot) return t;
+  }
+  inputs.teleops.push_back(RobotTeleop{});
+  inputs.teleops.back().robot = robot;
+  return inputs.teleops.back();
+}
+}  // namespace
+
+Simulator::Simulator(std::shared_ptr<const Model> model, SimulatorOptions options) {
+  const int threads = ResolveThreads(*model, options);
+  impl_ = std::make_unique<Impl>(std::move(model), threads);
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::Step() {
+  ductile::Step(*impl_->model, impl_->data(), impl_->workspace);
+}
+
+void Simulator::Reset() {
+  impl_->workspace.Reset(*impl_->model, impl_->data());
+}
+
+const State& Simulator::state() const {
+  return impl_->state;
+}
+
+void Simulator::SetState(const State& state) {
+  if (state.data().model_fingerprint != impl_->data().model_fingerprint)
+    throw StateError("the state belongs to another scene (its particles, grid or rigid bodies differ)");
+  impl_->state = state;
+  impl_->workspace.Bind(*impl_->model, impl_->data());
+}
+
+std::vector<std::uint8_t> Simulator::SaveState() const {
+  return EncodeState(*impl_->model, impl_->state);
+}
+
+void Simulator::RestoreState(const std::vector<std::uint8_t>& bytes) {
+  State decoded;
+  DecodeState(*impl_->model, bytes.data(), bytes.size(), decoded);
+  SetState(decoded);
+}
+
+void Simulator::SaveStateFile(const std::string& path) const {
+  WriteStateFile(path, SaveState());
+}
+
+void Simulator::LoadStateFile(const std::string& path) {
+  try {
+    RestoreState(ReadStateFile(path));
+  } catch (const StateError& e) {
+    const std::string what = e.what();
+    if (what.rfind(path + ":", 0) == 0) throw;
+    throw StateError(path + ": " + what);
+  }
+}
+
+std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
+  Impl& s = *impl_;
+  const Model& old = *s.model;
+  const Model& m = *model;
+  if (m.num_particles != old.num_particles || m.objects.size() != old.objects.size())
+    return "the MPM objects' particles changed (shape, size, pose or particles per cell): reset to apply";
+  if (m.h != old.h || m.grid_nodes != old.grid_nodes || m.grid_origin != old.grid_origin)
+    return "the grid changed (grid.h or the domain): reset to apply";
+  if (m.materials.size() != old.materials.size()) return "the materials changed: reset to apply";
+  for (std::size_t i = 0; i < m.materials.size(); ++i)
+    if (m.materials[i].model != old.materials[i].model) return "a material's model changed: reset to apply";
+  const RigidModel& ra = *old.rigid;
+  const RigidModel& rb = *m.rigid;
+  if (ra.tree.num_bodies() != rb.tree.num_bodies() || ra.tree.nq() != rb.tree.nq() || ra.tree.nv() != rb.tree.nv() ||
+      ra.world.num_geometries() != rb.world.num_geometries() || ra.empty() != rb.empty())
+    return "the rigid bodies or robots changed: reset to apply";
+  for (int i = 0; i < m.num_particles; ++i)
+    if (m.material[i] != old.material[i] || m.object[i] != old.object[i])
+      return "the particles' materials changed: reset to apply";
+
+  // Applied: the new model drives every later step; the state carries over.
+  Clock& clock = s.data().clock;
+  if (m.dt != old.dt) {
+    clock.time_base = clock.time;
+    clock.steps_base = clock.steps;
+  }
+  s.model = std::move(model);
+  s.workspace.SetModel(*s.model, s.data());
+  return {};
+}
+
+double Simulator::time() const {
+  return impl_->data().clock.time;
+}
+std::int64_t Simulator::step_count() const {
+  return impl_->data().clock.steps;
+}
+int Simulator::threads() const {
+  return impl_->workspace.threads;
+}
+const Model& Simulator::model() const {
+  return *impl_->model;
+}
+const StepTelemetry& Simulator::last_step() const {
+  return impl_->workspace.telemetry;
+}
+const mpm::Particles& Simulator::particles() const {
+  return impl_->data().mpm.particles;
+}
+
+ObjectSummary Simulator::SummarizeObject(int object) const {
+  const mpm::Particles& p = impl_->data().mpm.particles;
+  // Sums in id order, so the result does not depend on the block sort.
+  const std::vector<std::int32_t> index = IndexById(p);
+  ObjectSummary out;
+  std::array<double, 3> momentum{};
+  out.bounds_min.fill(std::numeric_limits<double>::infinity());
+  out.bounds_max.fill(-std::numeric_limits<double>::infinity());
+  const ObjectInfo& info = impl_->model->objects[object];
+  for (int id = info.first_particle; id < info.first_particle + info.num_particles; ++id) {
+    const int i = index[id];
+    const double m = p.mass[i];
+    out.mass += m;
+    double v2 = 0;
+    for (int a = 0; a < 3; ++a) {
+      out.center_of_mass[a] += m * p.x[i][a];
+      momentum[a] += m * p.v[i][a];
+      out.bounds_min[a] = std::min(out.bounds_min[a], static_cast<double>(p.x[i][a]));
+      out.bounds_max[a] = std::max(out.bounds_max[a], static_cast<double>(p.x[i][a]));
+      v2 += static_cast<double>(p.v[i][a]) * p.v[i][a];
+    }
+    out.kinetic_energy += 0.5 * m * v2;
+  }
+  for (int a = 0; a < 3; ++a) {
+    out.center_of_mass[a] /= out.mass;
+    out.velocity[a] = momentum[a] / out.mass;
+  }
+  return out;
+}
+
+namespace {
+// A display colour per material model: dough and plastics warm, sand ochre, fluids blue, elastic solids red; the
+// index varies the shade so two materials of one model stay apart.
+std::array<float, 4> MaterialColor(mpm::MaterialModel model, int index) {
+  std::array<float, 4> c{0.8f, 0.3f, 0.25f, 1.0f};
+  switch (model) {
+    case mpm::MaterialModel::kFixedCorotated:
+      c = {0.80f, 0.28f, 0.24f, 1};
+      break;
+    case mpm::MaterialModel::kLinearCorotated:
+      c = {0.90f, 0.72f, 0.48f, 1};
+      break;
+    case mpm::MaterialModel::kStvkHencky:
+      c = {0.62f, 0.42f, 0.78f, 1};
+      break;
+    case mpm::MaterialModel::kDruckerPrager:
+      c = {0.82f, 0.66f, 0.36f, 1};
+      break;
+    case mpm::MaterialModel::kFluid:
+      c = {0.22f, 0.48f, 0.88f, 1};
+      break;
+  }
+  const float shade = 1.0f - 0.18f * static_cast<float>(index % 3);
+  for (int a = 0; a < 3; ++a) c[a] *= shade;
+  return c;
+}
+
+std::array<float, 4> ToFloat4(const Eigen::Quaterniond& q) {
+  return {static_cast<float>(q.w()), static_cast<float>(q.x()), static_cast<float>(q.y()), static_cast<float>(q.z())};
+}
+std::array<float, 3> ToFloat3(const Eigen::Vector3d& v) {
+  return {static_cast<float>(v.x()), static_cast<float>(v.y()), static_cast<float>(v.z())};
+}
+}  // namespace
+
+void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
+  const Model& model = *impl_->model;
+  out.time = impl_->data().clock.time;
+  out.step = impl_->data().clock.steps;
+  out.telemetry = impl_->workspace.telemetry;
+  out.domain_min = model.domain_min;
+  out.domain_max = model.domain_max;
+  out.grid_spacing = model.h;
+  out.material_names = model.material_names;
+  out.dt = model.dt;
+  out.substeps = model.substeps;
+  std::array<double, 3> anchor{};
+  out.perturbing = PerturbationAnchor(anchor);
+  for (int a = 0; a < 3; ++a) {
+    out.perturb_anchor[a] = static_cast<float>(anchor[a]);
+    out.perturb_target[a] = static_cast<float>(impl_->data().inputs.perturbation.spec.target[a]);
+  }
+  out.material_rgba.resize(model.materials.size());
+  out.materials.resize(model.materials.size());
+  for (std::size_t m = 0; m < model.materials.size(); ++m) {
+    const mpm::MaterialParams& p = model.materials[m];
+    out.material_rgba[m] = MaterialColor(p.model, static_cast<int>(m));
+    SnapshotMaterial& sm = out.materials[m];
+    // E and ν back from the Lamé parameters (double, so the round trip loses only the float storage).
+    const double mu = p.mu, lambda = p.lambda;
+    sm.youngs_modulus = mu > 0 ? mu * (3 * lambda + 2 * mu) / (lambda + mu) : 0.0;
+    sm.poisson_ratio = mu > 0 ? lambda / (2 * (lambda + mu)) : 0.0;
+    sm.density = p.density;
+    sm.yield_stress = p.yield_stress;
+    sm.friction = m < model.material_friction.size() ? model.material_friction[m] : -1.0;
+  }
+  out.object_names.resize(model.objects.size());
+  for (std::size_t o = 0; o < model.objects.size(); ++o) out.object_names[o] = model.objects[o].name;
+
+  impl_->workspace.mpm->CaptureSnapshot(out, with_stress);
+
+  // Moving bodies and every drawn shape at its current pose.
+  const contact::RigidSystem* rigid = impl_->workspace.rigid.get();
+  out.bodies.resize(num_rigid_bodies());
+  std::vector<int> body_slot(rigid ? rigid->tree().num_bodies() : 0, -1);
+  for (int i = 0; i < num_rigid_bodies(); ++i) {
+    const RigidBodySummary summary = SummarizeRigidBody(i);
+    SnapshotBody& b = out.bodies[i];
+    b.name = summary.name;
+    for (int a = 0; a < 3; ++a) {
+      b.position[a] = static_cast<float>(summary.position[a]);
+      b.contact_force[a] = static_cast<float>(summary.contact_force[a]);
+    }
+    for (int a = 0; a < 4; ++a) b.quaternion[a] = static_cast<float>(summary.quaternion[a]);
+    b.mpm_contacts = summary.mpm_contacts;
+    body_slot[model.rigid->output_bodies[i]] = i;
+  }
+  const std::vector<VisualGeometry>& visuals = model.rigid->visuals;
+  if (impl_->workspace.visual_meshes.size() != visuals.size()) {
+    impl_->workspace.visual_meshes.assign(visuals.size(), nullptr);
+    for (std::size_t v = 0; v < visuals.size(); ++v) {
+      const geometry::TriangleMesh* mesh = visuals[v].shape.mesh.get();
+      if (!mesh) continue;
+      auto converted = std::make_shared<SnapshotMesh>();
+      for (const Eigen::Vector3d& x : mesh->vertices) converted->vertices.push_back(ToFloat3(x));
+      for (const std::array<int, 3>& t : mesh->triangles)
+        converted->triangles.push_back(
+            {static_cast<std::uint32_t>(t[0]), static_cast<std::uint32_t>(t[1]), static_cast<std::uint32_t>(t[2])});
+      impl_->workspace.visual_meshes[v] = std::move(converted);
+    }
+  }
+  out.shapes.resize(visuals.size());
+  for (std::size_t v = 0; v < visuals.size(); ++v) {
+    const geometry::CollisionGeometry& g = visuals[v].shape;
+    SnapshotShape& s = out.shapes[v];
+    s.name = g.name;
+    s.type = g.type;
+    s.half_extents = ToFloat3(g.half_extents);
+    s.radius = static_cast<float>(g.radius);
+    s.length = static_cast<float>(g.length);
+    s.mesh = impl_->workspace.visual_meshes[v];
+    Eigen::Isometry3d X_WG = g.X_BG;
+    s.body = -1;
+    if (g.body >= 0 && rigid) {
+      X_WG = rigid->kinematics().X_WB[g.body] * g.X_BG;
+      s.body = body_slot[g.body];
+    }
+    if (g.type == ShapeType::kPlane) {
+      // The drawn frame's z is the plane's outward normal.
+      X_WG.linear() = X_WG.linear() * Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), g.normal).matrix();
+    }
+    s.position = ToFloat3(X_WG.translation());
+    s.quaternion = ToFloat4(Eigen::Quaterniond(X_WG.linear()).normalized());
+    for (int a = 0; a < 4; ++a) s.rgba[a] = static_cast<float>(visuals[v].rgba[a]);
+  }
+}
+
+void Simulator::SetPerturbation(const Perturbation& perturbation) {
+  ductile::SetPerturbation(*impl_->model, perturbation, impl_->data(), impl_->workspace);
+}
+
+bool Simulator::PerturbationAnchor(std::array<double, 3>& anchor) const {
+  Eigen::Vector3d a;
+  if (!ductile::PerturbationAnchor(*impl_->model, impl_->data(), impl_->workspace, a)) return false;
+  anchor = {a.x(), a.y(), a.z()};
+  return true;
+}
+
+int Simulator::num_rigid_bodies() const {
+  return static_cast<int>(impl_->model->rigid->output_bodies.size());
+}
+
+RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
+  const contact::RigidSystem& rigid = *impl_->workspace.rigid;
+  const int b = impl_->model->rigid->output_bodies[i];
+  RigidBodySummary out;
+  out.name = rigid.tree().body(b).name;
+  const Eigen::Isometry3d& X = rigid.kinematics().X_WB[b];
+  const Eigen::Quaterniond q(X.linear());
+  out.quaternion = {q.w(), q.x(), q.y(), q.z()};
+  Eigen::Vector3d f, t;
+  rigid.ContactWrench(b, f, t);
+  // Plus the MPM contact forces of the last step (none right after a reset or a live edit rebuilt the coupling).
+  const coupling::RigidImpulses& impulses = impl_->data().impulses;
+  if (impl_->data().clock.steps > 0 && impulses.has(b) && b < static_cast<int>(impulses.stats.body_contacts.size())) {
+    f += impulses.linear[b] / impl_->model->dt;
+    t += impulses.angular[b] / impl_->model->dt;
+    out.mpm_contacts = impulses.stats.body_contacts[b];
+  }
+  for (int a = 0; a < 3; ++a) {
+    out.position[a] = X.translation()[a];
+    out.contact_force[a] = f[a];
+    out.contact_torque[a] = t[a];
+  }
+  return out;
+}
+
+std::uint64_t Simulator::StateHash() const {
+  const mpm::Particles& p = impl_->data().mpm.particles;
+  Fnv1a64 hash;
+  for (std::int32_t i : IndexById(p)) {
+    hash.Add(&p.x[i], sizeof(p.x[i]));
+    hash.Add(&p.v[i], sizeof(p.v[i]));
+    hash.Add(&p.F[i], sizeof(p.F[i]));
+    hash.Add(&p.C[i], sizeof(p.C[i]));
+    hash.Add(&p.plastic_strain[i], sizeof(p.plastic_strain[i]));
+  }
+  if (impl_->workspace.rigid) {
+    const contact::RigidState& r = impl_->data().rigid;
+    hash.Add(r.q.data(), sizeof(double) * r.q.size());
+    hash.Add(r.v.data(), sizeof(double) * r.v.size());
+  }
+  return hash.value();
+}
+
+std::vector<std::string> Simulator::RobotNames() const {
+  std::vector<std::string> names;
+  if (!impl_->workspace.rigid) return names;
+  for (const multibody::Body& body : impl_->workspace.rigid->tree().bodies()) {
+    const std::size_t slash = body.name.find('/');
+    if (slash == std::string::npos) continue;
+    std::string robot = body.name.substr(0, slash);
+    if (std::find(names.begin(), names.end(), robot) == names.end()) names.push_back(std::move(robot));
+  }
+  return names;
+}
+
+std::string Simulator::LinkPose(const std::string& robot, const std::string& link, std::array<double, 3>& position,
+                                std::array<double, 4>& quaternion) const {
+  const std::vector<std::string> robots = RobotNames();
+  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return "no robot named '" + robot + "'";
+  const int b = impl_->workspace.rigid->tree().FindBody(robot + "/" + link);
+  if (b < 0) return "robot '" + robot + "' has no link '" + link + "'";
+  const Eigen::Isometry3d& X = impl_->workspace.rigid->kinematics().X_WB[b];
+  const Eigen::Quaterniond q(X.linear());
+  position = {X.translation().x(), X.translation().y(), X.translation().z()};
+  quaternion = {q.w(), q.x(), q.y(), q.z()};
+  return {};
+}
+
+std::string Simulator::SetTeleopTarget(const TeleopTarget& target) {
+  Impl& s = *impl_;
+  if (!s.workspace.rigid) return "no robot named '" + target.robot + "' (the scene has no rigid bodies)";
+  for (double x : target.position) {
+    if (!std::isfinite(x)) return "teleop target of '" + target.robot + "': position is not finite";
+  }
+  for (double x : target.tool_point) {
+    if (!std::isfinite(x)) return "teleop target of '" + target.robot + "': tool point is not finite";
+  }
+  const Eigen::Quaterniond R(target.quaternion[0], target.quaternion[1], target.quaternion[2], target.quaternion[3]);
+  if (!std::isfinite(R.norm()) || R.norm() < 1e-6) {
+    return "teleop target of '" + target.robot + "': the quaternion is not a rotation";
+  }
+  robot::ArmTeleop arm;
+  RobotTeleop* existing = nullptr;
+  for (RobotTeleop& t : s.data().inputs.teleops) {
+    if (t.robot == target.robot && t.arm_active && t.arm.link() == target.link) existing = &t;
+  }
+  if (existing == nullptr) {
+    const std::string problem = arm.Configure(*s.workspace.rigid, target.robot, target.link);
+    if (!problem.empty()) return problem;
+  }
+  RobotTeleop& t = existing ? *existing : TeleopOf(s.data().inputs, target.robot);
+  if (!existing) {
+    t.arm = std::move(arm);
+    t.arm_active = true;
+  }
+  t.arm.SetTarget(Eigen::Vector3d(target.tool_point[0], target.tool_point[1], target.tool_point[2]),
+                  Eigen::Vector3d(target.position[0], target.position[1], target.position[2]), R,
+                  target.track_orientation);
+  return {};
+}
+
+void Simulator::ClearTeleopTarget(const std::string& robot) {
+  for (RobotTeleop& t : impl_->data().inputs.teleops) {
+    if (t.robot == robot) t.arm_active = false;
+  }
+}
+
+std::string Simulator::SetGripper(const GripperCommand& command) {
+  Impl& s = *impl_;
+  if (!(command.opening >= 0 && command.opening <= 1)) {
+    return "gripper of '" + command.robot + "': opening " + std::to_string(command.opening) + " is outside [0, 1]";
+  }
+  if (!(command.force >= 0) || !std::isfinite(command.force)) {
+    return "gripper of '" + command.robot + "': force " + std::to_string(command.force) + " N must be >= 0";
+  }
+  const std::vector<std::string> robots = RobotNames();
+  if (std::find(robots.begin(), robots.end(), command.robot) == robots.end()) {
+    return "no robot named '" + command.robot + "'";
+  }
+  RobotTeleop* existing = nullptr;
+  for (RobotTeleop& t : s.data().inputs.teleops) {
+    if (t.robot == command.robot) existing = &t;
+  }
+  robot::GripperTeleop gripper;
+  if (existing == nullptr || !existing->gripper_active) {
+    std::vector<int> arm_bodies;
+    if (existing && existing->arm_active) {
+      for (int b = existing->arm.link_body(); b >= 0; b = s.workspace.rigid->tree().body(b).parent)
+        arm_bodies.push_back(b);
+    }
+    const std::string problem = gripper.Configure(*s.workspace.rigid, command.robot, arm_bodies);
+    if (!problem.empty()) return problem;
+  }
+  RobotTeleop& t = existing ? *existing : TeleopOf(s.data().inputs, command.robot);
+  if (!t.gripper_active) {
+    t.gripper = std::move(gripper);
+    t.gripper_active = true;
+  }
+  t.gripper.Set(command.opening, command.force);
+  return {};
+}
+
+TeleopStatus Simulator::GetTeleopStatus(const std::string& robot) const {
+  TeleopStatus status;
+  for (const RobotTeleop& t : impl_->data().inputs.teleops) {
+    if (t.robot != robot) continue;
+    if (t.arm_active) {
+      status.active = true;
+      status.ik_position = t.arm.position_residual();
+      status.ik_rotation = t.arm.rotation_residual();
+      status.ik_iterations = t.arm.iterations();
+      status.at_joint_limit = t.arm.at_limit();
+      status.tracking = t.arm.TrackingError(*impl_->workspace.rigid);
+    }
+    if (t.gripper_active) {
+      status.gripper_opening = t.gripper.opening();
+      status.gripper_force = t.gripper.force();
+    }
+  }
+  return status;
+}
+
+}  // namespace ductile

@@ -1,0 +1,69 @@
+#include "step/workspace.h"
+
+#include "coupling/weak_coupling.h"
+#include "model/rigid_model.h"
+
+namespace ductile {
+
+contact::RigidState InitialRigidState(const Model& model) {
+  const RigidModel& r = *model.rigid;
+  contact::RigidState state = contact::InitialRigidState(r.tree);
+  state.controllers = r.controllers;
+  state.tau_applied = r.tau_applied;
+  state.q = r.q0;
+  state.v = r.v0;
+  return state;
+}
+
+Workspace::Workspace(const Model& model, State::Data& state, int num_threads)
+    : threads(num_threads), arena(num_threads) {
+  mpm = std::make_unique<mpm::MpmDomain>(model, state.mpm, arena);
+  coupling = std::make_unique<WeakCoupling>();
+  Reset(model, state);
+}
+
+void Workspace::MakeRigid(const Model& model, State::Data& state) {
+  rigid.reset();
+  state.has_rigid = model.rigid && !model.rigid->empty();
+  if (!state.has_rigid) return;
+  contact::RigidSystemParams params;
+  params.gravity = Eigen::Vector3d(model.gravity[0], model.gravity[1], model.gravity[2]);
+  params.stiction_speed = model.rigid->stiction_speed;
+  params.solver.max_iterations = model.rigid->max_solver_iterations;
+  rigid = std::make_unique<contact::RigidSystem>(model.rigid->tree, model.rigid->world, model.rigid->welds, params,
+                                                 state.rigid);
+}
+
+void Workspace::Reset(const Model& model, State::Data& state) {
+  state.clock = {};
+  state.inputs = {};
+  state.impulses = {};
+  mpm->Reset();
+  state.rigid = model.rigid && !model.rigid->empty() ? InitialRigidState(model) : contact::RigidState{};
+  MakeRigid(model, state);
+  telemetry = {};
+  rigid_failure.clear();
+}
+
+void Workspace::Bind(const Model& model, State::Data& state) {
+  mpm->Bind(state.mpm);
+  MakeRigid(model, state);
+  telemetry = {};
+  rigid_failure.clear();
+}
+
+void Workspace::SetModel(const Model& model, State::Data& state) {
+  mpm->SetModel(model);
+  if (!model.rigid || model.rigid->empty()) return;
+  // Controller targets set while running (teleop) stay; gains and applied forces come from the new model.
+  const std::vector<contact::JointController> running = state.rigid.controllers;
+  state.rigid.controllers = model.rigid->controllers;
+  for (std::size_t c = 0; c < running.size() && c < state.rigid.controllers.size(); ++c) {
+    state.rigid.controllers[c].q_target = running[c].q_target;
+    state.rigid.controllers[c].v_target = running[c].v_target;
+  }
+  state.rigid.tau_applied = model.rigid->tau_applied;
+  MakeRigid(model, state);
+}
+
+}  // namespace ductile

@@ -1,0 +1,51 @@
+// What stepping a State needs besides the Model and the State: the solvers (each working on its part of the
+// State and owning only scratch memory), the coupling scheme, the thread arena, and the last step's telemetry.
+// A Workspace is bound to one State object; after that State is overwritten (a restore), Bind re-reads it.
+#pragma once
+
+#include <tbb/task_arena.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "contact/rigid_system.h"
+#include "coupling/coupling_scheme.h"
+#include "ductile/model.h"
+#include "ductile/snapshot.h"
+#include "ductile/telemetry.h"
+#include "mpm/mpm_domain.h"
+#include "state/state_data.h"
+
+namespace ductile {
+
+struct Workspace {
+  /// Solvers for `model` working on `state`, which is reset to the model's initial state.
+  Workspace(const Model& model, State::Data& state, int threads);
+
+  /// Puts the model's initial state into the bound state (t = 0, no inputs).
+  void Reset(const Model& model, State::Data& state);
+  /// Works on `state` as it is (restored or copied in), recomputing what follows from it (rigid kinematics).
+  void Bind(const Model& model, State::Data& state);
+  /// Continues with `model`'s parameters; `state` carries over.
+  void SetModel(const Model& model, State::Data& state);
+
+  int threads;
+  tbb::task_arena arena;
+  std::unique_ptr<mpm::MpmDomain> mpm;
+  std::unique_ptr<contact::RigidSystem> rigid;  ///< Null when the scene has no rigid bodies or robots.
+  std::unique_ptr<CouplingScheme> coupling;
+  StepTelemetry telemetry;    ///< Of the last step.
+  std::string rigid_failure;  ///< Why the last rigid step failed; empty when it did not.
+  /// Snapshot meshes of the visual geometries (null for primitives), converted once.
+  std::vector<std::shared_ptr<const SnapshotMesh>> visual_meshes;
+
+ private:
+  // A rigid system for `model` on `state.rigid`, or none.
+  void MakeRigid(const Model& model, State::Data& state);
+};
+
+/// The model's initial rigid state: q0, v0, its controllers and applied forces.
+contact::RigidState InitialRigidState(const Model& model);
+
+}  // namespace ductile
