@@ -41,14 +41,11 @@
 #include "ductile/render/vulkan_util.h"
 #include "hud_overlay.h"
 #include "render_math.h"
+#include "scene_renderer_impl.h"
 #include "shaders.h"
 
 namespace ductile::render {
 namespace {
-
-// Shadow map side [texels]: on a GPU, and at most on a CPU device (lavapipe), where every texel costs shader time.
-constexpr std::uint32_t kShadowMapSize = 2048;
-constexpr std::uint32_t kCpuShadowMapSize = 1024;
 
 // Shadow map side on a CPU device for a scene image of `extent`: about 0.8 texels per pixel of its longer side, in
 // steps of 64, from 256 to kCpuShadowMapSize (1024 at 1280x720, 512 at 640x360): the map's texels then stay about
@@ -57,92 +54,9 @@ std::uint32_t CpuShadowMapSize(VkExtent2D extent) {
   const std::uint32_t side = std::max(extent.width, extent.height);
   return std::clamp<std::uint32_t>((side * 4 / 5 + 63) / 64 * 64, 256, kCpuShadowMapSize);
 }
-// Each particle is one triangle, in the main pass (particle.vert) and in the shadow map (particle_shadow.vert).
-constexpr std::uint32_t kParticleVertices = 3;
-// Bound on the ground's triangle corners: the shadow map's footprint (a quadrilateral) clipped to the square (at
-// most 8 corners, 6 triangles) and the rest of the square, one convex piece per footprint edge (each at most 8
-// corners, 6 triangles).
-constexpr std::size_t kMaxGridVertices = 3 * (6 + 4 * 6);
-constexpr VkDeviceSize kSectionAlignment = 256;  // [bytes]; covers every vertex and index alignment rule.
-constexpr int kArrowSegments = 16;               // Facets around the arrow's shaft and head.
+constexpr int kArrowSegments = 16;  // Facets around the arrow's shaft and head.
 
-// Must match the Frame block in shaders/common.glsl (std140: every member a vec4 or mat4, so no padding).
-struct FrameUniforms {
-  Mat4 view_proj;
-  Mat4 light_view_proj;
-  std::array<float, 4> eye;
-  std::array<float, 4> key_direction;
-  std::array<float, 4> key_color;
-  std::array<float, 4> ambient;
-  std::array<float, 4> background_top;
-  std::array<float, 4> background_bottom;
-  std::array<float, 4> grid_color;
-  std::array<float, 4> grid;
-  std::array<float, 4> grid_center;
-  std::array<float, 4> viewport;
-};
-
-// What the ground cache's pixels depend on: the frame's uniforms but for the shadow map's (the cached ground is
-// unshadowed), and whether the ground is drawn. The ground's square follows from grid and grid_center.
-struct GroundCacheKey {
-  FrameUniforms uniforms{};
-  bool grid_visible = false;
-
-  GroundCacheKey(const FrameUniforms& frame, bool visible) : uniforms(frame), grid_visible(visible) {
-    uniforms.light_view_proj = Mat4{};
-    uniforms.key_direction[3] = 0;
-    uniforms.viewport[3] = 0;
-  }
-  bool operator==(const GroundCacheKey& other) const {
-    return grid_visible == other.grid_visible && std::memcmp(&uniforms, &other.uniforms, sizeof(uniforms)) == 0;
-  }
-};
-
-// The ground cache's format: colours stored sRGB-encoded by the hardware and decoded when read, which round-trips
-// 8-bit colours exactly, whatever the target's format.
-constexpr VkFormat kGroundCacheFormat = VK_FORMAT_R8G8B8A8_SRGB;
-
-struct MeshVertex {
-  Vec3 position;
-  Vec3 normal;
-};
-
-// Per-instance vertex attributes of mesh.vert, locations 2 to 10.
-struct InstanceData {
-  Mat4 world_from_mesh;
-  std::array<float, 12> normal_matrix;  // Three columns of vec4 (w unused).
-  Rgba color;
-  std::array<float, 4> flags;  // x: 1 when selected.
-};
-
-// Must match Particle in shaders/particles.glsl (std430).
-struct ParticleData {
-  std::array<float, 4> center_radius;
-  Rgba color;
-};
-
-struct LineVertex {
-  std::array<float, 4> position;
-  Rgba color;
-};
-
-// One instanced indexed draw: instances [first_instance, +instance_count) of the mesh at the given ranges.
-struct MeshDraw {
-  std::uint32_t index_count = 0;
-  std::uint32_t first_index = 0;
-  std::int32_t vertex_offset = 0;
-  std::uint32_t instance_count = 0;
-  std::uint32_t first_instance = 0;
-};
-
-// The arrows' two unit meshes: a cylinder (radius 1, z from 0 to 1) and a cone (base radius 1 at z = 0, apex at
-// z = 1), both closed at the bottom.
-struct ArrowMeshes {
-  std::vector<MeshVertex> vertices;
-  std::vector<std::uint32_t> indices;
-  MeshDraw shaft;  // Index range and vertex offset of the cylinder; instance fields unset.
-  MeshDraw head;
-};
+}  // namespace
 
 ArrowMeshes BuildArrowMeshes() {
   ArrowMeshes arrows;
@@ -208,25 +122,7 @@ ArrowMeshes BuildArrowMeshes() {
   return arrows;
 }
 
-// An axis-aligned box grown point by point; empty until the first point.
-struct Bounds {
-  Vec3 min{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
-  Vec3 max{-std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()};
-  bool empty() const { return min[0] > max[0]; }
-  void Add(const Vec3& p, float margin = 0.0f) {
-    for (int k = 0; k < 3; ++k) {
-      min[k] = std::min(min[k], p[k] - margin);
-      max[k] = std::max(max[k], p[k] + margin);
-    }
-  }
-};
-
-std::array<float, 4> Vec4(const Vec3& v, float w) {
-  return {v[0], v[1], v[2], w};
-}
-std::array<float, 4> Vec4(const Rgba& c) {
-  return {c[0], c[1], c[2], c[3]};
-}
+namespace {
 
 // Sorts `keys` by their upper 32 bits, ascending: a least-significant-digit radix sort, four passes of eight bits
 // through `scratch` (linear time; 50k particles take a fraction of a millisecond).
@@ -240,18 +136,6 @@ void SortKeys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scra
     keys.swap(scratch);
   }
 }
-
-VkDeviceSize AlignUp(VkDeviceSize value) {
-  return (value + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
-}
-
-// The key light's shadow map: its orthographic view-projection, the size of one texel [m] and the world corners of
-// the rectangle it covers (on a plane facing the light; the map covers the prism swept from it along the light).
-struct LightFit {
-  Mat4 view_proj;
-  float texel_size = 0;
-  std::array<Vec3, 4> corners;  // In order around the rectangle.
-};
 
 // The LightFit of the key light travelling along unit `direction` that just contains `casters`, for a shadow map
 // `map_size` texels on a side.
@@ -283,8 +167,6 @@ LightFit FitLight(const Vec3& direction, const Bounds& casters, std::uint32_t ma
           width / static_cast<float>(map_size),
           {corner(left, bottom), corner(right, bottom), corner(right, top), corner(left, top)}};
 }
-
-using Point2 = std::array<float, 2>;
 
 // The part of convex polygon `polygon` on the left of the directed line from `a` to `b` (Sutherland-Hodgman), or
 // on its right when `left` is false.
@@ -381,26 +263,6 @@ void ValidateScene(const RenderScene& scene, bool meshes_checked) {
   }
 }
 
-// Everything that varies per pipeline; the rest (dynamic viewport and scissor, the one layout) is shared.
-struct PipelineDesc {
-  ShaderId vertex;
-  std::optional<ShaderId> fragment;
-  std::vector<VkVertexInputBindingDescription> bindings;
-  std::vector<VkVertexInputAttributeDescription> attributes;
-  VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-  bool depth_test = true;
-  bool depth_write = true;
-  bool blend = false;
-  bool alpha_to_coverage = false;
-  VkColorComponentFlags write_mask =
-      VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-  bool depth_bias = false;
-  bool has_color = true;
-  bool encode_srgb = true;  // false: never encode sRGB in the shader (an _SRGB target of the renderer's own).
-  VkRenderPass render_pass = VK_NULL_HANDLE;
-  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
-};
-
 // Vertex layouts: meshes (binding 0 per vertex, binding 1 per instance), particles and lines (binding 0).
 std::vector<VkVertexInputBindingDescription> MeshBindings() {
   return {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX},
@@ -418,161 +280,6 @@ std::vector<VkVertexInputAttributeDescription> MeshAttributes() {
 }
 
 }  // namespace
-
-struct SceneRenderer::Impl {
-  // What PrepareFrame recorded for RecordDraws, and the frame slot's resources.
-  struct Frame {
-    HostBuffer uniforms;
-    HostBuffer data;
-    GpuImage shadow_map;
-    VkFramebuffer shadow_framebuffer = VK_NULL_HANDLE;
-    std::uint32_t shadow_map_size = 0;  // [texels] on a side.
-    VkDescriptorSet descriptor_set = VK_NULL_HANDLE;
-    // The scene image for a render scale below 1: colour (multisampled when the target is, then resolved into
-    // scaled_resolve, which the upscale reads), depth and their framebuffer in scaled_pass, scaled_extent large
-    // (zero while the slot has none).
-    GpuImage scaled_color, scaled_depth, scaled_resolve;
-    VkFramebuffer scaled_framebuffer = VK_NULL_HANDLE;
-    VkExtent2D scaled_extent{};
-
-    VkExtent2D extent{};         // The scene's: the target's, or the scene image's when `scaled`.
-    VkExtent2D target_extent{};  // The target's.
-    bool scaled = false;         // PrepareFrame drew the scene into the scene image.
-    // Composing on the host (SceneRendererTarget::host_upscale): the scene image as copied out by PrepareFrame's
-    // commands; the HUD's panel drawn over black and over white (images hud_capacity large, of which the top-left
-    // hud_extent holds this frame's panel; zero: no HUD) and both copied out, one after the other, into hud_readback.
-    bool host_scaled = false;
-    HostBuffer scene_readback;
-    GpuImage hud_black, hud_white;
-    VkFramebuffer hud_black_framebuffer = VK_NULL_HANDLE, hud_white_framebuffer = VK_NULL_HANDLE;
-    VkExtent2D hud_capacity{}, hud_extent{};
-    HostBuffer hud_readback;
-    // The HUD those copies hold and the target extent it was laid out for (none before the first).
-    std::optional<Hud> hud_drawn;
-    VkExtent2D hud_target_extent{};
-    VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0,
-                 grid_offset = 0;
-    std::vector<MeshDraw> mesh_draws;   // Scene instances.
-    std::vector<MeshDraw> arrow_draws;  // Shafts and heads.
-    std::uint32_t particle_count = 0;
-    std::uint32_t line_vertex_count = 0;
-    std::vector<std::uint64_t> particle_order;  // Front-to-back sort: distance key above particle index.
-    std::vector<std::uint64_t> sort_scratch;
-    // The meshes whose vertices and indices the data buffer holds, and their index ranges and bounds: a scene with
-    // the same meshes (compared by content) reuses them without copying.
-    std::vector<MeshData> uploaded_meshes;
-    std::vector<MeshDraw> mesh_ranges;
-    std::vector<Vec3> mesh_min, mesh_max;
-    bool grid_visible = false;
-    std::uint32_t grid_shadowed_vertices = 0;  // Ground triangles the shadow map reaches, from grid_offset,
-    std::uint32_t grid_plain_vertices = 0;     // then the rest.
-    // The ground cache: the unshadowed ground (mixed with the background where it fades out) as last drawn for
-    // this slot, the extent and the uniforms (GroundCacheKey) it was drawn with. Pixels off the ground are undefined.
-    GpuImage ground_cache;
-    VkFramebuffer ground_cache_framebuffer = VK_NULL_HANDLE;
-    VkExtent2D ground_cache_extent{};
-    std::optional<GroundCacheKey> ground_cache_key;
-    bool direct_ground = false;  // This frame draws the ground without the cache (the view is changing).
-    bool prepared = false;
-  };
-
-  Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in);
-  ~Impl();
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
-  void DestroyHandles();
-  VkPipeline CreatePipeline(const PipelineDesc& desc) const;
-  // Writes the scene into the frame's buffer (its meshes only when they differ from the frame's uploaded_meshes,
-  // `meshes_unchanged` false, or the buffer was reallocated) and grows `casters` by everything that casts shadows.
-  void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, bool meshes_unchanged,
-                      Bounds& casters);
-  // Points binding 2 of the frame's descriptor set at its particles.
-  void PrepareParticleDraws(Frame& frame);
-  // Writes the ground's triangles, split where the shadow map reaches (`light`, null without shadows).
-  void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
-                   const Vec3& light_direction);
-  void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
-  // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
-  void ResizeGroundCache(Frame& frame, VkExtent2D extent);
-  // Makes the frame's shadow map `size` texels on a side and points binding 1 of its descriptor set at it (and
-  // bindings 3 and 4 while the ground cache and the scene image do not exist: never read then, but every binding of a
-  // set must be valid when it is bound).
-  void ResizeShadowMap(Frame& frame, std::uint32_t size);
-  // Makes the frame's scene image `extent` large and points binding 4 of its descriptor set at it.
-  void ResizeSceneImage(Frame& frame, VkExtent2D extent);
-  bool can_scale() const { return scaled_pass != VK_NULL_HANDLE; }
-  // Records the scene's draws (everything but the HUD) at the frame's scene extent into the render pass that
-  // `command_buffer` is inside: the target's, or scaled_pass.
-  void RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const;
-  // Records the drawing of the frame's ground cache (background and unshadowed ground) into `command_buffer`.
-  void RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const;
-
-  VkPhysicalDevice physical_device;
-  VkDevice device;
-  SceneRendererTarget target;
-  ArrowMeshes arrow_meshes = BuildArrowMeshes();
-  VkFormat shadow_format = VK_FORMAT_UNDEFINED;
-  bool cpu_device = false;
-  // Specialization constant 0 of every fragment shader (kEncodeSrgb in common.glsl): the shaders encode sRGB for a
-  // UNORM target. Kept for the object's life, as the pipelines refer to it.
-  VkBool32 encode_srgb = VK_FALSE;
-  VkSpecializationMapEntry encode_srgb_entry{0, 0, sizeof(VkBool32)};
-  VkSpecializationInfo fragment_specialization{1, &encode_srgb_entry, sizeof(VkBool32), &encode_srgb};
-  VkBool32 no_encode = VK_FALSE;
-  VkSpecializationInfo no_encode_specialization{1, &encode_srgb_entry, sizeof(VkBool32), &no_encode};
-
-  VkRenderPass shadow_pass = VK_NULL_HANDLE;
-  VkSampler shadow_sampler = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
-  VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
-  VkPipeline shadow_mesh_pipeline = VK_NULL_HANDLE;
-  VkPipeline shadow_particle_pipeline = VK_NULL_HANDLE;
-  VkPipeline background_pipeline = VK_NULL_HANDLE;
-  VkPipeline mesh_pipeline = VK_NULL_HANDLE;
-  VkPipeline particle_pipeline = VK_NULL_HANDLE;
-  VkPipeline grid_shadowed_pipeline = VK_NULL_HANDLE;
-  VkPipeline grid_plain_pipeline = VK_NULL_HANDLE;
-  VkPipeline line_pipeline = VK_NULL_HANDLE;
-  // The ground cache (null handles where the device cannot render and sample kGroundCacheFormat: then the background
-  // and the ground are drawn every frame).
-  VkRenderPass ground_cache_pass = VK_NULL_HANDLE;
-  VkSampler ground_cache_sampler = VK_NULL_HANDLE;
-  VkPipeline cache_ground_pipeline = VK_NULL_HANDLE;   // grid_unshadowed.frag into the cache.
-  VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;    // ground_cache.frag on the unshadowed ground.
-  VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;  // ground_shadow.frag where the shadow map reaches.
-  bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
-  // The ground cache's key of the last frame prepared, in any slot: a frame whose key differs is a changing view.
-  std::optional<GroundCacheKey> last_ground_key;
-  // Whether frames are composed on the host (SceneRendererTarget::host_upscale; single sample only, as the scene
-  // image is then the one PrepareFrame copies out; and the scene image's pass must exist). UNORM formats of four
-  // bytes only: the host's filter and its HUD blend B + (W − B)c work on the stored values, which for an sRGB format
-  // would differ from what the device does in linear light.
-  bool host_upscale() const {
-    const VkFormat f = target.color_format;
-    const bool four_bytes_unorm = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_R8G8B8A8_UNORM;
-    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes_unorm && can_scale();
-  }
-  // Records the copy of the frame's scene image (just drawn by the scaled pass) into its scene_readback buffer.
-  void RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame);
-  // Records the HUD's panel (laid out for this frame) over black and over white and their copies into hud_readback.
-  void RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index);
-  // Makes the frame's HUD images at least `extent` large.
-  void ResizeHudImages(Frame& frame, VkExtent2D extent);
-  // Blends the HUD read back for the frame over `destination` (the target's extent, 4 bytes a pixel).
-  void CompositeHud(const Frame& frame, std::span<std::uint8_t> destination) const;
-  // The HUD's render pass for frames composed on the host: one colour attachment of the target's format, cleared,
-  // left for a transfer read (null otherwise).
-  VkRenderPass hud_pass = VK_NULL_HANDLE;
-  // The render scale's pass, compatible with the target's (same formats, samples and attachment structure), so the
-  // scene's pipelines draw in both; the bilinear sampler and pipeline that scale its image up (null handles where the
-  // target did not name its formats or the device cannot sample and filter the colour format).
-  VkRenderPass scaled_pass = VK_NULL_HANDLE;
-  VkSampler scaled_sampler = VK_NULL_HANDLE;
-  VkPipeline upscale_pipeline = VK_NULL_HANDLE;
-  std::vector<Frame> frames;
-  std::unique_ptr<HudOverlay> hud;  // Created by the first frame whose scene shows the HUD.
-};
 
 SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in)
     : physical_device(physical), device(dev), target(target_in) {
@@ -600,13 +307,13 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   const std::optional<VkFormat> found_shadow_format = FindDepthFormat(
       physical_device, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT);
   if (!found_shadow_format) throw RenderError("SceneRenderer: the device has no depth format it can sample");
-  shadow_format = *found_shadow_format;
+  shadow.format = *found_shadow_format;
 
   // Shadow pass: one depth attachment, cleared, left readable by the fragment shaders of the main pass. The
   // dependencies order this frame's shadow writes after the previous frame's reads of the same map, and the
   // main pass's reads after these writes.
   VkAttachmentDescription depth{};
-  depth.format = shadow_format;
+  depth.format = shadow.format;
   depth.samples = VK_SAMPLE_COUNT_1_BIT;
   depth.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
   depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
@@ -640,7 +347,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   pass_info.pSubpasses = &subpass;
   pass_info.dependencyCount = static_cast<std::uint32_t>(dependencies.size());
   pass_info.pDependencies = dependencies.data();
-  Check(vkCreateRenderPass(device, &pass_info, nullptr, &shadow_pass), "vkCreateRenderPass (shadow)");
+  Check(vkCreateRenderPass(device, &pass_info, nullptr, &shadow.render_pass), "vkCreateRenderPass (shadow)");
 
   // Hardware depth comparison, gathered 2x2 at a time. Outside the map (the shader never samples there) the border
   // reads as lit.
@@ -656,7 +363,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   sampler_info.compareEnable = VK_TRUE;
   sampler_info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
   sampler_info.maxLod = 0.0f;
-  Check(vkCreateSampler(device, &sampler_info, nullptr, &shadow_sampler), "vkCreateSampler");
+  Check(vkCreateSampler(device, &sampler_info, nullptr, &shadow.sampler), "vkCreateSampler");
 
   std::array<VkDescriptorSetLayoutBinding, 5> bindings{};
   bindings[0].binding = 0;
@@ -727,15 +434,15 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   PipelineDesc shadow_mesh{ShaderId::kShadowVert, std::nullopt, MeshBindings(), MeshAttributes()};
   shadow_mesh.depth_bias = true;
   shadow_mesh.has_color = false;
-  shadow_mesh.render_pass = shadow_pass;
-  shadow_mesh_pipeline = CreatePipeline(shadow_mesh);
+  shadow_mesh.render_pass = shadow.render_pass;
+  shadow.mesh_pipeline = CreatePipeline(shadow_mesh);
 
   // Particles read their data from the storage buffer (binding 2), so their pipelines have no vertex input.
   PipelineDesc shadow_particle{ShaderId::kParticleShadowVert, ShaderId::kParticleShadowFrag, {}, {}};
   shadow_particle.depth_bias = true;
   shadow_particle.has_color = false;
-  shadow_particle.render_pass = shadow_pass;
-  shadow_particle_pipeline = CreatePipeline(shadow_particle);
+  shadow_particle.render_pass = shadow.render_pass;
+  shadow.particle_pipeline = CreatePipeline(shadow_particle);
 
   // The background comes after everything opaque and fills what is left at the far plane, so that only pixels
   // nothing covers shade it.
@@ -769,9 +476,9 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
                     {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0}}};
   grid.render_pass = target.render_pass;
   grid.samples = target.samples;
-  grid_shadowed_pipeline = CreatePipeline(grid);
+  ground.shadowed_pipeline = CreatePipeline(grid);
   grid.fragment = ShaderId::kGridUnshadowedFrag;
-  grid_plain_pipeline = CreatePipeline(grid);
+  ground.plain_pipeline = CreatePipeline(grid);
 
   PipelineDesc line{ShaderId::kLineVert,
                     ShaderId::kLineFrag,
@@ -789,27 +496,27 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   const VkFormatFeatureFlags cache_features =
       VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
   if (target.ground_cache && SupportsOptimal(physical_device, kGroundCacheFormat, cache_features)) {
-    // Only the ground's pixels are written, and only they are read (copy_ground_pipeline and
-    // shadow_ground_pipeline draw parts of the same square): the old contents are dropped.
+    // Only the ground's pixels are written, and only they are read (ground.copy_pipeline and
+    // ground.shadow_pipeline draw parts of the same square): the old contents are dropped.
     // Written after the previous frame's reads of the same image; this frame's reads after the writes.
-    ground_cache_pass = CreateColorRenderPass(
+    ground.cache_pass = CreateColorRenderPass(
         device, kGroundCacheFormat, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
         VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, "vkCreateRenderPass (ground)");
 
-    ground_cache_sampler = CreateClampToEdgeSampler(device, VK_FILTER_NEAREST, "vkCreateSampler (ground)");
+    ground.cache_sampler = CreateClampToEdgeSampler(device, VK_FILTER_NEAREST, "vkCreateSampler (ground)");
 
     PipelineDesc cache_ground = grid;
     cache_ground.fragment = ShaderId::kGridCacheFrag;
     cache_ground.depth_test = false;
-    cache_ground.render_pass = ground_cache_pass;
+    cache_ground.render_pass = ground.cache_pass;
     cache_ground.samples = VK_SAMPLE_COUNT_1_BIT;
     cache_ground.encode_srgb = false;
-    cache_ground_pipeline = CreatePipeline(cache_ground);
+    ground.cache_pipeline = CreatePipeline(cache_ground);
     PipelineDesc copy_ground = grid;
     copy_ground.fragment = ShaderId::kGroundCacheFrag;
-    copy_ground_pipeline = CreatePipeline(copy_ground);
+    ground.copy_pipeline = CreatePipeline(copy_ground);
     copy_ground.fragment = ShaderId::kGroundShadowFrag;
-    shadow_ground_pipeline = CreatePipeline(copy_ground);
+    ground.shadow_pipeline = CreatePipeline(copy_ground);
   }
 
   // The render scale's pass: colour and depth as the target's (cleared; the colour, or its resolve, left for the
@@ -835,10 +542,10 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     scaled_dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
     scaled_dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
     scaled_dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    scaled_pass = CreateColorDepthRenderPass(device, target.color_format, target.depth_format, target.samples,
-                                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, scaled_dependencies,
-                                             "vkCreateRenderPass (scaled)");
-    scaled_sampler = CreateClampToEdgeSampler(device, VK_FILTER_LINEAR, "vkCreateSampler (scaled)");
+    scaled.render_pass = CreateColorDepthRenderPass(device, target.color_format, target.depth_format, target.samples,
+                                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, scaled_dependencies,
+                                                    "vkCreateRenderPass (scaled)");
+    scaled.sampler = CreateClampToEdgeSampler(device, VK_FILTER_LINEAR, "vkCreateSampler (scaled)");
 
     PipelineDesc upscale{ShaderId::kUpscaleVert, ShaderId::kUpscaleFrag, {}, {}};
     upscale.depth_test = false;
@@ -846,7 +553,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     upscale.render_pass = target.render_pass;
     upscale.samples = target.samples;
     upscale.encode_srgb = false;
-    upscale_pipeline = CreatePipeline(upscale);
+    scaled.upscale_pipeline = CreatePipeline(upscale);
   }
 
   // The HUD's pass for frames composed on the host: the panel is drawn twice (over black and over white) into
@@ -866,12 +573,13 @@ SceneRenderer::Impl::~Impl() {
 }
 
 void SceneRenderer::Impl::DestroyHandles() {
-  for (VkPipeline pipeline : {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline,
-                              particle_pipeline, grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline,
-                              cache_ground_pipeline, copy_ground_pipeline, shadow_ground_pipeline, upscale_pipeline}) {
+  for (VkPipeline pipeline :
+       {shadow.mesh_pipeline, shadow.particle_pipeline, background_pipeline, mesh_pipeline, particle_pipeline,
+        ground.shadowed_pipeline, ground.plain_pipeline, line_pipeline, ground.cache_pipeline, ground.copy_pipeline,
+        ground.shadow_pipeline, scaled.upscale_pipeline}) {
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
   }
-  cache_ground_pipeline = copy_ground_pipeline = shadow_ground_pipeline = upscale_pipeline = VK_NULL_HANDLE;
+  ground.cache_pipeline = ground.copy_pipeline = ground.shadow_pipeline = scaled.upscale_pipeline = VK_NULL_HANDLE;
   for (Frame& frame : frames) {
     if (frame.scaled_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
     frame.scaled_framebuffer = VK_NULL_HANDLE;
@@ -888,26 +596,26 @@ void SceneRenderer::Impl::DestroyHandles() {
   }
   if (hud_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, hud_pass, nullptr);
   hud_pass = VK_NULL_HANDLE;
-  if (ground_cache_sampler != VK_NULL_HANDLE) vkDestroySampler(device, ground_cache_sampler, nullptr);
-  if (ground_cache_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, ground_cache_pass, nullptr);
-  ground_cache_sampler = VK_NULL_HANDLE;
-  ground_cache_pass = VK_NULL_HANDLE;
-  if (scaled_sampler != VK_NULL_HANDLE) vkDestroySampler(device, scaled_sampler, nullptr);
-  if (scaled_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, scaled_pass, nullptr);
-  scaled_sampler = VK_NULL_HANDLE;
-  scaled_pass = VK_NULL_HANDLE;
+  if (ground.cache_sampler != VK_NULL_HANDLE) vkDestroySampler(device, ground.cache_sampler, nullptr);
+  if (ground.cache_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, ground.cache_pass, nullptr);
+  ground.cache_sampler = VK_NULL_HANDLE;
+  ground.cache_pass = VK_NULL_HANDLE;
+  if (scaled.sampler != VK_NULL_HANDLE) vkDestroySampler(device, scaled.sampler, nullptr);
+  if (scaled.render_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, scaled.render_pass, nullptr);
+  scaled.sampler = VK_NULL_HANDLE;
+  scaled.render_pass = VK_NULL_HANDLE;
   if (pipeline_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
   if (descriptor_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptor_pool, nullptr);
   if (set_layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
-  if (shadow_sampler != VK_NULL_HANDLE) vkDestroySampler(device, shadow_sampler, nullptr);
-  if (shadow_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, shadow_pass, nullptr);
-  shadow_mesh_pipeline = shadow_particle_pipeline = background_pipeline = mesh_pipeline = particle_pipeline =
-      grid_shadowed_pipeline = grid_plain_pipeline = line_pipeline = VK_NULL_HANDLE;
+  if (shadow.sampler != VK_NULL_HANDLE) vkDestroySampler(device, shadow.sampler, nullptr);
+  if (shadow.render_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, shadow.render_pass, nullptr);
+  shadow.mesh_pipeline = shadow.particle_pipeline = background_pipeline = mesh_pipeline = particle_pipeline =
+      ground.shadowed_pipeline = ground.plain_pipeline = line_pipeline = VK_NULL_HANDLE;
   pipeline_layout = VK_NULL_HANDLE;
   descriptor_pool = VK_NULL_HANDLE;
   set_layout = VK_NULL_HANDLE;
-  shadow_sampler = VK_NULL_HANDLE;
-  shadow_pass = VK_NULL_HANDLE;
+  shadow.sampler = VK_NULL_HANDLE;
+  shadow.render_pass = VK_NULL_HANDLE;
 }
 
 VkPipeline SceneRenderer::Impl::CreatePipeline(const PipelineDesc& desc) const {
@@ -1281,8 +989,8 @@ void SceneRenderer::Impl::ResizeGroundCache(Frame& frame, VkExtent2D extent) {
                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
   const VkImageView view = frame.ground_cache.view();
   frame.ground_cache_framebuffer =
-      CreateFramebuffer(device, ground_cache_pass, {&view, 1}, extent, "vkCreateFramebuffer (ground)");
-  WriteImageDescriptor(device, frame.descriptor_set, 3, ground_cache_sampler, view,
+      CreateFramebuffer(device, ground.cache_pass, {&view, 1}, extent, "vkCreateFramebuffer (ground)");
+  WriteImageDescriptor(device, frame.descriptor_set, 3, ground.cache_sampler, view,
                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   frame.ground_cache_extent = extent;
 }
@@ -1294,17 +1002,17 @@ void SceneRenderer::Impl::ResizeShadowMap(Frame& frame, std::uint32_t size) {
   }
   frame.shadow_map_size = 0;
   frame.shadow_map =
-      GpuImage(physical_device, device, {size, size}, shadow_format, VK_SAMPLE_COUNT_1_BIT,
+      GpuImage(physical_device, device, {size, size}, shadow.format, VK_SAMPLE_COUNT_1_BIT,
                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
   const VkImageView view = frame.shadow_map.view();
   frame.shadow_framebuffer =
-      CreateFramebuffer(device, shadow_pass, {&view, 1}, {size, size}, "vkCreateFramebuffer (shadow)");
+      CreateFramebuffer(device, shadow.render_pass, {&view, 1}, {size, size}, "vkCreateFramebuffer (shadow)");
   constexpr VkImageLayout kLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
-  WriteImageDescriptor(device, frame.descriptor_set, 1, shadow_sampler, view, kLayout);
+  WriteImageDescriptor(device, frame.descriptor_set, 1, shadow.sampler, view, kLayout);
   if (frame.ground_cache_framebuffer == VK_NULL_HANDLE)
-    WriteImageDescriptor(device, frame.descriptor_set, 3, shadow_sampler, view, kLayout);
+    WriteImageDescriptor(device, frame.descriptor_set, 3, shadow.sampler, view, kLayout);
   if (frame.scaled_framebuffer == VK_NULL_HANDLE)
-    WriteImageDescriptor(device, frame.descriptor_set, 4, shadow_sampler, view, kLayout);
+    WriteImageDescriptor(device, frame.descriptor_set, 4, shadow.sampler, view, kLayout);
   frame.shadow_map_size = size;
 }
 
@@ -1332,9 +1040,9 @@ void SceneRenderer::Impl::ResizeSceneImage(Frame& frame, VkExtent2D extent) {
   }
   const std::array<VkImageView, 3> views{frame.scaled_color.view(), frame.scaled_depth.view(),
                                          multisampled ? frame.scaled_resolve.view() : VK_NULL_HANDLE};
-  frame.scaled_framebuffer = CreateFramebuffer(device, scaled_pass, std::span(views).first(multisampled ? 3 : 2),
+  frame.scaled_framebuffer = CreateFramebuffer(device, scaled.render_pass, std::span(views).first(multisampled ? 3 : 2),
                                                extent, "vkCreateFramebuffer (scaled)");
-  WriteImageDescriptor(device, frame.descriptor_set, 4, scaled_sampler, multisampled ? views[2] : views[0],
+  WriteImageDescriptor(device, frame.descriptor_set, 4, scaled.sampler, multisampled ? views[2] : views[0],
                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   frame.scaled_extent = extent;
 }
@@ -1342,7 +1050,7 @@ void SceneRenderer::Impl::ResizeSceneImage(Frame& frame, VkExtent2D extent) {
 void SceneRenderer::Impl::RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const {
   VkRenderPassBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  begin.renderPass = ground_cache_pass;
+  begin.renderPass = ground.cache_pass;
   begin.framebuffer = frame.ground_cache_framebuffer;
   begin.renderArea = {{0, 0}, frame.ground_cache_extent};
   vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
@@ -1353,7 +1061,7 @@ void SceneRenderer::Impl::RecordGroundCache(VkCommandBuffer command_buffer, Fram
   if (frame.grid_visible && ground_vertices > 0) {
     const VkBuffer buffer = frame.data.buffer();
     vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.grid_offset);
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, cache_ground_pipeline);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, ground.cache_pipeline);
     vkCmdDraw(command_buffer, ground_vertices, 1, 0, 0);
   }
   vkCmdEndRenderPass(command_buffer);
@@ -1451,7 +1159,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   clear.depthStencil = {1.0f, 0};
   VkRenderPassBeginInfo begin{};
   begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  begin.renderPass = impl_->shadow_pass;
+  begin.renderPass = impl_->shadow.render_pass;
   begin.framebuffer = frame.shadow_framebuffer;
   const std::uint32_t map_size = frame.shadow_map_size;
   begin.renderArea = {{0, 0}, {map_size, map_size}};
@@ -1463,12 +1171,12 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
     vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
                             &frame.descriptor_set, 0, nullptr);
     if (!frame.mesh_draws.empty() || !frame.arrow_draws.empty()) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow_mesh_pipeline);
+      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow.mesh_pipeline);
       impl_->DrawMeshes(command_buffer, frame, frame.mesh_draws);
       impl_->DrawMeshes(command_buffer, frame, frame.arrow_draws);
     }
     if (frame.particle_count > 0) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow_particle_pipeline);
+      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow.particle_pipeline);
       vkCmdDraw(command_buffer, kParticleVertices * frame.particle_count, 1, 0, 0);
     }
   }
@@ -1528,7 +1236,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
     clears[1].depthStencil = {1.0f, 0};
     VkRenderPassBeginInfo scene_begin{};
     scene_begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-    scene_begin.renderPass = impl_->scaled_pass;
+    scene_begin.renderPass = impl_->scaled.render_pass;
     scene_begin.framebuffer = frame.scaled_framebuffer;
     scene_begin.renderArea = {{0, 0}, extent};
     scene_begin.clearValueCount = static_cast<std::uint32_t>(clears.size());
@@ -1708,7 +1416,7 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
     SetViewportAndScissor(command_buffer, frame.target_extent);
     vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
                             &frame.descriptor_set, 0, nullptr);
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->upscale_pipeline);
+    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->scaled.upscale_pipeline);
     vkCmdDraw(command_buffer, 6, 1, 0, 0);  // upscale.vert's rectangle
   }
   // (A frame composed on the host has its HUD drawn by PrepareFrame's commands and blended by UpscaleOnHost.)
@@ -1735,12 +1443,12 @@ void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Fram
     vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.grid_offset);
     if (frame.grid_shadowed_vertices > 0) {
       vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                        cached ? shadow_ground_pipeline : grid_shadowed_pipeline);
+                        cached ? ground.shadow_pipeline : ground.shadowed_pipeline);
       vkCmdDraw(command_buffer, frame.grid_shadowed_vertices, 1, 0, 0);
     }
     if (frame.grid_plain_vertices > 0) {
       vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                        cached ? copy_ground_pipeline : grid_plain_pipeline);
+                        cached ? ground.copy_pipeline : ground.plain_pipeline);
       vkCmdDraw(command_buffer, frame.grid_plain_vertices, 1, frame.grid_shadowed_vertices, 0);
     }
   }
