@@ -47,13 +47,6 @@
 namespace ductile::render {
 namespace {
 
-// Shadow map side on a CPU device for a scene image of `extent`: about 0.8 texels per pixel of its longer side, in
-// steps of 64, from 256 to kCpuShadowMapSize (1024 at 1280x720, 512 at 640x360): the map's texels then stay about
-// the size of the image's pixels on what the camera frames, whatever the render scale.
-std::uint32_t CpuShadowMapSize(VkExtent2D extent) {
-  const std::uint32_t side = std::max(extent.width, extent.height);
-  return std::clamp<std::uint32_t>((side * 4 / 5 + 63) / 64 * 64, 256, kCpuShadowMapSize);
-}
 constexpr int kArrowSegments = 16;  // Facets around the arrow's shaft and head.
 
 }  // namespace
@@ -135,37 +128,6 @@ void SortKeys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scra
     for (const std::uint64_t key : keys) scratch[starts[(key >> shift) & 0xff]++] = key;
     keys.swap(scratch);
   }
-}
-
-// The LightFit of the key light travelling along unit `direction` that just contains `casters`, for a shadow map
-// `map_size` texels on a side.
-LightFit FitLight(const Vec3& direction, const Bounds& casters, std::uint32_t map_size) {
-  Bounds box = casters;
-  if (box.empty()) box.Add({0, 0, 0}, 1.0f);
-  const Vec3 center = Scale(Add(box.min, box.max), 0.5f);
-  const float radius = std::max(0.5f * Length(Subtract(box.max, box.min)), 1e-3f);
-  const Mat4 view = LookAt(Subtract(center, Scale(direction, 2.0f * radius)), center, {0, 0, 1});
-  Bounds in_view;
-  for (int corner = 0; corner < 8; ++corner) {
-    const Vec3 p{(corner & 1) != 0 ? box.max[0] : box.min[0], (corner & 2) != 0 ? box.max[1] : box.min[1],
-                 (corner & 4) != 0 ? box.max[2] : box.min[2]};
-    in_view.Add(TransformPoint(view, p));
-  }
-  // A margin of a few texels keeps PCF taps at the edge inside the map; the depth range is padded so that casters
-  // at its ends store depths strictly inside (0, 1).
-  const float margin = 0.02f * radius + 1e-4f;
-  const float width = in_view.max[0] - in_view.min[0] + 2.0f * margin;
-  const float left = in_view.min[0] - margin, right = in_view.max[0] + margin;
-  const float bottom = in_view.min[1] - margin, top = in_view.max[1] + margin;
-  const Mat4 projection = Orthographic(left, right, bottom, top, -in_view.max[2] - margin, -in_view.min[2] + margin);
-  // The view's rows are the light's right and up axes in the world; view-space (x, y, 0) is eye + x right + y up.
-  const Vec3 light_eye = Subtract(center, Scale(direction, 2.0f * radius));
-  const Vec3 light_right{view[0], view[4], view[8]};
-  const Vec3 light_up{view[1], view[5], view[9]};
-  auto corner = [&](float x, float y) { return Add(light_eye, Add(Scale(light_right, x), Scale(light_up, y))); };
-  return {Multiply(projection, view),
-          width / static_cast<float>(map_size),
-          {corner(left, bottom), corner(right, bottom), corner(right, top), corner(left, top)}};
 }
 
 // The part of convex polygon `polygon` on the left of the directed line from `a` to `b` (Sutherland-Hodgman), or
@@ -263,7 +225,8 @@ void ValidateScene(const RenderScene& scene, bool meshes_checked) {
   }
 }
 
-// Vertex layouts: meshes (binding 0 per vertex, binding 1 per instance), particles and lines (binding 0).
+}  // namespace
+
 std::vector<VkVertexInputBindingDescription> MeshBindings() {
   return {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX},
           {1, sizeof(InstanceData), VK_VERTEX_INPUT_RATE_INSTANCE}};
@@ -278,8 +241,6 @@ std::vector<VkVertexInputAttributeDescription> MeshAttributes() {
   }
   return attributes;
 }
-
-}  // namespace
 
 SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in)
     : physical_device(physical), device(dev), target(target_in) {
@@ -302,68 +263,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   cpu_device = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   encode_srgb = target.srgb_target ? VK_FALSE : VK_TRUE;
 
-  // A shadow map format the device renders and samples. The shaders gather four comparisons and filter them
-  // themselves, so the format needs no linear filtering.
-  const std::optional<VkFormat> found_shadow_format = FindDepthFormat(
-      physical_device, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT);
-  if (!found_shadow_format) throw RenderError("SceneRenderer: the device has no depth format it can sample");
-  shadow.format = *found_shadow_format;
-
-  // Shadow pass: one depth attachment, cleared, left readable by the fragment shaders of the main pass. The
-  // dependencies order this frame's shadow writes after the previous frame's reads of the same map, and the
-  // main pass's reads after these writes.
-  VkAttachmentDescription depth{};
-  depth.format = shadow.format;
-  depth.samples = VK_SAMPLE_COUNT_1_BIT;
-  depth.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  depth.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  depth.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  depth.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  depth.finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
-  VkAttachmentReference depth_reference{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.pDepthStencilAttachment = &depth_reference;
-  std::array<VkSubpassDependency, 2> dependencies{};
-  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
-  dependencies[0].srcAccessMask = VK_ACCESS_SHADER_READ_BIT;
-  dependencies[0].dstAccessMask =
-      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  dependencies[1].srcSubpass = 0;
-  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
-  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-  dependencies[1].srcAccessMask = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-  VkRenderPassCreateInfo pass_info{};
-  pass_info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-  pass_info.attachmentCount = 1;
-  pass_info.pAttachments = &depth;
-  pass_info.subpassCount = 1;
-  pass_info.pSubpasses = &subpass;
-  pass_info.dependencyCount = static_cast<std::uint32_t>(dependencies.size());
-  pass_info.pDependencies = dependencies.data();
-  Check(vkCreateRenderPass(device, &pass_info, nullptr, &shadow.render_pass), "vkCreateRenderPass (shadow)");
-
-  // Hardware depth comparison, gathered 2x2 at a time. Outside the map (the shader never samples there) the border
-  // reads as lit.
-  VkSamplerCreateInfo sampler_info{};
-  sampler_info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-  sampler_info.magFilter = VK_FILTER_NEAREST;
-  sampler_info.minFilter = VK_FILTER_NEAREST;
-  sampler_info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-  sampler_info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
-  sampler_info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
-  sampler_info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
-  sampler_info.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE;
-  sampler_info.compareEnable = VK_TRUE;
-  sampler_info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
-  sampler_info.maxLod = 0.0f;
-  Check(vkCreateSampler(device, &sampler_info, nullptr, &shadow.sampler), "vkCreateSampler");
+  CreateShadowPass();
 
   std::array<VkDescriptorSetLayoutBinding, 5> bindings{};
   bindings[0].binding = 0;
@@ -431,18 +331,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     ResizeShadowMap(frame, cpu_device ? kCpuShadowMapSize : kShadowMapSize);
   }
 
-  PipelineDesc shadow_mesh{ShaderId::kShadowVert, std::nullopt, MeshBindings(), MeshAttributes()};
-  shadow_mesh.depth_bias = true;
-  shadow_mesh.has_color = false;
-  shadow_mesh.render_pass = shadow.render_pass;
-  shadow.mesh_pipeline = CreatePipeline(shadow_mesh);
-
-  // Particles read their data from the storage buffer (binding 2), so their pipelines have no vertex input.
-  PipelineDesc shadow_particle{ShaderId::kParticleShadowVert, ShaderId::kParticleShadowFrag, {}, {}};
-  shadow_particle.depth_bias = true;
-  shadow_particle.has_color = false;
-  shadow_particle.render_pass = shadow.render_pass;
-  shadow.particle_pipeline = CreatePipeline(shadow_particle);
+  CreateShadowPipelines();
 
   // The background comes after everything opaque and fills what is left at the far plane, so that only pixels
   // nothing covers shade it.
@@ -527,21 +416,11 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   if (target.color_format != VK_FORMAT_UNDEFINED && target.depth_format != VK_FORMAT_UNDEFINED &&
       SupportsOptimal(physical_device, target.color_format, scaled_features)) {
     // Writes after the previous frame's upscale read the same image; this frame's upscale after the writes.
-    std::array<VkSubpassDependency, 2> scaled_dependencies{};
-    scaled_dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-    scaled_dependencies[0].dstSubpass = 0;
-    scaled_dependencies[0].srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-    scaled_dependencies[0].dstStageMask =
-        VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT;
-    scaled_dependencies[0].srcAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    scaled_dependencies[0].dstAccessMask =
-        VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-    scaled_dependencies[1].srcSubpass = 0;
-    scaled_dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-    scaled_dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-    scaled_dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-    scaled_dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-    scaled_dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    const std::array<VkSubpassDependency, 2> scaled_dependencies = ReadBetweenPassesDependencies(
+        VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT,
+        VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT,
+        VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+        VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
     scaled.render_pass = CreateColorDepthRenderPass(device, target.color_format, target.depth_format, target.samples,
                                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, scaled_dependencies,
                                                     "vkCreateRenderPass (scaled)");
@@ -995,27 +874,6 @@ void SceneRenderer::Impl::ResizeGroundCache(Frame& frame, VkExtent2D extent) {
   frame.ground_cache_extent = extent;
 }
 
-void SceneRenderer::Impl::ResizeShadowMap(Frame& frame, std::uint32_t size) {
-  if (frame.shadow_framebuffer != VK_NULL_HANDLE) {
-    vkDestroyFramebuffer(device, frame.shadow_framebuffer, nullptr);
-    frame.shadow_framebuffer = VK_NULL_HANDLE;
-  }
-  frame.shadow_map_size = 0;
-  frame.shadow_map =
-      GpuImage(physical_device, device, {size, size}, shadow.format, VK_SAMPLE_COUNT_1_BIT,
-               VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
-  const VkImageView view = frame.shadow_map.view();
-  frame.shadow_framebuffer =
-      CreateFramebuffer(device, shadow.render_pass, {&view, 1}, {size, size}, "vkCreateFramebuffer (shadow)");
-  constexpr VkImageLayout kLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
-  WriteImageDescriptor(device, frame.descriptor_set, 1, shadow.sampler, view, kLayout);
-  if (frame.ground_cache_framebuffer == VK_NULL_HANDLE)
-    WriteImageDescriptor(device, frame.descriptor_set, 3, shadow.sampler, view, kLayout);
-  if (frame.scaled_framebuffer == VK_NULL_HANDLE)
-    WriteImageDescriptor(device, frame.descriptor_set, 4, shadow.sampler, view, kLayout);
-  frame.shadow_map_size = size;
-}
-
 void SceneRenderer::Impl::ResizeSceneImage(Frame& frame, VkExtent2D extent) {
   if (frame.scaled_framebuffer != VK_NULL_HANDLE) {
     vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
@@ -1067,6 +925,12 @@ void SceneRenderer::Impl::RecordGroundCache(VkCommandBuffer command_buffer, Fram
   vkCmdEndRenderPass(command_buffer);
 }
 
+void SceneRenderer::Impl::BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const {
+  SetViewportAndScissor(command_buffer, extent);
+  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
+                          0, nullptr);
+}
+
 void SceneRenderer::Impl::DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame,
                                      const std::vector<MeshDraw>& draws) const {
   if (draws.empty()) return;
@@ -1114,10 +978,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
       impl_->ResizeSceneImage(frame, extent);
     }
   }
-  if (impl_->cpu_device) {
-    const std::uint32_t map_size = CpuShadowMapSize(extent);
-    if (map_size != frame.shadow_map_size) impl_->ResizeShadowMap(frame, map_size);
-  }
+  impl_->SizeShadowMap(frame, extent);
   const bool meshes_unchanged = std::equal(scene.meshes.begin(), scene.meshes.end(), frame.uploaded_meshes.begin(),
                                            frame.uploaded_meshes.end(), SameMesh);
   ValidateScene(scene, meshes_unchanged);
@@ -1154,33 +1015,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   if (frame.grid_visible)
     impl_->WriteGround(frame, scene.grid, camera.target, shadows ? &light : nullptr, light_direction);
 
-  // The shadow pass runs even without casters: it clears the map and leaves it in the layout the main pass reads.
-  VkClearValue clear{};
-  clear.depthStencil = {1.0f, 0};
-  VkRenderPassBeginInfo begin{};
-  begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  begin.renderPass = impl_->shadow.render_pass;
-  begin.framebuffer = frame.shadow_framebuffer;
-  const std::uint32_t map_size = frame.shadow_map_size;
-  begin.renderArea = {{0, 0}, {map_size, map_size}};
-  begin.clearValueCount = 1;
-  begin.pClearValues = &clear;
-  vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
-  if (shadows) {
-    SetViewportAndScissor(command_buffer, {map_size, map_size});
-    vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
-                            &frame.descriptor_set, 0, nullptr);
-    if (!frame.mesh_draws.empty() || !frame.arrow_draws.empty()) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow.mesh_pipeline);
-      impl_->DrawMeshes(command_buffer, frame, frame.mesh_draws);
-      impl_->DrawMeshes(command_buffer, frame, frame.arrow_draws);
-    }
-    if (frame.particle_count > 0) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow.particle_pipeline);
-      vkCmdDraw(command_buffer, kParticleVertices * frame.particle_count, 1, 0, 0);
-    }
-  }
-  vkCmdEndRenderPass(command_buffer);
+  impl_->RecordShadowPass(command_buffer, frame, shadows);
 
   // The unshadowed ground, drawn again only when what it depends on has changed. While it changes from frame to
   // frame (the camera moving) the ground is drawn directly instead: the cache would cost a pass over all of the

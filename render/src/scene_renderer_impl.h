@@ -148,6 +148,10 @@ struct LightFit {
   std::array<Vec3, 4> corners;  // In order around the rectangle.
 };
 
+// The LightFit of the key light travelling along unit `direction` that just contains `casters`, for a shadow map
+// `map_size` texels on a side.
+LightFit FitLight(const Vec3& direction, const Bounds& casters, std::uint32_t map_size);
+
 using Point2 = std::array<float, 2>;
 
 // Everything that varies per pipeline; the rest (dynamic viewport and scissor, the one layout) is shared.
@@ -169,6 +173,10 @@ struct PipelineDesc {
   VkRenderPass render_pass = VK_NULL_HANDLE;
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
 };
+
+// Vertex layouts of the meshes: binding 0 per vertex (MeshVertex), binding 1 per instance (InstanceData).
+std::vector<VkVertexInputBindingDescription> MeshBindings();
+std::vector<VkVertexInputAttributeDescription> MeshAttributes();
 
 // The shadow pass's objects: the map's depth format, the pass that draws it, the comparison sampler the main pass
 // reads it with, and the pipelines of the casters.
@@ -274,13 +282,28 @@ struct SceneRenderer::Impl {
   // Writes the ground's triangles, split where the shadow map reaches (`light`, null without shadows).
   void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
                    const Vec3& light_direction);
-  void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
-  // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
-  void ResizeGroundCache(Frame& frame, VkExtent2D extent);
+  // Sets the viewport and scissor to the whole of `extent` and binds the frame's descriptor set.
+  void BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const;
+
+  // The shadow map (scene_renderer_shadow.cpp).
+  // Picks a depth format for the shadow map and creates the shadow pass (one depth attachment, cleared, left readable
+  // by the fragment shaders of the main pass) and the comparison sampler the main pass reads the map with.
+  void CreateShadowPass();
+  // The pipelines that draw meshes and particles into the shadow map.
+  void CreateShadowPipelines();
   // Makes the frame's shadow map `size` texels on a side and points binding 1 of its descriptor set at it (and
   // bindings 3 and 4 while the ground cache and the scene image do not exist: never read then, but every binding of a
   // set must be valid when it is bound).
   void ResizeShadowMap(Frame& frame, std::uint32_t size);
+  // On a CPU device, resizes the frame's shadow map to suit a scene image of `extent` (a GPU keeps kShadowMapSize).
+  void SizeShadowMap(Frame& frame, VkExtent2D extent);
+  // Records the shadow pass: clears the frame's shadow map and, with `shadows`, draws the meshes, the arrows and the
+  // particles into it.
+  void RecordShadowPass(VkCommandBuffer command_buffer, const Frame& frame, bool shadows) const;
+
+  void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
+  // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
+  void ResizeGroundCache(Frame& frame, VkExtent2D extent);
   // Makes the frame's scene image `extent` large and points binding 4 of its descriptor set at it.
   void ResizeSceneImage(Frame& frame, VkExtent2D extent);
   bool can_scale() const { return scaled.render_pass != VK_NULL_HANDLE; }
