@@ -279,11 +279,12 @@ struct SceneRenderer::Impl {
                       Bounds& casters);
   // Points binding 2 of the frame's descriptor set at its particles.
   void PrepareParticleDraws(Frame& frame);
-  // Writes the ground's triangles, split where the shadow map reaches (`light`, null without shadows).
-  void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
-                   const Vec3& light_direction);
   // Sets the viewport and scissor to the whole of `extent` and binds the frame's descriptor set.
   void BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const;
+  // A pipeline of the target's render pass and samples, its other settings the defaults.
+  PipelineDesc TargetPipeline(ShaderId vertex, std::optional<ShaderId> fragment,
+                              std::vector<VkVertexInputBindingDescription> bindings = {},
+                              std::vector<VkVertexInputAttributeDescription> attributes = {}) const;
 
   // The shadow map (scene_renderer_shadow.cpp).
   // Picks a depth format for the shadow map and creates the shadow pass (one depth attachment, cleared, left readable
@@ -301,17 +302,36 @@ struct SceneRenderer::Impl {
   // particles into it.
   void RecordShadowPass(VkCommandBuffer command_buffer, const Frame& frame, bool shadows) const;
 
-  void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
+  // The ground (scene_renderer_ground.cpp).
+  // The ground's pipeline in the target's pass (vertices of Point2 on the ground plane), with `fragment`.
+  PipelineDesc GroundPipeline(ShaderId fragment) const;
+  // The pipelines that draw the ground directly, where the shadow map reaches and the rest.
+  void CreateGroundPipelines();
+  // The ground cache's pass, sampler and pipelines, where the target asks for the cache and the device can draw into
+  // and sample kGroundCacheFormat.
+  void CreateGroundCache();
+  // Writes the ground's triangles, split where the shadow map reaches (`light`, null without shadows).
+  void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
+                   const Vec3& light_direction);
   // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
   void ResizeGroundCache(Frame& frame, VkExtent2D extent);
+  // Decides how the frame draws the ground: from its cache, drawn again here first when what the cache holds differs
+  // from this frame's `uniforms` and the view held still since the last frame prepared, or directly
+  // (frame.direct_ground) while the view changes from frame to frame. `extent`: the scene's.
+  void PrepareGroundCache(VkCommandBuffer command_buffer, Frame& frame, const FrameUniforms& uniforms,
+                          VkExtent2D extent);
+  // Records the drawing of the frame's ground cache (the unshadowed ground) into `command_buffer`.
+  void RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const;
+  // Records the ground's draws in the scene's pass: from the cache, or directly.
+  void RecordGround(VkCommandBuffer command_buffer, const Frame& frame) const;
+
+  void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
   // Makes the frame's scene image `extent` large and points binding 4 of its descriptor set at it.
   void ResizeSceneImage(Frame& frame, VkExtent2D extent);
   bool can_scale() const { return scaled.render_pass != VK_NULL_HANDLE; }
   // Records the scene's draws (everything but the HUD) at the frame's scene extent into the render pass that
   // `command_buffer` is inside: the target's, or the scaled pass.
   void RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const;
-  // Records the drawing of the frame's ground cache (background and unshadowed ground) into `command_buffer`.
-  void RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const;
 
   VkPhysicalDevice physical_device;
   VkDevice device;
