@@ -45,75 +45,7 @@
 #include "shaders.h"
 
 namespace ductile::render {
-namespace {
-
-constexpr int kArrowSegments = 16;  // Facets around the arrow's shaft and head.
-
-}  // namespace
-
-ArrowMeshes BuildArrowMeshes() {
-  ArrowMeshes arrows;
-  auto add_disk = [&arrows](float z) {
-    const auto center = static_cast<std::uint32_t>(arrows.vertices.size());
-    arrows.vertices.push_back({{0, 0, z}, {0, 0, -1}});
-    for (int i = 0; i < kArrowSegments; ++i) {
-      const float angle = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kArrowSegments;
-      arrows.vertices.push_back({{std::cos(angle), std::sin(angle), z}, {0, 0, -1}});
-    }
-    for (std::uint32_t i = 0; i < kArrowSegments; ++i) {
-      arrows.indices.insert(arrows.indices.end(), {center, center + 1 + (i + 1) % kArrowSegments, center + 1 + i});
-    }
-  };
-  auto begin = [&arrows](MeshDraw& draw) {
-    draw.first_index = static_cast<std::uint32_t>(arrows.indices.size());
-    draw.vertex_offset = static_cast<std::int32_t>(arrows.vertices.size());
-  };
-  auto end = [&arrows](MeshDraw& draw) {
-    draw.index_count = static_cast<std::uint32_t>(arrows.indices.size()) - draw.first_index;
-  };
-
-  // Shaft: smooth side (two rings with radial normals) and the bottom disk. Indices are relative to the mesh.
-  begin(arrows.shaft);
-  const auto shaft_base = static_cast<std::uint32_t>(arrows.vertices.size());
-  for (int i = 0; i < kArrowSegments; ++i) {
-    const float angle = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kArrowSegments;
-    const Vec3 radial{std::cos(angle), std::sin(angle), 0};
-    arrows.vertices.push_back({radial, radial});
-    arrows.vertices.push_back({{radial[0], radial[1], 1}, radial});
-  }
-  for (std::uint32_t i = 0; i < kArrowSegments; ++i) {
-    const std::uint32_t a = 2 * i, b = 2 * ((i + 1) % kArrowSegments);
-    arrows.indices.insert(arrows.indices.end(), {a, b, b + 1, a, b + 1, a + 1});
-  }
-  add_disk(0.0f);
-  for (std::size_t i = arrows.shaft.first_index + 6 * kArrowSegments; i < arrows.indices.size(); ++i) {
-    arrows.indices[i] -= shaft_base;
-  }
-  end(arrows.shaft);
-
-  // Head: one apex vertex per facet so each carries the normal of its facet's middle, then the base disk. The side
-  // normal of a unit cone is (cos, sin, 1) / sqrt(2); the normal matrix corrects it for the head's real proportions.
-  begin(arrows.head);
-  const auto head_base = static_cast<std::uint32_t>(arrows.vertices.size());
-  for (int i = 0; i < kArrowSegments; ++i) {
-    const float angle = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kArrowSegments;
-    const float middle = 2.0f * std::numbers::pi_v<float> * (static_cast<float>(i) + 0.5f) / kArrowSegments;
-    const float root_half = std::numbers::sqrt2_v<float> * 0.5f;
-    arrows.vertices.push_back(
-        {{std::cos(angle), std::sin(angle), 0}, {std::cos(angle) * root_half, std::sin(angle) * root_half, root_half}});
-    arrows.vertices.push_back({{0, 0, 1}, {std::cos(middle) * root_half, std::sin(middle) * root_half, root_half}});
-  }
-  for (std::uint32_t i = 0; i < kArrowSegments; ++i) {
-    const std::uint32_t a = 2 * i, b = 2 * ((i + 1) % kArrowSegments);
-    arrows.indices.insert(arrows.indices.end(), {a, b, a + 1});
-  }
-  add_disk(0.0f);
-  for (std::size_t i = arrows.head.first_index + 3 * kArrowSegments; i < arrows.indices.size(); ++i) {
-    arrows.indices[i] -= head_base;
-  }
-  end(arrows.head);
-  return arrows;
-}
+namespace {}  // namespace
 
 namespace {
 
@@ -185,21 +117,6 @@ void ValidateScene(const RenderScene& scene, bool meshes_checked) {
 }
 
 }  // namespace
-
-std::vector<VkVertexInputBindingDescription> MeshBindings() {
-  return {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX},
-          {1, sizeof(InstanceData), VK_VERTEX_INPUT_RATE_INSTANCE}};
-}
-std::vector<VkVertexInputAttributeDescription> MeshAttributes() {
-  std::vector<VkVertexInputAttributeDescription> attributes = {
-      {0, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(MeshVertex, position)},
-      {1, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(MeshVertex, normal)}};
-  // world_from_mesh, normal matrix, colour and flags: nine consecutive vec4s.
-  for (std::uint32_t i = 0; i < 9; ++i) {
-    attributes.push_back({2 + i, 1, VK_FORMAT_R32G32B32A32_SFLOAT, 16 * i});
-  }
-  return attributes;
-}
 
 SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in)
     : physical_device(physical), device(dev), target(target_in) {
@@ -301,10 +218,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   background.samples = target.samples;
   background_pipeline = CreatePipeline(background);
 
-  PipelineDesc mesh{ShaderId::kMeshVert, ShaderId::kMeshFrag, MeshBindings(), MeshAttributes()};
-  mesh.render_pass = target.render_pass;
-  mesh.samples = target.samples;
-  mesh_pipeline = CreatePipeline(mesh);
+  CreateMeshPipeline();
 
   // Particles keep the target's alpha: their alpha output is coverage for alpha-to-coverage, not opacity. A CPU
   // device gets the impostor at its triangle's depth, which it can test before shading (particle.glsl).
@@ -317,18 +231,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   particle_pipeline = CreatePipeline(particle);
 
   CreateGroundPipelines();
-
-  PipelineDesc line{ShaderId::kLineVert,
-                    ShaderId::kLineFrag,
-                    {{0, sizeof(LineVertex), VK_VERTEX_INPUT_RATE_VERTEX}},
-                    {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(LineVertex, position)},
-                     {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(LineVertex, color)}}};
-  line.topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
-  line.depth_write = false;
-  line.blend = true;
-  line.render_pass = target.render_pass;
-  line.samples = target.samples;
-  line_pipeline = CreatePipeline(line);
+  CreateLinePipeline();
 
   CreateGroundCache();
 
@@ -552,137 +455,20 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
         physical_device, device, std::max<VkDeviceSize>(total + total / 2, 1 << 16),
         VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   }
-  std::byte* base = frame.data.data();
-  auto* vertices = reinterpret_cast<MeshVertex*>(base + frame.vertex_offset);
-  auto* indices = reinterpret_cast<std::uint32_t*>(base + frame.index_offset);
-  auto* instances = reinterpret_cast<InstanceData*>(base + frame.instance_offset);
-  auto* particles = reinterpret_cast<ParticleData*>(base + frame.particle_offset);
-  auto* line_vertices = reinterpret_cast<LineVertex*>(base + frame.line_offset);
 
-  // Mesh geometry: the scene's meshes, then the arrow meshes. Indices stay relative to their mesh; each draw
-  // carries its mesh's first vertex. Meshes the buffer already holds (the same as last frame's) are not rewritten;
-  // their ranges and bounds stay as they were.
-  std::vector<MeshDraw>& mesh_ranges = frame.mesh_ranges;
-  std::vector<Vec3>& mesh_min = frame.mesh_min;
-  std::vector<Vec3>& mesh_max = frame.mesh_max;
-  const std::size_t next_vertex = vertex_count - arrow_meshes.vertices.size();
-  const std::size_t next_index = index_count - arrow_meshes.indices.size();
-  if (!meshes_unchanged) {
-    mesh_ranges.assign(scene.meshes.size(), MeshDraw{});
-    mesh_min.assign(scene.meshes.size(), Vec3{});
-    mesh_max.assign(scene.meshes.size(), Vec3{});
-    std::size_t vertex = 0, index = 0;
-    for (std::size_t m = 0; m < scene.meshes.size(); ++m) {
-      const MeshData& mesh = scene.meshes[m];
-      mesh_ranges[m].first_index = static_cast<std::uint32_t>(index);
-      mesh_ranges[m].index_count = static_cast<std::uint32_t>(mesh.indices.size());
-      mesh_ranges[m].vertex_offset = static_cast<std::int32_t>(vertex);
-      Bounds bounds;
-      for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
-        vertices[vertex + v] = {mesh.positions[v], mesh.normals[v]};
-        bounds.Add(mesh.positions[v]);
-      }
-      mesh_min[m] = bounds.min;
-      mesh_max[m] = bounds.max;
-      std::memcpy(indices + index, mesh.indices.data(), mesh.indices.size() * sizeof(std::uint32_t));
-      vertex += mesh.positions.size();
-      index += mesh.indices.size();
-    }
-    std::memcpy(vertices + next_vertex, arrow_meshes.vertices.data(),
-                arrow_meshes.vertices.size() * sizeof(MeshVertex));
-    std::memcpy(indices + next_index, arrow_meshes.indices.data(), arrow_meshes.indices.size() * sizeof(std::uint32_t));
-    frame.uploaded_meshes = scene.meshes;
-  }
-  MeshDraw shaft = arrow_meshes.shaft, head = arrow_meshes.head;
-  shaft.first_index += static_cast<std::uint32_t>(next_index);
-  head.first_index += static_cast<std::uint32_t>(next_index);
-  shaft.vertex_offset += static_cast<std::int32_t>(next_vertex);
-  head.vertex_offset += static_cast<std::int32_t>(next_vertex);
+  const auto [shaft, head] = WriteMeshGeometry(frame, scene, meshes_unchanged);
+  WriteMeshInstances(frame, scene, casters);
+  WriteArrows(frame, scene, shaft, head, casters);
+  WriteParticles(frame, scene, casters);
+  frame.particle_count = static_cast<std::uint32_t>(particle_count);
+  WriteLines(frame, scene);
+  frame.line_vertex_count = static_cast<std::uint32_t>(line_vertex_count);
+  frame.grid_visible = scene.grid.visible && scene.grid.extent > 0.0f && scene.grid.spacing > 0.0f;
+  frame.extent = extent;
+}
 
-  auto write_instance = [&instances](std::size_t slot, const Mat4& world_from_mesh, const Rgba& color, bool selected) {
-    InstanceData& data = instances[slot];
-    data.world_from_mesh = world_from_mesh;
-    const Mat4 normal = NormalMatrix(world_from_mesh);
-    for (int c = 0; c < 3; ++c) {
-      for (int r = 0; r < 4; ++r) data.normal_matrix[4 * c + r] = normal[4 * c + r];
-    }
-    data.color = color;
-    data.flags = {selected ? 1.0f : 0.0f, 0, 0, 0};
-  };
-
-  // Scene instances in mesh order, one instanced draw per mesh that has any.
-  std::vector<std::uint32_t> order(scene.instances.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&scene](std::uint32_t a, std::uint32_t b) {
-    return scene.instances[a].mesh < scene.instances[b].mesh;
-  });
-  frame.mesh_draws.clear();
-  for (std::uint32_t slot = 0; slot < order.size(); ++slot) {
-    const MeshInstance& instance = scene.instances[order[slot]];
-    const auto m = static_cast<std::size_t>(instance.mesh);
-    write_instance(slot, instance.world_from_mesh, instance.color, instance.selected);
-    if (!scene.meshes[m].positions.empty()) {
-      for (int corner = 0; corner < 8; ++corner) {
-        const Vec3 p{(corner & 1) != 0 ? mesh_max[m][0] : mesh_min[m][0],
-                     (corner & 2) != 0 ? mesh_max[m][1] : mesh_min[m][1],
-                     (corner & 4) != 0 ? mesh_max[m][2] : mesh_min[m][2]};
-        casters.Add(TransformPoint(instance.world_from_mesh, p));
-      }
-    }
-    if (mesh_ranges[m].index_count == 0) continue;
-    if (!frame.mesh_draws.empty() && slot > 0 && scene.instances[order[slot - 1]].mesh == instance.mesh) {
-      ++frame.mesh_draws.back().instance_count;
-    } else {
-      MeshDraw draw = mesh_ranges[m];
-      draw.instance_count = 1;
-      draw.first_instance = slot;
-      frame.mesh_draws.push_back(draw);
-    }
-  }
-
-  // Arrows: all shafts, then all heads, so they take two instanced draws. Each is placed in a frame whose z axis is
-  // the arrow; the head is 2.5 shaft radii wide and at most 40% of the arrow long. Arrows of zero length or radius
-  // are not drawn.
-  auto drawable = [](const Arrow& arrow) {
-    const float length = Length(arrow.vector);
-    return length > 0.0f && std::isfinite(length) && arrow.shaft_radius > 0.0f;
-  };
-  const auto arrow_count =
-      static_cast<std::uint32_t>(std::count_if(scene.arrows.begin(), scene.arrows.end(), drawable));
-  const auto first_shaft = static_cast<std::uint32_t>(scene.instances.size());
-  std::uint32_t arrow_index = 0;
-  for (const Arrow& arrow : scene.arrows) {
-    if (!drawable(arrow)) continue;
-    const float length = Length(arrow.vector);
-    const Vec3 axis = Scale(arrow.vector, 1.0f / length);
-    const Vec3 helper = std::fabs(axis[2]) < 0.9f ? Vec3{0, 0, 1} : Vec3{1, 0, 0};
-    const Vec3 u = Normalize(Cross(helper, axis), {1, 0, 0});
-    const Vec3 v = Cross(axis, u);
-    const float head_radius = 2.5f * arrow.shaft_radius;
-    const float head_length = std::min(0.4f * length, 3.0f * head_radius);
-    const float shaft_length = length - head_length;
-    const Vec3 head_base = Add(arrow.origin, Scale(axis, shaft_length));
-    auto frame_of = [&](float radius, float height, const Vec3& origin) {
-      return Mat4{
-          u[0] * radius,    u[1] * radius,    u[2] * radius,    0, v[0] * radius, v[1] * radius, v[2] * radius, 0,
-          axis[0] * height, axis[1] * height, axis[2] * height, 0, origin[0],     origin[1],     origin[2],     1};
-    };
-    write_instance(first_shaft + arrow_index, frame_of(arrow.shaft_radius, shaft_length, arrow.origin), arrow.color,
-                   false);
-    write_instance(first_shaft + arrow_count + arrow_index, frame_of(head_radius, head_length, head_base), arrow.color,
-                   false);
-    casters.Add(arrow.origin, head_radius);
-    casters.Add(Add(arrow.origin, arrow.vector), head_radius);
-    ++arrow_index;
-  }
-  frame.arrow_draws.clear();
-  if (arrow_count > 0) {
-    shaft.instance_count = head.instance_count = arrow_count;
-    shaft.first_instance = first_shaft;
-    head.first_instance = first_shaft + arrow_count;
-    frame.arrow_draws = {shaft, head};
-  }
-
+void SceneRenderer::Impl::WriteParticles(Frame& frame, const RenderScene& scene, Bounds& casters) {
+  ParticleData* particles = Section<ParticleData>(frame, frame.particle_offset);
   // Particles front to back from the camera, so that the depth test rejects hidden impostors before shading them.
   // The key of each is its squared distance to the eye (a non-negative float, whose bits order like the value) above
   // its index.
@@ -714,16 +500,6 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
     const Vec3& x = set.positions[p];
     particles[slot] = {{x[0], x[1], x[2], set.radius}, set.colors[p]};
   }
-  frame.particle_count = static_cast<std::uint32_t>(particle_count);
-
-  for (std::size_t l = 0; l < scene.lines.size(); ++l) {
-    const Line& line = scene.lines[l];
-    line_vertices[2 * l] = {Vec4(line.from, 1.0f), line.color};
-    line_vertices[2 * l + 1] = {Vec4(line.to, 1.0f), line.color};
-  }
-  frame.line_vertex_count = static_cast<std::uint32_t>(line_vertex_count);
-  frame.grid_visible = scene.grid.visible && scene.grid.extent > 0.0f && scene.grid.spacing > 0.0f;
-  frame.extent = extent;
 }
 
 void SceneRenderer::Impl::PrepareParticleDraws(Frame& frame) {
@@ -786,19 +562,6 @@ PipelineDesc SceneRenderer::Impl::TargetPipeline(ShaderId vertex, std::optional<
   desc.render_pass = target.render_pass;
   desc.samples = target.samples;
   return desc;
-}
-
-void SceneRenderer::Impl::DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame,
-                                     const std::vector<MeshDraw>& draws) const {
-  if (draws.empty()) return;
-  const std::array<VkBuffer, 2> buffers{frame.data.buffer(), frame.data.buffer()};
-  const std::array<VkDeviceSize, 2> offsets{frame.vertex_offset, frame.instance_offset};
-  vkCmdBindVertexBuffers(command_buffer, 0, 2, buffers.data(), offsets.data());
-  vkCmdBindIndexBuffer(command_buffer, frame.data.buffer(), frame.index_offset, VK_INDEX_TYPE_UINT32);
-  for (const MeshDraw& draw : draws) {
-    vkCmdDrawIndexed(command_buffer, draw.index_count, draw.instance_count, draw.first_index, draw.vertex_offset,
-                     draw.first_instance);
-  }
 }
 
 SceneRenderer::SceneRenderer(VkPhysicalDevice physical_device, VkDevice device, const SceneRendererTarget& target)
@@ -1097,11 +860,7 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
 
 void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const {
   BindFrame(command_buffer, frame, frame.extent);
-  const VkBuffer buffer = frame.data.buffer();
-  if (!frame.mesh_draws.empty()) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, mesh_pipeline);
-    DrawMeshes(command_buffer, frame, frame.mesh_draws);
-  }
+  RecordMeshes(command_buffer, frame, frame.mesh_draws);
   if (frame.particle_count > 0) {
     vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, particle_pipeline);
     vkCmdDraw(command_buffer, kParticleVertices * frame.particle_count, 1, 0, 0);
@@ -1109,15 +868,8 @@ void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Fram
   RecordGround(command_buffer, frame);
   vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, background_pipeline);
   vkCmdDraw(command_buffer, 3, 1, 0, 0);
-  if (!frame.arrow_draws.empty()) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, mesh_pipeline);
-    DrawMeshes(command_buffer, frame, frame.arrow_draws);
-  }
-  if (frame.line_vertex_count > 0) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, line_pipeline);
-    vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.line_offset);
-    vkCmdDraw(command_buffer, frame.line_vertex_count, 1, 0, 0);
-  }
+  RecordMeshes(command_buffer, frame, frame.arrow_draws);
+  RecordLines(command_buffer, frame);
 }
 
 }  // namespace ductile::render

@@ -267,6 +267,12 @@ struct SceneRenderer::Impl {
     bool prepared = false;
   };
 
+  // The frame's data buffer from byte `offset` on, as T.
+  template <typename T>
+  static T* Section(const Frame& frame, VkDeviceSize offset) {
+    return reinterpret_cast<T*>(frame.data.data() + offset);
+  }
+
   Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in);
   ~Impl();
   Impl(const Impl&) = delete;
@@ -277,6 +283,8 @@ struct SceneRenderer::Impl {
   // `meshes_unchanged` false, or the buffer was reallocated) and grows `casters` by everything that casts shadows.
   void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, bool meshes_unchanged,
                       Bounds& casters);
+  // Writes the particles, sorted front to back from the camera, and grows `casters` by them.
+  void WriteParticles(Frame& frame, const RenderScene& scene, Bounds& casters);
   // Points binding 2 of the frame's descriptor set at its particles.
   void PrepareParticleDraws(Frame& frame);
   // Sets the viewport and scissor to the whole of `extent` and binds the frame's descriptor set.
@@ -325,7 +333,26 @@ struct SceneRenderer::Impl {
   // Records the ground's draws in the scene's pass: from the cache, or directly.
   void RecordGround(VkCommandBuffer command_buffer, const Frame& frame) const;
 
+  // Meshes, arrows and lines (scene_renderer_meshes.cpp).
+  void CreateMeshPipeline();
+  void CreateLinePipeline();
+  // Writes the scene's meshes, then the arrows' unit meshes, into the frame's vertex and index sections with the
+  // meshes' index ranges and bounds, unless `meshes_unchanged` (the sections hold them from an earlier frame). Returns
+  // the arrows' shaft and head draws at their place there (instance fields unset).
+  std::array<MeshDraw, 2> WriteMeshGeometry(Frame& frame, const RenderScene& scene, bool meshes_unchanged) const;
+  // Writes the scene's instances in mesh order and their draws (one per mesh), and grows `casters` by their bounds.
+  void WriteMeshInstances(Frame& frame, const RenderScene& scene, Bounds& casters) const;
+  // Writes the instances of the drawable arrows after the scene's, all shafts then all heads, and their two draws
+  // from `shaft` and `head`; grows `casters` by them.
+  void WriteArrows(Frame& frame, const RenderScene& scene, MeshDraw shaft, MeshDraw head, Bounds& casters) const;
+  // Writes the lines' vertices, two per line.
+  void WriteLines(const Frame& frame, const RenderScene& scene) const;
+  // Records `draws` with the pipeline bound: the meshes' vertex, instance and index sections bound.
   void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
+  // Records the lit meshes of `draws` (the scene's instances or the arrows), if any.
+  void RecordMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
+  // Records the lines, if any.
+  void RecordLines(VkCommandBuffer command_buffer, const Frame& frame) const;
   // Makes the frame's scene image `extent` large and points binding 4 of its descriptor set at it.
   void ResizeSceneImage(Frame& frame, VkExtent2D extent);
   bool can_scale() const { return scaled.render_pass != VK_NULL_HANDLE; }
