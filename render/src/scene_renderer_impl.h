@@ -283,10 +283,6 @@ struct SceneRenderer::Impl {
   // `meshes_unchanged` false, or the buffer was reallocated) and grows `casters` by everything that casts shadows.
   void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, bool meshes_unchanged,
                       Bounds& casters);
-  // Writes the particles, sorted front to back from the camera, and grows `casters` by them.
-  void WriteParticles(Frame& frame, const RenderScene& scene, Bounds& casters);
-  // Points binding 2 of the frame's descriptor set at its particles.
-  void PrepareParticleDraws(Frame& frame);
   // Sets the viewport and scissor to the whole of `extent` and binds the frame's descriptor set.
   void BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const;
   // A pipeline of the target's render pass and samples, its other settings the defaults.
@@ -353,6 +349,15 @@ struct SceneRenderer::Impl {
   void RecordMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
   // Records the lines, if any.
   void RecordLines(VkCommandBuffer command_buffer, const Frame& frame) const;
+
+  // Particles (scene_renderer_particles.cpp).
+  void CreateParticlePipeline();
+  // Writes the particles, sorted front to back from the camera, and grows `casters` by them.
+  void WriteParticles(Frame& frame, const RenderScene& scene, Bounds& casters);
+  // Points binding 2 of the frame's descriptor set at its particles.
+  void PrepareParticleDraws(Frame& frame);
+  // Records the particles' draw, if any.
+  void RecordParticles(VkCommandBuffer command_buffer, const Frame& frame) const;
   // Makes the frame's scene image `extent` large and points binding 4 of its descriptor set at it.
   void ResizeSceneImage(Frame& frame, VkExtent2D extent);
   bool can_scale() const { return scaled.render_pass != VK_NULL_HANDLE; }
