@@ -181,15 +181,8 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
     allocate.descriptorSetCount = 1;
     allocate.pSetLayouts = &set_layout;
     Check(vkAllocateDescriptorSets(device, &allocate, &frame.descriptor_set), "vkAllocateDescriptorSets");
-    VkDescriptorBufferInfo buffer_info{frame.uniforms.buffer(), 0, sizeof(FrameUniforms)};
-    VkWriteDescriptorSet write{};
-    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    write.dstSet = frame.descriptor_set;
-    write.dstBinding = 0;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    write.pBufferInfo = &buffer_info;
-    vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+    const VkDescriptorBufferInfo buffer_info{frame.uniforms.buffer(), 0, sizeof(FrameUniforms)};
+    WriteBufferDescriptor(device, frame.descriptor_set, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, buffer_info);
     // A full-size map until PrepareFrame knows the scene's extent (a CPU device sizes it from that).
     ResizeShadowMap(frame, cpu_device ? kCpuShadowMapSize : kShadowMapSize);
   }

@@ -80,14 +80,7 @@ void SceneRenderer::Impl::PrepareParticleDraws(Frame& frame) {
   // bound. (The ground and line sections after the particles keep the range inside the buffer.)
   const VkDescriptorBufferInfo particles{frame.data.buffer(), frame.particle_offset,
                                          std::max<VkDeviceSize>(frame.particle_count, 1) * sizeof(ParticleData)};
-  VkWriteDescriptorSet write{};
-  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-  write.dstSet = frame.descriptor_set;
-  write.dstBinding = 2;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  write.pBufferInfo = &particles;
-  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+  WriteBufferDescriptor(device, frame.descriptor_set, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, particles);
 }
 
 void SceneRenderer::Impl::RecordParticles(VkCommandBuffer command_buffer, const Frame& frame) const {

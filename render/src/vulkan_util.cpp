@@ -414,16 +414,33 @@ VkSampler CreateDepthCompareSampler(VkDevice device, const char* call) {
   return sampler;
 }
 
-void WriteImageDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkSampler sampler,
-                          VkImageView view, VkImageLayout layout) {
-  const VkDescriptorImageInfo image_info{sampler, view, layout};
+namespace {
+
+// The write of one descriptor of `type` at `binding` of `set`; the caller points it at its image or buffer.
+VkWriteDescriptorSet DescriptorWrite(VkDescriptorSet set, std::uint32_t binding, VkDescriptorType type) {
   VkWriteDescriptorSet write{};
   write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
   write.dstSet = set;
   write.dstBinding = binding;
   write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.descriptorType = type;
+  return write;
+}
+
+}  // namespace
+
+void WriteImageDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkSampler sampler,
+                          VkImageView view, VkImageLayout layout) {
+  const VkDescriptorImageInfo image_info{sampler, view, layout};
+  VkWriteDescriptorSet write = DescriptorWrite(set, binding, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER);
   write.pImageInfo = &image_info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+}
+
+void WriteBufferDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkDescriptorType type,
+                           const VkDescriptorBufferInfo& buffer_info) {
+  VkWriteDescriptorSet write = DescriptorWrite(set, binding, type);
+  write.pBufferInfo = &buffer_info;
   vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
 }
 

@@ -128,14 +128,17 @@ VkFramebuffer CreateFramebuffer(VkDevice device, VkRenderPass render_pass, std::
 
 /// A sampler without mipmaps that clamps to the edge and filters with `filter`. Throws RenderError naming `call`.
 VkSampler CreateClampToEdgeSampler(VkDevice device, VkFilter filter, const char* call);
-
 /// A sampler of a depth image without mipmaps that compares the depth it reads with the reference, passing where the
 /// reference is less or equal, with nearest filtering; outside the image (clamped to an opaque white border) every
 /// comparison passes. Throws RenderError naming `call`.
 VkSampler CreateDepthCompareSampler(VkDevice device, const char* call);
+
 /// Points `binding` of `set` at one combined image sampler.
 void WriteImageDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkSampler sampler,
                           VkImageView view, VkImageLayout layout);
+/// Points `binding` of `set` at one buffer descriptor of `type` (a uniform or storage buffer): `buffer_info`'s range.
+void WriteBufferDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkDescriptorType type,
+                           const VkDescriptorBufferInfo& buffer_info);
 
 /// Begins `render_pass` on `framebuffer` over the whole of `extent`, its attachments cleared to `clears` (one per
 /// attachment with a clear load op, in attachment order), for commands recorded inline.
