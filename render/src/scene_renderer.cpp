@@ -45,9 +45,23 @@
 #include "shaders.h"
 
 namespace ductile::render {
-namespace {}  // namespace
-
 namespace {
+
+// Throws std::invalid_argument unless `frame_index` names one of the `frame_count` frame slots, `extent` is not empty
+// and `render_scale` is in (0, 1].
+void CheckPrepareArguments(std::uint32_t frame_index, std::size_t frame_count, VkExtent2D extent, float render_scale) {
+  if (frame_index >= frame_count) {
+    throw std::invalid_argument("SceneRenderer::PrepareFrame: frame " + std::to_string(frame_index) + " of " +
+                                std::to_string(frame_count));
+  }
+  if (extent.width == 0 || extent.height == 0) {
+    throw std::invalid_argument("SceneRenderer::PrepareFrame: empty extent");
+  }
+  if (!(render_scale > 0.0f && render_scale <= 1.0f)) {
+    throw std::invalid_argument("SceneRenderer::PrepareFrame: render scale " + std::to_string(render_scale) +
+                                " is not in (0, 1]");
+  }
+}
 
 // Whether two meshes hold the same data (the renderer's cache of uploaded meshes compares by content).
 bool SameMesh(const MeshData& a, const MeshData& b) {
@@ -189,15 +203,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
 
   CreateShadowPipelines();
 
-  // The background comes after everything opaque and fills what is left at the far plane, so that only pixels
-  // nothing covers shade it.
-  PipelineDesc background{ShaderId::kBackgroundVert, ShaderId::kBackgroundFrag, {}, {}};
-  background.depth_test = true;
-  background.depth_write = false;
-  background.render_pass = target.render_pass;
-  background.samples = target.samples;
-  background_pipeline = CreatePipeline(background);
-
+  CreateBackgroundPipeline();
   CreateMeshPipeline();
   CreateParticlePipeline();
 
@@ -205,33 +211,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   CreateLinePipeline();
 
   CreateGroundCache();
-
-  // The render scale's pass: colour and depth as the target's (cleared; the colour, or its resolve, left for the
-  // upscale to sample), where the colour format can be drawn into, sampled and filtered.
-  const VkFormatFeatureFlags scaled_features = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
-                                               VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
-                                               VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
-  if (target.color_format != VK_FORMAT_UNDEFINED && target.depth_format != VK_FORMAT_UNDEFINED &&
-      SupportsOptimal(physical_device, target.color_format, scaled_features)) {
-    // Writes after the previous frame's upscale read the same image; this frame's upscale after the writes.
-    const std::array<VkSubpassDependency, 2> scaled_dependencies = ReadBetweenPassesDependencies(
-        VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT,
-        VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT,
-        VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-        VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-    scaled.render_pass = CreateColorDepthRenderPass(device, target.color_format, target.depth_format, target.samples,
-                                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, scaled_dependencies,
-                                                    "vkCreateRenderPass (scaled)");
-    scaled.sampler = CreateClampToEdgeSampler(device, VK_FILTER_LINEAR, "vkCreateSampler (scaled)");
-
-    PipelineDesc upscale{ShaderId::kUpscaleVert, ShaderId::kUpscaleFrag, {}, {}};
-    upscale.depth_test = false;
-    upscale.depth_write = false;
-    upscale.render_pass = target.render_pass;
-    upscale.samples = target.samples;
-    upscale.encode_srgb = false;
-    scaled.upscale_pipeline = CreatePipeline(upscale);
-  }
+  CreateScaledPass();
 
   // The HUD's pass for frames composed on the host: the panel is drawn twice (over black and over white) into
   // small images that are copied out after it.
@@ -438,37 +418,6 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
   frame.extent = extent;
 }
 
-void SceneRenderer::Impl::ResizeSceneImage(Frame& frame, VkExtent2D extent) {
-  if (frame.scaled_framebuffer != VK_NULL_HANDLE) {
-    vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
-    frame.scaled_framebuffer = VK_NULL_HANDLE;
-  }
-  frame.scaled_extent = {};
-  const bool multisampled = target.samples != VK_SAMPLE_COUNT_1_BIT;
-  frame.scaled_color = GpuImage(physical_device, device, extent, target.color_format, target.samples,
-                                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                                    (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT
-                                                  : VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
-                                VK_IMAGE_ASPECT_COLOR_BIT);
-  frame.scaled_depth = GpuImage(physical_device, device, extent, target.depth_format, target.samples,
-                                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                                VK_IMAGE_ASPECT_DEPTH_BIT);
-  if (multisampled) {
-    frame.scaled_resolve =
-        GpuImage(physical_device, device, extent, target.color_format, VK_SAMPLE_COUNT_1_BIT,
-                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
-  } else {
-    frame.scaled_resolve = GpuImage();
-  }
-  const std::array<VkImageView, 3> views{frame.scaled_color.view(), frame.scaled_depth.view(),
-                                         multisampled ? frame.scaled_resolve.view() : VK_NULL_HANDLE};
-  frame.scaled_framebuffer = CreateFramebuffer(device, scaled.render_pass, std::span(views).first(multisampled ? 3 : 2),
-                                               extent, "vkCreateFramebuffer (scaled)");
-  WriteImageDescriptor(device, frame.descriptor_set, 4, scaled.sampler, multisampled ? views[2] : views[0],
-                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  frame.scaled_extent = extent;
-}
-
 void SceneRenderer::Impl::BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const {
   SetViewportAndScissor(command_buffer, extent);
   vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
@@ -491,45 +440,54 @@ SceneRenderer::~SceneRenderer() = default;
 
 void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t frame_index, const RenderScene& scene,
                                  VkExtent2D target_extent, float render_scale) {
-  if (frame_index >= impl_->frames.size()) {
-    throw std::invalid_argument("SceneRenderer::PrepareFrame: frame " + std::to_string(frame_index) + " of " +
-                                std::to_string(impl_->frames.size()));
-  }
-  if (target_extent.width == 0 || target_extent.height == 0) {
-    throw std::invalid_argument("SceneRenderer::PrepareFrame: empty extent");
-  }
-  if (!(render_scale > 0.0f && render_scale <= 1.0f)) {
-    throw std::invalid_argument("SceneRenderer::PrepareFrame: render scale " + std::to_string(render_scale) +
-                                " is not in (0, 1]");
-  }
+  CheckPrepareArguments(frame_index, impl_->frames.size(), target_extent, render_scale);
   Impl::Frame& frame = impl_->frames[frame_index];
-  // The scene's extent: the target's, or the scene image's at a render scale below 1.
-  VkExtent2D extent = target_extent;
   // A frame composed on the host is always drawn into the scene image, at scale 1 too.
   const bool host_composed = impl_->host_upscale();
   const bool scaled = (render_scale < 1.0f || host_composed) && impl_->can_scale();
-  if (scaled) {
-    const auto scale = [render_scale](std::uint32_t pixels) {
-      return std::max<std::uint32_t>(
-          1, static_cast<std::uint32_t>(std::lround(render_scale * static_cast<float>(pixels))));
-    };
-    extent = {scale(target_extent.width), scale(target_extent.height)};
-    if (frame.scaled_extent.width != extent.width || frame.scaled_extent.height != extent.height) {
-      impl_->ResizeSceneImage(frame, extent);
-    }
-  }
+  // The scene's extent: the target's, or the scene image's at a render scale below 1.
+  const VkExtent2D extent = scaled ? impl_->SizeSceneImage(frame, target_extent, render_scale) : target_extent;
   impl_->SizeShadowMap(frame, extent);
-  const bool meshes_unchanged = std::equal(scene.meshes.begin(), scene.meshes.end(), frame.uploaded_meshes.begin(),
-                                           frame.uploaded_meshes.end(), SameMesh);
-  ValidateScene(scene, meshes_unchanged);
-  Bounds casters;
-  impl_->WriteFrameData(frame, scene, extent, meshes_unchanged, casters);
-  impl_->PrepareParticleDraws(frame);
+  const Bounds casters = impl_->UploadScene(frame, scene, extent);
 
+  // The key light's shadow map fitted to the casters, the frame's uniforms, and the ground split by the map's reach.
   const Lighting& lighting = scene.lighting;
   const Vec3 light_direction = Normalize(lighting.key_direction, {0, 0, -1});
   const bool shadows = lighting.shadows && !casters.empty();
   const LightFit light = FitLight(light_direction, casters, frame.shadow_map_size);
+  const FrameUniforms uniforms = impl_->WriteUniforms(frame, scene, extent, light, light_direction, shadows);
+  if (frame.grid_visible)
+    impl_->WriteGround(frame, scene.grid, scene.camera.target, shadows ? &light : nullptr, light_direction);
+
+  impl_->RecordShadowPass(command_buffer, frame, shadows);
+  impl_->PrepareGroundCache(command_buffer, frame, uniforms, extent);
+  const bool hud_kept = impl_->PrepareHud(command_buffer, frame, frame_index, scene.hud, target_extent, host_composed);
+
+  // At a render scale below 1 the scene is drawn here, into the scene image that RecordDraws scales up.
+  frame.target_extent = target_extent;
+  frame.scaled = scaled;
+  if (scaled) {
+    impl_->RecordScaledScene(command_buffer, frame, scene.background);
+    if (host_composed) impl_->RecordHostReadback(command_buffer, frame, frame_index, scene.hud, hud_kept);
+  }
+  frame.host_scaled = scaled && host_composed;
+  frame.prepared = true;
+}
+
+Bounds SceneRenderer::Impl::UploadScene(Frame& frame, const RenderScene& scene, VkExtent2D extent) {
+  const bool meshes_unchanged = std::equal(scene.meshes.begin(), scene.meshes.end(), frame.uploaded_meshes.begin(),
+                                           frame.uploaded_meshes.end(), SameMesh);
+  ValidateScene(scene, meshes_unchanged);
+  Bounds casters;
+  WriteFrameData(frame, scene, extent, meshes_unchanged, casters);
+  PrepareParticleDraws(frame);
+  return casters;
+}
+
+FrameUniforms SceneRenderer::Impl::WriteUniforms(Frame& frame, const RenderScene& scene, VkExtent2D extent,
+                                                 const LightFit& light, const Vec3& light_direction,
+                                                 bool shadows) const {
+  const Lighting& lighting = scene.lighting;
   const Camera& camera = scene.camera;
   const float aspect = static_cast<float>(extent.width) / static_cast<float>(extent.height);
   const Mat4 view_proj = Multiply(Perspective(camera.fov_y_degrees * std::numbers::pi_v<float> / 180.0f, aspect,
@@ -552,91 +510,43 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   uniforms.grid_center = {camera.target[0], camera.target[1], 0, 0};
   uniforms.viewport = {static_cast<float>(extent.width), static_cast<float>(extent.height), 0.0f, light.texel_size};
   std::memcpy(frame.uniforms.data(), &uniforms, sizeof(uniforms));
-  if (frame.grid_visible)
-    impl_->WriteGround(frame, scene.grid, camera.target, shadows ? &light : nullptr, light_direction);
+  return uniforms;
+}
 
-  impl_->RecordShadowPass(command_buffer, frame, shadows);
-
-  impl_->PrepareGroundCache(command_buffer, frame, uniforms, extent);
-
+bool SceneRenderer::Impl::PrepareHud(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index,
+                                     const Hud& scene_hud, VkExtent2D target_extent, bool host_composed) {
   // The HUD is laid out after everything that can reject the scene, as its first frame records the font upload.
-  if (scene.hud.visible && !impl_->hud) {
+  if (scene_hud.visible && !hud) {
     if (host_composed) {
       // Into the HUD's own pass, twice a frame (over black and over white).
-      SceneRendererTarget hud_target = impl_->target;
-      hud_target.render_pass = impl_->hud_pass;
-      impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, hud_target, 2);
+      SceneRendererTarget hud_target = target;
+      hud_target.render_pass = hud_pass;
+      hud = std::make_unique<HudOverlay>(physical_device, device, hud_target, 2);
     } else {
-      impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, impl_->target);
+      hud = std::make_unique<HudOverlay>(physical_device, device, target);
     }
   }
   // A frame composed on the host keeps the HUD its slot read back last while the HUD's text and the target's size
   // stay the same: drawing the panel twice costs lavapipe about 2 ms a frame.
-  const bool hud_kept = host_composed && frame.hud_drawn && frame.hud_drawn->visible == scene.hud.visible &&
-                        frame.hud_drawn->lines == scene.hud.lines &&
+  const bool hud_kept = host_composed && frame.hud_drawn && frame.hud_drawn->visible == scene_hud.visible &&
+                        frame.hud_drawn->lines == scene_hud.lines &&
                         frame.hud_target_extent.width == target_extent.width &&
                         frame.hud_target_extent.height == target_extent.height;
   if (!hud_kept) {
     // Forgotten before anything that may throw, so that a failed frame is never taken for a kept HUD later.
     frame.hud_drawn.reset();
-    if (impl_->hud) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
+    if (hud) hud->Prepare(command_buffer, frame_index, scene_hud, target_extent);
   }
-
-  // At a render scale below 1 the scene is drawn here, into the scene image that RecordDraws scales up.
-  frame.target_extent = target_extent;
-  frame.scaled = scaled;
-  if (scaled) {
-    std::array<VkClearValue, 2> clears{};
-    clears[0].color = {{scene.background[0], scene.background[1], scene.background[2], 1.0f}};
-    clears[1].depthStencil = {1.0f, 0};
-    VkRenderPassBeginInfo scene_begin{};
-    scene_begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-    scene_begin.renderPass = impl_->scaled.render_pass;
-    scene_begin.framebuffer = frame.scaled_framebuffer;
-    scene_begin.renderArea = {{0, 0}, extent};
-    scene_begin.clearValueCount = static_cast<std::uint32_t>(clears.size());
-    scene_begin.pClearValues = clears.data();
-    vkCmdBeginRenderPass(command_buffer, &scene_begin, VK_SUBPASS_CONTENTS_INLINE);
-    impl_->RecordScene(command_buffer, frame);
-    vkCmdEndRenderPass(command_buffer);
-    if (host_composed) {
-      impl_->RecordSceneReadback(command_buffer, frame);
-      if (!hud_kept) {
-        impl_->RecordHudReadback(command_buffer, frame, frame_index);
-        frame.hud_drawn = scene.hud;
-        frame.hud_target_extent = target_extent;
-      }
-    }
-  }
-  frame.host_scaled = scaled && host_composed;
-  frame.prepared = true;
+  return hud_kept;
 }
 
-void SceneRenderer::Impl::RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame) {
-  const VkDeviceSize bytes = 4 * static_cast<VkDeviceSize>(frame.extent.width) * frame.extent.height;
-  if (frame.scene_readback.size() < bytes) {
-    frame.scene_readback = HostBuffer(physical_device, device, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  }
-  // The scaled pass left the image for fragment shaders to read (its dependency to the fragment shader stage makes
-  // the writes and the layout change available there); the copy reads it after them.
-  VkImageMemoryBarrier to_source{};
-  to_source.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-  to_source.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  to_source.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-  to_source.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-  to_source.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  to_source.srcQueueFamilyIndex = to_source.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  to_source.image = frame.scaled_color.image();
-  to_source.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  vkCmdPipelineBarrier(command_buffer,
-                       VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-                       VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &to_source);
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {frame.extent.width, frame.extent.height, 1};
-  vkCmdCopyImageToBuffer(command_buffer, frame.scaled_color.image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                         frame.scene_readback.buffer(), 1, &region);
-  RecordHostReadBarrier(command_buffer, frame.scene_readback.buffer());
+void SceneRenderer::Impl::RecordHostReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index,
+                                             const Hud& scene_hud, bool hud_kept) {
+  RecordSceneReadback(command_buffer, frame);
+  if (hud_kept) return;
+  RecordHudReadback(command_buffer, frame, frame_index);
+  frame.hud_drawn = scene_hud;
+  frame.hud_target_extent = frame.target_extent;
 }
 
 bool SceneRenderer::ComposesOnHost() const {
@@ -731,23 +641,15 @@ void SceneRenderer::UpscaleOnHost(std::uint32_t frame_index, std::span<std::uint
     throw std::invalid_argument("SceneRenderer::UpscaleOnHost: frame " + std::to_string(frame_index) +
                                 " was not prepared for composing on the host");
   }
-  Impl::Frame& frame = impl_->frames[frame_index];
-  const VkExtent2D from = frame.extent, to = frame.target_extent;
-  const std::size_t from_bytes = 4 * static_cast<std::size_t>(from.width) * from.height;
+  const Impl::Frame& frame = impl_->frames[frame_index];
+  const VkExtent2D to = frame.target_extent;
   const std::size_t to_bytes = 4 * static_cast<std::size_t>(to.width) * to.height;
   if (destination.size() != to_bytes) {
     throw std::invalid_argument("SceneRenderer::UpscaleOnHost: " + std::to_string(destination.size()) +
                                 " bytes for a frame of " + std::to_string(to.width) + "x" + std::to_string(to.height) +
                                 " pixels");
   }
-  const std::span<const std::uint8_t> scene(reinterpret_cast<const std::uint8_t*>(frame.scene_readback.data()),
-                                            from_bytes);
-  if (from.width == to.width && from.height == to.height) {
-    std::copy(scene.begin(), scene.end(), destination.begin());
-  } else {
-    ScaleBilinear(scene, static_cast<int>(from.width), static_cast<int>(from.height), destination,
-                  static_cast<int>(to.width), static_cast<int>(to.height));
-  }
+  impl_->ScaleSceneOnHost(frame, destination);
   impl_->CompositeHud(frame, destination);
 }
 
@@ -768,11 +670,7 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
   if (!frame.scaled) {
     impl_->RecordScene(command_buffer, frame);
   } else if (!frame.host_scaled) {
-    SetViewportAndScissor(command_buffer, frame.target_extent);
-    vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
-                            &frame.descriptor_set, 0, nullptr);
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->scaled.upscale_pipeline);
-    vkCmdDraw(command_buffer, 6, 1, 0, 0);  // upscale.vert's rectangle
+    impl_->RecordUpscale(command_buffer, frame);
   }
   // (A frame composed on the host has its HUD drawn by PrepareFrame's commands and blended by UpscaleOnHost.)
   if (impl_->hud && !frame.host_scaled) impl_->hud->Record(command_buffer, frame_index, frame.target_extent);
@@ -783,8 +681,7 @@ void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Fram
   RecordMeshes(command_buffer, frame, frame.mesh_draws);
   RecordParticles(command_buffer, frame);
   RecordGround(command_buffer, frame);
-  vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, background_pipeline);
-  vkCmdDraw(command_buffer, 3, 1, 0, 0);
+  RecordBackground(command_buffer);
   RecordMeshes(command_buffer, frame, frame.arrow_draws);
   RecordLines(command_buffer, frame);
 }

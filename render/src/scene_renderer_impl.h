@@ -279,6 +279,21 @@ struct SceneRenderer::Impl {
   Impl& operator=(const Impl&) = delete;
   void DestroyHandles();
   VkPipeline CreatePipeline(const PipelineDesc& desc) const;
+  // Validates `scene` and writes it into the frame's buffer for a scene image of `extent`; returns the bounds of what
+  // casts shadows.
+  Bounds UploadScene(Frame& frame, const RenderScene& scene, VkExtent2D extent);
+  // Writes the frame's uniforms (for a scene image of `extent`, the key light along `light_direction` fitted as
+  // `light`, casting shadows when `shadows`) into its uniform buffer, and returns them.
+  FrameUniforms WriteUniforms(Frame& frame, const RenderScene& scene, VkExtent2D extent, const LightFit& light,
+                              const Vec3& light_direction, bool shadows) const;
+  // Creates the HUD's overlay for the first frame that shows it and lays `scene_hud` out for the frame, unless a frame
+  // composed on the host (`host_composed`) keeps the HUD its slot read back last (the same text and target extent).
+  // Returns whether it is kept.
+  bool PrepareHud(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index, const Hud& scene_hud,
+                  VkExtent2D target_extent, bool host_composed);
+  // Records the copies out of a frame composed on the host: the scene image, and the HUD unless `hud_kept`.
+  void RecordHostReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index, const Hud& scene_hud,
+                          bool hud_kept);
   // Writes the scene into the frame's buffer (its meshes only when they differ from the frame's uploaded_meshes,
   // `meshes_unchanged` false, or the buffer was reallocated) and grows `casters` by everything that casts shadows.
   void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, bool meshes_unchanged,
@@ -358,9 +373,30 @@ struct SceneRenderer::Impl {
   void PrepareParticleDraws(Frame& frame);
   // Records the particles' draw, if any.
   void RecordParticles(VkCommandBuffer command_buffer, const Frame& frame) const;
+  bool can_scale() const { return scaled.render_pass != VK_NULL_HANDLE; }
+
+  // The background and the scene image (scene_renderer_compose.cpp).
+  // The background's pipeline: drawn after everything opaque, at the far plane.
+  void CreateBackgroundPipeline();
+  // The render scale's pass, sampler and upscale pipeline, where the target names its formats and the device can
+  // draw into, sample and filter its colour format.
+  void CreateScaledPass();
   // Makes the frame's scene image `extent` large and points binding 4 of its descriptor set at it.
   void ResizeSceneImage(Frame& frame, VkExtent2D extent);
-  bool can_scale() const { return scaled.render_pass != VK_NULL_HANDLE; }
+  // The scene image's extent for `target_extent` at `render_scale` (each side at least 1 pixel), the frame's scene
+  // image resized to it where it differs.
+  VkExtent2D SizeSceneImage(Frame& frame, VkExtent2D target_extent, float render_scale);
+  // Records the background gradient's draw.
+  void RecordBackground(VkCommandBuffer command_buffer) const;
+  // Records the scene's draws into the frame's scene image, cleared to `background`, in the scaled pass.
+  void RecordScaledScene(VkCommandBuffer command_buffer, const Frame& frame, const Rgba& background) const;
+  // Records the scene image's upscale to the target, inside the target's pass.
+  void RecordUpscale(VkCommandBuffer command_buffer, const Frame& frame) const;
+  // Records the copy of the frame's scene image (just drawn by the scaled pass) into its scene_readback buffer.
+  void RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame);
+  // Writes the scene image copied out for the frame into `destination`, scaled up to the target's extent (4 bytes a
+  // pixel, of the target's size).
+  void ScaleSceneOnHost(const Frame& frame, std::span<std::uint8_t> destination) const;
   // Records the scene's draws (everything but the HUD) at the frame's scene extent into the render pass that
   // `command_buffer` is inside: the target's, or the scaled pass.
   void RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const;
@@ -399,8 +435,6 @@ struct SceneRenderer::Impl {
     const bool four_bytes_unorm = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_R8G8B8A8_UNORM;
     return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes_unorm && can_scale();
   }
-  // Records the copy of the frame's scene image (just drawn by the scaled pass) into its scene_readback buffer.
-  void RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame);
   // Records the HUD's panel (laid out for this frame) over black and over white and their copies into hud_readback.
   void RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index);
   // Makes the frame's HUD images at least `extent` large.
