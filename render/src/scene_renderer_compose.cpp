@@ -142,6 +142,15 @@ void SceneRenderer::Impl::RecordSceneReadback(VkCommandBuffer command_buffer, Fr
   RecordHostReadBarrier(command_buffer, frame.scene_readback.buffer());
 }
 
+void SceneRenderer::Impl::RecordHostReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index,
+                                             const Hud& scene_hud, bool hud_kept) {
+  RecordSceneReadback(command_buffer, frame);
+  if (hud_kept) return;
+  RecordHudReadback(command_buffer, frame, frame_index);
+  frame.hud_drawn = scene_hud;
+  frame.hud_target_extent = frame.target_extent;
+}
+
 void SceneRenderer::Impl::ScaleSceneOnHost(const Frame& frame, std::span<std::uint8_t> destination) const {
   const VkExtent2D from = frame.extent, to = frame.target_extent;
   const std::size_t from_bytes = 4 * static_cast<std::size_t>(from.width) * from.height;

@@ -267,43 +267,54 @@ struct SceneRenderer::Impl {
     bool prepared = false;
   };
 
+  Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in);
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  // What the device and the target allow: a render scale below 1 (the scaled pass exists), the ground cache, and
+  // frames composed on the host (SceneRendererTarget::host_upscale; single sample only, as the scene image is then
+  // the one PrepareFrame copies out; and the scene image's pass must exist). UNORM formats of four bytes only: the
+  // host's filter and its HUD blend B + (W − B)c work on the stored values, which for an sRGB format would differ
+  // from what the device does in linear light.
+  bool can_scale() const { return scaled.render_pass != VK_NULL_HANDLE; }
+  bool use_ground_cache() const { return ground.cache_pass != VK_NULL_HANDLE; }
+  bool host_upscale() const {
+    const VkFormat f = target.color_format;
+    const bool four_bytes_unorm = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_R8G8B8A8_UNORM;
+    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes_unorm && can_scale();
+  }
   // The frame's data buffer from byte `offset` on, as T.
   template <typename T>
   static T* Section(const Frame& frame, VkDeviceSize offset) {
     return reinterpret_cast<T*>(frame.data.data() + offset);
   }
 
-  Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in);
-  ~Impl();
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
+  // Creation and destruction (scene_renderer.cpp).
   void DestroyHandles();
   VkPipeline CreatePipeline(const PipelineDesc& desc) const;
-  // Validates `scene` and writes it into the frame's buffer for a scene image of `extent`; returns the bounds of what
-  // casts shadows.
-  Bounds UploadScene(Frame& frame, const RenderScene& scene, VkExtent2D extent);
-  // Writes the frame's uniforms (for a scene image of `extent`, the key light along `light_direction` fitted as
-  // `light`, casting shadows when `shadows`) into its uniform buffer, and returns them.
-  FrameUniforms WriteUniforms(Frame& frame, const RenderScene& scene, VkExtent2D extent, const LightFit& light,
-                              const Vec3& light_direction, bool shadows) const;
-  // Creates the HUD's overlay for the first frame that shows it and lays `scene_hud` out for the frame, unless a frame
-  // composed on the host (`host_composed`) keeps the HUD its slot read back last (the same text and target extent).
-  // Returns whether it is kept.
-  bool PrepareHud(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index, const Hud& scene_hud,
-                  VkExtent2D target_extent, bool host_composed);
-  // Records the copies out of a frame composed on the host: the scene image, and the HUD unless `hud_kept`.
-  void RecordHostReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index, const Hud& scene_hud,
-                          bool hud_kept);
-  // Writes the scene into the frame's buffer (its meshes only when they differ from the frame's uploaded_meshes,
-  // `meshes_unchanged` false, or the buffer was reallocated) and grows `casters` by everything that casts shadows.
-  void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, bool meshes_unchanged,
-                      Bounds& casters);
-  // Sets the viewport and scissor to the whole of `extent` and binds the frame's descriptor set.
-  void BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const;
   // A pipeline of the target's render pass and samples, its other settings the defaults.
   PipelineDesc TargetPipeline(ShaderId vertex, std::optional<ShaderId> fragment,
                               std::vector<VkVertexInputBindingDescription> bindings = {},
                               std::vector<VkVertexInputAttributeDescription> attributes = {}) const;
+
+  // One frame (scene_renderer.cpp).
+  // Validates `scene` and writes it into the frame's buffer for a scene image of `extent`; returns the bounds of what
+  // casts shadows.
+  Bounds UploadScene(Frame& frame, const RenderScene& scene, VkExtent2D extent);
+  // Writes the scene into the frame's buffer (its meshes only when they differ from the frame's uploaded_meshes,
+  // `meshes_unchanged` false, or the buffer was reallocated) and grows `casters` by everything that casts shadows.
+  void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, bool meshes_unchanged,
+                      Bounds& casters);
+  // Writes the frame's uniforms (for a scene image of `extent`, the key light along `light_direction` fitted as
+  // `light`, casting shadows when `shadows`) into its uniform buffer, and returns them.
+  FrameUniforms WriteUniforms(Frame& frame, const RenderScene& scene, VkExtent2D extent, const LightFit& light,
+                              const Vec3& light_direction, bool shadows) const;
+  // Sets the viewport and scissor to the whole of `extent` and binds the frame's descriptor set.
+  void BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const;
+  // Records the scene's draws (everything but the HUD) at the frame's scene extent into the render pass that
+  // `command_buffer` is inside: the target's, or the scaled pass.
+  void RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const;
 
   // The shadow map (scene_renderer_shadow.cpp).
   // Picks a depth format for the shadow map and creates the shadow pass (one depth attachment, cleared, left readable
@@ -320,29 +331,6 @@ struct SceneRenderer::Impl {
   // Records the shadow pass: clears the frame's shadow map and, with `shadows`, draws the meshes, the arrows and the
   // particles into it.
   void RecordShadowPass(VkCommandBuffer command_buffer, const Frame& frame, bool shadows) const;
-
-  // The ground (scene_renderer_ground.cpp).
-  // The ground's pipeline in the target's pass (vertices of Point2 on the ground plane), with `fragment`.
-  PipelineDesc GroundPipeline(ShaderId fragment) const;
-  // The pipelines that draw the ground directly, where the shadow map reaches and the rest.
-  void CreateGroundPipelines();
-  // The ground cache's pass, sampler and pipelines, where the target asks for the cache and the device can draw into
-  // and sample kGroundCacheFormat.
-  void CreateGroundCache();
-  // Writes the ground's triangles, split where the shadow map reaches (`light`, null without shadows).
-  void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
-                   const Vec3& light_direction);
-  // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
-  void ResizeGroundCache(Frame& frame, VkExtent2D extent);
-  // Decides how the frame draws the ground: from its cache, drawn again here first when what the cache holds differs
-  // from this frame's `uniforms` and the view held still since the last frame prepared, or directly
-  // (frame.direct_ground) while the view changes from frame to frame. `extent`: the scene's.
-  void PrepareGroundCache(VkCommandBuffer command_buffer, Frame& frame, const FrameUniforms& uniforms,
-                          VkExtent2D extent);
-  // Records the drawing of the frame's ground cache (the unshadowed ground) into `command_buffer`.
-  void RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const;
-  // Records the ground's draws in the scene's pass: from the cache, or directly.
-  void RecordGround(VkCommandBuffer command_buffer, const Frame& frame) const;
 
   // Meshes, arrows and lines (scene_renderer_meshes.cpp).
   void CreateMeshPipeline();
@@ -373,9 +361,31 @@ struct SceneRenderer::Impl {
   void PrepareParticleDraws(Frame& frame);
   // Records the particles' draw, if any.
   void RecordParticles(VkCommandBuffer command_buffer, const Frame& frame) const;
-  bool can_scale() const { return scaled.render_pass != VK_NULL_HANDLE; }
 
-  // The background and the scene image (scene_renderer_compose.cpp).
+  // The ground (scene_renderer_ground.cpp).
+  // The ground's pipeline in the target's pass (vertices of Point2 on the ground plane), with `fragment`.
+  PipelineDesc GroundPipeline(ShaderId fragment) const;
+  // The pipelines that draw the ground directly, where the shadow map reaches and the rest.
+  void CreateGroundPipelines();
+  // The ground cache's pass, sampler and pipelines, where the target asks for the cache and the device can draw into
+  // and sample kGroundCacheFormat.
+  void CreateGroundCache();
+  // Writes the ground's triangles, split where the shadow map reaches (`light`, null without shadows).
+  void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
+                   const Vec3& light_direction);
+  // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
+  void ResizeGroundCache(Frame& frame, VkExtent2D extent);
+  // Decides how the frame draws the ground: from its cache, drawn again here first when what the cache holds differs
+  // from this frame's `uniforms` and the view held still since the last frame prepared, or directly
+  // (frame.direct_ground) while the view changes from frame to frame. `extent`: the scene's.
+  void PrepareGroundCache(VkCommandBuffer command_buffer, Frame& frame, const FrameUniforms& uniforms,
+                          VkExtent2D extent);
+  // Records the drawing of the frame's ground cache (the unshadowed ground) into `command_buffer`.
+  void RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const;
+  // Records the ground's draws in the scene's pass: from the cache, or directly.
+  void RecordGround(VkCommandBuffer command_buffer, const Frame& frame) const;
+
+  // The background, the scene image and the host's composition (scene_renderer_compose.cpp).
   // The background's pipeline: drawn after everything opaque, at the far plane.
   void CreateBackgroundPipeline();
   // The render scale's pass, sampler and upscale pipeline, where the target names its formats and the device can
@@ -392,14 +402,29 @@ struct SceneRenderer::Impl {
   void RecordScaledScene(VkCommandBuffer command_buffer, const Frame& frame, const Rgba& background) const;
   // Records the scene image's upscale to the target, inside the target's pass.
   void RecordUpscale(VkCommandBuffer command_buffer, const Frame& frame) const;
+  // Records the copies out of a frame composed on the host: the scene image, and the HUD unless `hud_kept`.
+  void RecordHostReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index, const Hud& scene_hud,
+                          bool hud_kept);
   // Records the copy of the frame's scene image (just drawn by the scaled pass) into its scene_readback buffer.
   void RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame);
   // Writes the scene image copied out for the frame into `destination`, scaled up to the target's extent (4 bytes a
   // pixel, of the target's size).
   void ScaleSceneOnHost(const Frame& frame, std::span<std::uint8_t> destination) const;
-  // Records the scene's draws (everything but the HUD) at the frame's scene extent into the render pass that
-  // `command_buffer` is inside: the target's, or the scaled pass.
-  void RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const;
+
+  // The HUD (scene_renderer_hud.cpp).
+  // The HUD's pass for frames composed on the host.
+  void CreateHudPass();
+  // Creates the HUD's overlay for the first frame that shows it and lays `scene_hud` out for the frame, unless a frame
+  // composed on the host (`host_composed`) keeps the HUD its slot read back last (the same text and target extent).
+  // Returns whether it is kept.
+  bool PrepareHud(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index, const Hud& scene_hud,
+                  VkExtent2D target_extent, bool host_composed);
+  // Makes the frame's HUD images at least `extent` large.
+  void ResizeHudImages(Frame& frame, VkExtent2D extent);
+  // Records the HUD's panel (laid out for this frame) over black and over white and their copies into hud_readback.
+  void RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index);
+  // Blends the HUD read back for the frame over `destination` (the target's extent, 4 bytes a pixel).
+  void CompositeHud(const Frame& frame, std::span<std::uint8_t> destination) const;
 
   VkPhysicalDevice physical_device;
   VkDevice device;
@@ -423,24 +448,8 @@ struct SceneRenderer::Impl {
   VkPipeline particle_pipeline = VK_NULL_HANDLE;
   GroundObjects ground;
   VkPipeline line_pipeline = VK_NULL_HANDLE;
-  bool use_ground_cache() const { return ground.cache_pass != VK_NULL_HANDLE; }
   // The ground cache's key of the last frame prepared, in any slot: a frame whose key differs is a changing view.
   std::optional<GroundCacheKey> last_ground_key;
-  // Whether frames are composed on the host (SceneRendererTarget::host_upscale; single sample only, as the scene
-  // image is then the one PrepareFrame copies out; and the scene image's pass must exist). UNORM formats of four
-  // bytes only: the host's filter and its HUD blend B + (W − B)c work on the stored values, which for an sRGB format
-  // would differ from what the device does in linear light.
-  bool host_upscale() const {
-    const VkFormat f = target.color_format;
-    const bool four_bytes_unorm = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_R8G8B8A8_UNORM;
-    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes_unorm && can_scale();
-  }
-  // Records the HUD's panel (laid out for this frame) over black and over white and their copies into hud_readback.
-  void RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index);
-  // Makes the frame's HUD images at least `extent` large.
-  void ResizeHudImages(Frame& frame, VkExtent2D extent);
-  // Blends the HUD read back for the frame over `destination` (the target's extent, 4 bytes a pixel).
-  void CompositeHud(const Frame& frame, std::span<std::uint8_t> destination) const;
   // The HUD's render pass for frames composed on the host: one colour attachment of the target's format, cleared,
   // left for a transfer read (null otherwise).
   VkRenderPass hud_pass = VK_NULL_HANDLE;
