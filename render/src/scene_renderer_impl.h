@@ -290,9 +290,19 @@ struct SceneRenderer::Impl {
     return reinterpret_cast<T*>(frame.data.data() + offset);
   }
 
-  // Creation and destruction (scene_renderer.cpp).
+  // Creation and destruction (scene_renderer_resources.cpp).
+  // The descriptor set layout every pipeline uses, the pool of the frame slots' sets and the pipeline layout.
+  void CreateDescriptorLayouts();
+  // The frame slots, each with its uniform buffer, its descriptor set and a shadow map of the largest size.
+  void CreateFrames();
+  // Destroys the handles that exist (null ones are skipped) and nulls them; the members that own memory clean up
+  // after themselves.
   void DestroyHandles();
+  // A pipeline as `desc` describes it. Throws RenderError.
   VkPipeline CreatePipeline(const PipelineDesc& desc) const;
+  // Creates the graphics pipeline of `desc` with the shader `stages` into `pipeline`; returns the call's result.
+  VkResult CreateGraphicsPipeline(const PipelineDesc& desc, std::span<const VkPipelineShaderStageCreateInfo> stages,
+                                  VkPipeline& pipeline) const;
   // A pipeline of the target's render pass and samples, its other settings the defaults.
   PipelineDesc TargetPipeline(ShaderId vertex, std::optional<ShaderId> fragment,
                               std::vector<VkVertexInputBindingDescription> bindings = {},
