@@ -1,4 +1,6 @@
-// SceneRenderer: pipelines, shadow maps and per-frame buffers, and the recording of one frame's passes.
+// SceneRenderer's public functions and the order of one frame's passes (PrepareFrame, RecordDraws, RecordScene), with
+// the upload of the scene into its frame slot. The passes themselves live in files of their own, which
+// scene_renderer_impl.h lists.
 //
 // Each frame slot has one host-visible buffer that holds everything the frame draws from, rewritten by PrepareFrame:
 // mesh vertices, indices, per-instance data (scene instances sorted by mesh, then the arrows' shafts and heads),
@@ -25,24 +27,20 @@
 //   and shades only the ground's shadows (ground_shadow.frag). The background is copied last, at the far plane, so
 //   only the pixels nothing covers read it.
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <numbers>
-#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
-#include "ductile/render/image.h"
 #include "ductile/render/renderer.h"
 #include "ductile/render/vulkan_util.h"
-#include "hud_overlay.h"
 #include "render_math.h"
 #include "scene_renderer_impl.h"
-#include "shaders.h"
 
 namespace ductile::render {
 namespace {
@@ -119,51 +117,6 @@ void ValidateScene(const RenderScene& scene, bool meshes_checked) {
 
 }  // namespace
 
-void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent,
-                                         bool meshes_unchanged, Bounds& casters) {
-  // Section sizes, then the buffer (grown when too small), then the contents.
-  std::size_t vertex_count = arrow_meshes.vertices.size();
-  std::size_t index_count = arrow_meshes.indices.size();
-  for (const MeshData& mesh : scene.meshes) {
-    vertex_count += mesh.positions.size();
-    index_count += mesh.indices.size();
-  }
-  std::size_t particle_count = 0;
-  for (const ParticleSet& set : scene.particles) particle_count += set.positions.size();
-  const std::size_t instance_count = scene.instances.size() + 2 * scene.arrows.size();
-  const std::size_t line_vertex_count = 2 * scene.lines.size();
-
-  frame.vertex_offset = 0;
-  frame.index_offset = AlignUp(frame.vertex_offset + vertex_count * sizeof(MeshVertex));
-  frame.instance_offset = AlignUp(frame.index_offset + index_count * sizeof(std::uint32_t));
-  frame.particle_offset = AlignUp(frame.instance_offset + instance_count * sizeof(InstanceData));
-  frame.line_offset = AlignUp(frame.particle_offset + particle_count * sizeof(ParticleData));
-  frame.grid_offset = AlignUp(frame.line_offset + line_vertex_count * sizeof(LineVertex));
-  const VkDeviceSize total = AlignUp(frame.grid_offset + kMaxGridVertices * sizeof(Point2));
-  if (frame.data.size() < total) {
-    meshes_unchanged = false;  // A new buffer holds no meshes yet.
-    frame.data = HostBuffer(
-        physical_device, device, std::max<VkDeviceSize>(total + total / 2, 1 << 16),
-        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  }
-
-  const auto [shaft, head] = WriteMeshGeometry(frame, scene, meshes_unchanged);
-  WriteMeshInstances(frame, scene, casters);
-  WriteArrows(frame, scene, shaft, head, casters);
-  WriteParticles(frame, scene, casters);
-  frame.particle_count = static_cast<std::uint32_t>(particle_count);
-  WriteLines(frame, scene);
-  frame.line_vertex_count = static_cast<std::uint32_t>(line_vertex_count);
-  frame.grid_visible = scene.grid.visible && scene.grid.extent > 0.0f && scene.grid.spacing > 0.0f;
-  frame.extent = extent;
-}
-
-void SceneRenderer::Impl::BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const {
-  SetViewportAndScissor(command_buffer, extent);
-  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
-                          0, nullptr);
-}
-
 SceneRenderer::SceneRenderer(VkPhysicalDevice physical_device, VkDevice device, const SceneRendererTarget& target)
     : impl_(std::make_unique<Impl>(physical_device, device, target)) {}
 
@@ -215,6 +168,45 @@ Bounds SceneRenderer::Impl::UploadScene(Frame& frame, const RenderScene& scene, 
   return casters;
 }
 
+void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent,
+                                         bool meshes_unchanged, Bounds& casters) {
+  // Section sizes, then the buffer (grown when too small), then the contents.
+  std::size_t vertex_count = arrow_meshes.vertices.size();
+  std::size_t index_count = arrow_meshes.indices.size();
+  for (const MeshData& mesh : scene.meshes) {
+    vertex_count += mesh.positions.size();
+    index_count += mesh.indices.size();
+  }
+  std::size_t particle_count = 0;
+  for (const ParticleSet& set : scene.particles) particle_count += set.positions.size();
+  const std::size_t instance_count = scene.instances.size() + 2 * scene.arrows.size();
+  const std::size_t line_vertex_count = 2 * scene.lines.size();
+
+  frame.vertex_offset = 0;
+  frame.index_offset = AlignUp(frame.vertex_offset + vertex_count * sizeof(MeshVertex));
+  frame.instance_offset = AlignUp(frame.index_offset + index_count * sizeof(std::uint32_t));
+  frame.particle_offset = AlignUp(frame.instance_offset + instance_count * sizeof(InstanceData));
+  frame.line_offset = AlignUp(frame.particle_offset + particle_count * sizeof(ParticleData));
+  frame.grid_offset = AlignUp(frame.line_offset + line_vertex_count * sizeof(LineVertex));
+  const VkDeviceSize total = AlignUp(frame.grid_offset + kMaxGridVertices * sizeof(Point2));
+  if (frame.data.size() < total) {
+    meshes_unchanged = false;  // A new buffer holds no meshes yet.
+    frame.data = HostBuffer(
+        physical_device, device, std::max<VkDeviceSize>(total + total / 2, 1 << 16),
+        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  }
+
+  const auto [shaft, head] = WriteMeshGeometry(frame, scene, meshes_unchanged);
+  WriteMeshInstances(frame, scene, casters);
+  WriteArrows(frame, scene, shaft, head, casters);
+  WriteParticles(frame, scene, casters);
+  frame.particle_count = static_cast<std::uint32_t>(particle_count);
+  WriteLines(frame, scene);
+  frame.line_vertex_count = static_cast<std::uint32_t>(line_vertex_count);
+  frame.grid_visible = scene.grid.visible && scene.grid.extent > 0.0f && scene.grid.spacing > 0.0f;
+  frame.extent = extent;
+}
+
 FrameUniforms SceneRenderer::Impl::WriteUniforms(Frame& frame, const RenderScene& scene, VkExtent2D extent,
                                                  const LightFit& light, const Vec3& light_direction,
                                                  bool shadows) const {
@@ -244,6 +236,47 @@ FrameUniforms SceneRenderer::Impl::WriteUniforms(Frame& frame, const RenderScene
   return uniforms;
 }
 
+void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t frame_index) const {
+  if (frame_index >= impl_->frames.size() || !impl_->frames[frame_index].prepared) {
+    throw std::invalid_argument("SceneRenderer::RecordDraws: frame " + std::to_string(frame_index) +
+                                " was not prepared");
+  }
+  const Impl::Frame& frame = impl_->frames[frame_index];
+  if (!frame.scaled) {
+    impl_->RecordScene(command_buffer, frame);
+  } else if (!frame.host_scaled) {
+    impl_->RecordUpscale(command_buffer, frame);
+  }
+  // (A frame composed on the host has its HUD drawn by PrepareFrame's commands and blended by UpscaleOnHost.)
+  if (impl_->hud && !frame.host_scaled) impl_->hud->Record(command_buffer, frame_index, frame.target_extent);
+}
+
+void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const {
+  BindFrame(command_buffer, frame, frame.extent);
+  // Opaque first: meshes, particles front to back, then the ground, so that hidden ground costs nothing; the
+  // background at the far plane where nothing else was drawn; then the arrows and the lines.
+  RecordMeshes(command_buffer, frame, frame.mesh_draws);
+  RecordParticles(command_buffer, frame);
+  RecordGround(command_buffer, frame);
+  RecordBackground(command_buffer);
+  RecordMeshes(command_buffer, frame, frame.arrow_draws);
+  RecordLines(command_buffer, frame);
+}
+
+void SceneRenderer::Impl::BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const {
+  SetViewportAndScissor(command_buffer, extent);
+  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
+                          0, nullptr);
+}
+
+VkExtent2D SceneRenderer::SceneExtent(std::uint32_t frame_index) const {
+  if (frame_index >= impl_->frames.size()) {
+    throw std::invalid_argument("SceneRenderer::SceneExtent: frame " + std::to_string(frame_index) + " of " +
+                                std::to_string(impl_->frames.size()));
+  }
+  return impl_->frames[frame_index].extent;
+}
+
 bool SceneRenderer::ComposesOnHost() const {
   return impl_->host_upscale();
 }
@@ -268,39 +301,6 @@ void SceneRenderer::UpscaleOnHost(std::uint32_t frame_index, std::span<std::uint
   }
   impl_->ScaleSceneOnHost(frame, destination);
   impl_->CompositeHud(frame, destination);
-}
-
-VkExtent2D SceneRenderer::SceneExtent(std::uint32_t frame_index) const {
-  if (frame_index >= impl_->frames.size()) {
-    throw std::invalid_argument("SceneRenderer::SceneExtent: frame " + std::to_string(frame_index) + " of " +
-                                std::to_string(impl_->frames.size()));
-  }
-  return impl_->frames[frame_index].extent;
-}
-
-void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t frame_index) const {
-  if (frame_index >= impl_->frames.size() || !impl_->frames[frame_index].prepared) {
-    throw std::invalid_argument("SceneRenderer::RecordDraws: frame " + std::to_string(frame_index) +
-                                " was not prepared");
-  }
-  const Impl::Frame& frame = impl_->frames[frame_index];
-  if (!frame.scaled) {
-    impl_->RecordScene(command_buffer, frame);
-  } else if (!frame.host_scaled) {
-    impl_->RecordUpscale(command_buffer, frame);
-  }
-  // (A frame composed on the host has its HUD drawn by PrepareFrame's commands and blended by UpscaleOnHost.)
-  if (impl_->hud && !frame.host_scaled) impl_->hud->Record(command_buffer, frame_index, frame.target_extent);
-}
-
-void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const {
-  BindFrame(command_buffer, frame, frame.extent);
-  RecordMeshes(command_buffer, frame, frame.mesh_draws);
-  RecordParticles(command_buffer, frame);
-  RecordGround(command_buffer, frame);
-  RecordBackground(command_buffer);
-  RecordMeshes(command_buffer, frame, frame.arrow_draws);
-  RecordLines(command_buffer, frame);
 }
 
 }  // namespace ductile::render

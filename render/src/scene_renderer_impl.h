@@ -1,5 +1,13 @@
 // SceneRenderer's internals, shared by the files that implement it: the layouts of the data the shaders read, the
 // Vulkan objects of each pass, and SceneRenderer::Impl with its frame slots.
+//
+// Files, one per pass after the first two: scene_renderer.cpp (the public functions, the order of a frame's passes
+// and the upload of the scene), scene_renderer_resources.cpp (the descriptor layout, the frame slots, pipeline
+// creation, and the creation and destruction of everything), scene_renderer_shadow.cpp (the key light's shadow map),
+// scene_renderer_meshes.cpp (lit meshes, arrows and lines), scene_renderer_particles.cpp (sphere impostors),
+// scene_renderer_ground.cpp (the ground, split by the shadow map's reach, and its cache), scene_renderer_compose.cpp
+// (the background, the scene image of a render scale below 1, its upscale and the host's composition) and
+// scene_renderer_hud.cpp (the HUD).
 #pragma once
 
 #include <vulkan/vulkan.h>
