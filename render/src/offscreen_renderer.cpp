@@ -314,14 +314,7 @@ void OffscreenRenderer::Impl::Draw(const RenderScene& scene, float render_scale,
   std::array<VkClearValue, 2> clears{};
   clears[0].color = {{scene.background[0], scene.background[1], scene.background[2], 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
-  VkRenderPassBeginInfo pass_begin{};
-  pass_begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  pass_begin.renderPass = render_pass;
-  pass_begin.framebuffer = framebuffer;
-  pass_begin.renderArea = {{0, 0}, extent};
-  pass_begin.clearValueCount = static_cast<std::uint32_t>(clears.size());
-  pass_begin.pClearValues = clears.data();
-  vkCmdBeginRenderPass(command_buffer, &pass_begin, VK_SUBPASS_CONTENTS_INLINE);
+  BeginRenderPass(command_buffer, render_pass, framebuffer, extent, clears);
   scene_renderer->RecordDraws(command_buffer, 0);
   vkCmdEndRenderPass(command_buffer);
 

@@ -1,4 +1,6 @@
-// SceneRenderer: pipelines, shadow maps and per-frame buffers, and the recording of one frame's passes.
+// SceneRenderer's public functions and the order of one frame's passes (PrepareFrame, RecordDraws, RecordScene), with
+// the upload of the scene into its frame slot. The passes themselves live in files of their own, which
+// scene_renderer_impl.h lists.
 //
 // Each frame slot has one host-visible buffer that holds everything the frame draws from, rewritten by PrepareFrame:
 // mesh vertices, indices, per-instance data (scene instances sorted by mesh, then the arrows' shafts and heads),
@@ -25,306 +27,38 @@
 //   and shades only the ground's shadows (ground_shadow.frag). The background is copied last, at the far plane, so
 //   only the pixels nothing covers read it.
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <numbers>
-#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
-#include "ductile/render/image.h"
 #include "ductile/render/renderer.h"
 #include "ductile/render/vulkan_util.h"
-#include "hud_overlay.h"
 #include "render_math.h"
-#include "shaders.h"
+#include "scene_renderer_impl.h"
 
 namespace ductile::render {
 namespace {
 
-// Shadow map side [texels]: on a GPU, and at most on a CPU device (lavapipe), where every texel costs shader time.
-constexpr std::uint32_t kShadowMapSize = 2048;
-constexpr std::uint32_t kCpuShadowMapSize = 1024;
-
-// Shadow map side on a CPU device for a scene image of `extent`: about 0.8 texels per pixel of its longer side, in
-// steps of 64, from 256 to kCpuShadowMapSize (1024 at 1280x720, 512 at 640x360): the map's texels then stay about
-// the size of the image's pixels on what the camera frames, whatever the render scale.
-std::uint32_t CpuShadowMapSize(VkExtent2D extent) {
-  const std::uint32_t side = std::max(extent.width, extent.height);
-  return std::clamp<std::uint32_t>((side * 4 / 5 + 63) / 64 * 64, 256, kCpuShadowMapSize);
-}
-// Each particle is one triangle, in the main pass (particle.vert) and in the shadow map (particle_shadow.vert).
-constexpr std::uint32_t kParticleVertices = 3;
-// Bound on the ground's triangle corners: the shadow map's footprint (a quadrilateral) clipped to the square (at
-// most 8 corners, 6 triangles) and the rest of the square, one convex piece per footprint edge (each at most 8
-// corners, 6 triangles).
-constexpr std::size_t kMaxGridVertices = 3 * (6 + 4 * 6);
-constexpr VkDeviceSize kSectionAlignment = 256;  // [bytes]; covers every vertex and index alignment rule.
-constexpr int kArrowSegments = 16;               // Facets around the arrow's shaft and head.
-
-// Must match the Frame block in shaders/common.glsl (std140: every member a vec4 or mat4, so no padding).
-struct FrameUniforms {
-  Mat4 view_proj;
-  Mat4 light_view_proj;
-  std::array<float, 4> eye;
-  std::array<float, 4> key_direction;
-  std::array<float, 4> key_color;
-  std::array<float, 4> ambient;
-  std::array<float, 4> background_top;
-  std::array<float, 4> background_bottom;
-  std::array<float, 4> grid_color;
-  std::array<float, 4> grid;
-  std::array<float, 4> grid_center;
-  std::array<float, 4> viewport;
-};
-
-// What the ground cache's pixels depend on: the frame's uniforms but for the shadow map's (the cached ground is
-// unshadowed), and whether the ground is drawn. The ground's square follows from grid and grid_center.
-struct GroundCacheKey {
-  FrameUniforms uniforms{};
-  bool grid_visible = false;
-
-  GroundCacheKey(const FrameUniforms& frame, bool visible) : uniforms(frame), grid_visible(visible) {
-    uniforms.light_view_proj = Mat4{};
-    uniforms.key_direction[3] = 0;
-    uniforms.viewport[3] = 0;
+// Throws std::invalid_argument unless `frame_index` names one of the `frame_count` frame slots, `extent` is not empty
+// and `render_scale` is in (0, 1].
+void CheckPrepareArguments(std::uint32_t frame_index, std::size_t frame_count, VkExtent2D extent, float render_scale) {
+  if (frame_index >= frame_count) {
+    throw std::invalid_argument("SceneRenderer::PrepareFrame: frame " + std::to_string(frame_index) + " of " +
+                                std::to_string(frame_count));
   }
-  bool operator==(const GroundCacheKey& other) const {
-    return grid_visible == other.grid_visible && std::memcmp(&uniforms, &other.uniforms, sizeof(uniforms)) == 0;
+  if (extent.width == 0 || extent.height == 0) {
+    throw std::invalid_argument("SceneRenderer::PrepareFrame: empty extent");
   }
-};
-
-// The ground cache's format: colours stored sRGB-encoded by the hardware and decoded when read, which round-trips
-// 8-bit colours exactly, whatever the target's format.
-constexpr VkFormat kGroundCacheFormat = VK_FORMAT_R8G8B8A8_SRGB;
-
-struct MeshVertex {
-  Vec3 position;
-  Vec3 normal;
-};
-
-// Per-instance vertex attributes of mesh.vert, locations 2 to 10.
-struct InstanceData {
-  Mat4 world_from_mesh;
-  std::array<float, 12> normal_matrix;  // Three columns of vec4 (w unused).
-  Rgba color;
-  std::array<float, 4> flags;  // x: 1 when selected.
-};
-
-// Must match Particle in shaders/particles.glsl (std430).
-struct ParticleData {
-  std::array<float, 4> center_radius;
-  Rgba color;
-};
-
-struct LineVertex {
-  std::array<float, 4> position;
-  Rgba color;
-};
-
-// One instanced indexed draw: instances [first_instance, +instance_count) of the mesh at the given ranges.
-struct MeshDraw {
-  std::uint32_t index_count = 0;
-  std::uint32_t first_index = 0;
-  std::int32_t vertex_offset = 0;
-  std::uint32_t instance_count = 0;
-  std::uint32_t first_instance = 0;
-};
-
-// The arrows' two unit meshes: a cylinder (radius 1, z from 0 to 1) and a cone (base radius 1 at z = 0, apex at
-// z = 1), both closed at the bottom.
-struct ArrowMeshes {
-  std::vector<MeshVertex> vertices;
-  std::vector<std::uint32_t> indices;
-  MeshDraw shaft;  // Index range and vertex offset of the cylinder; instance fields unset.
-  MeshDraw head;
-};
-
-ArrowMeshes BuildArrowMeshes() {
-  ArrowMeshes arrows;
-  auto add_disk = [&arrows](float z) {
-    const auto center = static_cast<std::uint32_t>(arrows.vertices.size());
-    arrows.vertices.push_back({{0, 0, z}, {0, 0, -1}});
-    for (int i = 0; i < kArrowSegments; ++i) {
-      const float angle = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kArrowSegments;
-      arrows.vertices.push_back({{std::cos(angle), std::sin(angle), z}, {0, 0, -1}});
-    }
-    for (std::uint32_t i = 0; i < kArrowSegments; ++i) {
-      arrows.indices.insert(arrows.indices.end(), {center, center + 1 + (i + 1) % kArrowSegments, center + 1 + i});
-    }
-  };
-  auto begin = [&arrows](MeshDraw& draw) {
-    draw.first_index = static_cast<std::uint32_t>(arrows.indices.size());
-    draw.vertex_offset = static_cast<std::int32_t>(arrows.vertices.size());
-  };
-  auto end = [&arrows](MeshDraw& draw) {
-    draw.index_count = static_cast<std::uint32_t>(arrows.indices.size()) - draw.first_index;
-  };
-
-  // Shaft: smooth side (two rings with radial normals) and the bottom disk. Indices are relative to the mesh.
-  begin(arrows.shaft);
-  const auto shaft_base = static_cast<std::uint32_t>(arrows.vertices.size());
-  for (int i = 0; i < kArrowSegments; ++i) {
-    const float angle = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kArrowSegments;
-    const Vec3 radial{std::cos(angle), std::sin(angle), 0};
-    arrows.vertices.push_back({radial, radial});
-    arrows.vertices.push_back({{radial[0], radial[1], 1}, radial});
+  if (!(render_scale > 0.0f && render_scale <= 1.0f)) {
+    throw std::invalid_argument("SceneRenderer::PrepareFrame: render scale " + std::to_string(render_scale) +
+                                " is not in (0, 1]");
   }
-  for (std::uint32_t i = 0; i < kArrowSegments; ++i) {
-    const std::uint32_t a = 2 * i, b = 2 * ((i + 1) % kArrowSegments);
-    arrows.indices.insert(arrows.indices.end(), {a, b, b + 1, a, b + 1, a + 1});
-  }
-  add_disk(0.0f);
-  for (std::size_t i = arrows.shaft.first_index + 6 * kArrowSegments; i < arrows.indices.size(); ++i) {
-    arrows.indices[i] -= shaft_base;
-  }
-  end(arrows.shaft);
-
-  // Head: one apex vertex per facet so each carries the normal of its facet's middle, then the base disk. The side
-  // normal of a unit cone is (cos, sin, 1) / sqrt(2); the normal matrix corrects it for the head's real proportions.
-  begin(arrows.head);
-  const auto head_base = static_cast<std::uint32_t>(arrows.vertices.size());
-  for (int i = 0; i < kArrowSegments; ++i) {
-    const float angle = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kArrowSegments;
-    const float middle = 2.0f * std::numbers::pi_v<float> * (static_cast<float>(i) + 0.5f) / kArrowSegments;
-    const float root_half = std::numbers::sqrt2_v<float> * 0.5f;
-    arrows.vertices.push_back(
-        {{std::cos(angle), std::sin(angle), 0}, {std::cos(angle) * root_half, std::sin(angle) * root_half, root_half}});
-    arrows.vertices.push_back({{0, 0, 1}, {std::cos(middle) * root_half, std::sin(middle) * root_half, root_half}});
-  }
-  for (std::uint32_t i = 0; i < kArrowSegments; ++i) {
-    const std::uint32_t a = 2 * i, b = 2 * ((i + 1) % kArrowSegments);
-    arrows.indices.insert(arrows.indices.end(), {a, b, a + 1});
-  }
-  add_disk(0.0f);
-  for (std::size_t i = arrows.head.first_index + 3 * kArrowSegments; i < arrows.indices.size(); ++i) {
-    arrows.indices[i] -= head_base;
-  }
-  end(arrows.head);
-  return arrows;
-}
-
-// An axis-aligned box grown point by point; empty until the first point.
-struct Bounds {
-  Vec3 min{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
-  Vec3 max{-std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()};
-  bool empty() const { return min[0] > max[0]; }
-  void Add(const Vec3& p, float margin = 0.0f) {
-    for (int k = 0; k < 3; ++k) {
-      min[k] = std::min(min[k], p[k] - margin);
-      max[k] = std::max(max[k], p[k] + margin);
-    }
-  }
-};
-
-std::array<float, 4> Vec4(const Vec3& v, float w) {
-  return {v[0], v[1], v[2], w};
-}
-std::array<float, 4> Vec4(const Rgba& c) {
-  return {c[0], c[1], c[2], c[3]};
-}
-
-// Sorts `keys` by their upper 32 bits, ascending: a least-significant-digit radix sort, four passes of eight bits
-// through `scratch` (linear time; 50k particles take a fraction of a millisecond).
-void SortKeys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scratch) {
-  scratch.resize(keys.size());
-  for (int shift = 32; shift < 64; shift += 8) {
-    std::array<std::size_t, 257> starts{};
-    for (const std::uint64_t key : keys) ++starts[((key >> shift) & 0xff) + 1];
-    for (std::size_t digit = 1; digit < starts.size(); ++digit) starts[digit] += starts[digit - 1];
-    for (const std::uint64_t key : keys) scratch[starts[(key >> shift) & 0xff]++] = key;
-    keys.swap(scratch);
-  }
-}
-
-VkDeviceSize AlignUp(VkDeviceSize value) {
-  return (value + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
-}
-
-// The key light's shadow map: its orthographic view-projection, the size of one texel [m] and the world corners of
-// the rectangle it covers (on a plane facing the light; the map covers the prism swept from it along the light).
-struct LightFit {
-  Mat4 view_proj;
-  float texel_size = 0;
-  std::array<Vec3, 4> corners;  // In order around the rectangle.
-};
-
-// The LightFit of the key light travelling along unit `direction` that just contains `casters`, for a shadow map
-// `map_size` texels on a side.
-LightFit FitLight(const Vec3& direction, const Bounds& casters, std::uint32_t map_size) {
-  Bounds box = casters;
-  if (box.empty()) box.Add({0, 0, 0}, 1.0f);
-  const Vec3 center = Scale(Add(box.min, box.max), 0.5f);
-  const float radius = std::max(0.5f * Length(Subtract(box.max, box.min)), 1e-3f);
-  const Mat4 view = LookAt(Subtract(center, Scale(direction, 2.0f * radius)), center, {0, 0, 1});
-  Bounds in_view;
-  for (int corner = 0; corner < 8; ++corner) {
-    const Vec3 p{(corner & 1) != 0 ? box.max[0] : box.min[0], (corner & 2) != 0 ? box.max[1] : box.min[1],
-                 (corner & 4) != 0 ? box.max[2] : box.min[2]};
-    in_view.Add(TransformPoint(view, p));
-  }
-  // A margin of a few texels keeps PCF taps at the edge inside the map; the depth range is padded so that casters
-  // at its ends store depths strictly inside (0, 1).
-  const float margin = 0.02f * radius + 1e-4f;
-  const float width = in_view.max[0] - in_view.min[0] + 2.0f * margin;
-  const float left = in_view.min[0] - margin, right = in_view.max[0] + margin;
-  const float bottom = in_view.min[1] - margin, top = in_view.max[1] + margin;
-  const Mat4 projection = Orthographic(left, right, bottom, top, -in_view.max[2] - margin, -in_view.min[2] + margin);
-  // The view's rows are the light's right and up axes in the world; view-space (x, y, 0) is eye + x right + y up.
-  const Vec3 light_eye = Subtract(center, Scale(direction, 2.0f * radius));
-  const Vec3 light_right{view[0], view[4], view[8]};
-  const Vec3 light_up{view[1], view[5], view[9]};
-  auto corner = [&](float x, float y) { return Add(light_eye, Add(Scale(light_right, x), Scale(light_up, y))); };
-  return {Multiply(projection, view),
-          width / static_cast<float>(map_size),
-          {corner(left, bottom), corner(right, bottom), corner(right, top), corner(left, top)}};
-}
-
-using Point2 = std::array<float, 2>;
-
-// The part of convex polygon `polygon` on the left of the directed line from `a` to `b` (Sutherland-Hodgman), or
-// on its right when `left` is false.
-std::vector<Point2> ClipPolygon(const std::vector<Point2>& polygon, const Point2& a, const Point2& b, bool left) {
-  const float sign = left ? 1.0f : -1.0f;
-  auto side = [&](const Point2& p) { return sign * ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])); };
-  std::vector<Point2> clipped;
-  for (std::size_t i = 0; i < polygon.size(); ++i) {
-    const Point2& current = polygon[i];
-    const Point2& next = polygon[(i + 1) % polygon.size()];
-    const float d_current = side(current), d_next = side(next);
-    if (d_current >= 0.0f) clipped.push_back(current);
-    if ((d_current > 0.0f && d_next < 0.0f) || (d_current < 0.0f && d_next > 0.0f)) {
-      const float t = d_current / (d_current - d_next);
-      clipped.push_back({current[0] + t * (next[0] - current[0]), current[1] + t * (next[1] - current[1])});
-    }
-  }
-  return clipped;
-}
-
-// Appends the triangles of a fan over convex `polygon` to `triangles`.
-void AppendFan(const std::vector<Point2>& polygon, std::vector<Point2>& triangles) {
-  for (std::size_t i = 1; i + 1 < polygon.size(); ++i) {
-    triangles.insert(triangles.end(), {polygon[0], polygon[i], polygon[i + 1]});
-  }
-}
-
-// Splits the ground `square` (counter-clockwise) into the part inside convex `footprint` (the ground the shadow
-// map reaches, counter-clockwise), as triangles in `shadowed`, and the rest, in `plain`: the rest is cut off the
-// square one footprint edge at a time, each cut a convex piece.
-void SplitGround(const std::vector<Point2>& square, const std::vector<Point2>& footprint, std::vector<Point2>& shadowed,
-                 std::vector<Point2>& plain) {
-  std::vector<Point2> remaining = square;
-  for (std::size_t i = 0; i < footprint.size() && remaining.size() >= 3; ++i) {
-    const Point2& a = footprint[i];
-    const Point2& b = footprint[(i + 1) % footprint.size()];
-    AppendFan(ClipPolygon(remaining, a, b, false), plain);
-    remaining = ClipPolygon(remaining, a, b, true);
-  }
-  AppendFan(remaining, shadowed);
 }
 
 // Whether two meshes hold the same data (the renderer's cache of uploaded meshes compares by content).
@@ -381,637 +115,57 @@ void ValidateScene(const RenderScene& scene, bool meshes_checked) {
   }
 }
 
-// Everything that varies per pipeline; the rest (dynamic viewport and scissor, the one layout) is shared.
-struct PipelineDesc {
-  ShaderId vertex;
-  std::optional<ShaderId> fragment;
-  std::vector<VkVertexInputBindingDescription> bindings;
-  std::vector<VkVertexInputAttributeDescription> attributes;
-  VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-  bool depth_test = true;
-  bool depth_write = true;
-  bool blend = false;
-  bool alpha_to_coverage = false;
-  VkColorComponentFlags write_mask =
-      VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-  bool depth_bias = false;
-  bool has_color = true;
-  bool encode_srgb = true;  // false: never encode sRGB in the shader (an _SRGB target of the renderer's own).
-  VkRenderPass render_pass = VK_NULL_HANDLE;
-  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
-};
-
-// Vertex layouts: meshes (binding 0 per vertex, binding 1 per instance), particles and lines (binding 0).
-std::vector<VkVertexInputBindingDescription> MeshBindings() {
-  return {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX},
-          {1, sizeof(InstanceData), VK_VERTEX_INPUT_RATE_INSTANCE}};
-}
-std::vector<VkVertexInputAttributeDescription> MeshAttributes() {
-  std::vector<VkVertexInputAttributeDescription> attributes = {
-      {0, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(MeshVertex, position)},
-      {1, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(MeshVertex, normal)}};
-  // world_from_mesh, normal matrix, colour and flags: nine consecutive vec4s.
-  for (std::uint32_t i = 0; i < 9; ++i) {
-    attributes.push_back({2 + i, 1, VK_FORMAT_R32G32B32A32_SFLOAT, 16 * i});
-  }
-  return attributes;
-}
-
 }  // namespace
 
-struct SceneRenderer::Impl {
-  // What PrepareFrame recorded for RecordDraws, and the frame slot's resources.
-  struct Frame {
-    HostBuffer uniforms;
-    HostBuffer data;
-    GpuImage shadow_map;
-    VkFramebuffer shadow_framebuffer = VK_NULL_HANDLE;
-    std::uint32_t shadow_map_size = 0;  // [texels] on a side.
-    VkDescriptorSet descriptor_set = VK_NULL_HANDLE;
-    // The scene image for a render scale below 1: colour (multisampled when the target is, then resolved into
-    // scaled_resolve, which the upscale reads), depth and their framebuffer in scaled_pass, scaled_extent large
-    // (zero while the slot has none).
-    GpuImage scaled_color, scaled_depth, scaled_resolve;
-    VkFramebuffer scaled_framebuffer = VK_NULL_HANDLE;
-    VkExtent2D scaled_extent{};
+SceneRenderer::SceneRenderer(VkPhysicalDevice physical_device, VkDevice device, const SceneRendererTarget& target)
+    : impl_(std::make_unique<Impl>(physical_device, device, target)) {}
 
-    VkExtent2D extent{};         // The scene's: the target's, or the scene image's when `scaled`.
-    VkExtent2D target_extent{};  // The target's.
-    bool scaled = false;         // PrepareFrame drew the scene into the scene image.
-    // Composing on the host (SceneRendererTarget::host_upscale): the scene image as copied out by PrepareFrame's
-    // commands; the HUD's panel drawn over black and over white (images hud_capacity large, of which the top-left
-    // hud_extent holds this frame's panel; zero: no HUD) and both copied out, one after the other, into hud_readback.
-    bool host_scaled = false;
-    HostBuffer scene_readback;
-    GpuImage hud_black, hud_white;
-    VkFramebuffer hud_black_framebuffer = VK_NULL_HANDLE, hud_white_framebuffer = VK_NULL_HANDLE;
-    VkExtent2D hud_capacity{}, hud_extent{};
-    HostBuffer hud_readback;
-    // The HUD those copies hold and the target extent it was laid out for (none before the first).
-    std::optional<Hud> hud_drawn;
-    VkExtent2D hud_target_extent{};
-    VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0,
-                 grid_offset = 0;
-    std::vector<MeshDraw> mesh_draws;   // Scene instances.
-    std::vector<MeshDraw> arrow_draws;  // Shafts and heads.
-    std::uint32_t particle_count = 0;
-    std::uint32_t line_vertex_count = 0;
-    std::vector<std::uint64_t> particle_order;  // Front-to-back sort: distance key above particle index.
-    std::vector<std::uint64_t> sort_scratch;
-    // The meshes whose vertices and indices the data buffer holds, and their index ranges and bounds: a scene with
-    // the same meshes (compared by content) reuses them without copying.
-    std::vector<MeshData> uploaded_meshes;
-    std::vector<MeshDraw> mesh_ranges;
-    std::vector<Vec3> mesh_min, mesh_max;
-    bool grid_visible = false;
-    std::uint32_t grid_shadowed_vertices = 0;  // Ground triangles the shadow map reaches, from grid_offset,
-    std::uint32_t grid_plain_vertices = 0;     // then the rest.
-    // The ground cache: the unshadowed ground (mixed with the background where it fades out) as last drawn for
-    // this slot, the extent and the uniforms (GroundCacheKey) it was drawn with. Pixels off the ground are undefined.
-    GpuImage ground_cache;
-    VkFramebuffer ground_cache_framebuffer = VK_NULL_HANDLE;
-    VkExtent2D ground_cache_extent{};
-    std::optional<GroundCacheKey> ground_cache_key;
-    bool direct_ground = false;  // This frame draws the ground without the cache (the view is changing).
-    bool prepared = false;
-  };
+SceneRenderer::~SceneRenderer() = default;
 
-  Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in);
-  ~Impl();
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
-  void DestroyHandles();
-  VkPipeline CreatePipeline(const PipelineDesc& desc) const;
-  // Writes the scene into the frame's buffer (its meshes only when they differ from the frame's uploaded_meshes,
-  // `meshes_unchanged` false, or the buffer was reallocated) and grows `casters` by everything that casts shadows.
-  void WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent, bool meshes_unchanged,
-                      Bounds& casters);
-  // Points binding 2 of the frame's descriptor set at its particles.
-  void PrepareParticleDraws(Frame& frame);
-  // Writes the ground's triangles, split where the shadow map reaches (`light`, null without shadows).
-  void WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
-                   const Vec3& light_direction);
-  void DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
-  // Makes the frame's ground cache `extent` large and points binding 3 of its descriptor set at it.
-  void ResizeGroundCache(Frame& frame, VkExtent2D extent);
-  // Makes the frame's shadow map `size` texels on a side and points binding 1 of its descriptor set at it (and
-  // bindings 3 and 4 while the ground cache and the scene image do not exist: never read then, but every binding of a
-  // set must be valid when it is bound).
-  void ResizeShadowMap(Frame& frame, std::uint32_t size);
-  // Makes the frame's scene image `extent` large and points binding 4 of its descriptor set at it.
-  void ResizeSceneImage(Frame& frame, VkExtent2D extent);
-  bool can_scale() const { return scaled_pass != VK_NULL_HANDLE; }
-  // Records the scene's draws (everything but the HUD) at the frame's scene extent into the render pass that
-  // `command_buffer` is inside: the target's, or scaled_pass.
-  void RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const;
-  // Records the drawing of the frame's ground cache (background and unshadowed ground) into `command_buffer`.
-  void RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const;
+void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t frame_index, const RenderScene& scene,
+                                 VkExtent2D target_extent, float render_scale) {
+  CheckPrepareArguments(frame_index, impl_->frames.size(), target_extent, render_scale);
+  Impl::Frame& frame = impl_->frames[frame_index];
+  // A frame composed on the host is always drawn into the scene image, at scale 1 too.
+  const bool host_composed = impl_->host_upscale();
+  const bool scaled = (render_scale < 1.0f || host_composed) && impl_->can_scale();
+  // The scene's extent: the target's, or the scene image's at a render scale below 1.
+  const VkExtent2D extent = scaled ? impl_->SizeSceneImage(frame, target_extent, render_scale) : target_extent;
+  impl_->SizeShadowMap(frame, extent);
+  const Bounds casters = impl_->UploadScene(frame, scene, extent);
 
-  VkPhysicalDevice physical_device;
-  VkDevice device;
-  SceneRendererTarget target;
-  ArrowMeshes arrow_meshes = BuildArrowMeshes();
-  VkFormat shadow_format = VK_FORMAT_UNDEFINED;
-  bool cpu_device = false;
-  // Specialization constant 0 of every fragment shader (kEncodeSrgb in common.glsl): the shaders encode sRGB for a
-  // UNORM target. Kept for the object's life, as the pipelines refer to it.
-  VkBool32 encode_srgb = VK_FALSE;
-  VkSpecializationMapEntry encode_srgb_entry{0, 0, sizeof(VkBool32)};
-  VkSpecializationInfo fragment_specialization{1, &encode_srgb_entry, sizeof(VkBool32), &encode_srgb};
-  VkBool32 no_encode = VK_FALSE;
-  VkSpecializationInfo no_encode_specialization{1, &encode_srgb_entry, sizeof(VkBool32), &no_encode};
+  // The key light's shadow map fitted to the casters, the frame's uniforms, and the ground split by the map's reach.
+  const Lighting& lighting = scene.lighting;
+  const Vec3 light_direction = Normalize(lighting.key_direction, {0, 0, -1});
+  const bool shadows = lighting.shadows && !casters.empty();
+  const LightFit light = FitLight(light_direction, casters, frame.shadow_map_size);
+  const FrameUniforms uniforms = impl_->WriteUniforms(frame, scene, extent, light, light_direction, shadows);
+  if (frame.grid_visible)
+    impl_->WriteGround(frame, scene.grid, scene.camera.target, shadows ? &light : nullptr, light_direction);
 
-  VkRenderPass shadow_pass = VK_NULL_HANDLE;
-  VkSampler shadow_sampler = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
-  VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
-  VkPipeline shadow_mesh_pipeline = VK_NULL_HANDLE;
-  VkPipeline shadow_particle_pipeline = VK_NULL_HANDLE;
-  VkPipeline background_pipeline = VK_NULL_HANDLE;
-  VkPipeline mesh_pipeline = VK_NULL_HANDLE;
-  VkPipeline particle_pipeline = VK_NULL_HANDLE;
-  VkPipeline grid_shadowed_pipeline = VK_NULL_HANDLE;
-  VkPipeline grid_plain_pipeline = VK_NULL_HANDLE;
-  VkPipeline line_pipeline = VK_NULL_HANDLE;
-  // The ground cache (null handles where the device cannot render and sample kGroundCacheFormat: then the background
-  // and the ground are drawn every frame).
-  VkRenderPass ground_cache_pass = VK_NULL_HANDLE;
-  VkSampler ground_cache_sampler = VK_NULL_HANDLE;
-  VkPipeline cache_ground_pipeline = VK_NULL_HANDLE;   // grid_unshadowed.frag into the cache.
-  VkPipeline copy_ground_pipeline = VK_NULL_HANDLE;    // ground_cache.frag on the unshadowed ground.
-  VkPipeline shadow_ground_pipeline = VK_NULL_HANDLE;  // ground_shadow.frag where the shadow map reaches.
-  bool use_ground_cache() const { return ground_cache_pass != VK_NULL_HANDLE; }
-  // The ground cache's key of the last frame prepared, in any slot: a frame whose key differs is a changing view.
-  std::optional<GroundCacheKey> last_ground_key;
-  // Whether frames are composed on the host (SceneRendererTarget::host_upscale; single sample only, as the scene
-  // image is then the one PrepareFrame copies out; and the scene image's pass must exist). UNORM formats of four
-  // bytes only: the host's filter and its HUD blend B + (W − B)c work on the stored values, which for an sRGB format
-  // would differ from what the device does in linear light.
-  bool host_upscale() const {
-    const VkFormat f = target.color_format;
-    const bool four_bytes_unorm = f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_R8G8B8A8_UNORM;
-    return target.host_upscale && target.samples == VK_SAMPLE_COUNT_1_BIT && four_bytes_unorm && can_scale();
+  impl_->RecordShadowPass(command_buffer, frame, shadows);
+  impl_->PrepareGroundCache(command_buffer, frame, uniforms, extent);
+  const bool hud_kept = impl_->PrepareHud(command_buffer, frame, frame_index, scene.hud, target_extent, host_composed);
+
+  // At a render scale below 1 the scene is drawn here, into the scene image that RecordDraws scales up.
+  frame.target_extent = target_extent;
+  frame.scaled = scaled;
+  if (scaled) {
+    impl_->RecordScaledScene(command_buffer, frame, scene.background);
+    if (host_composed) impl_->RecordHostReadback(command_buffer, frame, frame_index, scene.hud, hud_kept);
   }
-  // Records the copy of the frame's scene image (just drawn by the scaled pass) into its scene_readback buffer.
-  void RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame);
-  // Records the HUD's panel (laid out for this frame) over black and over white and their copies into hud_readback.
-  void RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index);
-  // Makes the frame's HUD images at least `extent` large.
-  void ResizeHudImages(Frame& frame, VkExtent2D extent);
-  // Blends the HUD read back for the frame over `destination` (the target's extent, 4 bytes a pixel).
-  void CompositeHud(const Frame& frame, std::span<std::uint8_t> destination) const;
-  // The HUD's render pass for frames composed on the host: one colour attachment of the target's format, cleared,
-  // left for a transfer read (null otherwise).
-  VkRenderPass hud_pass = VK_NULL_HANDLE;
-  // The render scale's pass, compatible with the target's (same formats, samples and attachment structure), so the
-  // scene's pipelines draw in both; the bilinear sampler and pipeline that scale its image up (null handles where the
-  // target did not name its formats or the device cannot sample and filter the colour format).
-  VkRenderPass scaled_pass = VK_NULL_HANDLE;
-  VkSampler scaled_sampler = VK_NULL_HANDLE;
-  VkPipeline upscale_pipeline = VK_NULL_HANDLE;
-  std::vector<Frame> frames;
-  std::unique_ptr<HudOverlay> hud;  // Created by the first frame whose scene shows the HUD.
-};
-
-SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRendererTarget& target_in)
-    : physical_device(physical), device(dev), target(target_in) {
-  if (target.render_pass == VK_NULL_HANDLE || target.frames_in_flight == 0) {
-    throw std::invalid_argument("SceneRenderer: the target needs a render pass and at least one frame in flight");
-  }
-  // The constructor's body may throw after creating some handles; the destructor of a partly built Impl does not
-  // run, so a guard destroys the handles that exist (the members that own memory clean up after themselves).
-  struct Cleanup {
-    Impl* impl;
-    ~Cleanup() {
-      if (impl != nullptr) impl->DestroyHandles();
-    }
-  } cleanup{this};
-
-  // A CPU device (lavapipe) runs every fragment on the CPU: it gets a smaller shadow map and particles whose depth
-  // the rasterizer can test before shading (particle.frag).
-  VkPhysicalDeviceProperties properties{};
-  vkGetPhysicalDeviceProperties(physical_device, &properties);
-  cpu_device = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  encode_srgb = target.srgb_target ? VK_FALSE : VK_TRUE;
-
-  // A shadow map format the device renders and samples. The shaders gather four comparisons and filter them
-  // themselves, so the format needs no linear filtering.
-  const std::optional<VkFormat> found_shadow_format = FindDepthFormat(
-      physical_device, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT);
-  if (!found_shadow_format) throw RenderError("SceneRenderer: the device has no depth format it can sample");
-  shadow_format = *found_shadow_format;
-
-  // Shadow pass: one depth attachment, cleared, left readable by the fragment shaders of the main pass. The
-  // dependencies order this frame's shadow writes after the previous frame's reads of the same map, and the
-  // main pass's reads after these writes.
-  VkAttachmentDescription depth{};
-  depth.format = shadow_format;
-  depth.samples = VK_SAMPLE_COUNT_1_BIT;
-  depth.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  depth.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  depth.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  depth.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  depth.finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
-  VkAttachmentReference depth_reference{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.pDepthStencilAttachment = &depth_reference;
-  std::array<VkSubpassDependency, 2> dependencies{};
-  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
-  dependencies[0].srcAccessMask = VK_ACCESS_SHADER_READ_BIT;
-  dependencies[0].dstAccessMask =
-      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  dependencies[1].srcSubpass = 0;
-  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
-  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-  dependencies[1].srcAccessMask = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-  VkRenderPassCreateInfo pass_info{};
-  pass_info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-  pass_info.attachmentCount = 1;
-  pass_info.pAttachments = &depth;
-  pass_info.subpassCount = 1;
-  pass_info.pSubpasses = &subpass;
-  pass_info.dependencyCount = static_cast<std::uint32_t>(dependencies.size());
-  pass_info.pDependencies = dependencies.data();
-  Check(vkCreateRenderPass(device, &pass_info, nullptr, &shadow_pass), "vkCreateRenderPass (shadow)");
-
-  // Hardware depth comparison, gathered 2x2 at a time. Outside the map (the shader never samples there) the border
-  // reads as lit.
-  VkSamplerCreateInfo sampler_info{};
-  sampler_info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-  sampler_info.magFilter = VK_FILTER_NEAREST;
-  sampler_info.minFilter = VK_FILTER_NEAREST;
-  sampler_info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-  sampler_info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
-  sampler_info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
-  sampler_info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
-  sampler_info.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE;
-  sampler_info.compareEnable = VK_TRUE;
-  sampler_info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
-  sampler_info.maxLod = 0.0f;
-  Check(vkCreateSampler(device, &sampler_info, nullptr, &shadow_sampler), "vkCreateSampler");
-
-  std::array<VkDescriptorSetLayoutBinding, 5> bindings{};
-  bindings[0].binding = 0;
-  bindings[0].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  bindings[0].descriptorCount = 1;
-  bindings[0].stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-  bindings[1].binding = 1;
-  bindings[1].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-  bindings[1].descriptorCount = 1;
-  bindings[1].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
-  bindings[2].binding = 2;
-  bindings[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  bindings[2].descriptorCount = 1;
-  bindings[2].stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
-  bindings[3].binding = 3;  // The ground cache (ground_cache.frag); written when the cache is sized.
-  bindings[3].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-  bindings[3].descriptorCount = 1;
-  bindings[3].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
-  bindings[4] = bindings[3];
-  bindings[4].binding = 4;  // The scene image (upscale.frag); written when it is sized.
-  VkDescriptorSetLayoutCreateInfo set_layout_info{};
-  set_layout_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  set_layout_info.bindingCount = static_cast<std::uint32_t>(bindings.size());
-  set_layout_info.pBindings = bindings.data();
-  Check(vkCreateDescriptorSetLayout(device, &set_layout_info, nullptr, &set_layout), "vkCreateDescriptorSetLayout");
-
-  const std::uint32_t frame_count = target.frames_in_flight;
-  std::array<VkDescriptorPoolSize, 3> pool_sizes{{{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frame_count},
-                                                  {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 3 * frame_count},
-                                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, frame_count}}};
-  VkDescriptorPoolCreateInfo pool_info{};
-  pool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-  pool_info.maxSets = frame_count;
-  pool_info.poolSizeCount = static_cast<std::uint32_t>(pool_sizes.size());
-  pool_info.pPoolSizes = pool_sizes.data();
-  Check(vkCreateDescriptorPool(device, &pool_info, nullptr, &descriptor_pool), "vkCreateDescriptorPool");
-
-  VkPipelineLayoutCreateInfo layout_info{};
-
-  layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &set_layout;
-  Check(vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout), "vkCreatePipelineLayout");
-
-  frames.resize(frame_count);
-  for (Frame& frame : frames) {
-    frame.uniforms = HostBuffer(physical_device, device, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
-    VkDescriptorSetAllocateInfo allocate{};
-
-    allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-    allocate.descriptorPool = descriptor_pool;
-    allocate.descriptorSetCount = 1;
-    allocate.pSetLayouts = &set_layout;
-    Check(vkAllocateDescriptorSets(device, &allocate, &frame.descriptor_set), "vkAllocateDescriptorSets");
-    VkDescriptorBufferInfo buffer_info{frame.uniforms.buffer(), 0, sizeof(FrameUniforms)};
-    VkWriteDescriptorSet write{};
-    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    write.dstSet = frame.descriptor_set;
-    write.dstBinding = 0;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    write.pBufferInfo = &buffer_info;
-    vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
-    // A full-size map until PrepareFrame knows the scene's extent (a CPU device sizes it from that).
-    ResizeShadowMap(frame, cpu_device ? kCpuShadowMapSize : kShadowMapSize);
-  }
-
-  PipelineDesc shadow_mesh{ShaderId::kShadowVert, std::nullopt, MeshBindings(), MeshAttributes()};
-  shadow_mesh.depth_bias = true;
-  shadow_mesh.has_color = false;
-  shadow_mesh.render_pass = shadow_pass;
-  shadow_mesh_pipeline = CreatePipeline(shadow_mesh);
-
-  // Particles read their data from the storage buffer (binding 2), so their pipelines have no vertex input.
-  PipelineDesc shadow_particle{ShaderId::kParticleShadowVert, ShaderId::kParticleShadowFrag, {}, {}};
-  shadow_particle.depth_bias = true;
-  shadow_particle.has_color = false;
-  shadow_particle.render_pass = shadow_pass;
-  shadow_particle_pipeline = CreatePipeline(shadow_particle);
-
-  // The background comes after everything opaque and fills what is left at the far plane, so that only pixels
-  // nothing covers shade it.
-  PipelineDesc background{ShaderId::kBackgroundVert, ShaderId::kBackgroundFrag, {}, {}};
-  background.depth_test = true;
-  background.depth_write = false;
-  background.render_pass = target.render_pass;
-  background.samples = target.samples;
-  background_pipeline = CreatePipeline(background);
-
-  PipelineDesc mesh{ShaderId::kMeshVert, ShaderId::kMeshFrag, MeshBindings(), MeshAttributes()};
-  mesh.render_pass = target.render_pass;
-  mesh.samples = target.samples;
-  mesh_pipeline = CreatePipeline(mesh);
-
-  // Particles keep the target's alpha: their alpha output is coverage for alpha-to-coverage, not opacity. A CPU
-  // device gets the impostor at its triangle's depth, which it can test before shading (particle.glsl).
-  PipelineDesc particle{
-      ShaderId::kParticleVert, cpu_device ? ShaderId::kParticleFlatDepthFrag : ShaderId::kParticleFrag, {}, {}};
-  particle.alpha_to_coverage = target.samples != VK_SAMPLE_COUNT_1_BIT;
-  particle.write_mask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT;
-  particle.render_pass = target.render_pass;
-  particle.samples = target.samples;
-  particle_pipeline = CreatePipeline(particle);
-
-  // The ground writes opaque colours (grid.frag mixes in the background itself); where the shadow map does not reach
-  // it is drawn without the shadow lookup (grid_unshadowed.frag).
-  PipelineDesc grid{ShaderId::kGridVert,
-                    ShaderId::kGridFrag,
-                    {{0, sizeof(Point2), VK_VERTEX_INPUT_RATE_VERTEX}},
-                    {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0}}};
-  grid.render_pass = target.render_pass;
-  grid.samples = target.samples;
-  grid_shadowed_pipeline = CreatePipeline(grid);
-  grid.fragment = ShaderId::kGridUnshadowedFrag;
-  grid_plain_pipeline = CreatePipeline(grid);
-
-  PipelineDesc line{ShaderId::kLineVert,
-                    ShaderId::kLineFrag,
-                    {{0, sizeof(LineVertex), VK_VERTEX_INPUT_RATE_VERTEX}},
-                    {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(LineVertex, position)},
-                     {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(LineVertex, color)}}};
-  line.topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
-  line.depth_write = false;
-  line.blend = true;
-  line.render_pass = target.render_pass;
-  line.samples = target.samples;
-  line_pipeline = CreatePipeline(line);
-
-  // The ground cache, where the device can draw into and sample its format.
-  const VkFormatFeatureFlags cache_features =
-      VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-  if (target.ground_cache && SupportsOptimal(physical_device, kGroundCacheFormat, cache_features)) {
-    // Only the ground's pixels are written, and only they are read (copy_ground_pipeline and
-    // shadow_ground_pipeline draw parts of the same square): the old contents are dropped.
-    // Written after the previous frame's reads of the same image; this frame's reads after the writes.
-    ground_cache_pass = CreateColorRenderPass(
-        device, kGroundCacheFormat, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-        VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, "vkCreateRenderPass (ground)");
-
-    ground_cache_sampler = CreateClampToEdgeSampler(device, VK_FILTER_NEAREST, "vkCreateSampler (ground)");
-
-    PipelineDesc cache_ground = grid;
-    cache_ground.fragment = ShaderId::kGridCacheFrag;
-    cache_ground.depth_test = false;
-    cache_ground.render_pass = ground_cache_pass;
-    cache_ground.samples = VK_SAMPLE_COUNT_1_BIT;
-    cache_ground.encode_srgb = false;
-    cache_ground_pipeline = CreatePipeline(cache_ground);
-    PipelineDesc copy_ground = grid;
-    copy_ground.fragment = ShaderId::kGroundCacheFrag;
-    copy_ground_pipeline = CreatePipeline(copy_ground);
-    copy_ground.fragment = ShaderId::kGroundShadowFrag;
-    shadow_ground_pipeline = CreatePipeline(copy_ground);
-  }
-
-  // The render scale's pass: colour and depth as the target's (cleared; the colour, or its resolve, left for the
-  // upscale to sample), where the colour format can be drawn into, sampled and filtered.
-  const VkFormatFeatureFlags scaled_features = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
-                                               VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
-                                               VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
-  if (target.color_format != VK_FORMAT_UNDEFINED && target.depth_format != VK_FORMAT_UNDEFINED &&
-      SupportsOptimal(physical_device, target.color_format, scaled_features)) {
-    // Writes after the previous frame's upscale read the same image; this frame's upscale after the writes.
-    std::array<VkSubpassDependency, 2> scaled_dependencies{};
-    scaled_dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-    scaled_dependencies[0].dstSubpass = 0;
-    scaled_dependencies[0].srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-    scaled_dependencies[0].dstStageMask =
-        VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT;
-    scaled_dependencies[0].srcAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    scaled_dependencies[0].dstAccessMask =
-        VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-    scaled_dependencies[1].srcSubpass = 0;
-    scaled_dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-    scaled_dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-    scaled_dependencies[1].dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-    scaled_dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-    scaled_dependencies[1].dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    scaled_pass = CreateColorDepthRenderPass(device, target.color_format, target.depth_format, target.samples,
-                                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, scaled_dependencies,
-                                             "vkCreateRenderPass (scaled)");
-    scaled_sampler = CreateClampToEdgeSampler(device, VK_FILTER_LINEAR, "vkCreateSampler (scaled)");
-
-    PipelineDesc upscale{ShaderId::kUpscaleVert, ShaderId::kUpscaleFrag, {}, {}};
-    upscale.depth_test = false;
-    upscale.depth_write = false;
-    upscale.render_pass = target.render_pass;
-    upscale.samples = target.samples;
-    upscale.encode_srgb = false;
-    upscale_pipeline = CreatePipeline(upscale);
-  }
-
-  // The HUD's pass for frames composed on the host: the panel is drawn twice (over black and over white) into
-  // small images that are copied out after it.
-  if (host_upscale()) {
-    // Written after the previous frame's copy out of the same image; the copy after the writes.
-    hud_pass = CreateColorRenderPass(device, target.color_format, VK_ATTACHMENT_LOAD_OP_CLEAR,
-                                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                     VK_ACCESS_TRANSFER_READ_BIT, "vkCreateRenderPass (HUD)");
-  }
-
-  cleanup.impl = nullptr;
+  frame.host_scaled = scaled && host_composed;
+  frame.prepared = true;
 }
 
-SceneRenderer::Impl::~Impl() {
-  DestroyHandles();
-}
-
-void SceneRenderer::Impl::DestroyHandles() {
-  for (VkPipeline pipeline : {shadow_mesh_pipeline, shadow_particle_pipeline, background_pipeline, mesh_pipeline,
-                              particle_pipeline, grid_shadowed_pipeline, grid_plain_pipeline, line_pipeline,
-                              cache_ground_pipeline, copy_ground_pipeline, shadow_ground_pipeline, upscale_pipeline}) {
-    if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
-  }
-  cache_ground_pipeline = copy_ground_pipeline = shadow_ground_pipeline = upscale_pipeline = VK_NULL_HANDLE;
-  for (Frame& frame : frames) {
-    if (frame.scaled_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
-    frame.scaled_framebuffer = VK_NULL_HANDLE;
-    if (frame.shadow_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, frame.shadow_framebuffer, nullptr);
-    frame.shadow_framebuffer = VK_NULL_HANDLE;
-    if (frame.ground_cache_framebuffer != VK_NULL_HANDLE) {
-      vkDestroyFramebuffer(device, frame.ground_cache_framebuffer, nullptr);
-    }
-    frame.ground_cache_framebuffer = VK_NULL_HANDLE;
-    for (VkFramebuffer* hud_framebuffer : {&frame.hud_black_framebuffer, &frame.hud_white_framebuffer}) {
-      if (*hud_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, *hud_framebuffer, nullptr);
-      *hud_framebuffer = VK_NULL_HANDLE;
-    }
-  }
-  if (hud_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, hud_pass, nullptr);
-  hud_pass = VK_NULL_HANDLE;
-  if (ground_cache_sampler != VK_NULL_HANDLE) vkDestroySampler(device, ground_cache_sampler, nullptr);
-  if (ground_cache_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, ground_cache_pass, nullptr);
-  ground_cache_sampler = VK_NULL_HANDLE;
-  ground_cache_pass = VK_NULL_HANDLE;
-  if (scaled_sampler != VK_NULL_HANDLE) vkDestroySampler(device, scaled_sampler, nullptr);
-  if (scaled_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, scaled_pass, nullptr);
-  scaled_sampler = VK_NULL_HANDLE;
-  scaled_pass = VK_NULL_HANDLE;
-  if (pipeline_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
-  if (descriptor_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptor_pool, nullptr);
-  if (set_layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
-  if (shadow_sampler != VK_NULL_HANDLE) vkDestroySampler(device, shadow_sampler, nullptr);
-  if (shadow_pass != VK_NULL_HANDLE) vkDestroyRenderPass(device, shadow_pass, nullptr);
-  shadow_mesh_pipeline = shadow_particle_pipeline = background_pipeline = mesh_pipeline = particle_pipeline =
-      grid_shadowed_pipeline = grid_plain_pipeline = line_pipeline = VK_NULL_HANDLE;
-  pipeline_layout = VK_NULL_HANDLE;
-  descriptor_pool = VK_NULL_HANDLE;
-  set_layout = VK_NULL_HANDLE;
-  shadow_sampler = VK_NULL_HANDLE;
-  shadow_pass = VK_NULL_HANDLE;
-}
-
-VkPipeline SceneRenderer::Impl::CreatePipeline(const PipelineDesc& desc) const {
-  std::array<VkShaderModule, 2> modules{VK_NULL_HANDLE, VK_NULL_HANDLE};
-  std::array<VkPipelineShaderStageCreateInfo, 2> stages{};
-  const std::uint32_t stage_count = desc.fragment ? 2 : 1;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VkResult result = VK_SUCCESS;
-  const char* failed_call = "vkCreateShaderModule";
-  for (std::uint32_t s = 0; s < stage_count && result == VK_SUCCESS; ++s) {
-    const std::span<const std::uint32_t> code = ShaderCode(s == 0 ? desc.vertex : *desc.fragment);
-    VkShaderModuleCreateInfo module_info{};
-    module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-    module_info.codeSize = code.size_bytes();
-    module_info.pCode = code.data();
-    result = vkCreateShaderModule(device, &module_info, nullptr, &modules[s]);
-    stages[s].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    stages[s].stage = s == 0 ? VK_SHADER_STAGE_VERTEX_BIT : VK_SHADER_STAGE_FRAGMENT_BIT;
-    stages[s].module = modules[s];
-    stages[s].pName = "main";
-    stages[s].pSpecializationInfo =
-        s == 0 ? nullptr : (desc.encode_srgb ? &fragment_specialization : &no_encode_specialization);
-  }
-
-  if (result == VK_SUCCESS) {
-    VkPipelineVertexInputStateCreateInfo vertex_input{};
-    vertex_input.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO;
-    vertex_input.vertexBindingDescriptionCount = static_cast<std::uint32_t>(desc.bindings.size());
-    vertex_input.pVertexBindingDescriptions = desc.bindings.data();
-    vertex_input.vertexAttributeDescriptionCount = static_cast<std::uint32_t>(desc.attributes.size());
-    vertex_input.pVertexAttributeDescriptions = desc.attributes.data();
-    VkPipelineInputAssemblyStateCreateInfo input_assembly{};
-    input_assembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
-    input_assembly.topology = desc.topology;
-    VkPipelineViewportStateCreateInfo viewport{};
-    viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
-    viewport.viewportCount = 1;
-    viewport.scissorCount = 1;
-    // No culling: imported meshes may wind either way, and impostor triangles and the grid are seen from both sides.
-    VkPipelineRasterizationStateCreateInfo raster{};
-    raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
-    raster.polygonMode = VK_POLYGON_MODE_FILL;
-    raster.cullMode = VK_CULL_MODE_NONE;
-    raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
-    raster.lineWidth = 1.0f;
-    // Slope-scaled bias for the shadow map; the receivers also move their lookup along the normal.
-    raster.depthBiasEnable = desc.depth_bias ? VK_TRUE : VK_FALSE;
-    raster.depthBiasConstantFactor = 1.0f;
-    raster.depthBiasSlopeFactor = 1.5f;
-    VkPipelineMultisampleStateCreateInfo multisample{};
-    multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO;
-    multisample.rasterizationSamples = desc.samples;
-    multisample.alphaToCoverageEnable = desc.alpha_to_coverage ? VK_TRUE : VK_FALSE;
-    VkPipelineDepthStencilStateCreateInfo depth{};
-    depth.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO;
-    depth.depthTestEnable = desc.depth_test ? VK_TRUE : VK_FALSE;
-    depth.depthWriteEnable = desc.depth_write ? VK_TRUE : VK_FALSE;
-    depth.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
-    VkPipelineColorBlendAttachmentState blend_attachment{};
-    blend_attachment.colorWriteMask = desc.write_mask;
-    if (desc.blend) {
-      // Straight alpha over what is there; the target's alpha stays opaque.
-      blend_attachment.blendEnable = VK_TRUE;
-      blend_attachment.srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA;
-      blend_attachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
-      blend_attachment.colorBlendOp = VK_BLEND_OP_ADD;
-      blend_attachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
-      blend_attachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
-      blend_attachment.alphaBlendOp = VK_BLEND_OP_ADD;
-    }
-    VkPipelineColorBlendStateCreateInfo blend{};
-    blend.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
-    blend.attachmentCount = desc.has_color ? 1 : 0;
-    blend.pAttachments = &blend_attachment;
-    const std::array<VkDynamicState, 2> dynamic_states{VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-    VkPipelineDynamicStateCreateInfo dynamic{};
-    dynamic.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO;
-    dynamic.dynamicStateCount = static_cast<std::uint32_t>(dynamic_states.size());
-    dynamic.pDynamicStates = dynamic_states.data();
-
-    VkGraphicsPipelineCreateInfo info{};
-
-    info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
-    info.stageCount = stage_count;
-    info.pStages = stages.data();
-    info.pVertexInputState = &vertex_input;
-    info.pInputAssemblyState = &input_assembly;
-    info.pViewportState = &viewport;
-    info.pRasterizationState = &raster;
-    info.pMultisampleState = &multisample;
-    info.pDepthStencilState = &depth;
-    info.pColorBlendState = &blend;
-    info.pDynamicState = &dynamic;
-    info.layout = pipeline_layout;
-    info.renderPass = desc.render_pass;
-    info.subpass = 0;
-    result = vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
-    failed_call = "vkCreateGraphicsPipelines";
-  }
-  for (VkShaderModule module : modules) {
-    if (module != VK_NULL_HANDLE) vkDestroyShaderModule(device, module, nullptr);
-  }
-  Check(result, failed_call);
-  return pipeline;
+Bounds SceneRenderer::Impl::UploadScene(Frame& frame, const RenderScene& scene, VkExtent2D extent) {
+  const bool meshes_unchanged = std::equal(scene.meshes.begin(), scene.meshes.end(), frame.uploaded_meshes.begin(),
+                                           frame.uploaded_meshes.end(), SameMesh);
+  ValidateScene(scene, meshes_unchanged);
+  Bounds casters;
+  WriteFrameData(frame, scene, extent, meshes_unchanged, casters);
+  PrepareParticleDraws(frame);
+  return casters;
 }
 
 void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene, VkExtent2D extent,
@@ -1041,386 +195,22 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
         physical_device, device, std::max<VkDeviceSize>(total + total / 2, 1 << 16),
         VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   }
-  std::byte* base = frame.data.data();
-  auto* vertices = reinterpret_cast<MeshVertex*>(base + frame.vertex_offset);
-  auto* indices = reinterpret_cast<std::uint32_t*>(base + frame.index_offset);
-  auto* instances = reinterpret_cast<InstanceData*>(base + frame.instance_offset);
-  auto* particles = reinterpret_cast<ParticleData*>(base + frame.particle_offset);
-  auto* line_vertices = reinterpret_cast<LineVertex*>(base + frame.line_offset);
 
-  // Mesh geometry: the scene's meshes, then the arrow meshes. Indices stay relative to their mesh; each draw
-  // carries its mesh's first vertex. Meshes the buffer already holds (the same as last frame's) are not rewritten;
-  // their ranges and bounds stay as they were.
-  std::vector<MeshDraw>& mesh_ranges = frame.mesh_ranges;
-  std::vector<Vec3>& mesh_min = frame.mesh_min;
-  std::vector<Vec3>& mesh_max = frame.mesh_max;
-  const std::size_t next_vertex = vertex_count - arrow_meshes.vertices.size();
-  const std::size_t next_index = index_count - arrow_meshes.indices.size();
-  if (!meshes_unchanged) {
-    mesh_ranges.assign(scene.meshes.size(), MeshDraw{});
-    mesh_min.assign(scene.meshes.size(), Vec3{});
-    mesh_max.assign(scene.meshes.size(), Vec3{});
-    std::size_t vertex = 0, index = 0;
-    for (std::size_t m = 0; m < scene.meshes.size(); ++m) {
-      const MeshData& mesh = scene.meshes[m];
-      mesh_ranges[m].first_index = static_cast<std::uint32_t>(index);
-      mesh_ranges[m].index_count = static_cast<std::uint32_t>(mesh.indices.size());
-      mesh_ranges[m].vertex_offset = static_cast<std::int32_t>(vertex);
-      Bounds bounds;
-      for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
-        vertices[vertex + v] = {mesh.positions[v], mesh.normals[v]};
-        bounds.Add(mesh.positions[v]);
-      }
-      mesh_min[m] = bounds.min;
-      mesh_max[m] = bounds.max;
-      std::memcpy(indices + index, mesh.indices.data(), mesh.indices.size() * sizeof(std::uint32_t));
-      vertex += mesh.positions.size();
-      index += mesh.indices.size();
-    }
-    std::memcpy(vertices + next_vertex, arrow_meshes.vertices.data(),
-                arrow_meshes.vertices.size() * sizeof(MeshVertex));
-    std::memcpy(indices + next_index, arrow_meshes.indices.data(), arrow_meshes.indices.size() * sizeof(std::uint32_t));
-    frame.uploaded_meshes = scene.meshes;
-  }
-  MeshDraw shaft = arrow_meshes.shaft, head = arrow_meshes.head;
-  shaft.first_index += static_cast<std::uint32_t>(next_index);
-  head.first_index += static_cast<std::uint32_t>(next_index);
-  shaft.vertex_offset += static_cast<std::int32_t>(next_vertex);
-  head.vertex_offset += static_cast<std::int32_t>(next_vertex);
-
-  auto write_instance = [&instances](std::size_t slot, const Mat4& world_from_mesh, const Rgba& color, bool selected) {
-    InstanceData& data = instances[slot];
-    data.world_from_mesh = world_from_mesh;
-    const Mat4 normal = NormalMatrix(world_from_mesh);
-    for (int c = 0; c < 3; ++c) {
-      for (int r = 0; r < 4; ++r) data.normal_matrix[4 * c + r] = normal[4 * c + r];
-    }
-    data.color = color;
-    data.flags = {selected ? 1.0f : 0.0f, 0, 0, 0};
-  };
-
-  // Scene instances in mesh order, one instanced draw per mesh that has any.
-  std::vector<std::uint32_t> order(scene.instances.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&scene](std::uint32_t a, std::uint32_t b) {
-    return scene.instances[a].mesh < scene.instances[b].mesh;
-  });
-  frame.mesh_draws.clear();
-  for (std::uint32_t slot = 0; slot < order.size(); ++slot) {
-    const MeshInstance& instance = scene.instances[order[slot]];
-    const auto m = static_cast<std::size_t>(instance.mesh);
-    write_instance(slot, instance.world_from_mesh, instance.color, instance.selected);
-    if (!scene.meshes[m].positions.empty()) {
-      for (int corner = 0; corner < 8; ++corner) {
-        const Vec3 p{(corner & 1) != 0 ? mesh_max[m][0] : mesh_min[m][0],
-                     (corner & 2) != 0 ? mesh_max[m][1] : mesh_min[m][1],
-                     (corner & 4) != 0 ? mesh_max[m][2] : mesh_min[m][2]};
-        casters.Add(TransformPoint(instance.world_from_mesh, p));
-      }
-    }
-    if (mesh_ranges[m].index_count == 0) continue;
-    if (!frame.mesh_draws.empty() && slot > 0 && scene.instances[order[slot - 1]].mesh == instance.mesh) {
-      ++frame.mesh_draws.back().instance_count;
-    } else {
-      MeshDraw draw = mesh_ranges[m];
-      draw.instance_count = 1;
-      draw.first_instance = slot;
-      frame.mesh_draws.push_back(draw);
-    }
-  }
-
-  // Arrows: all shafts, then all heads, so they take two instanced draws. Each is placed in a frame whose z axis is
-  // the arrow; the head is 2.5 shaft radii wide and at most 40% of the arrow long. Arrows of zero length or radius
-  // are not drawn.
-  auto drawable = [](const Arrow& arrow) {
-    const float length = Length(arrow.vector);
-    return length > 0.0f && std::isfinite(length) && arrow.shaft_radius > 0.0f;
-  };
-  const auto arrow_count =
-      static_cast<std::uint32_t>(std::count_if(scene.arrows.begin(), scene.arrows.end(), drawable));
-  const auto first_shaft = static_cast<std::uint32_t>(scene.instances.size());
-  std::uint32_t arrow_index = 0;
-  for (const Arrow& arrow : scene.arrows) {
-    if (!drawable(arrow)) continue;
-    const float length = Length(arrow.vector);
-    const Vec3 axis = Scale(arrow.vector, 1.0f / length);
-    const Vec3 helper = std::fabs(axis[2]) < 0.9f ? Vec3{0, 0, 1} : Vec3{1, 0, 0};
-    const Vec3 u = Normalize(Cross(helper, axis), {1, 0, 0});
-    const Vec3 v = Cross(axis, u);
-    const float head_radius = 2.5f * arrow.shaft_radius;
-    const float head_length = std::min(0.4f * length, 3.0f * head_radius);
-    const float shaft_length = length - head_length;
-    const Vec3 head_base = Add(arrow.origin, Scale(axis, shaft_length));
-    auto frame_of = [&](float radius, float height, const Vec3& origin) {
-      return Mat4{
-          u[0] * radius,    u[1] * radius,    u[2] * radius,    0, v[0] * radius, v[1] * radius, v[2] * radius, 0,
-          axis[0] * height, axis[1] * height, axis[2] * height, 0, origin[0],     origin[1],     origin[2],     1};
-    };
-    write_instance(first_shaft + arrow_index, frame_of(arrow.shaft_radius, shaft_length, arrow.origin), arrow.color,
-                   false);
-    write_instance(first_shaft + arrow_count + arrow_index, frame_of(head_radius, head_length, head_base), arrow.color,
-                   false);
-    casters.Add(arrow.origin, head_radius);
-    casters.Add(Add(arrow.origin, arrow.vector), head_radius);
-    ++arrow_index;
-  }
-  frame.arrow_draws.clear();
-  if (arrow_count > 0) {
-    shaft.instance_count = head.instance_count = arrow_count;
-    shaft.first_instance = first_shaft;
-    head.first_instance = first_shaft + arrow_count;
-    frame.arrow_draws = {shaft, head};
-  }
-
-  // Particles front to back from the camera, so that the depth test rejects hidden impostors before shading them.
-  // The key of each is its squared distance to the eye (a non-negative float, whose bits order like the value) above
-  // its index.
-  std::vector<std::uint64_t>& order_keys = frame.particle_order;
-  order_keys.clear();
-  std::uint32_t next_key = 0;
-  for (const ParticleSet& set : scene.particles) {
-    for (const Vec3& x : set.positions) {
-      const Vec3 to_eye = Subtract(scene.camera.eye, x);
-      const float squared = Dot(to_eye, to_eye);
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, &squared, sizeof(bits));
-      order_keys.push_back(static_cast<std::uint64_t>(bits) << 32 | next_key++);
-      casters.Add(x, set.radius);
-    }
-  }
-  SortKeys(order_keys, frame.sort_scratch);
-  std::vector<std::uint32_t> set_starts;
-  for (std::size_t p = 0, start = 0; p < scene.particles.size(); start += scene.particles[p++].positions.size()) {
-    set_starts.push_back(static_cast<std::uint32_t>(start));
-  }
-  for (std::size_t slot = 0; slot < order_keys.size(); ++slot) {
-    const auto index = static_cast<std::uint32_t>(order_keys[slot]);
-    const auto set_index =
-        static_cast<std::size_t>(std::upper_bound(set_starts.begin(), set_starts.end(), index) - set_starts.begin()) -
-        1;
-    const ParticleSet& set = scene.particles[set_index];
-    const std::size_t p = index - set_starts[set_index];
-    const Vec3& x = set.positions[p];
-    particles[slot] = {{x[0], x[1], x[2], set.radius}, set.colors[p]};
-  }
+  const auto [shaft, head] = WriteMeshGeometry(frame, scene, meshes_unchanged);
+  WriteMeshInstances(frame, scene, casters);
+  WriteArrows(frame, scene, shaft, head, casters);
+  WriteParticles(frame, scene, casters);
   frame.particle_count = static_cast<std::uint32_t>(particle_count);
-
-  for (std::size_t l = 0; l < scene.lines.size(); ++l) {
-    const Line& line = scene.lines[l];
-    line_vertices[2 * l] = {Vec4(line.from, 1.0f), line.color};
-    line_vertices[2 * l + 1] = {Vec4(line.to, 1.0f), line.color};
-  }
+  WriteLines(frame, scene);
   frame.line_vertex_count = static_cast<std::uint32_t>(line_vertex_count);
   frame.grid_visible = scene.grid.visible && scene.grid.extent > 0.0f && scene.grid.spacing > 0.0f;
   frame.extent = extent;
 }
 
-void SceneRenderer::Impl::PrepareParticleDraws(Frame& frame) {
-  // At least one particle's range: a frame without particles still rebinds binding 2 to this frame's buffer, which
-  // may have been reallocated since; a descriptor left pointing at a freed buffer crashes lavapipe when the set is
-  // bound. (The ground and line sections after the particles keep the range inside the buffer.)
-  const VkDescriptorBufferInfo particles{frame.data.buffer(), frame.particle_offset,
-                                         std::max<VkDeviceSize>(frame.particle_count, 1) * sizeof(ParticleData)};
-  VkWriteDescriptorSet write{};
-  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-  write.dstSet = frame.descriptor_set;
-  write.dstBinding = 2;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  write.pBufferInfo = &particles;
-  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
-}
-
-void SceneRenderer::Impl::WriteGround(Frame& frame, const GroundGrid& grid, const Vec3& center, const LightFit* light,
-                                      const Vec3& light_direction) {
-  const float x0 = center[0] - grid.extent, x1 = center[0] + grid.extent;
-  const float y0 = center[1] - grid.extent, y1 = center[1] + grid.extent;
-  const std::vector<Point2> square{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
-  std::vector<Point2> shadowed, plain;
-  if (light == nullptr) {
-    AppendFan(square, plain);
-  } else if (light_direction[2] > -0.05f) {
-    // A light grazing the ground (or from below) casts shadows without bound along it: all of it may be shadowed.
-    AppendFan(square, shadowed);
-  } else {
-    // The shadow map's rectangle slid along the light onto the ground, counter-clockwise.
-    std::array<Point2, 4> corners{};
-    for (std::size_t c = 0; c < corners.size(); ++c) {
-      const Vec3& corner = light->corners[c];
-      const Vec3 p = Add(corner, Scale(light_direction, (grid.height - corner[2]) / light_direction[2]));
-      corners[c] = {p[0], p[1]};
-    }
-    const float twice_area = (corners[1][0] - corners[0][0]) * (corners[2][1] - corners[0][1]) -
-                             (corners[1][1] - corners[0][1]) * (corners[2][0] - corners[0][0]);
-    if (twice_area < 0.0f) std::reverse(corners.begin(), corners.end());
-    const std::vector<Point2> footprint(corners.begin(), corners.end());
-    SplitGround(square, footprint, shadowed, plain);
-    if (shadowed.size() + plain.size() > kMaxGridVertices) {
-      // Rounding made a piece non-convex (it cannot otherwise): the whole square, shadowed, is always right.
-      shadowed.clear();
-      plain.clear();
-      AppendFan(square, shadowed);
-    }
-  }
-  auto* vertices = reinterpret_cast<Point2*>(frame.data.data() + frame.grid_offset);
-  std::copy(shadowed.begin(), shadowed.end(), vertices);
-  std::copy(plain.begin(), plain.end(), vertices + shadowed.size());
-  frame.grid_shadowed_vertices = static_cast<std::uint32_t>(shadowed.size());
-  frame.grid_plain_vertices = static_cast<std::uint32_t>(plain.size());
-}
-
-void SceneRenderer::Impl::ResizeGroundCache(Frame& frame, VkExtent2D extent) {
-  if (frame.ground_cache_framebuffer != VK_NULL_HANDLE) {
-    vkDestroyFramebuffer(device, frame.ground_cache_framebuffer, nullptr);
-    frame.ground_cache_framebuffer = VK_NULL_HANDLE;
-  }
-  frame.ground_cache_key.reset();
-  frame.ground_cache_extent = {};
-  frame.ground_cache =
-      GpuImage(physical_device, device, extent, kGroundCacheFormat, VK_SAMPLE_COUNT_1_BIT,
-               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
-  const VkImageView view = frame.ground_cache.view();
-  frame.ground_cache_framebuffer =
-      CreateFramebuffer(device, ground_cache_pass, {&view, 1}, extent, "vkCreateFramebuffer (ground)");
-  WriteImageDescriptor(device, frame.descriptor_set, 3, ground_cache_sampler, view,
-                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  frame.ground_cache_extent = extent;
-}
-
-void SceneRenderer::Impl::ResizeShadowMap(Frame& frame, std::uint32_t size) {
-  if (frame.shadow_framebuffer != VK_NULL_HANDLE) {
-    vkDestroyFramebuffer(device, frame.shadow_framebuffer, nullptr);
-    frame.shadow_framebuffer = VK_NULL_HANDLE;
-  }
-  frame.shadow_map_size = 0;
-  frame.shadow_map =
-      GpuImage(physical_device, device, {size, size}, shadow_format, VK_SAMPLE_COUNT_1_BIT,
-               VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
-  const VkImageView view = frame.shadow_map.view();
-  frame.shadow_framebuffer =
-      CreateFramebuffer(device, shadow_pass, {&view, 1}, {size, size}, "vkCreateFramebuffer (shadow)");
-  constexpr VkImageLayout kLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
-  WriteImageDescriptor(device, frame.descriptor_set, 1, shadow_sampler, view, kLayout);
-  if (frame.ground_cache_framebuffer == VK_NULL_HANDLE)
-    WriteImageDescriptor(device, frame.descriptor_set, 3, shadow_sampler, view, kLayout);
-  if (frame.scaled_framebuffer == VK_NULL_HANDLE)
-    WriteImageDescriptor(device, frame.descriptor_set, 4, shadow_sampler, view, kLayout);
-  frame.shadow_map_size = size;
-}
-
-void SceneRenderer::Impl::ResizeSceneImage(Frame& frame, VkExtent2D extent) {
-  if (frame.scaled_framebuffer != VK_NULL_HANDLE) {
-    vkDestroyFramebuffer(device, frame.scaled_framebuffer, nullptr);
-    frame.scaled_framebuffer = VK_NULL_HANDLE;
-  }
-  frame.scaled_extent = {};
-  const bool multisampled = target.samples != VK_SAMPLE_COUNT_1_BIT;
-  frame.scaled_color = GpuImage(physical_device, device, extent, target.color_format, target.samples,
-                                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                                    (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT
-                                                  : VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
-                                VK_IMAGE_ASPECT_COLOR_BIT);
-  frame.scaled_depth = GpuImage(physical_device, device, extent, target.depth_format, target.samples,
-                                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                                VK_IMAGE_ASPECT_DEPTH_BIT);
-  if (multisampled) {
-    frame.scaled_resolve =
-        GpuImage(physical_device, device, extent, target.color_format, VK_SAMPLE_COUNT_1_BIT,
-                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
-  } else {
-    frame.scaled_resolve = GpuImage();
-  }
-  const std::array<VkImageView, 3> views{frame.scaled_color.view(), frame.scaled_depth.view(),
-                                         multisampled ? frame.scaled_resolve.view() : VK_NULL_HANDLE};
-  frame.scaled_framebuffer = CreateFramebuffer(device, scaled_pass, std::span(views).first(multisampled ? 3 : 2),
-                                               extent, "vkCreateFramebuffer (scaled)");
-  WriteImageDescriptor(device, frame.descriptor_set, 4, scaled_sampler, multisampled ? views[2] : views[0],
-                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  frame.scaled_extent = extent;
-}
-
-void SceneRenderer::Impl::RecordGroundCache(VkCommandBuffer command_buffer, Frame& frame) const {
-  VkRenderPassBeginInfo begin{};
-  begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  begin.renderPass = ground_cache_pass;
-  begin.framebuffer = frame.ground_cache_framebuffer;
-  begin.renderArea = {{0, 0}, frame.ground_cache_extent};
-  vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
-  SetViewportAndScissor(command_buffer, frame.ground_cache_extent);
-  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
-                          0, nullptr);
-  const std::uint32_t ground_vertices = frame.grid_shadowed_vertices + frame.grid_plain_vertices;
-  if (frame.grid_visible && ground_vertices > 0) {
-    const VkBuffer buffer = frame.data.buffer();
-    vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.grid_offset);
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, cache_ground_pipeline);
-    vkCmdDraw(command_buffer, ground_vertices, 1, 0, 0);
-  }
-  vkCmdEndRenderPass(command_buffer);
-}
-
-void SceneRenderer::Impl::DrawMeshes(VkCommandBuffer command_buffer, const Frame& frame,
-                                     const std::vector<MeshDraw>& draws) const {
-  if (draws.empty()) return;
-  const std::array<VkBuffer, 2> buffers{frame.data.buffer(), frame.data.buffer()};
-  const std::array<VkDeviceSize, 2> offsets{frame.vertex_offset, frame.instance_offset};
-  vkCmdBindVertexBuffers(command_buffer, 0, 2, buffers.data(), offsets.data());
-  vkCmdBindIndexBuffer(command_buffer, frame.data.buffer(), frame.index_offset, VK_INDEX_TYPE_UINT32);
-  for (const MeshDraw& draw : draws) {
-    vkCmdDrawIndexed(command_buffer, draw.index_count, draw.instance_count, draw.first_index, draw.vertex_offset,
-                     draw.first_instance);
-  }
-}
-
-SceneRenderer::SceneRenderer(VkPhysicalDevice physical_device, VkDevice device, const SceneRendererTarget& target)
-    : impl_(std::make_unique<Impl>(physical_device, device, target)) {}
-
-SceneRenderer::~SceneRenderer() = default;
-
-void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t frame_index, const RenderScene& scene,
-                                 VkExtent2D target_extent, float render_scale) {
-  if (frame_index >= impl_->frames.size()) {
-    throw std::invalid_argument("SceneRenderer::PrepareFrame: frame " + std::to_string(frame_index) + " of " +
-                                std::to_string(impl_->frames.size()));
-  }
-  if (target_extent.width == 0 || target_extent.height == 0) {
-    throw std::invalid_argument("SceneRenderer::PrepareFrame: empty extent");
-  }
-  if (!(render_scale > 0.0f && render_scale <= 1.0f)) {
-    throw std::invalid_argument("SceneRenderer::PrepareFrame: render scale " + std::to_string(render_scale) +
-                                " is not in (0, 1]");
-  }
-  Impl::Frame& frame = impl_->frames[frame_index];
-  // The scene's extent: the target's, or the scene image's at a render scale below 1.
-  VkExtent2D extent = target_extent;
-  // A frame composed on the host is always drawn into the scene image, at scale 1 too.
-  const bool host_composed = impl_->host_upscale();
-  const bool scaled = (render_scale < 1.0f || host_composed) && impl_->can_scale();
-  if (scaled) {
-    const auto scale = [render_scale](std::uint32_t pixels) {
-      return std::max<std::uint32_t>(
-          1, static_cast<std::uint32_t>(std::lround(render_scale * static_cast<float>(pixels))));
-    };
-    extent = {scale(target_extent.width), scale(target_extent.height)};
-    if (frame.scaled_extent.width != extent.width || frame.scaled_extent.height != extent.height) {
-      impl_->ResizeSceneImage(frame, extent);
-    }
-  }
-  if (impl_->cpu_device) {
-    const std::uint32_t map_size = CpuShadowMapSize(extent);
-    if (map_size != frame.shadow_map_size) impl_->ResizeShadowMap(frame, map_size);
-  }
-  const bool meshes_unchanged = std::equal(scene.meshes.begin(), scene.meshes.end(), frame.uploaded_meshes.begin(),
-                                           frame.uploaded_meshes.end(), SameMesh);
-  ValidateScene(scene, meshes_unchanged);
-  Bounds casters;
-  impl_->WriteFrameData(frame, scene, extent, meshes_unchanged, casters);
-  impl_->PrepareParticleDraws(frame);
-
+FrameUniforms SceneRenderer::Impl::WriteUniforms(Frame& frame, const RenderScene& scene, VkExtent2D extent,
+                                                 const LightFit& light, const Vec3& light_direction,
+                                                 bool shadows) const {
   const Lighting& lighting = scene.lighting;
-  const Vec3 light_direction = Normalize(lighting.key_direction, {0, 0, -1});
-  const bool shadows = lighting.shadows && !casters.empty();
-  const LightFit light = FitLight(light_direction, casters, frame.shadow_map_size);
   const Camera& camera = scene.camera;
   const float aspect = static_cast<float>(extent.width) / static_cast<float>(extent.height);
   const Mat4 view_proj = Multiply(Perspective(camera.fov_y_degrees * std::numbers::pi_v<float> / 180.0f, aspect,
@@ -1443,257 +233,7 @@ void SceneRenderer::PrepareFrame(VkCommandBuffer command_buffer, std::uint32_t f
   uniforms.grid_center = {camera.target[0], camera.target[1], 0, 0};
   uniforms.viewport = {static_cast<float>(extent.width), static_cast<float>(extent.height), 0.0f, light.texel_size};
   std::memcpy(frame.uniforms.data(), &uniforms, sizeof(uniforms));
-  if (frame.grid_visible)
-    impl_->WriteGround(frame, scene.grid, camera.target, shadows ? &light : nullptr, light_direction);
-
-  // The shadow pass runs even without casters: it clears the map and leaves it in the layout the main pass reads.
-  VkClearValue clear{};
-  clear.depthStencil = {1.0f, 0};
-  VkRenderPassBeginInfo begin{};
-  begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-  begin.renderPass = impl_->shadow_pass;
-  begin.framebuffer = frame.shadow_framebuffer;
-  const std::uint32_t map_size = frame.shadow_map_size;
-  begin.renderArea = {{0, 0}, {map_size, map_size}};
-  begin.clearValueCount = 1;
-  begin.pClearValues = &clear;
-  vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
-  if (shadows) {
-    SetViewportAndScissor(command_buffer, {map_size, map_size});
-    vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
-                            &frame.descriptor_set, 0, nullptr);
-    if (!frame.mesh_draws.empty() || !frame.arrow_draws.empty()) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow_mesh_pipeline);
-      impl_->DrawMeshes(command_buffer, frame, frame.mesh_draws);
-      impl_->DrawMeshes(command_buffer, frame, frame.arrow_draws);
-    }
-    if (frame.particle_count > 0) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->shadow_particle_pipeline);
-      vkCmdDraw(command_buffer, kParticleVertices * frame.particle_count, 1, 0, 0);
-    }
-  }
-  vkCmdEndRenderPass(command_buffer);
-
-  // The unshadowed ground, drawn again only when what it depends on has changed. While it changes from frame to
-  // frame (the camera moving) the ground is drawn directly instead: the cache would cost a pass over all of the
-  // ground and then a copy of its visible part, where drawing it directly shades only the visible part once. The
-  // cache is drawn once the view holds still for a frame.
-  frame.direct_ground = false;
-  if (impl_->use_ground_cache()) {
-    if (frame.ground_cache_extent.width != extent.width || frame.ground_cache_extent.height != extent.height) {
-      impl_->ResizeGroundCache(frame, extent);
-    }
-    const GroundCacheKey key(uniforms, frame.grid_visible);
-    const bool changing = !impl_->last_ground_key || !(*impl_->last_ground_key == key);
-    impl_->last_ground_key = key;
-    if (!frame.ground_cache_key || !(*frame.ground_cache_key == key)) {
-      if (changing) {
-        frame.direct_ground = true;
-      } else {
-        impl_->RecordGroundCache(command_buffer, frame);
-        frame.ground_cache_key = key;
-      }
-    }
-  }
-
-  // The HUD is laid out after everything that can reject the scene, as its first frame records the font upload.
-  if (scene.hud.visible && !impl_->hud) {
-    if (host_composed) {
-      // Into the HUD's own pass, twice a frame (over black and over white).
-      SceneRendererTarget hud_target = impl_->target;
-      hud_target.render_pass = impl_->hud_pass;
-      impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, hud_target, 2);
-    } else {
-      impl_->hud = std::make_unique<HudOverlay>(impl_->physical_device, impl_->device, impl_->target);
-    }
-  }
-  // A frame composed on the host keeps the HUD its slot read back last while the HUD's text and the target's size
-  // stay the same: drawing the panel twice costs lavapipe about 2 ms a frame.
-  const bool hud_kept = host_composed && frame.hud_drawn && frame.hud_drawn->visible == scene.hud.visible &&
-                        frame.hud_drawn->lines == scene.hud.lines &&
-                        frame.hud_target_extent.width == target_extent.width &&
-                        frame.hud_target_extent.height == target_extent.height;
-  if (!hud_kept) {
-    // Forgotten before anything that may throw, so that a failed frame is never taken for a kept HUD later.
-    frame.hud_drawn.reset();
-    if (impl_->hud) impl_->hud->Prepare(command_buffer, frame_index, scene.hud, target_extent);
-  }
-
-  // At a render scale below 1 the scene is drawn here, into the scene image that RecordDraws scales up.
-  frame.target_extent = target_extent;
-  frame.scaled = scaled;
-  if (scaled) {
-    std::array<VkClearValue, 2> clears{};
-    clears[0].color = {{scene.background[0], scene.background[1], scene.background[2], 1.0f}};
-    clears[1].depthStencil = {1.0f, 0};
-    VkRenderPassBeginInfo scene_begin{};
-    scene_begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-    scene_begin.renderPass = impl_->scaled_pass;
-    scene_begin.framebuffer = frame.scaled_framebuffer;
-    scene_begin.renderArea = {{0, 0}, extent};
-    scene_begin.clearValueCount = static_cast<std::uint32_t>(clears.size());
-    scene_begin.pClearValues = clears.data();
-    vkCmdBeginRenderPass(command_buffer, &scene_begin, VK_SUBPASS_CONTENTS_INLINE);
-    impl_->RecordScene(command_buffer, frame);
-    vkCmdEndRenderPass(command_buffer);
-    if (host_composed) {
-      impl_->RecordSceneReadback(command_buffer, frame);
-      if (!hud_kept) {
-        impl_->RecordHudReadback(command_buffer, frame, frame_index);
-        frame.hud_drawn = scene.hud;
-        frame.hud_target_extent = target_extent;
-      }
-    }
-  }
-  frame.host_scaled = scaled && host_composed;
-  frame.prepared = true;
-}
-
-void SceneRenderer::Impl::RecordSceneReadback(VkCommandBuffer command_buffer, Frame& frame) {
-  const VkDeviceSize bytes = 4 * static_cast<VkDeviceSize>(frame.extent.width) * frame.extent.height;
-  if (frame.scene_readback.size() < bytes) {
-    frame.scene_readback = HostBuffer(physical_device, device, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  }
-  // The scaled pass left the image for fragment shaders to read (its dependency to the fragment shader stage makes
-  // the writes and the layout change available there); the copy reads it after them.
-  VkImageMemoryBarrier to_source{};
-  to_source.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-  to_source.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  to_source.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-  to_source.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-  to_source.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  to_source.srcQueueFamilyIndex = to_source.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  to_source.image = frame.scaled_color.image();
-  to_source.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  vkCmdPipelineBarrier(command_buffer,
-                       VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-                       VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &to_source);
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {frame.extent.width, frame.extent.height, 1};
-  vkCmdCopyImageToBuffer(command_buffer, frame.scaled_color.image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                         frame.scene_readback.buffer(), 1, &region);
-  RecordHostReadBarrier(command_buffer, frame.scene_readback.buffer());
-}
-
-bool SceneRenderer::ComposesOnHost() const {
-  return impl_->host_upscale();
-}
-
-bool SceneRenderer::UpscalesOnHost(std::uint32_t frame_index) const {
-  return frame_index < impl_->frames.size() && impl_->frames[frame_index].prepared &&
-         impl_->frames[frame_index].host_scaled;
-}
-
-void SceneRenderer::Impl::ResizeHudImages(Frame& frame, VkExtent2D extent) {
-  for (VkFramebuffer* hud_framebuffer : {&frame.hud_black_framebuffer, &frame.hud_white_framebuffer}) {
-    if (*hud_framebuffer != VK_NULL_HANDLE) vkDestroyFramebuffer(device, *hud_framebuffer, nullptr);
-    *hud_framebuffer = VK_NULL_HANDLE;
-  }
-  frame.hud_capacity = {};
-  constexpr VkImageUsageFlags kUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-  frame.hud_black = GpuImage(physical_device, device, extent, target.color_format, VK_SAMPLE_COUNT_1_BIT, kUsage,
-                             VK_IMAGE_ASPECT_COLOR_BIT);
-  frame.hud_white = GpuImage(physical_device, device, extent, target.color_format, VK_SAMPLE_COUNT_1_BIT, kUsage,
-                             VK_IMAGE_ASPECT_COLOR_BIT);
-  const VkImageView black = frame.hud_black.view(), white = frame.hud_white.view();
-  frame.hud_black_framebuffer = CreateFramebuffer(device, hud_pass, {&black, 1}, extent, "vkCreateFramebuffer (HUD)");
-  frame.hud_white_framebuffer = CreateFramebuffer(device, hud_pass, {&white, 1}, extent, "vkCreateFramebuffer (HUD)");
-  frame.hud_readback =
-      HostBuffer(physical_device, device, 2 * 4 * static_cast<VkDeviceSize>(extent.width) * extent.height,
-                 VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  frame.hud_capacity = extent;
-}
-
-void SceneRenderer::Impl::RecordHudReadback(VkCommandBuffer command_buffer, Frame& frame, std::uint32_t frame_index) {
-  const VkExtent2D extent = hud ? hud->PanelExtent(frame_index) : VkExtent2D{};
-  frame.hud_extent = {};  // set once the images hold it, so that a failed resize leaves no extent beyond them
-  if (extent.width == 0 || extent.height == 0) return;
-  if (extent.width > frame.hud_capacity.width || extent.height > frame.hud_capacity.height) {
-    // Grown with room, as the panel follows its text from frame to frame.
-    ResizeHudImages(frame, {std::max(extent.width + extent.width / 4, frame.hud_capacity.width),
-                            std::max(extent.height + extent.height / 4, frame.hud_capacity.height)});
-  }
-  frame.hud_extent = extent;
-  const VkDeviceSize bytes = 4 * static_cast<VkDeviceSize>(extent.width) * extent.height;
-  for (int white = 0; white < 2; ++white) {
-    VkClearValue clear{};
-    const float level = white != 0 ? 1.0f : 0.0f;
-    clear.color = {{level, level, level, 1.0f}};
-    VkRenderPassBeginInfo begin{};
-    begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-    begin.renderPass = hud_pass;
-    begin.framebuffer = white != 0 ? frame.hud_white_framebuffer : frame.hud_black_framebuffer;
-    begin.renderArea = {{0, 0}, extent};
-    begin.clearValueCount = 1;
-    begin.pClearValues = &clear;
-    vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
-    hud->Record(command_buffer, frame_index, extent);
-    vkCmdEndRenderPass(command_buffer);
-    VkBufferImageCopy region{};
-    region.bufferOffset = white != 0 ? bytes : 0;
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {extent.width, extent.height, 1};
-    vkCmdCopyImageToBuffer(command_buffer, white != 0 ? frame.hud_white.image() : frame.hud_black.image(),
-                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, frame.hud_readback.buffer(), 1, &region);
-  }
-  RecordHostReadBarrier(command_buffer, frame.hud_readback.buffer());
-}
-
-// The HUD's blend, done on the host. ImGui blends each of its draws over what is there, c' = s·a + c·(1 − a), in the
-// target's stored (encoded) values, so the panel as a whole maps a pixel c to P + Q·c with P, Q per pixel and channel.
-// Drawn over black (c = 0) it gives B = P, over white (c = 1) W = P + Q: the panel over the scene's pixel c is
-// B + (W − B)·c, which is what drawing it over the scene would store, up to the rounding of B and W to 8 bits
-// (within a level).
-void SceneRenderer::Impl::CompositeHud(const Frame& frame, std::span<std::uint8_t> destination) const {
-  const VkExtent2D extent = frame.hud_extent;
-  if (extent.width == 0 || extent.height == 0) return;
-  const auto* black = reinterpret_cast<const std::uint8_t*>(frame.hud_readback.data());
-  const std::uint8_t* white = black + 4 * static_cast<std::size_t>(extent.width) * extent.height;
-  const std::size_t row_bytes = 4 * static_cast<std::size_t>(frame.target_extent.width);
-  for (std::uint32_t y = 0; y < extent.height; ++y) {
-    std::uint8_t* out = destination.data() + y * row_bytes;
-    const std::size_t row = 4 * static_cast<std::size_t>(y) * extent.width;
-    for (std::size_t i = 0; i < 4 * static_cast<std::size_t>(extent.width); ++i) {
-      if (i % 4 == 3) continue;  // alpha stays opaque
-      const int b = black[row + i], w = white[row + i];
-      // b + (w − b)·c / 255, rounded; w ≥ b up to rounding, so a negative difference is clamped.
-      out[i] = static_cast<std::uint8_t>(b + (std::max(w - b, 0) * out[i] + 127) / 255);
-    }
-  }
-}
-
-void SceneRenderer::UpscaleOnHost(std::uint32_t frame_index, std::span<std::uint8_t> destination) {
-  if (!UpscalesOnHost(frame_index)) {
-    throw std::invalid_argument("SceneRenderer::UpscaleOnHost: frame " + std::to_string(frame_index) +
-                                " was not prepared for composing on the host");
-  }
-  Impl::Frame& frame = impl_->frames[frame_index];
-  const VkExtent2D from = frame.extent, to = frame.target_extent;
-  const std::size_t from_bytes = 4 * static_cast<std::size_t>(from.width) * from.height;
-  const std::size_t to_bytes = 4 * static_cast<std::size_t>(to.width) * to.height;
-  if (destination.size() != to_bytes) {
-    throw std::invalid_argument("SceneRenderer::UpscaleOnHost: " + std::to_string(destination.size()) +
-                                " bytes for a frame of " + std::to_string(to.width) + "x" + std::to_string(to.height) +
-                                " pixels");
-  }
-  const std::span<const std::uint8_t> scene(reinterpret_cast<const std::uint8_t*>(frame.scene_readback.data()),
-                                            from_bytes);
-  if (from.width == to.width && from.height == to.height) {
-    std::copy(scene.begin(), scene.end(), destination.begin());
-  } else {
-    ScaleBilinear(scene, static_cast<int>(from.width), static_cast<int>(from.height), destination,
-                  static_cast<int>(to.width), static_cast<int>(to.height));
-  }
-  impl_->CompositeHud(frame, destination);
-}
-
-VkExtent2D SceneRenderer::SceneExtent(std::uint32_t frame_index) const {
-  if (frame_index >= impl_->frames.size()) {
-    throw std::invalid_argument("SceneRenderer::SceneExtent: frame " + std::to_string(frame_index) + " of " +
-                                std::to_string(impl_->frames.size()));
-  }
-  return impl_->frames[frame_index].extent;
+  return uniforms;
 }
 
 void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t frame_index) const {
@@ -1705,56 +245,62 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
   if (!frame.scaled) {
     impl_->RecordScene(command_buffer, frame);
   } else if (!frame.host_scaled) {
-    SetViewportAndScissor(command_buffer, frame.target_extent);
-    vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->pipeline_layout, 0, 1,
-                            &frame.descriptor_set, 0, nullptr);
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, impl_->upscale_pipeline);
-    vkCmdDraw(command_buffer, 6, 1, 0, 0);  // upscale.vert's rectangle
+    impl_->RecordUpscale(command_buffer, frame);
   }
   // (A frame composed on the host has its HUD drawn by PrepareFrame's commands and blended by UpscaleOnHost.)
   if (impl_->hud && !frame.host_scaled) impl_->hud->Record(command_buffer, frame_index, frame.target_extent);
 }
 
 void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const {
-  SetViewportAndScissor(command_buffer, frame.extent);
+  BindFrame(command_buffer, frame, frame.extent);
+  // Opaque first: meshes, particles front to back, then the ground, so that hidden ground costs nothing; the
+  // background at the far plane where nothing else was drawn; then the arrows and the lines.
+  RecordMeshes(command_buffer, frame, frame.mesh_draws);
+  RecordParticles(command_buffer, frame);
+  RecordGround(command_buffer, frame);
+  RecordBackground(command_buffer);
+  RecordMeshes(command_buffer, frame, frame.arrow_draws);
+  RecordLines(command_buffer, frame);
+}
+
+void SceneRenderer::Impl::BindFrame(VkCommandBuffer command_buffer, const Frame& frame, VkExtent2D extent) const {
+  SetViewportAndScissor(command_buffer, extent);
   vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout, 0, 1, &frame.descriptor_set,
                           0, nullptr);
-  const VkBuffer buffer = frame.data.buffer();
+}
 
-  const bool cached = use_ground_cache() && !frame.direct_ground;
+VkExtent2D SceneRenderer::SceneExtent(std::uint32_t frame_index) const {
+  if (frame_index >= impl_->frames.size()) {
+    throw std::invalid_argument("SceneRenderer::SceneExtent: frame " + std::to_string(frame_index) + " of " +
+                                std::to_string(impl_->frames.size()));
+  }
+  return impl_->frames[frame_index].extent;
+}
 
-  if (!frame.mesh_draws.empty()) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, mesh_pipeline);
-    DrawMeshes(command_buffer, frame, frame.mesh_draws);
+bool SceneRenderer::ComposesOnHost() const {
+  return impl_->host_upscale();
+}
+
+bool SceneRenderer::UpscalesOnHost(std::uint32_t frame_index) const {
+  return frame_index < impl_->frames.size() && impl_->frames[frame_index].prepared &&
+         impl_->frames[frame_index].host_scaled;
+}
+
+void SceneRenderer::UpscaleOnHost(std::uint32_t frame_index, std::span<std::uint8_t> destination) {
+  if (!UpscalesOnHost(frame_index)) {
+    throw std::invalid_argument("SceneRenderer::UpscaleOnHost: frame " + std::to_string(frame_index) +
+                                " was not prepared for composing on the host");
   }
-  if (frame.particle_count > 0) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, particle_pipeline);
-    vkCmdDraw(command_buffer, kParticleVertices * frame.particle_count, 1, 0, 0);
+  const Impl::Frame& frame = impl_->frames[frame_index];
+  const VkExtent2D to = frame.target_extent;
+  const std::size_t to_bytes = 4 * static_cast<std::size_t>(to.width) * to.height;
+  if (destination.size() != to_bytes) {
+    throw std::invalid_argument("SceneRenderer::UpscaleOnHost: " + std::to_string(destination.size()) +
+                                " bytes for a frame of " + std::to_string(to.width) + "x" + std::to_string(to.height) +
+                                " pixels");
   }
-  if (frame.grid_visible) {
-    vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.grid_offset);
-    if (frame.grid_shadowed_vertices > 0) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                        cached ? shadow_ground_pipeline : grid_shadowed_pipeline);
-      vkCmdDraw(command_buffer, frame.grid_shadowed_vertices, 1, 0, 0);
-    }
-    if (frame.grid_plain_vertices > 0) {
-      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                        cached ? copy_ground_pipeline : grid_plain_pipeline);
-      vkCmdDraw(command_buffer, frame.grid_plain_vertices, 1, frame.grid_shadowed_vertices, 0);
-    }
-  }
-  vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, background_pipeline);
-  vkCmdDraw(command_buffer, 3, 1, 0, 0);
-  if (!frame.arrow_draws.empty()) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, mesh_pipeline);
-    DrawMeshes(command_buffer, frame, frame.arrow_draws);
-  }
-  if (frame.line_vertex_count > 0) {
-    vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, line_pipeline);
-    vkCmdBindVertexBuffers(command_buffer, 0, 1, &buffer, &frame.line_offset);
-    vkCmdDraw(command_buffer, frame.line_vertex_count, 1, 0, 0);
-  }
+  impl_->ScaleSceneOnHost(frame, destination);
+  impl_->CompositeHud(frame, destination);
 }
 
 }  // namespace ductile::render

@@ -238,6 +238,138 @@ Camera FrameSnapshot(const Snapshot& snapshot, float aspect) {
   return camera;
 }
 
+namespace {
+
+// The particles' colours, into `set.colors` (one per particle of the snapshot): by material, or by the field
+// `options` names, mapped through ColorMap from 0 to its colour range (or the field's UpperValue).
+void ColorParticles(const Snapshot& snapshot, const ViewOptions& options, ParticleSet& set) {
+  const SnapshotParticles& sp = snapshot.particles;
+  const std::vector<float>* field = nullptr;
+  switch (options.color_mode) {
+    case ColorMode::kMaterial:
+      break;
+    case ColorMode::kSpeed:
+      field = &sp.speed;
+      break;
+    case ColorMode::kVonMises:
+      field = &sp.von_mises;
+      break;
+    case ColorMode::kPlasticStrain:
+      field = &sp.plastic_strain;
+      break;
+  }
+  if (!field || field->size() != sp.position.size()) {
+    for (std::size_t i = 0; i < sp.position.size(); ++i) {
+      const int m = i < sp.material.size() ? sp.material[i] : 0;
+      set.colors[i] = m >= 0 && m < static_cast<int>(snapshot.material_rgba.size()) ? snapshot.material_rgba[m]
+                                                                                    : Rgba{0.8f, 0.3f, 0.25f, 1};
+    }
+  } else {
+    float top = options.color_range > 0 ? options.color_range : UpperValue(*field);
+    if (!(top > 0)) top = 1;
+    for (std::size_t i = 0; i < field->size(); ++i) set.colors[i] = ColorMap((*field)[i] / top);
+  }
+}
+
+// Drops from `set` the particles that HiddenParticles finds hidden.
+void DropHiddenParticles(const std::vector<std::array<float, 3>>& positions, ParticleSet& set) {
+  const std::vector<bool> hidden = HiddenParticles(positions, set.radius);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < hidden.size(); ++i) {
+    if (hidden[i]) continue;
+    set.positions[kept] = set.positions[i];
+    set.colors[kept] = set.colors[i];
+    ++kept;
+  }
+  set.positions.resize(kept);
+  set.colors.resize(kept);
+}
+
+// The mesh of a rigid shape in its frame: empty for a mesh shape without a mesh, and for a horizontal static plane at
+// `ground_height`; any other plane is a square of half side `size` (at least 1 m).
+MeshData ShapeMesh(const SnapshotShape& shape, float ground_height, float size) {
+  MeshData mesh;
+  switch (shape.type) {
+    case ShapeType::kBox:
+      mesh = MakeBox(shape.half_extents);
+      break;
+    case ShapeType::kSphere:
+      mesh = MakeSphere(shape.radius);
+      break;
+    case ShapeType::kCylinder:
+      mesh = MakeCylinder(shape.radius, shape.length);
+      break;
+    case ShapeType::kCapsule:
+      mesh = MakeCapsule(shape.radius, shape.length);
+      break;
+    case ShapeType::kMesh:
+      if (shape.mesh) mesh = MakeFlatMesh(shape.mesh->vertices, shape.mesh->triangles);
+      break;
+    case ShapeType::kPlane: {
+      // A horizontal static plane is the ground the grid already shows; any other plane is drawn as a square.
+      const Vec3 n = FrameZ(shape.quaternion);
+      if (shape.body < 0 && n[2] > 0.99f && std::abs(shape.position[2] - ground_height) < 1e-6f) return {};
+      mesh = MakeSquare(std::max(1.0f, size));
+      break;
+    }
+  }
+  return mesh;
+}
+
+// Adds an arrow for the contact force on each moving body, from its origin, `options.force_scale` long per newton
+// (or the largest a quarter of `size`) and no longer than the scene is wide (`size`).
+void AddContactForceArrows(const Snapshot& snapshot, const ViewOptions& options, float size, RenderScene& scene) {
+  float scale = options.force_scale;
+  if (!(scale > 0)) {
+    float largest = 0;
+    for (const SnapshotBody& body : snapshot.bodies) {
+      const auto& f = body.contact_force;
+      largest = std::max(largest, Length(f));
+    }
+    scale = largest > 0 ? 0.25f * size / largest : 0.0f;
+  }
+  for (const SnapshotBody& body : snapshot.bodies) {
+    Vec3 v = Scale(body.contact_force, scale);
+    const float length = Length(v);
+    if (!(length > 1e-4f * size)) continue;
+    if (length > size) {
+      for (float& c : v) c *= size / length;
+    }
+    Arrow arrow;
+    arrow.origin = body.position;
+    arrow.vector = v;
+    arrow.shaft_radius = 0.006f * size;
+    scene.arrows.push_back(arrow);
+  }
+}
+
+// The mouse spring's arrow, magenta, from the grabbed point to where it is pulled; its shaft's radius a fraction of
+// the scene's size.
+Arrow MouseSpringArrow(const Snapshot& snapshot, float size) {
+  Arrow spring;
+  spring.origin = snapshot.perturb_anchor;
+  for (int a = 0; a < 3; ++a) spring.vector[a] = snapshot.perturb_target[a] - snapshot.perturb_anchor[a];
+  spring.color = {0.95f, 0.2f, 0.85f, 1};
+  spring.shaft_radius = 0.004f * size;
+  return spring;
+}
+
+// Adds the twelve edges of the MPM domain's box as lines, when the domain is not empty.
+void AddDomainBox(const Snapshot& snapshot, RenderScene& scene) {
+  const Vec3 &lo = snapshot.domain_min, &hi = snapshot.domain_max;
+  if (lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2]) {
+    const Rgba color{0.45f, 0.50f, 0.58f, 1};
+    const auto corner = [&](int i) {
+      return Vec3{i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1], i & 4 ? hi[2] : lo[2]};
+    };
+    for (int i = 0; i < 8; ++i)
+      for (int bit : {1, 2, 4})
+        if (!(i & bit)) scene.lines.push_back({corner(i), corner(i | bit), color});
+  }
+}
+
+}  // namespace
+
 RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& options, const Camera& camera) {
   RenderScene scene;
   scene.camera = camera;
@@ -260,73 +392,14 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
     set.positions.assign(sp.position.begin(), sp.position.end());
     set.radius = sp.radius > 0 ? sp.radius : 0.5f * snapshot.grid_spacing;
     set.colors.assign(sp.position.size(), Rgba{0, 0, 0, 1});
-    const std::vector<float>* field = nullptr;
-    switch (options.color_mode) {
-      case ColorMode::kMaterial:
-        break;
-      case ColorMode::kSpeed:
-        field = &sp.speed;
-        break;
-      case ColorMode::kVonMises:
-        field = &sp.von_mises;
-        break;
-      case ColorMode::kPlasticStrain:
-        field = &sp.plastic_strain;
-        break;
-    }
-    if (!field || field->size() != sp.position.size()) {
-      for (std::size_t i = 0; i < sp.position.size(); ++i) {
-        const int m = i < sp.material.size() ? sp.material[i] : 0;
-        set.colors[i] = m >= 0 && m < static_cast<int>(snapshot.material_rgba.size()) ? snapshot.material_rgba[m]
-                                                                                      : Rgba{0.8f, 0.3f, 0.25f, 1};
-      }
-    } else {
-      float top = options.color_range > 0 ? options.color_range : UpperValue(*field);
-      if (!(top > 0)) top = 1;
-      for (std::size_t i = 0; i < field->size(); ++i) set.colors[i] = ColorMap((*field)[i] / top);
-    }
-    if (options.cull_hidden_particles) {
-      const std::vector<bool> hidden = HiddenParticles(sp.position, set.radius);
-      std::size_t kept = 0;
-      for (std::size_t i = 0; i < hidden.size(); ++i) {
-        if (hidden[i]) continue;
-        set.positions[kept] = set.positions[i];
-        set.colors[kept] = set.colors[i];
-        ++kept;
-      }
-      set.positions.resize(kept);
-      set.colors.resize(kept);
-    }
+    ColorParticles(snapshot, options, set);
+    if (options.cull_hidden_particles) DropHiddenParticles(sp.position, set);
     scene.particles.push_back(std::move(set));
   }
 
   // Rigid shapes.
   for (const SnapshotShape& shape : snapshot.shapes) {
-    MeshData mesh;
-    switch (shape.type) {
-      case ShapeType::kBox:
-        mesh = MakeBox(shape.half_extents);
-        break;
-      case ShapeType::kSphere:
-        mesh = MakeSphere(shape.radius);
-        break;
-      case ShapeType::kCylinder:
-        mesh = MakeCylinder(shape.radius, shape.length);
-        break;
-      case ShapeType::kCapsule:
-        mesh = MakeCapsule(shape.radius, shape.length);
-        break;
-      case ShapeType::kMesh:
-        if (shape.mesh) mesh = MakeFlatMesh(shape.mesh->vertices, shape.mesh->triangles);
-        break;
-      case ShapeType::kPlane: {
-        // A horizontal static plane is the ground the grid already shows; any other plane is drawn as a square.
-        const Vec3 n = FrameZ(shape.quaternion);
-        if (shape.body < 0 && n[2] > 0.99f && std::abs(shape.position[2] - scene.grid.height) < 1e-6f) continue;
-        mesh = MakeSquare(std::max(1.0f, size));
-        break;
-      }
-    }
+    MeshData mesh = ShapeMesh(shape, scene.grid.height, size);
     if (mesh.indices.empty()) continue;
     MeshInstance instance;
     instance.mesh = static_cast<int>(scene.meshes.size());
@@ -338,54 +411,12 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
   }
 
   // Contact forces on the moving bodies, from their origins; no longer than the scene is wide.
-  if (options.show_contact_forces) {
-    float scale = options.force_scale;
-    if (!(scale > 0)) {
-      float largest = 0;
-      for (const SnapshotBody& body : snapshot.bodies) {
-        const auto& f = body.contact_force;
-        largest = std::max(largest, Length(f));
-      }
-      scale = largest > 0 ? 0.25f * size / largest : 0.0f;
-    }
-    for (const SnapshotBody& body : snapshot.bodies) {
-      Vec3 v = Scale(body.contact_force, scale);
-      const float length = Length(v);
-      if (!(length > 1e-4f * size)) continue;
-      if (length > size) {
-        for (float& c : v) c *= size / length;
-      }
-      Arrow arrow;
-      arrow.origin = body.position;
-      arrow.vector = v;
-      arrow.shaft_radius = 0.006f * size;
-      scene.arrows.push_back(arrow);
-    }
-  }
+  if (options.show_contact_forces) AddContactForceArrows(snapshot, options, size, scene);
 
   // The mouse spring: a magenta arrow from the grabbed point to where it is pulled.
-  if (snapshot.perturbing) {
-    Arrow spring;
-    spring.origin = snapshot.perturb_anchor;
-    for (int a = 0; a < 3; ++a) spring.vector[a] = snapshot.perturb_target[a] - snapshot.perturb_anchor[a];
-    spring.color = {0.95f, 0.2f, 0.85f, 1};
-    spring.shaft_radius = 0.004f * size;
-    scene.arrows.push_back(spring);
-  }
-
+  if (snapshot.perturbing) scene.arrows.push_back(MouseSpringArrow(snapshot, size));
   // The MPM domain's box.
-  if (options.show_domain && !sp.position.empty()) {
-    const Vec3 &lo = snapshot.domain_min, &hi = snapshot.domain_max;
-    if (lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2]) {
-      const Rgba color{0.45f, 0.50f, 0.58f, 1};
-      const auto corner = [&](int i) {
-        return Vec3{i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1], i & 4 ? hi[2] : lo[2]};
-      };
-      for (int i = 0; i < 8; ++i)
-        for (int bit : {1, 2, 4})
-          if (!(i & bit)) scene.lines.push_back({corner(i), corner(i | bit), color});
-    }
-  }
+  if (options.show_domain && !sp.position.empty()) AddDomainBox(snapshot, scene);
   return scene;
 }
 

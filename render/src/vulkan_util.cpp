@@ -272,7 +272,65 @@ VkRenderPass CreateOneSubpassPass(VkDevice device, std::span<const VkAttachmentD
   return render_pass;
 }
 
+// A single-sample attachment of `format` whose old contents are cleared or dropped (`load_op`) and whose new ones are
+// stored, ending in `result_layout`; no stencil.
+VkAttachmentDescription StoredAttachment(VkFormat format, VkAttachmentLoadOp load_op, VkImageLayout result_layout) {
+  VkAttachmentDescription attachment{};
+  attachment.format = format;
+  attachment.samples = VK_SAMPLE_COUNT_1_BIT;
+  attachment.loadOp = load_op;
+  attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  attachment.finalLayout = result_layout;
+  return attachment;
+}
+
+// The sampler of one mipmap level that filters with `filter` and addresses with `address_mode`.
+VkSamplerCreateInfo SamplerInfo(VkFilter filter, VkSamplerAddressMode address_mode) {
+  VkSamplerCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+  info.magFilter = filter;
+  info.minFilter = filter;
+  info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  info.addressModeU = address_mode;
+  info.addressModeV = address_mode;
+  info.addressModeW = address_mode;
+  info.maxLod = 0.0f;
+  return info;
+}
+
 }  // namespace
+
+std::array<VkSubpassDependency, 2> ReadBetweenPassesDependencies(
+    VkPipelineStageFlags reader_stage, VkAccessFlags reader_access, VkPipelineStageFlags write_wait_stage,
+    VkAccessFlags write_wait_access, VkPipelineStageFlags write_stage, VkAccessFlags write_access) {
+  std::array<VkSubpassDependency, 2> dependencies{};
+  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[0].dstSubpass = 0;
+  dependencies[0].srcStageMask = reader_stage;
+  dependencies[0].dstStageMask = write_wait_stage;
+  dependencies[0].srcAccessMask = reader_access;
+  dependencies[0].dstAccessMask = write_wait_access;
+  dependencies[1].srcSubpass = 0;
+  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[1].srcStageMask = write_stage;
+  dependencies[1].dstStageMask = reader_stage;
+  dependencies[1].srcAccessMask = write_access;
+  dependencies[1].dstAccessMask = reader_access;
+  return dependencies;
+}
+
+VkRenderPass CreateDepthRenderPass(VkDevice device, VkFormat format, VkImageLayout result_layout,
+                                   std::span<const VkSubpassDependency> dependencies, const char* call) {
+  const VkAttachmentDescription depth = StoredAttachment(format, VK_ATTACHMENT_LOAD_OP_CLEAR, result_layout);
+  const VkAttachmentReference depth_reference{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.pDepthStencilAttachment = &depth_reference;
+  return CreateOneSubpassPass(device, {&depth, 1}, subpass, dependencies, call);
+}
 
 VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
@@ -311,28 +369,10 @@ VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, 
 VkRenderPass CreateColorRenderPass(VkDevice device, VkFormat format, VkAttachmentLoadOp load_op,
                                    VkImageLayout result_layout, VkPipelineStageFlags reader_stage,
                                    VkAccessFlags reader_access, const char* call) {
-  std::array<VkSubpassDependency, 2> dependencies{};
-  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask = reader_stage;
-  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[0].srcAccessMask = reader_access;
-  dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].srcSubpass = 0;
-  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].dstStageMask = reader_stage;
-  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].dstAccessMask = reader_access;
-  VkAttachmentDescription color{};
-  color.format = format;
-  color.samples = VK_SAMPLE_COUNT_1_BIT;
-  color.loadOp = load_op;
-  color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  color.finalLayout = result_layout;
+  const std::array<VkSubpassDependency, 2> dependencies = ReadBetweenPassesDependencies(
+      reader_stage, reader_access, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  const VkAttachmentDescription color = StoredAttachment(format, load_op, result_layout);
   const VkAttachmentReference color_reference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
@@ -357,31 +397,63 @@ VkFramebuffer CreateFramebuffer(VkDevice device, VkRenderPass render_pass, std::
 }
 
 VkSampler CreateClampToEdgeSampler(VkDevice device, VkFilter filter, const char* call) {
-  VkSamplerCreateInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-  info.magFilter = filter;
-  info.minFilter = filter;
-  info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-  info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-  info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-  info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-  info.maxLod = 0.0f;
+  const VkSamplerCreateInfo info = SamplerInfo(filter, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE);
   VkSampler sampler = VK_NULL_HANDLE;
   Check(vkCreateSampler(device, &info, nullptr, &sampler), call);
   return sampler;
 }
 
-void WriteImageDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkSampler sampler,
-                          VkImageView view, VkImageLayout layout) {
-  const VkDescriptorImageInfo image_info{sampler, view, layout};
+VkSampler CreateDepthCompareSampler(VkDevice device, const char* call) {
+  // Outside the image the border reads as 1, the far plane, so a comparison with any depth passes.
+  VkSamplerCreateInfo info = SamplerInfo(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER);
+  info.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE;
+  info.compareEnable = VK_TRUE;
+  info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+  VkSampler sampler = VK_NULL_HANDLE;
+  Check(vkCreateSampler(device, &info, nullptr, &sampler), call);
+  return sampler;
+}
+
+namespace {
+
+// The write of one descriptor of `type` at `binding` of `set`; the caller points it at its image or buffer.
+VkWriteDescriptorSet DescriptorWrite(VkDescriptorSet set, std::uint32_t binding, VkDescriptorType type) {
   VkWriteDescriptorSet write{};
   write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
   write.dstSet = set;
   write.dstBinding = binding;
   write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.descriptorType = type;
+  return write;
+}
+
+}  // namespace
+
+void WriteImageDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkSampler sampler,
+                          VkImageView view, VkImageLayout layout) {
+  const VkDescriptorImageInfo image_info{sampler, view, layout};
+  VkWriteDescriptorSet write = DescriptorWrite(set, binding, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER);
   write.pImageInfo = &image_info;
   vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+}
+
+void WriteBufferDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkDescriptorType type,
+                           const VkDescriptorBufferInfo& buffer_info) {
+  VkWriteDescriptorSet write = DescriptorWrite(set, binding, type);
+  write.pBufferInfo = &buffer_info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+}
+
+void BeginRenderPass(VkCommandBuffer command_buffer, VkRenderPass render_pass, VkFramebuffer framebuffer,
+                     VkExtent2D extent, std::span<const VkClearValue> clears) {
+  VkRenderPassBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
+  begin.renderPass = render_pass;
+  begin.framebuffer = framebuffer;
+  begin.renderArea = {{0, 0}, extent};
+  begin.clearValueCount = static_cast<std::uint32_t>(clears.size());
+  begin.pClearValues = clears.data();
+  vkCmdBeginRenderPass(command_buffer, &begin, VK_SUBPASS_CONTENTS_INLINE);
 }
 
 void SetViewportAndScissor(VkCommandBuffer command_buffer, VkExtent2D extent) {

@@ -4,6 +4,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -99,6 +100,16 @@ VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, 
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
                                         std::span<const VkSubpassDependency> dependencies, const char* call);
 
+/// The two dependencies of a one-subpass render pass whose attachments are read between passes at `reader_stage`
+/// with `reader_access`: the pass's first writes (at `write_wait_stage`, `write_wait_access`) wait for the previous
+/// reads, and the next reads wait for the pass's writes (made at `write_stage` with `write_access`).
+std::array<VkSubpassDependency, 2> ReadBetweenPassesDependencies(
+    VkPipelineStageFlags reader_stage, VkAccessFlags reader_access, VkPipelineStageFlags write_wait_stage,
+    VkAccessFlags write_wait_access, VkPipelineStageFlags write_stage, VkAccessFlags write_access);
+/// A render pass of one subpass drawing into one single-sample depth attachment of `format`, cleared, stored and
+/// ending in `result_layout`. Throws RenderError naming `call`.
+VkRenderPass CreateDepthRenderPass(VkDevice device, VkFormat format, VkImageLayout result_layout,
+                                   std::span<const VkSubpassDependency> dependencies, const char* call);
 /// A render pass of one subpass drawing into one single-sample colour attachment of `format`, its old contents
 /// cleared or dropped (`load_op`), stored, ending in `result_layout`, for an image that is read between passes at
 /// `reader_stage` with `reader_access`: the pass writes after the previous read, and the next read waits for the
@@ -117,11 +128,22 @@ VkFramebuffer CreateFramebuffer(VkDevice device, VkRenderPass render_pass, std::
 
 /// A sampler without mipmaps that clamps to the edge and filters with `filter`. Throws RenderError naming `call`.
 VkSampler CreateClampToEdgeSampler(VkDevice device, VkFilter filter, const char* call);
+/// A sampler of a depth image without mipmaps that compares the depth it reads with the reference, passing where the
+/// reference is less or equal, with nearest filtering; outside the image (clamped to an opaque white border) every
+/// comparison passes. Throws RenderError naming `call`.
+VkSampler CreateDepthCompareSampler(VkDevice device, const char* call);
 
 /// Points `binding` of `set` at one combined image sampler.
 void WriteImageDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkSampler sampler,
                           VkImageView view, VkImageLayout layout);
+/// Points `binding` of `set` at one buffer descriptor of `type` (a uniform or storage buffer): `buffer_info`'s range.
+void WriteBufferDescriptor(VkDevice device, VkDescriptorSet set, std::uint32_t binding, VkDescriptorType type,
+                           const VkDescriptorBufferInfo& buffer_info);
 
+/// Begins `render_pass` on `framebuffer` over the whole of `extent`, its attachments cleared to `clears` (one per
+/// attachment with a clear load op, in attachment order), for commands recorded inline.
+void BeginRenderPass(VkCommandBuffer command_buffer, VkRenderPass render_pass, VkFramebuffer framebuffer,
+                     VkExtent2D extent, std::span<const VkClearValue> clears);
 /// Sets the dynamic viewport (depth 0 to 1) and scissor to the whole of `extent`.
 void SetViewportAndScissor(VkCommandBuffer command_buffer, VkExtent2D extent);
 
