@@ -1,4 +1,5 @@
-// The demo log (DESIGN.md §8): what a run needs to be reproduced bitwise on the CPU backend. The scene file and its
+// The demo log (docs/architecture.md, "Teleoperation"): what a run needs to be reproduced bitwise on the CPU backend.
+// The scene file and its
 // `--set` overrides, then every input a person gave while it ran (teleoperation targets, gripper commands, the
 // mouse spring, live parameter edits), each with the step before which it was applied, and the number of steps
 // and the state hash at the end. The studio writes it (Simulation > Save demo log); `ductile-cli replay LOG` runs

@@ -1,6 +1,6 @@
-// Description of articulated rigid bodies (DESIGN.md §6): a tree of links connected by joints, as read from a
-// URDF file (LoadUrdf) or from a scene's `bodies:` and `robots:` sections. Validated on load; the multibody
-// compiler (engine/src/multibody) turns it into the arrays the dynamics works on.
+// Description of articulated rigid bodies (docs/architecture.md, "Rigid bodies and SAP"): a tree of links connected by
+// joints, as read from a URDF file (LoadUrdf) or from a scene's `bodies:` and `robots:` sections. Validated on load;
+// the multibody compiler (engine/src/multibody) turns it into the arrays the dynamics works on.
 #pragma once
 
 #include <array>

@@ -1,6 +1,6 @@
-// The Simulator: steps a Model's State (DESIGN.md §2, §4). One object per running scene; its methods are not
-// thread-safe (the studio's SimController owns it on the simulation thread). Work inside a step runs on an
-// internal TBB task arena with the requested number of threads; results do not depend on that number.
+// The Simulator: steps a Model's State (docs/architecture.md, "Model, State and Step"). One object per running scene;
+// its methods are not thread-safe (the studio's SimController owns it on the simulation thread). Work inside a step
+// runs on an internal TBB task arena with the requested number of threads; results do not depend on that number.
 #pragma once
 
 #include <array>

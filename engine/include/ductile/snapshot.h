@@ -1,6 +1,6 @@
 // Snapshot: an immutable copy of what the renderer, the plots and the recorder need from one simulated instant
-// (DESIGN.md §2, §3). Plain data with no engine internals, so a Snapshot can cross threads (the studio publishes
-// one per step through a triple buffer) and the renderer can depend on this header alone.
+// (docs/architecture.md, "Snapshot and rendering"). Plain data with no engine internals, so a Snapshot can cross
+// threads (the studio publishes one per step through a triple buffer) and the renderer can depend on this header alone.
 #pragma once
 
 #include <array>

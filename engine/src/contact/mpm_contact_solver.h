@@ -1,4 +1,4 @@
-// The MPM-rigid contact solve of one substep (DESIGN.md §4 step 3c; Yu et al. 2025, "Algorithm 1"): given the
+// The MPM-rigid contact solve of one substep (Yu et al. 2025, Sec. V, Algorithm 1): given the
 // free-motion grid velocities v* (after P2G and the grid update), find
 //   v = argmin ℓ(v) = Σᵢ ½ mᵢ‖vᵢ − v*ᵢ‖² + Σ_c ℓ_c(v_c),   v_c = R_cᵀ(Σᵢ w_ci vᵢ − v_r,c)
 // where each contact c is a particle inside a rigid geometry: w_ci its B-spline weights on its 27 nodes, R_c its
@@ -43,7 +43,7 @@ struct GridContactProblem {
 
 struct GridContactParams {
   double abs_tolerance = 1e-6;  ///< ε_a.
-  double rel_tolerance = 5e-2;  ///< ε_r (seed paper default).
+  double rel_tolerance = 5e-2;  ///< ε_r (Yu et al. 2025 default).
   int max_iterations = 100;
   double alpha_max = 1.5;
   /// Conjugate-gradient steps that refine each block-diagonal direction toward the full Newton step on

@@ -1,5 +1,6 @@
-// The rigid step (DESIGN.md §4 step 4, §6): articulated and free rigid bodies with frictional contact, joint
-// limits and implicit PD controllers, advanced by one SAP solve per time step.
+// The rigid step (Castro et al. 2022, "An unconstrained convex formulation of compliant contact"): articulated and free
+// rigid bodies with frictional contact, joint limits and implicit PD controllers, advanced by one SAP solve per time
+// step.
 //
 //   1. Kinematics at (q, t); mass matrix M (CRBA), bias terms C(q, v)v − τ_g (RNEA), joint damping D.
 //   2. Free motion: A = M + Δt·D,  v* = v + Δt·A⁻¹(τ_applied − C(q, v)v + τ_g − D·v).

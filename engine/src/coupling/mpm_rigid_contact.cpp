@@ -70,7 +70,7 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
 void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   const mpm::Particles& particles = mpm.particles();
   const int n = static_cast<int>(particles.size());
-  // 1. Registration (DESIGN.md §4 step 3b): the deepest geometry each particle is inside of, in parallel, then the
+  // 1. Registration (Yu et al. 2025, Sec. V-A): the deepest geometry each particle is inside of, in parallel, then the
   //    contacts in particle order.
   std::vector<int>& inside = inside_;
   std::vector<double>& depth = depth_;

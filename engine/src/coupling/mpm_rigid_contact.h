@@ -1,4 +1,4 @@
-// Two-way MPM-rigid contact (DESIGN.md §4 steps 1, 3b, 3c, 3e; Yu et al. 2025, Sec. IV): the rigid poses and
+// Two-way MPM-rigid contact (Yu et al. 2025, Sec. IV and V): the rigid poses and
 // velocities are frozen at the start of a step; in every MPM substep each particle inside a rigid geometry
 // (φ < 0) becomes one contact, the grid velocities are corrected by the quasi-Newton contact solve
 // (contact/mpm_contact_solver.h), and the contact impulses are summed per rigid body. The rigid step then takes

@@ -74,7 +74,7 @@ void WeakCoupling::AdvanceRigid(const Model& model, State::Data& state, Workspac
       const Eigen::Vector3d& P = impulses.linear[b];
       const Eigen::Vector3d& L = impulses.angular[b];
       if (P.isZero(0) && L.isZero(0)) continue;  // no particle touched it
-      rigid.ApplyBodyWrench(b, rigid.kinematics().X_WB[b].translation(), P / model.dt, L / model.dt);
+      rigid.ApplyBodyImpulse(b, rigid.kinematics().X_WB[b].translation(), P, L);
     }
     RecordRigidTelemetry(rigid, rigid.Step(model.dt), telemetry);
   } catch (const std::runtime_error& e) {

@@ -1,5 +1,5 @@
-// Rigid-rigid contact detection (DESIGN.md §6): a sweep-and-prune broad phase over world-space bounding boxes,
-// then a narrow phase that returns point contacts (position, normal, depth).
+// Rigid-rigid contact detection (docs/architecture.md, "Rigid bodies and SAP"): a sweep-and-prune broad phase over
+// world-space bounding boxes, then a narrow phase that returns point contacts (position, normal, depth).
 //
 // Narrow phase: pairs with a half-space are handled here analytically with several points where a single
 // deepest point would let a resting body rock (every box or mesh vertex below the plane, both ends of a

@@ -1,5 +1,5 @@
 // Signed distance φ from a point to a rigid collision geometry, and its gradient (the outward unit normal): what
-// MPM-rigid contact registration needs per particle (DESIGN.md §4 step 3b: a particle with φ < 0 is a contact,
+// MPM-rigid contact registration needs per particle (Yu et al. 2025, Sec. V-A: a particle with φ < 0 is a contact,
 // its frame's z axis is ∇φ). Analytic for the primitives; meshes have a sampled field (geometry/mesh_sdf.h).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Compiles a scene's `rigid_bodies:` and `robots:` into Model::rigid (DESIGN.md §2, §6).
+// Compiles a scene's `rigid_bodies:` and `robots:` into Model::rigid (docs/architecture.md, "Rigid bodies and SAP").
 #pragma once
 
 #include "ductile/model.h"

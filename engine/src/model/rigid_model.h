@@ -1,4 +1,5 @@
-// The compiled rigid bodies and robots of a Model: what contact::RigidSystem steps (DESIGN.md §2, §6).
+// The compiled rigid bodies and robots of a Model: what contact::RigidSystem steps (docs/architecture.md, "Rigid bodies
+// and SAP").
 #pragma once
 
 #include <Eigen/Core>

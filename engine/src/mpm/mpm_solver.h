@@ -1,9 +1,9 @@
-// The explicit MLS-MPM substeps on the CPU (DESIGN.md §4 step 3a and 3d, §5): sort particles into blocks,
-// P2G into per-block windows reduced onto the grid, grid update with boundary conditions, G2P with the plasticity
-// return map. Between two grid updates of one Advance, G2P of a substep and P2G of the next are one pass over the
-// particles (G2P2G): each particle's state is read once, its stress computed from the F the gather just updated,
-// and the particles are re-sorted only when one has moved out of reach of its block's window. The last G2P of an
-// Advance is fused with the next Advance's first P2G too, which that Advance then skips when nothing changed in
+// The explicit MLS-MPM substeps on the CPU (Hu et al. 2018; docs/architecture.md, "One MPM substep"): sort particles
+// into blocks, P2G into per-block windows reduced onto the grid, grid update with boundary conditions, G2P with the
+// plasticity return map. Between two grid updates of one Advance, G2P of a substep and P2G of the next are one pass
+// over the particles (G2P2G): each particle's state is read once, its stress computed from the F the gather just
+// updated, and the particles are re-sorted only when one has moved out of reach of its block's window. The last G2P of
+// an Advance is fused with the next Advance's first P2G too, which that Advance then skips when nothing changed in
 // between: in steady state every substep is one pass over the particles. Parallel with TBB; the result is bitwise
 // identical for any number of threads.
 #pragma once

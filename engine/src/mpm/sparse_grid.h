@@ -1,5 +1,6 @@
 // Sparse blocked MPM grid: 4x4x4-node blocks allocated around the particles, looked up through a dense block
-// table over the bounded domain (DESIGN.md §5). Only the active blocks are stored, cleared and updated.
+// table over the bounded domain (docs/architecture.md, "One MPM substep"). Only the active blocks are stored, cleared
+// and updated.
 //
 // A particle belongs to the block that held its stencil's base node when the particles were last sorted; until
 // the next sort it may move a cell per substep, and the solver re-sorts before any base leaves the block's range

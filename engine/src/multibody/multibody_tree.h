@@ -1,5 +1,6 @@
-// Articulated rigid bodies (DESIGN.md §6): a forest of bodies, each connected to its parent (or the world) by one
-// joint, with generalized positions q (size nq) and velocities v (size nv).
+// Articulated rigid bodies (Featherstone 2008; docs/architecture.md, "Rigid bodies and SAP"): a forest of bodies, each
+// connected to its parent (or the world) by one joint, with generalized positions q (size nq) and velocities v (size
+// nv).
 //
 // Algorithms (Featherstone 2008), all in world coordinates about the world origin (see spatial.h):
 //   kinematics   X_WB = X_WP · X_PJ · X_J(q)                 poses, motion subspaces S_B (6 × nv_B)

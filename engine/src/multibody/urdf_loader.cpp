@@ -1,4 +1,5 @@
-// LoadUrdf: a URDF file (http://wiki.ros.org/urdf/XML) -> validated MultibodyDesc (DESIGN.md §6).
+// LoadUrdf: a URDF file (http://wiki.ros.org/urdf/XML) -> validated MultibodyDesc (docs/architecture.md, "Rigid bodies
+// and SAP").
 //
 // Design note. urdfdom reads URDF into its model, but it reports problems only on the console, goes on with the
 // offending part skipped for many of them, and knows nothing of lines and columns. So the text is read twice:

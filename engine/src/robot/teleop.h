@@ -1,6 +1,6 @@
-// Teleoperation of a robot arm (DESIGN.md §8): a target pose for a tool point on one link becomes joint targets of
-// the arm's implicit PD controllers by damped-least-squares differential inverse kinematics, and a gripper command
-// becomes targets (or a closing force) of the finger controllers.
+// Teleoperation of a robot arm (docs/architecture.md, "Teleoperation"): a target pose for a tool point on one link
+// becomes joint targets of the arm's implicit PD controllers by damped-least-squares differential inverse kinematics,
+// and a gripper command becomes targets (or a closing force) of the finger controllers.
 //
 // Inverse kinematics. The arm is the chain of moving 1-dof joints from the robot's root to the tool link that have PD
 // controllers. The IK keeps its own commanded joint positions q_c (started from the measured positions) and moves them

@@ -1,5 +1,5 @@
 // Point contact with the lagged Hunt-Crossley model and regularised Coulomb friction (Castro, Han, Masterjohn
-// 2023, "Irrotational contact fields", Sec. V; Drake's SapHuntCrossleyConstraint). DESIGN.md §4.
+// 2023, "Irrotational contact fields", Sec. V).
 //
 // Contact velocity v_c = (v_t1, v_t2, v_n) in a frame whose z axis is the contact normal; v_n > 0 separates.
 // With φ₀ the signed distance at the start of the step (< 0 when penetrating), stiffness k, dissipation d:
@@ -10,7 +10,7 @@
 //   ℓ(v_c) = −N(v_n) + μ·n₀·‖v_t‖_s                          with the lagged impulse n₀ = n(v_n0)
 //   γ_n = n(v_n),  γ_t = −μ·n₀·v_t/√(‖v_t‖² + ε_s²)
 //   G_nn = −n′(v_n),  G_tt = μ·n₀·(1/s − v_t v_tᵀ/s³), s = √(‖v_t‖² + ε_s²)
-// f_e0 = −k φ₀ equals DESIGN.md's k·max(0, −φ₀) for a penetrating contact and lets a contact registered with a
+// f_e0 = −k φ₀ equals the spring force k·max(0, −φ₀) for a penetrating contact and lets a contact registered with a
 // positive gap (speculative) push only once the gap would close within the step. The cost is convex: n is
 // non-increasing in v_n, and ‖·‖_s is convex.
 #pragma once

@@ -1,4 +1,4 @@
-// Implicit PD controller on one dof as a SAP constraint (Castro et al. 2022; DESIGN.md §6). With the joint's
+// Implicit PD controller on one dof as a SAP constraint (Castro et al. 2022, Sec. V). With the joint's
 // position after the step q⁺ = q₀ + Δt·v, the actuation impulse is
 //   γ(v) = Δt·clamp(−K_p(q₀ + Δt·v − q_d) − K_d(v − v_d) + u_ff, −e, e)
 // i.e. γ = clamp(−R⁻¹(v − v̂), −Δt·e, Δt·e) with R = 1/(Δt(Δt·K_p + K_d)) and v̂ = R·Δt(−K_p(q₀ − q_d) + K_d v_d + u_ff).

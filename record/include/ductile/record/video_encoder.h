@@ -1,5 +1,5 @@
 // VideoEncoder: rendered frames to an H.264 video in a fragmented MP4 file, encoded on a thread of its own
-// (DESIGN.md §8, "Recording").
+// (docs/studio.md, "Recording").
 //
 // Design: the producer (a simulation loop or the studio's recorder) calls Push with each RGBA frame; the frame goes
 // into a small bounded queue, and Push blocks while the queue is full, so no frame is ever dropped and a slow

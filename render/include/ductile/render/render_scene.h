@@ -1,7 +1,7 @@
-// RenderScene: the neutral description of one frame that the renderer draws (DESIGN.md §7). It knows nothing of
-// the engine: meshes with transforms and colours, particle sets, lines and arrows, a camera and lights. Built from
-// an engine Snapshot by BuildRenderScene (snapshot_scene.h); drawn by the Vulkan renderer into a window or an
-// offscreen image. World units are metres, z up; colours are linear RGBA in [0, 1].
+// RenderScene: the neutral description of one frame that the renderer draws (docs/architecture.md, "Snapshot and
+// rendering"). It knows nothing of the engine: meshes with transforms and colours, particle sets, lines and arrows, a
+// camera and lights. Built from an engine Snapshot by BuildRenderScene (snapshot_scene.h); drawn by the Vulkan renderer
+// into a window or an offscreen image. World units are metres, z up; colours are linear RGBA in [0, 1].
 #pragma once
 
 #include <array>

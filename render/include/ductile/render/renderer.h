@@ -1,7 +1,7 @@
-// The Vulkan renderer of a RenderScene (DESIGN.md §7). SceneRenderer records the draws of one frame into a command
-// buffer for a render pass it is given, so the same code draws into a Qt window (the studio viewport's swapchain pass
-// on a GPU), into OffscreenRenderer's image for screenshots, videos and tests, and into frames composed on the host
-// (the viewport on a CPU device; SceneRendererTarget::host_upscale).
+// The Vulkan renderer of a RenderScene (docs/architecture.md, "Snapshot and rendering"). SceneRenderer records the
+// draws of one frame into a command buffer for a render pass it is given, so the same code draws into a Qt window (the
+// studio viewport's swapchain pass on a GPU), into OffscreenRenderer's image for screenshots, videos and tests, and
+// into frames composed on the host (the viewport on a CPU device; SceneRendererTarget::host_upscale).
 //
 // Passes of one frame, in order: shadow map (depth only, from the key light, fitted to the meshes, particles and
 // arrows; 2048 texels on a side on a GPU; on a CPU device 0.8 times the scene image's longer side, at most 1024), the

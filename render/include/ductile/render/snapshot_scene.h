@@ -1,5 +1,6 @@
-// From an engine Snapshot to a RenderScene (DESIGN.md §7): particles coloured by the chosen field, every rigid
-// shape as a lit mesh at its pose, the ground grid, the MPM domain's outline and contact-force arrows.
+// From an engine Snapshot to a RenderScene (docs/architecture.md, "Snapshot and rendering"): particles coloured by the
+// chosen field, every rigid shape as a lit mesh at its pose, the ground grid, the MPM domain's outline and
+// contact-force arrows.
 #pragma once
 
 #include <string>
