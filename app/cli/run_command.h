@@ -1,5 +1,5 @@
-// `ductile-cli run`: loads a scene, steps it for a duration and writes the trajectory, probe and statistics
-// files, a screenshot and a video (formats in docs/cli.md).
+// `ductile-cli run`: loads a scene (and a saved state to start from), steps it for a duration and writes the
+// trajectory, probe and statistics files, a screenshot, a video and the final state (formats in docs/cli.md).
 #pragma once
 
 #include <memory>
@@ -33,6 +33,10 @@ struct RunOptions {
   std::shared_ptr<const DemoLog> replay;
   std::string demo_log_file;  ///< Demo log of this run written at its end (YAML); empty = none.
   bool overlay = false;       ///< The HUD (time, step, particles, contacts) on the screenshot and video.
+  /// State file (Simulator::SaveState) written at the end of a run that did not diverge; empty = none.
+  std::string save_state_file;
+  /// State file the run starts from instead of t = 0 (Simulator::LoadStateFile); empty = none.
+  std::string load_state_file;
 };
 
 /// Exit codes of the command line.
