@@ -48,6 +48,7 @@ void AddOutputOptions(CLI::App& cmd, ductile::cli::RunOptions& o) {
 struct Arguments {
   std::vector<std::string> set_texts;  // --set of any subcommand
   std::string validate_scene;
+  std::optional<double> validate_duration;
   ductile::cli::RunOptions run;
   std::string replay_log;
   ductile::cli::RunOptions replay;
@@ -58,6 +59,9 @@ CLI::App* AddValidate(CLI::App& app, Arguments& a) {
   CLI::App* cmd = app.add_subcommand("validate", "Check a scene file and report its first error");
   cmd->add_option("SCENE", a.validate_scene, "Scene file (YAML)")->required();
   cmd->add_option("--set", a.set_texts, "Override a scalar: dotted.key=value (repeatable)");
+  cmd->add_option("--duration", a.validate_duration,
+                  "Simulated seconds of the planned run, for its step count and time estimate (default: "
+                  "simulation.duration)");
   return cmd;
 }
 
@@ -127,7 +131,7 @@ int main(int argc, char** argv) {
   try {
     std::vector<Override> overrides;
     for (const std::string& s : a.set_texts) overrides.push_back(ParseOverride(s));
-    if (*validate) return cli::Validate(a.validate_scene, overrides);
+    if (*validate) return cli::Validate(a.validate_scene, overrides, a.validate_duration);
     if (*bench) {
       a.bench.overrides = overrides;
       return cli::Bench(a.bench);

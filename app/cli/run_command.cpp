@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "run_checks.h"
 #include "run_outputs.h"
@@ -44,6 +45,7 @@ RunResult Simulate(const RunOptions& options, RunPlan& plan, RunOutputs& outputs
   outputs.Start(plan, result.failure);
   const auto start = std::chrono::steady_clock::now();
   Progress progress(plan.end_time(), !options.quiet && ::isatty(STDERR_FILENO), "", plan.start_time);
+  SlowRunWatch watch(plan.steps);
   for (std::int64_t i = 0; i < plan.steps && result.failure.empty(); ++i) {
     if (g_interrupted.load()) break;
     result.failure = ApplyReplayEvents(player.get(), sim);
@@ -58,6 +60,7 @@ RunResult Simulate(const RunOptions& options, RunPlan& plan, RunOutputs& outputs
     result.statistics.Add(sim.last_step());
     outputs.AfterStep(sim, result.failure);
     progress.Update(sim.time(), static_cast<double>(i + 1) / static_cast<double>(plan.steps));
+    watch.Check(i + 1);
   }
   result.interrupted = g_interrupted.load();
   outputs.AfterRun(sim, result);
@@ -66,15 +69,32 @@ RunResult Simulate(const RunOptions& options, RunPlan& plan, RunOutputs& outputs
   return result;
 }
 
+// The worker threads a run of `model` would use: simulation.threads, else every core.
+int DefaultThreads(const Model& model) {
+  if (model.threads > 0) return model.threads;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 }  // namespace
 
-int Validate(const std::string& scene, const std::vector<Override>& overrides) {
+int Validate(const std::string& scene, const std::vector<Override>& overrides, std::optional<double> duration) {
   try {
-    const std::shared_ptr<const Model> model = LoadModel(scene, overrides);
-    WarnIfUnstable(*model);
-    std::cout << scene << ": ok (" << model->num_particles << " particles, " << model->objects.size() << " objects, "
-              << model->materials.size() << " materials, " << model->RigidOutputBodies() << " moving rigid bodies with "
-              << model->RigidDofs() << " dofs)\n";
+    const SceneDesc desc = LoadScene(scene, overrides);
+    if (const std::string refused = CheckMemory(desc); !refused.empty()) {
+      std::cerr << refused << '\n';
+      return kExitBadInput;
+    }
+    const Model model = CompileModel(desc);
+    WarnIfUnstable(model);
+    std::int64_t steps = 0;
+    if (const std::string refused = CountSteps(duration.value_or(model.duration), model.dt, steps); !refused.empty()) {
+      std::cerr << refused << '\n';
+      return kExitBadInput;
+    }
+    WarnIfSlow(model, steps, DefaultThreads(model));
+    std::cout << scene << ": ok (" << model.num_particles << " particles, " << model.objects.size() << " objects, "
+              << model.materials.size() << " materials, " << model.RigidOutputBodies() << " moving rigid bodies with "
+              << model.RigidDofs() << " dofs)\n";
     return kExitOk;
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';

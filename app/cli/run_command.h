@@ -52,7 +52,9 @@ int Run(const RunOptions& options);
 /// the final state hash. Returns the exit code: 1 when the replay does not reproduce the log.
 int Replay(const std::string& log_file, RunOptions options);
 
-/// Loads and compiles the scene, reporting problems. Returns the exit code.
-int Validate(const std::string& scene, const std::vector<Override>& overrides);
+/// Loads and compiles the scene, reporting problems, and warns about a run of `duration` seconds (default:
+/// simulation.duration) that would need more memory or time than is sensible (run_checks.h). Returns the exit
+/// code.
+int Validate(const std::string& scene, const std::vector<Override>& overrides, std::optional<double> duration);
 
 }  // namespace ductile::cli

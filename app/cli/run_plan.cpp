@@ -1,7 +1,5 @@
 #include "run_plan.h"
 
-#include <algorithm>
-#include <cmath>
 #include <iostream>
 
 #include "run_checks.h"
@@ -10,10 +8,14 @@
 namespace ductile::cli {
 namespace {
 
-// The scene and its model.
+// The scene and its model, after the memory check that comes before any particle is sampled.
 int LoadSceneAndModel(const RunOptions& options, RunPlan& plan) {
   try {
     plan.scene = LoadScene(options.scene, options.overrides);
+    if (const std::string refused = CheckMemory(plan.scene); !refused.empty()) {
+      std::cerr << refused << '\n';
+      return kExitBadInput;
+    }
     plan.model = std::make_shared<const Model>(CompileModel(plan.scene));
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';
@@ -87,9 +89,14 @@ int PlanRun(const RunOptions& options, RunPlan& plan) {
   if (const int code = LoadSceneAndModel(options, plan); code != kExitOk) return code;
   if (const int code = CreateSimulator(options, plan); code != kExitOk) return code;
   if (const int code = ChooseDuration(options, plan); code != kExitOk) return code;
-  plan.steps =
-      options.replay ? options.replay->steps : std::max<std::int64_t>(1, std::llround(plan.duration / plan.model->dt));
+  if (options.replay) {
+    plan.steps = options.replay->steps;
+  } else if (const std::string refused = CountSteps(plan.duration, plan.model->dt, plan.steps); !refused.empty()) {
+    std::cerr << refused << '\n';
+    return kExitBadInput;
+  }
   WarnIfUnstable(*plan.model);
+  WarnIfSlow(*plan.model, plan.steps, plan.sim->threads());
   return kExitOk;
 }
 

@@ -24,10 +24,10 @@ struct RunPlan {
   double end_time() const { return start_time + static_cast<double>(steps) * model->dt; }
 };
 
-/// Loads and compiles the scene, creates the simulator, loads --load-state, and works out the run's length:
-/// --duration seconds from the start; without it, a fresh run lasts simulation.duration and a resumed run goes on
-/// until t = simulation.duration. Warns about an unstable substep count. Prints what is wrong; returns the exit
-/// code.
+/// Loads the scene (refused when its run cannot fit in memory, run_checks.h), compiles it, creates the
+/// simulator, loads --load-state, and works out the run's length: --duration seconds from the start; without it,
+/// a fresh run lasts simulation.duration and a resumed run goes on until t = simulation.duration. Warns about an
+/// unstable substep count or a run that would take hours. Prints what is wrong; returns the exit code.
 int PlanRun(const RunOptions& options, RunPlan& plan);
 
 }  // namespace ductile::cli
