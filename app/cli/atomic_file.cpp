@@ -44,6 +44,15 @@ void AtomicFile::Commit() {
   }
 }
 
+std::string CheckWritableFolder(const std::string& what, const std::filesystem::path& path) {
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  const std::string prefix = "cannot write " + what + " '" + path.string() + "': folder '" + parent.string() + "' ";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(parent, ec)) return prefix + "does not exist";
+  if (::access(parent.c_str(), W_OK) != 0) return prefix + "is not writable";
+  return {};
+}
+
 void AtomicFile::Discard() {
   if (!open_) return;
   stream_.close();

@@ -31,4 +31,8 @@ class AtomicFile {
   bool open_ = false;
 };
 
+/// Whether a file can be created at `path` (its folder exists and is writable), before a run spends its time:
+/// returns an empty string, or "cannot write WHAT 'PATH': folder 'DIR' does not exist" (or "is not writable").
+std::string CheckWritableFolder(const std::string& what, const std::filesystem::path& path);
+
 }  // namespace ductile::cli

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <optional>
 
 #include "bench_command.h"
 #include "ductile/record/video_encoder.h"
@@ -27,7 +28,8 @@ void AddOutputOptions(CLI::App& cmd, ductile::cli::RunOptions& o) {
   CLI::Option* video =
       cmd.add_option("--video", o.video_file,
                      "H.264 MP4 of the scene rendered offscreen (Vulkan): frame k shows the state at simulated "
-                     "time k/fps; fragmented, so an interrupted or killed run leaves a playable file");
+                     "time t0 + k/fps (t0: the run's start); fragmented, so an interrupted or killed run leaves a "
+                     "playable file");
   cmd.add_option("--fps", o.video_fps, "Video frames per simulated second, 1 to 240 (default 30)")->needs(video);
   cmd.add_option("--size", o.size,
                  "Size WIDTHxHEIGHT in pixels of the screenshot and the video (default 1280x720; even for a video)");
@@ -37,6 +39,73 @@ void AddOutputOptions(CLI::App& cmd, ductile::cli::RunOptions& o) {
                "Draw the HUD (scene, time, step, particles, contacts) on the screenshot and the video");
   cmd.add_option("--demo-log", o.demo_log_file,
                  "Write the run's demo log (scene, overrides, inputs, steps, final state hash; YAML) for replay");
+  cmd.add_option("--save-state", o.save_state_file,
+                 "Write the final state (binary) at the end of the run, also when interrupted (SIGINT, SIGTERM), not "
+                 "after a divergence; run --load-state goes on from it");
+}
+
+// What the command line asked for: the subcommand that was given, with its options.
+struct Arguments {
+  std::vector<std::string> set_texts;  // --set of any subcommand
+  std::string validate_scene;
+  std::optional<double> validate_duration;
+  ductile::cli::RunOptions run;
+  std::string replay_log;
+  ductile::cli::RunOptions replay;
+  ductile::cli::BenchOptions bench;
+};
+
+CLI::App* AddValidate(CLI::App& app, Arguments& a) {
+  CLI::App* cmd = app.add_subcommand("validate", "Check a scene file and report its first error");
+  cmd->add_option("SCENE", a.validate_scene, "Scene file (YAML)")->required();
+  cmd->add_option("--set", a.set_texts, "Override a scalar: dotted.key=value (repeatable)");
+  cmd->add_option("--duration", a.validate_duration,
+                  "Simulated seconds of the planned run, for its step count and time estimate (default: "
+                  "simulation.duration)");
+  return cmd;
+}
+
+CLI::App* AddRun(CLI::App& app, Arguments& a) {
+  CLI::App* cmd = app.add_subcommand("run", "Simulate a scene and write its outputs");
+  cmd->add_option("SCENE", a.run.scene, "Scene file (YAML)")->required();
+  cmd->add_option("--duration", a.run.duration,
+                  "Simulated seconds to run (default: simulation.duration; with --load-state: until "
+                  "t = simulation.duration)");
+  cmd->add_option("--set", a.set_texts, "Override a scalar: dotted.key=value (repeatable)");
+  cmd->add_option("--probes", a.run.probes_file, "CSV of the scene's output probes per output frame");
+  cmd->add_option("--load-state", a.run.load_state_file,
+                  "Start from a state written by --save-state for the same scene, at its simulated time, instead "
+                  "of t = 0");
+  AddOutputOptions(*cmd, a.run);
+  return cmd;
+}
+
+CLI::App* AddReplay(CLI::App& app, Arguments& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "replay",
+      "Run a demo log again (scene, overrides and every recorded input at its step) and check that the "
+      "final state hash matches the log's");
+  cmd->add_option("LOG", a.replay_log, "Demo log (YAML), written by the studio or by run --demo-log")->required();
+  AddOutputOptions(*cmd, a.replay);
+  return cmd;
+}
+
+CLI::App* AddBench(CLI::App& app, Arguments& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Run scenes and print the seed paper's Table I columns (default: the three coupling scenes)");
+  ductile::cli::BenchOptions& o = a.bench;
+  cmd->add_option("SCENES", o.scenes,
+                  "Scene files (default: scenes/panel_squeeze.yaml, scenes/close_lift_shake.yaml, "
+                  "scenes/dough_rolling.yaml)");
+  cmd->add_option("--json", o.json_file,
+                  "JSON list of rows: scene, h, particles, n_v, dt, substeps, ms_per_step, contacts_avg, "
+                  "contacts_max, iterations_avg, realtime_factor");
+  cmd->add_option("--duration", o.duration, "Simulated seconds per scene (default: its duration)");
+  cmd->add_option("--set", a.set_texts, "Override a scalar in every scene: dotted.key=value (repeatable)");
+  cmd->add_option("--threads", o.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--quiet", o.quiet, "No progress line");
+  return cmd;
 }
 
 }  // namespace
@@ -47,46 +116,11 @@ int main(int argc, char** argv) {
   CLI::App app{"ductile-cli: run Ductile scenes (MPM) headless; see docs/cli.md"};
   app.set_version_flag("--version", std::string("ductile-cli ") + DUCTILE_VERSION);
   app.require_subcommand(1);
-
-  std::vector<std::string> set_texts;
-  cli::RunOptions run;
-
-  CLI::App* validate = app.add_subcommand("validate", "Check a scene file and report its first error");
-  std::string validate_scene;
-  validate->add_option("SCENE", validate_scene, "Scene file (YAML)")->required();
-  validate->add_option("--set", set_texts, "Override a scalar: dotted.key=value (repeatable)");
-
-  CLI::App* run_cmd = app.add_subcommand("run", "Simulate a scene and write its outputs");
-  run_cmd->add_option("SCENE", run.scene, "Scene file (YAML)")->required();
-  run_cmd->add_option("--duration", run.duration, "Simulated seconds (default: simulation.duration)");
-  run_cmd->add_option("--set", set_texts, "Override a scalar: dotted.key=value (repeatable)");
-  run_cmd->add_option("--probes", run.probes_file, "CSV of the scene's output probes per output frame");
-  AddOutputOptions(*run_cmd, run);
-
-  CLI::App* replay = app.add_subcommand(
-      "replay",
-      "Run a demo log again (scene, overrides and every recorded input at its step) and check that the "
-      "final state hash matches the log's");
-  std::string replay_log;
-  cli::RunOptions replay_run;
-  replay->add_option("LOG", replay_log, "Demo log (YAML), written by the studio or by run --demo-log")->required();
-  AddOutputOptions(*replay, replay_run);
-
-  CLI::App* bench = app.add_subcommand(
-      "bench", "Run scenes and print the seed paper's Table I columns (default: the three coupling scenes)");
-  cli::BenchOptions bench_options;
-  bench->add_option("SCENES", bench_options.scenes,
-                    "Scene files (default: scenes/panel_squeeze.yaml, scenes/close_lift_shake.yaml, "
-                    "scenes/dough_rolling.yaml)");
-  bench->add_option("--json", bench_options.json_file,
-                    "JSON list of rows: scene, h, particles, n_v, dt, substeps, ms_per_step, contacts_avg, "
-                    "contacts_max, iterations_avg, realtime_factor");
-  bench->add_option("--duration", bench_options.duration, "Simulated seconds per scene (default: its duration)");
-  bench->add_option("--set", set_texts, "Override a scalar in every scene: dotted.key=value (repeatable)");
-  bench->add_option("--threads", bench_options.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
-  bench->add_flag("--quiet", bench_options.quiet, "No progress line");
-
+  Arguments a;
+  const CLI::App* validate = AddValidate(app, a);
+  AddRun(app, a);
+  const CLI::App* replay = AddReplay(app, a);
+  const CLI::App* bench = AddBench(app, a);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -96,15 +130,15 @@ int main(int argc, char** argv) {
 
   try {
     std::vector<Override> overrides;
-    for (const std::string& s : set_texts) overrides.push_back(ParseOverride(s));
-    if (*validate) return cli::Validate(validate_scene, overrides);
+    for (const std::string& s : a.set_texts) overrides.push_back(ParseOverride(s));
+    if (*validate) return cli::Validate(a.validate_scene, overrides, a.validate_duration);
     if (*bench) {
-      bench_options.overrides = overrides;
-      return cli::Bench(bench_options);
+      a.bench.overrides = overrides;
+      return cli::Bench(a.bench);
     }
-    if (*replay) return cli::Replay(replay_log, replay_run);
-    run.overrides = overrides;
-    return cli::Run(run);
+    if (*replay) return cli::Replay(a.replay_log, a.replay);
+    a.run.overrides = overrides;
+    return cli::Run(a.run);
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';
     return cli::kExitBadInput;

@@ -1,5 +1,5 @@
-// `ductile-cli run`: loads a scene, steps it for a duration and writes the trajectory, probe and statistics
-// files, a screenshot and a video (formats in docs/cli.md).
+// `ductile-cli run`: loads a scene (and a saved state to start from), steps it for a duration and writes the
+// trajectory, probe and statistics files, a screenshot, a video and the final state (formats in docs/cli.md).
 #pragma once
 
 #include <memory>
@@ -33,6 +33,10 @@ struct RunOptions {
   std::shared_ptr<const DemoLog> replay;
   std::string demo_log_file;  ///< Demo log of this run written at its end (YAML); empty = none.
   bool overlay = false;       ///< The HUD (time, step, particles, contacts) on the screenshot and video.
+  /// State file (Simulator::SaveState) written at the end of a run that did not diverge; empty = none.
+  std::string save_state_file;
+  /// State file the run starts from instead of t = 0 (Simulator::LoadStateFile); empty = none.
+  std::string load_state_file;
 };
 
 /// Exit codes of the command line.
@@ -48,7 +52,9 @@ int Run(const RunOptions& options);
 /// the final state hash. Returns the exit code: 1 when the replay does not reproduce the log.
 int Replay(const std::string& log_file, RunOptions options);
 
-/// Loads and compiles the scene, reporting problems. Returns the exit code.
-int Validate(const std::string& scene, const std::vector<Override>& overrides);
+/// Loads and compiles the scene, reporting problems, and warns about a run of `duration` seconds (default:
+/// simulation.duration) that would need more memory or time than is sensible (run_checks.h). Returns the exit
+/// code.
+int Validate(const std::string& scene, const std::vector<Override>& overrides, std::optional<double> duration);
 
 }  // namespace ductile::cli

@@ -1,5 +1,5 @@
 // What `ductile-cli run` and `ductile-cli bench` share: loading a scene into a model, a progress line on the
-// terminal, JSON string quoting.
+// terminal, JSON string quoting, numbers in messages.
 #pragma once
 
 #include <chrono>
@@ -13,6 +13,13 @@
 #include "ductile/scene.h"
 
 namespace ductile::cli {
+
+/// A number in a message: six significant digits, no trailing zeros ("0.05", "1e-12", "4e+09").
+inline std::string FormatNumber(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", value);
+  return buf;
+}
 
 inline std::string JsonString(const std::string& s) {
   std::string out = "\"";
@@ -34,9 +41,11 @@ inline std::string JsonString(const std::string& s) {
 // A one-line progress report on a terminal's stderr, refreshed at most twice a second.
 class Progress {
  public:
-  /// `label` prefixes the line (e.g. the scene's name when several run in turn).
-  Progress(double duration, bool enabled, std::string label = "")
-      : duration_(duration),
+  /// A run from simulated time `start_time` to `end_time` [s]; `label` prefixes the line (e.g. the scene's name
+  /// when several run in turn).
+  Progress(double end_time, bool enabled, std::string label = "", double start_time = 0)
+      : end_time_(end_time),
+        start_time_(start_time),
         enabled_(enabled),
         label_(std::move(label)),
         start_(std::chrono::steady_clock::now()),
@@ -50,7 +59,8 @@ class Progress {
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double remaining = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
     std::fprintf(stderr, "\r  %st = %.3f / %.3f s  (%3.0f%%)  %.4fx real time, about %.0f s left   ", label_.c_str(),
-                 sim_time, duration_, 100 * fraction, elapsed > 0 ? sim_time / elapsed : 0.0, remaining);
+                 sim_time, end_time_, 100 * fraction, elapsed > 0 ? (sim_time - start_time_) / elapsed : 0.0,
+                 remaining);
     shown_ = true;
   }
 
@@ -59,7 +69,8 @@ class Progress {
   }
 
  private:
-  double duration_;
+  double end_time_;
+  double start_time_;
   bool enabled_;
   std::string label_;
   bool shown_ = false;

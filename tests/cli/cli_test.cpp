@@ -15,49 +15,13 @@
 #include <thread>
 #include <vector>
 
-#include "../support/run_command.h"
+#include "cli_fixture.h"
 #include "decoded_video.h"
 
 namespace ductile {
 namespace {
 
-namespace fs = std::filesystem;
-
-using Result = testing::CommandResult;
-using testing::RunCli;
-using testing::RunCommand;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ductile_cli_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    scene_ = dir_ / "scene.yaml";
-    std::ofstream(scene_) << R"(
-simulation: {dt: 1.0e-3, substeps: 2, duration: 0.05, output_rate: 100}
-grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.4]}}
-materials:
-  rubber: {model: fixed_corotated, density: 1000, youngs_modulus: 1.0e4, poisson_ratio: 0.3}
-objects:
-  cube: {material: rubber, shape: {type: box, size: [0.08, 0.08, 0.08]}, pose: {position: [0, 0, 0.2]}}
-output:
-  probes:
-    cube_com: {object: cube, quantity: center_of_mass}
-)";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path dir_;
-  fs::path scene_;
-};
+using namespace cli_test;
 
 TEST_F(CliTest, VersionAndHelp) {
   EXPECT_EQ(RunCli("--version").exit_code, 0);
@@ -68,6 +32,8 @@ TEST_F(CliTest, VersionAndHelp) {
   const Result run_help = RunCli("run --help");
   EXPECT_NE(run_help.output.find("--trajectory"), std::string::npos);
   EXPECT_NE(run_help.output.find("--stats"), std::string::npos);
+  EXPECT_NE(run_help.output.find("--save-state"), std::string::npos);
+  EXPECT_NE(run_help.output.find("--load-state"), std::string::npos);
 }
 
 TEST_F(CliTest, UsageErrorsExitTwo) {

@@ -1,0 +1,67 @@
+#include "stats_json.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <vector>
+
+#include "run_support.h"
+
+namespace ductile::cli {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + mid));
+}
+
+}  // namespace
+
+void WriteStatsJson(const std::string& scene, const Simulator& sim, const RunResult& run, std::ostream& out) {
+  const Model& model = sim.model();
+  const StepStatistics& st = run.statistics;
+  const double wall = run.wall_seconds;
+  const double particle_substeps = static_cast<double>(model.num_particles) * model.substeps * st.steps();
+  out << std::setprecision(9) << "{\n"
+      << "  \"scene\": " << JsonString(scene) << ",\n"
+      << "  \"particles\": " << model.num_particles << ",\n"
+      << "  \"h\": " << model.h << ",\n"
+      << "  \"dt\": " << model.dt << ",\n"
+      << "  \"substeps\": " << model.substeps << ",\n"
+      << "  \"steps\": " << st.steps() << ",\n"
+      << "  \"start_time\": " << run.start_time << ",\n"
+      << "  \"sim_time\": " << sim.time() << ",\n"
+      << "  \"threads\": " << sim.threads() << ",\n"
+      << "  \"wall_seconds\": " << wall << ",\n"
+      << "  \"ms_per_step_median\": " << Median(st.step_ms) << ",\n"
+      << "  \"ms_per_step_mean\": " << st.MeanStepMs() << ",\n"
+      << "  \"active_nodes_avg\": " << st.PerStep(st.active_nodes_sum) << ",\n"
+      << "  \"ms_per_step_sort\": " << st.PerStep(st.phase_sums.sort_ms) << ",\n"
+      << "  \"ms_per_step_p2g\": " << st.PerStep(st.phase_sums.p2g_ms) << ",\n"
+      << "  \"ms_per_step_grid\": " << st.PerStep(st.phase_sums.grid_ms) << ",\n"
+      << "  \"ms_per_step_g2p\": " << st.PerStep(st.phase_sums.g2p_ms) << ",\n"
+      << "  \"ms_per_step_g2p2g\": " << st.PerStep(st.phase_sums.g2p2g_ms) << ",\n"
+      << "  \"rigid_bodies\": " << sim.num_rigid_bodies() << ",\n"
+      << "  \"rigid_dofs\": " << model.RigidDofs() << ",\n"
+      << "  \"ms_per_step_rigid\": " << st.PerStep(st.phase_sums.rigid_ms) << ",\n"
+      << "  \"sap_iterations_mean\": " << st.PerStep(st.sap_iterations_sum) << ",\n"
+      << "  \"sap_iterations_max\": " << st.sap_iterations_max << ",\n"
+      << "  \"sap_steps_not_converged\": " << st.sap_not_converged << ",\n"
+      << "  \"rigid_contacts_mean\": " << st.PerStep(st.rigid_contacts_sum) << ",\n"
+      << "  \"rigid_contacts_max\": " << st.rigid_contacts_max << ",\n"
+      << "  \"mpm_contacts_mean\": " << st.PerStep(st.mpm_contacts_sum) << ",\n"
+      << "  \"mpm_contacts_max\": " << st.mpm_contacts_max << ",\n"
+      << "  \"mpm_contact_iterations_per_substep\": " << st.MpmIterationsPerSubstep(model.substeps) << ",\n"
+      << "  \"mpm_contact_steps_not_converged\": " << st.mpm_not_converged << ",\n"
+      << "  \"realtime_factor\": " << run.RealtimeFactor(sim.time()) << ",\n"
+      << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
+      << "  \"recommended_substeps\": " << model.RecommendedSubsteps() << ",\n"
+      << "  \"diverged\": " << (run.diverged ? "true" : "false") << ",\n"
+      << "  \"state_hash\": \"" << std::hex << sim.StateHash() << std::dec << "\"\n"
+      << "}\n";
+}
+
+}  // namespace ductile::cli
