@@ -1,5 +1,7 @@
 #include "contact/mpm_contact_solver.h"
 
+#include "contact/exact_line_search.h"
+
 #include <tbb/parallel_for.h>
 
 #include <Eigen/Cholesky>
@@ -250,25 +252,11 @@ class Solver {
         result.converged = result.residual < 1e3 * result.residual_bound;
         break;
       }
-      // Newton's method on ℓ'(α) = 0 from the full step α = 1, kept inside a bracket [lo, hi] and falling back to
-      // bisection; it stops when |ℓ'(α)| ≤ 1e-3·|ℓ'(0)| (the minimiser to a relative slope of 1e-3).
-      double lo = 0, hi = params_.alpha_max, alpha = std::min(1.0, params_.alpha_max);
-      double d1, d2;
-      derivatives(alpha, d1, d2);
-      if (d1 < 0 && alpha < hi) {  // the minimiser is beyond the full step: is it beyond α_max?
-        lo = alpha;
-        derivatives(hi, d1, d2);
-        alpha = hi;
-      }
-      for (int k = 0; k < 100 && std::abs(d1) > 1e-3 * std::abs(d1_0); ++k) {
-        if (d1 < 0 && alpha == hi) break;  // still descending at α_max
-        (d1 < 0 ? lo : hi) = alpha;
-        if (hi - lo < 1e-12) break;
-        double next = d2 > 0 ? alpha - d1 / d2 : 0.5 * (lo + hi);
-        if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-        alpha = next;
-        derivatives(alpha, d1, d2);
-      }
+      // The minimiser to a relative slope of 1e-3.
+      LineSearchParams search;
+      search.alpha_max = params_.alpha_max;
+      search.slope_tolerance = 1e-3;
+      const double alpha = ExactLineSearch(derivatives, d1_0, search).alpha;
       for (int i = 0; i < nodes; ++i) v[i] += alpha * dv[i];
       last_alpha = alpha;
       cost = Evaluate(v, true);

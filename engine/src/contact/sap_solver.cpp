@@ -1,5 +1,7 @@
 #include "contact/sap_solver.h"
 
+#include "contact/exact_line_search.h"
+
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
@@ -68,31 +70,6 @@ struct LineSearchProbe {
   }
 };
 
-// α* in [0, α_max] minimising ℓ(v + α dv), given dℓ/dα(0) < 0.
-double ExactLineSearch(const LineSearchProbe& probe, const SapSolverParams& params, int& iterations) {
-  double d1, d2;
-  probe.Calc(params.alpha_max, d1, d2);
-  ++iterations;
-  if (d1 <= 0) return params.alpha_max;  // still descending at α_max: take the longest step
-  double lo = 0, hi = params.alpha_max;
-  double alpha = 1.0;  // the full Newton step is the natural first guess
-  double d1_scale = std::abs(probe.a_v_minus_vstar_dot_dv);
-  for (int k = 0; k < params.max_line_search_iterations; ++k) {
-    probe.Calc(alpha, d1, d2);
-    ++iterations;
-    if (std::abs(d1) <= 1e-10 * d1_scale || hi - lo < 1e-14) break;
-    if (d1 < 0)
-      lo = alpha;
-    else
-      hi = alpha;
-    // Newton on dℓ/dα; bisect when Newton leaves the bracket (rtsafe).
-    double next = d2 > 0 ? alpha - d1 / d2 : 0.5 * (lo + hi);
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    alpha = next;
-  }
-  return alpha;
-}
-
 }  // namespace
 
 void SapProblem::Add(std::unique_ptr<SapConstraint> c, Eigen::MatrixXd J, Eigen::VectorXd b) {
@@ -150,7 +127,14 @@ SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, con
       result.converged = result.residual < 1e3 * result.residual_bound;
       break;
     }
-    const double alpha = ExactLineSearch(probe, params, result.line_search_iterations);
+    LineSearchParams search;
+    search.alpha_max = params.alpha_max;
+    search.slope_tolerance = params.line_search_tolerance;
+    search.max_iterations = params.max_line_search_iterations;
+    const LineSearchResult line =
+        ExactLineSearch([&probe](double alpha, double& a1, double& a2) { probe.Calc(alpha, a1, a2); }, d1, search);
+    result.line_search_iterations += line.evaluations;
+    const double alpha = line.alpha;
     result.v += alpha * dv;
     const double previous = e.cost;
     Evaluate(problem, result.v, true, e);

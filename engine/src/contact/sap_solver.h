@@ -2,7 +2,8 @@
 //   ℓ(v) = ½(v − v*)ᵀA(v − v*) + Σᵢ ℓᵢ(Jᵢv + bᵢ)
 // over generalized velocities v by Newton's method: gradient ∇ℓ = A(v − v*) − Jᵀγ, Hessian H = A + JᵀGJ
 // (dense Cholesky: rigid systems here have tens of dofs), then an exact line search α* = argmin ℓ(v + αΔv) on
-// [0, α_max] by 1-D Newton on dℓ/dα with a bisection fallback (Numerical Recipes' rtsafe).
+// [0, α_max] by 1-D Newton on dℓ/dα with a bisection fallback, shared with the MPM contact solve
+// (contact/exact_line_search.h).
 // Stopping (Sec. VI-D): ‖D∇ℓ‖ < ε_a + ε_r·max(‖Dp‖, ‖Dj_c‖), D = diag(A)^(−1/2), p = Av, j_c = Jᵀγ; or, after a
 // step with α > ½, a cost change |Δℓ| < ε_cost·ℓ. Newton on a convex C¹ cost with exact line search decreases ℓ
 // monotonically; the solver records the cost of every iterate so tests can check it.
@@ -37,6 +38,8 @@ struct SapSolverParams {
   int max_iterations = 100;
   double alpha_max = 1.5;  ///< Largest line-search step.
   int max_line_search_iterations = 100;
+  /// The line search's minimiser to this relative slope |ℓ'(α)|/|ℓ'(0)| (contact/exact_line_search.h).
+  double line_search_tolerance = 1e-10;
 };
 
 struct SapResult {
