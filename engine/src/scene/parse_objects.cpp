@@ -1,0 +1,113 @@
+// The `objects` and `colliders` sections: MPM objects (a material filling a shape inside the grid domain) and the
+// static analytic colliders of the grid.
+#include <cmath>
+
+#include "scene/desc_eigen.h"
+#include "scene/scene_sections.h"
+#include "scene/schema.h"
+#include "scene/suggest.h"
+
+namespace ductile::scene {
+
+namespace {
+
+using ductile::ToEigen;  // Vector3 -> Eigen (scene/desc_eigen.h), next to this file's quaternion overload
+
+Eigen::Quaterniond ToEigen(const std::array<double, 4>& q) {
+  return {q[0], q[1], q[2], q[3]};
+}
+
+// The object's world bounds must lie in the grid domain.
+void CheckInsideDomain(const ParseContext& context, const Field& entry, const MpmObjectDesc& object,
+                       const GridDesc& grid) {
+  const Reader& reader = context.reader();
+  const Eigen::Matrix3d R = ToEigen(object.pose.quaternion).toRotationMatrix();
+  const Eigen::Vector3d p = ToEigen(object.pose.position);
+  geometry::Bounds bounds;
+  Eigen::Vector3d half = Eigen::Vector3d::Zero();
+  switch (object.shape.type) {
+    case ShapeType::kBox:
+      half = R.cwiseAbs() * (0.5 * ToEigen(object.shape.size));
+      bounds = {p - half, p + half};
+      break;
+    case ShapeType::kSphere:
+      half.setConstant(object.shape.radius);
+      bounds = {p - half, p + half};
+      break;
+    case ShapeType::kCylinder:
+      // Axis along R's third column: half-length along it plus the radius across it.
+      for (int i = 0; i < 3; ++i) {
+        const double a = std::abs(R(i, 2));
+        half[i] = a * 0.5 * object.shape.length + object.shape.radius * std::sqrt(std::max(0.0, 1 - a * a));
+      }
+      bounds = {p - half, p + half};
+      break;
+    case ShapeType::kCapsule:
+      // The segment between the caps' centres, grown by the radius.
+      half = R.col(2).cwiseAbs() * 0.5 * object.shape.length + Eigen::Vector3d::Constant(object.shape.radius);
+      bounds = {p - half, p + half};
+      break;
+    default: {  // kMesh: an object is never a plane.
+      geometry::TriangleMesh mesh = context.mesh(object.shape.mesh_file);
+      geometry::Transform(mesh, object.shape.mesh_scale, ToEigen(object.pose.quaternion), p);
+      bounds = geometry::AxisAlignedBounds(mesh);
+      break;
+    }
+  }
+  const Eigen::Vector3d lo = ToEigen(grid.domain_min), hi = ToEigen(grid.domain_max);
+  if ((bounds.min.array() < lo.array()).any() || (bounds.max.array() > hi.array()).any()) {
+    reader.Fail(entry.key_node, entry.path,
+                "object '" + object.name + "' is not inside the grid domain: its bounds are " +
+                    FormatPoint(bounds.min) + " to " + FormatPoint(bounds.max) + ", the domain is " + FormatPoint(lo) +
+                    " to " + FormatPoint(hi),
+                {entry.path + ".shape", entry.path + ".pose", "grid.domain"});
+  }
+}
+
+}  // namespace
+
+MpmObjectDesc ParseObject(ParseContext& context, const Field& entry, const SceneDesc& scene) {
+  const Reader& reader = context.reader();
+  context.CheckName(entry, "object");
+  context.ClaimName(entry, "object");
+  MpmObjectDesc object;
+  object.name = entry.key;
+  object.where = context.Where(entry);
+  const std::string what = "object '" + entry.key + "'";
+  const MapFields map(reader, entry, what);
+  map.CheckKeys(KeysOf({"objects", ""}));
+
+  const Field material = map.Require("material");
+  object.material = reader.Text(material);
+  if (scene.FindMaterial(object.material) == nullptr) {
+    std::vector<std::string> names;
+    for (const MaterialDesc& m : scene.materials) names.push_back(m.name);
+    names = SortedNames(names);
+    reader.Fail(material, "undefined material '" + object.material + "' (defined: " +
+                              (names.empty() ? "none" : JoinNames(names)) + ")" + DidYouMean(object.material, names));
+  }
+  object.shape = ParseShape(context, map.Require("shape"), what, ShapeUse::kMpmObject);
+  if (const auto pose = map.Find("pose")) object.pose = ParsePose(context, *pose, what);
+  map.Read("particles_per_cell", object.particles_per_cell, 1);
+  map.Read("velocity", object.velocity);
+  CheckInsideDomain(context, entry, object, scene.grid);
+  return object;
+}
+
+ColliderDesc ParseCollider(ParseContext& context, const Field& entry) {
+  const Reader& reader = context.reader();
+  context.CheckName(entry, "collider");
+  ColliderDesc collider;
+  collider.name = entry.key;
+  collider.where = context.Where(entry);
+  const std::string what = "collider '" + entry.key + "'";
+  const MapFields map(reader, entry, what);
+  map.CheckKeys(KeysOf({"colliders", ""}));
+  collider.shape = ParseShape(context, map.Require("shape"), what, ShapeUse::kCollider);
+  if (const auto pose = map.Find("pose")) collider.pose = ParsePose(context, *pose, what);
+  if (const auto boundary = map.Find("boundary"))
+    collider.boundary = ParseBoundary(context, *boundary, "boundary of " + what);
+  return collider;
+}
+
+}  // namespace ductile::scene
