@@ -1,4 +1,4 @@
-// `ductile-cli bench`: runs scenes headless and prints the seed paper's Table I columns for each (Yu et al. 2025:
+// `ductile-cli bench`: runs scenes headless and prints the Table I columns of Yu et al. 2025 for each (
 // h, particles, average active grid nodes n_v, Δt, N, ms per step, particle contacts average and max) plus the
 // contact solver's iterations per substep and the real-time factor (docs/cli.md).
 #pragma once

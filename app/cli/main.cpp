@@ -92,7 +92,7 @@ CLI::App* AddReplay(CLI::App& app, Arguments& a) {
 
 CLI::App* AddBench(CLI::App& app, Arguments& a) {
   CLI::App* cmd = app.add_subcommand(
-      "bench", "Run scenes and print the seed paper's Table I columns (default: the three coupling scenes)");
+      "bench", "Run scenes and print the Table I columns of Yu et al. 2025 (default: the three coupling scenes)");
   ductile::cli::BenchOptions& o = a.bench;
   cmd->add_option("SCENES", o.scenes,
                   "Scene files (default: scenes/panel_squeeze.yaml, scenes/close_lift_shake.yaml, "

@@ -1,4 +1,4 @@
-// The studio's main window (DESIGN.md §8): the viewport in the centre; docks for the scene tree, the inspector,
+// The studio's main window (docs/studio.md): the viewport in the centre; docks for the scene tree, the inspector,
 // the plots and the log; File and Simulation menus and a toolbar. A 60 Hz timer moves the SimController's newest
 // snapshot, telemetry and events into the widgets; nothing here waits for a simulation step (but Save demo log, for
 // the step boundary it is taken at). Record > Start recording hands a Recorder to the SimController, which draws

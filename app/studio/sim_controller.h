@@ -1,6 +1,6 @@
-// SimController: owns the simulation thread of the studio (DESIGN.md §3). The UI posts Commands; the thread
-// applies them between steps, steps at the requested fraction of real time, publishes a Snapshot after every step
-// into a triple buffer and appends a TelemetrySample per step to a single-producer ring. Neither side ever waits
+// SimController: owns the simulation thread of the studio (docs/studio.md, "Threads"). The UI posts Commands; the
+// thread applies them between steps, steps at the requested fraction of real time, publishes a Snapshot after every
+// step into a triple buffer and appends a TelemetrySample per step to a single-producer ring. Neither side ever waits
 // for the other: posting takes a mutex held for one push, publishing and reading the snapshot swap an atomic
 // index, and the ring's indices are atomics. No Qt here, so the ThreadSanitizer test runs it without a window.
 //

@@ -1,4 +1,4 @@
-// The seed paper's coupling experiments (Yu et al. 2025, Figs. 2 and 3, and the dough rolling of its Table I) run
+// The coupling experiments of Yu et al. 2025 (Figs. 2 and 3, and the dough rolling of its Table I) run
 // from the shipped scene files with overrides, measured the way the paper reports them. Shared by the default
 // physics tests and the `slow`-labelled ones (tests/slow) that run the paper's smallest time steps.
 #pragma once

@@ -140,7 +140,7 @@ rigid_bodies:
   EXPECT_NE(frictionless.hash_at_60ms, plane.hash_at_60ms);
 }
 
-// Panel squeeze (seed paper Fig. 2) at Δt = 1 ms, N = 10 (the Δt = 0.1 ms, N = 1 run is in tests/slow): after
+// Panel squeeze (Yu et al. 2025, Fig. 2) at Δt = 1 ms, N = 10 (the Δt = 0.1 ms, N = 1 run is in tests/slow): after
 // the transient each panel's contact force is the 10 N it pushes with along x and half the cube's weight along z.
 // Bars from the issue: the means over the last second within 2%, y friction zero and its swing under 1% of m·g.
 // The friction catches the cube within 0.3 s, so the window [0.5, 1.5] s is past the transient.
@@ -148,7 +148,7 @@ TEST(MpmRigidCoupling, PanelSqueezeHoldsTheCubeByFriction) {
   testing::ExpectPanelSqueezeBars(testing::RunPanelSqueeze(1e-3, 10, 0.5, 1.5));
 }
 
-// Dough rolling (the seed paper's Table I scene, scenes/dough_rolling.yaml): the pin turns freely on its axis, so
+// Dough rolling (the Table I scene of Yu et al. 2025, scenes/dough_rolling.yaml): the pin turns freely on its axis, so
 // it spins only through friction with the dough. Rolling without slip spins it at the carrier's speed over its
 // radius; the issue's bar is 10%. The pin presses 1.5 cm into the 6 cm slab, so its effective rolling radius is
 // a little under its 5 cm radius (the measured rate sits a few per cent under v/r). Plastic dough stays

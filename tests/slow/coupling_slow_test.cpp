@@ -1,4 +1,4 @@
-// The seed paper's coupling experiments at its smallest time steps (label `slow`: minutes on 2 cores; run with
+// The coupling experiments of Yu et al. 2025 at its smallest time steps (label `slow`: minutes on 2 cores; run with
 // `ctest --test-dir build/release -L slow`). Bars and reasons as in tests/physics/mpm_rigid_coupling_test.cpp.
 #include <gtest/gtest.h>
 
