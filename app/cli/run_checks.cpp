@@ -172,8 +172,8 @@ void SlowRunWatch::Check(std::int64_t done) {
   const double per_step = elapsed / static_cast<double>(done);
   const double left = per_step * static_cast<double>(steps_ - done);
   if (left <= kSlowRunSeconds) return;
-  std::cerr << "warning: at the measured " << FormatNumber(per_step * 1e3) << " ms per step, the "
-            << FormatNumber(static_cast<double>(steps_ - done)) << " steps left take about " << FormatWallTime(left)
+  std::cerr << "warning: at the measured " << FormatNumber(per_step * 1e3, 3) << " ms per step, the "
+            << FormatNumber(static_cast<double>(steps_ - done), 3) << " steps left take about " << FormatWallTime(left)
             << ": shorten --duration or raise simulation.dt (with --save-state, Ctrl-C saves the state to go on "
                "later with --load-state)\n";
 }

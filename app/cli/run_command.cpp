@@ -40,8 +40,6 @@ RunResult Simulate(const RunOptions& options, RunPlan& plan, RunOutputs& outputs
   result.start_time = plan.start_time;
   std::unique_ptr<DemoPlayer> player;
   if (options.replay) player = std::make_unique<DemoPlayer>(*options.replay);
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
   outputs.Start(plan, result.failure);
   const auto start = std::chrono::steady_clock::now();
   Progress progress(plan.end_time(), !options.quiet && ::isatty(STDERR_FILENO), "", plan.start_time);
@@ -103,10 +101,13 @@ int Validate(const std::string& scene, const std::vector<Override>& overrides, s
 }
 
 // The run as its stages: plan it (scene, model, start state, steps, checks), open every output, step, finish the
-// outputs.
+// outputs. From the moment the outputs' temporary files exist, SIGINT and SIGTERM stop the run between two steps
+// (Simulate) instead of killing it, so that they are cleaned up.
 int Run(const RunOptions& options) {
   RunPlan plan;
   if (const int code = PlanRun(options, plan); code != kExitOk) return code;
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
   RunOutputs outputs(options);
   if (const int code = outputs.Open(plan); code != kExitOk) return code;
   RunResult result = Simulate(options, plan, outputs);

@@ -14,10 +14,10 @@
 
 namespace ductile::cli {
 
-/// A number in a message: six significant digits, no trailing zeros ("0.05", "1e-12", "4e+09").
-inline std::string FormatNumber(double value) {
+/// A number in a message: `digits` significant digits, no trailing zeros ("0.05", "1e-12", "4e+09").
+inline std::string FormatNumber(double value, int digits = 6) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", value);
+  std::snprintf(buf, sizeof(buf), "%.*g", digits, value);
   return buf;
 }
 
