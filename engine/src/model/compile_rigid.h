@@ -1,4 +1,4 @@
-// Compiles a scene's `rigid_bodies:` and `robots:` into Model::rigid (DESIGN.md §2, §6).
+// Compiles a scene's `rigid_bodies:` and `robots:` into Model::rigid (docs/architecture.md, "Rigid bodies and SAP").
 #pragma once
 
 #include "ductile/model.h"
@@ -11,6 +11,14 @@ namespace ductile {
 /// world geometry, robots come from their URDF with initial joint positions and PD controllers. Throws
 /// SceneError naming the body when a shape has no volume for a density, or a robot's joint carries no mass.
 RigidModel CompileRigid(const SceneDesc& scene);
+
+/// The solver settings of `rigid` from the scene: the stiction speed and the MPM contacts' stiffness and dissipation
+/// (`contact:`), the contact solvers' iteration limit and tolerances (`simulation:`).
+void CompileRigidSettings(const SceneDesc& scene, RigidModel& rigid);
+
+/// Sets the friction, stiffness and dissipation of every geometry of `rigid.world` from its ContactSource: what the
+/// scene rigid body or the URDF geometry declares, else the scene's `contact:` default.
+void CompileGeometryContact(const SceneDesc& scene, RigidModel& rigid);
 
 /// Volume [m³], centre of mass in the shape frame [m] and rotational inertia about it per unit density
 /// [m⁵] of a solid shape (box, sphere, cylinder, capsule along z; closed mesh by signed tetrahedra).

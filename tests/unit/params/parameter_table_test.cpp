@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ductile/parameters.h"
+#include "params/model_editor.h"
 #include "scene/schema.h"
 
 namespace ductile {
@@ -79,6 +80,7 @@ TEST(ParameterTable, RowsAreCompleteAndUnique) {
     EXPECT_FALSE(row.symbol.empty());
     EXPECT_FALSE(row.doc.empty());
     EXPECT_EQ(row.apply == ParameterApply::kLive, row.reason.empty()) << "a row that needs a reset says why";
+    EXPECT_EQ(row.apply == ParameterApply::kLive, params::DerivesLive(row)) << "live rows, and only they, are edited";
     EXPECT_EQ(row.key.rfind("materials.*.", 0) == 0, !row.models.empty()) << "material keys name their models";
     if (row.required) {
       EXPECT_EQ(row.default_note, "*required*");
