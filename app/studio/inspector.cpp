@@ -12,6 +12,51 @@ namespace {
 
 constexpr const char* kHint = "Edit a value and press Enter: it applies at the next step.";
 
+QString Q(const std::string& text) {
+  return QString::fromStdString(text);
+}
+
+// The group a parameter is shown in: its section, or its section's entry ("Material dough").
+QString GroupTitle(const SceneParameter& p) {
+  const std::string section = p.key.substr(0, p.key.find('.'));
+  if (p.names.empty()) {
+    if (section == "simulation") return "Simulation";
+    if (section == "grid") return "Grid";
+    return "Contact";
+  }
+  static const std::map<std::string, std::string> nouns{
+      {"materials", "Material"}, {"objects", "Object"}, {"colliders", "Collider"}, {"rigid_bodies", "Rigid body"},
+      {"robots", "Robot"},       {"welds", "Weld"},     {"cameras", "Camera"}};
+  const auto noun = nouns.find(section);
+  return Q((noun == nouns.end() ? section : noun->second) + " " + p.names.front());
+}
+
+// "Young's modulus E [Pa]"; a parameter of a joint or keyframe of the entry starts with it ("iiwa_joint_1: ...").
+QString Label(const SceneParameter& p) {
+  const ParameterInfo& row = *p.info;
+  std::string label = (p.names.size() > 1 ? p.names[1] + ": " : "") + row.name;
+  if (row.symbol != row.name) label += " " + row.symbol;
+  if (!row.unit.empty()) label += " [" + row.unit + "]";
+  return Q(label);
+}
+
+// The key, the line of documentation, the valid values, the default and when a change applies.
+QString Tooltip(const SceneParameter& p) {
+  const ParameterInfo& row = *p.info;
+  const std::string range = row.range_note.empty() ? row.range.Notation() : row.range_note;
+  const auto number = [](double x) { return QString::number(x, 'g', 10).toStdString(); };
+  const Vector3& v = row.default_vector;
+  std::string def = row.default_note;
+  if (def.empty())
+    def = row.type == ParameterType::kVector ? "[" + number(v[0]) + ", " + number(v[1]) + ", " + number(v[2]) + "]"
+                                             : number(row.default_value);
+  std::string when = "live: applies at the next step";
+  if (row.apply == ParameterApply::kReset) when = "needs a reset: it " + row.reason;
+  if (row.apply == ParameterApply::kReload) when = "needs the scene loaded again: it " + row.reason;
+  return Q(p.key + "\n" + row.name + " " + row.symbol + (row.unit.empty() ? "" : " [" + row.unit + "]") + "\n" +
+           row.doc + "\nvalid: " + range + "; default: " + def + "\n" + when);
+}
+
 }  // namespace
 
 Inspector::Inspector(QWidget* parent) : QWidget(parent) {
@@ -34,76 +79,61 @@ QLineEdit* Inspector::field(const std::string& key) const {
   return it == fields_.end() ? nullptr : it->second;
 }
 
-void Inspector::AddRow(QFormLayout* form, const std::string& key, const QString& label, double value,
-                       const QString& unit, const QString& range) {
-  auto* edit = new QLineEdit(QString::number(value, 'g', 6));
-  edit->setObjectName(QString::fromStdString(key));
-  edit->setToolTip(QString::fromStdString(key) + "\nunit: " + unit + "\nvalid: " + range);
-  form->addRow(label + (unit == "-" ? QString() : " [" + unit + "]"), edit);
-  fields_[key] = edit;
-  connect(edit, &QLineEdit::editingFinished, this, [this, edit, key] {
+QFormLayout* Inspector::Group(const SceneParameter& parameter) {
+  const QString title = GroupTitle(parameter);
+  QFormLayout*& form = forms_[title.toStdString()];
+  if (form == nullptr) {
+    auto* box = new QGroupBox(title);
+    form = new QFormLayout(box);
+    groups_->insertWidget(groups_->count() - 1, box);
+  }
+  return form;
+}
+
+std::string Inspector::Check(const SceneParameter& parameter, const std::string& text) const {
+  std::string problem = CheckParameter(scene_, parameter.key, text);
+  if (problem.empty() && parameter.info->apply != ParameterApply::kLive && validate_)
+    problem = validate_(parameter.key, text);
+  return problem;
+}
+
+void Inspector::AddRow(QFormLayout* form, const SceneParameter& parameter) {
+  auto* edit = new QLineEdit(Q(parameter.value));
+  edit->setObjectName(Q(parameter.key));
+  edit->setPlaceholderText(Q(parameter.info->default_note).remove('`'));
+  edit->setToolTip(Tooltip(parameter));
+  auto* label = new QLabel(Label(parameter));
+  label->setToolTip(edit->toolTip());
+  if (parameter.info->apply != ParameterApply::kLive) label->setStyleSheet("QLabel { color: gray; }");
+  form->addRow(label, edit);
+  fields_[parameter.key] = edit;
+  connect(edit, &QLineEdit::editingFinished, this, [this, edit, parameter] {
     if (!edit->isModified()) return;
     edit->setModified(false);
     const std::string text = edit->text().trimmed().toStdString();
-    const std::string problem = validate_ ? validate_(key, text) : std::string();
+    const std::string problem = Check(parameter, text);
     if (!problem.empty()) {
       edit->setStyleSheet("QLineEdit { background: #5a2a2a; }");
-      ShowResult(QString::fromStdString(problem), false);
+      ShowResult(Q(problem), false);
       return;
     }
     edit->setStyleSheet({});
-    emit edited(QString::fromStdString(key), QString::fromStdString(text));
+    emit edited(Q(parameter.key), Q(text));
   });
 }
 
 void Inspector::SetScene(const SceneDesc& scene, Validator validate) {
+  scene_ = scene;
   validate_ = std::move(validate);
   ShowResult(kHint, true);  // a refusal shown for the last scene's fields does not concern this one's
   fields_.clear();
+  forms_.clear();
   while (groups_->count() > 1) {  // keep the stretch at the end
     QLayoutItem* item = groups_->takeAt(0);
     delete item->widget();
     delete item;
   }
-  const auto group = [&](const QString& title) {
-    auto* box = new QGroupBox(title);
-    auto* form = new QFormLayout(box);
-    groups_->insertWidget(groups_->count() - 1, box);
-    return form;
-  };
-  QFormLayout* sim = group("Time stepping");
-  AddRow(sim, "simulation.dt", "Δt", scene.simulation.dt, "s", "> 0");
-  AddRow(sim, "simulation.substeps", "MPM substeps N", scene.simulation.substeps, "-", "integer ≥ 1");
-  AddRow(sim, "simulation.contact_tolerance_relative", "contact ε_r", scene.simulation.contact_tolerance_relative, "-",
-         "> 0");
-  QFormLayout* contact = group("Contact");
-  AddRow(contact, "contact.friction", "μ (rigid)", scene.contact.friction, "-", "≥ 0");
-  AddRow(contact, "contact.stiffness", "stiffness (rigid)", scene.contact.stiffness, "N/m", "> 0");
-  AddRow(contact, "contact.dissipation", "dissipation (rigid)", scene.contact.dissipation, "s/m", "≥ 0");
-  AddRow(contact, "contact.mpm_stiffness", "stiffness (MPM)", scene.contact.mpm_stiffness, "N/m", "> 0");
-  AddRow(contact, "contact.mpm_dissipation", "dissipation (MPM)", scene.contact.mpm_dissipation, "s/m", "≥ 0");
-  for (const MaterialDesc& m : scene.materials) {
-    const std::string p = "materials." + m.name + ".";
-    QFormLayout* form = group("Material " + QString::fromStdString(m.name));
-    AddRow(form, p + "density", "ρ", m.density, "kg/m³", "> 0");
-    const bool solid = m.model != MaterialModelDesc::kFluid;
-    if (solid) {
-      AddRow(form, p + "youngs_modulus", "E", m.youngs_modulus, "Pa", "> 0");
-      AddRow(form, p + "poisson_ratio", "ν", m.poisson_ratio, "-", "(−1, 0.5)");
-    }
-    if (m.model == MaterialModelDesc::kLinearCorotated || m.model == MaterialModelDesc::kStvkHencky)
-      AddRow(form, p + "yield_stress", "yield stress", m.yield_stress, "Pa", "≥ 0 (0: elastic)");
-    if (m.model == MaterialModelDesc::kDruckerPrager) {
-      AddRow(form, p + "friction_angle", "friction angle", m.friction_angle_deg, "deg", "[0, 90)");
-      AddRow(form, p + "cohesion", "cohesion", m.cohesion, "-", "≥ 0");
-    }
-    if (m.model == MaterialModelDesc::kFluid) {
-      AddRow(form, p + "bulk_modulus", "bulk modulus", m.bulk_modulus, "Pa", "> 0");
-      AddRow(form, p + "gamma", "γ", m.gamma, "-", "≥ 1");
-      AddRow(form, p + "viscosity", "viscosity", m.viscosity, "Pa·s", "≥ 0");
-    }
-    AddRow(form, p + "friction", "μ against rigid", m.friction >= 0 ? m.friction : scene.contact.friction, "-", "≥ 0");
-  }
+  for (const SceneParameter& parameter : ListParameters(scene)) AddRow(Group(parameter), parameter);
 }
 
 void Inspector::ShowResult(const QString& message, bool ok) {

@@ -1,9 +1,8 @@
-// The demo log (docs/architecture.md, "Teleoperation"): what a run needs to be reproduced bitwise on the CPU backend.
-// The scene file and its
-// `--set` overrides, then every input a person gave while it ran (teleoperation targets, gripper commands, the
-// mouse spring, live parameter edits), each with the step before which it was applied, and the number of steps
-// and the state hash at the end. The studio writes it (Simulation > Save demo log); `ductile-cli replay LOG` runs
-// it again, optionally rendering a video, and checks the final hash.
+// The demo log (docs/cli.md, "Demo logs"): what a run needs to be reproduced bitwise on the CPU backend. The scene
+// file and its `--set` overrides, then every input a person gave while it ran (teleoperation targets, gripper
+// commands, the mouse spring, live parameter edits), each with the step before which it was applied, and the number
+// of steps and the state hash at the end. The studio writes it (Simulation > Save demo log); `ductile-cli replay LOG`
+// runs it again, optionally rendering a video, and checks the final hash.
 //
 // Format: YAML, documented in docs/cli.md ("Demo logs"). Numbers are written with 17 significant digits, so every
 // double reads back bitwise the same.
@@ -27,7 +26,8 @@ struct DemoEvent {
     kTeleopClear,   ///< Simulator::ClearTeleopTarget(teleop.robot).
     kGripper,       ///< Simulator::SetGripper(gripper).
     kPerturb,       ///< Simulator::SetPerturbation(perturbation).
-    kSet,           ///< A live parameter edit: the scene recompiled with `set` added to the overrides.
+    kSet,           ///< A parameter edit: Simulator::SetParameter for a live parameter of the table, else the scene
+                    ///< recompiled with `set` added to the overrides and Simulator::UpdateModel.
   };
   Type type = Type::kTeleopTarget;
   std::int64_t step = 0;
@@ -55,8 +55,9 @@ void WriteDemoLog(const std::filesystem::path& file, const DemoLog& log);
 /// (FILE:LINE:COL: message) for a missing or malformed log.
 DemoLog LoadDemoLog(const std::filesystem::path& file);
 
-/// Applies a log's events to a simulator as it steps. Live edits recompile the scene file with the overrides so
-/// far (the scene file as it is at construction).
+/// Applies a log's events to a simulator as it steps. Live edits of the parameter table's live parameters go to
+/// Simulator::SetParameter; other edits recompile the scene file with the overrides so far (the scene file as it is
+/// at construction).
 class DemoPlayer {
  public:
   /// Throws SceneError when the scene file cannot be read.
@@ -78,8 +79,10 @@ class DemoPlayer {
 /// of first appearance is kept, which is the order LoadScene applies them in).
 void SetOverride(std::vector<Override>& overrides, const Override& edit);
 
-/// Applies one event to `sim` (kSet recompiles `scene_text` of `scene_file` with `overrides`, to which the edit is
-/// added or in which it replaces the same key). Returns an error message when refused, empty on success.
+/// Applies one event to `sim`. kSet adds the edit to `overrides` (or replaces the override of the same key) and
+/// applies it with Simulator::SetParameter when the parameter table says it is live, else by recompiling
+/// `scene_text` of `scene_file` with `overrides` and Simulator::UpdateModel. Returns an error message when refused,
+/// empty on success.
 std::string ApplyDemoEvent(Simulator& sim, const DemoEvent& event, const std::string& scene_text,
                            const std::filesystem::path& scene_file, std::vector<Override>& overrides);
 

@@ -79,6 +79,11 @@ struct Model {
 
   // ---- rigid bodies and robots (never null; empty when the scene has none)
   std::shared_ptr<const RigidModel> rigid;
+
+  // ---- source
+  /// The validated scene this model was compiled from (null for a model built by hand). Simulator::SetParameter
+  /// edits a copy of it and derives the changed fields from it as CompileModel does.
+  std::shared_ptr<const SceneDesc> scene;
   /// Generalized velocities of the rigid bodies and robots.
   int RigidDofs() const;
   /// Rigid bodies reported in the trajectory and contact-force outputs (every body that is not static).

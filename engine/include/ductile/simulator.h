@@ -115,6 +115,14 @@ class Simulator {
   /// structure: the same particles, grid and rigid bodies. Returns an empty string when applied, else why not (the
   /// state is then unchanged); a Reset() afterwards starts from the new model's initial state either way.
   std::string UpdateModel(std::shared_ptr<const Model> model);
+  /// Sets one parameter of the parameter table (ductile/parameters.h), e.g. "materials.dough.youngs_modulus" to
+  /// "3e4" or "simulation.gravity" to "[0, 0, -1.62]", from the next step on: the model is patched in place (no scene
+  /// file is read, no particle sampled) to bitwise what CompileModel makes of the scene with that value, and the
+  /// state carries over (the particles keep their storage). Only the model's kLive parameters apply; the model must
+  /// come from CompileModel. Returns an empty string when applied, else why not (an unknown key or entry, a value of
+  /// the wrong type or out of range, "grid.h changes the grid and the particles: reset to apply"); nothing changes
+  /// then. Like UpdateModel, the edit also holds after a Reset().
+  std::string SetParameter(const std::string& key, const std::string& value);
 
   /// The current state (valid until the next call that changes it).
   const State& state() const;

@@ -155,6 +155,13 @@ CollisionWorld::CollisionWorld(const CollisionWorld& other)
   for (const CollisionGeometry& g : other.geometries_) Add(g);
 }
 
+void CollisionWorld::SetContactProperties(int g, double friction, double stiffness, double dissipation) {
+  CollisionGeometry& geometry = geometries_.at(static_cast<std::size_t>(g));
+  geometry.friction = friction;
+  geometry.stiffness = stiffness;
+  geometry.dissipation = dissipation;
+}
+
 CollisionWorld& CollisionWorld::operator=(const CollisionWorld& other) {
   if (this != &other) {
     CollisionWorld copy(other);

@@ -62,6 +62,9 @@ class CollisionWorld {
   void ExcludeBodyPair(int body_a, int body_b);
   int num_geometries() const { return static_cast<int>(geometries_.size()); }
   const CollisionGeometry& geometry(int g) const { return geometries_[g]; }
+  /// Sets geometry g's Coulomb μ, stiffness [N/m] and Hunt-Crossley dissipation [s/m] (live edits of contact
+  /// properties; the shapes and their collision data are unchanged).
+  void SetContactProperties(int g, double friction, double stiffness, double dissipation);
 
   /// All contacts at the given body poses (X_WB[b] for body b). Deterministic: pairs in increasing (a, b) order.
   std::vector<ContactPoint> FindContacts(const std::vector<Eigen::Isometry3d>& X_WB) const;

@@ -8,6 +8,7 @@
 
 #include "ductile/model.h"
 #include "geometry/triangle_mesh.h"
+#include "model/compile_parts.h"
 #include "model/compile_rigid.h"
 #include "scene/desc_eigen.h"
 
@@ -100,44 +101,6 @@ class ShapeSampler {
   geometry::TriangleMesh mesh_;
 };
 
-mpm::MaterialParams CompileMaterial(const MaterialDesc& m) {
-  mpm::MaterialParams p;
-  const double E = m.youngs_modulus;
-  const double nu = m.poisson_ratio;
-  p.mu = static_cast<float>(E / (2 * (1 + nu)));
-  p.lambda = static_cast<float>(E * nu / ((1 + nu) * (1 - 2 * nu)));
-  p.density = static_cast<float>(m.density);
-  switch (m.model) {
-    case MaterialModelDesc::kFixedCorotated:
-      p.model = mpm::MaterialModel::kFixedCorotated;
-      break;
-    case MaterialModelDesc::kLinearCorotated:
-      p.model = mpm::MaterialModel::kLinearCorotated;
-      p.yield_stress = static_cast<float>(m.yield_stress);
-      break;
-    case MaterialModelDesc::kStvkHencky:
-      p.model = mpm::MaterialModel::kStvkHencky;
-      p.yield_stress = static_cast<float>(m.yield_stress);
-      break;
-    case MaterialModelDesc::kDruckerPrager: {
-      p.model = mpm::MaterialModel::kDruckerPrager;
-      const double s = std::sin(m.friction_angle_deg * M_PI / 180.0);
-      p.friction_alpha = static_cast<float>(std::sqrt(2.0 / 3.0) * 2.0 * s / (3.0 - s));
-      p.cohesion = static_cast<float>(m.cohesion);
-      break;
-    }
-    case MaterialModelDesc::kFluid:
-      p.model = mpm::MaterialModel::kFluid;
-      p.mu = 0;
-      p.lambda = 0;
-      p.bulk_modulus = static_cast<float>(m.bulk_modulus);
-      p.gamma = static_cast<float>(m.gamma);
-      p.viscosity = static_cast<float>(m.viscosity);
-      break;
-  }
-  return p;
-}
-
 mpm::BoundaryKind CompileBoundaryKind(BoundaryType t) {
   switch (t) {
     case BoundaryType::kSticky:
@@ -150,43 +113,6 @@ mpm::BoundaryKind CompileBoundaryKind(BoundaryType t) {
       return mpm::BoundaryKind::kFriction;
   }
   return mpm::BoundaryKind::kSeparate;
-}
-
-mpm::Collider CompileCollider(const ColliderDesc& c) {
-  mpm::Collider out;
-  out.kind = CompileBoundaryKind(c.boundary.type);
-  out.friction = static_cast<float>(c.boundary.friction);
-  out.R_WC = ToMat3f(ToQuaternion(c.pose).toRotationMatrix());
-  out.p_WC = {static_cast<float>(c.pose.position[0]), static_cast<float>(c.pose.position[1]),
-              static_cast<float>(c.pose.position[2])};
-  switch (c.shape.type) {
-    case ShapeType::kPlane: {
-      out.shape = mpm::ColliderShape::kPlane;
-      const Eigen::Vector3d n = ToEigen(c.shape.normal).normalized();
-      out.normal_C = {static_cast<float>(n.x()), static_cast<float>(n.y()), static_cast<float>(n.z())};
-      break;
-    }
-    case ShapeType::kBox:
-      out.shape = mpm::ColliderShape::kBox;
-      out.half_extents = {static_cast<float>(c.shape.size[0] / 2), static_cast<float>(c.shape.size[1] / 2),
-                          static_cast<float>(c.shape.size[2] / 2)};
-      break;
-    case ShapeType::kSphere:
-      out.shape = mpm::ColliderShape::kSphere;
-      out.radius = static_cast<float>(c.shape.radius);
-      break;
-    case ShapeType::kCylinder:
-      out.shape = mpm::ColliderShape::kCylinder;
-      out.radius = static_cast<float>(c.shape.radius);
-      out.half_length = static_cast<float>(c.shape.length / 2);
-      break;
-    case ShapeType::kMesh:
-    case ShapeType::kCapsule:
-      throw SceneError(c.where.file, c.where.line, c.where.column,
-                       "collider '" + c.name + "': " + (c.shape.type == ShapeType::kMesh ? "mesh" : "capsule") +
-                           " colliders are not supported; use plane, box, sphere or cylinder");
-  }
-  return out;
 }
 
 // Samples one object's particles into the model.
@@ -214,8 +140,8 @@ void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_
   const int per_axis = static_cast<int>(std::lround(std::cbrt(static_cast<double>(ppc))));
   const bool lattice = per_axis * per_axis * per_axis == ppc;
   const mpm::MaterialParams& material = model.materials[model.objects[object_index].material];
-  const double volume = h * h * h / ppc;
-  const double mass = volume * material.density;
+  const double volume = ParticleVolume(h, ppc);
+  const double mass = ParticleMass(volume, material);
   SplitMix64 rng(0x5EEDull + static_cast<std::uint64_t>(object_index) * 0x9E3779B97F4A7C15ull);
 
   const Eigen::Vector3i c_lo = ((lo - origin) / h).array().floor().cast<int>();
@@ -285,6 +211,113 @@ void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_
 
 }  // namespace
 
+mpm::MaterialParams CompileMaterial(const MaterialDesc& m) {
+  mpm::MaterialParams p;
+  const double E = m.youngs_modulus;
+  const double nu = m.poisson_ratio;
+  p.mu = static_cast<float>(E / (2 * (1 + nu)));
+  p.lambda = static_cast<float>(E * nu / ((1 + nu) * (1 - 2 * nu)));
+  p.density = static_cast<float>(m.density);
+  switch (m.model) {
+    case MaterialModelDesc::kFixedCorotated:
+      p.model = mpm::MaterialModel::kFixedCorotated;
+      break;
+    case MaterialModelDesc::kLinearCorotated:
+      p.model = mpm::MaterialModel::kLinearCorotated;
+      p.yield_stress = static_cast<float>(m.yield_stress);
+      break;
+    case MaterialModelDesc::kStvkHencky:
+      p.model = mpm::MaterialModel::kStvkHencky;
+      p.yield_stress = static_cast<float>(m.yield_stress);
+      break;
+    case MaterialModelDesc::kDruckerPrager: {
+      p.model = mpm::MaterialModel::kDruckerPrager;
+      const double s = std::sin(m.friction_angle_deg * M_PI / 180.0);
+      p.friction_alpha = static_cast<float>(std::sqrt(2.0 / 3.0) * 2.0 * s / (3.0 - s));
+      p.cohesion = static_cast<float>(m.cohesion);
+      break;
+    }
+    case MaterialModelDesc::kFluid:
+      p.model = mpm::MaterialModel::kFluid;
+      p.mu = 0;
+      p.lambda = 0;
+      p.bulk_modulus = static_cast<float>(m.bulk_modulus);
+      p.gamma = static_cast<float>(m.gamma);
+      p.viscosity = static_cast<float>(m.viscosity);
+      break;
+  }
+  return p;
+}
+
+mpm::Collider CompileCollider(const ColliderDesc& c) {
+  mpm::Collider out;
+  out.kind = CompileBoundaryKind(c.boundary.type);
+  out.friction = static_cast<float>(c.boundary.friction);
+  out.R_WC = ToMat3f(ToQuaternion(c.pose).toRotationMatrix());
+  out.p_WC = {static_cast<float>(c.pose.position[0]), static_cast<float>(c.pose.position[1]),
+              static_cast<float>(c.pose.position[2])};
+  switch (c.shape.type) {
+    case ShapeType::kPlane: {
+      out.shape = mpm::ColliderShape::kPlane;
+      const Eigen::Vector3d n = ToEigen(c.shape.normal).normalized();
+      out.normal_C = {static_cast<float>(n.x()), static_cast<float>(n.y()), static_cast<float>(n.z())};
+      break;
+    }
+    case ShapeType::kBox:
+      out.shape = mpm::ColliderShape::kBox;
+      out.half_extents = {static_cast<float>(c.shape.size[0] / 2), static_cast<float>(c.shape.size[1] / 2),
+                          static_cast<float>(c.shape.size[2] / 2)};
+      break;
+    case ShapeType::kSphere:
+      out.shape = mpm::ColliderShape::kSphere;
+      out.radius = static_cast<float>(c.shape.radius);
+      break;
+    case ShapeType::kCylinder:
+      out.shape = mpm::ColliderShape::kCylinder;
+      out.radius = static_cast<float>(c.shape.radius);
+      out.half_length = static_cast<float>(c.shape.length / 2);
+      break;
+    case ShapeType::kMesh:
+    case ShapeType::kCapsule:
+      throw SceneError(c.where.file, c.where.line, c.where.column,
+                       "collider '" + c.name + "': " + (c.shape.type == ShapeType::kMesh ? "mesh" : "capsule") +
+                           " colliders are not supported; use plane, box, sphere or cylinder");
+  }
+  return out;
+}
+
+mpm::WallParams CompileWalls(const BoundaryDesc& walls) {
+  return {CompileBoundaryKind(walls.type), static_cast<float>(walls.friction)};
+}
+
+void CompileSimulation(const SimulationDesc& sim, Model& model) {
+  model.dt = sim.dt;
+  model.substeps = sim.substeps;
+  model.duration = sim.duration;
+  model.output_rate = sim.output_rate;
+  model.gravity = {static_cast<float>(sim.gravity[0]), static_cast<float>(sim.gravity[1]),
+                   static_cast<float>(sim.gravity[2])};
+  model.cfl = sim.cfl;
+  model.threads = sim.threads;
+}
+
+double ParticleVolume(double h, int particles_per_cell) {
+  return h * h * h / particles_per_cell;
+}
+
+double ParticleMass(double volume, const mpm::MaterialParams& material) {
+  return volume * material.density;
+}
+
+void CompileObjectMasses(const SceneDesc& scene, int object, Model& model) {
+  ObjectInfo& info = model.objects[object];
+  const double volume = ParticleVolume(scene.grid.h, scene.objects[object].particles_per_cell);
+  const double mass = ParticleMass(volume, model.materials[info.material]);
+  for (int i = info.first_particle; i < info.first_particle + info.num_particles; ++i)
+    model.mass[i] = static_cast<float>(mass);
+  info.mass = info.num_particles * mass;
+}
+
 double Model::MaxWaveSpeed() const {
   double c = 0;
   for (const mpm::MaterialParams& m : materials) {
@@ -311,15 +344,7 @@ int Model::RecommendedSubsteps() const {
 
 Model CompileModel(const SceneDesc& scene) {
   Model model;
-  const SimulationDesc& sim = scene.simulation;
-  model.dt = sim.dt;
-  model.substeps = sim.substeps;
-  model.duration = sim.duration;
-  model.output_rate = sim.output_rate;
-  model.gravity = {static_cast<float>(sim.gravity[0]), static_cast<float>(sim.gravity[1]),
-                   static_cast<float>(sim.gravity[2])};
-  model.cfl = sim.cfl;
-  model.threads = sim.threads;
+  CompileSimulation(scene.simulation, model);
 
   const GridDesc& grid = scene.grid;
   model.h = static_cast<float>(grid.h);
@@ -330,8 +355,7 @@ Model CompileModel(const SceneDesc& scene) {
     model.grid_nodes[a] =
         static_cast<int>(std::ceil((grid.domain_max[a] - grid.domain_min[a]) / grid.h)) + 1 + 2 * kGridPadding;
   }
-  model.walls.kind = CompileBoundaryKind(scene.walls.type);
-  model.walls.friction = static_cast<float>(scene.walls.friction);
+  model.walls = CompileWalls(scene.walls);
 
   for (const MaterialDesc& m : scene.materials) {
     model.materials.push_back(CompileMaterial(m));
@@ -363,6 +387,7 @@ Model CompileModel(const SceneDesc& scene) {
     model.probes.push_back(info);
   }
   model.rigid = std::make_shared<const RigidModel>(CompileRigid(scene));
+  model.scene = std::make_shared<const SceneDesc>(scene);
   return model;
 }
 

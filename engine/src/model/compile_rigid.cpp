@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 #include "ductile/multibody_desc.h"
 #include "geometry/mesh_import.h"
@@ -102,7 +103,46 @@ int AddJointedBody(const RigidBodyDesc& body, const MultibodyDesc& desc, const m
   return index;
 }
 
+// Records that the geometries added to the world since the last record belong to scene rigid body `body`.
+void AddBodySources(int body, RigidModel& rigid) {
+  while (static_cast<int>(rigid.contact_sources.size()) < rigid.world.num_geometries())
+    rigid.contact_sources.push_back({body, -1, -1, -1});
+}
+
+// Records the contact properties that a robot's collision geometries declare: AddMultibody adds them link by link,
+// each link's in the order of its description.
+void AddRobotSources(const MultibodyDesc& desc, RigidModel& rigid) {
+  for (const LinkDesc& link : desc.links)
+    for (const GeometryDesc& g : link.collisions)
+      rigid.contact_sources.push_back({-1, g.contact.friction, g.contact.stiffness, g.contact.dissipation});
+  if (static_cast<int>(rigid.contact_sources.size()) != rigid.world.num_geometries())
+    throw std::logic_error("CompileRigid: robot '" + desc.name + "' added geometries other than its links' collisions");
+}
+
 }  // namespace
+
+void CompileRigidSettings(const SceneDesc& scene, RigidModel& rigid) {
+  rigid.stiction_speed = scene.contact.stiction_speed;
+  rigid.max_solver_iterations = scene.simulation.max_solver_iterations;
+  rigid.mpm_stiffness = scene.contact.mpm_stiffness;
+  rigid.mpm_dissipation = scene.contact.mpm_dissipation;
+  rigid.contact_rel_tolerance = scene.simulation.contact_tolerance_relative;
+  rigid.contact_abs_tolerance = scene.simulation.contact_tolerance_absolute;
+}
+
+void CompileGeometryContact(const SceneDesc& scene, RigidModel& rigid) {
+  for (int g = 0; g < rigid.world.num_geometries(); ++g) {
+    ContactSource own = rigid.contact_sources.at(static_cast<std::size_t>(g));
+    if (own.scene_body >= 0) {
+      const RigidBodyDesc& body = scene.rigid_bodies.at(static_cast<std::size_t>(own.scene_body));
+      own = {own.scene_body, body.friction, body.stiffness, body.dissipation};
+    }
+    // The rule of multibody::ToCollisionGeometry: a declared value, else the `contact:` default.
+    rigid.world.SetContactProperties(g, own.friction >= 0 ? own.friction : scene.contact.friction,
+                                     own.stiffness > 0 ? own.stiffness : scene.contact.stiffness,
+                                     own.dissipation >= 0 ? own.dissipation : scene.contact.dissipation);
+  }
+}
 
 ShapeMassProperties ComputeShapeMassProperties(const ShapeDesc& shape) {
   ShapeMassProperties p;
@@ -180,18 +220,14 @@ RigidModel CompileRigid(const SceneDesc& scene) {
   defaults.friction = scene.contact.friction;
   defaults.stiffness = scene.contact.stiffness;
   defaults.dissipation = scene.contact.dissipation;
-  rigid.stiction_speed = scene.contact.stiction_speed;
-  rigid.max_solver_iterations = scene.simulation.max_solver_iterations;
-  rigid.mpm_stiffness = scene.contact.mpm_stiffness;
-  rigid.mpm_dissipation = scene.contact.mpm_dissipation;
-  rigid.contact_rel_tolerance = scene.simulation.contact_tolerance_relative;
-  rigid.contact_abs_tolerance = scene.simulation.contact_tolerance_absolute;
+  CompileRigidSettings(scene, rigid);
   std::vector<std::pair<int, Eigen::VectorXd>> initial_v;  // per dynamic body: (v_start, (ω, v))
   std::vector<std::pair<int, double>> efforts;             // (v index, feed-forward effort)
   std::map<std::string, Eigen::Isometry3d> static_poses;   // static bodies: weld partners fixed in the world
   std::vector<std::pair<int, double>> initial_q;           // (q index, value)
 
-  for (const RigidBodyDesc& body : scene.rigid_bodies) {
+  for (std::size_t i = 0; i < scene.rigid_bodies.size(); ++i) {
+    const RigidBodyDesc& body = scene.rigid_bodies[i];
     const MultibodyDesc desc = SingleBodyDesc(body);
     switch (body.type) {
       case RigidBodyType::kStatic:
@@ -245,10 +281,12 @@ RigidModel CompileRigid(const SceneDesc& scene) {
         break;
       }
     }
+    AddBodySources(static_cast<int>(i), rigid);
   }
   for (const RobotDesc& robot : scene.robots) {
     const int first = multibody::AddMultibody(*robot.model, robot.name, ToIsometry(robot.pose), robot.floating_base,
                                               defaults, rigid.tree, rigid.world);
+    AddRobotSources(*robot.model, rigid);
     const auto body_of_joint = [&](const std::string& joint) {
       const JointDesc* j = robot.model->FindJoint(joint);
       return j ? rigid.tree.FindBody(robot.name + "/" + j->child) : -1;
@@ -317,6 +355,7 @@ RigidModel CompileRigid(const SceneDesc& scene) {
     };
     rigid.world.ExcludeBodyPair(body(f.body_a), body(f.body_b));
   }
+  CompileGeometryContact(scene, rigid);  // the values ToCollisionGeometry gave, from the rule live edits use
   return rigid;
 }
 

@@ -12,6 +12,14 @@ namespace ductile {
 /// SceneError naming the body when a shape has no volume for a density, or a robot's joint carries no mass.
 RigidModel CompileRigid(const SceneDesc& scene);
 
+/// The solver settings of `rigid` from the scene: the stiction speed and the MPM contacts' stiffness and dissipation
+/// (`contact:`), the contact solvers' iteration limit and tolerances (`simulation:`).
+void CompileRigidSettings(const SceneDesc& scene, RigidModel& rigid);
+
+/// Sets the friction, stiffness and dissipation of every geometry of `rigid.world` from its ContactSource: what the
+/// scene rigid body or the URDF geometry declares, else the scene's `contact:` default.
+void CompileGeometryContact(const SceneDesc& scene, RigidModel& rigid);
+
 /// Volume [m³], centre of mass in the shape frame [m] and rotational inertia about it per unit density
 /// [m⁵] of a solid shape (box, sphere, cylinder, capsule along z; closed mesh by signed tetrahedra).
 struct ShapeMassProperties {

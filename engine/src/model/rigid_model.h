@@ -20,9 +20,20 @@ struct VisualGeometry {
   std::array<double, 4> rgba{0.7, 0.7, 0.7, 1.0};
 };
 
+/// Where a world geometry's contact properties come from, so that live edits of `contact:` and of a rigid body's
+/// `friction`, `stiffness` or `dissipation` can derive them again (CompileGeometryContact): the scene rigid body it
+/// belongs to, or the values a robot's URDF declares for it.
+struct ContactSource {
+  int scene_body = -1;      ///< Index into SceneDesc::rigid_bodies; −1 for a robot's geometry.
+  double friction = -1;     ///< A robot geometry's own μ; negative: not declared.
+  double stiffness = -1;    ///< Its own stiffness [N/m]; ≤ 0: not declared.
+  double dissipation = -1;  ///< Its own dissipation [s/m]; negative: not declared.
+};
+
 struct RigidModel {
-  multibody::MultibodyTree tree;   ///< Dynamic and kinematic bodies, robot links.
-  geometry::CollisionWorld world;  ///< Their collision geometry, static geometry, collision filtering.
+  multibody::MultibodyTree tree;               ///< Dynamic and kinematic bodies, robot links.
+  geometry::CollisionWorld world;              ///< Their collision geometry, static geometry, collision filtering.
+  std::vector<ContactSource> contact_sources;  ///< One per geometry of `world`, in the same order.
   std::vector<contact::JointController> controllers;
   std::vector<contact::Weld> welds;
   /// Constant applied generalized forces (size tree.nv()): joint efforts of robots and jointed bodies.

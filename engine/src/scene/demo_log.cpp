@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "ductile/model.h"
+#include "ductile/parameters.h"
 
 namespace ductile {
 namespace {
@@ -294,6 +295,13 @@ std::string ApplyDemoEvent(Simulator& sim, const DemoEvent& event, const std::st
     case DemoEvent::Type::kSet: {
       std::vector<Override> edited = overrides;
       SetOverride(edited, event.set);
+      // A live parameter is set as the studio sets it; anything else is the scene recompiled with the edit.
+      const std::optional<ParameterKey> key = MatchParameter(event.set.path);
+      if (key && key->info->apply == ParameterApply::kLive) {
+        if (std::string refused = sim.SetParameter(event.set.path, event.set.value); !refused.empty()) return refused;
+        overrides = std::move(edited);
+        return {};
+      }
       std::shared_ptr<const Model> model;
       try {
         model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text, scene_file, edited)));

@@ -10,24 +10,6 @@ namespace ductile {
 
 namespace {
 
-std::string Trim(const std::string& text) {
-  std::size_t begin = 0, end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return text.substr(begin, end - begin);
-}
-
-std::vector<std::string> Split(const std::string& path) {
-  std::vector<std::string> parts;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t dot = path.find('.', begin);
-    parts.push_back(path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin));
-    if (dot == std::string::npos) return parts;
-    begin = dot + 1;
-  }
-}
-
 // The non-negative integer `text` spells, or -1.
 int ParseIndex(const std::string& text) {
   if (text.empty() || text.size() > 6) return -1;
@@ -45,14 +27,32 @@ Override ParseOverride(const std::string& text) {
   const std::size_t equals = text.find('=');
   if (equals == std::string::npos)
     throw SceneError("--set", 0, 0, "'" + text + "' is not of the form dotted.key=value");
-  Override o{Trim(text.substr(0, equals)), Trim(text.substr(equals + 1))};
+  Override o{scene::TrimSpace(text.substr(0, equals)), scene::TrimSpace(text.substr(equals + 1))};
   if (o.path.empty()) throw SceneError("--set", 0, 0, "'" + text + "' has an empty key before '='");
-  for (const std::string& part : Split(o.path))
+  for (const std::string& part : scene::SplitPath(o.path))
     if (part.empty()) throw SceneError("--set", 0, 0, "'" + text + "' has an empty component in its key");
   return o;
 }
 
 namespace scene {
+
+std::string TrimSpace(const std::string& text) {
+  std::size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
+}
+
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', begin);
+    parts.push_back(path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin));
+    if (dot == std::string::npos) return parts;
+    begin = dot + 1;
+  }
+}
 
 namespace {
 
@@ -88,7 +88,7 @@ std::vector<std::string> MapKeys(const YAML::Node& map) {
 }
 
 void Apply(YAML::Node& root, const Override& override_in, const AppliedOverride& o) {
-  const std::vector<std::string> parts = Split(override_in.path);
+  const std::vector<std::string> parts = SplitPath(override_in.path);
   const SchemaNode* schema = &SceneSchema();
   YAML::Node node = root;
   std::string at;  // The dotted path walked so far.

@@ -2,6 +2,7 @@
 // go through the same checks as values in the file.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -10,6 +11,12 @@
 #include "scene/reader.h"
 
 namespace ductile::scene {
+
+/// `text` without the white space around it.
+std::string TrimSpace(const std::string& text);
+
+/// The components of a dotted path ("a.b.c" -> a, b, c); empty components stay (".a" -> "", a).
+std::vector<std::string> SplitPath(const std::string& path);
 
 /// Sets each override's value in `root` (a map) in order, creating keys the file omits. The path must follow
 /// the scene format (SceneSchema): section keys may be created, named entries (materials, objects, ...) must

@@ -173,13 +173,14 @@ PoseDesc ReadPose(const ParseContext& context, const MapFields& map, const std::
   return pose;
 }
 
-BoundaryDesc ParseBoundary(const ParseContext& context, const Field& field, const std::string& what) {
+BoundaryDesc ParseBoundary(const ParseContext& context, const Field& field, const std::string& what,
+                           const ParameterInfo& friction) {
   const Reader& reader = context.reader();
   BoundaryDesc boundary;
   const MapFields map(reader, field, what);
   map.CheckKeys(KeysOf({"grid", "boundary"}));
   if (const auto type = map.Find("type")) boundary.type = reader.Choice(*type, "boundary type", BoundaryTypeNames());
-  map.Read("friction", boundary.friction, NonNegative());
+  map.Read(friction, boundary.friction);
   return boundary;
 }
 

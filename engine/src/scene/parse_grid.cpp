@@ -9,7 +9,7 @@ void ParseGrid(const ParseContext& context, const Field& field, SceneDesc& scene
   const Reader& reader = context.reader();
   const MapFields map(reader, field, "section 'grid'");
   map.CheckKeys(KeysOf({"grid"}));
-  map.Read("h", scene.grid.h, Positive());
+  map.Read(Row("grid.h"), scene.grid.h);
   if (const auto domain_field = map.Find("domain")) {
     const MapFields domain(reader, *domain_field, "grid domain");
     domain.CheckKeys(KeysOf({"grid", "domain"}));
@@ -25,7 +25,8 @@ void ParseGrid(const ParseContext& context, const Field& field, SceneDesc& scene
       }
     }
   }
-  if (const auto boundary = map.Find("boundary")) scene.walls = ParseBoundary(context, *boundary, "grid boundary");
+  if (const auto boundary = map.Find("boundary"))
+    scene.walls = ParseBoundary(context, *boundary, "grid boundary", Row("grid.boundary.friction"));
   // The grid's block table spans the whole domain: refuse sizes that cannot be allocated instead of failing later.
   constexpr double kMaxGridNodes = 1e9;
   double nodes = 1;

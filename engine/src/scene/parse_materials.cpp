@@ -15,19 +15,19 @@ MaterialDesc ParseMaterial(const ParseContext& context, const Field& entry) {
   const std::string model = NameOf(material.model);
   map.CheckKeys(MaterialKeys(material.model), KeysOf({"materials", ""}), "does not apply to model " + model);
 
-  material.density = reader.Number(map.Require("density"), Positive());
-  map.Read("friction", material.friction, NonNegative());
+  map.Read(Row("materials.*.density"), material.density);
+  map.Read(Row("materials.*.friction"), material.friction);
   if (material.model == MaterialModelDesc::kFluid) {
-    material.bulk_modulus = reader.Number(map.Require("bulk_modulus"), Positive());
-    map.Read("gamma", material.gamma, AtLeast(1));
-    map.Read("viscosity", material.viscosity, NonNegative());
+    map.Read(Row("materials.*.bulk_modulus"), material.bulk_modulus);
+    map.Read(Row("materials.*.gamma"), material.gamma);
+    map.Read(Row("materials.*.viscosity"), material.viscosity);
     return material;
   }
-  material.youngs_modulus = reader.Number(map.Require("youngs_modulus"), Positive());
-  material.poisson_ratio = reader.Number(map.Require("poisson_ratio"), Between(-1, 0.5, true, true));
-  map.Read("yield_stress", material.yield_stress, NonNegative());
-  map.Read("friction_angle", material.friction_angle_deg, Between(0, 90, false, true));
-  map.Read("cohesion", material.cohesion, NonNegative());
+  map.Read(Row("materials.*.youngs_modulus"), material.youngs_modulus);
+  map.Read(Row("materials.*.poisson_ratio"), material.poisson_ratio);
+  map.Read(Row("materials.*.yield_stress"), material.yield_stress);
+  map.Read(Row("materials.*.friction_angle"), material.friction_angle_deg);
+  map.Read(Row("materials.*.cohesion"), material.cohesion);
   return material;
 }
 

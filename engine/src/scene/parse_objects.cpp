@@ -88,8 +88,8 @@ MpmObjectDesc ParseObject(ParseContext& context, const Field& entry, const Scene
   }
   object.shape = ParseShape(context, map.Require("shape"), what, ShapeUse::kMpmObject);
   if (const auto pose = map.Find("pose")) object.pose = ParsePose(context, *pose, what);
-  map.Read("particles_per_cell", object.particles_per_cell, 1);
-  map.Read("velocity", object.velocity);
+  map.Read(Row("objects.*.particles_per_cell"), object.particles_per_cell);
+  map.Read(Row("objects.*.velocity"), object.velocity);
   CheckInsideDomain(context, entry, object, scene.grid);
   return object;
 }
@@ -106,7 +106,7 @@ ColliderDesc ParseCollider(ParseContext& context, const Field& entry) {
   collider.shape = ParseShape(context, map.Require("shape"), what, ShapeUse::kCollider);
   if (const auto pose = map.Find("pose")) collider.pose = ParsePose(context, *pose, what);
   if (const auto boundary = map.Find("boundary"))
-    collider.boundary = ParseBoundary(context, *boundary, "boundary of " + what);
+    collider.boundary = ParseBoundary(context, *boundary, "boundary of " + what, Row("colliders.*.boundary.friction"));
   return collider;
 }
 

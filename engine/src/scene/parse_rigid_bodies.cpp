@@ -152,8 +152,8 @@ BodyJointDesc ParseBodyJoint(const ParseContext& context, const Field& field, co
                     ": the limits need lower <= upper",
                 limits);
   }
-  map.Read("damping", joint.damping, NonNegative());
-  map.Read("effort", joint.effort, Positive());
+  map.Read(Row("rigid_bodies.*.joint.damping"), joint.damping);
+  map.Read(Row("rigid_bodies.*.joint.effort"), joint.effort);
   if (const auto applied = map.Find("effort_applied")) {
     joint.effort_applied = reader.Number(*applied);
     if (std::abs(joint.effort_applied) > joint.effort) {
@@ -164,8 +164,8 @@ BodyJointDesc ParseBodyJoint(const ParseContext& context, const Field& field, co
                   {field.path + ".effort"});
     }
   }
-  map.Read("kp", joint.kp, NonNegative());
-  map.Read("kd", joint.kd, NonNegative());
+  map.Read(Row("rigid_bodies.*.joint.kp"), joint.kp);
+  map.Read(Row("rigid_bodies.*.joint.kd"), joint.kd);
   // The initial position always counts; the target only with a controller (kp or kd > 0), yet a target that
   // is given must be reachable.
   joint.position = ParseJointValue(context, map, field, "position", what, joint, limits, true);
@@ -187,7 +187,7 @@ std::vector<KeyframeDesc> ParseKeyframes(const ParseContext& context, const Fiel
     KeyframeDesc keyframe;
     keyframe.where = context.Where(items[i]);
     const Field time = map.Require("time");
-    keyframe.time = reader.Number(time, NonNegative());
+    keyframe.time = reader.Number(time, Row("rigid_bodies.*.keyframes.*.time").range);
     if (i > 0 && keyframe.time <= keyframes.back().time) {
       reader.Fail(time.node, time.path,
                   "keyframe times must increase strictly: " + what + " has 'time' " + time.node.Scalar() +
@@ -234,8 +234,8 @@ RigidBodyDesc ParseRigidBody(ParseContext& context, const Field& entry, const st
     }
     if (!mass && !density)
       reader.Fail(entry.node, entry.path, "missing required key 'mass' or 'density' in dynamic " + what);
-    map.Read("mass", body.mass, Positive());
-    map.Read("density", body.density, Positive());
+    map.Read(Row("rigid_bodies.*.mass"), body.mass);
+    map.Read(Row("rigid_bodies.*.density"), body.density);
     map.Read("velocity", body.velocity);
     map.Read("angular_velocity", body.angular_velocity);
     map.Read("force", body.force);
@@ -255,9 +255,9 @@ RigidBodyDesc ParseRigidBody(ParseContext& context, const Field& entry, const st
     if (const auto interpolation = map.Find("interpolation"))
       body.interpolation = reader.Choice(*interpolation, "keyframe interpolation", KeyframeInterpolationNames());
   }
-  map.Read("friction", body.friction, NonNegative());
-  map.Read("stiffness", body.stiffness, Positive());
-  map.Read("dissipation", body.dissipation, NonNegative());
+  map.Read(Row("rigid_bodies.*.friction"), body.friction);
+  map.Read(Row("rigid_bodies.*.stiffness"), body.stiffness);
+  map.Read(Row("rigid_bodies.*.dissipation"), body.dissipation);
   if (const auto color = map.Find("color")) body.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
   return body;
 }

@@ -50,8 +50,8 @@ JointControllerDesc ParseController(const ParseContext& context, const Field& en
   const std::string what = "controller of joint '" + joint.name + "' of " + owner;
   const MapFields map(reader, entry, what);
   map.CheckKeys(KeysOf({"robots", "", "controllers", ""}));
-  map.Read("kp", controller.kp, NonNegative());
-  map.Read("kd", controller.kd, NonNegative());
+  map.Read(Row("robots.*.controllers.*.kp"), controller.kp);
+  map.Read(Row("robots.*.controllers.*.kd"), controller.kd);
   if (controller.kp + controller.kd <= 0) {
     reader.Fail(entry.key_node, entry.path, what + " needs a positive 'kp' or 'kd' (both are 0)",
                 {entry.path + ".kp", entry.path + ".kd"});

@@ -9,16 +9,16 @@ SimulationDesc ParseSimulation(const ParseContext& context, const Field& field) 
   SimulationDesc simulation;
   const MapFields map(reader, field, "section 'simulation'");
   map.CheckKeys(KeysOf({"simulation"}));
-  map.Read("dt", simulation.dt, Positive());
-  map.Read("substeps", simulation.substeps, 1);
-  map.Read("duration", simulation.duration, Positive());
-  map.Read("gravity", simulation.gravity);
-  map.Read("output_rate", simulation.output_rate, Positive());
-  map.Read("contact_tolerance_relative", simulation.contact_tolerance_relative, Positive());
-  map.Read("contact_tolerance_absolute", simulation.contact_tolerance_absolute, NonNegative());
-  map.Read("max_solver_iterations", simulation.max_solver_iterations, 1);
-  map.Read("cfl", simulation.cfl, Between(0, 1, true, false));
-  map.Read("threads", simulation.threads, 0);
+  map.Read(Row("simulation.dt"), simulation.dt);
+  map.Read(Row("simulation.substeps"), simulation.substeps);
+  map.Read(Row("simulation.duration"), simulation.duration);
+  map.Read(Row("simulation.gravity"), simulation.gravity);
+  map.Read(Row("simulation.output_rate"), simulation.output_rate);
+  map.Read(Row("simulation.contact_tolerance_relative"), simulation.contact_tolerance_relative);
+  map.Read(Row("simulation.contact_tolerance_absolute"), simulation.contact_tolerance_absolute);
+  map.Read(Row("simulation.max_solver_iterations"), simulation.max_solver_iterations);
+  map.Read(Row("simulation.cfl"), simulation.cfl);
+  map.Read(Row("simulation.threads"), simulation.threads);
   return simulation;
 }
 
@@ -28,12 +28,12 @@ ContactDesc ParseContact(const ParseContext& context, const Field& field) {
   contact.where = context.Where(field);
   const MapFields map(reader, field, "section 'contact'");
   map.CheckKeys(KeysOf({"contact"}));
-  map.Read("friction", contact.friction, NonNegative());
-  map.Read("stiffness", contact.stiffness, Positive());
-  map.Read("dissipation", contact.dissipation, NonNegative());
-  map.Read("stiction_speed", contact.stiction_speed, Positive());
-  map.Read("mpm_stiffness", contact.mpm_stiffness, Positive());
-  map.Read("mpm_dissipation", contact.mpm_dissipation, NonNegative());
+  map.Read(Row("contact.friction"), contact.friction);
+  map.Read(Row("contact.stiffness"), contact.stiffness);
+  map.Read(Row("contact.dissipation"), contact.dissipation);
+  map.Read(Row("contact.stiction_speed"), contact.stiction_speed);
+  map.Read(Row("contact.mpm_stiffness"), contact.mpm_stiffness);
+  map.Read(Row("contact.mpm_dissipation"), contact.mpm_dissipation);
   return contact;
 }
 

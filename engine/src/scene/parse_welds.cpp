@@ -122,8 +122,8 @@ WeldDesc ParseWeld(const ParseContext& context, const Field& entry, const std::v
   }
   if (const auto frame = map.Find("frame_a")) weld.frame_a = ParseFrame(context, *frame, "'frame_a' of " + what);
   if (const auto frame = map.Find("frame_b")) weld.frame_b = ParseFrame(context, *frame, "'frame_b' of " + what);
-  map.Read("stiffness", weld.stiffness, NonNegative());
-  map.Read("damping", weld.damping, NonNegative());
+  map.Read(Row("welds.*.stiffness"), weld.stiffness);
+  map.Read(Row("welds.*.damping"), weld.damping);
   if (weld.damping > 0 && weld.stiffness == 0) {
     const Field damping = *map.Find("damping");
     reader.Fail(damping.node, damping.path,

@@ -16,19 +16,6 @@ bool IsWithin(const std::string& path, const std::string& prefix) {
 
 }  // namespace
 
-bool Range::Contains(double x) const {
-  const bool above = lo_open ? x > lo : x >= lo;
-  const bool below = hi_open ? x < hi : x <= hi;
-  return above && below;
-}
-
-std::string Range::Describe() const {
-  if (std::isinf(hi)) return (lo_open ? "> " : ">= ") + FormatNumber(lo);
-  if (std::isinf(lo)) return (hi_open ? "< " : "<= ") + FormatNumber(hi);
-  return std::string("in ") + (lo_open ? "(" : "[") + FormatNumber(lo) + ", " + FormatNumber(hi) +
-         (hi_open ? ")" : "]");
-}
-
 Range Positive() {
   return Between(0, std::numeric_limits<double>::infinity(), true, true);
 }
@@ -40,6 +27,12 @@ Range AtLeast(double lo) {
 }
 Range Between(double lo, double hi, bool lo_open, bool hi_open) {
   return {lo, hi, lo_open, hi_open};
+}
+
+const ParameterInfo& Row(const std::string& pattern) {
+  const ParameterInfo* row = FindParameter(pattern);
+  if (row == nullptr) throw std::logic_error("the parameter table has no row '" + pattern + "'");
+  return *row;
 }
 
 std::string FormatNumber(double x) {
@@ -199,6 +192,40 @@ void MapFields::Read(const std::string& key, Vector3& out) const {
 
 void MapFields::Read(const std::string& key, bool& out) const {
   if (const std::optional<Field> found = Find(key)) out = reader_.Bool(*found);
+}
+
+namespace {
+
+// The key a row's value is read from: the last component of its key.
+std::string LastComponent(const ParameterInfo& row) {
+  return row.key.substr(row.key.rfind('.') + 1);
+}
+
+}  // namespace
+
+void MapFields::Read(const ParameterInfo& row, double& out) const {
+  const std::string key = LastComponent(row);
+  if (row.required) {
+    out = reader_.Number(Require(key), row.range);
+  } else {
+    Read(key, out, row.range);
+  }
+}
+
+void MapFields::Read(const ParameterInfo& row, int& out) const {
+  const std::string key = LastComponent(row);
+  const int min = static_cast<int>(row.range.min);
+  if (row.required) {
+    out = reader_.Integer(Require(key), min);
+  } else {
+    Read(key, out, min);
+  }
+}
+
+void MapFields::Read(const ParameterInfo& row, Vector3& out) const {
+  const std::string key = LastComponent(row);
+  if (const std::optional<Field> found = row.required ? Require(key) : Find(key))
+    out = reader_.Numbers<3>(*found, row.range);
 }
 
 }  // namespace ductile::scene

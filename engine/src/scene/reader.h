@@ -12,6 +12,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "ductile/parameters.h"
 #include "ductile/scene.h"
 #include "scene/suggest.h"
 
@@ -27,17 +28,8 @@ struct Field {
   YAML::Node key_node;
 };
 
-/// An interval of valid numbers; infinite ends are unbounded.
-struct Range {
-  double lo = -std::numeric_limits<double>::infinity();
-  double hi = std::numeric_limits<double>::infinity();
-  bool lo_open = true;
-  bool hi_open = true;
-
-  bool Contains(double x) const;
-  /// "> 0", ">= 0", "in (-1, 0.5)", "in (0, 1]".
-  std::string Describe() const;
-};
+/// An interval of valid numbers; infinite ends are unbounded (the parameter table's ranges).
+using Range = ParameterRange;
 
 /// (0, ∞).
 Range Positive();
@@ -47,6 +39,10 @@ Range NonNegative();
 Range AtLeast(double lo);
 /// (lo, hi), [lo, hi), (lo, hi] or [lo, hi] as the flags say.
 Range Between(double lo, double hi, bool lo_open, bool hi_open);
+
+/// The row of the parameter table whose key is `pattern` ("simulation.dt"); the loader reads its keys through
+/// these rows. Throws std::logic_error for a pattern the table lacks (a mistake in the loader, not in a scene).
+const ParameterInfo& Row(const std::string& pattern);
 
 /// An override as applied to the tree: its dotted path and its text "path=value".
 struct AppliedOverride {
@@ -155,6 +151,11 @@ class MapFields {
   void Read(const std::string& key, int& out, int min) const;
   void Read(const std::string& key, Vector3& out) const;
   void Read(const std::string& key, bool& out) const;
+  /// Sets `out` from the key that `row` of the parameter table (ductile/parameters.h) ends in, checked against the
+  /// row's type and range; fails at the map when the row is required and the key is absent.
+  void Read(const ParameterInfo& row, double& out) const;
+  void Read(const ParameterInfo& row, int& out) const;
+  void Read(const ParameterInfo& row, Vector3& out) const;
 
  private:
   const Reader& reader_;

@@ -1,6 +1,9 @@
 #include "scene/schema.h"
 
 #include <algorithm>
+#include <map>
+
+#include "ductile/parameters.h"
 
 namespace ductile::scene {
 
@@ -196,24 +199,21 @@ const SchemaNode& SceneSchema() {
 }
 
 const std::vector<std::string>& MaterialKeys(MaterialModelDesc model) {
-  static const std::vector<std::string> elastic{"model", "density", "friction", "youngs_modulus", "poisson_ratio"};
-  static const std::vector<std::string> plastic{"model",          "density",       "friction",
-                                                "youngs_modulus", "poisson_ratio", "yield_stress"};
-  static const std::vector<std::string> sand{"model",         "density",        "friction", "youngs_modulus",
-                                             "poisson_ratio", "friction_angle", "cohesion"};
-  static const std::vector<std::string> fluid{"model", "density", "friction", "bulk_modulus", "gamma", "viscosity"};
-  switch (model) {
-    case MaterialModelDesc::kFixedCorotated:
-      return elastic;
-    case MaterialModelDesc::kLinearCorotated:
-    case MaterialModelDesc::kStvkHencky:
-      return plastic;
-    case MaterialModelDesc::kDruckerPrager:
-      return sand;
-    case MaterialModelDesc::kFluid:
-      return fluid;
-  }
-  return elastic;
+  // `model`, then the rows of the parameter table that the model takes, in table order.
+  static const std::map<MaterialModelDesc, std::vector<std::string>> keys = [] {
+    std::map<MaterialModelDesc, std::vector<std::string>> out;
+    const std::string prefix = "materials.*.";
+    for (const auto& [name, m] : MaterialModelNames()) {
+      std::vector<std::string>& list = out[m];
+      list.push_back("model");
+      for (const ParameterInfo& row : ParameterTable()) {
+        const bool takes = std::find(row.models.begin(), row.models.end(), m) != row.models.end();
+        if (row.key.rfind(prefix, 0) == 0 && takes) list.push_back(row.key.substr(prefix.size()));
+      }
+    }
+    return out;
+  }();
+  return keys.at(model);
 }
 
 const std::vector<std::string>& ShapeKeys(ShapeType type) {

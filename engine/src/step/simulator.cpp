@@ -12,6 +12,7 @@
 #include "core/hash.h"
 #include "model/rigid_model.h"
 #include "mpm/constitutive/constitutive.h"
+#include "params/model_editor.h"
 #include "state/state_data.h"
 #include "state/state_format.h"
 #include "step/inputs.h"
@@ -26,9 +27,19 @@ struct Simulator::Impl {
   }
   State::Data& data() { return state.data(); }
   const State::Data& data() const { return state.data(); }
+  // Continues from the state with `model` after it changed (the step Δt was `dt` before).
+  void ContinueWithModel(double dt) {
+    Clock& clock = data().clock;
+    if (model->dt != dt) {
+      clock.time_base = clock.time;
+      clock.steps_base = clock.steps;
+    }
+    workspace.SetModel(*model, data());
+  }
 
   std::shared_ptr<const Model> model;
-  State state;  // declared before the workspace, which binds to it
+  params::ModelEditor editor;  // live edits of `model` (SetParameter)
+  State state;                 // declared before the workspace, which binds to it
   Workspace workspace;
 };
 
@@ -121,13 +132,20 @@ std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
       return "the particles' materials changed: reset to apply";
 
   // Applied: the new model drives every later step; the state carries over.
-  Clock& clock = s.data().clock;
-  if (m.dt != old.dt) {
-    clock.time_base = clock.time;
-    clock.steps_base = clock.steps;
-  }
+  const double dt = old.dt;
   s.model = std::move(model);
-  s.workspace.SetModel(*s.model, s.data());
+  s.ContinueWithModel(dt);
+  return {};
+}
+
+std::string Simulator::SetParameter(const std::string& key, const std::string& value) {
+  Impl& s = *impl_;
+  // The models the workspace refers to stay alive until it has moved on to the edited ones.
+  const std::shared_ptr<const Model> before = s.model;
+  const std::shared_ptr<const RigidModel> before_rigid = s.model->rigid;
+  const double dt = s.model->dt;
+  if (std::string refused = s.editor.Apply(s.model, key, value); !refused.empty()) return refused;
+  s.ContinueWithModel(dt);
   return {};
 }
 

@@ -1,0 +1,117 @@
+// The parameter table: one row per tunable number of the scene format (docs/scene-format.md), with its symbol, unit,
+// valid range, default, the material models it applies to, whether a running simulation takes a change at the
+// next step or only after a reset, and a line of documentation. It is the one place these facts live: LoadScene
+// reads these keys through it (range checks, required keys), `--set` overrides are checked by that same reading,
+// Simulator::SetParameter validates live edits against it, the studio's inspector builds its fields from it, and a
+// test checks the tables of docs/scene-format.md against it. The table is immutable; every function here is
+// thread-safe.
+#pragma once
+
+#include <array>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ductile/scene.h"
+
+namespace ductile {
+
+/// What kind of value a parameter takes.
+enum class ParameterType {
+  kNumber,   ///< A finite number.
+  kInteger,  ///< A whole number, written without fraction or exponent.
+  kVector,   ///< Three finite numbers `[x, y, z]`; KEY.0, KEY.1 and KEY.2 address one of them.
+};
+
+/// When a change of a parameter reaches a running simulation.
+enum class ParameterApply {
+  kLive,    ///< At the next step: Simulator::SetParameter patches the model in place.
+  kReset,   ///< At the next reset: it changes the particles, the grid, the rigid bodies or the initial state.
+  kReload,  ///< When the scene is loaded again (it is read once, when a simulator or a view starts).
+};
+
+/// The valid values of a number: an interval, each end open or closed; an infinite end is unbounded.
+struct ParameterRange {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_open = true;
+  bool max_open = true;
+
+  bool Contains(double x) const;
+  /// As error messages say it: "> 0", ">= 0", "in (-1, 0.5)", "in (0, 1]"; "finite" when unbounded.
+  std::string Describe() const;
+  /// As docs/scene-format.md writes it: "> 0", "≥ 0", "(−1, 0.5)", "[0, 90)", "finite".
+  std::string Notation() const;
+};
+
+/// One row of the table.
+struct ParameterInfo {
+  /// The dotted key as `--set` spells it, `*` standing for a named entry or a list index:
+  /// "simulation.dt", "materials.*.youngs_modulus", "rigid_bodies.*.keyframes.*.time".
+  std::string key;
+  std::string name;    ///< What it is, for labels: "Young's modulus".
+  std::string symbol;  ///< Its symbol: "E", "Δt", "ν".
+  /// Its SI unit as docs/scene-format.md writes it ("Pa", "kg/m³", "N·m/rad or N/m"); empty when it has none.
+  std::string unit;
+  ParameterType type = ParameterType::kNumber;
+  ParameterRange range;  ///< Valid values (of every element of a vector); an integer's is closed below.
+  /// When the valid values also depend on other keys, what the docs say of them ("within [`lower`, `upper`]");
+  /// LoadScene checks that part. Empty otherwise.
+  std::string range_note;
+  bool required = false;            ///< The key must be given (where it applies).
+  double default_value = 0;         ///< The value of an omitted key (kNumber, kInteger) when `default_note` is empty.
+  Vector3 default_vector{0, 0, 0};  ///< Likewise for a kVector.
+  /// When an omitted key has no value of its own, what the docs say instead: "*required*", "not set",
+  /// "from `contact`", "unbounded (−∞)". Empty when default_value or default_vector is the default.
+  std::string default_note;
+  /// materials.*: the models that take it; empty for every other key.
+  std::vector<MaterialModelDesc> models;
+  ParameterApply apply = ParameterApply::kLive;
+  /// kReset, kReload: why a running simulation cannot take it, completing "KEY ...: reset to apply"
+  /// ("changes the grid and the particles"). Empty for kLive.
+  std::string reason;
+  std::string doc;  ///< One line.
+};
+
+/// Every row, in the order of docs/scene-format.md.
+const std::vector<ParameterInfo>& ParameterTable();
+/// The row whose key is `pattern` exactly ("materials.*.density"), or null.
+const ParameterInfo* FindParameter(const std::string& pattern);
+
+/// A concrete key matched to its row.
+struct ParameterKey {
+  const ParameterInfo* info = nullptr;
+  std::string key;                 ///< As given: "materials.dough.youngs_modulus", "simulation.gravity.2".
+  std::vector<std::string> names;  ///< What the row's `*` stand for, in order: {"dough"}.
+  int element = -1;                ///< A vector's element (0, 1, 2), or −1 for the whole value.
+};
+
+/// The row of a concrete key; nullopt when the table has none. Named entries are not looked up (see CheckParameter).
+std::optional<ParameterKey> MatchParameter(const std::string& key);
+
+/// One parameter of a scene: a row, expanded over the scene's named entries, and its value there.
+struct SceneParameter {
+  const ParameterInfo* info = nullptr;
+  std::string key;                 ///< "materials.dough.youngs_modulus".
+  std::vector<std::string> names;  ///< {"dough"}.
+  /// The value as `--set` takes it ("0.001", "8", "[0, 0, -9.81]"); empty when the key is not set and has no
+  /// value of its own (a material's `friction`, a joint's limits; default_note says what applies instead).
+  std::string value;
+};
+
+/// The parameters that apply to `scene`, in table order and, within a row, in the order of the scene's entries:
+/// every simulation, grid and contact parameter, and per named entry the keys its model or type takes (a dynamic
+/// rigid body's `mass` or `density`, whichever it gives; a joint's keys when it moves).
+std::vector<SceneParameter> ListParameters(const SceneDesc& scene);
+
+/// Checks `key` = `value` against the table and `scene`: a row exists, the named entries exist in the scene, the key
+/// applies to the entry's model or type, and the value has the row's type and lies in its range. Returns an empty
+/// string, or why not, beginning with "KEY = VALUE: " and with LoadScene's wording for a bad value ("'dt' must be >
+/// 0, got 0"). Rules between keys (a joint's target within its limits) are LoadScene's.
+std::string CheckParameter(const SceneDesc& scene, const std::string& key, const std::string& value);
+
+/// "KEY REASON: reset to apply" (or "... load the scene again to apply") for a row that is not kLive.
+std::string NeedsResetMessage(const ParameterKey& key);
+
+}  // namespace ductile

@@ -1,0 +1,32 @@
+// The pieces of CompileModel that a live edit (Simulator::SetParameter) derives again after a parameter changed, so
+// that an edited model holds bitwise the numbers that CompileModel gives a scene with the new value.
+#pragma once
+
+#include "ductile/model.h"
+
+namespace ductile {
+
+/// The constants the MPM kernels read: the Lamé parameters μ = E/(2(1 + ν)) and λ = Eν/((1 + ν)(1 − 2ν)), the
+/// Drucker-Prager α = √(2/3)·2 sin φ/(3 − sin φ) (Klár et al. 2016), the fluid's κ, γ and viscosity.
+mpm::MaterialParams CompileMaterial(const MaterialDesc& material);
+
+/// The time-stepping fields of `model`: Δt, N, duration, output rate, gravity, CFL number and threads.
+void CompileSimulation(const SimulationDesc& simulation, Model& model);
+
+/// The boundary condition of the domain walls.
+mpm::WallParams CompileWalls(const BoundaryDesc& walls);
+
+/// A static analytic collider. Throws SceneError for a mesh or capsule collider.
+mpm::Collider CompileCollider(const ColliderDesc& collider);
+
+/// The rest volume h³/ppc [m³] of a particle of an object seeded with `particles_per_cell` on a grid of spacing h.
+double ParticleVolume(double h, int particles_per_cell);
+
+/// The mass ρ·V [kg] of a particle of rest volume V [m³] of `material`.
+double ParticleMass(double volume, const mpm::MaterialParams& material);
+
+/// Sets the masses of the particles of `scene.objects[object]` in `model` and the object's total mass from its
+/// material's density, as the sampling does.
+void CompileObjectMasses(const SceneDesc& scene, int object, Model& model);
+
+}  // namespace ductile

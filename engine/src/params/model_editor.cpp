@@ -1,0 +1,148 @@
+#include "params/model_editor.h"
+
+#include <functional>
+#include <map>
+
+#include "ductile/parameters.h"
+#include "model/compile_parts.h"
+#include "model/compile_rigid.h"
+#include "params/scene_slots.h"
+#include "scene/overrides.h"
+
+namespace ductile::params {
+
+namespace {
+
+// One edit being derived: the edited scene, the key, the model to patch and its rigid part (copied when asked for).
+struct Edit {
+  const SceneDesc& scene;
+  const ParameterKey& key;
+  Model& model;
+  std::function<RigidModel&()> rigid;
+};
+
+// Re-derives the fields of the model that the edited key feeds.
+using Derive = void (*)(const Edit& edit);
+
+template <typename Desc>
+std::size_t IndexOf(const std::vector<Desc>& entries, const std::string& name) {
+  std::size_t i = 0;
+  while (i < entries.size() && entries[i].name != name) ++i;
+  return i;  // the key was checked: the entry exists
+}
+
+void Timing(const Edit& e) {
+  CompileSimulation(e.scene.simulation, e.model);
+}
+
+void SolverSettings(const Edit& e) {
+  CompileSimulation(e.scene.simulation, e.model);
+  CompileRigidSettings(e.scene, e.rigid());
+}
+
+void GeometryContact(const Edit& e) {
+  CompileGeometryContact(e.scene, e.rigid());
+}
+
+void Walls(const Edit& e) {
+  e.model.walls = CompileWalls(e.scene.walls);
+}
+
+void Collider(const Edit& e) {
+  const std::size_t i = IndexOf(e.scene.colliders, e.key.names[0]);
+  e.model.colliders[i] = CompileCollider(e.scene.colliders[i]);
+}
+
+// A material's constants; after a change of density also the masses of the particles made of it.
+void Material(const Edit& e) {
+  const std::size_t m = IndexOf(e.scene.materials, e.key.names[0]);
+  e.model.materials[m] = CompileMaterial(e.scene.materials[m]);
+  e.model.material_friction[m] = e.scene.materials[m].friction;
+  if (e.key.info->key != "materials.*.density") return;
+  for (std::size_t o = 0; o < e.model.objects.size(); ++o)
+    if (e.model.objects[o].material == static_cast<int>(m)) CompileObjectMasses(e.scene, static_cast<int>(o), e.model);
+}
+
+const std::map<std::string, Derive>& DeriveRules() {
+  static const std::map<std::string, Derive> rules{
+      {"simulation.dt", Timing},
+      {"simulation.substeps", Timing},
+      {"simulation.duration", Timing},
+      {"simulation.gravity", Timing},
+      {"simulation.output_rate", Timing},
+      {"simulation.cfl", Timing},
+      {"simulation.contact_tolerance_relative", SolverSettings},
+      {"simulation.contact_tolerance_absolute", SolverSettings},
+      {"simulation.max_solver_iterations", SolverSettings},
+      {"contact.stiction_speed", SolverSettings},
+      {"contact.mpm_stiffness", SolverSettings},
+      {"contact.mpm_dissipation", SolverSettings},
+      {"contact.friction", GeometryContact},
+      {"contact.stiffness", GeometryContact},
+      {"contact.dissipation", GeometryContact},
+      {"rigid_bodies.*.friction", GeometryContact},
+      {"rigid_bodies.*.stiffness", GeometryContact},
+      {"rigid_bodies.*.dissipation", GeometryContact},
+      {"grid.boundary.friction", Walls},
+      {"colliders.*.boundary.friction", Collider},
+      {"materials.*.density", Material},
+      {"materials.*.friction", Material},
+      {"materials.*.youngs_modulus", Material},
+      {"materials.*.poisson_ratio", Material},
+      {"materials.*.yield_stress", Material},
+      {"materials.*.friction_angle", Material},
+      {"materials.*.cohesion", Material},
+      {"materials.*.bulk_modulus", Material},
+      {"materials.*.gamma", Material},
+      {"materials.*.viscosity", Material},
+  };
+  return rules;
+}
+
+}  // namespace
+
+bool DerivesLive(const ParameterInfo& row) {
+  return DeriveRules().count(row.key) > 0;
+}
+
+std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::string& key_text,
+                               const std::string& value_text) {
+  const std::string key = scene::TrimSpace(key_text), value = scene::TrimSpace(value_text);
+  if (!model->scene) return key + " = " + value + ": the model was not compiled from a scene, it has no parameters";
+  if (std::string bad = CheckParameter(*model->scene, key, value); !bad.empty()) return bad;
+  const ParameterKey matched = *MatchParameter(key);
+  const auto rule = DeriveRules().find(matched.info->key);
+  if (matched.info->apply != ParameterApply::kLive || rule == DeriveRules().end()) return NeedsResetMessage(matched);
+
+  // The edited scene description; CheckParameter found the slot and read the value.
+  auto scene = std::make_shared<SceneDesc>(*model->scene);
+  std::string why;
+  const Slot slot = FindSlot(*scene, matched, why);
+  Value parsed;
+  ReadValue(matched, value, parsed);
+  Store(slot, matched, parsed);
+
+  Model& edited = Own(model);
+  edited.scene = scene;
+  rule->second(Edit{*scene, matched, edited, [this, &edited]() -> RigidModel& { return OwnRigid(edited); }});
+  return {};
+}
+
+Model& ModelEditor::Own(std::shared_ptr<const Model>& model) {
+  if (model_.get() != model.get()) {
+    model_ = std::make_shared<Model>(*model);  // shares the rigid part and the scene until they are edited
+    rigid_.reset();
+    model = model_;
+  }
+  return *model_;
+}
+
+RigidModel& ModelEditor::OwnRigid(Model& model) {
+  if (rigid_.get() != model.rigid.get()) {
+    rigid_ = std::make_shared<RigidModel>(*model.rigid);
+    model.rigid = rigid_;
+  }
+  return *rigid_;
+}
+
+}  // namespace ductile::params

@@ -1,0 +1,441 @@
+// The rows of the parameter table (ductile/parameters.h), section by section in the order of
+// docs/scene-format.md. A row's default must equal the matching default of ductile/scene.h and its range, default and
+// unit the row of the docs' table (tests/unit/params check both).
+#include <cmath>
+#include <sstream>
+
+#include "ductile/parameters.h"
+
+namespace ductile {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+ParameterRange Positive() {
+  return {0, kInfinity, true, true};
+}
+ParameterRange NonNegative() {
+  return {0, kInfinity, false, true};
+}
+ParameterRange AtLeast(double min) {
+  return {min, kInfinity, false, true};
+}
+ParameterRange Finite() {
+  return {};
+}
+
+const std::vector<MaterialModelDesc> kAllModels{MaterialModelDesc::kFixedCorotated, MaterialModelDesc::kLinearCorotated,
+                                                MaterialModelDesc::kStvkHencky, MaterialModelDesc::kDruckerPrager,
+                                                MaterialModelDesc::kFluid};
+const std::vector<MaterialModelDesc> kSolids{MaterialModelDesc::kFixedCorotated, MaterialModelDesc::kLinearCorotated,
+                                             MaterialModelDesc::kStvkHencky, MaterialModelDesc::kDruckerPrager};
+const std::vector<MaterialModelDesc> kPlastic{MaterialModelDesc::kLinearCorotated, MaterialModelDesc::kStvkHencky};
+
+// Builds one row: the constructor takes what every row has, the setters the rest.
+class Row {
+ public:
+  Row(ParameterType type, std::string key, std::string name, std::string symbol, std::string unit) {
+    p_.type = type;
+    p_.key = std::move(key);
+    p_.name = std::move(name);
+    p_.symbol = std::move(symbol);
+    p_.unit = std::move(unit);
+    if (type == ParameterType::kVector) p_.range = Finite();
+  }
+  Row& In(const ParameterRange& range) {
+    p_.range = range;
+    return *this;
+  }
+  Row& Within(std::string note) {  // the valid values depend on other keys
+    p_.range_note = std::move(note);
+    return *this;
+  }
+  Row& Default(double value) {
+    p_.default_value = value;
+    return *this;
+  }
+  Row& Default(const Vector3& value) {
+    p_.default_vector = value;
+    return *this;
+  }
+  Row& DefaultNote(std::string note) {
+    p_.default_note = std::move(note);
+    return *this;
+  }
+  Row& Required() {
+    p_.required = true;
+    return DefaultNote("*required*");
+  }
+  Row& Models(const std::vector<MaterialModelDesc>& models) {
+    p_.models = models;
+    return *this;
+  }
+  Row& Reset(std::string reason) {
+    p_.apply = ParameterApply::kReset;
+    p_.reason = std::move(reason);
+    return *this;
+  }
+  Row& Reload(std::string reason) {
+    p_.apply = ParameterApply::kReload;
+    p_.reason = std::move(reason);
+    return *this;
+  }
+  Row& Doc(std::string doc) {
+    p_.doc = std::move(doc);
+    return *this;
+  }
+  operator ParameterInfo() const { return p_; }  // implicit: the table lists rows as they are built
+
+ private:
+  ParameterInfo p_;
+};
+
+Row Number(std::string key, std::string name, std::string symbol, std::string unit) {
+  return Row(ParameterType::kNumber, std::move(key), std::move(name), std::move(symbol), std::move(unit));
+}
+Row Integer(std::string key, std::string name, std::string symbol) {
+  return Row(ParameterType::kInteger, std::move(key), std::move(name), std::move(symbol), "");
+}
+Row Vector(std::string key, std::string name, std::string symbol, std::string unit) {
+  return Row(ParameterType::kVector, std::move(key), std::move(name), std::move(symbol), std::move(unit));
+}
+
+const char* const kInitial = "is an initial condition";
+const char* const kRigidStructure = "changes the rigid bodies' joints and controllers";
+
+std::vector<ParameterInfo> SimulationRows() {
+  return {
+      Number("simulation.dt", "time step", "Δt", "s").In(Positive()).Default(1e-3).Doc("Rigid (outer) time step Δt."),
+      Integer("simulation.substeps", "MPM substeps", "N")
+          .In(AtLeast(1))
+          .Default(1)
+          .Doc("MPM substeps N per Δt; the MPM step is Δt/N."),
+      Number("simulation.duration", "duration", "T", "s").In(Positive()).Default(1.0).Doc("Default length of a run."),
+      Vector("simulation.gravity", "gravity", "g", "m/s²")
+          .Default(Vector3{0, 0, -9.81})
+          .Doc("Gravitational acceleration."),
+      Number("simulation.output_rate", "output rate", "f_out", "Hz")
+          .In(Positive())
+          .Default(60)
+          .Doc("Output frames (trajectory, probes) per simulated second."),
+      Number("simulation.contact_tolerance_relative", "contact tolerance (relative)", "ε_r", "")
+          .In(Positive())
+          .Default(5e-2)
+          .Doc("ε_r of the contact solvers' stopping rule."),
+      Number("simulation.contact_tolerance_absolute", "contact tolerance (absolute)", "ε_a", "")
+          .In(NonNegative())
+          .Default(1e-6)
+          .Doc("ε_a of the contact solvers' stopping rule."),
+      Integer("simulation.max_solver_iterations", "solver iterations", "n_max")
+          .In(AtLeast(1))
+          .Default(100)
+          .Doc("Iteration limit of the contact solvers."),
+      Number("simulation.cfl", "CFL number", "CFL", "")
+          .In({0, 1, true, false})
+          .Default(0.4)
+          .Doc("Largest fraction of a cell a wave or particle may cross in one substep."),
+      Integer("simulation.threads", "threads", "threads")
+          .In(AtLeast(0))
+          .Default(0)
+          .Reload("sets the worker threads when the simulator starts")
+          .Doc("Worker threads; 0 uses all cores."),
+  };
+}
+
+std::vector<ParameterInfo> GridAndContactRows() {
+  return {
+      Number("grid.h", "grid spacing", "h", "m")
+          .In(Positive())
+          .Default(0.01)
+          .Reset("changes the grid and the particles")
+          .Doc("Grid spacing."),
+      Number("grid.boundary.friction", "wall friction", "μ", "")
+          .In(NonNegative())
+          .Default(0)
+          .Doc("Coulomb friction coefficient μ of the domain walls (used by type friction)."),
+      Number("contact.friction", "friction (rigid)", "μ", "")
+          .In(NonNegative())
+          .Default(0.5)
+          .Doc("Coulomb friction coefficient μ of rigid geometry that sets none."),
+      Number("contact.stiffness", "stiffness (rigid)", "k", "N/m")
+          .In(Positive())
+          .Default(1e6)
+          .Doc("Point-contact stiffness k: the normal force per metre of penetration."),
+      Number("contact.dissipation", "dissipation (rigid)", "d", "s/m")
+          .In(NonNegative())
+          .Default(10)
+          .Doc("Hunt-Crossley dissipation d: the normal force is multiplied by (1 + d·v)."),
+      Number("contact.stiction_speed", "stiction speed", "v_s", "m/s")
+          .In(Positive())
+          .Default(1e-4)
+          .Doc("Slip speed v_s of the regularised friction."),
+      Number("contact.mpm_stiffness", "stiffness (MPM)", "k_p", "N/m")
+          .In(Positive())
+          .Default(1e4)
+          .Doc("Stiffness of one MPM particle's contact with rigid geometry."),
+      Number("contact.mpm_dissipation", "dissipation (MPM)", "d_p", "s/m")
+          .In(NonNegative())
+          .Default(10)
+          .Doc("Hunt-Crossley dissipation of the MPM particles' contacts."),
+  };
+}
+
+std::vector<ParameterInfo> MaterialRows() {
+  return {
+      Number("materials.*.density", "density", "ρ", "kg/m³")
+          .In(Positive())
+          .Required()
+          .Models(kAllModels)
+          .Doc("Rest density; the particles' masses follow it."),
+      Number("materials.*.friction", "friction against rigid geometry", "μ", "")
+          .In(NonNegative())
+          .DefaultNote("not set")
+          .Models(kAllModels)
+          .Doc("Coulomb μ against rigid geometry, combined with the geometry's μ; not set: the geometry's alone."),
+      Number("materials.*.youngs_modulus", "Young's modulus", "E", "Pa")
+          .In(Positive())
+          .Required()
+          .Models(kSolids)
+          .Doc("Young's modulus E; with ν it gives the Lamé parameters μ and λ."),
+      Number("materials.*.poisson_ratio", "Poisson's ratio", "ν", "")
+          .In({-1, 0.5, true, true})
+          .Required()
+          .Models(kSolids)
+          .Doc("Poisson's ratio ν; 0.5 (incompressible) has no finite λ."),
+      Number("materials.*.yield_stress", "yield stress", "η", "Pa")
+          .In(NonNegative())
+          .Default(0)
+          .Models(kPlastic)
+          .Doc("Von Mises bound on the Frobenius norm of the deviatoric stress; 0: no plasticity."),
+      Number("materials.*.friction_angle", "friction angle", "φ", "deg")
+          .In({0, 90, false, true})
+          .Default(30)
+          .Models({MaterialModelDesc::kDruckerPrager})
+          .Doc("Internal friction angle of sand; it gives the Drucker-Prager cone's α."),
+      Number("materials.*.cohesion", "cohesion", "c", "")
+          .In(NonNegative())
+          .Default(0)
+          .Models({MaterialModelDesc::kDruckerPrager})
+          .Doc("Volumetric Hencky-strain shift of the cone's tip; 0: dry sand."),
+      Number("materials.*.bulk_modulus", "bulk modulus", "κ", "Pa")
+          .In(Positive())
+          .Required()
+          .Models({MaterialModelDesc::kFluid})
+          .Doc("Bulk modulus κ of the Tait equation of state p = κ(J^−γ − 1)."),
+      Number("materials.*.gamma", "Tait exponent", "γ", "")
+          .In(AtLeast(1))
+          .Default(7)
+          .Models({MaterialModelDesc::kFluid})
+          .Doc("Exponent γ of the Tait equation of state."),
+      Number("materials.*.viscosity", "viscosity", "μ_v", "Pa·s")
+          .In(NonNegative())
+          .Default(0)
+          .Models({MaterialModelDesc::kFluid})
+          .Doc("Dynamic viscosity of the fluid."),
+  };
+}
+
+std::vector<ParameterInfo> ObjectRows() {
+  return {
+      Integer("objects.*.particles_per_cell", "particles per cell", "ppc")
+          .In(AtLeast(1))
+          .Default(8)
+          .Reset("changes the particles")
+          .Doc("Particles seeded per grid cell: k³ gives a k×k×k lattice, other counts random points."),
+      Vector("objects.*.velocity", "initial velocity", "v₀", "m/s")
+          .Default(Vector3{0, 0, 0})
+          .Reset(kInitial)
+          .Doc("Initial velocity of every particle."),
+      Number("colliders.*.boundary.friction", "collider friction", "μ", "")
+          .In(NonNegative())
+          .Default(0)
+          .Doc("Coulomb friction coefficient μ of the collider (used by type friction)."),
+  };
+}
+
+std::vector<ParameterInfo> RigidBodyRows() {
+  return {
+      Number("rigid_bodies.*.mass", "mass", "m", "kg")
+          .In(Positive())
+          .DefaultNote("–")
+          .Reset("changes the body's mass properties")
+          .Doc("The dynamic body's mass."),
+      Number("rigid_bodies.*.density", "density", "ρ", "kg/m³")
+          .In(Positive())
+          .DefaultNote("–")
+          .Reset("changes the body's mass properties")
+          .Doc("The dynamic body's mass per volume of its shape, instead of its mass."),
+      Number("rigid_bodies.*.friction", "friction", "μ", "")
+          .In(NonNegative())
+          .DefaultNote("from `contact`")
+          .Doc("Coulomb friction coefficient μ of this body; not set: contact.friction."),
+      Number("rigid_bodies.*.stiffness", "contact stiffness", "k", "N/m")
+          .In(Positive())
+          .DefaultNote("from `contact`")
+          .Doc("Contact stiffness k of this body; not set: contact.stiffness."),
+      Number("rigid_bodies.*.dissipation", "contact dissipation", "d", "s/m")
+          .In(NonNegative())
+          .DefaultNote("from `contact`")
+          .Doc("Hunt-Crossley dissipation d of this body; not set: contact.dissipation."),
+      Number("rigid_bodies.*.keyframes.*.time", "keyframe time", "t", "s")
+          .In(NonNegative())
+          .Within("≥ 0, greater than the previous keyframe's")
+          .Required()
+          .Reset("changes the body's motion")
+          .Doc("When the kinematic body is at this keyframe's pose."),
+  };
+}
+
+std::vector<ParameterInfo> BodyJointRows() {
+  const std::string in_limits = "within [`lower`, `upper`]";
+  return {
+      Number("rigid_bodies.*.joint.position", "initial joint position", "q₀", "rad or m")
+          .Within(in_limits)
+          .Default(0)
+          .Reset(kInitial)
+          .Doc("Joint position q at t = 0."),
+      Number("rigid_bodies.*.joint.lower", "lower limit", "q_min", "rad or m")
+          .Within("finite, ≤ `upper`")
+          .DefaultNote("unbounded (−∞)")
+          .Reset(kRigidStructure)
+          .Doc("Lower joint limit."),
+      Number("rigid_bodies.*.joint.upper", "upper limit", "q_max", "rad or m")
+          .Within("finite, ≥ `lower`")
+          .DefaultNote("unbounded (+∞)")
+          .Reset(kRigidStructure)
+          .Doc("Upper joint limit."),
+      Number("rigid_bodies.*.joint.damping", "joint damping", "b", "N·m·s/rad or N·s/m")
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Viscous joint damping: a joint force −b·q̇."),
+      Number("rigid_bodies.*.joint.effort", "effort limit", "u_max", "N·m or N")
+          .In(Positive())
+          .DefaultNote("unbounded")
+          .Reset(kRigidStructure)
+          .Doc("The controller's force is limited to ±u_max."),
+      Number("rigid_bodies.*.joint.effort_applied", "applied effort", "u", "N·m or N")
+          .Within("\\|value\\| ≤ `effort`")
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Constant feed-forward joint force applied during the whole run."),
+      Number("rigid_bodies.*.joint.kp", "proportional gain", "K_p", "N·m/rad or N/m")
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Proportional gain of the joint's PD controller."),
+      Number("rigid_bodies.*.joint.kd", "derivative gain", "K_d", "N·m·s/rad or N·s/m")
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Derivative gain of the joint's PD controller."),
+      Number("rigid_bodies.*.joint.target", "target position", "q_d", "rad or m")
+          .Within(in_limits)
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Target position of the joint's PD controller."),
+  };
+}
+
+std::vector<ParameterInfo> RobotWeldCameraRows() {
+  const std::string in_limits = "within the joint's limits";
+  return {
+      Number("robots.*.initial_positions.*", "initial joint position", "q₀", "rad or m")
+          .Within(in_limits)
+          .DefaultNote("every joint at 0")
+          .Reset(kInitial)
+          .Doc("Joint position at t = 0."),
+      Number("robots.*.controllers.*.kp", "proportional gain", "K_p", "N·m/rad or N/m")
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Proportional gain of the joint's PD controller."),
+      Number("robots.*.controllers.*.kd", "derivative gain", "K_d", "N·m·s/rad or N·s/m")
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Derivative gain of the joint's PD controller."),
+      Number("robots.*.controllers.*.target", "target position", "q_d", "rad or m")
+          .Within(in_limits)
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Target position q_d of the controller."),
+      Number("robots.*.controllers.*.feedforward", "feed-forward force", "u_ff", "N·m or N")
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Constant force added to the PD term."),
+      Number("robots.*.joint_efforts.*", "joint effort", "u", "N·m or N")
+          .Within("\\|value\\| ≤ the joint's URDF `effort` limit")
+          .DefaultNote("none (0)")
+          .Reset(kRigidStructure)
+          .Doc("Constant feed-forward joint force applied during the whole run."),
+      Number("welds.*.stiffness", "weld stiffness", "k", "N/m")
+          .In(NonNegative())
+          .Default(0)
+          .Reset("changes the welds")
+          .Doc("0: near-rigid; > 0: a spring pulling the frames together."),
+      Number("welds.*.damping", "weld damping", "d", "N·s/m")
+          .In(NonNegative())
+          .Within("≥ 0; `0` when `stiffness` is `0`")
+          .Default(0)
+          .Reset("changes the welds")
+          .Doc("Damper of the weld's spring."),
+      Number("cameras.*.fov_deg", "field of view", "fov", "deg")
+          .In({0, 180, true, true})
+          .Default(40)
+          .Reload("is read when the scene is opened")
+          .Doc("Vertical field of view of the camera preset."),
+  };
+}
+
+std::vector<ParameterInfo> BuildTable() {
+  std::vector<ParameterInfo> table;
+  for (const auto& rows : {SimulationRows(), GridAndContactRows(), MaterialRows(), ObjectRows(), RigidBodyRows(),
+                           BodyJointRows(), RobotWeldCameraRows()})
+    table.insert(table.end(), rows.begin(), rows.end());
+  return table;
+}
+
+// Shortest text for a number: "0.5", "1e+05"; `minus` spells the sign of a negative number.
+std::string Format(double x, const char* minus = "-") {
+  std::ostringstream text;
+  text << std::abs(x);
+  return (x < 0 ? minus : "") + text.str();
+}
+
+}  // namespace
+
+bool ParameterRange::Contains(double x) const {
+  const bool above = min_open ? x > min : x >= min;
+  const bool below = max_open ? x < max : x <= max;
+  return above && below;
+}
+
+std::string ParameterRange::Describe() const {
+  if (std::isinf(min) && std::isinf(max)) return "finite";
+  if (std::isinf(max)) return (min_open ? "> " : ">= ") + Format(min);
+  if (std::isinf(min)) return (max_open ? "< " : "<= ") + Format(max);
+  return std::string("in ") + (min_open ? "(" : "[") + Format(min) + ", " + Format(max) + (max_open ? ")" : "]");
+}
+
+std::string ParameterRange::Notation() const {
+  const char* minus = "−";
+  if (std::isinf(min) && std::isinf(max)) return "finite";
+  if (std::isinf(max)) return (min_open ? "> " : "≥ ") + Format(min, minus);
+  if (std::isinf(min)) return (max_open ? "< " : "≤ ") + Format(max, minus);
+  return std::string(min_open ? "(" : "[") + Format(min, minus) + ", " + Format(max, minus) + (max_open ? ")" : "]");
+}
+
+const std::vector<ParameterInfo>& ParameterTable() {
+  static const std::vector<ParameterInfo> table = BuildTable();
+  return table;
+}
+
+const ParameterInfo* FindParameter(const std::string& pattern) {
+  for (const ParameterInfo& p : ParameterTable())
+    if (p.key == pattern) return &p;
+  return nullptr;
+}
+
+}  // namespace ductile

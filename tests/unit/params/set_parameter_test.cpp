@@ -1,0 +1,262 @@
+// Simulator::SetParameter: a live edit patches the model in place to bitwise what CompileModel makes of the scene with
+// the new value, for every live parameter of the table; the state carries over in the same storage; a refused edit
+// changes nothing; the caller's model is never written (copy on write).
+#include <gtest/gtest.h>
+
+#include <iomanip>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ductile/model.h"
+#include "ductile/parameters.h"
+#include "ductile/scene.h"
+#include "ductile/simulator.h"
+#include "model/rigid_model.h"
+#include "mpm/particles.h"
+
+namespace ductile {
+namespace {
+
+// One object of every material model, falling onto a static ground (MPM-rigid contact), a box collider with
+// friction and the friction walls; a ball resting on the ground (rigid-rigid contact) that a cube falls onto.
+constexpr const char* kScene = R"(
+simulation: {dt: 1.0e-3, substeps: 4}
+grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.3]}, boundary: {type: friction, friction: 0.2}}
+contact: {mpm_stiffness: 2.0e4}
+materials:
+  rubber: {model: fixed_corotated, density: 500, youngs_modulus: 2.0e4, poisson_ratio: 0.3}
+  dough: {model: linear_corotated, density: 1000, youngs_modulus: 2.0e4, poisson_ratio: 0.4, yield_stress: 500}
+  clay: {model: stvk_hencky, density: 1800, youngs_modulus: 5.0e4, poisson_ratio: 0.35}
+  sand: {model: drucker_prager, density: 1600, youngs_modulus: 3.5e4, poisson_ratio: 0.3, friction: 0.4}
+  water: {model: fluid, density: 1000, bulk_modulus: 1.0e4}
+objects:
+  cube: {material: rubber, shape: {type: box, size: [0.06, 0.06, 0.06]}, pose: {position: [0.1, 0, 0.08]},
+         velocity: [0, 0, -1]}
+  blob: {material: dough, shape: {type: sphere, radius: 0.03}, pose: {position: [-0.1, 0.1, 0.035]},
+         velocity: [0, 0, -1]}
+  brick: {material: clay, shape: {type: box, size: [0.04, 0.04, 0.04]}, pose: {position: [-0.1, -0.1, 0.08]},
+          velocity: [0, 0, -1]}
+  heap: {material: sand, shape: {type: box, size: [0.06, 0.06, 0.04]}, pose: {position: [0, 0.12, 0.025]},
+         velocity: [0, 0, -1]}
+  drop: {material: water, shape: {type: sphere, radius: 0.025}, pose: {position: [0.1, -0.12, 0.03]},
+         velocity: [0, 0, -1]}
+colliders:
+  step: {shape: {type: box, size: [0.08, 0.08, 0.02]}, pose: {position: [-0.1, -0.1, 0.01]},
+         boundary: {type: friction, friction: 0.5}}
+rigid_bodies:
+  ground: {type: static, shape: {type: plane}}
+  ball: {shape: {type: sphere, radius: 0.02}, mass: 0.1, pose: {position: [0.1, 0, 0.0195]}, friction: 0.6}
+)";
+
+std::shared_ptr<const Model> Compile(const std::vector<Override>& overrides = {}) {
+  return std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "set_parameter.yaml", overrides)));
+}
+
+std::string Text(double x) {
+  std::ostringstream text;
+  text << std::setprecision(17) << x;
+  return text.str();
+}
+
+// A valid value other than `p`'s current one.
+std::string NewValue(const SceneParameter& p) {
+  const ParameterInfo& row = *p.info;
+  if (row.type == ParameterType::kVector) return "[0.5, -0.25, -6]";
+  if (row.type == ParameterType::kInteger) return std::to_string(std::stoi(p.value) + 1);
+  const double v = p.value.empty() ? 0 : std::stod(p.value);
+  double next = v != 0 ? v * 1.25 : 0.3;
+  if (!row.range.Contains(next)) next = v * 0.8;
+  return Text(next);
+}
+
+// The live parameters of the scene with a new value each.
+std::vector<std::pair<std::string, std::string>> LiveEdits() {
+  std::vector<std::pair<std::string, std::string>> edits;
+  for (const SceneParameter& p : ListParameters(*Compile()->scene))
+    if (p.info->apply == ParameterApply::kLive) edits.emplace_back(p.key, NewValue(p));
+  return edits;
+}
+
+// The fields live edits change are bitwise equal.
+void ExpectSameParameters(const Model& a, const Model& b) {
+  EXPECT_EQ(a.dt, b.dt);
+  EXPECT_EQ(a.substeps, b.substeps);
+  EXPECT_EQ(a.duration, b.duration);
+  EXPECT_EQ(a.output_rate, b.output_rate);
+  EXPECT_EQ(a.cfl, b.cfl);
+  EXPECT_EQ(a.gravity, b.gravity);
+  EXPECT_EQ(a.walls.friction, b.walls.friction);
+  for (std::size_t c = 0; c < a.colliders.size(); ++c) EXPECT_EQ(a.colliders[c].friction, b.colliders[c].friction);
+  for (std::size_t m = 0; m < a.materials.size(); ++m) {
+    const mpm::MaterialParams &x = a.materials[m], &y = b.materials[m];
+    EXPECT_EQ(x.mu, y.mu);
+    EXPECT_EQ(x.lambda, y.lambda);
+    EXPECT_EQ(x.density, y.density);
+    EXPECT_EQ(x.yield_stress, y.yield_stress);
+    EXPECT_EQ(x.friction_alpha, y.friction_alpha);
+    EXPECT_EQ(x.cohesion, y.cohesion);
+    EXPECT_EQ(x.bulk_modulus, y.bulk_modulus);
+    EXPECT_EQ(x.gamma, y.gamma);
+    EXPECT_EQ(x.viscosity, y.viscosity);
+  }
+  EXPECT_EQ(a.material_friction, b.material_friction);
+  EXPECT_EQ(a.mass, b.mass);
+  for (std::size_t o = 0; o < a.objects.size(); ++o) EXPECT_EQ(a.objects[o].mass, b.objects[o].mass);
+  const RigidModel &r = *a.rigid, &s = *b.rigid;
+  EXPECT_EQ(r.stiction_speed, s.stiction_speed);
+  EXPECT_EQ(r.max_solver_iterations, s.max_solver_iterations);
+  EXPECT_EQ(r.mpm_stiffness, s.mpm_stiffness);
+  EXPECT_EQ(r.mpm_dissipation, s.mpm_dissipation);
+  EXPECT_EQ(r.contact_rel_tolerance, s.contact_rel_tolerance);
+  EXPECT_EQ(r.contact_abs_tolerance, s.contact_abs_tolerance);
+  ASSERT_EQ(r.world.num_geometries(), s.world.num_geometries());
+  for (int g = 0; g < r.world.num_geometries(); ++g) {
+    EXPECT_EQ(r.world.geometry(g).friction, s.world.geometry(g).friction);
+    EXPECT_EQ(r.world.geometry(g).stiffness, s.world.geometry(g).stiffness);
+    EXPECT_EQ(r.world.geometry(g).dissipation, s.world.geometry(g).dissipation);
+  }
+}
+
+void Steps(Simulator& sim, int n) {
+  for (int i = 0; i < n; ++i) sim.Step();
+}
+
+TEST(SetParameter, TheSceneHasALiveParameterOfEveryKind) {
+  std::set<std::string> rows;
+  for (const auto& [key, value] : LiveEdits()) rows.insert(MatchParameter(key)->info->key);
+  for (const ParameterInfo& row : ParameterTable()) {
+    if (row.apply == ParameterApply::kLive) {
+      EXPECT_TRUE(rows.count(row.key)) << row.key;
+    }
+  }
+}
+
+TEST(SetParameter, AnEditAtTheStartEqualsCompilingTheValueBitwise) {
+  for (const auto& [key, value] : LiveEdits()) {
+    SCOPED_TRACE(key + " = " + value);
+    Simulator edited(Compile());
+    ASSERT_EQ(edited.SetParameter(key, value), "");
+    Simulator compiled(Compile({Override{key, value}}));
+    ExpectSameParameters(edited.model(), compiled.model());
+    Steps(edited, 3);
+    Steps(compiled, 3);
+    EXPECT_EQ(edited.StateHash(), compiled.StateHash());
+    EXPECT_EQ(edited.time(), compiled.time());
+  }
+}
+
+TEST(SetParameter, AnEditWhileRunningEqualsUpdateModelWithTheRecompiledScene) {
+  for (const auto& [key, value] : LiveEdits()) {
+    SCOPED_TRACE(key + " = " + value);
+    Simulator edited(Compile()), updated(Compile());
+    Steps(edited, 3);
+    Steps(updated, 3);
+    ASSERT_EQ(edited.SetParameter(key, value), "");
+    ASSERT_EQ(updated.UpdateModel(Compile({Override{key, value}})), "");
+    Steps(edited, 3);
+    Steps(updated, 3);
+    EXPECT_EQ(edited.StateHash(), updated.StateHash());
+    EXPECT_EQ(edited.time(), updated.time());
+  }
+}
+
+TEST(SetParameter, TheParticlesKeepTheirStorageAndTheEditActsAtTheNextStep) {
+  Simulator a(Compile()), b(Compile());
+  Steps(a, 5);
+  Steps(b, 5);
+  const void* x = b.particles().x.data();
+  const std::size_t count = b.particles().size();
+  const std::uint64_t before = b.StateHash();
+  ASSERT_EQ(b.SetParameter("materials.rubber.youngs_modulus", "8.0e4"), "");
+  EXPECT_EQ(b.particles().x.data(), x);
+  EXPECT_EQ(b.particles().size(), count);
+  EXPECT_EQ(b.StateHash(), before) << "the state is carried over unchanged";
+  a.Step();
+  b.Step();
+  EXPECT_NE(a.StateHash(), b.StateHash()) << "the stiffer material moves differently";
+}
+
+TEST(SetParameter, DensityChangesTheParticleMasses) {
+  Simulator sim(Compile());
+  sim.Step();
+  const double mass = sim.SummarizeObject(0).mass;
+  ASSERT_EQ(sim.SetParameter("materials.rubber.density", "1000"), "");
+  EXPECT_NEAR(sim.SummarizeObject(0).mass, 2 * mass, 1e-9 * mass);
+  EXPECT_EQ(sim.model().objects[0].mass, Compile({Override{"materials.rubber.density", "1000"}})->objects[0].mass);
+}
+
+TEST(SetParameter, TimeContinuesWithTheNewStep) {
+  Simulator sim(Compile());
+  Steps(sim, 10);
+  ASSERT_EQ(sim.SetParameter("simulation.dt", "2.0e-3"), "");
+  ASSERT_EQ(sim.SetParameter("simulation.substeps", "8"), "");
+  Steps(sim, 5);
+  EXPECT_NEAR(sim.time(), 0.020, 1e-12);
+  EXPECT_EQ(sim.step_count(), 15);
+  EXPECT_EQ(sim.last_step().substeps, 8);
+}
+
+TEST(SetParameter, ARefusedEditChangesNothing) {
+  const std::shared_ptr<const Model> model = Compile();
+  Simulator sim(model);
+  Steps(sim, 3);
+  const std::uint64_t hash = sim.StateHash();
+  const Model* before = &sim.model();
+  EXPECT_EQ(sim.SetParameter("grid.h", "0.025"), "grid.h changes the grid and the particles: reset to apply");
+  EXPECT_EQ(sim.SetParameter("objects.cube.particles_per_cell", "1"),
+            "objects.cube.particles_per_cell changes the particles: reset to apply");
+  EXPECT_EQ(sim.SetParameter("materials.rubber.poisson_ratio", "0.5"),
+            "materials.rubber.poisson_ratio = 0.5: 'poisson_ratio' must be in (-1, 0.5), got 0.5");
+  EXPECT_EQ(sim.SetParameter("materials.rubber.youngs_modulus", "-1"),
+            "materials.rubber.youngs_modulus = -1: 'youngs_modulus' must be > 0, got -1");
+  EXPECT_EQ(sim.SetParameter("materials.rubbr.density", "900"),
+            "materials.rubbr.density = 900: no material 'rubbr' in the scene; did you mean 'rubber'? (defined: "
+            "rubber, dough, clay, sand, water)");
+  EXPECT_EQ(sim.SetParameter("simulation.dtt", "1e-3"),
+            "simulation.dtt = 1e-3: unknown parameter 'simulation.dtt'; did you mean 'simulation.dt'?");
+  EXPECT_EQ(&sim.model(), before);
+  EXPECT_EQ(sim.StateHash(), hash);
+  EXPECT_EQ(sim.model().materials[0].mu, model->materials[0].mu);
+  Simulator unedited(Compile());
+  Steps(unedited, 4);
+  sim.Step();
+  EXPECT_EQ(sim.StateHash(), unedited.StateHash());
+}
+
+TEST(SetParameter, TheCallersModelIsCopiedOnceAndNeverWritten) {
+  const std::shared_ptr<const Model> model = Compile();
+  const float mu = model->materials[0].mu;
+  const double friction = model->rigid->world.geometry(0).friction;
+  Simulator sim(model);
+  ASSERT_EQ(sim.SetParameter("materials.rubber.youngs_modulus", "8.0e4"), "");
+  const Model* copy = &sim.model();
+  EXPECT_NE(copy, model.get());
+  EXPECT_EQ(sim.model().rigid.get(), model->rigid.get()) << "the rigid part is shared while unchanged";
+  ASSERT_EQ(sim.SetParameter("materials.rubber.poisson_ratio", "0.25"), "");
+  EXPECT_EQ(&sim.model(), copy) << "later edits patch the copy in place";
+  ASSERT_EQ(sim.SetParameter("contact.friction", "0.9"), "");
+  EXPECT_EQ(&sim.model(), copy);
+  EXPECT_NE(sim.model().rigid.get(), model->rigid.get());
+  EXPECT_EQ(model->materials[0].mu, mu);
+  EXPECT_EQ(model->rigid->world.geometry(0).friction, friction);
+  EXPECT_EQ(model->scene->contact.friction, 0.5);
+  EXPECT_EQ(sim.model().scene->contact.friction, 0.9);
+}
+
+TEST(SetParameter, AResetKeepsTheEdits) {
+  Simulator sim(Compile());
+  Steps(sim, 3);
+  ASSERT_EQ(sim.SetParameter("materials.dough.yield_stress", "800"), "");
+  ASSERT_EQ(sim.SetParameter("simulation.gravity.2", "-1.62"), "");
+  sim.Reset();
+  Steps(sim, 3);
+  Simulator compiled(Compile({{"materials.dough.yield_stress", "800"}, {"simulation.gravity.2", "-1.62"}}));
+  Steps(compiled, 3);
+  EXPECT_EQ(sim.StateHash(), compiled.StateHash());
+}
+
+}  // namespace
+}  // namespace ductile
