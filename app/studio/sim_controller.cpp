@@ -307,8 +307,10 @@ void SimController::StartDemoLog() {
 void SimController::RecordInput(DemoEvent event) {
   event.step = sim_->step_count();
   event.time = sim_->time();
-  // A target that moves several times before a step: only the last one acts, so only it is kept.
-  if (event.type == DemoEvent::Type::kTeleopTarget && !demo_log_.events.empty()) {
+  // A target that moves several times before a step: only the last one acts, so only it is kept; unless a state was
+  // kept since the one before (at a pause), which a run resumed from it must find in the log as it was.
+  const bool kept_since = !history_.empty() && history_.newest().demo_events == demo_log_.events.size();
+  if (event.type == DemoEvent::Type::kTeleopTarget && !demo_log_.events.empty() && !kept_since) {
     DemoEvent& last = demo_log_.events.back();
     if (last.type == DemoEvent::Type::kTeleopTarget && last.step == event.step &&
         last.teleop.robot == event.teleop.robot && last.teleop.link == event.teleop.link) {

@@ -25,34 +25,11 @@
 namespace ductile::studio {
 namespace {
 
+using tsan_test::ArmScene;
 using tsan_test::kCubeAndBallScene;
+using tsan_test::ReadText;
+using tsan_test::Replay;
 using tsan_test::WaitFor;
-
-// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes, found from this file's
-// place in the repository (tests/tsan/).
-std::filesystem::path ArmScene() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "scenes/arm_and_boxes.yaml";
-}
-
-std::string ReadText(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Runs `log` on a fresh single-threaded Simulator with its events (or none) and returns the final state hash.
-std::uint64_t Replay(const DemoLog& log, bool with_events) {
-  Simulator sim(std::make_shared<const Model>(CompileModel(LoadScene(log.scene, log.overrides))), {1});
-  DemoLog played = log;
-  if (!with_events) played.events.clear();
-  DemoPlayer player(played);
-  for (std::int64_t i = 0; i < log.steps; ++i) {
-    EXPECT_EQ(player.ApplyDue(sim), "");
-    sim.Step();
-  }
-  return sim.StateHash();
-}
 
 TEST(SimControllerTsan, UiAndSimulationThreadsShareNothingUnsynchronised) {
   auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kCubeAndBallScene, "tsan.yaml")));

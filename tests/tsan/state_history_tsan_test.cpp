@@ -24,7 +24,10 @@
 namespace ductile::studio {
 namespace {
 
+using tsan_test::ArmScene;
 using tsan_test::kCubeAndBallScene;
+using tsan_test::ReadText;
+using tsan_test::Replay;
 using tsan_test::WaitFor;
 
 std::shared_ptr<const Model> Compile(const char* scene) {
@@ -222,6 +225,42 @@ TEST(SimControllerHistory, ScrubbingBackBringsBackTheParametersOfThatState) {
   Simulator replay(std::make_shared<const Model>(CompileModel(LoadScene(log.scene, log.overrides))), {1});
   for (std::int64_t i = 0; i < log.steps; ++i) replay.Step();
   EXPECT_EQ(replay.StateHash(), *log.final_state_hash);
+}
+
+// Paused, a teleop target, a pause (which keeps the state with it), a second target of the same step, three steps;
+// back to the paused state and three steps from it: the demo log has the first target, the one that state ran with,
+// and replays to the controller's hash. (Two targets of one step are one entry of the log, the last, unless a state
+// was kept between them.)
+TEST(SimControllerHistory, AResumedRunsDemoLogHasTheInputsItsStateRanWith) {
+  const std::filesystem::path file = ArmScene();
+  SimController controller(std::make_shared<const Model>(CompileModel(LoadScene(file))), ReadText(file), file, {}, 1);
+  ASSERT_TRUE(controller.AcquireSnapshot());
+  TeleopTarget target;
+  target.robot = "arm";
+  target.link = "gripper_tcp";
+  for (const SnapshotBody& b : controller.snapshot().bodies) {
+    if (b.name != "arm/gripper_tcp") continue;
+    for (int a = 0; a < 3; ++a) target.position[a] = b.position[a];
+    for (int a = 0; a < 4; ++a) target.quaternion[a] = b.quaternion[a];
+  }
+  for (int i = 0; i < 3; ++i) StepAndWait(controller);
+  target.position[2] -= 0.03;
+  controller.Post(command::Teleop{target});
+  controller.Post(command::Pause{});
+  ASSERT_TRUE(WaitFor([&] { return controller.status().demo_events == 1; }));
+  const std::uint64_t paused = controller.status().history.shown;
+  ASSERT_EQ(paused, controller.status().history.last) << "the pause kept the state with the first target";
+  target.position[1] += 0.05;
+  controller.Post(command::Teleop{target});
+  for (int i = 0; i < 3; ++i) StepAndWait(controller);
+  ASSERT_EQ(controller.CaptureDemoLog().events.size(), 2u);
+  Scrub(controller, paused, 1);
+  for (int i = 0; i < 3; ++i) StepAndWait(controller);
+  const DemoLog log = controller.CaptureDemoLog();
+  ASSERT_EQ(log.events.size(), 1u);
+  EXPECT_EQ(log.events[0].teleop.position[1], target.position[1] - 0.05);
+  EXPECT_EQ(log.steps, 6);
+  EXPECT_EQ(Replay(log, true), *log.final_state_hash);
 }
 
 TEST(SimControllerStates, SaveAndLoadRoundTripThroughAFile) {

@@ -1,8 +1,22 @@
-// What the SimController's ThreadSanitizer tests share: a small scene and a wait for a condition.
+// What the SimController's ThreadSanitizer tests share: a small scene, the arm scene, a wait for a condition and a
+// demo log's replay.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
 #include <thread>
+
+#include "ductile/demo_log.h"
+#include "ductile/model.h"
+#include "ductile/scene.h"
+#include "ductile/simulator.h"
 
 namespace ductile::studio::tsan_test {
 
@@ -29,6 +43,33 @@ bool WaitFor(Done done, double seconds = 20) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   return true;
+}
+
+// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes, found from this file's
+// place in the repository (tests/tsan/). With CCACHE_BASEDIR set, __FILE__ is relative to the build folder: run
+// the tests from build/<preset> then.
+inline std::filesystem::path ArmScene() {
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "scenes/arm_and_boxes.yaml";
+}
+
+inline std::string ReadText(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs `log` on a fresh single-threaded Simulator with its events (or none) and returns the final state hash.
+inline std::uint64_t Replay(const DemoLog& log, bool with_events) {
+  Simulator sim(std::make_shared<const Model>(CompileModel(LoadScene(log.scene, log.overrides))), {1});
+  DemoLog played = log;
+  if (!with_events) played.events.clear();
+  DemoPlayer player(played);
+  for (std::int64_t i = 0; i < log.steps; ++i) {
+    EXPECT_EQ(player.ApplyDue(sim), "");
+    sim.Step();
+  }
+  return sim.StateHash();
 }
 
 }  // namespace ductile::studio::tsan_test
