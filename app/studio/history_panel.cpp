@@ -86,8 +86,9 @@ std::uint64_t HistoryPanel::shown_serial() const {
 void HistoryPanel::StepBy(int delta) {
   if (history_.states == 0) return;
   const bool from_newest_pending = history_.scrub_request < requests_ && pending_serial_ == 0;
-  if (playing_ || from_newest_pending) {
-    // The state it stops at becomes the newest kept one when it pauses: count back from there.
+  if (pending_serial_ == 0 && (playing_ || history_.shown == 0 || from_newest_pending)) {
+    // The state on screen is newer than every kept one (it plays, or an input or edit changed it): the scrub keeps
+    // it as the newest first, so count back from there.
     const std::int64_t back = (from_newest_pending ? pending_back_ : 0) - delta;
     pending_back_ = static_cast<std::uint64_t>(std::max<std::int64_t>(back, 0));
     Request({pending_back_, true, 0});
