@@ -119,8 +119,9 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   opening_bar_->setMaximumWidth(120);
   opening_label_->hide();
   opening_bar_->hide();
-  statusBar()->addWidget(opening_label_);
-  statusBar()->addWidget(opening_bar_);
+  // Permanent, so that a message shown meanwhile (an error) does not draw over them.
+  statusBar()->addPermanentWidget(opening_label_);
+  statusBar()->addPermanentWidget(opening_bar_);
   status_ = new QLabel;
   statusBar()->addPermanentWidget(status_, 1);
   record_status_ = new QLabel;
