@@ -8,10 +8,61 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <string_view>
 
 #include "main_window.h"
 #include "viewport.h"
+
+namespace {
+
+// `ductile --measure`: prints what the viewport and the simulation did between `start` and now, and quits.
+void PrintMeasurement(ductile::studio::MainWindow& window, const ductile::studio::MeasureStart& start) {
+  const ductile::studio::MeasureStart end = ductile::studio::MeasureNow(window);
+  const double wall = end.wall_s - start.wall_s;
+  const double steps = static_cast<double>(end.steps - start.steps);
+  std::cout << "viewport " << window.centralWidget()->width() << "x" << window.centralWidget()->height();
+  if (const ductile::studio::Viewport* v = window.viewport(); v && v->scene_size().isValid()) {
+    std::cout << " (scene drawn at " << v->scene_size().width() << "x" << v->scene_size().height() << ")";
+  }
+  std::cout << ": " << (end.frames - start.frames) / wall
+            << " frames/s; simulation: " << (steps > 0 ? (end.step_ms_sum - start.step_ms_sum) / steps : 0.0)
+            << " ms/step (mean over " << steps << " steps from t = " << start.sim_time << " s to " << end.sim_time
+            << " s), real-time factor " << (end.sim_time - start.sim_time) / wall << '\n';
+  if (const ductile::studio::Viewport* v = window.viewport()) {
+    const double limit = v->frame_rate_limit();
+    std::cout << "frame rate limit: ";
+    if (std::isfinite(limit))
+      std::cout << limit << " frames/s\n";
+    else
+      std::cout << "none (the display rate)\n";
+  }
+  const double frames = end.frames - start.frames;
+  if (frames > 0) {
+    std::cout << "UI thread per frame: " << (end.times.build_ms - start.times.build_ms) / frames
+              << " ms building the scene, " << (end.times.record_ms - start.times.record_ms) / frames
+              << " ms with recording (and, scaled up on the host, drawing the scene and scaling it), "
+              << (end.times.total_ms - start.times.total_ms) / frames << " ms with submitting and presenting\n";
+  }
+  QApplication::quit();
+}
+
+// Measures for `seconds` after a second of warm-up, counted from the scene's opening; a scene that does not open
+// ends the measurement with exit status 1.
+void ScheduleMeasurement(ductile::studio::MainWindow& window, double seconds) {
+  QObject::connect(&window, &ductile::studio::MainWindow::sceneFailed, &window, [] { QApplication::exit(1); });
+  auto start = std::make_shared<ductile::studio::MeasureStart>();
+  QObject::connect(
+      &window, &ductile::studio::MainWindow::sceneOpened, &window,
+      [&window, start, seconds] {
+        QTimer::singleShot(1000, &window, [&window, start] { *start = ductile::studio::MeasureNow(window); });
+        QTimer::singleShot(static_cast<int>(1000 * (1 + seconds)), &window,
+                           [&window, start] { PrintMeasurement(window, *start); });
+      },
+      Qt::SingleShotConnection);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // On Mesa's CPU Vulkan driver (lavapipe) drawing runs on the same cores as the simulation: one rasteriser
@@ -129,7 +180,9 @@ int main(int argc, char** argv) {
   window.show();
   const QStringList args = parser.positionalArguments();
   QString scene = args.isEmpty() ? QString(DUCTILE_SOURCE_DIR) + "/scenes/dough_rolling.yaml" : args.front();
-  if (window.OpenScene(scene) && !parser.isSet(paused)) window.SetPlaying(true);
+  window.OpenScene(scene);
+  // Play waits behind the scene's compilation on the simulation thread, so it starts the scene just opened.
+  if (!parser.isSet(paused)) window.SetPlaying(true);
   if (parser.isSet(measure)) {
     const double seconds = parser.value(measure).toDouble();
     if (!(seconds > 0)) {
@@ -139,39 +192,7 @@ int main(int argc, char** argv) {
     // Grow the window by what the docks take, so the viewport itself is 1280x720.
     QWidget* view = window.centralWidget();
     window.resize(window.size() + QSize(1280, 720) - view->size());
-    // Measure after a second of warm-up.
-    auto* start = new ductile::studio::MeasureStart;
-    QTimer::singleShot(1000, &window, [&window, start] { *start = ductile::studio::MeasureNow(window); });
-    QTimer::singleShot(static_cast<int>(1000 * (1 + seconds)), &window, [&window, start] {
-      const ductile::studio::MeasureStart end = ductile::studio::MeasureNow(window);
-      const double wall = end.wall_s - start->wall_s;
-      const double steps = static_cast<double>(end.steps - start->steps);
-      std::cout << "viewport " << window.centralWidget()->width() << "x" << window.centralWidget()->height();
-      if (const ductile::studio::Viewport* v = window.viewport(); v && v->scene_size().isValid()) {
-        std::cout << " (scene drawn at " << v->scene_size().width() << "x" << v->scene_size().height() << ")";
-      }
-      std::cout << ": " << (end.frames - start->frames) / wall
-                << " frames/s; simulation: " << (steps > 0 ? (end.step_ms_sum - start->step_ms_sum) / steps : 0.0)
-                << " ms/step (mean over " << steps << " steps from t = " << start->sim_time << " s to " << end.sim_time
-                << " s), real-time factor " << (end.sim_time - start->sim_time) / wall << '\n';
-      if (const ductile::studio::Viewport* v = window.viewport()) {
-        const double limit = v->frame_rate_limit();
-        std::cout << "frame rate limit: ";
-        if (std::isfinite(limit))
-          std::cout << limit << " frames/s\n";
-        else
-          std::cout << "none (the display rate)\n";
-      }
-      const double frames = end.frames - start->frames;
-      if (frames > 0) {
-        std::cout << "UI thread per frame: " << (end.times.build_ms - start->times.build_ms) / frames
-                  << " ms building the scene, " << (end.times.record_ms - start->times.record_ms) / frames
-                  << " ms with recording (and, scaled up on the host, drawing the scene and scaling it), "
-                  << (end.times.total_ms - start->times.total_ms) / frames << " ms with submitting and presenting\n";
-      }
-      delete start;
-      QApplication::quit();
-    });
+    ScheduleMeasurement(window, seconds);
   }
   return QApplication::exec();
 }

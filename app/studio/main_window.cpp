@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSignalBlocker>
@@ -26,10 +27,8 @@
 #include <QVulkanInstance>
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <limits>
-#include <sstream>
 
 #include "cpu_placement.h"
 #include "ductile/render/vulkan_util.h"
@@ -41,19 +40,6 @@
 namespace ductile::studio {
 namespace {
 
-constexpr int kMaxRecent = 8;
-
-std::string ReadText(const QString& path, std::string* error) {
-  std::ifstream in(path.toStdString(), std::ios::binary);
-  if (!in) {
-    *error = path.toStdString() + ": cannot open the file";
-    return {};
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // A message box that does not block (tests find it by `name`) and deletes itself when closed.
 void OpenMessageBox(QWidget* parent, const QString& title, const QString& text, const char* name) {
   auto* box = new QMessageBox(QMessageBox::Critical, title, text, QMessageBox::Ok, parent);
@@ -62,7 +48,6 @@ void OpenMessageBox(QWidget* parent, const QString& title, const QString& text, 
   box->open();
 }
 
-constexpr double kTurntableDegreesPerSecond = 20;  // View > Turntable
 // Nice value of the viewport's drawing threads on a CPU Vulkan device (cpu_placement.h): the lowest priority, so that
 // a simulation worker waking on their core takes it at once (bench/results/*-studio.md).
 constexpr int kViewportNice = 19;
@@ -98,13 +83,15 @@ MeasureStart MeasureNow(MainWindow& window) {
   window.Poll();
   for (const TelemetrySample& t : window.plots()->samples()) m.step_ms_sum += t.step_ms;
   m.steps = static_cast<std::int64_t>(window.plots()->samples().size());
-  if (window.controller()) m.sim_time = window.controller()->status().time;
+  m.sim_time = window.controller()->status().time;
   return m;
 }
 
 MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   setWindowTitle("Ductile");
   resize(1600, 950);
+  // The one simulation thread, for the window's life: scenes open on it (OpenScene).
+  controller_ = std::make_unique<SimController>();
   if (vulkan_) {
     const bool composed_on_host = PreferredDeviceIsCpu(vulkan_);
     viewport_ = new Viewport(composed_on_host);
@@ -112,26 +99,7 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
     viewport_widget_ = QWidget::createWindowContainer(viewport_, this);
     viewport_widget_->setMinimumSize(320, 240);
     viewport_widget_->setFocusPolicy(Qt::StrongFocus);
-    connect(viewport_, &Viewport::vulkanFailed, this,
-            [this](const QString& message) { Log("viewport: " + message, Event::Kind::kError); });
-    connect(viewport_, &Viewport::deviceReady, this, &MainWindow::SeparateSimulationFromDrawing);
-    connect(viewport_, &Viewport::picked, this, [this](const Pick& pick) {
-      render::ViewOptions& view = viewport_->view_options();
-      view.selected_body = pick.kind == Pick::Kind::kBody ? pick.index : -1;
-      if (!controller_) return;
-      const Snapshot& s = controller_->snapshot();
-      if (pick.kind == Pick::Kind::kBody && pick.index < static_cast<int>(s.bodies.size()))
-        Log("selected body '" + QString::fromStdString(s.bodies[pick.index].name) + "'");
-      else if (pick.kind == Pick::Kind::kObject && pick.index < static_cast<int>(s.object_names.size()))
-        Log("selected MPM object '" + QString::fromStdString(s.object_names[pick.index]) + "'");
-      viewport_->requestUpdate();
-    });
-    connect(viewport_, &Viewport::perturbed, this, [this](const Perturbation& p) {
-      if (!controller_) return;
-      Command c = Command::Of(Command::Type::kPerturb);
-      c.perturbation = p;
-      controller_->Post(c);
-    });
+    ConnectViewport();
     setCentralWidget(viewport_widget_);
   } else {
     auto* label = new QLabel(
@@ -144,6 +112,16 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   }
   BuildDocks();
   BuildMenus();
+  opening_label_ = new QLabel;
+  opening_label_->setObjectName("opening_status");
+  opening_bar_ = new QProgressBar;
+  opening_bar_->setRange(0, 0);  // busy: compiling a scene reports no progress
+  opening_bar_->setMaximumWidth(120);
+  opening_label_->hide();
+  opening_bar_->hide();
+  // Permanent, so that a message shown meanwhile (an error) does not draw over them.
+  statusBar()->addPermanentWidget(opening_label_);
+  statusBar()->addPermanentWidget(opening_bar_);
   status_ = new QLabel;
   statusBar()->addPermanentWidget(status_, 1);
   record_status_ = new QLabel;
@@ -163,12 +141,31 @@ MainWindow::~MainWindow() {
   controller_.reset();
 }
 
+void MainWindow::ConnectViewport() {
+  connect(viewport_, &Viewport::vulkanFailed, this,
+          [this](const QString& message) { Log("viewport: " + message, Event::Kind::kError); });
+  connect(viewport_, &Viewport::deviceReady, this, &MainWindow::SeparateSimulationFromDrawing);
+  connect(viewport_, &Viewport::picked, this, [this](const Pick& pick) {
+    render::ViewOptions& view = viewport_->view_options();
+    view.selected_body = pick.kind == Pick::Kind::kBody ? pick.index : -1;
+    if (!scene_) return;
+    const Snapshot& s = controller_->snapshot();
+    if (pick.kind == Pick::Kind::kBody && pick.index < static_cast<int>(s.bodies.size()))
+      Log("selected body '" + QString::fromStdString(s.bodies[pick.index].name) + "'");
+    else if (pick.kind == Pick::Kind::kObject && pick.index < static_cast<int>(s.object_names.size()))
+      Log("selected MPM object '" + QString::fromStdString(s.object_names[pick.index]) + "'");
+    viewport_->requestUpdate();
+  });
+  connect(viewport_, &Viewport::perturbed, this,
+          [this](const Perturbation& p) { controller_->Post(command::Perturb{p}); });
+}
+
 void MainWindow::BuildDocks() {
   const auto dock = [&](const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
     auto* d = new QDockWidget(title, this);
     d->setObjectName(title);
     d->setWidget(widget);
-    addDockWidget(area, d);
+    addDockWidget(area, d, Qt::Vertical);
     return d;
   };
   tree_ = new QTreeWidget;
@@ -186,20 +183,20 @@ void MainWindow::BuildDocks() {
   teleop_scroll->setWidgetResizable(true);
   teleop_scroll->setFrameShape(QFrame::NoFrame);
   dock("Teleop", teleop_scroll, Qt::RightDockWidgetArea);
-  connect(teleop_, &TeleopPanel::command, this, [this](const Command& c) {
-    if (controller_) controller_->Post(c);
+  connect(teleop_, &TeleopPanel::command, this, [this](const Command& c) { controller_->Post(c); });
+  history_ = new HistoryPanel;
+  dock("History", history_, Qt::BottomDockWidgetArea);
+  connect(history_, &HistoryPanel::scrub, this, [this](const command::Scrub& c) {
+    if (!scene_) return;
+    if (play_) play_->setChecked(false);
+    controller_->Post(c);
   });
   log_ = new QPlainTextEdit;
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(5000);
   dock("Log", log_, Qt::BottomDockWidgetArea);
   connect(inspector_, &Inspector::edited, this, [this](const QString& key, const QString& value) {
-    if (!controller_) return;
-    Command c;
-    c.type = Command::Type::kSetOverride;
-    c.key = key.toStdString();
-    c.text = value.toStdString();
-    controller_->Post(c);
+    controller_->Post(command::SetOverride{key.toStdString(), value.toStdString()});
   });
   connect(tree_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
     if (!viewport_) return;
@@ -209,218 +206,27 @@ void MainWindow::BuildDocks() {
   });
 }
 
-void MainWindow::BuildMenus() {
-  QMenu* file = menuBar()->addMenu("&File");
-  file->addAction("&Open scene…", QKeySequence::Open, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, "Open scene", QFileInfo(scene_path_).absolutePath(),
-                                                      "Scenes (*.yaml *.yml);;All files (*)");
-    if (!path.isEmpty()) OpenScene(path);
-  });
-  file->addAction("&Reload", QKeySequence(Qt::Key_F5), this, [this] {
-    if (!scene_path_.isEmpty()) OpenScene(scene_path_);
-  });
-  recent_menu_ = file->addMenu("Recent scenes");
-  UpdateRecentMenu();
-  file->addSeparator();
-  file->addAction("Save &screenshot…", QKeySequence(Qt::Key_F12), this, &MainWindow::SaveScreenshot);
-  file->addAction("Export plots as CSV…", this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, "Export plots", "telemetry.csv", "CSV (*.csv)");
-    QString error;
-    if (!path.isEmpty() && !plots_->ExportCsv(path, &error)) QMessageBox::warning(this, "Export failed", error);
-  });
-  file->addSeparator();
-  file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
-
-  QMenu* sim = menuBar()->addMenu("&Simulation");
-  QToolBar* bar = addToolBar("Simulation");
-  bar->setObjectName("simulation_toolbar");
-  play_ = sim->addAction("&Play", QKeySequence(Qt::Key_Space));
-  play_->setCheckable(true);
-  connect(play_, &QAction::triggered, this, [this](bool on) { SetPlaying(on); });
-  QAction* step = sim->addAction("&Step", QKeySequence(Qt::Key_Period), this, [this] {
-    if (controller_) controller_->Post(Command::Of(Command::Type::kStep));
-  });
-  QAction* reset = sim->addAction("&Reset", QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
-    if (!controller_) return;
-    controller_->Post(Command::Of(Command::Type::kReset));
-    plots_->Reset(body_names_);
-    teleop_->OnReset();
-  });
-  bar->addAction(play_);
-  bar->addAction(step);
-  bar->addAction(reset);
-  speed_ = new QComboBox;
-  speed_->setObjectName("speed");
-  for (int percent : {100, 50, 25, 10, 5, 2, 1}) speed_->addItem(QString::number(percent) + "%", percent / 100.0);
-  speed_->setToolTip("Requested fraction of real time");
-  connect(speed_, &QComboBox::currentIndexChanged, this, [this] {
-    if (!controller_) return;
-    Command c = Command::Of(Command::Type::kSetSpeed);
-    c.value = speed_->currentData().toDouble();
-    controller_->Post(c);
-  });
-  sim->addSeparator();
-  sim->addAction("Save &demo log…", this, [this] {
-    if (!controller_) return;
-    const QFileInfo scene(scene_path_);
-    const QString path = QFileDialog::getSaveFileName(
-        this, "Save demo log", scene.absoluteDir().filePath(scene.completeBaseName() + "_demo.yaml"),
-        "Demo logs (*.yaml *.yml);;All files (*)");
-    if (!path.isEmpty()) SaveDemoLog(path);
-  });
-  QMenu* speed_menu = sim->addMenu("Speed");
-  for (int i = 0; i < speed_->count(); ++i)
-    speed_menu->addAction(speed_->itemText(i), this, [this, i] { speed_->setCurrentIndex(i); });
-  bar->addWidget(new QLabel(" speed "));
-  bar->addWidget(speed_);
-
-  QMenu* record = menuBar()->addMenu("&Record");
-  record_ = record->addAction("Start &recording…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, [this] {
-    if (recorder_) return StopRecording();
-    if (!controller_) return;
-    const QSize view = viewport_ ? viewport_->size() * viewport_->devicePixelRatio() : QSize();
-    auto* dialog = new RecordingDialog(RecordingDialog::DefaultPath(scene_path_), view, this);
-    dialog->setObjectName("recording_dialog");
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, dialog] { StartRecording(dialog->settings()); });
-    dialog->open();
-  });
-  record_->setIconText("● Record");
-  bar->addAction(record_);
-
-  QMenu* view = menuBar()->addMenu("&View");
-  view->addAction("Reset camera", QKeySequence(Qt::Key_Home), this, [this] {
-    if (viewport_) viewport_->ResetCamera();
-  });
-  camera_menu_ = view->addMenu("Camera presets");
-  camera_menu_->setEnabled(false);
-  color_ = new QComboBox;
-  color_->setObjectName("color_mode");
-  for (const char* mode : {"material", "speed", "stress", "plastic"}) color_->addItem(mode);
-  color_->setToolTip("Particle colours: material, speed, von Mises stress or plastic strain");
-  connect(color_, &QComboBox::currentTextChanged, this, [this](const QString& mode) {
-    if (viewport_) render::ParseColorMode(mode.toStdString(), viewport_->view_options().color_mode);
-    if (controller_) controller_->SetStressWanted(mode == "stress");
-  });
-  bar->addWidget(new QLabel("  colour "));
-  bar->addWidget(color_);
-  hud_ = view->addAction("HUD", QKeySequence(Qt::Key_H));
-  hud_->setObjectName("hud_action");
-  hud_->setCheckable(true);
-  hud_->setChecked(true);
-  connect(hud_, &QAction::toggled, this, [this](bool on) {
-    if (!viewport_) return;
-    viewport_->SetHudVisible(on);
-    viewport_->requestUpdate();
-  });
-  // The render scale (Viewport::SetRenderScale) and the frame rate limit (Viewport::SetFrameRateLimit), remembered
-  // across sessions; an infinite limit is stored as -1.
-  render_scale_group_ = AddRememberedChoices(
-      view, "Render scale", "render_scale",
-      "Draw the scene at this fraction of the viewport's width and height and scale it up (the HUD stays sharp): "
-      "fewer pixels to shade on a CPU renderer such as lavapipe",
-      {{"Automatic (50% on a CPU renderer)", 0.0, "render_scale_0"},
-       {"100%", 1.0, "render_scale_100"},
-       {"75%", 0.75, "render_scale_75"},
-       {"50%", 0.5, "render_scale_50"}},
-      [this](double scale) { SetRenderScale(static_cast<float>(scale)); });
-  frame_rate_group_ = AddRememberedChoices(
-      view, "Frame rate limit", "frame_rate_limit",
-      "Draw at most this many frames a second: on a CPU renderer such as lavapipe every frame takes CPU time from "
-      "the simulation",
-      {{"Automatic (30/s on a CPU renderer)", 0.0, "frame_rate_limit_0"},
-       {"30 frames/s", 30.0, "frame_rate_limit_30"},
-       {"60 frames/s", 60.0, "frame_rate_limit_60"},
-       {"None (the display rate)", -1.0, "frame_rate_limit_none"}},
-      [this](double rate) { SetFrameRateLimit(rate < 0 ? std::numeric_limits<double>::infinity() : rate); });
-  QAction* turntable = view->addAction("Turntable");
-  turntable->setObjectName("turntable_action");
-  turntable->setCheckable(true);
-  turntable->setToolTip("Turn the camera slowly about its target (20°/s), drawing frames back to back");
-  connect(turntable, &QAction::toggled, this, [this](bool on) {
-    if (viewport_) viewport_->SetTurntable(on ? kTurntableDegreesPerSecond : 0.0);
-  });
-  turntable_action_ = turntable;
-  QAction* forces = view->addAction("Contact forces");
-  forces->setCheckable(true);
-  forces->setChecked(true);
-  connect(forces, &QAction::toggled, this, [this](bool on) {
-    if (viewport_) viewport_->view_options().show_contact_forces = on;
-  });
-  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
-  QMenu* help = menuBar()->addMenu("&Help");
-  help->addAction("Viewport controls", this, [this] {
-    QMessageBox::information(this, "Viewport controls",
-                             "Left drag: orbit. Right or Shift+left drag: pan. Wheel: zoom.\n"
-                             "Click a body or an MPM object to select it. Home: reset the camera.\n"
-                             "Ctrl + left drag on a body or an MPM object pulls it with a spring.\n"
-                             "Space: play/pause. Period: one step. Ctrl+R: reset.\n"
-                             "Ctrl+Shift+R: start or stop recording a video. F12: screenshot.\n\n"
-                             "Teleoperation (Teleop dock, Enable teleop; then click the viewport):\n"
-                             "W/S, A/D, Q/E or the arrows and PageUp/PageDown: move the target along ±x, ±y, ±z.\n"
-                             "Shift + those keys: turn it about the same axes. Ctrl: slow, Alt: fast.\n"
-                             "Space: open or close the gripper. Drag an arrow of the gizmo to move along it.\n"
-                             "While teleoperating, these keys act on the robot only, never as shortcuts.");
-  });
+void MainWindow::OpenScene(const QString& path, bool quiet) {
+  last_error_.clear();
+  open_quiet_ = quiet;
+  ++opening_;
+  controller_->Post(command::OpenScene{path.toStdString()});
 }
 
-bool MainWindow::OpenScene(const QString& path, bool quiet) {
-  std::string error;
-  std::string text = ReadText(path, &error);
-  std::shared_ptr<const Model> model;
-  std::optional<SceneDesc> scene;
-  if (error.empty()) {
-    try {
-      scene = LoadSceneFromString(text, path.toStdString());
-      model = std::make_shared<const Model>(CompileModel(*scene));
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  }
-  if (!error.empty()) {
-    last_error_ = QString::fromStdString(error);
-    Log(last_error_, Event::Kind::kError);
-    if (!quiet) {
-      auto* box = new QMessageBox(QMessageBox::Critical, "Cannot open scene", last_error_, QMessageBox::Ok, this);
-      box->setObjectName("scene_error");
-      box->setAttribute(Qt::WA_DeleteOnClose);
-      box->open();
-    }
-    return false;
-  }
+void MainWindow::ShowScene(const OpenedScene& opened) {
+  opening_ = std::max<int>(0, opening_ - static_cast<int>(opened.generation - scene_generation_));
+  scene_generation_ = opened.generation;
+  overrides_restored_ = controller_->status().overrides_restored;
   last_error_.clear();
-  if (viewport_) viewport_->SetSnapshot(nullptr);
-  controller_.reset();  // finishes a recording running
-  UpdateRecording();
-  scene_ = std::move(scene);
-  scene_text_ = text;
-  scene_path_ = path;
-  controller_ = std::make_unique<SimController>(model, scene_text_, path.toStdString());
-  if (simulation_core_ >= 0) controller_->SetSimulationCore(simulation_core_);
-  controller_->SetStressWanted(color_ && color_->currentText() == "stress");
-  if (speed_) {
-    Command c = Command::Of(Command::Type::kSetSpeed);
-    c.value = speed_->currentData().toDouble();
-    controller_->Post(c);
-  }
-  // The controller published the initial state; its bodies name the plots' choices and the scene tree's entries.
-  controller_->AcquireSnapshot();
-  body_names_.clear();
-  for (const SnapshotBody& b : controller_->snapshot().bodies) body_names_.push_back(b.name);
-  plots_->Reset(body_names_);
+  scene_ = opened.scene;
+  scene_text_ = opened.text;
+  scene_path_ = QString::fromStdString(opened.file.string());
+  body_names_ = opened.bodies;
+  plots_->Reset(body_names_, opened.run);
   FillSceneTree(*scene_);
-  teleop_->SetScene(controller_->robots(), controller_->snapshot());
-  inspector_->SetScene(*scene_, [this](const std::string& key, const std::string& value) -> std::string {
-    // The scene's own validation with this edit on top of the overrides in force: the same messages as the CLI.
-    std::vector<Override> overrides = controller_ ? controller_->overrides() : std::vector<Override>{};
-    try {
-      overrides.push_back(ParseOverride(key + "=" + value));
-      LoadSceneFromString(scene_text_, scene_path_.toStdString(), overrides);
-    } catch (const std::exception& e) {
-      return e.what();
-    }
-    return {};
-  });
+  teleop_->SetScene(opened.robots, opened.bodies);
+  SetInspectorScene({});
+  controller_->AcquireSnapshot();  // the scene's first state (published before the scene), or a later one
   if (viewport_) {
     viewport_->view_options().selected_body = -1;
     viewport_->SetSnapshot(&controller_->snapshot());
@@ -428,11 +234,33 @@ bool MainWindow::OpenScene(const QString& path, bool quiet) {
   }
   FillCameraMenu();
   if (viewport_ && !scene_->cameras.empty()) camera_menu_->actions().front()->trigger();  // the scene's first view
-  AddRecent(path);
-  setWindowTitle("Ductile — " + QFileInfo(path).fileName());
-  Log("opened " + path + " (" + QString::number(model->num_particles) + " particles, " +
+  AddRecent(scene_path_);
+  setWindowTitle("Ductile — " + QFileInfo(scene_path_).fileName());
+  Log("opened " + scene_path_ + " (" + QString::number(opened.num_particles) + " particles, " +
       QString::number(body_names_.size()) + " moving bodies)");
-  return true;
+  emit sceneOpened(scene_path_);
+}
+
+void MainWindow::SetInspectorScene(const std::vector<Override>& overrides) {
+  SceneDesc shown = *scene_;
+  if (!overrides.empty()) {
+    try {
+      shown = LoadSceneFromString(scene_text_, scene_path_.toStdString(), overrides);
+    } catch (const std::exception& e) {  // they loaded when they were applied
+      Log("cannot show the restored parameters: " + QString::fromStdString(e.what()), Event::Kind::kError);
+    }
+  }
+  inspector_->SetScene(shown, [this](const std::string& key, const std::string& value) -> std::string {
+    // The scene's own validation with this edit on top of the overrides in force: the same messages as the CLI.
+    std::vector<Override> in_force = controller_->overrides();
+    try {
+      in_force.push_back(ParseOverride(key + "=" + value));
+      LoadSceneFromString(scene_text_, scene_path_.toStdString(), in_force);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return {};
+  });
 }
 
 void MainWindow::FillCameraMenu() {
@@ -458,7 +286,19 @@ void MainWindow::FillCameraMenu() {
 
 void MainWindow::SetPlaying(bool playing) {
   if (play_) play_->setChecked(playing);
-  if (controller_) controller_->Post(Command::Of(playing ? Command::Type::kPlay : Command::Type::kPause));
+  controller_->Post(playing ? Command{command::Play{}} : Command{command::Pause{}});
+}
+
+void MainWindow::StepHistory(int delta) {
+  if (scene_) history_->StepBy(delta);
+}
+
+void MainWindow::SaveState(const QString& path) {
+  controller_->Post(command::SaveState{path.toStdString()});
+}
+
+void MainWindow::LoadState(const QString& path) {
+  controller_->Post(command::LoadState{path.toStdString()});
 }
 
 void MainWindow::FillSceneTree(const SceneDesc& scene) {
@@ -486,36 +326,90 @@ void MainWindow::FillSceneTree(const SceneDesc& scene) {
 }
 
 void MainWindow::Poll() {
-  if (!controller_) return;
+  // The scene first: the snapshots after it are the new scene's.
+  if (const std::shared_ptr<const OpenedScene> opened = controller_->scene();
+      opened && opened->generation != scene_generation_)
+    ShowScene(*opened);
+  const ControllerStatus st = controller_->status();
+  ShowOpening(st.opening);
+  PollEvents();
+  if (!scene_) return;
   if (controller_->AcquireSnapshot() && viewport_) {
     viewport_->SetSnapshot(&controller_->snapshot());
     viewport_->requestUpdate();
   }
+  plots_->SetRun(st.run, st.run_from);
   telemetry_scratch_.clear();
   controller_->DrainTelemetry(telemetry_scratch_);
   plots_->Append(telemetry_scratch_);
-  for (const Event& e : controller_->DrainEvents()) {
-    const QString message = QString::fromStdString(e.message);
-    Log(QString("t = %1 s: ").arg(e.time, 0, 'f', 4) + message, e.kind);
-    if (e.key == kTeleopKey || e.key == kGripperKey)
-      teleop_->ShowRefused(e);
-    else if (!e.key.empty())
-      inspector_->ShowResult(message, e.kind == Event::Kind::kInfo);
-    if (e.kind == Event::Kind::kError && message.contains("diverged")) {
-      auto* box = new QMessageBox(QMessageBox::Warning, "Simulation paused", message, QMessageBox::Ok, this);
-      box->setObjectName("diverged");
-      box->setAttribute(Qt::WA_DeleteOnClose);
-      box->open();
-    }
+  history_->Update(st);
+  if (save_demo_log_) {
+    save_demo_log_->setEnabled(st.demo_log_available);
+    save_demo_log_->setToolTip(st.demo_log_available ? "Write the inputs since the last reset as a replayable log"
+                                                     : "A loaded state cannot be replayed from t = 0: reset first");
   }
-  const ControllerStatus st = controller_->status();
+  if (st.overrides_restored != overrides_restored_) {
+    // A scrub went back to a state that ran with other live edits: the inspector shows those.
+    overrides_restored_ = st.overrides_restored;
+    SetInspectorScene(controller_->overrides());
+  }
   if (play_ && play_->isChecked() != st.playing) play_->setChecked(st.playing);
+  ShowStatus(st);
+}
+
+void MainWindow::PollEvents() {
+  for (const Event& e : controller_->DrainEvents()) ShowEvent(e);
+}
+
+void MainWindow::ShowEvent(const Event& e) {
+  const QString message = QString::fromStdString(e.message);
+  if (e.key == kSceneKey) {
+    opening_ = std::max(0, opening_ - 1);
+    last_error_ = message;
+    Log(last_error_, Event::Kind::kError);
+    if (!open_quiet_) OpenMessageBox(this, "Cannot open scene", last_error_, "scene_error");
+    emit sceneFailed(last_error_);
+    return;
+  }
+  Log(QString("t = %1 s: ").arg(e.time, 0, 'f', 4) + message, e.kind);
+  if (e.key == kTeleopKey || e.key == kGripperKey) {
+    teleop_->ShowRefused(e);
+  } else if (e.key == kSaveStateKey || e.key == kLoadStateKey) {
+    const bool save = e.key == kSaveStateKey;
+    if (e.kind == Event::Kind::kError)
+      OpenMessageBox(this, save ? "Cannot save the state" : "Cannot load the state", message, "state_error");
+    else if (!save)
+      teleop_->OnReset();  // the loaded state has its own targets: teleoperation starts again from the tool
+  } else if (!e.key.empty()) {
+    inspector_->ShowResult(message, e.kind == Event::Kind::kInfo);
+  }
+  if (e.kind == Event::Kind::kError && message.contains("diverged")) {
+    auto* box = new QMessageBox(QMessageBox::Warning, "Simulation paused", message, QMessageBox::Ok, this);
+    box->setObjectName("diverged");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  }
+}
+
+void MainWindow::ShowOpening(const std::filesystem::path& opening) {
+  const bool shown = !opening.empty();
+  if (shown) opening_label_->setText("opening " + QString::fromStdString(opening.filename().string()) + "…");
+  opening_label_->setVisible(shown);
+  opening_bar_->setVisible(shown);
+}
+
+void MainWindow::ShowStatus(const ControllerStatus& st) {
   // The same numbers in the viewport's HUD (a line each) and in the status bar (one line).
   const Snapshot& s = controller_->snapshot();
   teleop_->Update(s, st);
   if (viewport_) viewport_->SetGizmo(teleop_->gizmo());
+  const bool past = !st.playing && st.history.shown != 0 && st.history.shown < st.history.last;
   QStringList lines = {
-      QString("t = %1 s   %2").arg(st.time, 0, 'f', 3).arg(st.playing ? "running" : "paused"),
+      QString("t = %1 s   %2")
+          .arg(st.time, 0, 'f', 3)
+          .arg(st.playing ? "running"
+               : past     ? "paused in the past"
+                          : "paused"),
       QString("speed %1% requested, %2% measured")
           .arg(100 * st.speed, 0, 'f', 0)
           .arg(100 * st.realtime_factor, 0, 'f', 0),
@@ -546,7 +440,7 @@ void MainWindow::Poll() {
   // The status line and the HUD's text are shown anew at most ten times a second: their numbers change with every
   // step, and each change redraws the status bar and, on a CPU device, the HUD's panel, in CPU time the simulation
   // could use. A change of kind (running or paused, recording or not, a line more or less) shows at once.
-  const QString kind = QString("%1 %2 %3").arg(st.playing).arg(recording.isEmpty()).arg(lines.size());
+  const QString kind = QString("%1 %2 %3 %4").arg(st.playing).arg(past).arg(recording.isEmpty()).arg(lines.size());
   if (status_clock_.isValid() && status_clock_.elapsed() < kStatusIntervalMs && kind == shown_kind_) return;
   status_clock_.start();
   shown_kind_ = kind;
@@ -568,31 +462,6 @@ void MainWindow::SetRenderScale(float scale) {
   for (QAction* action : render_scale_group_->actions()) {
     if (action->data().toFloat() == scale) action->setChecked(true);
   }
-}
-
-QActionGroup* MainWindow::AddRememberedChoices(QMenu* parent, const QString& title, const QString& settings_key,
-                                               const QString& tool_tip, const std::vector<Choice>& choices,
-                                               const std::function<void(double)>& apply) {
-  QMenu* menu = parent->addMenu(title);
-  menu->setToolTipsVisible(true);
-  auto* group = new QActionGroup(menu);
-  const double saved = QSettings("Ductile", "studio").value(settings_key, choices.front().value).toDouble();
-  for (const Choice& choice : choices) {
-    QAction* action = menu->addAction(choice.label);
-    action->setCheckable(true);
-    action->setData(choice.value);
-    action->setObjectName(choice.object_name);
-    action->setToolTip(tool_tip);
-    group->addAction(action);
-    if (choice.value == saved) action->setChecked(true);
-    connect(action, &QAction::triggered, this, [apply, settings_key, value = choice.value] {
-      apply(value);
-      QSettings("Ductile", "studio").setValue(settings_key, value);
-    });
-  }
-  if (!group->checkedAction()) group->actions().front()->setChecked(true);
-  apply(group->checkedAction()->data().toDouble());
-  return group;
 }
 
 void MainWindow::SetFrameRateLimit(double frames_per_second) {
@@ -637,11 +506,11 @@ void MainWindow::SetTurntable(double degrees_per_second) {
 }
 
 bool MainWindow::SaveDemoLog(const QString& path) {
-  std::string error = controller_ ? "" : "open a scene first";
+  std::string error = scene_ ? "" : "open a scene first";
   DemoLog log;
   if (error.empty()) {
-    log = controller_->CaptureDemoLog();
     try {
+      log = controller_->CaptureDemoLog();
       WriteDemoLog(path.toStdString(), log);
     } catch (const std::exception& e) {
       error = e.what();
@@ -661,7 +530,7 @@ bool MainWindow::SaveDemoLog(const QString& path) {
 }
 
 bool MainWindow::StartRecording(const RecordingSettings& settings) {
-  std::string error = !controller_ ? "open a scene first" : recorder_ ? "a recording is running; stop it first" : "";
+  std::string error = !scene_ ? "open a scene first" : recorder_ ? "a recording is running; stop it first" : "";
   std::shared_ptr<Recorder> recorder;
   if (error.empty()) {
     QApplication::setOverrideCursor(Qt::WaitCursor);  // the renderer's set-up takes a moment
@@ -675,9 +544,7 @@ bool MainWindow::StartRecording(const RecordingSettings& settings) {
   }
   recorder_ = std::move(recorder);
   if (viewport_) recorder_->SetView(viewport_->camera().ToCamera(), viewport_->view_options());
-  Command c = Command::Of(Command::Type::kStartRecording);
-  c.sink = recorder_;
-  controller_->Post(std::move(c));
+  controller_->Post(command::StartRecording{recorder_});
   Log(QString("recording to %1 (%2x%3, %4 frames per simulated second%5)")
           .arg(QString::fromStdString(settings.path.string()))
           .arg(settings.width)
@@ -690,7 +557,7 @@ bool MainWindow::StartRecording(const RecordingSettings& settings) {
 }
 
 void MainWindow::StopRecording() {
-  if (recorder_ && controller_) controller_->Post(Command::Of(Command::Type::kStopRecording));
+  if (recorder_) controller_->Post(command::StopRecording{});
 }
 
 QString MainWindow::UpdateRecording() {
@@ -724,24 +591,6 @@ void MainWindow::Log(const QString& line, Event::Kind kind) {
   const char* prefix = kind == Event::Kind::kError ? "error: " : kind == Event::Kind::kWarning ? "warning: " : "";
   log_->appendPlainText(prefix + line);
   if (kind != Event::Kind::kInfo) statusBar()->showMessage(line, 8000);
-}
-
-void MainWindow::AddRecent(const QString& path) {
-  QSettings settings("Ductile", "studio");
-  QStringList recent = settings.value("recent").toStringList();
-  const QString absolute = QFileInfo(path).absoluteFilePath();
-  recent.removeAll(absolute);
-  recent.prepend(absolute);
-  while (recent.size() > kMaxRecent) recent.removeLast();
-  settings.setValue("recent", recent);
-  UpdateRecentMenu();
-}
-
-void MainWindow::UpdateRecentMenu() {
-  recent_menu_->clear();
-  const QStringList recent = QSettings("Ductile", "studio").value("recent").toStringList();
-  for (const QString& path : recent) recent_menu_->addAction(path, this, [this, path] { OpenScene(path); });
-  recent_menu_->setEnabled(!recent.isEmpty());
 }
 
 QImage MainWindow::GrabWindow() {

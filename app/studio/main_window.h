@@ -1,8 +1,11 @@
 // The studio's main window (docs/studio.md): the viewport in the centre; docks for the scene tree, the inspector,
-// the plots and the log; File and Simulation menus and a toolbar. A 60 Hz timer moves the SimController's newest
-// snapshot, telemetry and events into the widgets; nothing here waits for a simulation step (but Save demo log, for
-// the step boundary it is taken at). Record > Start recording hands a Recorder to the SimController, which draws
-// the frames on the simulation thread. The Teleop dock's commands go to the SimController like the others.
+// the plots, the history of recent states and the log; File and Simulation menus and a toolbar. The window is a
+// client of one SimController for its whole life: every request (opening a scene, play, a scrub, saving a state)
+// is a Command posted to its simulation thread, and a 60 Hz timer moves the controller's newest scene, snapshot,
+// telemetry, status and events into the widgets. Nothing here waits for the simulation thread (but Save demo log,
+// for the step boundary it is taken at). Record > Start recording hands a Recorder to the SimController, which draws
+// the frames on the simulation thread. The Teleop and History docks' commands go to the SimController like the
+// others. The menus are built in main_window_menus.cpp.
 #pragma once
 
 #include <QElapsedTimer>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "ductile/scene.h"
+#include "history_panel.h"
 #include "recorder.h"
 #include "sim_controller.h"
 #include "viewport.h"
@@ -24,6 +28,7 @@ class QComboBox;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
+class QProgressBar;
 class QTimer;
 class QTreeWidget;
 
@@ -54,9 +59,10 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QVulkanInstance* vulkan);
   ~MainWindow() override;
 
-  /// Opens a scene file. On a bad scene shows the FILE:LINE:COL error in a dialog (unless `quiet`), keeps the
-  /// current scene and returns false.
-  bool OpenScene(const QString& path, bool quiet = false);
+  /// Opens a scene file: the simulation thread reads and compiles it (command::OpenScene) while the status bar says
+  /// "opening…", and the window shows it once it is open (sceneOpened). On a bad scene it shows the FILE:LINE:COL
+  /// error in the log and, unless `quiet`, a dialog; the open scene stays (sceneFailed). Returns at once.
+  void OpenScene(const QString& path, bool quiet = false);
   /// Starts or stops the simulation.
   void SetPlaying(bool playing);
   /// The viewport's render scale (Viewport::SetRenderScale: 0 automatic, else 0.5, 0.75 or 1 as in View > Render
@@ -86,6 +92,15 @@ class MainWindow : public QMainWindow {
   /// `path` (what Simulation > Save demo log… does once a file is chosen). On a problem (no scene, a path that
   /// cannot be written) shows it in a dialog and the log and returns false.
   bool SaveDemoLog(const QString& path);
+  /// Writes the state shown to `path` (what File > Save state… does once a file is chosen): posted to the simulation
+  /// thread, which reports the outcome in the log, and a problem (no scene, a path that cannot be written) also in a
+  /// dialog. Returns at once.
+  void SaveState(const QString& path);
+  /// Continues from the state saved in `path` (File > Load state…), paused there: posted likewise. A file that cannot
+  /// be used (missing, corrupt, another format version or another scene's) leaves the running state as it was.
+  void LoadState(const QString& path);
+  /// Moves the history's scrubber `delta` kept states (Simulation > Step back / Step forward, Ctrl+Left / Ctrl+Right).
+  void StepHistory(int delta);
 
   // For tests and scripts.
   SimController* controller() const { return controller_.get(); }
@@ -94,17 +109,42 @@ class MainWindow : public QMainWindow {
   Inspector* inspector() const { return inspector_; }
   Plots* plots() const { return plots_; }
   TeleopPanel* teleop() const { return teleop_; }
+  HistoryPanel* history() const { return history_; }
   QString last_error() const { return last_error_; }
   QString scene_path() const { return scene_path_; }
+  /// OpenedScene::generation of the scene shown (0 before the first): it changes once a scene opened.
+  std::uint64_t scene_generation() const { return scene_generation_; }
+  /// A scene is being opened (posted and not yet open or refused).
+  bool opening() const { return opening_ > 0; }
   /// Runs the UI's periodic update now (snapshot, telemetry, events, status).
   void Poll();
   /// The window as it is shown, the viewport's image included (QWidget::grab leaves the viewport, a native window
   /// of its own, blank): for test artifacts.
   QImage GrabWindow();
 
+ signals:
+  /// A scene opened (OpenScene): the window shows it.
+  void sceneOpened(const QString& path);
+  /// A scene could not be opened: `error` names the file, line and column.
+  void sceneFailed(const QString& error);
+
  private:
   void BuildMenus();
+  void BuildFileMenu();
+  void BuildSimulationMenu();
+  void BuildHistoryMenu(QMenu* parent);
+  void BuildRecordMenu();
+  void BuildViewMenu();
   void BuildDocks();
+  void ConnectViewport();
+  /// Shows a scene the simulation thread opened: the scene tree, inspector, plots, teleop dock, cameras.
+  void ShowScene(const OpenedScene& opened);
+  void SetInspectorScene(const std::vector<Override>& overrides);
+  void PollEvents();
+  void ShowEvent(const Event& e);
+  void ShowOpening(const std::filesystem::path& opening);
+  /// The status line and the HUD's text.
+  void ShowStatus(const ControllerStatus& st);
   void FillSceneTree(const SceneDesc& scene);
   void Log(const QString& line, Event::Kind kind = Event::Kind::kInfo);
   // On a CPU Vulkan device, once: the simulation thread on one core, the viewport's drawing on another at a lower
@@ -141,9 +181,13 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
   QMenu* camera_menu_ = nullptr;
   QAction* play_ = nullptr;
+  QAction* save_demo_log_ = nullptr;
   QAction* hud_ = nullptr;
   QAction* record_ = nullptr;
   QLabel* record_status_ = nullptr;
+  QLabel* opening_label_ = nullptr;
+  QProgressBar* opening_bar_ = nullptr;
+  HistoryPanel* history_ = nullptr;
   QComboBox* speed_ = nullptr;
   QComboBox* color_ = nullptr;
   QActionGroup* render_scale_group_ = nullptr;
@@ -155,7 +199,13 @@ class MainWindow : public QMainWindow {
   QElapsedTimer status_clock_;  // since the status line and the HUD's text were last shown (Poll)
   QString shown_kind_;          // what they said then, in kind
 
-  std::unique_ptr<SimController> controller_;
+  std::unique_ptr<SimController> controller_;  // for the window's life
+  std::uint64_t scene_generation_ = 0;         // OpenedScene::generation of scene_
+  std::uint64_t overrides_restored_ = 0;       // ControllerStatus::overrides_restored the inspector shows
+  int opening_ = 0;                            // scenes posted and not yet open or refused
+  bool open_quiet_ = false;                    // the newest OpenScene's `quiet`
+  std::size_t history_bytes_ = 0;              // the history's bound [bytes] (Simulation > History)
+  int history_interval_ = 0;                   // steps between kept states, 0 automatic
   std::optional<SceneDesc> scene_;
   std::string scene_text_;
   QString scene_path_;

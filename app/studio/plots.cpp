@@ -188,8 +188,9 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
   });
 }
 
-void Plots::Reset(const std::vector<std::string>& body_names) {
+void Plots::Reset(const std::vector<std::string>& body_names, std::uint64_t run) {
   samples_.clear();
+  run_ = run;
   body_chosen_ = false;
   body_names_ = body_names;
   body_->blockSignals(true);
@@ -201,9 +202,26 @@ void Plots::Reset(const std::vector<std::string>& body_names) {
   Redraw();
 }
 
+void Plots::SetRun(std::uint64_t run, double from) {
+  if (run <= run_) return;
+  run_ = run;
+  // The samples after `from` belong to a run that was discarded (or, from −infinity, to an earlier one).
+  const auto later =
+      std::find_if(samples_.begin(), samples_.end(), [from](const TelemetrySample& s) { return !(s.time <= from); });
+  if (later == samples_.end()) return;
+  samples_.erase(later, samples_.end());
+  if (!paused_) RequestRedraw();
+}
+
 void Plots::Append(const std::vector<TelemetrySample>& samples) {
-  if (samples.empty()) return;
-  samples_.insert(samples_.end(), samples.begin(), samples.end());
+  std::size_t appended = 0;
+  for (const TelemetrySample& s : samples) {
+    if (s.run < run_) continue;  // posted before the run changed
+    SetRun(s.run, s.run_from);
+    samples_.push_back(s);
+    ++appended;
+  }
+  if (appended == 0) return;
   // Until the user picks one, plot the first body that something pushes (a kinematic carrier feels nothing).
   const auto pushed = [&](int b) {
     for (const TelemetrySample& s : samples)

@@ -35,11 +35,17 @@ class Plots : public QWidget {
 
  public:
   explicit Plots(QWidget* parent = nullptr);
-  /// Forgets every sample and names the bodies of a newly opened scene.
-  void Reset(const std::vector<std::string>& body_names);
-  /// Appends samples (from SimController::DrainTelemetry); redraws unless paused, at most ten times a second
-  /// (drawing the charts costs the UI thread several ms, which would otherwise be spent on every 60 Hz poll): a
-  /// redraw due sooner is postponed, and the postponed one shows every sample appended until it runs.
+  /// Forgets every sample and names the bodies of a newly opened scene, whose first run is `run`
+  /// (OpenedScene::run).
+  void Reset(const std::vector<std::string>& body_names, std::uint64_t run = 0);
+  /// A later run of the simulation (ControllerStatus::run and ::run_from) drops the samples after `from` [s]: all of
+  /// them for a new run (reset, loaded state), those after the state a resumed run continued from (the history).
+  /// Nothing for the run shown or an earlier one.
+  void SetRun(std::uint64_t run, double from);
+  /// Appends samples (from SimController::DrainTelemetry): a sample of a later run first starts it (SetRun), samples
+  /// of an earlier run are left out. Redraws unless paused, at most ten times a second (drawing the charts costs the
+  /// UI thread several ms, which would otherwise be spent on every 60 Hz poll): a redraw due sooner is postponed, and
+  /// the postponed one shows every sample appended until it runs.
   void Append(const std::vector<TelemetrySample>& samples);
   /// Writes every recorded sample as CSV; returns false with `error` set when the file cannot be written.
   bool ExportCsv(const QString& path, QString* error) const;
@@ -57,6 +63,7 @@ class Plots : public QWidget {
   void RequestRedraw();
 
   std::vector<TelemetrySample> samples_;
+  std::uint64_t run_ = 0;           // the run the samples belong to (SetRun)
   QElapsedTimer since_redraw_;      // wall time since the last redraw (invalid before the first)
   QTimer* redraw_timer_ = nullptr;  // single shot: a postponed redraw
   std::vector<std::string> body_names_;

@@ -19,7 +19,7 @@
 #include "ductile/record/video_encoder.h"
 #include "ductile/render/renderer.h"
 #include "ductile/render/snapshot_scene.h"
-#include "sim_controller.h"
+#include "frame_sink.h"
 
 namespace ductile::studio {
 

@@ -44,15 +44,20 @@ bool SnapshotBuffer::Acquire() {
   return true;
 }
 
-SimController::SimController(std::shared_ptr<const Model> model, std::string scene_text,
-                             std::filesystem::path scene_file, std::vector<Override> overrides, int threads)
-    : scene_text_(std::move(scene_text)), scene_file_(std::move(scene_file)), overrides_(std::move(overrides)) {
-  sim_ = std::make_unique<Simulator>(std::move(model), SimulatorOptions{threads});
-  robots_ = sim_->RobotNames();
-  StartDemoLog();
-  PublishSnapshot();
+SimController::SimController(int threads) : threads_(threads) {
   UpdateStatus();
   // At the process's normal priority: the UI thread that makes a controller may run at a lower one (cpu_placement.h).
+  thread_ = StartNormalPriorityThread([this] { Run(); });
+}
+
+SimController::SimController(std::shared_ptr<const Model> model, std::string scene_text,
+                             std::filesystem::path scene_file, std::vector<Override> overrides, int threads)
+    : threads_(threads) {
+  SceneDesc scene = LoadSceneFromString(scene_text, scene_file);
+  auto sim = std::make_unique<Simulator>(model, SimulatorOptions{threads});
+  UseScene(std::move(sim), std::move(model), std::move(scene_text), std::move(scene_file), std::move(scene),
+           std::move(overrides));
+  UpdateStatus();
   thread_ = StartNormalPriorityThread([this] { Run(); });
 }
 
@@ -68,7 +73,7 @@ SimController::~SimController() {
 void SimController::Post(Command command) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    commands_.push_back(std::move(command));
+    commands_.Push(std::move(command));
   }
   wake_.notify_all();
 }
@@ -85,15 +90,24 @@ ControllerStatus SimController::status() const {
   return status_;
 }
 
+std::shared_ptr<const OpenedScene> SimController::scene() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return scene_;
+}
+
+std::vector<std::string> SimController::robots() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return scene_ ? scene_->robots : std::vector<std::string>{};
+}
+
 std::vector<Override> SimController::overrides() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return overrides_;
 }
 
 DemoLog SimController::CaptureDemoLog() {
-  Command c = Command::Of(Command::Type::kDemoLog);
-  c.demo_log = std::make_shared<std::promise<DemoLog>>();
-  std::future<DemoLog> log = c.demo_log->get_future();
+  command::CaptureDemoLog c{std::make_shared<std::promise<DemoLog>>()};
+  std::future<DemoLog> log = c.log->get_future();
   Post(std::move(c));
   return log.get();
 }
@@ -114,26 +128,15 @@ void SimController::Run() {
     if (const int core = core_request_.exchange(kNoRequest, std::memory_order_relaxed); core != kNoRequest) {
       PinCallingThread(core == kAllCores ? std::vector<int>{} : std::vector<int>{core});
     }
-    commands.clear();
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // Paused: sleep until a command arrives. Playing: only collect what is there.
       if (!playing_) wake_.wait(lock, [&] { return stop_ || !commands_.empty(); });
-      commands.swap(commands_);
+      commands_.TakeAll(commands);
       if (stop_) break;
     }
-    bool step_once = false;
     const bool was_playing = playing_;
-    for (const Command& c : commands) {
-      if (c.type == Command::Type::kStep)
-        step_once = !playing_;
-      else
-        Apply(c);
-    }
-    if (step_once) {
-      StepOnce();
-      next_step = Clock::now();
-    }
+    for (const Command& c : commands) Dispatch(c);
     // Playing starts its schedule now: the time paused is not owed.
     if (playing_ && !was_playing) next_step = Clock::now();
     if (playing_) {
@@ -141,6 +144,7 @@ void SimController::Run() {
       // steps due sooner, up to kMaxPacingLag behind the clock (NextStepDue).
       const Clock::time_point now = Clock::now();
       if (now < next_step) {
+        if (!commands.empty()) UpdateStatus();
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait_until(lock, next_step, [&] { return stop_ || !commands_.empty(); });
         continue;  // commands first; the step is still due at next_step
@@ -154,161 +158,42 @@ void SimController::Run() {
   }
   // Shutting down: the recording and any still waiting to start are finished, so that every file is complete.
   EndRecording();
-  for (const Command& c : commands)
-    if (c.type == Command::Type::kStartRecording && c.sink) c.sink->Finish(sim_->time());
-}
-
-void SimController::Apply(const Command& c) {
-  switch (c.type) {
-    case Command::Type::kPlay:
-      playing_ = true;
-      break;
-    case Command::Type::kPause:
-      playing_ = false;
-      last_step_end_ = {};
-      PublishSnapshot();  // the state it stopped at, if the last step's snapshot was skipped
-      break;
-    case Command::Type::kStep:
-      break;
-    case Command::Type::kReset:
-      EndRecording();  // its frames would go back in time
-      sim_->Reset();
-      StartDemoLog();
-      rtf_window_.clear();
-      last_step_end_ = {};
-      measured_rtf_ = 0;
-      PublishSnapshot();
-      Emit(Event::Kind::kInfo, "reset to t = 0");
-      break;
-    case Command::Type::kSetSpeed:
-      speed_ = std::clamp(c.value, 0.01, 1.0);
-      break;
-    case Command::Type::kSetOverride:
-      ApplyOverride(c.key, c.text);
-      break;
-    case Command::Type::kPerturb:
-      ApplyInput(c);
-      PublishSnapshot();  // the spring is drawn at once, also while paused
-      break;
-    case Command::Type::kStartRecording:
-      EndRecording();
-      if (!c.sink) break;
-      sink_ = c.sink;
-      record_start_ = sim_->time();
-      record_fps_ = sink_->fps();
-      record_frames_ = 0;
-      if (!(record_fps_ > 0)) {  // no frame would ever be due
-        EndRecording();
-        break;
-      }
-      WriteDueFrames();  // frame 0: the state now
-      break;
-    case Command::Type::kStopRecording:
-      EndRecording();
-      break;
-    case Command::Type::kTeleop:
-    case Command::Type::kTeleopClear:
-    case Command::Type::kGripper:
-      ApplyInput(c);
-      break;
-    case Command::Type::kDemoLog: {
-      if (!c.demo_log) break;
-      DemoLog log = demo_log_;
-      log.steps = sim_->step_count();
-      log.final_state_hash = sim_->StateHash();
-      c.demo_log->set_value(std::move(log));
-      break;
-    }
+  for (const Command& c : commands) {
+    if (const auto* start = std::get_if<command::StartRecording>(&c); start && start->sink)
+      start->sink->Finish(sim_ ? sim_->time() : 0.0);
   }
 }
 
-void SimController::ApplyInput(const Command& c) {
-  DemoEvent e;
-  const char* key = kTeleopKey;
-  switch (c.type) {
-    case Command::Type::kPerturb:
-      e.type = DemoEvent::Type::kPerturb;
-      e.perturbation = c.perturbation;
-      break;
-    case Command::Type::kTeleop:
-      e.type = DemoEvent::Type::kTeleopTarget;
-      e.teleop = c.teleop;
-      break;
-    case Command::Type::kTeleopClear:
-      e.type = DemoEvent::Type::kTeleopClear;
-      e.teleop.robot = c.teleop.robot;
-      break;
-    case Command::Type::kGripper:
-      e.type = DemoEvent::Type::kGripper;
-      e.gripper = c.gripper;
-      key = kGripperKey;
-      break;
-    default:
-      return;
-  }
-  // The replay's own way of applying an input, so that what the log says is what was done.
-  std::vector<Override> no_edits;  // only live edits (kSet, not applied here) use them
-  if (std::string refused = ApplyDemoEvent(*sim_, e, scene_text_, scene_file_, no_edits); !refused.empty()) {
-    Emit(Event::Kind::kWarning,
-         std::string(key == kGripperKey ? "gripper command" : "teleoperation") + " refused: " + refused, key);
-    return;
-  }
-  RecordInput(std::move(e));
-}
-
-void SimController::StartDemoLog() {
-  demo_log_ = {};
-  demo_log_.scene = std::filesystem::absolute(scene_file_);
-  std::lock_guard<std::mutex> lock(mutex_);
-  demo_log_.overrides = overrides_;
-}
-
-void SimController::RecordInput(DemoEvent event) {
-  event.step = sim_->step_count();
-  event.time = sim_->time();
-  // A target that moves several times before a step: only the last one acts, so only it is kept.
-  if (event.type == DemoEvent::Type::kTeleopTarget && !demo_log_.events.empty()) {
-    DemoEvent& last = demo_log_.events.back();
-    if (last.type == DemoEvent::Type::kTeleopTarget && last.step == event.step &&
-        last.teleop.robot == event.teleop.robot && last.teleop.link == event.teleop.link) {
-      last = std::move(event);
-      return;
-    }
-  }
-  demo_log_.events.push_back(std::move(event));
-}
-
-void SimController::ApplyOverride(const std::string& key, const std::string& text) {
-  std::vector<Override> overrides;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    overrides = overrides_;
-  }
-  std::shared_ptr<const Model> model;
-  Override edit;
-  try {
-    edit = ParseOverride(key + "=" + text);
-    SetOverride(overrides, edit);
-    model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text_, scene_file_, overrides)));
-  } catch (const std::exception& e) {
-    Emit(Event::Kind::kError, key + " = " + text + " refused: " + e.what(), key);
-    return;
-  }
-  const std::string refused = sim_->UpdateModel(model);
-  if (!refused.empty()) {
-    Emit(Event::Kind::kWarning, key + " = " + text + " not applied: " + refused, key);
-    return;
-  }
+void SimController::UseScene(std::unique_ptr<Simulator> sim, std::shared_ptr<const Model> model, std::string text,
+                             std::filesystem::path file, SceneDesc scene, std::vector<Override> overrides) {
+  EndRecording();  // the old scene's, finished at its time
+  sim_ = std::move(sim);
+  model_ = std::move(model);
+  scene_text_ = std::move(text);
+  scene_file_ = std::move(file);
+  scene_robots_ = sim_->RobotNames();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     overrides_ = std::move(overrides);
   }
-  DemoEvent applied;
-  applied.type = DemoEvent::Type::kSet;
-  applied.set = edit;
-  RecordInput(std::move(applied));
-  PublishSnapshot();
-  Emit(Event::Kind::kInfo, key + " = " + text + " applied at t = " + std::to_string(sim_->time()) + " s", key);
+  playing_ = false;
+  rtf_window_.clear();
+  last_step_end_ = {};
+  measured_rtf_ = 0;
+  StartDemoLog();
+  RestartHistory();
+  auto opened = std::make_shared<OpenedScene>();
+  opened->generation = ++scene_generation_;
+  opened->file = scene_file_;
+  opened->text = scene_text_;
+  opened->scene = std::move(scene);
+  opened->robots = scene_robots_;
+  for (int b = 0; b < sim_->num_rigid_bodies(); ++b) opened->bodies.push_back(sim_->SummarizeRigidBody(b).name);
+  opened->num_particles = model_->num_particles;
+  opened->run = run_;
+  PublishSnapshot();  // before the scene: the UI that sees the scene finds its snapshot
+  std::lock_guard<std::mutex> lock(mutex_);
+  scene_ = std::move(opened);
 }
 
 void SimController::StepOnce() {
@@ -316,24 +201,32 @@ void SimController::StepOnce() {
     sim_->Step();
   } catch (const SimulationDiverged& e) {
     playing_ = false;
+    at_serial_ = 0;  // the history keeps the last good states to go back to
     PublishSnapshot();
     Emit(Event::Kind::kError, std::string(e.what()) + " — paused");
     return;
   } catch (const std::exception& e) {  // anything else a step throws also pauses, never ends the thread
     playing_ = false;
+    at_serial_ = 0;
     PublishSnapshot();
     Emit(Event::Kind::kError, std::string("the step failed: ") + e.what() + " — paused");
     return;
   }
+  at_serial_ = 0;
+  if (!playing_ || history_.Due(sim_->step_count())) KeepCurrentState();
   // While playing, a snapshot at most at the display's rate (60 Hz): a copy per step would cost fast small scenes
   // more than they step. A single step and a pause always publish.
   if (!playing_ || std::chrono::steady_clock::now() - last_publish_ >= std::chrono::milliseconds(15)) PublishSnapshot();
   WriteDueFrames();
+  MeasureSpeed();
+  PushTelemetry();
+}
+
+void SimController::MeasureSpeed() {
   // Measured real-time factor over about the last second of wall time: while playing, the wall time between step
   // ends (the pacing's waits included, so at 50% speed it reads 0.5); for a single step, its compute time.
-  const StepTelemetry& t = sim_->last_step();
   const auto now = std::chrono::steady_clock::now();
-  double wall = t.wall_ms * 1e-3;
+  double wall = sim_->last_step().wall_ms * 1e-3;
   if (playing_ && last_step_end_ != std::chrono::steady_clock::time_point{})
     wall = std::min(1.0, std::chrono::duration<double>(now - last_step_end_).count());
   last_step_end_ = playing_ ? now : std::chrono::steady_clock::time_point{};
@@ -349,6 +242,10 @@ void SimController::StepOnce() {
     rtf_window_.pop_front();
   }
   measured_rtf_ = wall_sum > 0 ? sim_sum / wall_sum : 0;
+}
+
+void SimController::PushTelemetry() {
+  const StepTelemetry& t = sim_->last_step();
   TelemetrySample sample;
   sample.time = sim_->time();
   sample.step_ms = t.wall_ms;
@@ -361,10 +258,13 @@ void SimController::StepOnce() {
     const RigidBodySummary body = sim_->SummarizeRigidBody(b);
     for (int a = 0; a < 3; ++a) sample.force[b][a] = static_cast<float>(body.contact_force[a]);
   }
+  sample.run = run_;
+  sample.run_from = run_from_;
   telemetry_.Push(sample);
 }
 
 void SimController::PublishSnapshot() {
+  if (!sim_) return;
   last_publish_ = std::chrono::steady_clock::now();
   sim_->CaptureSnapshot(snapshots_.back(), stress_wanted_.load(std::memory_order_relaxed));
   snapshots_.Publish();
@@ -391,22 +291,115 @@ void SimController::EndRecording() {
 }
 
 void SimController::Emit(Event::Kind kind, std::string message, std::string key) {
+  const double time = sim_ ? sim_->time() : 0.0;
   std::lock_guard<std::mutex> lock(mutex_);
-  events_.push_back({kind, sim_->time(), std::move(message), std::move(key)});
+  events_.push_back({kind, time, std::move(message), std::move(key)});
+}
+
+void SimController::StartDemoLog() {
+  demo_log_ = {};
+  demo_log_.scene = std::filesystem::absolute(scene_file_);
+  demo_log_available_ = true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  demo_log_.overrides = overrides_;
+}
+
+void SimController::RecordInput(DemoEvent event) {
+  event.step = sim_->step_count();
+  event.time = sim_->time();
+  // A target that moves several times before a step: only the last one acts, so only it is kept; unless a state was
+  // kept since the one before (at a pause), which a run resumed from it must find in the log as it was.
+  const bool kept_since = !history_.empty() && history_.newest().demo_events == demo_log_.events.size();
+  if (event.type == DemoEvent::Type::kTeleopTarget && !demo_log_.events.empty() && !kept_since) {
+    DemoEvent& last = demo_log_.events.back();
+    if (last.type == DemoEvent::Type::kTeleopTarget && last.step == event.step &&
+        last.teleop.robot == event.teleop.robot && last.teleop.link == event.teleop.link) {
+      last = std::move(event);
+      return;
+    }
+  }
+  demo_log_.events.push_back(std::move(event));
+}
+
+void SimController::NewRun(double from) {
+  ++run_;
+  run_from_ = from;
+}
+
+void SimController::RestartHistory() {
+  history_.Clear();
+  at_serial_ = 0;
+  NewRun();
+  KeepCurrentState();
+}
+
+void SimController::KeepCurrentState() {
+  if (at_serial_ != 0) return;
+  const std::vector<Override> overrides = this->overrides();
+  at_serial_ = history_.Keep(sim_->state(), model_, overrides, demo_log_.events.size()).value_or(0);
+}
+
+void SimController::BranchFromPastState() {
+  if (at_serial_ == 0 || at_serial_ == history_.last_serial()) return;
+  const HistoryEntry* entry = history_.Nearest(at_serial_);
+  demo_log_.events.resize(std::min(demo_log_.events.size(), entry->demo_events));
+  history_.DiscardAfter(at_serial_);
+  NewRun(sim_->time());
+}
+
+void SimController::Restore(const HistoryEntry& entry) {
+  if (entry.model != model_) {
+    // Another model of the same scene (a live edit since): never refused, as the structure is the same.
+    if (const std::string refused = sim_->UpdateModel(entry.model); !refused.empty()) {
+      Emit(Event::Kind::kError,
+           "cannot go back to the parameters of t = " + std::to_string(entry.state.time()) + " s: " + refused);
+      return;
+    }
+    model_ = entry.model;
+  }
+  sim_->SetState(entry.state);
+  at_serial_ = entry.serial;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto same = [](const Override& a, const Override& b) { return a.path == b.path && a.value == b.value; };
+  if (!std::equal(overrides_.begin(), overrides_.end(), entry.overrides.begin(), entry.overrides.end(), same)) {
+    overrides_ = entry.overrides;
+    ++overrides_restored_;
+  }
 }
 
 void SimController::UpdateStatus() {
-  std::vector<RobotTeleopStatus> teleop;
-  teleop.reserve(robots_.size());
-  for (const std::string& robot : robots_) teleop.push_back({robot, sim_->GetTeleopStatus(robot)});
+  ControllerStatus st;
+  st.playing = playing_;
+  st.speed = speed_;
+  st.realtime_factor = measured_rtf_;
+  st.demo_events = demo_log_.events.size();
+  st.demo_log_available = demo_log_available_;
+  st.run = run_;
+  st.run_from = run_from_;
+  st.overrides_restored = overrides_restored_;
+  HistoryStatus& h = st.history;
+  h.states = history_.size();
+  h.first = history_.first_serial();
+  h.last = history_.last_serial();
+  h.shown = at_serial_;
+  if (!history_.empty()) {
+    h.oldest_time = history_.oldest().state.time();
+    h.newest_time = history_.newest().state.time();
+  }
+  h.bytes = history_.bytes();
+  h.limit = history_.limit();
+  h.interval = history_.interval();
+  h.automatic = history_.automatic_interval();
+  h.scrub_request = scrub_request_;
+  if (sim_) {
+    st.time = sim_->time();
+    st.step = sim_->step_count();
+    for (const std::string& robot : scene_robots_) st.teleop.push_back({robot, sim_->GetTeleopStatus(robot)});
+    if (!playing_) st.state_hash = sim_->StateHash();
+  }
   std::lock_guard<std::mutex> lock(mutex_);
-  status_.teleop = std::move(teleop);
-  status_.demo_events = demo_log_.events.size();
-  status_.playing = playing_;
-  status_.speed = speed_;
-  status_.realtime_factor = measured_rtf_;
-  status_.time = sim_->time();
-  status_.step = sim_->step_count();
+  st.opening = std::move(status_.opening);
+  status_ = std::move(st);
 }
 
 }  // namespace ductile::studio

@@ -1,8 +1,19 @@
-// SimController: owns the simulation thread of the studio (docs/studio.md, "Threads"). The UI posts Commands; the
-// thread applies them between steps, steps at the requested fraction of real time, publishes a Snapshot after every
-// step into a triple buffer and appends a TelemetrySample per step to a single-producer ring. Neither side ever waits
-// for the other: posting takes a mutex held for one push, publishing and reading the snapshot swap an atomic
-// index, and the ring's indices are atomics. No Qt here, so the ThreadSanitizer test runs it without a window.
+// SimController: owns the simulation thread of the studio (docs/studio.md, "Threads"), as RenderDoc's replay thread owns its core:
+// the UI posts Commands (commands.h) into a CommandQueue, where a newer request may replace a queued older one of
+// the same kind (command_queue.h); the thread applies them in order between steps, steps at the requested fraction
+// of real time, publishes a Snapshot after every step into a triple buffer and appends a TelemetrySample per step to
+// a single-producer ring. Neither side ever waits for the other: posting takes a mutex held for one push, publishing
+// and reading the snapshot swap an atomic index, and the ring's indices are atomics. No Qt here, so the
+// ThreadSanitizer test runs it without a window.
+//
+// Scenes: the thread opens them too (command::OpenScene reads, loads and compiles the scene, which for a large one
+// takes seconds of sampling particles), so the UI never waits for a compile; scene() tells the UI what it opened.
+//
+// History (docs/studio.md, "History"): the thread keeps recent states in a StateHistory (state_history.h): every
+// `interval` steps while playing, after every single step and whenever it pauses. command::Scrub pauses and
+// continues from a kept state, with the parameters it ran with; whatever changes the run from there (play, a step,
+// an input, an edit) discards the states after it, the demo log's inputs after it, and the plots' samples after it
+// (a new run: ControllerStatus::run).
 //
 // Recording (docs/studio.md, "Recording"): while a FrameSink is attached, the thread hands it the state at fixed
 // intervals of simulated time, frame k at t0 + k / fps where t0 is the time the recording started: after every step
@@ -13,7 +24,8 @@
 // The demo log (docs/studio.md, "Teleoperation"): every input the thread applies (teleoperation targets and their
 // end, gripper commands, the mouse spring, live edits that took effect) is kept as a DemoEvent with the step before
 // which it was applied, from the last reset or the opening of the scene on. CaptureDemoLog hands it over with the
-// step count and state hash of one step boundary, so `ductile-cli replay` can run it again and compare.
+// step count and state hash of one step boundary, so `ductile-cli replay` can run it again and compare. A loaded
+// state cannot be reached by a replay from t = 0, so after one there is no demo log until a reset.
 #pragma once
 
 #include <array>
@@ -23,71 +35,25 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
-#include <future>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "command_queue.h"
+#include "commands.h"
 #include "ductile/demo_log.h"
 #include "ductile/model.h"
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
 #include "ductile/snapshot.h"
+#include "frame_sink.h"
+#include "state_history.h"
 
 namespace ductile::studio {
-
-/// Where a recording's frames go: the studio's Recorder renders and encodes them. Every call comes from the
-/// simulation thread, so an implementation needs no lock for what only these calls touch. A sink handed over with
-/// kStartRecording gets exactly one Finish: at kStopRecording, at a reset, when another recording starts, when it
-/// fails, or at the latest when the SimController is destroyed (a start still queued then is finished at once).
-class FrameSink {
- public:
-  virtual ~FrameSink() = default;
-  /// Frames per second of simulated time, > 0; read once, when the recording starts.
-  virtual double fps() const = 0;
-  /// `snapshot` is the state at the step boundary that is due as the next `count` (>= 1) frames. Returns false when
-  /// the recording failed (the sink keeps the reason): the controller then finishes it and sends no more frames.
-  virtual bool WriteFrames(const Snapshot& snapshot, std::int64_t count) = 0;
-  /// Ends the recording at simulated time `end_time` [s] (the state reached when it was stopped); the last call.
-  virtual void Finish(double end_time) = 0;
-};
-
-/// What the UI asks of the simulation thread.
-struct Command {
-  enum class Type {
-    kPlay,            ///< Run continuously.
-    kPause,           ///< Stop after the current step.
-    kStep,            ///< One step (when paused).
-    kReset,           ///< Back to t = 0 with the current parameters.
-    kSetSpeed,        ///< `value`: requested fraction of real time, (0, 1].
-    kSetOverride,     ///< `key` = `text` (a dotted scene key, as `--set`), applied live or refused with the reason.
-    kPerturb,         ///< Start, move or end (kind kNone) the mouse spring `perturbation`.
-    kStartRecording,  ///< Hand frames to `sink` from now on (frame 0: the current state); ends a recording running.
-    kStopRecording,   ///< End the recording (FrameSink::Finish); nothing when none runs.
-    kTeleop,          ///< Start or move the teleoperation target `teleop` (Simulator::SetTeleopTarget).
-    kTeleopClear,     ///< Stop teleoperating `teleop.robot`'s arm; its controllers keep their last targets.
-    kGripper,         ///< Open, close or squeeze a gripper: `gripper` (Simulator::SetGripper).
-    kDemoLog,         ///< Fulfil `demo_log` with the log so far (what CaptureDemoLog posts).
-  };
-  Type type = Type::kPause;
-  double value = 0;
-  std::string key;
-  std::string text;
-  Perturbation perturbation;
-  std::shared_ptr<FrameSink> sink;                  ///< For kStartRecording.
-  TeleopTarget teleop;                              ///< For kTeleop; kTeleopClear reads `teleop.robot`.
-  GripperCommand gripper;                           ///< For kGripper.
-  std::shared_ptr<std::promise<DemoLog>> demo_log;  ///< For kDemoLog.
-
-  static Command Of(Type type, double value = 0) {
-    Command c;
-    c.type = type;
-    c.value = value;
-    return c;
-  }
-};
 
 /// What happened on the simulation thread that the UI should show (divergence, a refused edit, an applied one).
 struct Event {
@@ -95,14 +61,21 @@ struct Event {
   Kind kind = Kind::kInfo;
   double time = 0;  ///< Simulated time [s].
   std::string message;
-  /// The edited parameter's key, for the outcome of a kSetOverride; kTeleopKey or kGripperKey for a refused
-  /// kTeleop or kGripper; else empty.
+  /// The edited parameter's key, for the outcome of a command::SetOverride; kTeleopKey or kGripperKey for a refused
+  /// command::Teleop or command::Gripper; kSaveStateKey or kLoadStateKey for the outcome of
+  /// command::SaveState or command::LoadState; kSceneKey for a scene that could not be opened; else empty.
   std::string key;
 };
 
 /// Event::key of a refused teleoperation target and of a refused gripper command.
 inline constexpr const char* kTeleopKey = "teleop";
 inline constexpr const char* kGripperKey = "gripper";
+/// Event::key of the outcome of command::SaveState and command::LoadState: kInfo when the file was written or the
+/// state loaded, kError (the file not written, or not usable; the running state unchanged) with the reason.
+inline constexpr const char* kSaveStateKey = "save state";
+inline constexpr const char* kLoadStateKey = "load state";
+/// Event::key of a scene that could not be opened (kError; the message is the scene's FILE:LINE:COL error).
+inline constexpr const char* kSceneKey = "scene";
 
 /// Moving bodies whose contact force a TelemetrySample carries.
 inline constexpr int kMaxPlotBodies = 16;
@@ -117,6 +90,8 @@ struct TelemetrySample {
   int sap_iterations = 0;      ///< Rigid (SAP) Newton iterations.
   int num_bodies = 0;          ///< Bodies in `force` (the first kMaxPlotBodies moving bodies).
   std::array<std::array<float, 3>, kMaxPlotBodies> force{};  ///< Contact force per body [N], world.
+  std::uint64_t run = 0;  ///< ControllerStatus::run of the step: the samples of an earlier run after `run_from` are
+  double run_from = 0;    ///< not this run's past [s] (see ControllerStatus::run_from).
 };
 
 /// A bounded single-producer single-consumer queue. When full, push drops the sample and counts it.
@@ -160,7 +135,35 @@ struct RobotTeleopStatus {
   TeleopStatus status;
 };
 
-/// The state the UI shows in its toolbar and HUD, updated by the simulation thread after every command and step.
+/// The history of recent states (StateHistory) as the UI shows it beside its scrubber.
+struct HistoryStatus {
+  std::size_t states = 0;   ///< Kept states.
+  std::uint64_t first = 0;  ///< Serial of the oldest (0: none kept).
+  std::uint64_t last = 0;   ///< Serial of the newest; the history holds every serial from `first` to `last`.
+  std::uint64_t shown = 0;  ///< Serial of the kept state the simulation is at; 0 when it ran on or changed since.
+  double oldest_time = 0;   ///< Simulated time of the oldest kept state [s].
+  double newest_time = 0;   ///< ... and of the newest [s].
+  std::size_t bytes = 0;    ///< Memory the kept states hold [bytes].
+  std::size_t limit = 0;    ///< The bound [bytes].
+  int interval = 1;         ///< Steps between the states kept while playing.
+  bool automatic = true;    ///< `interval` is chosen for the bound (command::SetHistoryLimit's 0).
+  std::uint64_t scrub_request = 0;  ///< command::Scrub::request of the last scrub applied.
+};
+
+/// The scene the simulation thread opened: what the UI's panels show of it. Fixed once published.
+struct OpenedScene {
+  std::uint64_t generation = 0;     ///< 1 for the controller's first scene, one more for each later one.
+  std::filesystem::path file;       ///< As given to command::OpenScene (or the constructor).
+  std::string text;                 ///< The file's text: live edits reload it with their overrides.
+  SceneDesc scene;                  ///< As loaded, without overrides.
+  std::vector<std::string> robots;  ///< Simulator::RobotNames, in scene order.
+  std::vector<std::string> bodies;  ///< The moving bodies, in Snapshot::bodies order.
+  int num_particles = 0;
+  std::uint64_t run = 0;  ///< ControllerStatus::run of its start.
+};
+
+/// The state the UI shows in its toolbar, HUD and history dock, updated by the simulation thread after every command
+/// and step.
 struct ControllerStatus {
   bool playing = false;
   double speed = 1;            ///< Requested fraction of real time.
@@ -169,6 +172,18 @@ struct ControllerStatus {
   std::int64_t step = 0;
   std::vector<RobotTeleopStatus> teleop;  ///< One per robot of the scene, in scene order.
   std::size_t demo_events = 0;            ///< Inputs in the demo log so far.
+  bool demo_log_available = true;         ///< False after a loaded state, until a reset or another scene.
+  HistoryStatus history;
+  /// Counts the runs: one more at a reset, a loaded state, an opened scene and a run resumed from a past state.
+  /// Samples of an earlier run after `run_from` [s] are not this run's past: −infinity for a new run, the time of the
+  /// state it resumed from for a resumed one.
+  std::uint64_t run = 0;
+  double run_from = -std::numeric_limits<double>::infinity();
+  /// Counts the scrubs that brought back other live edits than those in force (the inspector shows them anew).
+  std::uint64_t overrides_restored = 0;
+  /// While paused: Simulator::StateHash() of the state it is at; none while playing.
+  std::optional<std::uint64_t> state_hash;
+  std::filesystem::path opening;  ///< The scene being opened (command::OpenScene); empty when none.
 };
 
 /// Real-time pacing: when the step after one that was due at `due` is due, the step having ended at `now`; steps are
@@ -187,8 +202,12 @@ inline constexpr std::chrono::milliseconds kMaxPacingLag{100};
 
 class SimController {
  public:
+  /// Starts the simulation thread with no scene: until command::OpenScene opens one, it takes only the settings
+  /// (speed, history bound), refuses state files and demo logs with the reason, and ignores the rest.
+  explicit SimController(int threads = 0);
   /// Starts the simulation thread on `model`, paused. `scene_text` and `scene_file` are the scene the model was
-  /// compiled from (with `overrides`): live edits recompile it with one more override.
+  /// compiled from (with `overrides`): live edits recompile it with one more override. Throws SceneError when the
+  /// text does not load.
   SimController(std::shared_ptr<const Model> model, std::string scene_text, std::filesystem::path scene_file,
                 std::vector<Override> overrides = {}, int threads = 0);
   /// Finishes the recording (FrameSink::Finish), stops and joins the thread.
@@ -196,7 +215,7 @@ class SimController {
   SimController(const SimController&) = delete;
   SimController& operator=(const SimController&) = delete;
 
-  /// Queues a command; returns at once.
+  /// Queues a command (CommandQueue::Push: it may replace a queued older one); returns at once. Any thread.
   void Post(Command command);
 
   // UI side (one thread).
@@ -206,6 +225,10 @@ class SimController {
   std::size_t DrainTelemetry(std::vector<TelemetrySample>& out) { return telemetry_.Drain(out); }
   std::vector<Event> DrainEvents();
   ControllerStatus status() const;
+  /// The open scene; null before the first. Any thread.
+  std::shared_ptr<const OpenedScene> scene() const;
+  /// The open scene's robots (Simulator::RobotNames), in scene order; empty without a scene. Any thread.
+  std::vector<std::string> robots() const;
   /// Whether snapshots carry the particles' von Mises stress (costly; the viewport's stress colours need it).
   void SetStressWanted(bool wanted) { stress_wanted_.store(wanted, std::memory_order_relaxed); }
   /// Pins the simulation thread to `core` from its next loop on (−1: every allowed core again; cpu_placement.h). Any
@@ -215,34 +238,74 @@ class SimController {
   int thread_id() const { return thread_id_.load(std::memory_order_relaxed); }
   /// The overrides in force, in the order given.
   std::vector<Override> overrides() const;
-  /// The scene's robots (Simulator::RobotNames), in scene order; fixed for the controller's life, any thread.
-  const std::vector<std::string>& robots() const { return robots_; }
   /// The demo log since the last reset or the opening of the scene: the scene file (absolute), the overrides in
   /// force then, every input applied since, and the step count and state hash now. Waits for the simulation thread
-  /// to reach a step boundary (at most one step). UI thread.
+  /// to reach a step boundary (at most one step, or the scene being opened). Throws std::runtime_error saying why
+  /// there is none: no scene is open, or a state was loaded since (a replay from t = 0 cannot reach it). UI thread.
   DemoLog CaptureDemoLog();
 
  private:
   void Run();
-  void Apply(const Command& command);
-  void ApplyOverride(const std::string& key, const std::string& text);
+  /// Applies a command of the open scene; without one, what command::* says happens then (IgnoreWithoutScene).
+  void Dispatch(const Command& command);
+  void IgnoreWithoutScene(const Command& command);
+  // One per kind of command (commands.h).
+  void Apply(const command::Play&);
+  void Apply(const command::Pause&);
+  void Apply(const command::Step&);
+  void Apply(const command::Reset&);
+  void Apply(const command::SetSpeed& c);
+  void Apply(const command::SetOverride& c);
+  void Apply(const command::Perturb& c);
+  void Apply(const command::StartRecording& c);
+  void Apply(const command::StopRecording&);
+  void Apply(const command::Teleop& c);
+  void Apply(const command::TeleopClear& c);
+  void Apply(const command::Gripper& c);
+  void Apply(const command::CaptureDemoLog& c);
+  void Apply(const command::SaveState& c);
+  void Apply(const command::LoadState& c);
+  void Apply(const command::Scrub& c);
+  void Apply(const command::SetHistoryLimit& c);
+  void Apply(const command::OpenScene& c);
+
+  /// Continues with `sim` (compiled from `text` of `file`, loaded as `scene`), paused at its initial state.
+  void UseScene(std::unique_ptr<Simulator> sim, std::shared_ptr<const Model> model, std::string text,
+                std::filesystem::path file, SceneDesc scene, std::vector<Override> overrides);
   void StepOnce();
+  void MeasureSpeed();
+  void PushTelemetry();
   void PublishSnapshot();
   void WriteDueFrames();
   void EndRecording();
   void Emit(Event::Kind kind, std::string message, std::string key = {});
   void UpdateStatus();
-  /// Applies a kPerturb, kTeleop, kTeleopClear or kGripper command and logs it, or emits why it was refused.
-  void ApplyInput(const Command& c);
+  /// Applies `event` (an input) as the demo log's replay does and logs it, or emits why it was refused (`what` names
+  /// the kind of input, `key` is the Event's key).
+  void ApplyInput(DemoEvent event, const char* what, const char* key);
   /// Starts a new demo log from the current state (after a reset; at construction).
   void StartDemoLog();
   /// Appends an applied input to the demo log at the current step.
   void RecordInput(DemoEvent event);
+  /// Starts a new run, for the plots (ControllerStatus::run): from −infinity, or from a past state's time.
+  void NewRun(double from = -std::numeric_limits<double>::infinity());
+  /// A new history that starts at the current state (a reset, a loaded state, an opened scene).
+  void RestartHistory();
+  /// Keeps the current state in the history unless it is the kept state it is at already.
+  void KeepCurrentState();
+  /// Before the run changes at a past state of the history: discards the states kept after it and the demo log's
+  /// inputs applied since it was kept, and starts a new run from its time. Nothing when not at a past state.
+  void BranchFromPastState();
+  /// Continues from `entry`: its parameters (model and overrides) and its state.
+  void Restore(const HistoryEntry& entry);
 
   // Owned by the simulation thread after construction.
-  std::unique_ptr<Simulator> sim_;
+  std::unique_ptr<Simulator> sim_;      // null until a scene is open
+  std::shared_ptr<const Model> model_;  // the model sim_ runs
+  int threads_ = 0;
   std::string scene_text_;
   std::filesystem::path scene_file_;
+  std::vector<std::string> scene_robots_;
   bool playing_ = false;
   double speed_ = 1;
   double measured_rtf_ = 0;
@@ -259,18 +322,24 @@ class SimController {
   std::int64_t record_frames_ = 0;   // frames handed to sink_
   Snapshot record_snapshot_;         // the state of the frames being written
   DemoLog demo_log_;                 // inputs since the last reset; steps and hash are filled when captured
+  bool demo_log_available_ = true;   // false after a loaded state until a reset or another scene
+  StateHistory history_;
+  std::uint64_t at_serial_ = 0;      // the kept state the simulation is at; 0 when it ran on or changed since
+  std::uint64_t scrub_request_ = 0;  // command::Scrub::request of the last scrub applied
+  std::uint64_t run_ = 0;
+  double run_from_ = -std::numeric_limits<double>::infinity();
+  std::uint64_t overrides_restored_ = 0;
+  std::uint64_t scene_generation_ = 0;
 
   // Shared with the UI thread.
-  mutable std::mutex mutex_;  // guards commands_, events_, status_, overrides_
+  mutable std::mutex mutex_;  // guards commands_, events_, status_, overrides_, scene_, stop_
   std::condition_variable wake_;
-  std::deque<Command> commands_;
+  CommandQueue commands_;
   std::vector<Event> events_;
   ControllerStatus status_;
   std::vector<Override> overrides_;
+  std::shared_ptr<const OpenedScene> scene_;
   bool stop_ = false;
-
-  // Fixed at construction.
-  std::vector<std::string> robots_;
 
   SnapshotBuffer snapshots_;
   TelemetryRing telemetry_;

@@ -180,7 +180,7 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
   connect(open_, &QPushButton::clicked, this, [this] { SetGripperClosed(false); });
   connect(close_, &QPushButton::clicked, this, [this] { SetGripperClosed(true); });
 
-  SetScene({}, Snapshot{});
+  SetScene({}, {});
   timer_ = new QTimer(this);
   timer_->setInterval(16);
   connect(timer_, &QTimer::timeout, this, &TeleopPanel::Tick);
@@ -198,15 +198,14 @@ std::string TeleopPanel::link() const {
   return link_->currentText().toStdString();
 }
 
-void TeleopPanel::SetScene(const std::vector<std::string>& robots, const Snapshot& snapshot) {
+void TeleopPanel::SetScene(const std::vector<std::string>& robots, const std::vector<std::string>& bodies) {
   enabled_ = false;
   gripper_closed_ = false;
   tool_known_ = false;
   status_ = {};
   if (keyboard_) keyboard_->SetActive(false);
-  body_names_.clear();
+  body_names_ = bodies;
   poses_.clear();
-  for (const SnapshotBody& b : snapshot.bodies) body_names_.push_back(b.name);
   robots_ = robots;
   followers_.clear();
   {
@@ -375,14 +374,8 @@ bool TeleopPanel::SetTeleopEnabled(bool on) {
     note_->setVisible(false);
     PostTargets();
   } else {
-    Command c = Command::Of(Command::Type::kTeleopClear);
-    c.teleop.robot = target_.robot;
-    Post(c);
-    for (const Follower& f : followers_) {
-      Command clear = Command::Of(Command::Type::kTeleopClear);
-      clear.teleop.robot = f.target.robot;
-      Post(clear);
-    }
+    Post(command::TeleopClear{target_.robot});
+    for (const Follower& f : followers_) Post(command::TeleopClear{f.target.robot});
     followers_.clear();
   }
   enabled_ = on;
@@ -420,14 +413,8 @@ TeleopTarget TeleopPanel::tool_target() const {
 }
 
 void TeleopPanel::PostTargets() {
-  Command c = Command::Of(Command::Type::kTeleop);
-  c.teleop = tool_target();
-  Post(c);
-  for (const TeleopTarget& t : follower_targets()) {
-    Command follower = Command::Of(Command::Type::kTeleop);
-    follower.teleop = t;
-    Post(follower);
-  }
+  Post(command::Teleop{tool_target()});
+  for (const TeleopTarget& t : follower_targets()) Post(command::Teleop{t});
 }
 
 void TeleopPanel::MoveTargetTo(const std::array<double, 3>& p_W) {
@@ -442,11 +429,7 @@ void TeleopPanel::SetGripperClosed(bool closed) {
   std::vector<std::string> robots = {robot()};
   for (const Follower& f : followers_) robots.push_back(f.target.robot);
   for (const std::string& r : robots) {
-    Command c = Command::Of(Command::Type::kGripper);
-    c.gripper.robot = r;
-    c.gripper.opening = closed ? 0 : 1;
-    c.gripper.force = closed ? force_->value() : 0;
-    Post(c);
+    Post(command::Gripper{{r, closed ? 0.0 : 1.0, closed ? force_->value() : 0.0}});
   }
   gripper_closed_ = closed;
 }

@@ -2,7 +2,7 @@
 // target starts at the link's pose in the newest snapshot), move the target with the keyboard in the viewport, the
 // viewport's gizmo, a gamepad or a SpaceMouse, and open, close or squeeze the gripper. A 60 Hz timer polls the
 // devices, integrates their motion over the wall time since the last tick (speeds in m/s and rad/s, so the frame
-// rate does not matter) and posts the moved target to the simulation thread as a kTeleop command. The dock shows
+// rate does not matter) and posts the moved target to the simulation thread as a command::Teleop. The dock shows
 // the target, the IK residual and tracking error the SimController publishes, and which devices were found. With
 // "Move all arms together" the scene's other robots follow the target too: the target frame starts at the tools'
 // centroid, turned like the chosen tool, and every tool keeps the pose it had in that frame when teleoperation
@@ -45,9 +45,9 @@ class TeleopPanel : public QWidget {
   explicit TeleopPanel(Viewport* viewport, QWidget* parent = nullptr);
   ~TeleopPanel() override;
 
-  /// A newly opened scene: its robots (SimController::robots) and its first snapshot, whose bodies named
+  /// A newly opened scene: its robots and moving bodies (OpenedScene::robots and ::bodies), whose bodies named
   /// "ROBOT/LINK" give each robot's links. Teleoperation is off.
-  void SetScene(const std::vector<std::string>& robots, const Snapshot& snapshot);
+  void SetScene(const std::vector<std::string>& robots, const std::vector<std::string>& bodies);
   /// With each UI poll: the newest snapshot (the tool link's pose) and the controller's status (IK residual and
   /// tracking error of the robot).
   void Update(const Snapshot& snapshot, const ControllerStatus& status);

@@ -82,6 +82,8 @@ class Viewport : public QWindow {
   /// The snapshot to draw (owned by the caller, alive until the next call or destruction). Null: the scene closes;
   /// the next scene is drawn by a new SceneRenderer, whose per-frame buffers, descriptors and caches start empty.
   void SetSnapshot(const Snapshot* snapshot);
+  /// The snapshot it draws (null: none).
+  const Snapshot* snapshot() const { return snapshot_; }
   render::ViewOptions& view_options() { return view_; }
   OrbitCamera& camera() { return camera_; }
   /// Frames the current snapshot.

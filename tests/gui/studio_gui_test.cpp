@@ -35,25 +35,18 @@
 #include "inspector.h"
 #include "main_window.h"
 #include "plots.h"
+#include "studio_test_helpers.h"
 #include "teleop_panel.h"
 
 namespace ductile::studio {
 
 namespace {
 
-// A red elastic cube dropped on the ground beside a blue rigid box.
-constexpr const char* kScene = R"(
-simulation: {dt: 2.0e-3, substeps: 8, gravity: [0, 0, -9.81]}
-grid: {h: 0.02, domain: {min: [-0.3, -0.3, 0.0], max: [0.3, 0.3, 0.4]}}
-materials:
-  rubber: {model: fixed_corotated, density: 500, youngs_modulus: 3.0e4, poisson_ratio: 0.3}
-objects:
-  cube: {material: rubber, shape: {type: box, size: [0.1, 0.1, 0.1]}, pose: {position: [-0.08, 0, 0.12]}}
-rigid_bodies:
-  ground: {type: static, shape: {type: plane}}
-  box: {shape: {type: box, size: [0.08, 0.08, 0.08]}, mass: 0.5, pose: {position: [0.12, 0, 0.04]},
-        color: [0.15, 0.3, 0.9, 1]}
-)";
+using gui_test::kCubeAndBoxScene;
+using gui_test::LogHas;
+using gui_test::OpenAndWait;
+using gui_test::StudioFixture;
+using gui_test::VisibleBox;
 
 // Line 4 has a misspelt key.
 constexpr const char* kBadScene = R"(
@@ -109,19 +102,6 @@ class ListSink : public FrameSink {
   int finishes_ = 0;
   double end_time_ = -1;
 };
-
-// The visible message box called `name`, or null.
-QMessageBox* VisibleBox(QWidget* window, const char* name) {
-  for (QMessageBox* box : window->findChildren<QMessageBox*>(name))
-    if (box->isVisible()) return box;
-  return nullptr;
-}
-
-// Whether the studio's log dock has a line containing `text`.
-bool LogHas(QWidget* window, const QString& text) {
-  const QPlainTextEdit* log = window->findChild<QPlainTextEdit*>();
-  return log && log->toPlainText().contains(text);
-}
 
 // The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes, found from this file's
 // place in the repository (tests/gui/).
@@ -184,27 +164,17 @@ class StudioGuiTest : public QObject {
 
  private slots:
   void initTestCase() {
-    // The menus' choices (render scale, frame rate limit) are saved with QSettings: kept apart from the user's.
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings("Ductile", "studio").clear();
-    vulkan_.setApiVersion(QVersionNumber(1, 3));
-    if (!vulkan_.create()) QSKIP("no Vulkan implementation: the viewport cannot be tested here");
-    dir_ = QDir::temp().filePath("ductile_gui_test_" + QString::number(QCoreApplication::applicationPid()));
-    QDir().mkpath(dir_);
+    const StudioFixture::Started started = fixture_.Start("ductile_gui_test");
+    if (started == StudioFixture::Started::kNoVulkan)
+      QSKIP("no Vulkan implementation: the viewport cannot be tested here");
+    QVERIFY(started == StudioFixture::Started::kOk);
+    window_ = fixture_.window();
+    dir_ = fixture_.dir();
+    scene_ = fixture_.scene();
     QDir().mkpath(DUCTILE_GUI_OUTPUT_DIR);
-    scene_ = dir_ + "/cube_and_box.yaml";
-    std::ofstream(scene_.toStdString()) << kScene;
-    window_ = std::make_unique<MainWindow>(&vulkan_);
-    window_->resize(1400, 900);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-    QVERIFY(window_->OpenScene(scene_, true));
   }
 
-  void cleanupTestCase() {
-    window_.reset();
-    QDir(dir_).removeRecursively();
-  }
+  void cleanupTestCase() { fixture_.Stop(); }
 
   // The plots redraw at most ten times a second: samples appended within 100 ms of a redraw show at the next one,
   // which comes by itself; paused plots keep recording without drawing.
@@ -440,7 +410,7 @@ class StudioGuiTest : public QObject {
       // two agree at a few points to 3 levels (the window image's scaling at an equal size moves nothing).
       const QWidget* container = window_->viewport_widget();
       QVERIFY(container);
-      const QPoint origin = container->mapTo(window_.get(), QPoint(0, 0));
+      const QPoint origin = container->mapTo(window_, QPoint(0, 0));
       const qreal dpr = whole.devicePixelRatio();
       QCOMPARE(image.size(), container->size() * dpr);
       for (const QPointF f : {QPointF(0.5, 0.5), QPointF(0.25, 0.6), QPointF(0.8, 0.3)}) {
@@ -497,7 +467,7 @@ class StudioGuiTest : public QObject {
     window_->Poll();
     QVERIFY(std::abs(window_->controller()->snapshot().materials.at(0).youngs_modulus - 5e4) < 5.0);
     // Opening a scene clears the refusal: it named a field of the scene before (it stayed over the next scene's).
-    QVERIFY(window_->OpenScene(scene_, true));
+    QVERIFY(OpenAndWait(*window_, scene_));
     QVERIFY2(status->text().startsWith("Edit a value"), qPrintable(status->text()));
   }
 
@@ -525,9 +495,9 @@ class StudioGuiTest : public QObject {
     const std::int64_t paused_at = window_->controller()->status().step;
     QTest::qWait(300);
     QCOMPARE(window_->controller()->status().step, paused_at);
-    window_->controller()->Post(Command::Of(Command::Type::kStep));
+    window_->controller()->Post(command::Step{});
     QTRY_COMPARE_WITH_TIMEOUT(window_->controller()->status().step, paused_at + 1, 5000);
-    window_->controller()->Post(Command::Of(Command::Type::kReset));
+    window_->controller()->Post(command::Reset{});
     QTRY_COMPARE_WITH_TIMEOUT(window_->controller()->status().step, std::int64_t{0}, 5000);
     QCOMPARE(window_->controller()->status().time, 0.0);
   }
@@ -535,7 +505,8 @@ class StudioGuiTest : public QObject {
   void malformedSceneShowsItsErrorInADialog() {
     const QString bad = dir_ + "/bad.yaml";
     std::ofstream(bad.toStdString()) << kBadScene;
-    QVERIFY(!window_->OpenScene(bad));
+    const std::uint64_t generation = window_->scene_generation();
+    window_->OpenScene(bad);
     QMessageBox* box = nullptr;
     QTRY_VERIFY_WITH_TIMEOUT((box = window_->findChild<QMessageBox*>("scene_error")) && box->isVisible(), 5000);
     QVERIFY2(box->text().contains("bad.yaml:4:") && box->text().contains("densty"), qPrintable(box->text()));
@@ -543,18 +514,19 @@ class StudioGuiTest : public QObject {
     box->accept();
     // The scene that was open stays open.
     QCOMPARE(window_->scene_path(), scene_);
-    QVERIFY(window_->controller());
+    QCOMPARE(window_->scene_generation(), generation);
+    QVERIFY(!window_->opening());
   }
 
   // Frame k at t0 + k / fps: after each step, the frames whose time it reached, all with that step's state. At 1250
   // frames/s and Δt = 2 ms a step covers two or three frame times (0.8 ms apart), so states repeat.
   void controllerTakesFramesAtFixedSimulatedTimes() {
-    const auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "cube.yaml")));
-    SimController controller(model, kScene, "cube.yaml");
-    // One step at a time: steps posted together while paused count as one.
+    const auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kCubeAndBoxScene, "cube.yaml")));
+    SimController controller(model, kCubeAndBoxScene, "cube.yaml");
+    // One step at a time, each checked.
     const auto step_to = [&](std::int64_t step) {
       for (std::int64_t done = controller.status().step; done < step; ++done) {
-        controller.Post(Command::Of(Command::Type::kStep));
+        controller.Post(command::Step{});
         QTRY_COMPARE_WITH_TIMEOUT(controller.status().step, done + 1, 5000);
       }
     };
@@ -562,11 +534,10 @@ class StudioGuiTest : public QObject {
     const double t0 = controller.status().time;
     const double fps = 1250;
     auto sink = std::make_shared<ListSink>(fps);
-    Command start = Command::Of(Command::Type::kStartRecording);
-    start.sink = sink;
+    command::StartRecording start{sink};
     controller.Post(start);
     step_to(12);
-    controller.Post(Command::Of(Command::Type::kStopRecording));
+    controller.Post(command::StopRecording{});
     QTRY_COMPARE_WITH_TIMEOUT(sink->finishes(), 1, 5000);
     const double t_end = controller.status().time;
     QCOMPARE(sink->end_time(), t_end);
@@ -588,13 +559,13 @@ class StudioGuiTest : public QObject {
     auto reset_sink = std::make_shared<ListSink>(fps);
     start.sink = reset_sink;
     controller.Post(start);
-    controller.Post(Command::Of(Command::Type::kReset));
+    controller.Post(command::Reset{});
     QTRY_COMPARE_WITH_TIMEOUT(reset_sink->finishes(), 1, 5000);
     QCOMPARE(reset_sink->end_time(), t_end);
     auto last_sink = std::make_shared<ListSink>(fps);
     start.sink = last_sink;
     {
-      SimController short_lived(model, kScene, "cube.yaml");
+      SimController short_lived(model, kCubeAndBoxScene, "cube.yaml");
       short_lived.Post(start);
     }
     QCOMPARE(last_sink->finishes(), 1);
@@ -629,7 +600,7 @@ class StudioGuiTest : public QObject {
     window_->StopRecording();
     QTRY_VERIFY_WITH_TIMEOUT(!window_->recorder(), 10000);
     QVERIFY(!rec->isVisible());
-    QVERIFY(LogHas(window_.get(), "recorded " + QString::fromStdString(settings.path.string()) + ": "));
+    QVERIFY(LogHas(window_, "recorded " + QString::fromStdString(settings.path.string()) + ": "));
 
     const double expected = (t_end - t0) * settings.fps;
     const int middle = static_cast<int>(expected / 2);
@@ -657,9 +628,9 @@ class StudioGuiTest : public QObject {
   // shortcut again stops.
   void shortcutAndDialogStartAndStop() {
     // Shortcuts go to the active window; Xvfb has no window manager to activate it on a click.
-    QApplication::setActiveWindow(window_.get());
-    QVERIFY(QTest::qWaitForWindowActive(window_.get()));
-    QTest::keyClick(window_.get(), Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+    QApplication::setActiveWindow(window_);
+    QVERIFY(QTest::qWaitForWindowActive(window_));
+    QTest::keyClick(window_, Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
     QDialog* dialog = nullptr;
     QTRY_VERIFY_WITH_TIMEOUT((dialog = window_->findChild<QDialog*>("recording_dialog")) && dialog->isVisible(), 5000);
     auto* path = dialog->findChild<QLineEdit*>("record_path");
@@ -676,7 +647,7 @@ class StudioGuiTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window_->recorder(), 5000);
     window_->SetPlaying(true);
     QTRY_VERIFY_WITH_TIMEOUT(window_->recorder()->frames() >= 3, 30000);
-    QTest::keyClick(window_.get(), Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+    QTest::keyClick(window_, Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
     QTRY_VERIFY_WITH_TIMEOUT(!window_->recorder(), 10000);
     window_->SetPlaying(false);
     const test::DecodedVideo video = test::DecodeVideo(file.toStdString());
@@ -694,8 +665,8 @@ class StudioGuiTest : public QObject {
     settings.height = 120;
     settings.fps = 60;
     QVERIFY(window_->StartRecording(settings));
-    window_->controller()->Post(Command::Of(Command::Type::kStep));
-    window_->controller()->Post(Command::Of(Command::Type::kReset));
+    window_->controller()->Post(command::Step{});
+    window_->controller()->Post(command::Reset{});
     QTRY_VERIFY_WITH_TIMEOUT(!window_->recorder(), 10000);
     QVERIFY(test::DecodeVideo(settings.path).frames >= 1);
 
@@ -703,9 +674,9 @@ class StudioGuiTest : public QObject {
     QVERIFY(window_->StartRecording(settings));
     window_->SetPlaying(true);
     QTRY_VERIFY_WITH_TIMEOUT(window_->recorder()->frames() >= 3, 30000);
-    QVERIFY(window_->OpenScene(scene_, true));
+    QVERIFY(OpenAndWait(*window_, scene_));
     QVERIFY(!window_->recorder());  // finished before the new scene opened
-    QVERIFY(LogHas(window_.get(), "recorded " + QString::fromStdString(settings.path.string()) + ": "));
+    QVERIFY(LogHas(window_, "recorded " + QString::fromStdString(settings.path.string()) + ": "));
     const test::DecodedVideo video = test::DecodeVideo(settings.path);
     QVERIFY2(video.first_error.empty() && video.frames >= 3, video.first_error.c_str());
   }
@@ -720,9 +691,9 @@ class StudioGuiTest : public QObject {
     settings.height = 240;
     QVERIFY(!window_->StartRecording(settings));
     QMessageBox* box = nullptr;
-    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_.get(), "recording_error")), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_, "recording_error")), 5000);
     QVERIFY2(box->text().contains("no_such_folder"), qPrintable(box->text()));
-    QVERIFY(LogHas(window_.get(), "cannot record: "));
+    QVERIFY(LogHas(window_, "cannot record: "));
     QVERIFY(window_->GrabWindow().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/recording_error.png"));
     box->accept();
     QVERIFY(!window_->recorder());
@@ -731,13 +702,13 @@ class StudioGuiTest : public QObject {
     settings.path = (dir_ + "/odd.mp4").toStdString();
     settings.width = 321;
     QVERIFY(!window_->StartRecording(settings));
-    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_.get(), "recording_error")), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_, "recording_error")), 5000);
     QVERIFY2(box->text().contains("321"), qPrintable(box->text()));
     box->accept();
     QVERIFY(!std::filesystem::exists(settings.path));
 
     const std::int64_t step = window_->controller()->status().step;
-    window_->controller()->Post(Command::Of(Command::Type::kStep));
+    window_->controller()->Post(command::Step{});
     QTRY_COMPARE_WITH_TIMEOUT(window_->controller()->status().step, step + 1, 5000);
   }
 
@@ -755,7 +726,7 @@ class StudioGuiTest : public QObject {
     QVERIFY2(note->text().contains("no robot"), qPrintable(note->text()));
     QVERIFY(!panel->SetTeleopEnabled(true));
 
-    QVERIFY(window_->OpenScene(ArmScene(), true));
+    QVERIFY(OpenAndWait(*window_, ArmScene()));
     QCOMPARE(robot->currentText(), QString("arm"));
     QCOMPARE(link->currentText(), QString("gripper_tcp"));
     QVERIFY(link->findText("iiwa_link_7") >= 0 && link->findText("gripper_finger_left") >= 0);
@@ -862,7 +833,7 @@ class StudioGuiTest : public QObject {
   void teleopKeysDoNotTriggerStudioShortcuts() {
     QVERIFY(window_->teleop()->teleop_enabled());
     QVERIFY(window_->controller()->status().playing);
-    QApplication::setActiveWindow(window_.get());
+    QApplication::setActiveWindow(window_);
     const double gap = FingerGap(window_->controller()->snapshot());
     QVERIFY(gap > 0.04);  // the scene holds the fingers 3 cm out each
     QVERIFY(!window_->teleop()->gripper_closed());
@@ -923,7 +894,7 @@ class StudioGuiTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
     const QString path = dir_ + "/teleop_demo.yaml";
     QVERIFY(window_->SaveDemoLog(path));
-    QVERIFY(LogHas(window_.get(), "saved demo log " + path));
+    QVERIFY(LogHas(window_, "saved demo log " + path));
     const DemoLog log = LoadDemoLog(path.toStdString());
     QCOMPARE(log.steps, window_->controller()->status().step);
     QVERIFY(log.final_state_hash.has_value());
@@ -947,10 +918,10 @@ class StudioGuiTest : public QObject {
 
     QVERIFY(!window_->SaveDemoLog(dir_ + "/no_such_folder/demo.yaml"));
     QMessageBox* box = nullptr;
-    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_.get(), "demo_log_error")), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_, "demo_log_error")), 5000);
     QVERIFY2(box->text().contains("no_such_folder"), qPrintable(box->text()));
     box->accept();
-    QVERIFY(LogHas(window_.get(), "cannot save the demo log"));
+    QVERIFY(LogHas(window_, "cannot save the demo log"));
   }
 
   // "Move all arms together" in the two-arm rolling pin scene: moving the target moves both tools by the same
@@ -960,9 +931,9 @@ class StudioGuiTest : public QObject {
     TeleopPanel* panel = window_->teleop();
     auto* link_arms = panel->findChild<QCheckBox*>("teleop_link_arms");
     QVERIFY(link_arms != nullptr);
-    QVERIFY(window_->OpenScene(ArmScene(), true));
+    QVERIFY(OpenAndWait(*window_, ArmScene()));
     QVERIFY(!link_arms->isEnabled());
-    QVERIFY(window_->OpenScene(RollingPinScene(), true));
+    QVERIFY(OpenAndWait(*window_, RollingPinScene()));
     QVERIFY(link_arms->isEnabled() && !link_arms->isChecked());
     QCOMPARE(panel->robot(), std::string("left_arm"));
     window_->SetPlaying(false);
@@ -1026,10 +997,10 @@ class StudioGuiTest : public QObject {
   }
 
  private:
-  QVulkanInstance vulkan_;
+  StudioFixture fixture_;
   QString dir_;
   QString scene_;
-  std::unique_ptr<MainWindow> window_;
+  MainWindow* window_ = nullptr;
 };
 
 }  // namespace ductile::studio

@@ -124,7 +124,7 @@ objects:
 )";
   auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "placement.yaml")));
   SimController controller(model, kScene, "placement.yaml", {}, 1);
-  controller.Post(Command::Of(Command::Type::kPlay));
+  controller.Post(command::Play{});
   // Polls `done` every 5 ms for up to 20 s.
   const auto wait_for = [](auto done) {
     const auto start = std::chrono::steady_clock::now();

@@ -20,64 +20,21 @@
 #include "ductile/model.h"
 #include "ductile/scene.h"
 #include "sim_controller.h"
+#include "tsan_test_support.h"
 
 namespace ductile::studio {
 namespace {
 
-constexpr const char* kScene = R"(
-simulation: {dt: 2.0e-3, substeps: 2, gravity: [0, 0, -9.81]}
-grid: {h: 0.04, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.3]}}
-materials:
-  rubber: {model: fixed_corotated, density: 500, youngs_modulus: 1.0e4, poisson_ratio: 0.3}
-objects:
-  cube: {material: rubber, shape: {type: box, size: [0.12, 0.12, 0.12]}, pose: {position: [0, 0, 0.1]},
-         particles_per_cell: 1}
-rigid_bodies:
-  ground: {type: static, shape: {type: plane}}
-  ball: {shape: {type: sphere, radius: 0.03}, mass: 0.1, pose: {position: [0.1, 0.1, 0.2]}}
-)";
-
-// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes, found from this file's
-// place in the repository (tests/tsan/).
-std::filesystem::path ArmScene() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "scenes/arm_and_boxes.yaml";
-}
-
-std::string ReadText(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Polls `done` every 5 ms for up to `seconds`; returns whether it came true.
-template <typename Done>
-bool WaitFor(Done done, double seconds = 20) {
-  const auto start = std::chrono::steady_clock::now();
-  while (!done()) {
-    if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(seconds)) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
-
-// Runs `log` on a fresh single-threaded Simulator with its events (or none) and returns the final state hash.
-std::uint64_t Replay(const DemoLog& log, bool with_events) {
-  Simulator sim(std::make_shared<const Model>(CompileModel(LoadScene(log.scene, log.overrides))), {1});
-  DemoLog played = log;
-  if (!with_events) played.events.clear();
-  DemoPlayer player(played);
-  for (std::int64_t i = 0; i < log.steps; ++i) {
-    EXPECT_EQ(player.ApplyDue(sim), "");
-    sim.Step();
-  }
-  return sim.StateHash();
-}
+using tsan_test::ArmScene;
+using tsan_test::kCubeAndBallScene;
+using tsan_test::ReadText;
+using tsan_test::Replay;
+using tsan_test::WaitFor;
 
 TEST(SimControllerTsan, UiAndSimulationThreadsShareNothingUnsynchronised) {
-  auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "tsan.yaml")));
-  SimController controller(model, kScene, "tsan.yaml", {}, 1);
-  controller.Post(Command::Of(Command::Type::kPlay));
+  auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kCubeAndBallScene, "tsan.yaml")));
+  SimController controller(model, kCubeAndBallScene, "tsan.yaml", {}, 1);
+  controller.Post(command::Play{});
   std::vector<TelemetrySample> telemetry;
   std::size_t snapshots = 0, events = 0, particles = 0;
   bool edited = false;
@@ -97,29 +54,26 @@ TEST(SimControllerTsan, UiAndSimulationThreadsShareNothingUnsynchronised) {
     ASSERT_GE(st.time, 0.0);
     switch (i % 50) {
       case 5:
-        controller.Post(Command::Of(Command::Type::kSetSpeed, 0.5));
+        controller.Post(command::SetSpeed{0.5});
         break;
       case 10:
-        controller.Post(Command::Of(Command::Type::kSetSpeed, 1.0));
+        controller.Post(command::SetSpeed{1.0});
         break;
       case 15: {
-        Command c = Command::Of(Command::Type::kSetOverride);
-        c.key = "materials.rubber.youngs_modulus";
-        c.text = i % 100 == 15 ? "2e4" : "1e4";
-        controller.Post(c);
+        controller.Post(command::SetOverride{"materials.rubber.youngs_modulus", i % 100 == 15 ? "2e4" : "1e4"});
         break;
       }
       case 20:
-        controller.Post(Command::Of(Command::Type::kPause));
+        controller.Post(command::Pause{});
         break;
       case 25:
-        controller.Post(Command::Of(Command::Type::kStep));
+        controller.Post(command::Step{});
         break;
       case 30:
-        controller.Post(Command::Of(Command::Type::kPlay));
+        controller.Post(command::Play{});
         break;
       case 45:
-        if (i % 500 == 45) controller.Post(Command::Of(Command::Type::kReset));
+        if (i % 500 == 45) controller.Post(command::Reset{});
         break;
       default:
         break;
@@ -147,7 +101,7 @@ objects:
 )";
   auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene, "diverge.yaml")));
   SimController controller(model, scene, "diverge.yaml", {}, 1);
-  controller.Post(Command::Of(Command::Type::kPlay));
+  controller.Post(command::Play{});
   std::string message;
   const auto start = std::chrono::steady_clock::now();
   while (message.empty() && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
@@ -167,13 +121,10 @@ objects:
 }
 
 TEST(SimControllerTsan, MalformedEditsAreRefusedWithTheReason) {
-  auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "tsan.yaml")));
-  SimController controller(model, kScene, "tsan.yaml", {}, 1);
+  auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kCubeAndBallScene, "tsan.yaml")));
+  SimController controller(model, kCubeAndBallScene, "tsan.yaml", {}, 1);
   const auto edit = [&](const std::string& key, const std::string& text) {
-    Command c = Command::Of(Command::Type::kSetOverride);
-    c.key = key;
-    c.text = text;
-    controller.Post(c);
+    controller.Post(command::SetOverride{key, text});
   };
   edit("materials..youngs_modulus", "1e4");          // not a dotted key
   edit("materials.rubber.youngs_modulus", "[1, 2");  // not YAML
@@ -195,7 +146,7 @@ TEST(SimControllerTsan, MalformedEditsAreRefusedWithTheReason) {
   EXPECT_NE(events[3].message.find("reset to apply"), std::string::npos) << events[3].message;
   // None took effect; the simulation still runs.
   EXPECT_TRUE(controller.overrides().empty());
-  controller.Post(Command::Of(Command::Type::kStep));
+  controller.Post(command::Step{});
   const auto t0 = std::chrono::steady_clock::now();
   while (controller.status().step < 1 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -224,29 +175,21 @@ TEST(SimControllerTsan, TeleopCommandsRecordADemoLogThatReplaysToTheSameState) {
     for (int a = 0; a < 4; ++a) target.quaternion[a] = b.quaternion[a];
   }
   ASSERT_GT(p0[2], 0.1);
-  controller.Post(Command::Of(Command::Type::kPlay));
+  controller.Post(command::Play{});
   const auto start = std::chrono::steady_clock::now();
   double worst_ik = 0;
   int refused = 0;
-  for (int i = 0; std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500); ++i) {
+  // 1.5 s, and at least the 121 turns that post the second gripper command (a loaded machine takes longer).
+  for (int i = 0; std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500) || i <= 120; ++i) {
     const double a = 0.02 * i;
     target.position = {p0[0], p0[1] + 0.05 * std::sin(a), p0[2] + 0.05 * (std::cos(a) - 1)};
-    Command move = Command::Of(Command::Type::kTeleop);
-    move.teleop = target;
-    controller.Post(move);
-    if (i == 20 || i == 120) {
-      Command grip = Command::Of(Command::Type::kGripper);
-      grip.gripper = {"arm", i == 20 ? 1.0 : 0.0, i == 20 ? 0.0 : 15.0};
-      controller.Post(grip);
-    }
+    controller.Post(command::Teleop{target});
+    if (i == 20 || i == 120) controller.Post(command::Gripper{{"arm", i == 20 ? 1.0 : 0.0, i == 20 ? 0.0 : 15.0}});
     if (i == 60) {
-      Command edit = Command::Of(Command::Type::kSetOverride);
-      edit.key = "contact.friction";
-      edit.text = "0.5";
-      controller.Post(edit);
-      Command bad = move;
-      bad.teleop.link = "no_such_link";
-      controller.Post(bad);
+      controller.Post(command::SetOverride{"contact.friction", "0.5"});
+      TeleopTarget bad = target;
+      bad.link = "no_such_link";
+      controller.Post(command::Teleop{bad});
     }
     if (i % 40 == 30) {
       const DemoLog so_far = controller.CaptureDemoLog();  // one step boundary's count, never ahead of the status
@@ -263,10 +206,8 @@ TEST(SimControllerTsan, TeleopCommandsRecordADemoLogThatReplaysToTheSameState) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(4));
   }
-  Command clear = Command::Of(Command::Type::kTeleopClear);
-  clear.teleop.robot = "arm";
-  controller.Post(clear);
-  controller.Post(Command::Of(Command::Type::kPause));
+  controller.Post(command::TeleopClear{"arm"});
+  controller.Post(command::Pause{});
   ASSERT_TRUE(WaitFor([&] { return !controller.status().playing; }));
   for (const Event& e : controller.DrainEvents()) refused += e.key == kTeleopKey;
   EXPECT_EQ(refused, 1);
@@ -309,14 +250,10 @@ TEST(SimControllerTsan, ResetStartsANewDemoLogWithTheOverridesInForce) {
   const std::filesystem::path file = ArmScene();
   const std::string text = ReadText(file);
   SimController controller(std::make_shared<const Model>(CompileModel(LoadScene(file))), text, file, {}, 1);
-  Command grip = Command::Of(Command::Type::kGripper);
-  grip.gripper = {"arm", 0.5, 0.0};
+  command::Gripper grip{{"arm", 0.5, 0.0}};
   controller.Post(grip);
-  Command edit = Command::Of(Command::Type::kSetOverride);
-  edit.key = "contact.friction";
-  edit.text = "0.4";
-  controller.Post(edit);
-  controller.Post(Command::Of(Command::Type::kStep));
+  controller.Post(command::SetOverride{"contact.friction", "0.4"});
+  controller.Post(command::Step{});
   ASSERT_TRUE(WaitFor([&] { return controller.status().step == 1; }));
   DemoLog log = controller.CaptureDemoLog();
   ASSERT_EQ(log.events.size(), 2u);
@@ -324,7 +261,7 @@ TEST(SimControllerTsan, ResetStartsANewDemoLogWithTheOverridesInForce) {
   EXPECT_EQ(log.events[0].step, 0);
   EXPECT_EQ(log.events[1].set.path, "contact.friction");
   EXPECT_EQ(log.steps, 1);
-  controller.Post(Command::Of(Command::Type::kReset));
+  controller.Post(command::Reset{});
   log = controller.CaptureDemoLog();
   EXPECT_TRUE(log.events.empty());
   EXPECT_EQ(log.steps, 0);
@@ -332,7 +269,7 @@ TEST(SimControllerTsan, ResetStartsANewDemoLogWithTheOverridesInForce) {
   EXPECT_EQ(log.overrides[0].path, "contact.friction");
   EXPECT_EQ(log.overrides[0].value, "0.4");
   // A gripper command for a robot that is not there is refused with the reason and not logged.
-  grip.gripper.robot = "nobody";
+  grip.command.robot = "nobody";
   controller.Post(grip);
   std::vector<Event> events;
   ASSERT_TRUE(WaitFor([&] {
