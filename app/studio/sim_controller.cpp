@@ -336,6 +336,7 @@ void SimController::RestartHistory() {
 void SimController::KeepCurrentState() {
   if (at_serial_ != 0) return;
   const std::vector<Override> overrides = this->overrides();
+  if (!model_) model_ = sim_->ShareModel();  // edited since it was last kept: later edits copy it first
   at_serial_ = history_.Keep(sim_->state(), model_, overrides, demo_log_.events.size()).value_or(0);
 }
 

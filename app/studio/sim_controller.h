@@ -1,9 +1,9 @@
-// SimController: owns the simulation thread of the studio (docs/studio.md, "Threads"), as RenderDoc's replay thread owns its core:
-// the UI posts Commands (commands.h) into a CommandQueue, where a newer request may replace a queued older one of
-// the same kind (command_queue.h); the thread applies them in order between steps, steps at the requested fraction
-// of real time, publishes a Snapshot after every step into a triple buffer and appends a TelemetrySample per step to
-// a single-producer ring. Neither side ever waits for the other: posting takes a mutex held for one push, publishing
-// and reading the snapshot swap an atomic index, and the ring's indices are atomics. No Qt here, so the
+// SimController: owns the simulation thread of the studio (docs/studio.md, "Threads"), as RenderDoc's replay thread
+// owns its core: the UI posts Commands (commands.h) into a CommandQueue, where a newer request may replace a queued
+// older one of the same kind (command_queue.h); the thread applies them in order between steps, steps at the requested
+// fraction of real time, publishes a Snapshot after every step into a triple buffer and appends a TelemetrySample per
+// step to a single-producer ring. Neither side ever waits for the other: posting takes a mutex held for one push,
+// publishing and reading the snapshot swap an atomic index, and the ring's indices are atomics. No Qt here, so the
 // ThreadSanitizer test runs it without a window.
 //
 // Scenes: the thread opens them too (command::OpenScene reads, loads and compiles the scene, which for a large one
@@ -300,8 +300,9 @@ class SimController {
   void Restore(const HistoryEntry& entry);
 
   // Owned by the simulation thread after construction.
-  std::unique_ptr<Simulator> sim_;      // null until a scene is open
-  std::shared_ptr<const Model> model_;  // the model sim_ runs
+  std::unique_ptr<Simulator> sim_;  // null until a scene is open
+  // The model sim_ runs, as shared with the history; null after a live edit until KeepCurrentState shares it.
+  std::shared_ptr<const Model> model_;
   int threads_ = 0;
   std::string scene_text_;
   std::filesystem::path scene_file_;

@@ -7,6 +7,7 @@
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
+#include "ductile/parameters.h"
 #include "sim_controller.h"
 
 namespace ductile::studio {
@@ -86,24 +87,42 @@ void SimController::Apply(const command::SetSpeed& c) {
 
 void SimController::Apply(const command::SetOverride& c) {
   std::vector<Override> overrides = this->overrides();
-  std::shared_ptr<const Model> model;
   Override edit;
   const std::string what = c.key + " = " + c.value;
+  bool live = false;
+  std::shared_ptr<const Model> model;  // the recompiled model, for a key that is not live
   try {
     edit = ParseOverride(c.key + "=" + c.value);
     SetOverride(overrides, edit);
-    model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text_, scene_file_, overrides)));
+    const std::optional<ParameterKey> row = MatchParameter(edit.path);
+    live = row && row->info->apply == ParameterApply::kLive;
+    // A live key patches the running model in place (Simulator::SetParameter: no parse, no sampling); any other
+    // goes through the scene with the edit among its overrides, which UpdateModel takes only if the structure stays.
+    if (!live)
+      model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene_text_, scene_file_, overrides)));
   } catch (const std::exception& e) {
     Emit(Event::Kind::kError, what + " refused: " + e.what(), c.key);
     return;
   }
-  if (const std::string refused = sim_->UpdateModel(model); !refused.empty()) {
+  if (live &&
+      sim_->model()
+          .scene) {  // a bad value is an error; a key SetParameter cannot take (the model's structure) only a warning
+    std::string bad = CheckParameter(*sim_->model().scene, edit.path, edit.value);
+    if (const std::string prefix = edit.path + " = " + edit.value + ": "; bad.rfind(prefix, 0) == 0)
+      bad.erase(0, prefix.size());
+    if (!bad.empty()) {
+      Emit(Event::Kind::kError, what + " refused: " + bad, c.key);
+      return;
+    }
+  }
+  const std::string refused = live ? sim_->SetParameter(edit.path, edit.value) : sim_->UpdateModel(model);
+  if (!refused.empty()) {
     Emit(Event::Kind::kWarning, what + " not applied: " + refused, c.key);
     return;
   }
   BranchFromPastState();
-  model_ = std::move(model);
-  at_serial_ = 0;  // the kept state ran with other parameters
+  model_ = std::move(model);  // null after a live edit: KeepCurrentState shares the edited model when it keeps one
+  at_serial_ = 0;             // the kept state ran with other parameters
   {
     std::lock_guard<std::mutex> lock(mutex_);
     overrides_ = std::move(overrides);

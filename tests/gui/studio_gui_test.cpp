@@ -103,19 +103,15 @@ class ListSink : public FrameSink {
   double end_time_ = -1;
 };
 
-// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes, found from this file's
-// place in the repository (tests/gui/).
+// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes.
 QString ArmScene() {
-  return QString::fromStdString(
-      (std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "scenes/arm_and_boxes.yaml")
-          .string());
+  return QString::fromStdString((std::filesystem::path(DUCTILE_SOURCE_DIR) / "scenes/arm_and_boxes.yaml").string());
 }
 
 // The repository's scene of two iiwa arms holding a rolling pin over dough.
 QString RollingPinScene() {
   return QString::fromStdString(
-      (std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "scenes/two_arm_rolling_pin.yaml")
-          .string());
+      (std::filesystem::path(DUCTILE_SOURCE_DIR) / "scenes/two_arm_rolling_pin.yaml").string());
 }
 
 // A teleop key held for `held` seconds of wall time moved the target for `acted` seconds of the panel's ticks

@@ -1,9 +1,10 @@
 // The history of recent states (state_history.h) and the commands that use states, under ThreadSanitizer: the
 // history's memory bound, numbering and automatic interval; scrubbing back through a SimController shows the state
 // of that step exactly and a run resumed from it repeats the original bit for bit, with the demo log cut to match;
-// a scrub brings back the live edits the state ran with; Save state and Load state round-trip through a file, and a
-// file that cannot be written or used is refused with the reason and leaves the running state untouched; a scene
-// opens on the simulation thread, and a bad one is refused with its error.
+// a scrub brings back the live edits the state ran with, and a later edit leaves a kept state's model as it was; Save
+// state and Load state round-trip through a file, and a file that cannot be written or used is refused with the reason
+// and leaves the running state untouched; a scene opens on the simulation thread, and a bad one is refused with its
+// error.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -225,6 +227,40 @@ TEST(SimControllerHistory, ScrubbingBackBringsBackTheParametersOfThatState) {
   Simulator replay(std::make_shared<const Model>(CompileModel(LoadScene(log.scene, log.overrides))), {1});
   for (std::int64_t i = 0; i < log.steps; ++i) replay.Step();
   EXPECT_EQ(replay.StateHash(), *log.final_state_hash);
+}
+
+// Live edits patch the running model in place (Simulator::SetParameter), and a state kept in the history keeps the
+// model it ran with: gravity -9.81 for steps 1-5, -5 for 6-10 (the state at step 10 kept), -2 for 11-15. Back at
+// step 10, five more steps run with -5 again, bitwise as a Simulator edited at the same steps; had the second edit
+// patched the model kept with step 10, they would have run with -2.
+TEST(SimControllerHistory, ALiveEditLeavesTheModelOfAKeptStateAsItWas) {
+  auto model = Compile(kCubeAndBallScene);
+  SimController controller(model, kCubeAndBallScene, "tsan.yaml", {}, 1);
+  controller.Post(command::SetHistoryLimit{std::size_t{256} << 20, 1});
+  const auto edit = [&](const char* value) {
+    controller.Post(command::SetOverride{"simulation.gravity.2", value});
+    EXPECT_EQ(WaitForEvent(controller, "simulation.gravity.2").kind, Event::Kind::kInfo);
+  };
+  for (int i = 0; i < 5; ++i) StepAndWait(controller);
+  edit("-5");
+  std::uint64_t at_10 = 0;
+  for (int i = 0; i < 5; ++i) at_10 = StepAndWait(controller).history.shown;
+  edit("-2");
+  std::optional<std::uint64_t> edited_hash;
+  for (int i = 0; i < 5; ++i) edited_hash = StepAndWait(controller).state_hash;
+  Scrub(controller, at_10, 1);
+  ASSERT_EQ(controller.status().step, 10);
+  std::optional<std::uint64_t> hash;
+  for (int i = 0; i < 5; ++i) hash = StepAndWait(controller).state_hash;
+
+  Simulator reference(model, {1});
+  for (int i = 0; i < 5; ++i) reference.Step();
+  ASSERT_EQ(reference.SetParameter("simulation.gravity.2", "-5"), "");
+  for (int i = 0; i < 10; ++i) reference.Step();
+  ASSERT_TRUE(hash.has_value());
+  EXPECT_EQ(*hash, reference.StateHash());
+  EXPECT_NE(hash, edited_hash) << "the run with -2 ends elsewhere, so the comparison can tell them apart";
+  EXPECT_EQ(model->gravity[2], -9.81f) << "the opened model is never patched";
 }
 
 // Paused, a teleop target, a pause (which keeps the state with it), a second target of the same step, three steps;

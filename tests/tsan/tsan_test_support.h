@@ -45,11 +45,9 @@ bool WaitFor(Done done, double seconds = 20) {
   return true;
 }
 
-// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes, found from this file's
-// place in the repository (tests/tsan/). With CCACHE_BASEDIR set, __FILE__ is relative to the build folder: run
-// the tests from build/<preset> then.
+// The repository's scene of the iiwa 7 with its parallel gripper beside a table with boxes.
 inline std::filesystem::path ArmScene() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "scenes/arm_and_boxes.yaml";
+  return std::filesystem::path(DUCTILE_SOURCE_DIR) / "scenes/arm_and_boxes.yaml";
 }
 
 inline std::string ReadText(const std::filesystem::path& file) {

@@ -73,11 +73,11 @@ Accessor Material(double MaterialDesc::*field, const std::string& key) {
       why = "'" + key + "' does not apply to model " + scene::NameOf(m->model);
       return Slot{};
     }
-    return Slot{&(m->*field), nullptr, nullptr};
+    return Of(m->*field);
   };
 }
 
-// A rigid body's value; `applies` says whether the body's type (and joint) takes it, `what` what it takes instead.
+// A rigid body's value; `applies` says whether the body's type (and joint) takes it, `requirement` which bodies do.
 Accessor Body(std::function<double*(RigidBodyDesc&)> field, std::function<bool(const RigidBodyDesc&)> applies,
               const std::string& key, const std::string& requirement) {
   return [field, applies, key, requirement](SceneDesc& scene, const Names& names, std::string& why) {
@@ -101,7 +101,7 @@ Accessor Joint(double BodyJointDesc::*field, const std::string& key) {
               "only a dynamic body on a revolute or prismatic joint takes it");
 }
 
-// A robot's per-joint value: `entries` picks the robot's map or list, by the joint's name.
+// A robot's per-joint value: `entry` finds it in the robot's map or list by the joint's name (null: not there).
 Accessor RobotJoint(const std::string& noun, std::function<double*(RobotDesc&, const std::string& joint)> entry) {
   return [noun, entry](SceneDesc& scene, const Names& names, std::string& why) {
     RobotDesc* robot = Named(scene.robots, names[0]);
@@ -184,6 +184,12 @@ std::map<std::string, Accessor> EntryAccessors() {
       {"materials.*.viscosity", Material(&MaterialDesc::viscosity, "viscosity")},
       {"objects.*.particles_per_cell", Entry(&SceneDesc::objects, "object", &MpmObjectDesc::particles_per_cell)},
       {"objects.*.velocity", Entry(&SceneDesc::objects, "object", &MpmObjectDesc::velocity)},
+      {"colliders.*.boundary.friction",
+       [](SceneDesc& scene, const Names& names, std::string& why) {
+         ColliderDesc* collider = Named(scene.colliders, names[0]);
+         if (collider == nullptr) why = NoEntry(scene.colliders, "collider", names[0]);
+         return collider ? Of(collider->boundary.friction) : Slot{};
+       }},
       {"rigid_bodies.*.mass",
        Body([](RigidBodyDesc& b) { return &b.mass; }, dynamic, "mass", "only dynamic bodies have a mass")},
       {"rigid_bodies.*.density",
@@ -200,12 +206,6 @@ std::map<std::string, Accessor> EntryAccessors() {
 
 std::map<std::string, Accessor> JointAccessors() {
   return {
-      {"colliders.*.boundary.friction",
-       [](SceneDesc& scene, const Names& names, std::string& why) {
-         ColliderDesc* collider = Named(scene.colliders, names[0]);
-         if (collider == nullptr) why = NoEntry(scene.colliders, "collider", names[0]);
-         return collider ? Of(collider->boundary.friction) : Slot{};
-       }},
       {"rigid_bodies.*.joint.position", Joint(&BodyJointDesc::position, "position")},
       {"rigid_bodies.*.joint.lower", Joint(&BodyJointDesc::lower, "lower")},
       {"rigid_bodies.*.joint.upper", Joint(&BodyJointDesc::upper, "upper")},
