@@ -169,6 +169,7 @@ void SimController::UseScene(std::unique_ptr<Simulator> sim, std::shared_ptr<con
   EndRecording();  // the old scene's, finished at its time
   sim_ = std::move(sim);
   model_ = std::move(model);
+  live_edits_.clear();
   scene_text_ = std::move(text);
   scene_file_ = std::move(file);
   scene_robots_ = sim_->RobotNames();
@@ -336,8 +337,7 @@ void SimController::RestartHistory() {
 void SimController::KeepCurrentState() {
   if (at_serial_ != 0) return;
   const std::vector<Override> overrides = this->overrides();
-  if (!model_) model_ = sim_->ShareModel();  // edited since it was last kept: later edits copy it first
-  at_serial_ = history_.Keep(sim_->state(), model_, overrides, demo_log_.events.size()).value_or(0);
+  at_serial_ = history_.Keep(sim_->state(), model_, overrides, demo_log_.events.size(), live_edits_).value_or(0);
 }
 
 void SimController::BranchFromPastState() {
@@ -349,19 +349,25 @@ void SimController::BranchFromPastState() {
 }
 
 void SimController::Restore(const HistoryEntry& entry) {
-  if (entry.model != model_) {
-    // Another model of the same scene (a live edit since): never refused, as the structure is the same.
-    if (const std::string refused = sim_->UpdateModel(entry.model); !refused.empty()) {
+  const auto same = [](const Override& a, const Override& b) { return a.path == b.path && a.value == b.value; };
+  if (entry.model != model_ ||
+      !std::equal(live_edits_.begin(), live_edits_.end(), entry.live_edits.begin(), entry.live_edits.end(), same)) {
+    // The parameters of that state: its compiled model with its live edits applied again. Never refused, as they
+    // were applied before to a model of the same structure.
+    std::string refused = sim_->UpdateModel(entry.model);
+    for (std::size_t i = 0; i < entry.live_edits.size() && refused.empty(); ++i)
+      refused = sim_->SetParameter(entry.live_edits[i].path, entry.live_edits[i].value);
+    if (!refused.empty()) {
       Emit(Event::Kind::kError,
            "cannot go back to the parameters of t = " + std::to_string(entry.state.time()) + " s: " + refused);
       return;
     }
     model_ = entry.model;
+    live_edits_ = entry.live_edits;
   }
   sim_->SetState(entry.state);
   at_serial_ = entry.serial;
   std::lock_guard<std::mutex> lock(mutex_);
-  const auto same = [](const Override& a, const Override& b) { return a.path == b.path && a.value == b.value; };
   if (!std::equal(overrides_.begin(), overrides_.end(), entry.overrides.begin(), entry.overrides.end(), same)) {
     overrides_ = entry.overrides;
     ++overrides_restored_;

@@ -301,8 +301,10 @@ class SimController {
 
   // Owned by the simulation thread after construction.
   std::unique_ptr<Simulator> sim_;  // null until a scene is open
-  // The model sim_ runs, as shared with the history; null after a live edit until KeepCurrentState shares it.
+  // The model compiled from the scene, which sim_ runs with live_edits_ applied (Simulator::SetParameter copies it
+  // on its first edit, so the history's entries can share it).
   std::shared_ptr<const Model> model_;
+  std::vector<Override> live_edits_;
   int threads_ = 0;
   std::string scene_text_;
   std::filesystem::path scene_file_;

@@ -121,8 +121,15 @@ void SimController::Apply(const command::SetOverride& c) {
     return;
   }
   BranchFromPastState();
-  model_ = std::move(model);  // null after a live edit: KeepCurrentState shares the edited model when it keeps one
-  at_serial_ = 0;             // the kept state ran with other parameters
+  if (live) {
+    // Consecutive edits of one key (a value typed over and over) keep only the last.
+    if (!live_edits_.empty() && live_edits_.back().path == edit.path) live_edits_.pop_back();
+    live_edits_.push_back(edit);
+  } else {
+    model_ = std::move(model);  // compiled with every override in force, the live edits' too
+    live_edits_.clear();
+  }
+  at_serial_ = 0;  // the kept state ran with other parameters
   {
     std::lock_guard<std::mutex> lock(mutex_);
     overrides_ = std::move(overrides);

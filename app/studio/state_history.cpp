@@ -35,7 +35,8 @@ bool StateHistory::Due(std::int64_t step) const {
 }
 
 std::optional<std::uint64_t> StateHistory::Keep(const State& state, std::shared_ptr<const Model> model,
-                                                const std::vector<Override>& overrides, std::size_t demo_events) {
+                                                const std::vector<Override>& overrides, std::size_t demo_events,
+                                                const std::vector<Override>& live_edits) {
   const std::size_t needed = state.MemoryBytes();
   if (needed > limit_) return std::nullopt;
   while (!entries_.empty() && bytes_ + needed > limit_) DropOldest();
@@ -47,6 +48,7 @@ std::optional<std::uint64_t> StateHistory::Keep(const State& state, std::shared_
   entry.state = state;
   entry.model = std::move(model);
   entry.overrides = overrides;
+  entry.live_edits = live_edits;
   entry.demo_events = demo_events;
   entry.bytes = entry.state.MemoryBytes();
   bytes_ += entry.bytes;

@@ -31,10 +31,13 @@ std::size_t DefaultHistoryBytes();
 struct HistoryEntry {
   std::uint64_t serial = 0;
   State state;
-  std::shared_ptr<const Model> model;  ///< The parameters it ran with.
-  std::vector<Override> overrides;     ///< The live edits in force, in the order given.
-  std::size_t demo_events = 0;         ///< Inputs in the demo log when it was kept.
-  std::size_t bytes = 0;               ///< state.MemoryBytes().
+  /// The model compiled from the scene (when it opened, or at its last edit of a key that is not live), never
+  /// edited in place; with `live_edits` applied, the parameters it ran with.
+  std::shared_ptr<const Model> model;
+  std::vector<Override> live_edits;  ///< Simulator::SetParameter's edits of `model` since, in the order applied.
+  std::vector<Override> overrides;   ///< Every override in force, as the inspector and the demo log show them.
+  std::size_t demo_events = 0;       ///< Inputs in the demo log when it was kept.
+  std::size_t bytes = 0;             ///< state.MemoryBytes().
 };
 
 class StateHistory {
@@ -51,7 +54,8 @@ class StateHistory {
   /// Keeps a copy of `state` as the newest, dropping the oldest ones as the bound requires. Returns its serial, or
   /// nothing when the state alone is larger than the bound (then nothing changes).
   std::optional<std::uint64_t> Keep(const State& state, std::shared_ptr<const Model> model,
-                                    const std::vector<Override>& overrides, std::size_t demo_events);
+                                    const std::vector<Override>& overrides, std::size_t demo_events,
+                                    const std::vector<Override>& live_edits = {});
   /// The state numbered `serial`, or the oldest or newest when `serial` lies before or after them; null when empty.
   const HistoryEntry* Nearest(std::uint64_t serial) const;
   /// Forgets the states after `serial`; the next one kept is numbered `serial` + 1.

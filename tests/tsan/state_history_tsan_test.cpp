@@ -230,9 +230,10 @@ TEST(SimControllerHistory, ScrubbingBackBringsBackTheParametersOfThatState) {
 }
 
 // Live edits patch the running model in place (Simulator::SetParameter), and a state kept in the history keeps the
-// model it ran with: gravity -9.81 for steps 1-5, -5 for 6-10 (the state at step 10 kept), -2 for 11-15. Back at
-// step 10, five more steps run with -5 again, bitwise as a Simulator edited at the same steps; had the second edit
-// patched the model kept with step 10, they would have run with -2.
+// parameters it ran with (the compiled model and the live edits since): gravity -9.81 for steps 1-5, -5 for 6-10
+// (the state at step 10 kept), -2 for 11-15. Back at step 10, five more steps run with -5 again, bitwise as a
+// Simulator edited at the same steps; had the second edit patched the model kept with step 10, or the scrub not
+// applied the first edit again, they would have run with -2 or -9.81.
 TEST(SimControllerHistory, ALiveEditLeavesTheModelOfAKeptStateAsItWas) {
   auto model = Compile(kCubeAndBallScene);
   SimController controller(model, kCubeAndBallScene, "tsan.yaml", {}, 1);

@@ -144,9 +144,6 @@ class Simulator {
   std::int64_t step_count() const;  ///< Steps since the last reset.
   int threads() const;              ///< Worker threads in use.
   const Model& model() const;
-  /// The model the next step runs with, as a pointer that later edits leave unchanged: the next SetParameter copies
-  /// it first (the studio keeps it with a state of its history, to go back to those parameters with UpdateModel).
-  std::shared_ptr<const Model> ShareModel();
   const StepTelemetry& last_step() const;
 
   /// Particle state (ordered by grid block; see Particles::id).

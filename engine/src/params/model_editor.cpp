@@ -128,11 +128,6 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
   return {};
 }
 
-void ModelEditor::Release() {
-  model_.reset();
-  rigid_.reset();
-}
-
 Model& ModelEditor::Own(std::shared_ptr<const Model>& model) {
   if (model_.get() != model.get()) {
     model_ = std::make_shared<Model>(*model);  // shares the rigid part and the scene until they are edited

@@ -22,9 +22,6 @@ class ModelEditor {
   /// is empty. Otherwise the result says why (unknown key or entry, a bad value, a key that needs a reset, a model
   /// not compiled from a scene) and `model` and what it points to are unchanged.
   std::string Apply(std::shared_ptr<const Model>& model, const std::string& key, const std::string& value);
-  /// Forgets this editor's copies: someone else now holds the current model (Simulator::ShareModel), so the next
-  /// edit copies it again rather than patching what they hold.
-  void Release();
 
  private:
   // The model to patch: this editor's copy of `model`, made on the first edit of it.

@@ -161,10 +161,6 @@ int Simulator::threads() const {
 const Model& Simulator::model() const {
   return *impl_->model;
 }
-std::shared_ptr<const Model> Simulator::ShareModel() {
-  impl_->editor.Release();
-  return impl_->model;
-}
 const StepTelemetry& Simulator::last_step() const {
   return impl_->workspace.telemetry;
 }
