@@ -9,6 +9,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "main_window.h"
@@ -62,9 +63,46 @@ void ScheduleMeasurement(ductile::studio::MainWindow& window, double seconds) {
       Qt::SingleShotConnection);
 }
 
-}  // namespace
+// The studio's options besides --help and --version, in the order --help lists them.
+struct Options {
+  QCommandLineOption paused{"paused", "Open the scene without starting the simulation"};
+  QCommandLineOption measure{"measure",
+                             "Size the viewport to 1280x720, run for SECONDS of wall time after a second of warm-up, "
+                             "print the viewport's frame rate (and the size the scene was drawn at), the simulation's "
+                             "ms per step over the simulated span covered, and the UI thread's time per frame, and "
+                             "quit",
+                             "SECONDS"};
+  QCommandLineOption render_scale{
+      "render-scale",
+      "Draw the viewport's scene at PERCENT of its width and height (10 to 100) and scale it up, or 'auto' (50 on a "
+      "CPU Vulkan device such as lavapipe, 100 on a GPU); default: the View > Render scale choice",
+      "PERCENT"};
+  QCommandLineOption turntable{"turntable",
+                               "Turn the camera about its target at DEGREES per second, drawing frames back to back "
+                               "(View > Turntable turns at 20)",
+                               "DEGREES"};
+  QCommandLineOption max_fps{"max-fps",
+                             "Draw at most RATE viewport frames per second (1 to 1000), 'none' (no limit but the "
+                             "display rate) or 'auto' (36 on a CPU Vulkan device such as lavapipe, none on a GPU); "
+                             "default: the View > Frame rate limit choice",
+                             "RATE"};
+  QCommandLineOption placement{"thread-placement",
+                               "On a CPU Vulkan device such as lavapipe, keep the simulation thread and the "
+                               "viewport's drawing on separate cores with drawing at a lower priority: 'on' (default) "
+                               "or 'off'",
+                               "on|off"};
+};
 
-int main(int argc, char** argv) {
+// What the view options ask of the window; one not given leaves the window's own choice.
+struct ViewSettings {
+  float render_scale = -1;     // a fraction, 0 for 'auto'; -1: not given
+  double turntable_speed = 0;  // [degrees/s]
+  double rate_limit = -1;      // [frames/s], 0 for 'auto', infinity for 'none'; -1: not given
+  bool place_threads = true;
+};
+
+// Environment defaults for the drivers, unless set already.
+void SetEnvironmentDefaults() {
   // On Mesa's CPU Vulkan driver (lavapipe) drawing runs on the same cores as the simulation: one rasteriser
   // thread keeps the simulation's share (set LP_NUM_THREADS yourself to choose otherwise). GPU drivers ignore it.
   if (qEnvironmentVariableIsEmpty("LP_NUM_THREADS")) qputenv("LP_NUM_THREADS", "1");
@@ -72,45 +110,20 @@ int main(int argc, char** argv) {
   // window's update request (5 ms by default) only adds latency: on lavapipe, where a frame takes 30 ms or more, it
   // cost about 5 of the 45 ms between frames. Set QT_QPA_UPDATE_IDLE_TIME yourself to choose otherwise.
   if (qEnvironmentVariableIsEmpty("QT_QPA_UPDATE_IDLE_TIME")) qputenv("QT_QPA_UPDATE_IDLE_TIME", "0");
-  QCoreApplication::setApplicationName("Ductile");  // static: for the --help/--version application and the GUI one
-  QCoreApplication::setApplicationVersion(DUCTILE_VERSION);
-  QCommandLineParser parser;
+}
+
+void DescribeCommandLine(QCommandLineParser& parser, const Options& options) {
   parser.setApplicationDescription("Ductile studio: MPM and rigid bodies with frictional contact");
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("SCENE", "Scene file (YAML); default: scenes/dough_rolling.yaml");
-  QCommandLineOption paused("paused", "Open the scene without starting the simulation");
-  parser.addOption(paused);
-  QCommandLineOption measure("measure",
-                             "Size the viewport to 1280x720, run for SECONDS of wall time after a second of warm-up, "
-                             "print the viewport's frame rate (and the size the scene was drawn at), the simulation's "
-                             "ms per step over the simulated span covered, and the UI thread's time per frame, and "
-                             "quit",
-                             "SECONDS");
-  parser.addOption(measure);
-  QCommandLineOption render_scale(
-      "render-scale",
-      "Draw the viewport's scene at PERCENT of its width and height (10 to 100) and scale it up, or 'auto' (50 on a "
-      "CPU Vulkan device such as lavapipe, 100 on a GPU); default: the View > Render scale choice",
-      "PERCENT");
-  parser.addOption(render_scale);
-  QCommandLineOption turntable("turntable",
-                               "Turn the camera about its target at DEGREES per second, drawing frames back to back "
-                               "(View > Turntable turns at 20)",
-                               "DEGREES");
-  parser.addOption(turntable);
-  QCommandLineOption max_fps("max-fps",
-                             "Draw at most RATE viewport frames per second (1 to 1000), 'none' (no limit but the "
-                             "display rate) or 'auto' (36 on a CPU Vulkan device such as lavapipe, none on a GPU); "
-                             "default: the View > Frame rate limit choice",
-                             "RATE");
-  parser.addOption(max_fps);
-  QCommandLineOption placement("thread-placement",
-                               "On a CPU Vulkan device such as lavapipe, keep the simulation thread and the viewport's "
-                               "drawing on separate cores with drawing at a lower priority: 'on' (default) or 'off'",
-                               "on|off");
-  parser.addOption(placement);
-  // --help and --version need no display: they are answered before the GUI application, which needs one, exists.
+  for (const QCommandLineOption* option : {&options.paused, &options.measure, &options.render_scale, &options.turntable,
+                                           &options.max_fps, &options.placement})
+    parser.addOption(*option);
+}
+
+// --help and --version need no display: they are answered before the GUI application, which needs one, exists.
+void AnswerHelpAndVersion(int argc, char** argv, QCommandLineParser& parser) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
@@ -118,54 +131,106 @@ int main(int argc, char** argv) {
       parser.process(core);  // prints and exits
     }
   }
+}
+
+// The parsing of one option's value: false, with the complaint printed, for a value it does not take.
+bool ParseRenderScale(const QCommandLineParser& parser, const QCommandLineOption& option, float& scale) {
+  if (!parser.isSet(option)) return true;
+  const QString value = parser.value(option);
+  bool ok = false;
+  const double percent = value == "auto" ? 0.0 : value.toDouble(&ok);
+  if (value != "auto" && (!ok || !(percent >= 10 && percent <= 100))) {
+    std::cerr << "ductile: --render-scale needs a percentage from 10 to 100 or 'auto', got '" << value.toStdString()
+              << "'\n";
+    return false;
+  }
+  scale = static_cast<float>(percent / 100.0);
+  return true;
+}
+
+bool ParseTurntable(const QCommandLineParser& parser, const QCommandLineOption& option, double& speed) {
+  if (!parser.isSet(option)) return true;
+  bool ok = false;
+  speed = parser.value(option).toDouble(&ok);
+  if (!ok || !std::isfinite(speed) || std::abs(speed) > 3600) {
+    std::cerr << "ductile: --turntable needs degrees per second from -3600 to 3600, got '"
+              << parser.value(option).toStdString() << "'\n";
+    return false;
+  }
+  return true;
+}
+
+bool ParseMaxFps(const QCommandLineParser& parser, const QCommandLineOption& option, double& rate_limit) {
+  if (!parser.isSet(option)) return true;
+  const QString value = parser.value(option);
+  bool ok = false;
+  rate_limit = value == "auto" ? 0.0 : value == "none" ? std::numeric_limits<double>::infinity() : value.toDouble(&ok);
+  if (value != "auto" && value != "none" && (!ok || !(rate_limit >= 1 && rate_limit <= 1000))) {
+    std::cerr << "ductile: --max-fps needs frames per second from 1 to 1000, 'none' or 'auto', got '"
+              << value.toStdString() << "'\n";
+    return false;
+  }
+  return true;
+}
+
+bool ParseThreadPlacement(const QCommandLineParser& parser, const QCommandLineOption& option, bool& place_threads) {
+  if (!parser.isSet(option)) return true;
+  const QString value = parser.value(option);
+  if (value != "on" && value != "off") {
+    std::cerr << "ductile: --thread-placement needs 'on' or 'off', got '" << value.toStdString() << "'\n";
+    return false;
+  }
+  place_threads = value == "on";
+  return true;
+}
+
+// The view options, checked in the order --help lists them; nullopt after the first complaint.
+std::optional<ViewSettings> ParseViewSettings(const QCommandLineParser& parser, const Options& options) {
+  ViewSettings s;
+  if (!ParseRenderScale(parser, options.render_scale, s.render_scale) ||
+      !ParseTurntable(parser, options.turntable, s.turntable_speed) ||
+      !ParseMaxFps(parser, options.max_fps, s.rate_limit) ||
+      !ParseThreadPlacement(parser, options.placement, s.place_threads))
+    return std::nullopt;
+  return s;
+}
+
+void ApplyViewSettings(ductile::studio::MainWindow& window, const ViewSettings& s) {
+  if (s.render_scale >= 0) window.SetRenderScale(s.render_scale);
+  if (s.turntable_speed != 0) window.SetTurntable(s.turntable_speed);
+  if (s.rate_limit >= 0) window.SetFrameRateLimit(s.rate_limit);
+  window.SetThreadPlacement(s.place_threads);
+}
+
+// `--measure SECONDS`: sizes the viewport and schedules the measurement; false, with the complaint printed, for a
+// number of seconds that is not positive.
+bool StartMeasurement(ductile::studio::MainWindow& window, const QString& value) {
+  const double seconds = value.toDouble();
+  if (!(seconds > 0)) {
+    std::cerr << "ductile: --measure needs a positive number of seconds\n";
+    return false;
+  }
+  // Grow the window by what the docks take, so the viewport itself is 1280x720.
+  QWidget* view = window.centralWidget();
+  window.resize(window.size() + QSize(1280, 720) - view->size());
+  ScheduleMeasurement(window, seconds);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SetEnvironmentDefaults();
+  QCoreApplication::setApplicationName("Ductile");  // static: for the --help/--version application and the GUI one
+  QCoreApplication::setApplicationVersion(DUCTILE_VERSION);
+  QCommandLineParser parser;
+  const Options options;
+  DescribeCommandLine(parser, options);
+  AnswerHelpAndVersion(argc, argv, parser);
   QApplication app(argc, argv);
   parser.process(app);
-  float scale = -1;  // not given
-  if (parser.isSet(render_scale)) {
-    const QString value = parser.value(render_scale);
-    bool ok = false;
-    const double percent = value == "auto" ? 0.0 : value.toDouble(&ok);
-    if (value != "auto" && (!ok || !(percent >= 10 && percent <= 100))) {
-      std::cerr << "ductile: --render-scale needs a percentage from 10 to 100 or 'auto', got '" << value.toStdString()
-                << "'\n";
-      return 2;
-    }
-    scale = static_cast<float>(percent / 100.0);
-  }
-  double turntable_speed = 0;
-  if (parser.isSet(turntable)) {
-    bool ok = false;
-    turntable_speed = parser.value(turntable).toDouble(&ok);
-    if (!ok || !std::isfinite(turntable_speed) || std::abs(turntable_speed) > 3600) {
-      std::cerr << "ductile: --turntable needs degrees per second from -3600 to 3600, got '"
-                << parser.value(turntable).toStdString() << "'\n";
-      return 2;
-    }
-  }
-
-  double rate_limit = -1;  // not given
-  if (parser.isSet(max_fps)) {
-    const QString value = parser.value(max_fps);
-    bool ok = false;
-    rate_limit = value == "auto"   ? 0.0
-                 : value == "none" ? std::numeric_limits<double>::infinity()
-                                   : value.toDouble(&ok);
-    if (value != "auto" && value != "none" && (!ok || !(rate_limit >= 1 && rate_limit <= 1000))) {
-      std::cerr << "ductile: --max-fps needs frames per second from 1 to 1000, 'none' or 'auto', got '"
-                << value.toStdString() << "'\n";
-      return 2;
-    }
-  }
-
-  bool place_threads = true;
-  if (parser.isSet(placement)) {
-    const QString value = parser.value(placement);
-    if (value != "on" && value != "off") {
-      std::cerr << "ductile: --thread-placement needs 'on' or 'off', got '" << value.toStdString() << "'\n";
-      return 2;
-    }
-    place_threads = value == "on";
-  }
+  const std::optional<ViewSettings> settings = ParseViewSettings(parser, options);
+  if (!settings) return 2;
 
   QVulkanInstance vulkan;
   vulkan.setApiVersion(QVersionNumber(1, 3));
@@ -173,26 +238,13 @@ int main(int argc, char** argv) {
   if (!have_vulkan)
     std::cerr << "ductile: no Vulkan implementation (error " << vulkan.errorCode() << "); the viewport stays empty\n";
   ductile::studio::MainWindow window(have_vulkan ? &vulkan : nullptr);
-  if (scale >= 0) window.SetRenderScale(scale);
-  if (turntable_speed != 0) window.SetTurntable(turntable_speed);
-  if (rate_limit >= 0) window.SetFrameRateLimit(rate_limit);
-  window.SetThreadPlacement(place_threads);
+  ApplyViewSettings(window, *settings);
   window.show();
   const QStringList args = parser.positionalArguments();
   QString scene = args.isEmpty() ? QString(DUCTILE_SOURCE_DIR) + "/scenes/dough_rolling.yaml" : args.front();
   window.OpenScene(scene);
   // Play waits behind the scene's compilation on the simulation thread, so it starts the scene just opened.
-  if (!parser.isSet(paused)) window.SetPlaying(true);
-  if (parser.isSet(measure)) {
-    const double seconds = parser.value(measure).toDouble();
-    if (!(seconds > 0)) {
-      std::cerr << "ductile: --measure needs a positive number of seconds\n";
-      return 2;
-    }
-    // Grow the window by what the docks take, so the viewport itself is 1280x720.
-    QWidget* view = window.centralWidget();
-    window.resize(window.size() + QSize(1280, 720) - view->size());
-    ScheduleMeasurement(window, seconds);
-  }
+  if (!parser.isSet(options.paused)) window.SetPlaying(true);
+  if (parser.isSet(options.measure) && !StartMeasurement(window, parser.value(options.measure))) return 2;
   return QApplication::exec();
 }

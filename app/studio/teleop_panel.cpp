@@ -68,6 +68,28 @@ constexpr double kDegrees = 180.0 / std::numbers::pi;
 
 TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent), viewport_(viewport) {
   auto* layout = new QVBoxLayout(this);
+  AddArmChoice(layout);
+  AddSpeeds(layout);
+  AddReadouts(layout);
+  AddGripper(layout);
+  AddDeviceList(layout);
+  if (viewport_) {
+    keyboard_ = new TeleopKeyboard(viewport_, this);
+    connect(viewport_, &Viewport::gizmoDragged, this, &TeleopPanel::MoveTargetTo);
+  }
+  gamepad_ = std::make_unique<Gamepad>();
+  space_mouse_ = std::make_unique<SpaceMouse>();
+  ConnectControls();
+
+  SetScene({}, {});
+  timer_ = new QTimer(this);
+  timer_->setInterval(16);
+  connect(timer_, &QTimer::timeout, this, &TeleopPanel::Tick);
+  timer_->start();
+  clock_.start();
+}
+
+void TeleopPanel::AddArmChoice(QVBoxLayout* layout) {
   auto* form = new QFormLayout;
   robot_ = new QComboBox;
   robot_->setObjectName("teleop_robot");
@@ -100,7 +122,9 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
       "The other robots follow the target too, each keeping its tool's pose relative to this robot's tool as it "
       "was when teleop started: two arms holding one rolling pin or box. The gripper buttons act on every arm.");
   layout->addWidget(link_arms_);
+}
 
+void TeleopPanel::AddSpeeds(QVBoxLayout* layout) {
   auto* speeds = new QFormLayout;
   speed_ = new QDoubleSpinBox;
   speed_->setObjectName("teleop_speed");
@@ -119,7 +143,9 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
   speeds->addRow("Speed", speed_);
   speeds->addRow("Turn rate", turn_speed_);
   layout->addLayout(speeds);
+}
 
+void TeleopPanel::AddReadouts(QVBoxLayout* layout) {
   target_label_ = new QLabel;
   target_label_->setObjectName("teleop_target");
   target_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -128,7 +154,9 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
   status_label_->setWordWrap(true);
   layout->addWidget(target_label_);
   layout->addWidget(status_label_);
+}
 
+void TeleopPanel::AddGripper(QVBoxLayout* layout) {
   auto* gripper = new QGroupBox("Gripper");
   auto* grip = new QHBoxLayout(gripper);
   open_ = new QPushButton("Open");
@@ -149,20 +177,17 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
   grip->addWidget(force_);
   layout->addWidget(gripper);
   layout->addWidget(gripper_label_);
+}
 
+void TeleopPanel::AddDeviceList(QVBoxLayout* layout) {
   devices_label_ = new QLabel;
   devices_label_->setObjectName("teleop_devices");
   devices_label_->setWordWrap(true);
   layout->addWidget(devices_label_);
   layout->addStretch();
+}
 
-  if (viewport_) {
-    keyboard_ = new TeleopKeyboard(viewport_, this);
-    connect(viewport_, &Viewport::gizmoDragged, this, &TeleopPanel::MoveTargetTo);
-  }
-  gamepad_ = std::make_unique<Gamepad>();
-  space_mouse_ = std::make_unique<SpaceMouse>();
-
+void TeleopPanel::ConnectControls() {
   connect(robot_, &QComboBox::currentIndexChanged, this, [this] {
     SetTeleopEnabled(false);
     gripper_closed_ = false;
@@ -179,13 +204,6 @@ TeleopPanel::TeleopPanel(Viewport* viewport, QWidget* parent) : QWidget(parent),
   });
   connect(open_, &QPushButton::clicked, this, [this] { SetGripperClosed(false); });
   connect(close_, &QPushButton::clicked, this, [this] { SetGripperClosed(true); });
-
-  SetScene({}, {});
-  timer_ = new QTimer(this);
-  timer_->setInterval(16);
-  connect(timer_, &QTimer::timeout, this, &TeleopPanel::Tick);
-  timer_->start();
-  clock_.start();
 }
 
 TeleopPanel::~TeleopPanel() = default;

@@ -29,6 +29,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QTimer;
+class QVBoxLayout;
 
 namespace ductile::studio {
 
@@ -94,6 +95,13 @@ class TeleopPanel : public QWidget {
   void command(const ductile::studio::Command& command);
 
  private:
+  // The constructor's parts: the dock's widgets from the top down, and what its controls do.
+  void AddArmChoice(QVBoxLayout* layout);  // robot, tool link, note, enable and link boxes
+  void AddSpeeds(QVBoxLayout* layout);
+  void AddReadouts(QVBoxLayout* layout);  // the target and the controller's status
+  void AddGripper(QVBoxLayout* layout);
+  void AddDeviceList(QVBoxLayout* layout);
+  void ConnectControls();
   void Tick();
   void FillLinks();
   void Post(const Command& c);

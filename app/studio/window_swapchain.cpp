@@ -41,59 +41,11 @@ WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std
   try {
     surface_ = QVulkanInstance::surfaceForWindow(window);
     if (surface_ == VK_NULL_HANDLE) throw std::runtime_error("the window has no Vulkan surface");
-    // The most preferred device (render::DeviceTypeRank, as the offscreen renderer picks) with a queue family that
-    // both draws and presents to the window.
-    const std::vector<VkPhysicalDevice> devices = render::DevicesByPreference(instance->vkInstance());
-    if (devices.empty()) throw std::runtime_error("no Vulkan physical device");
-    bool found = false;
-    for (std::size_t d = 0; d < devices.size() && !found; ++d) {
-      std::uint32_t families = 0;
-      vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, nullptr);
-      std::vector<VkQueueFamilyProperties> family_properties(families);
-      vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, family_properties.data());
-      for (std::uint32_t i = 0; i < families && !found; ++i) {
-        VkBool32 present = VK_FALSE;
-        Check(vkGetPhysicalDeviceSurfaceSupportKHR(devices[d], i, surface_, &present),
-              "vkGetPhysicalDeviceSurfaceSupportKHR");
-        if ((family_properties[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0 && present == VK_TRUE) {
-          physical_device_ = devices[d];
-          queue_family_ = i;
-          found = true;
-        }
-      }
-    }
-    if (!found) {
-      VkPhysicalDeviceProperties first{};
-      vkGetPhysicalDeviceProperties(devices.front(), &first);
-      throw std::runtime_error("no queue of " + std::string(first.deviceName) + " (nor of the " +
-                               std::to_string(devices.size() - 1) +
-                               " other devices) both draws and presents to the window");
-    }
+    PickDevice();
     vkGetPhysicalDeviceProperties(physical_device_, &properties_);
     const std::array<const char*, 1> extensions{VK_KHR_SWAPCHAIN_EXTENSION_NAME};
     device_ = render::CreateDeviceWithQueue(physical_device_, queue_family_, extensions, queue_);
-
-    std::uint32_t format_count = 0;
-    Check(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_device_, surface_, &format_count, nullptr),
-          "vkGetPhysicalDeviceSurfaceFormatsKHR");
-    std::vector<VkSurfaceFormatKHR> formats(format_count);
-    Check(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_device_, surface_, &format_count, formats.data()),
-          "vkGetPhysicalDeviceSurfaceFormatsKHR");
-    if (formats.empty()) throw std::runtime_error("the window's surface offers no colour format");
-    color_format_ = formats.front().format == VK_FORMAT_UNDEFINED ? VK_FORMAT_B8G8R8A8_UNORM : formats.front().format;
-    color_space_ = formats.front().colorSpace;
-    const auto preferred = std::find_if(formats_wanted.begin(), formats_wanted.end(), [&](VkFormat f) {
-      return std::any_of(formats.begin(), formats.end(), [f](const VkSurfaceFormatKHR& s) { return s.format == f; });
-    });
-    if (preferred != formats_wanted.end()) {
-      for (const VkSurfaceFormatKHR& s : formats) {
-        if (s.format == *preferred) {
-          color_format_ = s.format;
-          color_space_ = s.colorSpace;
-          break;
-        }
-      }
-    }
+    ChooseColorFormat(formats_wanted);
     const std::optional<VkFormat> depth =
         render::FindDepthFormat(physical_device_, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
     if (!depth) throw std::runtime_error("no depth attachment format");
@@ -104,34 +56,88 @@ WindowSwapchain::WindowSwapchain(QVulkanInstance* instance, QWindow* window, std
           "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
     image_usage_ = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | (caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
     clear_pass_ = CreatePass(device_, color_format_, depth_format_);
-
-    VkCommandPoolCreateInfo pool_info{};
-    pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    pool_info.queueFamilyIndex = queue_family_;
-    Check(vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_), "vkCreateCommandPool");
-    for (Slot& slot : slots_) {
-      VkCommandBufferAllocateInfo allocate{};
-      allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-      allocate.commandPool = command_pool_;
-      allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-      allocate.commandBufferCount = 2;
-      std::array<VkCommandBuffer, 2> buffers{};
-      Check(vkAllocateCommandBuffers(device_, &allocate, buffers.data()), "vkAllocateCommandBuffers");
-      slot.prepare = buffers[0];
-      slot.draw = buffers[1];
-      VkFenceCreateInfo fence_info{};
-      fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-      fence_info.flags = VK_FENCE_CREATE_SIGNALED_BIT;
-      Check(vkCreateFence(device_, &fence_info, nullptr, &slot.done), "vkCreateFence");
-      VkSemaphoreCreateInfo semaphore_info{};
-      semaphore_info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
-      Check(vkCreateSemaphore(device_, &semaphore_info, nullptr, &slot.acquired), "vkCreateSemaphore");
-      Check(vkCreateSemaphore(device_, &semaphore_info, nullptr, &slot.rendered), "vkCreateSemaphore");
-    }
+    CreateSlots();
   } catch (...) {
     Release();
     throw;
+  }
+}
+
+void WindowSwapchain::PickDevice() {
+  // The most preferred device (render::DeviceTypeRank, as the offscreen renderer picks) with a queue family that
+  // both draws and presents to the window.
+  const std::vector<VkPhysicalDevice> devices = render::DevicesByPreference(instance_->vkInstance());
+  if (devices.empty()) throw std::runtime_error("no Vulkan physical device");
+  for (VkPhysicalDevice device : devices) {
+    std::uint32_t families = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(device, &families, nullptr);
+    std::vector<VkQueueFamilyProperties> family_properties(families);
+    vkGetPhysicalDeviceQueueFamilyProperties(device, &families, family_properties.data());
+    for (std::uint32_t i = 0; i < families; ++i) {
+      VkBool32 present = VK_FALSE;
+      Check(vkGetPhysicalDeviceSurfaceSupportKHR(device, i, surface_, &present),
+            "vkGetPhysicalDeviceSurfaceSupportKHR");
+      if ((family_properties[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0 && present == VK_TRUE) {
+        physical_device_ = device;
+        queue_family_ = i;
+        return;
+      }
+    }
+  }
+  VkPhysicalDeviceProperties first{};
+  vkGetPhysicalDeviceProperties(devices.front(), &first);
+  throw std::runtime_error("no queue of " + std::string(first.deviceName) + " (nor of the " +
+                           std::to_string(devices.size() - 1) +
+                           " other devices) both draws and presents to the window");
+}
+
+void WindowSwapchain::ChooseColorFormat(std::span<const VkFormat> formats_wanted) {
+  std::uint32_t format_count = 0;
+  Check(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_device_, surface_, &format_count, nullptr),
+        "vkGetPhysicalDeviceSurfaceFormatsKHR");
+  std::vector<VkSurfaceFormatKHR> formats(format_count);
+  Check(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_device_, surface_, &format_count, formats.data()),
+        "vkGetPhysicalDeviceSurfaceFormatsKHR");
+  if (formats.empty()) throw std::runtime_error("the window's surface offers no colour format");
+  color_format_ = formats.front().format == VK_FORMAT_UNDEFINED ? VK_FORMAT_B8G8R8A8_UNORM : formats.front().format;
+  color_space_ = formats.front().colorSpace;
+  const auto preferred = std::find_if(formats_wanted.begin(), formats_wanted.end(), [&](VkFormat f) {
+    return std::any_of(formats.begin(), formats.end(), [f](const VkSurfaceFormatKHR& s) { return s.format == f; });
+  });
+  if (preferred == formats_wanted.end()) return;
+  for (const VkSurfaceFormatKHR& s : formats) {
+    if (s.format == *preferred) {
+      color_format_ = s.format;
+      color_space_ = s.colorSpace;
+      return;
+    }
+  }
+}
+
+void WindowSwapchain::CreateSlots() {
+  VkCommandPoolCreateInfo pool_info{};
+  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = queue_family_;
+  Check(vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_), "vkCreateCommandPool");
+  for (Slot& slot : slots_) {
+    VkCommandBufferAllocateInfo allocate{};
+    allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    allocate.commandPool = command_pool_;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 2;
+    std::array<VkCommandBuffer, 2> buffers{};
+    Check(vkAllocateCommandBuffers(device_, &allocate, buffers.data()), "vkAllocateCommandBuffers");
+    slot.prepare = buffers[0];
+    slot.draw = buffers[1];
+    VkFenceCreateInfo fence_info{};
+    fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    fence_info.flags = VK_FENCE_CREATE_SIGNALED_BIT;
+    Check(vkCreateFence(device_, &fence_info, nullptr, &slot.done), "vkCreateFence");
+    VkSemaphoreCreateInfo semaphore_info{};
+    semaphore_info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+    Check(vkCreateSemaphore(device_, &semaphore_info, nullptr, &slot.acquired), "vkCreateSemaphore");
+    Check(vkCreateSemaphore(device_, &semaphore_info, nullptr, &slot.rendered), "vkCreateSemaphore");
   }
 }
 

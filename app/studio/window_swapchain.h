@@ -67,6 +67,12 @@ class WindowSwapchain {
   void WaitIdle();
 
  private:
+  // The constructor's steps. PickDevice: the physical device and queue family that draw and present to the surface.
+  void PickDevice();
+  // The surface's colour format and space: the first of `formats_wanted` it offers, else its first.
+  void ChooseColorFormat(std::span<const VkFormat> formats_wanted);
+  // The command pool, and each frame slot's command buffers, fence and semaphores.
+  void CreateSlots();
   void CreateSwapchain(VkExtent2D extent);
   void DestroySwapchainResources();
   void Release();  // Everything, in reverse order of creation (the destructor; a failed constructor).
