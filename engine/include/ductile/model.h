@@ -5,14 +5,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include <memory>
-
+#include "ductile/mpm_params.h"
 #include "ductile/scene.h"
-#include "mpm/boundary.h"
-#include "mpm/material_params.h"
 
 namespace ductile {
 
@@ -34,9 +32,20 @@ struct ProbeInfo {
 
 /// The compiled rigid bodies and robots (engine/src/model/rigid_model.h).
 struct RigidModel;
+namespace mpm {
+/// A static analytic collider, placed for the grid kernels (engine/src/mpm/boundary.h).
+struct Collider;
+}  // namespace mpm
 
-/// The immutable, compiled scene.
+/// The immutable, compiled scene. Its special members are defined in the engine, where mpm::Collider is complete.
 struct Model {
+  Model();
+  Model(const Model&);
+  Model(Model&&) noexcept;
+  Model& operator=(const Model&);
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
   // ---- sizes
   int num_particles = 0;
 

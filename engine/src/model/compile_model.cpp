@@ -318,6 +318,13 @@ void CompileObjectMasses(const SceneDesc& scene, int object, Model& model) {
   info.mass = info.num_particles * mass;
 }
 
+Model::Model() = default;
+Model::Model(const Model&) = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(const Model&) = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
 double Model::MaxWaveSpeed() const {
   double c = 0;
   for (const mpm::MaterialParams& m : materials) {

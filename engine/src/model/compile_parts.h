@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ductile/model.h"
+#include "mpm/boundary.h"  // mpm::Collider
 
 namespace ductile {
 

@@ -14,12 +14,9 @@
 
 #include "core/sim_hd.h"
 #include "core/small_math.h"
+#include "ductile/mpm_params.h"  // BoundaryKind, ColliderShape, WallParams
 
 namespace ductile::mpm {
-
-enum class BoundaryKind : std::int32_t { kSticky = 0, kSlip = 1, kSeparate = 2, kFriction = 3 };
-
-enum class ColliderShape : std::int32_t { kPlane = 0, kBox = 1, kSphere = 2, kCylinder = 3 };
 
 /// A static analytic collider in plain data. The shape lives in its frame C placed at (R_WC, p_WC).
 struct Collider {
@@ -32,12 +29,6 @@ struct Collider {
   float radius = 0;                ///< Sphere, cylinder [m].
   float half_length = 0;           ///< Cylinder half length along C's z [m].
   Vec3f normal_C{0, 0, 1};         ///< Plane normal in C; the solid side is φ < 0, i.e. below.
-};
-
-/// Domain walls: every node outside [domain_min, domain_max] gets this condition.
-struct WallParams {
-  BoundaryKind kind = BoundaryKind::kSeparate;
-  float friction = 0;
 };
 
 /// Applies a boundary condition with outward unit normal n to a grid velocity.

@@ -6,6 +6,7 @@
 
 #include "core/small_math.h"
 #include "ductile/model.h"
+#include "mpm/boundary.h"
 #include "mpm/grid_kernels.h"
 
 namespace ductile::mpm {

@@ -15,6 +15,7 @@
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
 #include "model/rigid_model.h"
+#include "mpm/boundary.h"
 #include "mpm/particles.h"
 
 namespace ductile {

@@ -1,0 +1,44 @@
+// The plain data of an MPM model that the public Model holds (ductile/model.h): each material's constants, the
+// domain walls' condition and the kinds of boundary. The kernels read them as they are (mpm/material_params.h,
+// mpm/boundary.h); a collider's placement is internal (mpm::Collider).
+#pragma once
+
+#include <cstdint>
+
+namespace ductile::mpm {
+
+/// The constitutive model of a material; each has its own file in constitutive/.
+enum class MaterialModel : std::int32_t {
+  kFixedCorotated = 0,   ///< Stomakhin et al. 2012; elastic.
+  kLinearCorotated = 1,  ///< Zong, Jiang, Han 2024, Sec. VI; von Mises plasticity (dough).
+  kStvkHencky = 2,       ///< St. Venant-Kirchhoff on Hencky strain with von Mises plasticity (metal, clay).
+  kDruckerPrager = 3,    ///< Klár et al. 2016 sand: StVK-Hencky elasticity, Drucker-Prager return map.
+  kFluid = 4,            ///< Weakly compressible fluid: Tait equation of state, optional viscosity.
+};
+
+/// Constants of one material, in SI units.
+struct MaterialParams {
+  MaterialModel model = MaterialModel::kFixedCorotated;
+  float mu = 0;              ///< Lamé shear modulus μ = E / (2(1 + ν)) [Pa].
+  float lambda = 0;          ///< Lamé first parameter λ = Eν / ((1 + ν)(1 − 2ν)) [Pa].
+  float density = 0;         ///< Rest density ρ [kg/m³].
+  float yield_stress = 0;    ///< η [Pa]: von Mises bound on the Frobenius norm of the deviatoric stress; 0 = elastic.
+  float friction_alpha = 0;  ///< Drucker-Prager α = √(2/3)·2 sin φ / (3 − sin φ), φ the friction angle.
+  float cohesion = 0;        ///< Drucker-Prager cohesion as a Hencky volumetric strain shift [-] (0 = dry sand).
+  float bulk_modulus = 0;    ///< Fluid bulk modulus κ [Pa] of the Tait equation p = κ (J^−γ − 1).
+  float gamma = 7;           ///< Fluid Tait exponent γ [-].
+  float viscosity = 0;       ///< Fluid dynamic viscosity [Pa·s].
+};
+
+/// How a grid boundary acts on the velocity of a node it holds (mpm/boundary.h, ApplyBoundary).
+enum class BoundaryKind : std::int32_t { kSticky = 0, kSlip = 1, kSeparate = 2, kFriction = 3 };
+
+enum class ColliderShape : std::int32_t { kPlane = 0, kBox = 1, kSphere = 2, kCylinder = 3 };
+
+/// Domain walls: every node outside [domain_min, domain_max] gets this condition.
+struct WallParams {
+  BoundaryKind kind = BoundaryKind::kSeparate;
+  float friction = 0;
+};
+
+}  // namespace ductile::mpm
