@@ -181,82 +181,20 @@ class Solver {
     double last_alpha = 1;  // the previous line search's step
     result.cost_history.push_back(cost);
     for (int it = 0;; ++it) {
-      // Gradient, stopping rule, and the block-diagonal Newton direction, node by node.
-      ForRange(nodes, 512, [&](int begin, int end) {
-        for (int i = begin; i != end; ++i) {
-          jc[i] = NodeImpulse(i);
-          grad[i] = p_.mass[i] * (v[i] - p_.v_star[i]) - jc[i];
-          // H_i⁻¹ through its Cholesky factor, kept for the CG preconditioner.
-          blocks_[i] = NodeHessian(i).llt().solve(Eigen::Matrix3d::Identity());
-          dv[i] = -(blocks_[i] * grad[i]);
-        }
-      });
-      double g2 = 0, p2 = 0, j2 = 0;
-      for (int i = 0; i < nodes; ++i) {
-        g2 += grad[i].squaredNorm() / p_.mass[i];
-        p2 += p_.mass[i] * v[i].squaredNorm();
-        j2 += jc[i].squaredNorm() / p_.mass[i];
-      }
-      result.residual = std::sqrt(g2);
-      result.residual_bound = params_.abs_tolerance + params_.rel_tolerance * std::max(std::sqrt(p2), std::sqrt(j2));
+      BlockNewtonDirection(v, jc, grad, dv);
+      MeasureResidual(v, grad, jc, result);
       result.iterations = it;
       if (result.residual < result.residual_bound) {
         result.converged = true;
         break;
       }
       if (it == params_.max_iterations) break;
-      // Refine the block-diagonal direction toward the full Newton step: preconditioned conjugate gradients on
-      // (M + JᵀGJ)·dv = −∇ℓ, started from the block step; every CG iterate is a descent direction.
-      // Inexact Newton (Eisenstat and Walker's idea): solve only as far as the stopping rule needs, i.e. until the
-      // linear model's residual is below half the bound, but at least by 2x and at most by cg_reduction. When the
-      // last line search cut its step below one half, the quadratic model is poor this far from the solution
-      // (contacts switch between sticking, sliding and separating along the step) and an accurate solve of it
-      // is wasted: solve it to 0.2 only (about 20% less solver time in scenes/panel_squeeze.yaml and
-      // scenes/dough_rolling.yaml for the same Newton iterations).
-      if (params_.cg_iterations > 0) {
-        double reduction = std::clamp(0.5 * result.residual_bound / result.residual, params_.cg_reduction, 0.5);
-        if (last_alpha < 0.5) reduction = std::max(reduction, 0.2);
-        RefineDirection(grad, reduction, dv);
-      }
-
-      // Exact line search on [0, α_max].
-      ForRange(contacts, 256, [&](int begin, int end) {
-        for (int ci = begin; ci != end; ++ci) dvc[ci] = ContactVelocity(ci, dv, false);
-      });
-      double a = 0, b = 0;
-      for (int i = 0; i < nodes; ++i) {
-        a += p_.mass[i] * dv[i].dot(v[i] - p_.v_star[i]);
-        b += p_.mass[i] * dv[i].squaredNorm();
-      }
-      const std::vector<Eigen::Vector3d>& vc0 = vc_;  // unchanged until the next Evaluate
-      // ℓ'(α) and ℓ''(α): per-contact terms in parallel, summed in contact order (thread-count independent).
-      const auto derivatives = [&](double alpha, double& d1, double& d2) {
-        ForRange(contacts, 256, [&](int begin, int end) {
-          Eigen::Vector3d gamma;
-          Eigen::Matrix3d G;
-          for (int ci = begin; ci != end; ++ci) {
-            costs_[ci].Calc3(vc0[ci] + alpha * dvc[ci], gamma, &G);
-            line_terms_[ci] = {dvc[ci].dot(gamma), dvc[ci].dot(G * dvc[ci])};
-          }
-        });
-        d1 = a + alpha * b;
-        d2 = b;
-        for (int ci = 0; ci < contacts; ++ci) {
-          d1 -= line_terms_[ci][0];
-          d2 += line_terms_[ci][1];
-        }
-      };
-      double d1_0 = 0;  // ℓ'(0) = ∇ℓ·Δv
-      for (int i = 0; i < nodes; ++i) d1_0 += grad[i].dot(dv[i]);
-      if (!(d1_0 < 0)) {
+      if (params_.cg_iterations > 0) RefineDirection(grad, CgReduction(result, last_alpha), dv);
+      double alpha = 0;
+      if (!SearchLine(v, grad, dv, dvc, alpha)) {
         result.converged = result.residual < 1e3 * result.residual_bound;
         break;
       }
-      // The minimiser to a relative slope of 1e-3.
-      LineSearchParams search;
-      search.alpha_max = params_.alpha_max;
-      search.slope_tolerance = 1e-3;
-      const double alpha = ExactLineSearch(derivatives, d1_0, search).alpha;
       for (int i = 0; i < nodes; ++i) v[i] += alpha * dv[i];
       last_alpha = alpha;
       cost = Evaluate(v, true);
@@ -269,6 +207,89 @@ class Solver {
     for (int i = 0; i < nodes; ++i) v[i] = p_.v_star[i] + jc[i] / p_.mass[i];
     result.gamma_W = gamma_W_;
     return result;
+  }
+
+  // At v (of the last Evaluate), node by node: the impulses jc = Jᵀγ, the gradient ∇ℓ = M (v − v*) − jc, and the
+  // block-diagonal Newton direction dv = −H_i⁻¹ ∇ℓ_i.
+  void BlockNewtonDirection(const std::vector<Eigen::Vector3d>& v, std::vector<Eigen::Vector3d>& jc,
+                            std::vector<Eigen::Vector3d>& grad, std::vector<Eigen::Vector3d>& dv) {
+    ForRange(static_cast<int>(p_.mass.size()), 512, [&](int begin, int end) {
+      for (int i = begin; i != end; ++i) {
+        jc[i] = NodeImpulse(i);
+        grad[i] = p_.mass[i] * (v[i] - p_.v_star[i]) - jc[i];
+        // H_i⁻¹ through its Cholesky factor, kept for the CG preconditioner.
+        blocks_[i] = NodeHessian(i).llt().solve(Eigen::Matrix3d::Identity());
+        dv[i] = -(blocks_[i] * grad[i]);
+      }
+    });
+  }
+
+  // The stopping rule's residual ‖D∇ℓ‖ and its bound ε_a + ε_r max(‖√M v‖, ‖D jc‖), D = M^−½.
+  void MeasureResidual(const std::vector<Eigen::Vector3d>& v, const std::vector<Eigen::Vector3d>& grad,
+                       const std::vector<Eigen::Vector3d>& jc, GridContactResult& result) const {
+    double g2 = 0, p2 = 0, j2 = 0;
+    for (std::size_t i = 0; i < p_.mass.size(); ++i) {
+      g2 += grad[i].squaredNorm() / p_.mass[i];
+      p2 += p_.mass[i] * v[i].squaredNorm();
+      j2 += jc[i].squaredNorm() / p_.mass[i];
+    }
+    result.residual = std::sqrt(g2);
+    result.residual_bound = params_.abs_tolerance + params_.rel_tolerance * std::max(std::sqrt(p2), std::sqrt(j2));
+  }
+
+  // How far CG refines the block-diagonal direction toward the full Newton step on (M + JᵀGJ)·dv = −∇ℓ, started
+  // from the block step (every CG iterate is a descent direction). Inexact Newton (Eisenstat and Walker's idea):
+  // solve only as far as the stopping rule needs, i.e. until the linear model's residual is below half the bound,
+  // but at least by 2x and at most by cg_reduction. When the last line search cut its step below one half, the
+  // quadratic model is poor this far from the solution (contacts switch between sticking, sliding and separating
+  // along the step) and an accurate solve of it is wasted: solve it to 0.2 only (about 20% less solver time in
+  // scenes/panel_squeeze.yaml and scenes/dough_rolling.yaml for the same Newton iterations).
+  double CgReduction(const GridContactResult& result, double last_alpha) const {
+    double reduction = std::clamp(0.5 * result.residual_bound / result.residual, params_.cg_reduction, 0.5);
+    if (last_alpha < 0.5) reduction = std::max(reduction, 0.2);
+    return reduction;
+  }
+
+  // Exact line search on [0, α_max] from v (of the last Evaluate) along dv, to a relative slope of 1e-3: the step α.
+  // dvc is scratch for dv at the contacts. False, and no step, when dv is no descent direction.
+  bool SearchLine(const std::vector<Eigen::Vector3d>& v, const std::vector<Eigen::Vector3d>& grad,
+                  const std::vector<Eigen::Vector3d>& dv, std::vector<Eigen::Vector3d>& dvc, double& step) {
+    const int nodes = static_cast<int>(p_.mass.size());
+    const int contacts = static_cast<int>(p_.contacts.size());
+    ForRange(contacts, 256, [&](int begin, int end) {
+      for (int ci = begin; ci != end; ++ci) dvc[ci] = ContactVelocity(ci, dv, false);
+    });
+    double a = 0, b = 0;
+    for (int i = 0; i < nodes; ++i) {
+      a += p_.mass[i] * dv[i].dot(v[i] - p_.v_star[i]);
+      b += p_.mass[i] * dv[i].squaredNorm();
+    }
+    const std::vector<Eigen::Vector3d>& vc0 = vc_;  // unchanged until the next Evaluate
+    // ℓ'(α) and ℓ''(α): per-contact terms in parallel, summed in contact order (thread-count independent).
+    const auto derivatives = [&](double alpha, double& d1, double& d2) {
+      ForRange(contacts, 256, [&](int begin, int end) {
+        Eigen::Vector3d gamma;
+        Eigen::Matrix3d G;
+        for (int ci = begin; ci != end; ++ci) {
+          costs_[ci].Calc3(vc0[ci] + alpha * dvc[ci], gamma, &G);
+          line_terms_[ci] = {dvc[ci].dot(gamma), dvc[ci].dot(G * dvc[ci])};
+        }
+      });
+      d1 = a + alpha * b;
+      d2 = b;
+      for (int ci = 0; ci < contacts; ++ci) {
+        d1 -= line_terms_[ci][0];
+        d2 += line_terms_[ci][1];
+      }
+    };
+    double d1_0 = 0;  // ℓ'(0) = ∇ℓ·Δv
+    for (int i = 0; i < nodes; ++i) d1_0 += grad[i].dot(dv[i]);
+    if (!(d1_0 < 0)) return false;
+    LineSearchParams search;
+    search.alpha_max = params_.alpha_max;
+    search.slope_tolerance = 1e-3;
+    step = ExactLineSearch(derivatives, d1_0, search).alpha;
+    return true;
   }
 
  private:

@@ -72,12 +72,50 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   const int n = static_cast<int>(particles.size());
   // 1. Registration (Yu et al. 2025, Sec. V-A): the deepest geometry each particle is inside of, in parallel, then the
   //    contacts in particle order.
-  std::vector<int>& inside = inside_;
-  std::vector<double>& depth = depth_;
-  std::vector<Eigen::Vector3d>& normal = normal_;
-  inside.assign(n, -1);
-  depth.assign(n, 0);
-  normal.resize(n);
+  FindInsideGeometries(particles);
+  SubstepContacts sc;
+  if (local_of_.size() < static_cast<std::size_t>(mpm.grid().nodes_data.size()))
+    local_of_.assign(mpm.grid().nodes_data.size(), -1);
+  for (int p = 0; p < n; ++p)
+    if (inside_[p] >= 0) AddContact(mpm, p, dt, sc);
+  // Nodes that received no mass (possible at the stencil's edge) take a tiny mass so that H stays positive.
+  for (double& m : sc.problem.mass) m = std::max(m, 1e-12);
+  CountContacts(sc);
+  if (sc.problem.contacts.empty()) {
+    ReleaseNodes(sc);
+    out_->stats.substep_iterations.push_back(0);
+    out_->stats.substep_residuals.push_back(0);
+    return;
+  }
+  // 2. Contact solve (step 3c) and the corrected grid velocities.
+  const contact::GridContactResult r = contact::SolveGridContact(sc.problem, settings_.solver);
+  out_->stats.substep_iterations.push_back(r.iterations);
+  out_->stats.substep_residuals.push_back(r.residual);
+  out_->stats.converged = out_->stats.converged && r.converged;
+  for (std::size_t local = 0; local < sc.global_of.size(); ++local) {
+    Float4& node = mpm.node(sc.global_of[local]);
+    if (!(node[3] > 0)) continue;  // an empty node carries no momentum to G2P
+    node[0] = static_cast<float>(r.v[local].x());
+    node[1] = static_cast<float>(r.v[local].y());
+    node[2] = static_cast<float>(r.v[local].z());
+  }
+  ReleaseNodes(sc);
+  // 3. Impulses on the rigid bodies (step 3e): −γ at the particle.
+  for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
+    const int b = geometries_[sc.geometry_of[c]].body;
+    if (b < 0) continue;
+    const int p = sc.particle_of[c];
+    const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+    out_->linear[b] -= r.gamma_W[c];
+    out_->angular[b] -= (x - origins_[b]).cross(r.gamma_W[c]);
+  }
+}
+
+void MpmRigidContact::FindInsideGeometries(const mpm::Particles& particles) {
+  const int n = static_cast<int>(particles.size());
+  inside_.assign(n, -1);
+  depth_.assign(n, 0);
+  normal_.resize(n);
   tbb::parallel_for(tbb::blocked_range<int>(0, n, 1024), [&](const tbb::blocked_range<int>& r) {
     for (int p = r.begin(); p != r.end(); ++p) {
       const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
@@ -88,96 +126,76 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
         Eigen::Vector3d n_G;
         const double phi =
             f.sdf ? f.sdf->Distance(x_G, &n_G) : geometry::SignedDistanceInGeometryFrame(*f.geometry, x_G, n_G);
-        if (phi < 0 && phi < depth[p]) {
-          inside[p] = static_cast<int>(g);
-          depth[p] = phi;
-          normal[p] = f.X_WG.linear() * n_G;
+        if (phi < 0 && phi < depth_[p]) {
+          inside_[p] = static_cast<int>(g);
+          depth_[p] = phi;
+          normal_[p] = f.X_WG.linear() * n_G;
         }
       }
     }
   });
-  contact::GridContactProblem problem;
-  std::vector<int> particle_of, geometry_of, global_of;
-  if (local_of_.size() < static_cast<std::size_t>(mpm.grid().nodes_data.size()))
-    local_of_.assign(mpm.grid().nodes_data.size(), -1);
-  for (int p = 0; p < n; ++p) {
-    if (inside[p] < 0) continue;
-    const Frozen& f = geometries_[inside[p]];
-    const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
-    const mpm::Stencil s = mpm.ParticleStencil(p);
-    contact::GridContact c;
-    double delassus = 0;
-    int slot = 0;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
-        for (int k = 0; k < 3; ++k, ++slot) {
-          const int global = mpm.NodeIndex(s.base[0] + i, s.base[1] + j, s.base[2] + k);
-          int& local = local_of_[global];
-          if (local < 0) {
-            local = static_cast<int>(problem.mass.size());
-            const Float4& node = mpm.node(global);
-            problem.mass.push_back(node[3]);
-            problem.v_star.emplace_back(node[0], node[1], node[2]);
-            global_of.push_back(global);
-          }
-          c.nodes[slot] = local;
-          c.weights[slot] = static_cast<double>(s.w[0][i]) * s.w[1][j] * s.w[2][k];
-          if (problem.mass[local] > 0) delassus += c.weights[slot] * c.weights[slot] / problem.mass[local];
+}
+
+double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, SubstepContacts& sc, contact::GridContact& c) {
+  contact::GridContactProblem& problem = sc.problem;
+  const mpm::Stencil s = mpm.ParticleStencil(p);
+  double delassus = 0;
+  int slot = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k, ++slot) {
+        const int global = mpm.NodeIndex(s.base[0] + i, s.base[1] + j, s.base[2] + k);
+        int& local = local_of_[global];
+        if (local < 0) {
+          local = static_cast<int>(problem.mass.size());
+          const Float4& node = mpm.node(global);
+          problem.mass.push_back(node[3]);
+          problem.v_star.emplace_back(node[0], node[1], node[2]);
+          sc.global_of.push_back(global);
         }
-    c.R_WC = contact::ContactFrame(normal[p]);
-    c.v_rigid = f.body >= 0 ? multibody::PointVelocity(f.V, x) : Eigen::Vector3d::Zero();
-    const Eigen::Vector3d v_p(particles.v[p].x, particles.v[p].y, particles.v[p].z);
-    c.params.dt = dt;
-    c.params.phi0 = depth[p];
-    c.params.stiffness = settings_.stiffness;
-    c.params.dissipation = settings_.dissipation;
-    c.params.friction = f.geometry->friction;
-    const int material = particles.material[p];
-    if (material < static_cast<int>(settings_.material_friction.size()) && settings_.material_friction[material] >= 0)
-      c.params.friction = contact::CombineFriction(settings_.material_friction[material], f.geometry->friction);
-    c.params.vn0 = (c.R_WC.transpose() * (v_p - c.v_rigid))[2];
-    c.params.stiction_speed = settings_.stiction_speed;
-    c.params.sigma = settings_.sigma;
-    c.params.delassus = delassus;
-    problem.contacts.push_back(c);
-    particle_of.push_back(p);
-    geometry_of.push_back(inside[p]);
-  }
-  // Nodes that received no mass (possible at the stencil's edge) take a tiny mass so that H stays positive.
-  for (double& m : problem.mass) m = std::max(m, 1e-12);
-  out_->stats.contacts = static_cast<int>(problem.contacts.size());
+        c.nodes[slot] = local;
+        c.weights[slot] = static_cast<double>(s.w[0][i]) * s.w[1][j] * s.w[2][k];
+        if (problem.mass[local] > 0) delassus += c.weights[slot] * c.weights[slot] / problem.mass[local];
+      }
+  return delassus;
+}
+
+void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc) {
+  const mpm::Particles& particles = mpm.particles();
+  const Frozen& f = geometries_[inside_[p]];
+  const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+  contact::GridContact c;
+  const double delassus = AddContactNodes(mpm, p, sc, c);
+  c.R_WC = contact::ContactFrame(normal_[p]);
+  c.v_rigid = f.body >= 0 ? multibody::PointVelocity(f.V, x) : Eigen::Vector3d::Zero();
+  const Eigen::Vector3d v_p(particles.v[p].x, particles.v[p].y, particles.v[p].z);
+  c.params.dt = dt;
+  c.params.phi0 = depth_[p];
+  c.params.stiffness = settings_.stiffness;
+  c.params.dissipation = settings_.dissipation;
+  c.params.friction = f.geometry->friction;
+  const int material = particles.material[p];
+  if (material < static_cast<int>(settings_.material_friction.size()) && settings_.material_friction[material] >= 0)
+    c.params.friction = contact::CombineFriction(settings_.material_friction[material], f.geometry->friction);
+  c.params.vn0 = (c.R_WC.transpose() * (v_p - c.v_rigid))[2];
+  c.params.stiction_speed = settings_.stiction_speed;
+  c.params.sigma = settings_.sigma;
+  c.params.delassus = delassus;
+  sc.problem.contacts.push_back(c);
+  sc.particle_of.push_back(p);
+  sc.geometry_of.push_back(inside_[p]);
+}
+
+void MpmRigidContact::CountContacts(const SubstepContacts& sc) {
+  out_->stats.contacts = static_cast<int>(sc.problem.contacts.size());
   out_->stats.max_contacts = std::max(out_->stats.max_contacts, out_->stats.contacts);
   std::fill(out_->stats.body_contacts.begin(), out_->stats.body_contacts.end(), 0);
-  for (int g : geometry_of)
+  for (int g : sc.geometry_of)
     if (geometries_[g].body >= 0) ++out_->stats.body_contacts[geometries_[g].body];
-  if (problem.contacts.empty()) {
-    for (int g : global_of) local_of_[g] = -1;
-    out_->stats.substep_iterations.push_back(0);
-    out_->stats.substep_residuals.push_back(0);
-    return;
-  }
-  // 2. Contact solve (step 3c) and the corrected grid velocities.
-  const contact::GridContactResult r = contact::SolveGridContact(problem, settings_.solver);
-  out_->stats.substep_iterations.push_back(r.iterations);
-  out_->stats.substep_residuals.push_back(r.residual);
-  out_->stats.converged = out_->stats.converged && r.converged;
-  for (std::size_t local = 0; local < global_of.size(); ++local) {
-    Float4& node = mpm.node(global_of[local]);
-    if (!(node[3] > 0)) continue;  // an empty node carries no momentum to G2P
-    node[0] = static_cast<float>(r.v[local].x());
-    node[1] = static_cast<float>(r.v[local].y());
-    node[2] = static_cast<float>(r.v[local].z());
-  }
-  for (int g : global_of) local_of_[g] = -1;
-  // 3. Impulses on the rigid bodies (step 3e): −γ at the particle.
-  for (std::size_t c = 0; c < problem.contacts.size(); ++c) {
-    const int b = geometries_[geometry_of[c]].body;
-    if (b < 0) continue;
-    const int p = particle_of[c];
-    const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
-    out_->linear[b] -= r.gamma_W[c];
-    out_->angular[b] -= (x - origins_[b]).cross(r.gamma_W[c]);
-  }
+}
+
+void MpmRigidContact::ReleaseNodes(const SubstepContacts& sc) {
+  for (int g : sc.global_of) local_of_[g] = -1;
 }
 
 }  // namespace ductile::coupling

@@ -80,6 +80,23 @@ class MpmRigidContact {
     Eigen::Matrix<double, 6, 1> V = Eigen::Matrix<double, 6, 1>::Zero();  // body spatial velocity (world, at O)
     double radius = 0;  // bounding sphere about X_WG's origin; infinite for a half-space
   };
+  // One substep's contact problem, with per contact its particle and geometry (index in geometries_), and per
+  // problem node its grid node (storage index).
+  struct SubstepContacts {
+    contact::GridContactProblem problem;
+    std::vector<int> particle_of, geometry_of, global_of;
+  };
+  /// The geometry each particle is deepest inside of (inside_, depth_, normal_), in parallel.
+  void FindInsideGeometries(const mpm::Particles& particles);
+  /// The contact of particle p with the geometry it is inside of, added to `sc`.
+  void AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc);
+  /// The 27 nodes of particle p's stencil as contact c's nodes, with their weights; a node joins the problem when a
+  /// contact first touches it. Returns the contact's Delassus estimate Σ w²/m.
+  double AddContactNodes(mpm::MpmSolver& mpm, int p, SubstepContacts& sc, contact::GridContact& c);
+  /// The substep's contact counts, into the statistics.
+  void CountContacts(const SubstepContacts& sc);
+  /// Clears local_of_ for the problem's nodes (all −1 between substeps).
+  void ReleaseNodes(const SubstepContacts& sc);
   MpmContactSettings settings_;
   std::vector<Frozen> geometries_;
   // Per world geometry: the signed distance field of a mesh, built at the first step that sees it.

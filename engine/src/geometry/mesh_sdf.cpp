@@ -427,55 +427,67 @@ std::vector<char> MeshSdf::InsideNodes(const TriangleMesh& mesh, const NodeGrid&
         sets.Join(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
     }
   }
-
-  // 2. Each node of a set that stays within kThinCells of the surface (a node squeezed against the surface, or
-  // a region thinner than that) joins the first neighbour of another set, in a fixed order, that halved
-  // segments show to be on its side. All choices are made on the sets of step 1, so the result does not depend
-  // on the order of the tests.
+  // 2. Each node of a set that stays within kThinCells of the surface joins a neighbour of another set on its side.
+  // All choices are made on the sets of step 1, so the result does not depend on the order of the tests.
   std::vector<std::uint32_t> root(count);
   for (std::size_t a = 0; a < count; ++a) root[a] = sets.Find(static_cast<std::uint32_t>(a));
+  for (const auto& [a, b] : ThinSetJoins(grid, distance, root)) sets.Join(a, b);
+  // 3. The sign of each set.
+  for (std::size_t a = 0; a < count; ++a) root[a] = sets.Find(static_cast<std::uint32_t>(a));
+  return InsideBySet(mesh, grid, distance, root);
+}
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> MeshSdf::ThinSetJoins(
+    const NodeGrid& grid, const std::vector<double>& distance, const std::vector<std::uint32_t>& root) const {
+  const std::size_t count = grid.Count();
   std::vector<float> reach(count, 0);  // per root: the largest distance of its nodes [m]
   for (std::size_t a = 0; a < count; ++a) reach[root[a]] = std::max(reach[root[a]], static_cast<float>(distance[a]));
   std::vector<std::uint32_t> thin;
   for (std::size_t a = 0; a < count; ++a)
     if (reach[root[a]] < kThinCells * grid.cell) thin.push_back(static_cast<std::uint32_t>(a));
   std::vector<std::uint32_t> partner(thin.size(), kNoNode);  // per thin node: the neighbour it joins
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, thin.size(), 8), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t t = r.begin(); t < r.end(); ++t) partner[t] = SameSideNeighbour(grid, distance, root, thin[t]);
+  });
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> joins;
+  for (std::size_t t = 0; t < thin.size(); ++t)
+    if (partner[t] != kNoNode) joins.emplace_back(thin[t], partner[t]);
+  return joins;
+}
+
+std::uint32_t MeshSdf::SameSideNeighbour(const NodeGrid& grid, const std::vector<double>& distance,
+                                         const std::vector<std::uint32_t>& root, std::size_t a) const {
   const auto lower_bound_distance = [&](const Vector3d& x, double cap) {
     const TriangleTree::Nearest nearest = tree_->Closest(x, -1, cap);
     return nearest.triangle >= 0 ? std::sqrt(nearest.distance2) : cap;
   };
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, thin.size(), 8), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t t = r.begin(); t < r.end(); ++t) {
-      const std::size_t a = thin[t];
-      const std::array<int, 3> ijk = grid.Index(a);
-      // Neighbours in other sets, farthest from the surface first (the likeliest to be on the same side).
-      std::array<std::pair<double, int>, 6> candidates{};
-      int candidate_count = 0;
-      for (int direction = 0; direction < 6; ++direction) {
-        const int axis = direction / 2, step = direction % 2 ? 1 : -1;
-        if (ijk[axis] + step < 0 || ijk[axis] + step >= grid.n[axis]) continue;
-        const std::size_t b = step > 0 ? a + grid.Stride(axis) : a - grid.Stride(axis);
-        if (root[b] != root[a]) candidates[candidate_count++] = {-distance[b], direction};
-      }
-      std::sort(candidates.begin(), candidates.begin() + candidate_count);
-      for (int c = 0; c < candidate_count; ++c) {
-        const int axis = candidates[c].second / 2, step = candidates[c].second % 2 ? 1 : -1;
-        std::array<int, 3> neighbour = ijk;
-        neighbour[axis] += step;
-        const std::size_t b = step > 0 ? a + grid.Stride(axis) : a - grid.Stride(axis);
-        if (BallsCover(grid.Position(ijk), distance[a], grid.Position(neighbour), distance[b], kCoverDepth,
-                       lower_bound_distance)) {
-          partner[t] = static_cast<std::uint32_t>(b);
-          break;
-        }
-      }
-    }
-  });
-  for (std::size_t t = 0; t < thin.size(); ++t)
-    if (partner[t] != kNoNode) sets.Join(thin[t], partner[t]);
+  const std::array<int, 3> ijk = grid.Index(a);
+  // Neighbours in other sets, farthest from the surface first (the likeliest to be on the same side).
+  std::array<std::pair<double, int>, 6> candidates{};
+  int candidate_count = 0;
+  for (int direction = 0; direction < 6; ++direction) {
+    const int axis = direction / 2, step = direction % 2 ? 1 : -1;
+    if (ijk[axis] + step < 0 || ijk[axis] + step >= grid.n[axis]) continue;
+    const std::size_t b = step > 0 ? a + grid.Stride(axis) : a - grid.Stride(axis);
+    if (root[b] != root[a]) candidates[candidate_count++] = {-distance[b], direction};
+  }
+  std::sort(candidates.begin(), candidates.begin() + candidate_count);
+  for (int c = 0; c < candidate_count; ++c) {
+    const int axis = candidates[c].second / 2, step = candidates[c].second % 2 ? 1 : -1;
+    std::array<int, 3> neighbour = ijk;
+    neighbour[axis] += step;
+    const std::size_t b = step > 0 ? a + grid.Stride(axis) : a - grid.Stride(axis);
+    if (BallsCover(grid.Position(ijk), distance[a], grid.Position(neighbour), distance[b], kCoverDepth,
+                   lower_bound_distance))
+      return static_cast<std::uint32_t>(b);
+  }
+  return kNoNode;
+}
 
-  // 3. One generalized winding number per set, at its node farthest from the surface (the first on ties).
-  for (std::size_t a = 0; a < count; ++a) root[a] = sets.Find(static_cast<std::uint32_t>(a));
+std::vector<char> MeshSdf::InsideBySet(const TriangleMesh& mesh, const NodeGrid& grid,
+                                       const std::vector<double>& distance, const std::vector<std::uint32_t>& root) {
+  // One generalized winding number per set, at its node farthest from the surface (the first on ties).
+  const std::size_t count = grid.Count();
   std::vector<std::uint32_t> farthest(count, kNoNode);  // per root
   std::vector<std::uint32_t> roots;
   for (std::size_t a = 0; a < count; ++a) {

@@ -44,7 +44,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -98,6 +100,19 @@ class MeshSdf {
                                 std::vector<Eigen::Vector3f>& to_surface);
   std::vector<char> InsideNodes(const TriangleMesh& mesh, const NodeGrid& grid,
                                 const std::vector<double>& distance) const;
+  // InsideNodes' step 2, on the node sets `root` names (each node's set): the nodes of sets that stay within
+  // kThinCells of the surface (a node squeezed against the surface, or a region thinner than that), each with the
+  // neighbour of another set it joins (SameSideNeighbour), in node order.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ThinSetJoins(const NodeGrid& grid,
+                                                                    const std::vector<double>& distance,
+                                                                    const std::vector<std::uint32_t>& root) const;
+  // The first neighbour of node a in another set, in a fixed order, that halved segments show to be on its side;
+  // kNoNode if none.
+  std::uint32_t SameSideNeighbour(const NodeGrid& grid, const std::vector<double>& distance,
+                                  const std::vector<std::uint32_t>& root, std::size_t a) const;
+  // InsideNodes' step 3: per node, whether its set (`root`) is inside the mesh.
+  static std::vector<char> InsideBySet(const TriangleMesh& mesh, const NodeGrid& grid,
+                                       const std::vector<double>& distance, const std::vector<std::uint32_t>& root);
 
   // φ at node (i, j, k) [m].
   double Sample(int i, int j, int k) const {

@@ -116,15 +116,11 @@ mpm::BoundaryKind CompileBoundaryKind(BoundaryType t) {
 }
 
 // Samples one object's particles into the model.
-void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_index, Model& model) {
-  const ShapeSampler shape(desc.shape);
-  const Eigen::Quaterniond q_WS = ToQuaternion(desc.pose);
-  const Eigen::Matrix3d R_WS = q_WS.toRotationMatrix();
-  const Eigen::Vector3d p_WS = ToEigen(desc.pose.position);
-
-  // World bounds of the shape's local box.
-  Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300);
-  Eigen::Vector3d hi = Eigen::Vector3d::Constant(-1e300);
+// World bounds [lo, hi] of the shape's local box placed at (R_WS, p_WS).
+void WorldBounds(const ShapeSampler& shape, const Eigen::Matrix3d& R_WS, const Eigen::Vector3d& p_WS,
+                 Eigen::Vector3d& lo, Eigen::Vector3d& hi) {
+  lo = Eigen::Vector3d::Constant(1e300);
+  hi = Eigen::Vector3d::Constant(-1e300);
   for (int corner = 0; corner < 8; ++corner) {
     const Eigen::Vector3d c_S((corner & 1) ? shape.hi().x() : shape.lo().x(),
                               (corner & 2) ? shape.hi().y() : shape.lo().y(),
@@ -133,70 +129,98 @@ void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_
     lo = lo.cwiseMin(c_W);
     hi = hi.cwiseMax(c_W);
   }
+}
 
-  const double h = scene.grid.h;
-  const Eigen::Vector3d origin = ToEigen(scene.grid.domain_min);
-  const int ppc = desc.particles_per_cell;
-  const int per_axis = static_cast<int>(std::lround(std::cbrt(static_cast<double>(ppc))));
-  const bool lattice = per_axis * per_axis * per_axis == ppc;
+// Where an object's particles go in each grid cell: `ppc` of them, on a per_axis³ lattice when ppc is a cube
+// (`lattice`), else uniformly at random.
+struct CellSampling {
+  Eigen::Vector3d origin;  // the grid's
+  double h;
+  int ppc;
+  int per_axis;
+  bool lattice;
+};
+
+// The candidate positions in the slab of cells i, c_lo ≤ (j, k) < c_hi, in a fixed order (the random stream is
+// serial).
+void SlabCandidates(const CellSampling& cells, int i, const Eigen::Vector3i& c_lo, const Eigen::Vector3i& c_hi,
+                    SplitMix64& rng, std::vector<Eigen::Vector3d>& candidates) {
+  const int per_axis = cells.per_axis;
+  candidates.clear();
+  for (int j = c_lo.y(); j < c_hi.y(); ++j)
+    for (int k = c_lo.z(); k < c_hi.z(); ++k)
+      for (int s = 0; s < cells.ppc; ++s) {
+        Eigen::Vector3d f;
+        if (cells.lattice) {
+          const int a = s / (per_axis * per_axis), b = (s / per_axis) % per_axis, c = s % per_axis;
+          f = (Eigen::Vector3d(a, b, c) + Eigen::Vector3d::Constant(0.5)) / per_axis;
+        } else {
+          f = Eigen::Vector3d(rng.Uniform(), rng.Uniform(), rng.Uniform());
+        }
+        candidates.push_back(cells.origin + (Eigen::Vector3d(i, j, k) + f) * cells.h);
+      }
+}
+
+// A particle of object `object_index` at x_W, which must lie in the grid domain.
+void AddParticle(const SceneDesc& scene, const MpmObjectDesc& desc, int object_index, const Eigen::Vector3d& x_W,
+                 double mass, double volume, Model& model) {
+  for (int a = 0; a < 3; ++a) {
+    if (x_W[a] < scene.grid.domain_min[a] || x_W[a] > scene.grid.domain_max[a]) {
+      throw SceneError(desc.where.file, desc.where.line, desc.where.column,
+                       "object '" + desc.name + "' extends outside the grid domain");
+    }
+  }
+  model.x0.push_back({static_cast<float>(x_W.x()), static_cast<float>(x_W.y()), static_cast<float>(x_W.z())});
+  model.v0.push_back({static_cast<float>(desc.velocity[0]), static_cast<float>(desc.velocity[1]),
+                      static_cast<float>(desc.velocity[2])});
+  model.mass.push_back(static_cast<float>(mass));
+  model.volume.push_back(static_cast<float>(volume));
+  model.material.push_back(model.objects[object_index].material);
+  model.object.push_back(object_index);
+  ++model.num_particles;
+}
+
+void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_index, Model& model) {
+  const ShapeSampler shape(desc.shape);
+  const Eigen::Quaterniond q_WS = ToQuaternion(desc.pose);
+  const Eigen::Matrix3d R_WS = q_WS.toRotationMatrix();
+  const Eigen::Vector3d p_WS = ToEigen(desc.pose.position);
+  Eigen::Vector3d lo, hi;
+  WorldBounds(shape, R_WS, p_WS, lo, hi);
+
+  CellSampling cells{ToEigen(scene.grid.domain_min), scene.grid.h, desc.particles_per_cell, 0, false};
+  cells.per_axis = static_cast<int>(std::lround(std::cbrt(static_cast<double>(cells.ppc))));
+  cells.lattice = cells.per_axis * cells.per_axis * cells.per_axis == cells.ppc;
   const mpm::MaterialParams& material = model.materials[model.objects[object_index].material];
-  const double volume = ParticleVolume(h, ppc);
+  const double volume = ParticleVolume(cells.h, cells.ppc);
   const double mass = ParticleMass(volume, material);
   SplitMix64 rng(0x5EEDull + static_cast<std::uint64_t>(object_index) * 0x9E3779B97F4A7C15ull);
 
-  const Eigen::Vector3i c_lo = ((lo - origin) / h).array().floor().cast<int>();
-  const Eigen::Vector3i c_hi = ((hi - origin) / h).array().ceil().cast<int>();
+  const Eigen::Vector3i c_lo = ((lo - cells.origin) / cells.h).array().floor().cast<int>();
+  const Eigen::Vector3i c_hi = ((hi - cells.origin) / cells.h).array().ceil().cast<int>();
   // Refuse objects that would need more memory than a desktop has (a particle takes about 150 bytes).
   constexpr double kMaxCandidates = 2e8;
-  const double max_particles = static_cast<double>(ppc) * (c_hi - c_lo).cast<double>().prod();
+  const double max_particles = static_cast<double>(cells.ppc) * (c_hi - c_lo).cast<double>().prod();
   if (max_particles > kMaxCandidates) {
     throw SceneError(desc.where.file, desc.where.line, desc.where.column,
                      "object '" + desc.name + "' would need up to " + std::to_string(std::llround(max_particles)) +
                          " particles, more than the 2e8 supported: raise grid.h or lower particles_per_cell");
   }
   const int first = model.num_particles;
-  // One slab of cells (fixed i) at a time: candidates in a fixed order (the random stream is serial), the inside
-  // tests in parallel (a mesh's winding number costs O(triangles) per point), then the kept ones in order.
+  // One slab of cells (fixed i) at a time: the candidates in a fixed order, the inside tests in parallel (a mesh's
+  // winding number costs O(triangles) per point), then the kept ones in order.
   std::vector<Eigen::Vector3d> candidates;
   std::vector<char> inside;
   for (int i = c_lo.x(); i < c_hi.x(); ++i) {
-    candidates.clear();
-    for (int j = c_lo.y(); j < c_hi.y(); ++j)
-      for (int k = c_lo.z(); k < c_hi.z(); ++k)
-        for (int s = 0; s < ppc; ++s) {
-          Eigen::Vector3d f;
-          if (lattice) {
-            const int a = s / (per_axis * per_axis), b = (s / per_axis) % per_axis, c = s % per_axis;
-            f = (Eigen::Vector3d(a, b, c) + Eigen::Vector3d::Constant(0.5)) / per_axis;
-          } else {
-            f = Eigen::Vector3d(rng.Uniform(), rng.Uniform(), rng.Uniform());
-          }
-          candidates.push_back(origin + (Eigen::Vector3d(i, j, k) + f) * h);
-        }
+    SlabCandidates(cells, i, c_lo, c_hi, rng, candidates);
     inside.assign(candidates.size(), 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, candidates.size(), 256),
                       [&](const tbb::blocked_range<std::size_t>& r) {
                         for (std::size_t c = r.begin(); c != r.end(); ++c)
                           inside[c] = shape.Contains(R_WS.transpose() * (candidates[c] - p_WS)) ? 1 : 0;
                       });
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-      if (!inside[c]) continue;
-      const Eigen::Vector3d& x_W = candidates[c];
-      for (int a = 0; a < 3; ++a) {
-        if (x_W[a] < scene.grid.domain_min[a] || x_W[a] > scene.grid.domain_max[a]) {
-          throw SceneError(desc.where.file, desc.where.line, desc.where.column,
-                           "object '" + desc.name + "' extends outside the grid domain");
-        }
-      }
-      model.x0.push_back({static_cast<float>(x_W.x()), static_cast<float>(x_W.y()), static_cast<float>(x_W.z())});
-      model.v0.push_back({static_cast<float>(desc.velocity[0]), static_cast<float>(desc.velocity[1]),
-                          static_cast<float>(desc.velocity[2])});
-      model.mass.push_back(static_cast<float>(mass));
-      model.volume.push_back(static_cast<float>(volume));
-      model.material.push_back(model.objects[object_index].material);
-      model.object.push_back(object_index);
-      ++model.num_particles;
-    }
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+      if (inside[c]) AddParticle(scene, desc, object_index, candidates[c], mass, volume, model);
   }
   ObjectInfo& info = model.objects[object_index];
   info.first_particle = first;

@@ -119,6 +119,148 @@ void AddRobotSources(const MultibodyDesc& desc, RigidModel& rigid) {
     throw std::logic_error("CompileRigid: robot '" + desc.name + "' added geometries other than its links' collisions");
 }
 
+// What compiling the bodies and robots gathers for the initial state, and the static bodies' poses for the welds.
+struct RigidInitial {
+  std::vector<std::pair<int, Eigen::VectorXd>> initial_v;  // per dynamic body: (v_start, (ω, v))
+  std::vector<std::pair<int, double>> efforts;             // (v index, feed-forward effort)
+  std::map<std::string, Eigen::Isometry3d> static_poses;   // static bodies: weld partners fixed in the world
+  std::vector<std::pair<int, double>> initial_q;           // (q index, value)
+};
+
+// A static body: its collision geometry fixed in the world, drawn too.
+void AddStaticBody(const RigidBodyDesc& body, const MultibodyDesc& desc, const multibody::ContactDefaults& defaults,
+                   RigidModel& rigid, RigidInitial& init) {
+  init.static_poses[body.name] = ToIsometry(body.pose);
+  for (const GeometryDesc& g : desc.links.front().collisions) {
+    geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
+    cg.X_BG = ToIsometry(body.pose) * cg.X_BG;
+    rigid.visuals.push_back({cg, g.rgba});
+    rigid.world.Add(std::move(cg));
+  }
+}
+
+// A dynamic body: free (a floating base with its initial velocity) or on a joint; its visuals and applied wrench.
+void AddDynamicBody(const RigidBodyDesc& body, const MultibodyDesc& desc, const multibody::ContactDefaults& defaults,
+                    RigidModel& rigid, RigidInitial& init) {
+  int b = -1;
+  if (!body.has_joint) {
+    b = multibody::AddMultibody(desc, body.name, ToIsometry(body.pose), true, defaults, rigid.tree, rigid.world, true);
+    Eigen::VectorXd v(6);
+    v << ToEigen(body.angular_velocity), ToEigen(body.velocity);
+    init.initial_v.emplace_back(rigid.tree.body(b).v_start, v);
+  } else {
+    b = AddJointedBody(body, desc, defaults, init.static_poses, rigid, init.initial_q, init.efforts);
+  }
+  AddVisuals(desc.links.front(), b, defaults, rigid);
+  if (ToEigen(body.force).squaredNorm() + ToEigen(body.torque).squaredNorm() > 0)
+    rigid.body_wrenches.push_back({b, ToEigen(body.force), ToEigen(body.torque)});
+  rigid.output_bodies.push_back(b);
+}
+
+// A kinematic body: moved along its keyframes' trajectory.
+void AddKinematicBody(const RigidBodyDesc& body, const MultibodyDesc& desc, const multibody::ContactDefaults& defaults,
+                      RigidModel& rigid) {
+  multibody::PoseTrajectory tr;
+  tr.interpolation = body.interpolation;
+  for (const KeyframeDesc& k : body.keyframes) {
+    const Eigen::Isometry3d X = ToIsometry(k.pose);
+    tr.times.push_back(k.time);
+    tr.positions.push_back(X.translation());
+    tr.rotations.emplace_back(X.linear());
+  }
+  multibody::Body b;
+  b.name = body.name;
+  b.link = body.name;
+  b.joint_name = body.name + "/motion";
+  b.trajectory = rigid.tree.AddTrajectory(std::move(tr));
+  const int index = rigid.tree.AddBody(b);
+  for (const GeometryDesc& g : desc.links.front().collisions) {
+    geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
+    cg.body = index;
+    rigid.world.Add(std::move(cg));
+  }
+  AddVisuals(desc.links.front(), index, defaults, rigid);
+  rigid.output_bodies.push_back(index);
+}
+
+// A robot: its links as bodies, their visuals, the initial joint positions, controllers and joint efforts.
+void AddRobot(const RobotDesc& robot, const multibody::ContactDefaults& defaults, RigidModel& rigid,
+              RigidInitial& init) {
+  const int first = multibody::AddMultibody(*robot.model, robot.name, ToIsometry(robot.pose), robot.floating_base,
+                                            defaults, rigid.tree, rigid.world);
+  AddRobotSources(*robot.model, rigid);
+  // The body that a moving joint of the robot drives (one position coordinate, or one velocity), else a failure
+  // at `where`.
+  const auto moving_body = [&](const std::string& joint, bool positions, const SourceLocation& where) {
+    const JointDesc* j = robot.model->FindJoint(joint);
+    const int b = j ? rigid.tree.FindBody(robot.name + "/" + j->child) : -1;
+    if (b < 0 || (positions ? rigid.tree.body(b).nq : rigid.tree.body(b).nv) != 1)
+      Fail(where, "robot '" + robot.name + "': joint '" + joint + "' is not a moving joint");
+    return b;
+  };
+  for (const auto& [joint, q] : robot.initial_positions)
+    init.initial_q.emplace_back(rigid.tree.body(moving_body(joint, true, robot.where)).q_start, q);
+  for (const JointControllerDesc& c : robot.controllers)
+    rigid.controllers.push_back({moving_body(c.joint, false, c.where), c.kp, c.kd, c.target, 0, c.feedforward});
+  for (const auto& [joint, effort] : robot.joint_efforts)
+    init.efforts.emplace_back(rigid.tree.body(moving_body(joint, false, robot.where)).v_start, effort);
+  for (int b = first; b < rigid.tree.num_bodies(); ++b) rigid.output_bodies.push_back(b);
+  for (const LinkDesc& link : robot.model->links) {
+    const int b = rigid.tree.FindBody(robot.name + "/" + link.name);
+    if (b >= 0) AddVisuals(link, b, defaults, rigid);
+  }
+}
+
+// The initial positions and velocities and the constant applied joint efforts.
+void SetInitialState(const RigidInitial& init, RigidModel& rigid) {
+  rigid.q0 = rigid.tree.DefaultPositions();
+  rigid.v0 = Eigen::VectorXd::Zero(rigid.tree.nv());
+  for (const auto& [index, q] : init.initial_q) rigid.q0[index] = q;
+  for (const auto& [start, v] : init.initial_v) rigid.v0.segment<6>(start) = v;
+  rigid.tau_applied = Eigen::VectorXd::Zero(rigid.tree.nv());
+  for (const auto& [index, effort] : init.efforts) rigid.tau_applied[index] += effort;
+}
+
+// Welds: a static body or the world is body −1 with the weld frame expressed in the world.
+void AddWelds(const SceneDesc& scene, const std::map<std::string, Eigen::Isometry3d>& static_poses, RigidModel& rigid) {
+  for (const WeldDesc& w : scene.welds) {
+    contact::Weld weld;
+    weld.stiffness = w.stiffness;
+    weld.damping = w.damping;
+    const auto resolve = [&](const std::string& name, const PoseDesc& frame, int& body, Eigen::Isometry3d& X) {
+      X = ToIsometry(frame);
+      body = -1;
+      if (name == "world") return;
+      if (const auto s = static_poses.find(name); s != static_poses.end()) {
+        X = s->second * X;
+        return;
+      }
+      body = rigid.tree.FindBody(name);
+      if (body < 0) Fail(w.where, "weld '" + w.name + "': no rigid body or robot link '" + name + "'");
+    };
+    resolve(w.body_a, w.frame_a, weld.body_a, weld.X_AF);
+    resolve(w.body_b, w.frame_b, weld.body_b, weld.X_BG);
+    if (weld.body_a < 0 && weld.body_b < 0) Fail(w.where, "weld '" + w.name + "' connects two bodies that cannot move");
+    rigid.welds.push_back(weld);
+    // Welded bodies do not collide with each other.
+    if (weld.body_a >= 0 && weld.body_b >= 0) rigid.world.ExcludeBodyPair(weld.body_a, weld.body_b);
+  }
+}
+
+// User-named collision filters: "world" and static bodies are the static geometry (body −1).
+void AddCollisionFilters(const SceneDesc& scene, const std::map<std::string, Eigen::Isometry3d>& static_poses,
+                         RigidModel& rigid) {
+  for (const CollisionFilterDesc& f : scene.collision_filters) {
+    const auto body = [&](const std::string& name) {
+      if (name == "world" || static_poses.count(name)) return -1;
+      const int b = rigid.tree.FindBody(name);
+      if (b < 0) Fail(f.where, "collision filter '" + f.name + "': no rigid body or robot link '" + name + "'");
+      return b;
+    };
+    rigid.world.ExcludeBodyPair(body(f.body_a), body(f.body_b));
+  }
+}
+
 }  // namespace
 
 void CompileRigidSettings(const SceneDesc& scene, RigidModel& rigid) {
@@ -221,140 +363,27 @@ RigidModel CompileRigid(const SceneDesc& scene) {
   defaults.stiffness = scene.contact.stiffness;
   defaults.dissipation = scene.contact.dissipation;
   CompileRigidSettings(scene, rigid);
-  std::vector<std::pair<int, Eigen::VectorXd>> initial_v;  // per dynamic body: (v_start, (ω, v))
-  std::vector<std::pair<int, double>> efforts;             // (v index, feed-forward effort)
-  std::map<std::string, Eigen::Isometry3d> static_poses;   // static bodies: weld partners fixed in the world
-  std::vector<std::pair<int, double>> initial_q;           // (q index, value)
-
+  RigidInitial init;
   for (std::size_t i = 0; i < scene.rigid_bodies.size(); ++i) {
     const RigidBodyDesc& body = scene.rigid_bodies[i];
     const MultibodyDesc desc = SingleBodyDesc(body);
     switch (body.type) {
       case RigidBodyType::kStatic:
-        static_poses[body.name] = ToIsometry(body.pose);
-        for (const GeometryDesc& g : desc.links.front().collisions) {
-          geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
-          cg.X_BG = ToIsometry(body.pose) * cg.X_BG;
-          rigid.visuals.push_back({cg, g.rgba});
-          rigid.world.Add(std::move(cg));
-        }
+        AddStaticBody(body, desc, defaults, rigid, init);
         break;
-      case RigidBodyType::kDynamic: {
-        int b = -1;
-        if (!body.has_joint) {
-          b = multibody::AddMultibody(desc, body.name, ToIsometry(body.pose), true, defaults, rigid.tree, rigid.world,
-                                      true);
-          Eigen::VectorXd v(6);
-          v << ToEigen(body.angular_velocity), ToEigen(body.velocity);
-          initial_v.emplace_back(rigid.tree.body(b).v_start, v);
-        } else {
-          b = AddJointedBody(body, desc, defaults, static_poses, rigid, initial_q, efforts);
-        }
-        AddVisuals(desc.links.front(), b, defaults, rigid);
-        if (ToEigen(body.force).squaredNorm() + ToEigen(body.torque).squaredNorm() > 0)
-          rigid.body_wrenches.push_back({b, ToEigen(body.force), ToEigen(body.torque)});
-        rigid.output_bodies.push_back(b);
+      case RigidBodyType::kDynamic:
+        AddDynamicBody(body, desc, defaults, rigid, init);
         break;
-      }
-      case RigidBodyType::kKinematic: {
-        multibody::PoseTrajectory tr;
-        tr.interpolation = body.interpolation;
-        for (const KeyframeDesc& k : body.keyframes) {
-          const Eigen::Isometry3d X = ToIsometry(k.pose);
-          tr.times.push_back(k.time);
-          tr.positions.push_back(X.translation());
-          tr.rotations.emplace_back(X.linear());
-        }
-        multibody::Body b;
-        b.name = body.name;
-        b.link = body.name;
-        b.joint_name = body.name + "/motion";
-        b.trajectory = rigid.tree.AddTrajectory(std::move(tr));
-        const int index = rigid.tree.AddBody(b);
-        for (const GeometryDesc& g : desc.links.front().collisions) {
-          geometry::CollisionGeometry cg = multibody::ToCollisionGeometry(g, defaults);
-          cg.body = index;
-          rigid.world.Add(std::move(cg));
-        }
-        AddVisuals(desc.links.front(), index, defaults, rigid);
-        rigid.output_bodies.push_back(index);
+      case RigidBodyType::kKinematic:
+        AddKinematicBody(body, desc, defaults, rigid);
         break;
-      }
     }
     AddBodySources(static_cast<int>(i), rigid);
   }
-  for (const RobotDesc& robot : scene.robots) {
-    const int first = multibody::AddMultibody(*robot.model, robot.name, ToIsometry(robot.pose), robot.floating_base,
-                                              defaults, rigid.tree, rigid.world);
-    AddRobotSources(*robot.model, rigid);
-    const auto body_of_joint = [&](const std::string& joint) {
-      const JointDesc* j = robot.model->FindJoint(joint);
-      return j ? rigid.tree.FindBody(robot.name + "/" + j->child) : -1;
-    };
-    for (const auto& [joint, q] : robot.initial_positions) {
-      const int b = body_of_joint(joint);
-      if (b < 0 || rigid.tree.body(b).nq != 1)
-        Fail(robot.where, "robot '" + robot.name + "': joint '" + joint + "' is not a moving joint");
-      initial_q.emplace_back(rigid.tree.body(b).q_start, q);
-    }
-    for (const JointControllerDesc& c : robot.controllers) {
-      const int b = body_of_joint(c.joint);
-      if (b < 0 || rigid.tree.body(b).nv != 1)
-        Fail(c.where, "robot '" + robot.name + "': joint '" + c.joint + "' is not a moving joint");
-      rigid.controllers.push_back({b, c.kp, c.kd, c.target, 0, c.feedforward});
-    }
-    for (const auto& [joint, effort] : robot.joint_efforts) {
-      const int b = body_of_joint(joint);
-      if (b < 0 || rigid.tree.body(b).nv != 1)
-        Fail(robot.where, "robot '" + robot.name + "': joint '" + joint + "' is not a moving joint");
-      efforts.emplace_back(rigid.tree.body(b).v_start, effort);
-    }
-    for (int b = first; b < rigid.tree.num_bodies(); ++b) rigid.output_bodies.push_back(b);
-    for (const LinkDesc& link : robot.model->links) {
-      const int b = rigid.tree.FindBody(robot.name + "/" + link.name);
-      if (b >= 0) AddVisuals(link, b, defaults, rigid);
-    }
-  }
-  rigid.q0 = rigid.tree.DefaultPositions();
-  rigid.v0 = Eigen::VectorXd::Zero(rigid.tree.nv());
-  for (const auto& [index, q] : initial_q) rigid.q0[index] = q;
-  for (const auto& [start, v] : initial_v) rigid.v0.segment<6>(start) = v;
-  rigid.tau_applied = Eigen::VectorXd::Zero(rigid.tree.nv());
-  for (const auto& [index, effort] : efforts) rigid.tau_applied[index] += effort;
-
-  // Welds: a static body or the world is body −1 with the weld frame expressed in the world.
-  for (const WeldDesc& w : scene.welds) {
-    contact::Weld weld;
-    weld.stiffness = w.stiffness;
-    weld.damping = w.damping;
-    const auto resolve = [&](const std::string& name, const PoseDesc& frame, int& body, Eigen::Isometry3d& X) {
-      X = ToIsometry(frame);
-      body = -1;
-      if (name == "world") return;
-      if (const auto s = static_poses.find(name); s != static_poses.end()) {
-        X = s->second * X;
-        return;
-      }
-      body = rigid.tree.FindBody(name);
-      if (body < 0) Fail(w.where, "weld '" + w.name + "': no rigid body or robot link '" + name + "'");
-    };
-    resolve(w.body_a, w.frame_a, weld.body_a, weld.X_AF);
-    resolve(w.body_b, w.frame_b, weld.body_b, weld.X_BG);
-    if (weld.body_a < 0 && weld.body_b < 0) Fail(w.where, "weld '" + w.name + "' connects two bodies that cannot move");
-    rigid.welds.push_back(weld);
-    // Welded bodies do not collide with each other.
-    if (weld.body_a >= 0 && weld.body_b >= 0) rigid.world.ExcludeBodyPair(weld.body_a, weld.body_b);
-  }
-  // User-named collision filters: "world" and static bodies are the static geometry (body −1).
-  for (const CollisionFilterDesc& f : scene.collision_filters) {
-    const auto body = [&](const std::string& name) {
-      if (name == "world" || static_poses.count(name)) return -1;
-      const int b = rigid.tree.FindBody(name);
-      if (b < 0) Fail(f.where, "collision filter '" + f.name + "': no rigid body or robot link '" + name + "'");
-      return b;
-    };
-    rigid.world.ExcludeBodyPair(body(f.body_a), body(f.body_b));
-  }
+  for (const RobotDesc& robot : scene.robots) AddRobot(robot, defaults, rigid, init);
+  SetInitialState(init, rigid);
+  AddWelds(scene, init.static_poses, rigid);
+  AddCollisionFilters(scene, init.static_poses, rigid);
   CompileGeometryContact(scene, rigid);  // the values ToCollisionGeometry gave, from the rule live edits use
   return rigid;
 }

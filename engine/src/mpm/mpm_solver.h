@@ -16,6 +16,7 @@
 #include "ductile/model.h"
 #include "mpm/grid_kernels.h"
 #include "mpm/mpm_state.h"
+#include "mpm/transfer_block.h"
 
 namespace ductile::mpm {
 
@@ -135,15 +136,14 @@ class MpmSolver {
   void StoreStencil(int p);
   /// Sorts the particles into blocks by their current stencil bases; counts the sort in `counters` when given.
   void SortIntoBlocks(SubstepCounters* counters = nullptr);
-  /// One pass over the particles, block by block in parallel: G2P (`gather`), then P2G into the block windows
-  /// (`scatter`), or both fused. After a scatter, the windows are summed onto the grid and the particles that
-  /// left their block's reach are scattered one by one; they make the next pass sort first. `store_state`: the
-  /// gather stores each particle's v and C (the last G2P of an Advance, or each one when a grid hook reads the
-  /// particles; fused passes between grid updates keep v and C in lanes).
-  /// Adds the pass's times to `counters`.
-  void TransferPass(float dt, bool gather, bool scatter, bool store_state, SubstepCounters& counters);
-  /// The pass on one occupied block; returns flags: a particle diverged, a particle left the block's reach.
-  int TransferBlock(int occupied_block, float dt, bool gather, bool scatter, bool store_state);
+  /// One pass over the particles, block by block in parallel, of the given kind: G2P, then P2G into the block
+  /// windows, or both fused. After a scatter, the windows are summed onto the grid and the particles that left
+  /// their block's reach are scattered one by one; they make the next pass sort first. Adds the pass's times to
+  /// `counters`.
+  void TransferPass(float dt, TransferKind kind, SubstepCounters& counters);
+  /// The pass on one occupied block (transfer_block.cpp); returns flags: kDiverged (a particle diverged), kEscaped
+  /// (a particle left the block's reach).
+  int TransferBlock(int occupied_block, float dt, TransferKind kind);
   /// Sums the windows overlapping active block `slot` into its nodes.
   void ReduceWindows(int slot);
   /// P2G of particle p, with its affine momentum from the pass, straight onto the grid (its nodes' blocks must be
@@ -159,13 +159,8 @@ class MpmSolver {
   // Per occupied block: its particles' P2G into an 8x8x8 node window; all zero between passes (ReduceWindows zeroes
   // what it sums).
   std::vector<Float4> windows_;
-  // Per occupied block: particles whose new stencil base left the block's window in the last scatter, with the
-  // affine momentum the pass computed for them.
-  struct Escaped {
-    std::int32_t particle;
-    Mat3f affine;
-  };
-  std::vector<std::vector<Escaped>> escaped_;
+  // Per occupied block: particles whose new stencil base left the block's window in the last scatter.
+  std::vector<std::vector<EscapedParticle>> escaped_;
   std::vector<int> node_counts_;  // per active block: nodes with mass > 0
   GridUpdateParams grid_params_;
   Vec3f origin_{};

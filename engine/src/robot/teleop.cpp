@@ -155,97 +155,86 @@ double ArmTeleop::StepScale(const Eigen::VectorXd& dq, const Eigen::VectorXd& ta
   return scale;
 }
 
-void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt) {
-  const auto n = static_cast<Eigen::Index>(bodies_.size());
-  if (q_c_.size() == 0) {
-    q_c_.resize(n);
-    for (Eigen::Index k = 0; k < n; ++k) q_c_[k] = rigid.state().q[q_index_[k]];
+ArmTeleop::IkPoint ArmTeleop::EvaluateIk(const contact::RigidSystem& rigid, const Eigen::VectorXd& qc,
+                                         Eigen::VectorXd& q) {
+  for (Eigen::Index k = 0; k < qc.size(); ++k) q[q_index_[k]] = qc[k];
+  IkPoint pt;
+  Eigen::Matrix3d R_WL;
+  ToolPose(rigid, q, pt.p_W, R_WL);
+  const Eigen::Vector3d phi = RotationVector(target_R_.toRotationMatrix() * R_WL.transpose());
+  pt.angle = phi.norm();
+  pt.e.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * phi) : Eigen::Vector3d::Zero();
+  pt.e.tail<3>() = target_p_ - pt.p_W;
+  pt.cost = pt.e.squaredNorm();
+  return pt;
+}
+
+void ArmTeleop::IkJacobian(const contact::RigidSystem& rigid, const IkPoint& pt, Eigen::MatrixXd& J) const {
+  // The tool point's linear-velocity rows, and w·J_r⁻¹(φ)·J_ω for the rotation (φ changes as −J_r⁻¹(φ) ω; J_ω alone
+  // is right only for small φ, and with it a large rotation error gave steps that did not lower |e|).
+  ToolJacobian(rigid, pt.p_W, J);
+  if (track_orientation_) {
+    J.topRows<3>() = kRotationWeight * InverseRightJacobianSO3(pt.e.head<3>() / kRotationWeight) * J.topRows<3>();
+  } else {
+    J.topRows<3>().setZero();
   }
-  const Eigen::VectorXd q_previous = q_c_;
-  Eigen::VectorXd q = rigid.state().q;
-  // The IK's state at a point: the weighted error e (rotation rows first, w·φ), the rotation angle |φ|, the tool
-  // point and |e|². Evaluating a point leaves kin_ there.
-  struct Point {
-    Eigen::Matrix<double, 6, 1> e;
-    double angle = 0;
-    Eigen::Vector3d p_W;
-    double cost = 0;
-  };
-  const auto evaluate = [&](const Eigen::VectorXd& qc) {
-    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = qc[k];
-    Point pt;
-    Eigen::Matrix3d R_WL;
-    ToolPose(rigid, q, pt.p_W, R_WL);
-    const Eigen::Vector3d phi = RotationVector(target_R_.toRotationMatrix() * R_WL.transpose());
-    pt.angle = phi.norm();
-    pt.e.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * phi) : Eigen::Vector3d::Zero();
-    pt.e.tail<3>() = target_p_ - pt.p_W;
-    pt.cost = pt.e.squaredNorm();
-    return pt;
-  };
-  // The rate of e's decrease per joint velocity at `pt`, which kin_ must hold: the tool point's linear-velocity rows,
-  // and w·J_r⁻¹(φ)·J_ω for the rotation (φ changes as −J_r⁻¹(φ) ω; J_ω alone is right only for small φ, and with it
-  // a large rotation error gave steps that did not lower |e|).
-  const auto jacobian = [&](const Point& pt, Eigen::MatrixXd& J) {
-    ToolJacobian(rigid, pt.p_W, J);
-    if (track_orientation_) {
-      J.topRows<3>() = kRotationWeight * InverseRightJacobianSO3(pt.e.head<3>() / kRotationWeight) * J.topRows<3>();
-    } else {
-      J.topRows<3>().setZero();
+}
+
+bool ArmTeleop::IkStep(const contact::RigidSystem& rigid, Eigen::VectorXd& q, IkPoint& at, Eigen::MatrixXd& J,
+                       Eigen::VectorXd& total_step, bool& kin_at_q_c) {
+  // The damped least-squares step, then, should no fraction of it lower |e|, the gradient direction, which always
+  // does unless q_c is already where no feasible move lowers it. Each is shortened as a whole, which keeps its
+  // direction, to the per-step cap and the first limit, and taken only where it lowers |e|², halved up to
+  // kMaxHalvings times. Without this test a target out of reach made q_c alternate between two poses from one
+  // simulation step to the next (the damped step overshooting the best pose), and the velocity and feed-forward
+  // of that motion (thousands of N·m) threw the arm about.
+  const Eigen::Index n = q_c_.size();
+  Eigen::VectorXd q_try(n);
+  for (const bool gradient : {false, true}) {
+    Eigen::VectorXd dq = StepDirection(J, at.e, gradient);
+    const double scale = StepScale(dq, total_step);
+    if (!(scale > 0)) continue;  // no joint may move this way within this step
+    dq *= scale;
+    for (int h = 0; h <= kMaxHalvings; ++h, dq *= 0.5) {
+      for (Eigen::Index k = 0; k < n; ++k) q_try[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
+      const IkPoint trial = EvaluateIk(rigid, q_try, q);
+      kin_at_q_c = trial.cost < at.cost;
+      if (kin_at_q_c) {
+        total_step += q_try - q_c_;
+        q_c_ = q_try;
+        at = trial;
+        IkJacobian(rigid, at, J);
+        return true;
+      }
     }
-  };
-  Point at = evaluate(q_c_);
+  }
+  return false;
+}
+
+bool ArmTeleop::SolveIk(const contact::RigidSystem& rigid, Eigen::VectorXd& q) {
+  IkPoint at = EvaluateIk(rigid, q_c_, q);
   bool kin_at_q_c = true;
   Eigen::MatrixXd J;
-  jacobian(at, J);
-  Eigen::VectorXd total_step = Eigen::VectorXd::Zero(n);
-  Eigen::VectorXd q_try(n);
+  IkJacobian(rigid, at, J);
+  Eigen::VectorXd total_step = Eigen::VectorXd::Zero(q_c_.size());
   iterations_ = 0;
   while (iterations_ < kMaxIterations && (at.e.tail<3>().norm() >= 1e-7 || (track_orientation_ && at.angle >= 1e-6))) {
-    // The damped least-squares step, then, should no fraction of it lower |e|, the gradient direction, which always
-    // does unless q_c is already where no feasible move lowers it. Each is shortened as a whole, which keeps its
-    // direction, to the per-step cap and the first limit, and taken only where it lowers |e|², halved up to
-    // kMaxHalvings times. Without this test a target out of reach made q_c alternate between two poses from one
-    // simulation step to the next (the damped step overshooting the best pose), and the velocity and feed-forward
-    // of that motion (thousands of N·m) threw the arm about.
-    bool accepted = false;
-    for (const bool gradient : {false, true}) {
-      Eigen::VectorXd dq = StepDirection(J, at.e, gradient);
-      const double scale = StepScale(dq, total_step);
-      if (!(scale > 0)) continue;  // no joint may move this way within this step
-      dq *= scale;
-      for (int h = 0; h <= kMaxHalvings && !accepted; ++h, dq *= 0.5) {
-        for (Eigen::Index k = 0; k < n; ++k) q_try[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
-        const Point trial = evaluate(q_try);
-        kin_at_q_c = trial.cost < at.cost;
-        if (kin_at_q_c) {
-          accepted = true;
-          total_step += q_try - q_c_;
-          q_c_ = q_try;
-          at = trial;
-          jacobian(at, J);
-        }
-      }
-      if (accepted) break;
-    }
-    if (!accepted) break;  // no move lowers the error: q_c is as near as the IK gets from here
+    // No move lowers the error: q_c is as near as the IK gets from here.
+    if (!IkStep(rigid, q, at, J, total_step, kin_at_q_c)) break;
     ++iterations_;
   }
   position_residual_ = at.e.tail<3>().norm();
   rotation_residual_ = at.angle;
-  // The inverse dynamics below needs the kinematics at q_c (the last evaluation may have been a rejected step).
-  if (!kin_at_q_c) {
-    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
-    multibody::CalcKinematics(rigid.tree(), q, rigid.state().time, kin_);
-  }
-  // From the commanded positions, so that a step whose target is met at once does not keep the last step's flag.
-  at_limit_ = false;
-  for (Eigen::Index k = 0; k < n; ++k) at_limit_ = at_limit_ || q_c_[k] <= lower_[k] || q_c_[k] >= upper_[k];
+  return kin_at_q_c;
+}
 
+void ArmTeleop::SetControllers(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt,
+                               const Eigen::VectorXd& q_previous) {
   // Feed-forward effort of the commanded motion by inverse dynamics at q_c (kin_ is there):
   // τ = M(q_c) a_c + C(q_c, v_c) v_c − τ_g(q_c), with the commanded velocity v_c = (q_c − q_c,previous)/Δt and
   // acceleration a_c = (v_c − v_c,previous)/Δt; the rest of the robot at rest. Without it a PD arm sags by τ_g/K_p
   // (centimetres for a heavy arm) and lags a moving target.
+  const Eigen::Index n = q_c_.size();
   const Eigen::Index nv = rigid.tree().nv();
   Eigen::VectorXd v_full = Eigen::VectorXd::Zero(nv), a_full = Eigen::VectorXd::Zero(nv);
   Eigen::VectorXd v_c(n);
@@ -262,6 +251,25 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
     c.v_target = v_c[k];
     c.feedforward = effort[v_index_[k]];
   }
+}
+
+void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt) {
+  const auto n = static_cast<Eigen::Index>(bodies_.size());
+  if (q_c_.size() == 0) {
+    q_c_.resize(n);
+    for (Eigen::Index k = 0; k < n; ++k) q_c_[k] = rigid.state().q[q_index_[k]];
+  }
+  const Eigen::VectorXd q_previous = q_c_;
+  Eigen::VectorXd q = rigid.state().q;
+  // The inverse dynamics needs the kinematics at q_c (the IK's last evaluation may have been a rejected step).
+  if (!SolveIk(rigid, q)) {
+    for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
+    multibody::CalcKinematics(rigid.tree(), q, rigid.state().time, kin_);
+  }
+  // From the commanded positions, so that a step whose target is met at once does not keep the last step's flag.
+  at_limit_ = false;
+  for (Eigen::Index k = 0; k < n; ++k) at_limit_ = at_limit_ || q_c_[k] <= lower_[k] || q_c_[k] >= upper_[k];
+  SetControllers(rigid, gravity, dt, q_previous);
 }
 
 double ArmTeleop::TrackingError(const contact::RigidSystem& rigid) const {

@@ -94,6 +94,28 @@ class ArmTeleop {
   // The largest fraction (at most 1) of `dq` that moves no joint more than kMaxJointStep in this simulation step,
   // counting the `taken` part, and no joint past its limit; 0 when some joint may not move that way at all.
   double StepScale(const Eigen::VectorXd& dq, const Eigen::VectorXd& taken) const;
+  // The IK's state at a point: the weighted error e (rotation rows first, w·φ), the rotation angle |φ|, the tool
+  // point and |e|².
+  struct IkPoint {
+    Eigen::Matrix<double, 6, 1> e;
+    double angle = 0;
+    Eigen::Vector3d p_W;
+    double cost = 0;
+  };
+  // The IK's state at arm positions qc (the rest of the robot's positions from q, which takes qc too); leaves kin_
+  // there.
+  IkPoint EvaluateIk(const contact::RigidSystem& rigid, const Eigen::VectorXd& qc, Eigen::VectorXd& q);
+  // The rate of e's decrease per joint velocity at `pt`, which kin_ must hold.
+  void IkJacobian(const contact::RigidSystem& rigid, const IkPoint& pt, Eigen::MatrixXd& J) const;
+  // Moves q_c towards the target by the IK's iterations; returns whether kin_ is at q_c.
+  bool SolveIk(const contact::RigidSystem& rigid, Eigen::VectorXd& q);
+  // One IK iteration from q_c (at `at`, with Jacobian J): a step that lowers |e|, taken (q_c, at, J and
+  // `total_step` follow it), or false when none does. `kin_at_q_c`: whether the last evaluation was the one taken.
+  bool IkStep(const contact::RigidSystem& rigid, Eigen::VectorXd& q, IkPoint& at, Eigen::MatrixXd& J,
+              Eigen::VectorXd& total_step, bool& kin_at_q_c);
+  // The arm controllers' targets and feed-forward efforts for the commanded motion from q_previous to q_c in dt.
+  void SetControllers(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt,
+                      const Eigen::VectorXd& q_previous);
 
   std::string link_name_;
   int link_ = -1;

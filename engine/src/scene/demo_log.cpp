@@ -93,6 +93,124 @@ class LogReader {
   std::filesystem::path file_;
 };
 
+// The log's YAML document: a map of the supported format version.
+YAML::Node ParseLog(const std::filesystem::path& file, const LogReader& r) {
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) throw SceneError(file.string(), 0, 0, std::string("cannot read the demo log: ") + std::strerror(errno));
+  std::stringstream text;
+  text << stream.rdbuf();
+  YAML::Node root;
+  try {
+    root = YAML::Load(text.str());
+  } catch (const YAML::ParserException& e) {
+    throw SceneError(file.string(), e.mark.line + 1, e.mark.column + 1, e.msg);
+  }
+  if (!root.IsMap()) throw SceneError(file.string(), 1, 1, "not a demo log (expected a YAML map)");
+  const YAML::Node version = root["ductile_demo_log"];
+  if (!version) throw SceneError(file.string(), 1, 1, "not a demo log (no 'ductile_demo_log' version)");
+  if (r.As<int>(version, "ductile_demo_log") != kFormatVersion) {
+    r.Fail(version, "demo log version " + version.Scalar() + " is not supported (this build reads " +
+                        std::to_string(kFormatVersion) + ")");
+  }
+  return root;
+}
+
+// The "key=value" overrides of the log's scene, if any.
+void ReadOverrides(const LogReader& r, const YAML::Node& root, std::vector<Override>& overrides) {
+  const YAML::Node list = root["overrides"];
+  if (!list) return;
+  if (!list.IsSequence()) r.Fail(list, "overrides: expected a list of \"key=value\"");
+  for (const YAML::Node& o : list) {
+    try {
+      overrides.push_back(ParseOverride(r.As<std::string>(o, "override")));
+    } catch (const SceneError& e) {
+      r.Fail(o, e.message());
+    }
+  }
+}
+
+// The hash of the state the log's replay must end in, if recorded.
+void ReadFinalStateHash(const LogReader& r, const YAML::Node& root, DemoLog& log) {
+  const YAML::Node hash = root["final_state_hash"];
+  if (!hash) return;
+  const std::string hex = r.As<std::string>(hash, "final_state_hash");
+  std::size_t used = 0;
+  try {
+    log.final_state_hash = std::stoull(hex, &used, 16);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != hex.size() || hex.empty()) r.Fail(hash, "final_state_hash: '" + hex + "' is not a hexadecimal hash");
+}
+
+void ReadTeleopTarget(const LogReader& r, const YAML::Node& t, DemoEvent& e) {
+  e.type = DemoEvent::Type::kTeleopTarget;
+  e.teleop.robot = r.As<std::string>(r.Need(t, "robot", t), "robot");
+  e.teleop.link = r.As<std::string>(r.Need(t, "link", t), "link");
+  if (const YAML::Node p = t["tool_point"]) e.teleop.tool_point = r.Array<3>(p, "tool_point");
+  e.teleop.position = r.Array<3>(r.Need(t, "position", t), "position");
+  if (const YAML::Node q = t["quaternion"]) e.teleop.quaternion = r.Array<4>(q, "quaternion");
+  if (const YAML::Node o = t["track_orientation"]) e.teleop.track_orientation = r.As<bool>(o, "track_orientation");
+}
+
+void ReadGripper(const LogReader& r, const YAML::Node& g, DemoEvent& e) {
+  e.type = DemoEvent::Type::kGripper;
+  e.gripper.robot = r.As<std::string>(r.Need(g, "robot", g), "robot");
+  if (const YAML::Node o = g["opening"]) e.gripper.opening = r.As<double>(o, "opening");
+  if (const YAML::Node f = g["force"]) e.gripper.force = r.As<double>(f, "force");
+}
+
+void ReadPerturb(const LogReader& r, const YAML::Node& p, DemoEvent& e) {
+  e.type = DemoEvent::Type::kPerturb;
+  const std::string kind = r.As<std::string>(r.Need(p, "kind", p), "kind");
+  if (kind == "body") {
+    e.perturbation.kind = Perturbation::Kind::kBody;
+  } else if (kind == "object") {
+    e.perturbation.kind = Perturbation::Kind::kObject;
+  } else if (kind == "none") {
+    e.perturbation.kind = Perturbation::Kind::kNone;
+  } else {
+    r.Fail(p["kind"], "perturb kind '" + kind + "' is not body, object or none");
+  }
+  if (const YAML::Node i = p["index"]) e.perturbation.index = r.As<int>(i, "index");
+  if (const YAML::Node a = p["anchor"]) e.perturbation.anchor = r.Array<3>(a, "anchor");
+  if (const YAML::Node target = p["target"]) e.perturbation.target = r.Array<3>(target, "target");
+  if (const YAML::Node f = p["frequency"]) e.perturbation.frequency = r.As<double>(f, "frequency");
+}
+
+// One event: its step (not before `previous`, not past the log's `steps`), time and the one action it holds.
+DemoEvent ReadEvent(const LogReader& r, const YAML::Node& node, std::int64_t previous, std::int64_t steps) {
+  if (!node.IsMap()) r.Fail(node, "an event must be a map");
+  DemoEvent e;
+  const YAML::Node step = r.Need(node, "step", node);
+  e.step = r.As<std::int64_t>(step, "step");
+  if (e.step < previous || e.step > steps) {
+    r.Fail(step,
+           "step " + std::to_string(e.step) + " is out of order or past the log's " + std::to_string(steps) + " steps");
+  }
+  if (const YAML::Node time = node["time"]) e.time = r.As<double>(time, "time");
+  if (const YAML::Node t = node["teleop"]) {
+    ReadTeleopTarget(r, t, e);
+  } else if (const YAML::Node c = node["teleop_clear"]) {
+    e.type = DemoEvent::Type::kTeleopClear;
+    e.teleop.robot = r.As<std::string>(c, "teleop_clear");
+  } else if (const YAML::Node g = node["gripper"]) {
+    ReadGripper(r, g, e);
+  } else if (const YAML::Node p = node["perturb"]) {
+    ReadPerturb(r, p, e);
+  } else if (const YAML::Node s = node["set"]) {
+    e.type = DemoEvent::Type::kSet;
+    try {
+      e.set = ParseOverride(r.As<std::string>(s, "set"));
+    } catch (const SceneError& error) {
+      r.Fail(s, error.message());
+    }
+  } else {
+    r.Fail(node, "an event needs one of teleop, teleop_clear, gripper, perturb, set");
+  }
+  return e;
+}
+
 }  // namespace
 
 void WriteDemoLog(const std::filesystem::path& file, const DemoLog& log) {
@@ -164,107 +282,22 @@ void WriteDemoLog(const std::filesystem::path& file, const DemoLog& log) {
 }
 
 DemoLog LoadDemoLog(const std::filesystem::path& file) {
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) throw SceneError(file.string(), 0, 0, std::string("cannot read the demo log: ") + std::strerror(errno));
-  std::stringstream text;
-  text << stream.rdbuf();
-  YAML::Node root;
-  try {
-    root = YAML::Load(text.str());
-  } catch (const YAML::ParserException& e) {
-    throw SceneError(file.string(), e.mark.line + 1, e.mark.column + 1, e.msg);
-  }
   const LogReader r(file);
-  if (!root.IsMap()) throw SceneError(file.string(), 1, 1, "not a demo log (expected a YAML map)");
-  const YAML::Node version = root["ductile_demo_log"];
-  if (!version) throw SceneError(file.string(), 1, 1, "not a demo log (no 'ductile_demo_log' version)");
-  if (r.As<int>(version, "ductile_demo_log") != kFormatVersion) {
-    r.Fail(version, "demo log version " + version.Scalar() + " is not supported (this build reads " +
-                        std::to_string(kFormatVersion) + ")");
-  }
+  const YAML::Node root = ParseLog(file, r);
   DemoLog log;
   const std::filesystem::path scene = r.As<std::string>(r.Need(root, "scene", root), "scene");
   log.scene = scene.is_absolute() ? scene : (file.parent_path() / scene).lexically_normal();
-  if (const YAML::Node overrides = root["overrides"]) {
-    if (!overrides.IsSequence()) r.Fail(overrides, "overrides: expected a list of \"key=value\"");
-    for (const YAML::Node& o : overrides) {
-      try {
-        log.overrides.push_back(ParseOverride(r.As<std::string>(o, "override")));
-      } catch (const SceneError& e) {
-        r.Fail(o, e.message());
-      }
-    }
-  }
+  ReadOverrides(r, root, log.overrides);
   const YAML::Node steps = r.Need(root, "steps", root);
   log.steps = r.As<std::int64_t>(steps, "steps");
   if (log.steps < 0) r.Fail(steps, "steps must be >= 0");
-  if (const YAML::Node hash = root["final_state_hash"]) {
-    const std::string hex = r.As<std::string>(hash, "final_state_hash");
-    std::size_t used = 0;
-    try {
-      log.final_state_hash = std::stoull(hex, &used, 16);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != hex.size() || hex.empty()) r.Fail(hash, "final_state_hash: '" + hex + "' is not a hexadecimal hash");
-  }
+  ReadFinalStateHash(r, root, log);
   const YAML::Node events = root["events"];
   if (events && !events.IsSequence()) r.Fail(events, "events: expected a list");
   std::int64_t previous = 0;
   for (const YAML::Node& node : events) {
-    if (!node.IsMap()) r.Fail(node, "an event must be a map");
-    DemoEvent e;
-    const YAML::Node step = r.Need(node, "step", node);
-    e.step = r.As<std::int64_t>(step, "step");
-    if (e.step < previous || e.step > log.steps) {
-      r.Fail(step, "step " + std::to_string(e.step) + " is out of order or past the log's " +
-                       std::to_string(log.steps) + " steps");
-    }
-    previous = e.step;
-    if (const YAML::Node time = node["time"]) e.time = r.As<double>(time, "time");
-    if (const YAML::Node t = node["teleop"]) {
-      e.type = DemoEvent::Type::kTeleopTarget;
-      e.teleop.robot = r.As<std::string>(r.Need(t, "robot", t), "robot");
-      e.teleop.link = r.As<std::string>(r.Need(t, "link", t), "link");
-      if (const YAML::Node p = t["tool_point"]) e.teleop.tool_point = r.Array<3>(p, "tool_point");
-      e.teleop.position = r.Array<3>(r.Need(t, "position", t), "position");
-      if (const YAML::Node q = t["quaternion"]) e.teleop.quaternion = r.Array<4>(q, "quaternion");
-      if (const YAML::Node o = t["track_orientation"]) e.teleop.track_orientation = r.As<bool>(o, "track_orientation");
-    } else if (const YAML::Node c = node["teleop_clear"]) {
-      e.type = DemoEvent::Type::kTeleopClear;
-      e.teleop.robot = r.As<std::string>(c, "teleop_clear");
-    } else if (const YAML::Node g = node["gripper"]) {
-      e.type = DemoEvent::Type::kGripper;
-      e.gripper.robot = r.As<std::string>(r.Need(g, "robot", g), "robot");
-      if (const YAML::Node o = g["opening"]) e.gripper.opening = r.As<double>(o, "opening");
-      if (const YAML::Node f = g["force"]) e.gripper.force = r.As<double>(f, "force");
-    } else if (const YAML::Node p = node["perturb"]) {
-      e.type = DemoEvent::Type::kPerturb;
-      const std::string kind = r.As<std::string>(r.Need(p, "kind", p), "kind");
-      if (kind == "body") {
-        e.perturbation.kind = Perturbation::Kind::kBody;
-      } else if (kind == "object") {
-        e.perturbation.kind = Perturbation::Kind::kObject;
-      } else if (kind == "none") {
-        e.perturbation.kind = Perturbation::Kind::kNone;
-      } else {
-        r.Fail(p["kind"], "perturb kind '" + kind + "' is not body, object or none");
-      }
-      if (const YAML::Node i = p["index"]) e.perturbation.index = r.As<int>(i, "index");
-      if (const YAML::Node a = p["anchor"]) e.perturbation.anchor = r.Array<3>(a, "anchor");
-      if (const YAML::Node target = p["target"]) e.perturbation.target = r.Array<3>(target, "target");
-      if (const YAML::Node f = p["frequency"]) e.perturbation.frequency = r.As<double>(f, "frequency");
-    } else if (const YAML::Node s = node["set"]) {
-      e.type = DemoEvent::Type::kSet;
-      try {
-        e.set = ParseOverride(r.As<std::string>(s, "set"));
-      } catch (const SceneError& error) {
-        r.Fail(s, error.message());
-      }
-    } else {
-      r.Fail(node, "an event needs one of teleop, teleop_clear, gripper, perturb, set");
-    }
-    log.events.push_back(std::move(e));
+    log.events.push_back(ReadEvent(r, node, previous, log.steps));
+    previous = log.events.back().step;
   }
   return log;
 }

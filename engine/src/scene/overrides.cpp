@@ -87,6 +87,85 @@ std::vector<std::string> MapKeys(const YAML::Node& map) {
   return keys;
 }
 
+// Checks that `node`, at the dotted path `at` of the scene file with schema `schema`, has the key or index `part`;
+// returns the schema of that child (none for an element of a vector).
+const SchemaNode* ChildSchema(const SchemaNode& schema, const YAML::Node& node, const std::string& part,
+                              const std::string& at, const AppliedOverride& o) {
+  const std::string where = at.empty() ? "the scene" : "'" + at + "'";
+  const SchemaNode* child = nullptr;
+  if ((schema.kind == SchemaKind::kSection || schema.kind == SchemaKind::kNamedMap) && !node.IsMap())
+    Fail(o, where + " in the scene file is not a map");
+  switch (schema.kind) {
+    case SchemaKind::kSection:
+      child = schema.Find(part);
+      if (child == nullptr) Fail(o, "unknown key '" + part + "' in " + where + DidYouMean(part, schema.ChildNames()));
+      if (child->kind == SchemaKind::kReserved) Fail(o, "'" + part + "' is not supported yet");
+      break;
+    case SchemaKind::kNamedMap: {
+      const std::vector<std::string> names = MapKeys(node);
+      if (std::find(names.begin(), names.end(), part) == names.end())
+        Fail(o, "no " + schema.entry_noun + " '" + part + "' in the scene" + DidYouMean(part, names) +
+                    " (defined: " + (names.empty() ? "none" : JoinNames(names)) + ")");
+      child = &schema.children.front();
+      break;
+    }
+    case SchemaKind::kList: {
+      if (!node.IsSequence()) Fail(o, where + " in the scene file is not a list");
+      const int count = static_cast<int>(node.size());
+      const int index = ParseIndex(part);
+      if (index < 0 || index >= count)
+        Fail(o,
+             "no " + schema.entry_noun + " '" + part + "' in " + where + ": the file lists " +
+                 (count == 0 ? "none" : std::to_string(count) + " (indices 0 to " + std::to_string(count - 1) + ")"));
+      child = &schema.children.front();
+      break;
+    }
+    case SchemaKind::kVector: {
+      const int index = ParseIndex(part);
+      if (index < 0 || index >= schema.size)
+        Fail(o,
+             "'" + part + "' is not an element of '" + at + "' (indices 0 to " + std::to_string(schema.size - 1) + ")");
+      if (!node.IsSequence() || static_cast<int>(node.size()) != schema.size)
+        Fail(o, "'" + at + "' in the scene file is not a list of " + std::to_string(schema.size) +
+                    " numbers to set an element of");
+      break;
+    }
+    case SchemaKind::kValue:
+    case SchemaKind::kReserved:
+      Fail(o, "'" + at + "' is a value, not a map with key '" + part + "'");
+  }
+  return child;
+}
+
+// Sets the value of key `part` of `node`, whose schema is `child` (the key's dotted path is `at`).
+void SetValue(const SchemaNode& child, YAML::Node& node, const std::string& part, const std::string& at,
+              const std::string& value, const AppliedOverride& o) {
+  if (child.kind == SchemaKind::kList)
+    Fail(o, "'" + at + "' is a list of " + child.entry_noun + "s; set a value of one of them instead (" + at + ".0." +
+                child.children.front().children.front().name + ")");
+  if (child.kind != SchemaKind::kValue && child.kind != SchemaKind::kVector)
+    Fail(o, "'" + at + "' is a section; set one of its values instead");
+  node[part] = ValueNode(o, value);
+}
+
+// Moves `node` (of schema `schema`) on to its child `part`, of schema `child`, made from the schema where the file
+// omits it.
+void StepInto(const SchemaNode& schema, const SchemaNode& child, const std::string& part, YAML::Node& node) {
+  if (schema.kind == SchemaKind::kList) {
+    // A sequence is indexed by number: a text key would turn it into a map.
+    const std::size_t index = static_cast<std::size_t>(ParseIndex(part));
+    const YAML::Node& existing = node;
+    if (existing[index].IsNull()) node[index] = DefaultNode(child);
+    YAML::Node next = node[index];
+    node.reset(next);
+    return;
+  }
+  const YAML::Node& existing = node;
+  if (!existing[part].IsDefined() || existing[part].IsNull()) node[part] = DefaultNode(child);
+  YAML::Node next = node[part];
+  node.reset(next);
+}
+
 void Apply(YAML::Node& root, const Override& override_in, const AppliedOverride& o) {
   const std::vector<std::string> parts = SplitPath(override_in.path);
   const SchemaNode* schema = &SceneSchema();
@@ -95,80 +174,18 @@ void Apply(YAML::Node& root, const Override& override_in, const AppliedOverride&
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string& part = parts[i];
     const bool last = i + 1 == parts.size();
-    const std::string where = at.empty() ? "the scene" : "'" + at + "'";
-    const SchemaNode* child = nullptr;
-    if ((schema->kind == SchemaKind::kSection || schema->kind == SchemaKind::kNamedMap) && !node.IsMap())
-      Fail(o, where + " in the scene file is not a map");
-    switch (schema->kind) {
-      case SchemaKind::kSection:
-        child = schema->Find(part);
-        if (child == nullptr)
-          Fail(o, "unknown key '" + part + "' in " + where + DidYouMean(part, schema->ChildNames()));
-        if (child->kind == SchemaKind::kReserved) Fail(o, "'" + part + "' is not supported yet");
-        break;
-      case SchemaKind::kNamedMap: {
-        const std::vector<std::string> names = MapKeys(node);
-        if (std::find(names.begin(), names.end(), part) == names.end())
-          Fail(o, "no " + schema->entry_noun + " '" + part + "' in the scene" + DidYouMean(part, names) +
-                      " (defined: " + (names.empty() ? "none" : JoinNames(names)) + ")");
-        child = &schema->children.front();
-        break;
-      }
-      case SchemaKind::kList: {
-        if (!node.IsSequence()) Fail(o, where + " in the scene file is not a list");
-        const int count = static_cast<int>(node.size());
-        const int index = ParseIndex(part);
-        if (index < 0 || index >= count)
-          Fail(o,
-               "no " + schema->entry_noun + " '" + part + "' in " + where + ": the file lists " +
-                   (count == 0 ? "none" : std::to_string(count) + " (indices 0 to " + std::to_string(count - 1) + ")"));
-        child = &schema->children.front();
-        break;
-      }
-      case SchemaKind::kVector: {
-        const int index = ParseIndex(part);
-        if (index < 0 || index >= schema->size)
-          Fail(o, "'" + part + "' is not an element of '" + at + "' (indices 0 to " + std::to_string(schema->size - 1) +
-                      ")");
-        if (!node.IsSequence() || static_cast<int>(node.size()) != schema->size)
-          Fail(o, "'" + at + "' in the scene file is not a list of " + std::to_string(schema->size) +
-                      " numbers to set an element of");
-        break;
-      }
-      case SchemaKind::kValue:
-      case SchemaKind::kReserved:
-        Fail(o, "'" + at + "' is a value, not a map with key '" + part + "'");
-    }
+    const SchemaNode* child = ChildSchema(*schema, node, part, at, o);
     at += (at.empty() ? "" : ".") + part;
-
     if (schema->kind == SchemaKind::kVector) {
       if (!last) Fail(o, "'" + at + "' is a number, not a map with key '" + parts[i + 1] + "'");
       node[ParseIndex(part)] = ValueNode(o, override_in.value);
       return;
     }
     if (last) {
-      if (child->kind == SchemaKind::kList)
-        Fail(o, "'" + at + "' is a list of " + child->entry_noun + "s; set a value of one of them instead (" + at +
-                    ".0." + child->children.front().children.front().name + ")");
-      if (child->kind != SchemaKind::kValue && child->kind != SchemaKind::kVector)
-        Fail(o, "'" + at + "' is a section; set one of its values instead");
-      node[part] = ValueNode(o, override_in.value);
+      SetValue(*child, node, part, at, override_in.value, o);
       return;
     }
-    if (schema->kind == SchemaKind::kList) {
-      // A sequence is indexed by number: a text key would turn it into a map.
-      const std::size_t index = static_cast<std::size_t>(ParseIndex(part));
-      const YAML::Node& existing = node;
-      if (existing[index].IsNull()) node[index] = DefaultNode(*child);
-      YAML::Node next = node[index];
-      node.reset(next);
-      schema = child;
-      continue;
-    }
-    const YAML::Node& existing = node;
-    if (!existing[part].IsDefined() || existing[part].IsNull()) node[part] = DefaultNode(*child);
-    YAML::Node next = node[part];
-    node.reset(next);
+    StepInto(*schema, *child, part, node);
     schema = child;
   }
 }

@@ -231,6 +231,88 @@ std::array<float, 4> ToFloat4(const Eigen::Quaterniond& q) {
 std::array<float, 3> ToFloat3(const Eigen::Vector3d& v) {
   return {static_cast<float>(v.x()), static_cast<float>(v.y()), static_cast<float>(v.z())};
 }
+
+// The materials as snapshots show them: a display colour, and E and ν back from the Lamé parameters (double, so
+// the round trip loses only the float storage).
+void SnapshotMaterials(const Model& model, Snapshot& out) {
+  out.material_rgba.resize(model.materials.size());
+  out.materials.resize(model.materials.size());
+  for (std::size_t m = 0; m < model.materials.size(); ++m) {
+    const mpm::MaterialParams& p = model.materials[m];
+    out.material_rgba[m] = MaterialColor(p.model, static_cast<int>(m));
+    SnapshotMaterial& sm = out.materials[m];
+    const double mu = p.mu, lambda = p.lambda;
+    sm.youngs_modulus = mu > 0 ? mu * (3 * lambda + 2 * mu) / (lambda + mu) : 0.0;
+    sm.poisson_ratio = mu > 0 ? lambda / (2 * (lambda + mu)) : 0.0;
+    sm.density = p.density;
+    sm.yield_stress = p.yield_stress;
+    sm.friction = m < model.material_friction.size() ? model.material_friction[m] : -1.0;
+  }
+}
+
+// The moving bodies at their current poses, in the order of num_rigid_bodies(). Returns, per body of the rigid
+// tree (`tree_bodies` of them), its index among the moving bodies, or −1.
+std::vector<int> SnapshotBodies(const Simulator& sim, const Model& model, int tree_bodies,
+                                std::vector<SnapshotBody>& bodies) {
+  bodies.resize(sim.num_rigid_bodies());
+  std::vector<int> body_slot(tree_bodies, -1);
+  for (int i = 0; i < sim.num_rigid_bodies(); ++i) {
+    const RigidBodySummary summary = sim.SummarizeRigidBody(i);
+    SnapshotBody& b = bodies[i];
+    b.name = summary.name;
+    for (int a = 0; a < 3; ++a) {
+      b.position[a] = static_cast<float>(summary.position[a]);
+      b.contact_force[a] = static_cast<float>(summary.contact_force[a]);
+    }
+    for (int a = 0; a < 4; ++a) b.quaternion[a] = static_cast<float>(summary.quaternion[a]);
+    b.mpm_contacts = summary.mpm_contacts;
+    body_slot[model.rigid->output_bodies[i]] = i;
+  }
+  return body_slot;
+}
+
+// The visual geometries' meshes in the snapshot's form, converted once (when the visuals changed) and shared by
+// every snapshot after.
+void ConvertVisualMeshes(const std::vector<VisualGeometry>& visuals,
+                         std::vector<std::shared_ptr<const SnapshotMesh>>& meshes) {
+  if (meshes.size() == visuals.size()) return;
+  meshes.assign(visuals.size(), nullptr);
+  for (std::size_t v = 0; v < visuals.size(); ++v) {
+    const geometry::TriangleMesh* mesh = visuals[v].shape.mesh.get();
+    if (!mesh) continue;
+    auto converted = std::make_shared<SnapshotMesh>();
+    for (const Eigen::Vector3d& x : mesh->vertices) converted->vertices.push_back(ToFloat3(x));
+    for (const std::array<int, 3>& t : mesh->triangles)
+      converted->triangles.push_back(
+          {static_cast<std::uint32_t>(t[0]), static_cast<std::uint32_t>(t[1]), static_cast<std::uint32_t>(t[2])});
+    meshes[v] = std::move(converted);
+  }
+}
+
+// A drawn shape at its current pose: on the moving body `body_slot` gives for its tree body, or fixed in the world.
+void SnapshotVisual(const VisualGeometry& visual, const contact::RigidSystem* rigid, const std::vector<int>& body_slot,
+                    std::shared_ptr<const SnapshotMesh> mesh, SnapshotShape& s) {
+  const geometry::CollisionGeometry& g = visual.shape;
+  s.name = g.name;
+  s.type = g.type;
+  s.half_extents = ToFloat3(g.half_extents);
+  s.radius = static_cast<float>(g.radius);
+  s.length = static_cast<float>(g.length);
+  s.mesh = std::move(mesh);
+  Eigen::Isometry3d X_WG = g.X_BG;
+  s.body = -1;
+  if (g.body >= 0 && rigid) {
+    X_WG = rigid->kinematics().X_WB[g.body] * g.X_BG;
+    s.body = body_slot[g.body];
+  }
+  if (g.type == ShapeType::kPlane) {
+    // The drawn frame's z is the plane's outward normal.
+    X_WG.linear() = X_WG.linear() * Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), g.normal).matrix();
+  }
+  s.position = ToFloat3(X_WG.translation());
+  s.quaternion = ToFloat4(Eigen::Quaterniond(X_WG.linear()).normalized());
+  for (int a = 0; a < 4; ++a) s.rgba[a] = static_cast<float>(visual.rgba[a]);
+}
 }  // namespace
 
 void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
@@ -250,20 +332,7 @@ void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
     out.perturb_anchor[a] = static_cast<float>(anchor[a]);
     out.perturb_target[a] = static_cast<float>(impl_->data().inputs.perturbation.spec.target[a]);
   }
-  out.material_rgba.resize(model.materials.size());
-  out.materials.resize(model.materials.size());
-  for (std::size_t m = 0; m < model.materials.size(); ++m) {
-    const mpm::MaterialParams& p = model.materials[m];
-    out.material_rgba[m] = MaterialColor(p.model, static_cast<int>(m));
-    SnapshotMaterial& sm = out.materials[m];
-    // E and ν back from the Lamé parameters (double, so the round trip loses only the float storage).
-    const double mu = p.mu, lambda = p.lambda;
-    sm.youngs_modulus = mu > 0 ? mu * (3 * lambda + 2 * mu) / (lambda + mu) : 0.0;
-    sm.poisson_ratio = mu > 0 ? lambda / (2 * (lambda + mu)) : 0.0;
-    sm.density = p.density;
-    sm.yield_stress = p.yield_stress;
-    sm.friction = m < model.material_friction.size() ? model.material_friction[m] : -1.0;
-  }
+  SnapshotMaterials(model, out);
   out.object_names.resize(model.objects.size());
   for (std::size_t o = 0; o < model.objects.size(); ++o) out.object_names[o] = model.objects[o].name;
 
@@ -271,58 +340,13 @@ void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
 
   // Moving bodies and every drawn shape at its current pose.
   const contact::RigidSystem* rigid = impl_->workspace.rigid.get();
-  out.bodies.resize(num_rigid_bodies());
-  std::vector<int> body_slot(rigid ? rigid->tree().num_bodies() : 0, -1);
-  for (int i = 0; i < num_rigid_bodies(); ++i) {
-    const RigidBodySummary summary = SummarizeRigidBody(i);
-    SnapshotBody& b = out.bodies[i];
-    b.name = summary.name;
-    for (int a = 0; a < 3; ++a) {
-      b.position[a] = static_cast<float>(summary.position[a]);
-      b.contact_force[a] = static_cast<float>(summary.contact_force[a]);
-    }
-    for (int a = 0; a < 4; ++a) b.quaternion[a] = static_cast<float>(summary.quaternion[a]);
-    b.mpm_contacts = summary.mpm_contacts;
-    body_slot[model.rigid->output_bodies[i]] = i;
-  }
+  const std::vector<int> body_slot = SnapshotBodies(*this, model, rigid ? rigid->tree().num_bodies() : 0, out.bodies);
   const std::vector<VisualGeometry>& visuals = model.rigid->visuals;
-  if (impl_->workspace.visual_meshes.size() != visuals.size()) {
-    impl_->workspace.visual_meshes.assign(visuals.size(), nullptr);
-    for (std::size_t v = 0; v < visuals.size(); ++v) {
-      const geometry::TriangleMesh* mesh = visuals[v].shape.mesh.get();
-      if (!mesh) continue;
-      auto converted = std::make_shared<SnapshotMesh>();
-      for (const Eigen::Vector3d& x : mesh->vertices) converted->vertices.push_back(ToFloat3(x));
-      for (const std::array<int, 3>& t : mesh->triangles)
-        converted->triangles.push_back(
-            {static_cast<std::uint32_t>(t[0]), static_cast<std::uint32_t>(t[1]), static_cast<std::uint32_t>(t[2])});
-      impl_->workspace.visual_meshes[v] = std::move(converted);
-    }
-  }
+  std::vector<std::shared_ptr<const SnapshotMesh>>& meshes = impl_->workspace.visual_meshes;
+  ConvertVisualMeshes(visuals, meshes);
   out.shapes.resize(visuals.size());
-  for (std::size_t v = 0; v < visuals.size(); ++v) {
-    const geometry::CollisionGeometry& g = visuals[v].shape;
-    SnapshotShape& s = out.shapes[v];
-    s.name = g.name;
-    s.type = g.type;
-    s.half_extents = ToFloat3(g.half_extents);
-    s.radius = static_cast<float>(g.radius);
-    s.length = static_cast<float>(g.length);
-    s.mesh = impl_->workspace.visual_meshes[v];
-    Eigen::Isometry3d X_WG = g.X_BG;
-    s.body = -1;
-    if (g.body >= 0 && rigid) {
-      X_WG = rigid->kinematics().X_WB[g.body] * g.X_BG;
-      s.body = body_slot[g.body];
-    }
-    if (g.type == ShapeType::kPlane) {
-      // The drawn frame's z is the plane's outward normal.
-      X_WG.linear() = X_WG.linear() * Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), g.normal).matrix();
-    }
-    s.position = ToFloat3(X_WG.translation());
-    s.quaternion = ToFloat4(Eigen::Quaterniond(X_WG.linear()).normalized());
-    for (int a = 0; a < 4; ++a) s.rgba[a] = static_cast<float>(visuals[v].rgba[a]);
-  }
+  for (std::size_t v = 0; v < visuals.size(); ++v)
+    SnapshotVisual(visuals[v], rigid, body_slot, meshes[v], out.shapes[v]);
 }
 
 void Simulator::SetPerturbation(const Perturbation& perturbation) {

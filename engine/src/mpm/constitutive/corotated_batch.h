@@ -91,20 +91,12 @@ inline bool NewtonSchulzRotationLanes(const float (&f)[9][kStressBatch], const f
   return false;
 }
 
-/// The rotation R of F = R S for the lanes: x[e][l] = R_l; det_f[l] = det F_l. Lanes from `count` on must hold a
-/// valid F (the identity); their R is left as the iterate. Batches near scaled rotations go through
-/// NewtonSchulzRotationLanes; the others through Newton's iteration below. Pure, thread-safe.
-inline void PolarRotationLanes(const float (&f)[9][kStressBatch], int count, float (&x)[9][kStressBatch],
-                               float (&det_f)[kStressBatch]) {
+/// Per lane: det F, size2 = ‖F‖²_F/3 and whether F is in the domain of Newton's iteration (newton_ok 1, else 0): a
+/// positive determinant, not too small (a flat or inverted F goes to the SVD instead). Returns whether every lane is.
+inline bool NewtonDomainLanes(const float (&f)[9][kStressBatch], float (&det_f)[kStressBatch],
+                              float (&size2)[kStressBatch], float (&newton_ok)[kStressBatch]) {
   constexpr int L = kStressBatch;
   constexpr float kMinRelativeDeterminant = 1e-3f;  // as FastPolarRotation3
-  constexpr int kMaxIterations = 8;
-  const float tol2 = 4.0f * std::numeric_limits<float>::epsilon();
-
-  // x = Newton iterate (→ R). A lane outside Newton's domain iterates from the identity, a fixed point, and is
-  // replaced below.
-  alignas(32) float newton_ok[L];  // 1 or 0
-  alignas(32) float size2[L];
   int all_ok = 1;
 #pragma omp simd reduction(& : all_ok)
   for (int l = 0; l < L; ++l) {
@@ -120,60 +112,79 @@ inline void PolarRotationLanes(const float (&f)[9][kStressBatch], int count, flo
     newton_ok[l] = ok ? 1.0f : 0.0f;
     all_ok &= ok ? 1 : 0;
   }
-  // Every lane with a positive, not too small determinant (a flat or inverted F goes to the SVD below) and near
-  // a scaled rotation: the Newton–Schulz iteration.
-  if (all_ok && NewtonSchulzRotationLanes(f, size2, x)) return;
+  return all_ok != 0;
+}
+
+/// One step of Newton's iteration X ← ½(γX + (γX)⁻ᵀ) with γ = (‖X⁻¹‖_F / ‖X‖_F)^½ in every lane (Higham 1986,
+/// Eq. 3.1 and 3.3); change2[l] = ‖ΔX‖²_F of lane l.
+inline void NewtonPolarStepLanes(float (&x)[9][kStressBatch], float (&change2)[kStressBatch]) {
+  constexpr int L = kStressBatch;
+#pragma omp simd
+  for (int l = 0; l < L; ++l) {
+    float c[9];
+    c[0] = x[4][l] * x[8][l] - x[5][l] * x[7][l];
+    c[1] = x[5][l] * x[6][l] - x[3][l] * x[8][l];
+    c[2] = x[3][l] * x[7][l] - x[4][l] * x[6][l];
+    c[3] = x[2][l] * x[7][l] - x[1][l] * x[8][l];
+    c[4] = x[0][l] * x[8][l] - x[2][l] * x[6][l];
+    c[5] = x[1][l] * x[6][l] - x[0][l] * x[7][l];
+    c[6] = x[1][l] * x[5][l] - x[2][l] * x[4][l];
+    c[7] = x[2][l] * x[3][l] - x[0][l] * x[5][l];
+    c[8] = x[0][l] * x[4][l] - x[1][l] * x[3][l];
+    const float det = x[0][l] * c[0] + x[1][l] * c[1] + x[2][l] * c[2];
+    // The squared norms summed by rows, then the rows: three short dependency chains instead of one of nine
+    // (an iteration is latency-bound: eight lanes are one SIMD register).
+    float x2r[3], c2r[3];
+    for (int r = 0; r < 3; ++r) {
+      x2r[r] = x[3 * r][l] * x[3 * r][l] + x[3 * r + 1][l] * x[3 * r + 1][l] + x[3 * r + 2][l] * x[3 * r + 2][l];
+      c2r[r] = c[3 * r] * c[3 * r] + c[3 * r + 1] * c[3 * r + 1] + c[3 * r + 2] * c[3 * r + 2];
+    }
+    const float x2 = x2r[0] + x2r[1] + x2r[2], c2 = c2r[0] + c2r[1] + c2r[2];
+    // γ² = ‖X⁻¹‖_F / ‖X‖_F = √(‖cof X‖² / (det² ‖X‖²)).
+    const float gamma = std::sqrt(std::sqrt(c2 / (det * det * x2)));
+    const float a = 0.5f * gamma;
+    const float b = 0.5f / (gamma * det);
+    float d2r[3];
+    for (int r = 0; r < 3; ++r) {
+      d2r[r] = 0;
+      for (int k = 0; k < 3; ++k) {
+        const int e = 3 * r + k;
+        const float next = a * x[e][l] + b * c[e];
+        const float d = next - x[e][l];
+        d2r[r] += d * d;
+        x[e][l] = next;
+      }
+    }
+    change2[l] = d2r[0] + d2r[1] + d2r[2];
+  }
+}
+
+/// The rotation R of F = R S for the lanes: x[e][l] = R_l; det_f[l] = det F_l. Lanes from `count` on must hold a
+/// valid F (the identity); their R is left as the iterate. Batches near scaled rotations go through
+/// NewtonSchulzRotationLanes; the others through Newton's iteration (NewtonPolarStepLanes). Pure, thread-safe.
+inline void PolarRotationLanes(const float (&f)[9][kStressBatch], int count, float (&x)[9][kStressBatch],
+                               float (&det_f)[kStressBatch]) {
+  constexpr int L = kStressBatch;
+  constexpr int kMaxIterations = 8;
+  const float tol2 = 4.0f * std::numeric_limits<float>::epsilon();
+  alignas(32) float newton_ok[L];  // 1 or 0
+  alignas(32) float size2[L];
+  // Every lane with a positive, not too small determinant and near a scaled rotation: the Newton–Schulz iteration.
+  if (NewtonDomainLanes(f, det_f, size2, newton_ok) && NewtonSchulzRotationLanes(f, size2, x)) return;
+  // x = Newton iterate (→ R). A lane outside Newton's domain iterates from the identity, a fixed point, and is
+  // replaced below.
   for (int e = 0; e < 9; ++e)
 #pragma omp simd
     for (int l = 0; l < L; ++l) x[e][l] = newton_ok[l] * f[e][l] + (1.0f - newton_ok[l]) * (e % 4 == 0 ? 1.0f : 0.0f);
-
   alignas(32) float change2[L];
   for (int it = 0; it < kMaxIterations; ++it) {
-#pragma omp simd
-    for (int l = 0; l < L; ++l) {
-      float c[9];
-      c[0] = x[4][l] * x[8][l] - x[5][l] * x[7][l];
-      c[1] = x[5][l] * x[6][l] - x[3][l] * x[8][l];
-      c[2] = x[3][l] * x[7][l] - x[4][l] * x[6][l];
-      c[3] = x[2][l] * x[7][l] - x[1][l] * x[8][l];
-      c[4] = x[0][l] * x[8][l] - x[2][l] * x[6][l];
-      c[5] = x[1][l] * x[6][l] - x[0][l] * x[7][l];
-      c[6] = x[1][l] * x[5][l] - x[2][l] * x[4][l];
-      c[7] = x[2][l] * x[3][l] - x[0][l] * x[5][l];
-      c[8] = x[0][l] * x[4][l] - x[1][l] * x[3][l];
-      const float det = x[0][l] * c[0] + x[1][l] * c[1] + x[2][l] * c[2];
-      // The squared norms summed by rows, then the rows: three short dependency chains instead of one of nine
-      // (an iteration is latency-bound: eight lanes are one SIMD register).
-      float x2r[3], c2r[3];
-      for (int r = 0; r < 3; ++r) {
-        x2r[r] = x[3 * r][l] * x[3 * r][l] + x[3 * r + 1][l] * x[3 * r + 1][l] + x[3 * r + 2][l] * x[3 * r + 2][l];
-        c2r[r] = c[3 * r] * c[3 * r] + c[3 * r + 1] * c[3 * r + 1] + c[3 * r + 2] * c[3 * r + 2];
-      }
-      const float x2 = x2r[0] + x2r[1] + x2r[2], c2 = c2r[0] + c2r[1] + c2r[2];
-      // γ² = ‖X⁻¹‖_F / ‖X‖_F = √(‖cof X‖² / (det² ‖X‖²)).
-      const float gamma = std::sqrt(std::sqrt(c2 / (det * det * x2)));
-      const float a = 0.5f * gamma;
-      const float b = 0.5f / (gamma * det);
-      float d2r[3];
-      for (int r = 0; r < 3; ++r) {
-        d2r[r] = 0;
-        for (int k = 0; k < 3; ++k) {
-          const int e = 3 * r + k;
-          const float next = a * x[e][l] + b * c[e];
-          const float d = next - x[e][l];
-          d2r[r] += d * d;
-          x[e][l] = next;
-        }
-      }
-      change2[l] = d2r[0] + d2r[1] + d2r[2];
-    }
+    NewtonPolarStepLanes(x, change2);
     // The largest change over the lanes (NaN lanes are left to the fallback below).
     float worst = 0;
 #pragma omp simd reduction(max : worst)
     for (int l = 0; l < L; ++l) worst = change2[l] > worst ? change2[l] : worst;
     if (worst <= tol2) break;
   }
-
   for (int l = 0; l < count; ++l) {
     if (newton_ok[l] != 0.0f && change2[l] <= tol2) continue;
     Mat3f F_l;
