@@ -104,9 +104,8 @@ void SimController::Apply(const command::SetOverride& c) {
     Emit(Event::Kind::kError, what + " refused: " + e.what(), c.key);
     return;
   }
-  if (live &&
-      sim_->model()
-          .scene) {  // a bad value is an error; a key SetParameter cannot take (the model's structure) only a warning
+  // A bad value is an error; a key that SetParameter cannot take (it changes the model's structure) only a warning.
+  if (live && sim_->model().scene) {
     std::string bad = CheckParameter(*sim_->model().scene, edit.path, edit.value);
     if (const std::string prefix = edit.path + " = " + edit.value + ": "; bad.rfind(prefix, 0) == 0)
       bad.erase(0, prefix.size());

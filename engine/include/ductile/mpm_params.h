@@ -1,5 +1,5 @@
 // The plain data of an MPM model that the public Model holds (ductile/model.h): each material's constants, the
-// domain walls' condition and the kinds of boundary. The kernels read them as they are (mpm/material_params.h,
+// domain walls' condition and the kinds of boundary. The kernels read them as they are (mpm/constitutive/,
 // mpm/boundary.h); a collider's placement is internal (mpm::Collider).
 #pragma once
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/small_math.h"
-#include "mpm/material_params.h"
+#include "ductile/mpm_params.h"
 #include "mpm/transfer_kernels.h"
 
 namespace ductile::mpm {

@@ -15,12 +15,12 @@
 
 #include "core/small_math.h"
 #include "core/svd3.h"
+#include "ductile/mpm_params.h"
 #include "mpm/constitutive/drucker_prager.h"
 #include "mpm/constitutive/fixed_corotated.h"
 #include "mpm/constitutive/fluid.h"
 #include "mpm/constitutive/linear_corotated.h"
 #include "mpm/constitutive/stvk_hencky.h"
-#include "mpm/material_params.h"
 
 namespace ductile::mpm {
 
