@@ -1,6 +1,7 @@
 // ductile-cli: the headless front end of the engine. Subcommands: validate, run, bench (docs/cli.md).
 // Exit status: 0 success, 1 internal error or diverged simulation, 2 bad input or usage, 130 interrupted.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <optional>
@@ -108,9 +109,9 @@ CLI::App* AddBench(CLI::App& app, Arguments& a) {
   return cmd;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line's parse and the subcommand it names; the subcommands' errors are caught here with their exit
+// codes (docs/cli.md).
+int RunCommandLine(int argc, char** argv) {
   using namespace ductile;
   record::QuietEncoderLogs();
   CLI::App app{"ductile-cli: run Ductile scenes (MPM) headless; see docs/cli.md"};
@@ -130,6 +131,7 @@ int main(int argc, char** argv) {
 
   try {
     std::vector<Override> overrides;
+    overrides.reserve(a.set_texts.size());
     for (const std::string& s : a.set_texts) overrides.push_back(ParseOverride(s));
     if (*validate) return cli::Validate(a.validate_scene, overrides, a.validate_duration);
     if (*bench) {
@@ -146,4 +148,20 @@ int main(int argc, char** argv) {
     std::cerr << "internal error: " << e.what() << '\n';
     return cli::kExitFailure;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Only what escapes RunCommandLine's own handlers lands here: building the command line itself failed.
+  try {
+    return RunCommandLine(argc, argv);
+  } catch (const std::exception& e) {
+    std::fputs("internal error: ", stderr);
+    std::fputs(e.what(), stderr);
+    std::fputs("\n", stderr);
+  } catch (...) {
+    std::fputs("internal error: an exception of unknown type\n", stderr);
+  }
+  return ductile::cli::kExitFailure;
 }

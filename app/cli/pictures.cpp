@@ -115,11 +115,12 @@ std::string Video::Capture(const Simulator& sim, Pictures& pictures) {
   while (Due(encoder_.frames_pushed() + due, sim.time())) ++due;
   if (due == 0) return {};
   render::Image frame = pictures.Render(sim);
-  for (std::int64_t i = 1; i <= due; ++i) {
-    std::string problem = encoder_.Push(i < due ? frame : std::move(frame));
+  // Repeats of one state copy the image; the last moves it.
+  for (std::int64_t i = 1; i < due; ++i) {
+    std::string problem = encoder_.Push(frame);
     if (!problem.empty()) return problem;
   }
-  return {};
+  return encoder_.Push(std::move(frame));
 }
 
 std::string Video::Describe() const {

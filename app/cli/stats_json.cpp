@@ -60,7 +60,7 @@ void WriteStatsJson(const std::string& scene, const Simulator& sim, const RunRes
       << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
       << "  \"recommended_substeps\": " << model.RecommendedSubsteps() << ",\n"
       << "  \"diverged\": " << (run.diverged ? "true" : "false") << ",\n"
-      << "  \"state_hash\": \"" << std::hex << sim.StateHash() << std::dec << "\"\n"
+      << R"(  "state_hash": ")" << std::hex << sim.StateHash() << std::dec << "\"\n"
       << "}\n";
 }
 

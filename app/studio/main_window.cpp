@@ -578,10 +578,10 @@ QString MainWindow::UpdateRecording() {
   if (viewport_) recorder_->SetView(viewport_->camera().ToCamera(), viewport_->view_options());
   const std::int64_t frames = recorder_->frames();
   const std::int64_t seconds = frames / recorder_->settings().fps;
-  const QString line = QString("REC %1:%2 (%3 frames)")
-                           .arg(seconds / 60, 2, 10, QChar('0'))
-                           .arg(seconds % 60, 2, 10, QChar('0'))
-                           .arg(frames);
+  QString line = QString("REC %1:%2 (%3 frames)")
+                     .arg(seconds / 60, 2, 10, QChar('0'))
+                     .arg(seconds % 60, 2, 10, QChar('0'))
+                     .arg(frames);
   record_status_->setText("● " + line);
   record_status_->show();
   return line;

@@ -69,7 +69,7 @@ QLineSeries* AddSeries(QChart* chart, const QString& name) {
   return s;
 }
 
-void Axes(QChart* chart, const QString& x_title, const QString& y_title, QList<QLineSeries*> series) {
+void Axes(QChart* chart, const QString& x_title, const QString& y_title, const QList<QLineSeries*>& series) {
   auto* x = new QValueAxis;
   x->setTitleText(x_title);
   auto* y = new QValueAxis;

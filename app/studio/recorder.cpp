@@ -79,16 +79,19 @@ bool Recorder::WriteFrames(const Snapshot& snapshot, std::int64_t count) {
     error_ = message.str();
     return false;
   }
-  for (std::int64_t i = 1; i <= count; ++i) {
-    // The last copy of a repeated state moves the image into the queue; the others copy it.
-    std::string problem = encoder_.Push(i < count ? frame : std::move(frame));
+  const auto push = [this](render::Image image) {
+    std::string problem = encoder_.Push(std::move(image));
     if (!problem.empty()) {
       error_ = "recording stopped: " + problem;
       return false;
     }
     frames_.store(encoder_.frames_pushed(), std::memory_order_relaxed);
-  }
-  return true;
+    return true;
+  };
+  // Repeats of one state copy the image into the queue; the last moves it.
+  for (std::int64_t i = 1; i < count; ++i)
+    if (!push(frame)) return false;
+  return count < 1 || push(std::move(frame));
 }
 
 void Recorder::Finish(double end_time) {

@@ -87,7 +87,8 @@ void StateHistory::ChooseInterval() {
   }
   // The fewest steps apart, in steps of 1, 2, 5 times a power of ten, that let the bound hold the span.
   const HistoryEntry& e = entries_.back();
-  const double states = static_cast<double>(limit_ / std::max<std::size_t>(e.bytes, 1));
+  const std::size_t whole_states = limit_ / std::max<std::size_t>(e.bytes, 1);
+  const auto states = static_cast<double>(whole_states);
   const double dt = e.model ? e.model->dt : 0;
   for (int scale = 1; scale <= 100000; scale *= 10) {
     for (int m : {1, 2, 5}) {

@@ -353,8 +353,10 @@ bool TeleopPanel::SetTeleopEnabled(bool on) {
       for (const std::string& r : robots_) {
         if (r == robot()) continue;
         const std::string tool = DefaultToolLink(r);
-        const auto it = std::find_if(poses_.begin(), poses_.end(),
-                                     [&](const auto& entry) { return entry.first == r + "/" + tool; });
+        std::string link = r;
+        link.append("/").append(tool);
+        const auto it =
+            std::find_if(poses_.begin(), poses_.end(), [&link](const auto& entry) { return entry.first == link; });
         if (tool.empty() || it == poses_.end()) {
           note_->setText(QString::fromStdString("No pose of the tool of robot '" + r + "' yet."));
           note_->setVisible(true);

@@ -326,7 +326,7 @@ void Viewport::RenderHostFrame(QImage* grab) {
                 : (f == QImage::Format_RGBX8888 || f == QImage::Format_RGBA8888 ||
                    f == QImage::Format_RGBA8888_Premultiplied);
   };
-  const bool direct = image != nullptr && image->size() == pixels && image->bytesPerLine() == 4 * pixels.width() &&
+  const bool direct = image != nullptr && image->size() == pixels && image->bytesPerLine() == 4LL * pixels.width() &&
                       same_order(image->format());
   QImage& frame = direct ? *image : host_frame_;
   if (!direct && host_frame_.size() != pixels)

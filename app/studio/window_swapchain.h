@@ -40,7 +40,7 @@ class WindowSwapchain {
   /// Colour and depth cleared, the colour presented afterwards: the pass the scene's pipelines are built against.
   VkRenderPass clear_pass() const { return clear_pass_; }
   /// The swapchain's size [pixels]; empty before the first frame or while the window has no area.
-  QSize image_size() const { return QSize(static_cast<int>(extent_.width), static_cast<int>(extent_.height)); }
+  QSize image_size() const { return {static_cast<int>(extent_.width), static_cast<int>(extent_.height)}; }
 
   /// A frame being recorded: its slot (< kFramesInFlight), the swapchain image and its framebuffer (for both
   /// passes), and two command buffers, both begun: `prepare` (submitted first) and `draw`.

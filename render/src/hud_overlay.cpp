@@ -105,8 +105,8 @@ HudOverlay::HudOverlay(VkPhysicalDevice physical_device, VkDevice device, const 
   ImGui_ImplVulkan_InitInfo info{};
   // The 1.86 backend asserts that Instance and Queue are set but uses them only in its window and swapchain helpers
   // (ImGui_ImplVulkanH_*), which are not called here; SceneRenderer is given neither, so they get placeholders.
-  info.Instance = reinterpret_cast<VkInstance>(std::uintptr_t{1});
-  info.Queue = reinterpret_cast<VkQueue>(std::uintptr_t{1});
+  info.Instance = reinterpret_cast<VkInstance>(std::uintptr_t{1});  // NOLINT(performance-no-int-to-ptr): never used
+  info.Queue = reinterpret_cast<VkQueue>(std::uintptr_t{1});        // NOLINT(performance-no-int-to-ptr): never used
   info.PhysicalDevice = physical_device;
   info.Device = device_;
   info.DescriptorPool = descriptor_pool_;

@@ -64,7 +64,7 @@ void SceneRenderer::Impl::ResizeHudImages(Frame& frame, VkExtent2D extent) {
   frame.hud_black_framebuffer = CreateFramebuffer(device, hud_pass, {&black, 1}, extent, "vkCreateFramebuffer (HUD)");
   frame.hud_white_framebuffer = CreateFramebuffer(device, hud_pass, {&white, 1}, extent, "vkCreateFramebuffer (HUD)");
   frame.hud_readback =
-      HostBuffer(physical_device, device, 2 * 4 * static_cast<VkDeviceSize>(extent.width) * extent.height,
+      HostBuffer(physical_device, device, static_cast<VkDeviceSize>(extent.width) * extent.height * 2 * 4,
                  VK_BUFFER_USAGE_TRANSFER_DST_BIT);
   frame.hud_capacity = extent;
 }

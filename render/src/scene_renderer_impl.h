@@ -39,7 +39,7 @@ constexpr std::uint32_t kParticleVertices = 3;
 // Bound on the ground's triangle corners: the shadow map's footprint (a quadrilateral) clipped to the square (at
 // most 8 corners, 6 triangles) and the rest of the square, one convex piece per footprint edge (each at most 8
 // corners, 6 triangles).
-constexpr std::size_t kMaxGridVertices = 3 * (6 + 4 * 6);
+constexpr std::size_t kMaxGridVertices = std::size_t{3} * (6 + 4 * 6);
 constexpr VkDeviceSize kSectionAlignment = 256;  // [bytes]; covers every vertex and index alignment rule.
 
 // Must match the Frame block in shaders/common.glsl (std140: every member a vec4 or mat4, so no padding).
@@ -57,6 +57,7 @@ struct FrameUniforms {
   std::array<float, 4> grid_center;
   std::array<float, 4> viewport;
 };
+static_assert(sizeof(FrameUniforms) == 2 * sizeof(Mat4) + 10 * sizeof(std::array<float, 4>), "no padding");
 
 // What the ground cache's pixels depend on: the frame's uniforms but for the shadow map's (the cached ground is
 // unshadowed), and whether the ground is drawn. The ground's square follows from grid and grid_center.
@@ -69,7 +70,10 @@ struct GroundCacheKey {
     uniforms.key_direction[3] = 0;
     uniforms.viewport[3] = 0;
   }
+  // Bitwise on purpose: a key whose floats differ only as -0 and +0 (or two NaNs) costs one redraw of the ground,
+  // and FrameUniforms has no padding (asserted after it).
   bool operator==(const GroundCacheKey& other) const {
+    // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
     return grid_visible == other.grid_visible && std::memcmp(&uniforms, &other.uniforms, sizeof(uniforms)) == 0;
   }
 };

@@ -128,7 +128,7 @@ std::vector<bool> HiddenParticles(const std::vector<std::array<float, 3>>& posit
     std::array<std::int64_t, 3> c{};
     // Cells centred on the lattice from the lowest particle, so that particles sampled on a lattice of that spacing
     // (as MPM objects are) fall one to a cell despite rounding.
-    for (int a = 0; a < 3; ++a) c[a] = static_cast<std::int64_t>((p[a] - bounds.min[a]) / cell + 0.5f) + 1;
+    for (int a = 0; a < 3; ++a) c[a] = static_cast<std::int64_t>(std::floor((p[a] - bounds.min[a]) / cell + 0.5f)) + 1;
     cell_of[i] = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
     occupied[static_cast<std::size_t>(cell_of[i])] = 1;
   }

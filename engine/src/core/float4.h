@@ -25,7 +25,7 @@ SIM_HD Float4& operator+=(Float4& a, const Float4& b) {
   return a;
 }
 #else
-typedef float Float4 __attribute__((vector_size(16)));
+using Float4 = float __attribute__((vector_size(16)));
 #endif
 
 SIM_HD Float4 MakeFloat4(float a, float b, float c, float d) {

@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "contact/mpm_contact_solver.h"
@@ -62,7 +63,7 @@ struct RigidImpulses {
 
 class MpmRigidContact {
  public:
-  explicit MpmRigidContact(const MpmContactSettings& settings) : settings_(settings) {}
+  explicit MpmRigidContact(MpmContactSettings settings) : settings_(std::move(settings)) {}
 
   /// Freezes the rigid geometry's poses and velocities for this step; the substeps' impulses will be summed into
   /// `out`, cleared here (it must outlive the step).

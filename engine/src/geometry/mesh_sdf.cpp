@@ -139,7 +139,7 @@ class MeshSdf::TriangleTree {
       const std::array<int, 3>& t = mesh.triangles[f];
       centroids[f] = (mesh.vertices[t[0]] + mesh.vertices[t[1]] + mesh.vertices[t[2]]) / 3;
     }
-    nodes_.reserve(2 * (n / kLeafSize + 1));
+    nodes_.reserve(2 * static_cast<std::size_t>(n / kLeafSize + 1));
     Build(mesh, centroids, order, 0, n);
     corners_.reserve(n);
     for (const int f : order) {
@@ -340,7 +340,7 @@ void MeshSdf::ExactDistanceInBand(const NodeGrid& grid, std::vector<double>& dis
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, block_near.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t b = r.begin(); b < r.end(); ++b) {
-          const int bi = static_cast<int>(b / (blocks[1] * blocks[2]));
+          const int bi = static_cast<int>(b / (static_cast<std::size_t>(blocks[1]) * blocks[2]));
           const int bj = static_cast<int>(b / blocks[2] % blocks[1]), bk = static_cast<int>(b % blocks[2]);
           const Vector3d center = grid.origin + grid.cell * (kBlockNodes * Vector3d(bi, bj, bk) +
                                                              Vector3d::Constant(0.5 * (kBlockNodes - 1)));

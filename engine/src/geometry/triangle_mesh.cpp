@@ -52,7 +52,8 @@ TriangleMesh LoadObjMesh(const std::filesystem::path& file) {
   std::vector<int> representative(vertex_count);
   std::map<std::array<double, 3>, int> first_at;
   for (int i = 0; i < vertex_count; ++i) {
-    const std::array<double, 3> x{v[3 * i], v[3 * i + 1], v[3 * i + 2]};
+    const std::size_t at = 3 * static_cast<std::size_t>(i);
+    const std::array<double, 3> x{v[at], v[at + 1], v[at + 2]};
     mesh.vertices.emplace_back(x[0], x[1], x[2]);
     representative[i] = first_at.emplace(x, i).first->second;
   }

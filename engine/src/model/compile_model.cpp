@@ -157,7 +157,7 @@ void SlabCandidates(const CellSampling& cells, int i, const Eigen::Vector3i& c_l
         } else {
           f = Eigen::Vector3d(rng.Uniform(), rng.Uniform(), rng.Uniform());
         }
-        candidates.push_back(cells.origin + (Eigen::Vector3d(i, j, k) + f) * cells.h);
+        candidates.emplace_back(cells.origin + (Eigen::Vector3d(i, j, k) + f) * cells.h);
       }
 }
 

@@ -165,7 +165,7 @@ void AddKinematicBody(const RigidBodyDesc& body, const MultibodyDesc& desc, cons
   for (const KeyframeDesc& k : body.keyframes) {
     const Eigen::Isometry3d X = ToIsometry(k.pose);
     tr.times.push_back(k.time);
-    tr.positions.push_back(X.translation());
+    tr.positions.emplace_back(X.translation());
     tr.rotations.emplace_back(X.linear());
   }
   multibody::Body b;

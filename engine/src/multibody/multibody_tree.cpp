@@ -44,7 +44,7 @@ void SegmentTwist(const PoseTrajectory& tr, int k0, int k1, Eigen::Vector3d& w_W
   // Slerp turns at a constant rate about a fixed world axis: R(s) = exp(s·θ·â) R₀ with R₁R₀ᵀ = exp(θ·â).
   const Eigen::AngleAxisd turn(tr.rotations[k1] * tr.rotations[k0].conjugate());
   double angle = turn.angle();
-  const Eigen::Vector3d axis = turn.axis();
+  const Eigen::Vector3d& axis = turn.axis();
   if (angle > M_PI) angle -= 2 * M_PI;  // slerp takes the short way
   w_WB = axis * (angle / span);
 }

@@ -199,7 +199,7 @@ class UrdfChecker {
                                                      const std::string& owner) const {
     const char* text = element.Attribute(name);
     if (text == nullptr) return std::nullopt;
-    const std::optional<std::vector<double>> numbers = ParseNumbers(text);
+    std::optional<std::vector<double>> numbers = ParseNumbers(text);
     if (!numbers || numbers->size() != count) {
       const std::string what =
           count == 1 ? "a finite number" : std::to_string(count) + " finite numbers separated by spaces";
@@ -263,7 +263,7 @@ class UrdfChecker {
       Fail(element, "duplicate material name '" + name + "' (first at " + LineOf(*first->second.element) + ")");
     MaterialXml definition;
     if (!ReadMaterialDefinition(element, owner, definition))
-      Fail(element, "material '" + name + "' needs a <color rgba=\"...\"/> or a <texture filename=\"...\"/>");
+      Fail(element, "material '" + name + R"(' needs a <color rgba="..."/> or a <texture filename="..."/>)");
     materials_[name] = definition;
   }
 
@@ -405,7 +405,7 @@ class UrdfChecker {
           break;
         }
         if (folder == folder.parent_path())
-          Fail(place,
+          Fail(place,  // NOLINTNEXTLINE(performance-inefficient-string-concatenation): once, for the error
                quoted + ": no folder named '" + package + "' in '" + folder_.string() + "' or a folder above it");
       }
     } else if (filename.starts_with(kFile)) {

@@ -92,13 +92,13 @@ class Row {
 };
 
 Row Number(std::string key, std::string name, std::string symbol, std::string unit) {
-  return Row(ParameterType::kNumber, std::move(key), std::move(name), std::move(symbol), std::move(unit));
+  return {ParameterType::kNumber, std::move(key), std::move(name), std::move(symbol), std::move(unit)};
 }
 Row Integer(std::string key, std::string name, std::string symbol) {
-  return Row(ParameterType::kInteger, std::move(key), std::move(name), std::move(symbol), "");
+  return {ParameterType::kInteger, std::move(key), std::move(name), std::move(symbol), ""};
 }
 Row Vector(std::string key, std::string name, std::string symbol, std::string unit) {
-  return Row(ParameterType::kVector, std::move(key), std::move(name), std::move(symbol), std::move(unit));
+  return {ParameterType::kVector, std::move(key), std::move(name), std::move(symbol), std::move(unit)};
 }
 
 const char* const kInitial = "is an initial condition";

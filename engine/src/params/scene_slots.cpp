@@ -42,6 +42,7 @@ Desc* Named(std::vector<Desc>& entries, const std::string& name) {
 template <typename Desc>
 std::string NoEntry(const std::vector<Desc>& entries, const std::string& noun, const std::string& name) {
   std::vector<std::string> names;
+  names.reserve(entries.size());
   for (const Desc& entry : entries) names.push_back(entry.name);
   return "no " + noun + " '" + name + "' in the scene" + scene::DidYouMean(name, names) +
          " (defined: " + (names.empty() ? "none" : scene::JoinNames(names)) + ")";
@@ -80,7 +81,8 @@ Accessor Material(double MaterialDesc::*field, const std::string& key) {
 // A rigid body's value; `applies` says whether the body's type (and joint) takes it, `requirement` which bodies do.
 Accessor Body(std::function<double*(RigidBodyDesc&)> field, std::function<bool(const RigidBodyDesc&)> applies,
               const std::string& key, const std::string& requirement) {
-  return [field, applies, key, requirement](SceneDesc& scene, const Names& names, std::string& why) {
+  return [field = std::move(field), applies = std::move(applies), key, requirement](
+             SceneDesc& scene, const Names& names, std::string& why) {
     RigidBodyDesc* body = Named(scene.rigid_bodies, names[0]);
     if (body == nullptr) {
       why = NoEntry(scene.rigid_bodies, "rigid body", names[0]);
@@ -103,7 +105,7 @@ Accessor Joint(double BodyJointDesc::*field, const std::string& key) {
 
 // A robot's per-joint value: `entry` finds it in the robot's map or list by the joint's name (null: not there).
 Accessor RobotJoint(const std::string& noun, std::function<double*(RobotDesc&, const std::string& joint)> entry) {
-  return [noun, entry](SceneDesc& scene, const Names& names, std::string& why) {
+  return [noun, entry = std::move(entry)](SceneDesc& scene, const Names& names, std::string& why) {
     RobotDesc* robot = Named(scene.robots, names[0]);
     if (robot == nullptr) {
       why = NoEntry(scene.robots, "robot", names[0]);
@@ -127,7 +129,7 @@ double* MapValue(std::map<std::string, double>& map, const std::string& joint) {
 }
 
 Accessor Fixed(std::function<Slot(SceneDesc&)> slot) {
-  return [slot](SceneDesc& scene, const Names&, std::string&) { return slot(scene); };
+  return [slot = std::move(slot)](SceneDesc& scene, const Names&, std::string&) { return slot(scene); };
 }
 
 Slot KeyframeTime(SceneDesc& scene, const Names& names, std::string& why) {

@@ -77,7 +77,7 @@ std::filesystem::path ParseContext::Resolve(const std::string& name) const {
 
 std::filesystem::path ParseContext::LoadMesh(const Field& field) {
   const std::string name = reader_.Text(field);
-  const std::filesystem::path path = Resolve(name);
+  std::filesystem::path path = Resolve(name);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     reader_.Fail(field, "mesh file '" + name + "' not found (looked for " + path.string() + ")");

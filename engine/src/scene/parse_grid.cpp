@@ -18,10 +18,12 @@ void ParseGrid(const ParseContext& context, const Field& field, SceneDesc& scene
     for (int axis = 0; axis < 3; ++axis) {
       if (scene.grid.domain_min[axis] >= scene.grid.domain_max[axis]) {
         const std::string name(1, static_cast<char>('x' + axis));
+        // NOLINTBEGIN(performance-inefficient-string-concatenation): once, for the error
         reader.Fail(domain_field->node, domain_field->path,
                     "grid domain 'min' must be below 'max' on every axis, got min " + name + " = " +
                         FormatNumber(scene.grid.domain_min[axis]) + " >= max " + name + " = " +
                         FormatNumber(scene.grid.domain_max[axis]));
+        // NOLINTEND(performance-inefficient-string-concatenation)
       }
     }
   }

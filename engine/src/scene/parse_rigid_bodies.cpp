@@ -71,13 +71,14 @@ void CheckNoInitialMotion(const ParseContext& context, const MapFields& map, con
 std::string ParseParent(const ParseContext& context, const Field& field, const std::string& body,
                         const std::vector<Field>& entries, const std::vector<RigidBodyDesc>& earlier) {
   const Reader& reader = context.reader();
-  const std::string parent = reader.Text(field);
+  std::string parent = reader.Text(field);
   std::vector<std::string> names{"world"};
   for (const RigidBodyDesc& b : earlier) names.push_back(b.name);
   if (std::find(names.begin(), names.end(), parent) != names.end()) return parent;
   if (parent == body) reader.Fail(field, "rigid body '" + body + "' cannot be its own 'parent'");
   for (const Field& entry : entries) {
     if (entry.key == parent) {
+      // NOLINTNEXTLINE(performance-inefficient-string-concatenation): once, for the error
       reader.Fail(field, "parent '" + parent + "' of rigid body '" + body + "' is defined later in the file (line " +
                              std::to_string(entry.key_node.Mark().line + 1) +
                              "): a parent must come before the bodies on its joints in 'rigid_bodies'");

@@ -121,10 +121,10 @@ std::vector<Field> Reader::Entries(const Field& map, const std::string& what) co
     const YAML::Node key = it->first;
     const std::string at = map.path.empty() ? "" : map.path + ".";
     if (!key.IsScalar()) Fail(key, map.path, "a key in " + what + " must be a name, got " + Got(key));
-    const std::string name = key.Scalar();
+    const std::string& name = key.Scalar();
     for (const Field& earlier : entries) {
       if (earlier.key == name) {
-        Fail(key, at + name,
+        Fail(key, at + name,  // NOLINTNEXTLINE(performance-inefficient-string-concatenation): once, for the error
              "duplicate key '" + name + "' in " + what + " (first at line " +
                  std::to_string(earlier.key_node.Mark().line + 1) + ")");
       }

@@ -205,7 +205,7 @@ const std::vector<std::string>& MaterialKeys(MaterialModelDesc model) {
     const std::string prefix = "materials.*.";
     for (const auto& [name, m] : MaterialModelNames()) {
       std::vector<std::string>& list = out[m];
-      list.push_back("model");
+      list.emplace_back("model");
       for (const ParameterInfo& row : ParameterTable()) {
         const bool takes = std::find(row.models.begin(), row.models.end(), m) != row.models.end();
         if (row.key.rfind(prefix, 0) == 0 && takes) list.push_back(row.key.substr(prefix.size()));

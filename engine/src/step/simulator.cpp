@@ -451,7 +451,7 @@ std::string Simulator::SetTeleopTarget(const TeleopTarget& target) {
     if (t.robot == target.robot && t.arm_active && t.arm.link() == target.link) existing = &t;
   }
   if (existing == nullptr) {
-    const std::string problem = arm.Configure(*s.workspace.rigid, target.robot, target.link);
+    std::string problem = arm.Configure(*s.workspace.rigid, target.robot, target.link);
     if (!problem.empty()) return problem;
   }
   RobotTeleop& t = existing ? *existing : TeleopOf(s.data().inputs, target.robot);
@@ -494,7 +494,7 @@ std::string Simulator::SetGripper(const GripperCommand& command) {
       for (int b = existing->arm.link_body(); b >= 0; b = s.workspace.rigid->tree().body(b).parent)
         arm_bodies.push_back(b);
     }
-    const std::string problem = gripper.Configure(*s.workspace.rigid, command.robot, arm_bodies);
+    std::string problem = gripper.Configure(*s.workspace.rigid, command.robot, arm_bodies);
     if (!problem.empty()) return problem;
   }
   RobotTeleop& t = existing ? *existing : TeleopOf(s.data().inputs, command.robot);
