@@ -63,6 +63,7 @@ double ShapeVolume(const ShapeDesc& shape) {
     case ShapeType::kMesh:
       return MeshBoxVolume(shape);
     case ShapeType::kPlane:
+    case ShapeType::kSheet:  // cloth: no volume of cells, its vertices are counted apart
       return 0;
   }
   return 0;
@@ -109,6 +110,12 @@ MemoryEstimate EstimateMemory(const SceneDesc& scene) {
   MemoryEstimate estimate;
   double cells = 0;  // cells the objects fill
   for (const MpmObjectDesc& object : scene.objects) {
+    if (object.shape.type == ShapeType::kSheet) {  // a particle per vertex of the sheet
+      const double across = object.shape.vertices;
+      estimate.particles +=
+          across * std::max(2.0, std::round((across - 1) * object.shape.length / object.shape.width) + 1);
+      continue;
+    }
     const double object_cells = ShapeVolume(object.shape) / cell;
     cells += object_cells;
     estimate.particles += object_cells * object.particles_per_cell;

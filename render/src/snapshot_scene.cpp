@@ -166,6 +166,7 @@ float ShapeReach(const SnapshotShape& s) {
       return r;
     }
     case ShapeType::kPlane:
+    case ShapeType::kSheet:  // cloth, never a rigid shape
       return 0;
   }
   return 0;
@@ -312,6 +313,8 @@ MeshData ShapeMesh(const SnapshotShape& shape, float ground_height, float size) 
       mesh = MakeSquare(std::max(1.0f, size));
       break;
     }
+    case ShapeType::kSheet:  // cloth, never a rigid shape
+      break;
   }
   return mesh;
 }

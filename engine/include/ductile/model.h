@@ -23,6 +23,23 @@ struct ObjectInfo {
   double mass = 0;  ///< Total mass [kg].
 };
 
+/// A group of pinned cloth vertices (`objects: NAME: pins: GROUP`): each vertex at its initial position plus the
+/// group's offset, which is 0 at t = 0 and follows the keyframes linearly (holding the last one), until the release
+/// time, from which the vertices move freely.
+struct PinGroup {
+  std::string name;
+  int object = 0;                                  ///< Index into Model::objects.
+  std::vector<std::int32_t> particles;             ///< Vertex particles (indices at t = 0).
+  std::vector<double> key_times;                   ///< [s], increasing, > 0.
+  std::vector<std::array<double, 3>> key_offsets;  ///< [m], one per key time.
+  double release_time = -1;                        ///< [s]; negative: never released.
+
+  /// The offset [m] and its rate [m/s] at time t.
+  void Offset(double t, std::array<double, 3>& offset, std::array<double, 3>& velocity) const;
+  /// Whether the group still holds its vertices at time t.
+  bool Holds(double t) const { return release_time < 0 || t < release_time; }
+};
+
 /// A compiled output probe.
 struct ProbeInfo {
   std::string name;
@@ -85,6 +102,10 @@ struct Model {
   std::vector<float> volume;             ///< Rest volume [m³].
   std::vector<std::int32_t> material;    ///< Index into materials.
   std::vector<std::int32_t> object;      ///< Index into objects.
+
+  // ---- cloth (Jiang, Gast, Teran 2017): the triangles whose vertices are kCloth particles, and pinned vertices
+  std::vector<mpm::ClothElement> cloth_elements;
+  std::vector<PinGroup> pin_groups;
 
   // ---- rigid bodies and robots (never null; empty when the scene has none)
   std::shared_ptr<const RigidModel> rigid;

@@ -14,6 +14,9 @@ enum class MaterialModel : std::int32_t {
   kStvkHencky = 2,       ///< St. Venant-Kirchhoff on Hencky strain with von Mises plasticity (metal, clay).
   kDruckerPrager = 3,    ///< Klár et al. 2016 sand: StVK-Hencky elasticity, Drucker-Prager return map.
   kFluid = 4,            ///< Weakly compressible fluid: Tait equation of state, optional viscosity.
+  /// Cloth (Jiang, Gast, Teran 2017): the particles are a triangle mesh's vertices, which carry its mass and no
+  /// stress of their own; the mesh's triangles (ClothElement) carry the deformation and push on them.
+  kCloth = 5,
 };
 
 /// Constants of one material, in SI units.
@@ -28,6 +31,19 @@ struct MaterialParams {
   float bulk_modulus = 0;    ///< Fluid bulk modulus κ [Pa] of the Tait equation p = κ (J^−γ − 1).
   float gamma = 7;           ///< Fluid Tait exponent γ [-].
   float viscosity = 0;       ///< Fluid dynamic viscosity [Pa·s].
+  float cloth_shear = 0;     ///< Cloth: γ [Pa], the transverse direction's resistance to shearing against the sheet.
+  float cloth_normal = 0;    ///< Cloth: k [Pa], the resistance to compression through the sheet.
+  float cloth_friction = 0;  ///< Cloth: c_F [-], Coulomb friction between layers (the return map's cap).
+};
+
+/// A cloth triangle (Jiang, Gast, Teran 2017, Sec. 4): its three vertex particles (by index at t = 0) and its rest
+/// shape in its own plane. F = [d₁ d₂ d₃] D⁻¹ with d₁ = x₁ − x₀, d₂ = x₂ − x₀ and D = [[D̂, 0], [0, 1]].
+struct ClothElement {
+  std::int32_t vertex[3] = {0, 0, 0};
+  std::int32_t material = 0;  ///< Index into Model::materials (a kCloth material).
+  /// D̂⁻¹, upper triangular: (0,0), (0,1), (1,1). D̂ = [[‖E₁‖, E₁·E₂/‖E₁‖], [0, ‖E₁ × E₂‖/‖E₁‖]] from the rest edges.
+  float rest_inverse[3] = {1, 0, 1};
+  float volume = 0;  ///< Rest area × thickness [m³].
 };
 
 /// How a grid boundary acts on the velocity of a node it holds (mpm/boundary.h, ApplyBoundary).

@@ -100,7 +100,7 @@ struct BoundaryDesc {
   double friction = 0;  ///< Coulomb μ ≥ 0, used by kFriction.
 };
 
-enum class MaterialModelDesc { kFixedCorotated, kLinearCorotated, kStvkHencky, kDruckerPrager, kFluid };
+enum class MaterialModelDesc { kFixedCorotated, kLinearCorotated, kStvkHencky, kDruckerPrager, kFluid, kCloth };
 
 /// A named material (`materials: NAME: {...}`). Which fields apply depends on the model.
 struct MaterialDesc {
@@ -115,6 +115,10 @@ struct MaterialDesc {
   double bulk_modulus = 1e5;       ///< κ [Pa], > 0 (fluid).
   double gamma = 7;                ///< Tait exponent γ, ≥ 1 (fluid).
   double viscosity = 0;            ///< [Pa·s], ≥ 0 (fluid).
+  double thickness = 1e-3;         ///< [m], > 0 (cloth): a triangle's volume is its area times this.
+  double normal_stiffness = -1;    ///< k [Pa], > 0 (cloth); negative = not set: the Young's modulus.
+  double shear_stiffness = -1;     ///< γ [Pa], ≥ 0 (cloth); negative = not set: the Young's modulus.
+  double layer_friction = 0.3;     ///< c_F, ≥ 0 (cloth): Coulomb friction between layers of cloth.
   /// Coulomb friction coefficient μ of this material against rigid geometry, ≥ 0 (any model); combined with
   /// the geometry's μ by the rigid-rigid rule (contact/friction_combination.h). Negative = not set: the
   /// geometry's μ alone.
@@ -122,7 +126,7 @@ struct MaterialDesc {
   SourceLocation where;
 };
 
-enum class ShapeType { kBox, kSphere, kCylinder, kMesh, kPlane, kCapsule };
+enum class ShapeType { kBox, kSphere, kCylinder, kMesh, kPlane, kCapsule, kSheet };
 
 /// A shape in its own frame S. Which fields apply depends on type.
 struct ShapeDesc {
@@ -135,16 +139,37 @@ struct ShapeDesc {
   std::filesystem::path mesh_file;
   double mesh_scale = 1.0;  ///< Uniform scale applied to the mesh's vertices, > 0.
   Vector3 normal{0, 0, 1};  ///< Plane: outward normal in S (normalised on load); the solid is below.
+  /// Sheet (cloth): a width × length rectangle in S's x-y plane, centred on S's origin, meshed with `vertices`
+  /// vertices along x and as many along y as keep the spacing (round((vertices − 1)·length/width) + 1), each square
+  /// cut into two triangles.
+  double width = 0.1;  ///< Sheet extent along x [m], > 0 (`length`, above, is its extent along y).
+  int vertices = 10;   ///< Sheet vertices along x, ≥ 2.
+};
+
+/// A group of pinned cloth vertices (`objects: NAME: pins: GROUP: {...}`): they hold their initial positions
+/// plus an offset that starts at 0 and follows the keyframes (linearly, holding the last), until `release_time`.
+struct PinGroupDesc {
+  std::string name;
+  std::vector<int> vertices;  ///< Vertex indices (a sheet's: row-major from its −x, −y corner; a mesh's: its own).
+  bool corners = false;       ///< A sheet's four corners.
+  bool has_box = false;       ///< The vertices initially inside [box_min, box_max] (world).
+  Vector3 box_min{0, 0, 0};
+  Vector3 box_max{0, 0, 0};
+  std::vector<double> key_times;     ///< [s], increasing, > 0.
+  std::vector<Vector3> key_offsets;  ///< [m] from the initial positions, one per key time.
+  double release_time = -1;          ///< [s]; negative: never released.
+  SourceLocation where;
 };
 
 /// An MPM object (`objects: NAME: {...}`).
 struct MpmObjectDesc {
   std::string name;
-  std::string material;        ///< Name of an entry of SceneDesc::materials.
-  ShapeDesc shape;             ///< box, sphere, cylinder or mesh.
-  PoseDesc pose;               ///< X_WS: where the shape's frame is placed.
-  int particles_per_cell = 8;  ///< ≥ 1; k³ gives a k×k×k lattice per cell, otherwise uniform random points.
-  Vector3 velocity{0, 0, 0};   ///< Initial velocity [m/s].
+  std::string material;            ///< Name of an entry of SceneDesc::materials.
+  ShapeDesc shape;                 ///< box, sphere, cylinder or mesh.
+  PoseDesc pose;                   ///< X_WS: where the shape's frame is placed.
+  int particles_per_cell = 8;      ///< ≥ 1; k³ gives a k×k×k lattice per cell, otherwise uniform random points.
+  Vector3 velocity{0, 0, 0};       ///< Initial velocity [m/s].
+  std::vector<PinGroupDesc> pins;  ///< Cloth only: pinned vertex groups, in file order.
   SourceLocation where;
 };
 

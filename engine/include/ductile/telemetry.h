@@ -50,6 +50,9 @@ struct StepTelemetry {
   bool mpm_contact_converged = true;          ///< Whether every substep's contact solve met its tolerance.
   std::vector<int> mpm_substep_iterations;    ///< Contact-solver iterations of each substep (0: no contact).
   std::vector<double> mpm_substep_residuals;  ///< Each substep's final residual ‖M^(−1/2)∇ℓ‖ [kg^(1/2)·m/s].
+  /// Per cloth pin group (Model::pin_groups, same order): the mean force over the step with which the pins hold
+  /// their vertices [N], world; zero once released.
+  std::vector<std::array<double, 3>> pin_forces;
 };
 
 }  // namespace ductile

@@ -28,6 +28,8 @@ double BoundingRadius(const geometry::CollisionGeometry& g, const geometry::Mesh
       return 0.5 * g.length + g.radius;
     case ShapeType::kPlane:
       return std::numeric_limits<double>::infinity();
+    case ShapeType::kSheet:  // only cloth objects are sheets, never rigid geometry
+      return -1;
     case ShapeType::kMesh:
       if (!sdf) return -1;  // no mesh data: never in contact
       return sdf->bounds().min.cwiseAbs().cwiseMax(sdf->bounds().max.cwiseAbs()).norm();

@@ -48,7 +48,7 @@ void RecordContactTelemetry(const coupling::MpmContactStats& c, StepTelemetry& t
 
 void WeakCoupling::Advance(const Model& model, State::Data& state, Workspace& workspace) {
   FreezeRigidGeometry(state, workspace);
-  AdvanceDomains(model, workspace);
+  AdvanceDomains(model, state, workspace);
   if (workspace.rigid && model.num_particles > 0) RecordContactTelemetry(state.impulses.stats, workspace.telemetry);
   if (workspace.rigid && !workspace.mpm->diverged()) AdvanceRigid(model, state, workspace);
 }
@@ -57,8 +57,8 @@ void WeakCoupling::FreezeRigidGeometry(State::Data& state, Workspace& workspace)
   if (workspace.rigid) workspace.mpm->FreezeRigidGeometry(*workspace.rigid, state.impulses);
 }
 
-void WeakCoupling::AdvanceDomains(const Model& model, Workspace& workspace) {
-  workspace.mpm->Advance(model.dt, workspace.telemetry);
+void WeakCoupling::AdvanceDomains(const Model& model, const State::Data& state, Workspace& workspace) {
+  workspace.mpm->Advance(state.clock.time, model.dt, workspace.telemetry);
 }
 
 // The rigid step with the scene's constant body wrenches and the domains' contact impulses of this step.

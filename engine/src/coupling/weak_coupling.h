@@ -15,7 +15,7 @@ class WeakCoupling final : public CouplingScheme {
 
  private:
   static void FreezeRigidGeometry(State::Data& state, Workspace& workspace);
-  static void AdvanceDomains(const Model& model, Workspace& workspace);
+  static void AdvanceDomains(const Model& model, const State::Data& state, Workspace& workspace);
   static void AdvanceRigid(const Model& model, State::Data& state, Workspace& workspace);
 };
 

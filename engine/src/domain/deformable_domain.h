@@ -29,9 +29,10 @@ class DeformableDomain {
   /// asynchronous splitting of Yu et al. 2025, Sec. IV-A) and clears `impulses`, into which Advance sums the contact
   /// impulses on each body. Not called when the scene has no rigid bodies.
   virtual void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) = 0;
-  /// Advances the domain's state by one outer step of `dt` [s], with the contact solve against the frozen geometry
-  /// when FreezeRigidGeometry was called for this step. Adds the step's counters to `telemetry`.
-  virtual void Advance(double dt, StepTelemetry& telemetry) = 0;
+  /// Advances the domain's state by one outer step of `dt` [s] from simulated time `time` [s] (what moves on a
+  /// schedule, such as pinned cloth vertices, follows it), with the contact solve against the frozen geometry when
+  /// FreezeRigidGeometry was called for this step. Adds the step's counters to `telemetry`.
+  virtual void Advance(double time, double dt, StepTelemetry& telemetry) = 0;
   /// Whether the last Advance stopped on a non-physical state, and a description of where.
   virtual bool diverged() const = 0;
   virtual std::string DescribeDivergence() const = 0;

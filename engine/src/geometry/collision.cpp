@@ -28,6 +28,8 @@ Aabb WorldBounds(const CollisionGeometry& g, const Eigen::Isometry3d& X_WG) {
     case ShapeType::kPlane:
       box.infinite = true;
       return box;
+    case ShapeType::kSheet:  // only cloth objects are sheets, never rigid geometry
+      return box;
     case ShapeType::kBox:
       half = R.cwiseAbs() * g.half_extents;
       break;
@@ -75,6 +77,7 @@ void PlaneContacts(int a, const Eigen::Isometry3d& X_WA, const CollisionGeometry
   const Eigen::Vector3d o = X_WA.translation();
   switch (g.type) {
     case ShapeType::kPlane:
+    case ShapeType::kSheet:  // never rigid geometry
       return;
     case ShapeType::kSphere:
       AddIfBelow(a, b, o, n, X_WG.translation(), g.radius, out);
@@ -135,6 +138,8 @@ std::shared_ptr<fcl::CollisionGeometryd> MakeFclGeometry(const CollisionGeometry
     }
     case ShapeType::kPlane:
       return nullptr;  // handled analytically
+    case ShapeType::kSheet:
+      return nullptr;  // never rigid geometry
   }
   return nullptr;
 }

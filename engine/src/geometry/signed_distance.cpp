@@ -75,6 +75,7 @@ double SignedDistanceInGeometryFrame(const CollisionGeometry& g, const Eigen::Ve
       break;
     }
     case ShapeType::kMesh:
+    case ShapeType::kSheet:  // never rigid geometry
       break;
   }
   return d;

@@ -11,6 +11,7 @@
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
 #include "scene/desc_eigen.h"
+#include "scene/schema.h"
 
 namespace ductile {
 namespace {
@@ -64,6 +65,7 @@ class ShapeSampler {
         return;
       }
       case ShapeType::kPlane:
+      case ShapeType::kSheet:  // cloth: SampleCloth
         break;
     }
     lo_ = -half_;
@@ -88,6 +90,7 @@ class ShapeSampler {
       case ShapeType::kMesh:
         return geometry::Contains(mesh_, p_S);
       case ShapeType::kPlane:
+      case ShapeType::kSheet:
         return false;
     }
     return false;
@@ -261,6 +264,12 @@ mpm::MaterialParams CompileMaterial(const MaterialDesc& m) {
       p.cohesion = static_cast<float>(m.cohesion);
       break;
     }
+    case MaterialModelDesc::kCloth:
+      p.model = mpm::MaterialModel::kCloth;
+      p.cloth_normal = static_cast<float>(m.normal_stiffness < 0 ? E : m.normal_stiffness);
+      p.cloth_shear = static_cast<float>(m.shear_stiffness < 0 ? E : m.shear_stiffness);
+      p.cloth_friction = static_cast<float>(m.layer_friction);
+      break;
     case MaterialModelDesc::kFluid:
       p.model = mpm::MaterialModel::kFluid;
       p.mu = 0;
@@ -303,8 +312,9 @@ mpm::Collider CompileCollider(const ColliderDesc& c) {
       break;
     case ShapeType::kMesh:
     case ShapeType::kCapsule:
+    case ShapeType::kSheet:
       throw SceneError(c.where.file, c.where.line, c.where.column,
-                       "collider '" + c.name + "': " + (c.shape.type == ShapeType::kMesh ? "mesh" : "capsule") +
+                       "collider '" + c.name + "': " + scene::NameOf(c.shape.type) +
                            " colliders are not supported; use plane, box, sphere or cylinder");
   }
   return out;
@@ -335,11 +345,42 @@ double ParticleMass(double volume, const mpm::MaterialParams& material) {
 
 void CompileObjectMasses(const SceneDesc& scene, int object, Model& model) {
   ObjectInfo& info = model.objects[object];
+  const mpm::MaterialParams& material = model.materials[info.material];
+  if (material.model == mpm::MaterialModel::kCloth) {  // each vertex its own share of the triangles' volume
+    info.mass = 0;
+    for (int i = info.first_particle; i < info.first_particle + info.num_particles; ++i) {
+      model.mass[i] = static_cast<float>(ParticleMass(model.volume[i], material));
+      info.mass += model.mass[i];
+    }
+    return;
+  }
   const double volume = ParticleVolume(scene.grid.h, scene.objects[object].particles_per_cell);
   const double mass = ParticleMass(volume, model.materials[info.material]);
   for (int i = info.first_particle; i < info.first_particle + info.num_particles; ++i)
     model.mass[i] = static_cast<float>(mass);
   info.mass = info.num_particles * mass;
+}
+
+void PinGroup::Offset(double t, std::array<double, 3>& offset, std::array<double, 3>& velocity) const {
+  offset = {0, 0, 0};
+  velocity = {0, 0, 0};
+  double t0 = 0;
+  std::array<double, 3> from{0, 0, 0};
+  for (std::size_t k = 0; k < key_times.size(); ++k) {
+    const double t1 = key_times[k];
+    const std::array<double, 3>& to = key_offsets[k];
+    if (t < t1) {
+      const double s = (t - t0) / (t1 - t0);
+      for (int a = 0; a < 3; ++a) {
+        offset[a] = from[a] + s * (to[a] - from[a]);
+        velocity[a] = (to[a] - from[a]) / (t1 - t0);
+      }
+      return;
+    }
+    t0 = t1;
+    from = to;
+  }
+  offset = from;  // after the last keyframe (or with none): held
 }
 
 Model::Model() = default;
@@ -407,8 +448,13 @@ Model CompileModel(const SceneDesc& scene) {
     info.material = static_cast<int>(it - model.material_names.begin());
     model.objects.push_back(info);
   }
-  for (std::size_t o = 0; o < scene.objects.size(); ++o)
-    SampleObject(scene, scene.objects[o], static_cast<int>(o), model);
+  for (std::size_t o = 0; o < scene.objects.size(); ++o) {
+    if (model.materials[model.objects[o].material].model == mpm::MaterialModel::kCloth) {
+      CompileCloth(scene, scene.objects[o], static_cast<int>(o), model);
+    } else {
+      SampleObject(scene, scene.objects[o], static_cast<int>(o), model);
+    }
+  }
   for (const ProbeDesc& p : scene.probes) {
     ProbeInfo info;
     info.name = p.name;

@@ -26,6 +26,11 @@ double ParticleVolume(double h, int particles_per_cell);
 /// The mass ρ·V [kg] of a particle of rest volume V [m³] of `material`.
 double ParticleMass(double volume, const mpm::MaterialParams& material);
 
+/// A cloth object (compile_cloth.cpp): a particle at every vertex of its sheet, with its share of the triangles'
+/// mass, the triangles (Model::cloth_elements) and the pinned vertex groups (Model::pin_groups). Throws SceneError
+/// when a vertex lies outside the grid domain or a pin group selects no vertex.
+void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int object_index, Model& model);
+
 /// Sets the masses of the particles of `scene.objects[object]` in `model` and the object's total mass from its
 /// material's density, as the sampling does.
 void CompileObjectMasses(const SceneDesc& scene, int object, Model& model);

@@ -351,6 +351,7 @@ ShapeMassProperties ComputeShapeMassProperties(const ShapeDesc& shape) {
       break;
     }
     case ShapeType::kPlane:
+    case ShapeType::kSheet:  // never a rigid body (the loader refuses it)
       break;
   }
   return p;

@@ -36,7 +36,7 @@ void MpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling:
   contact_this_step_ = true;
 }
 
-void MpmDomain::Advance(double dt, StepTelemetry& telemetry) {
+void MpmDomain::Advance(double time, double dt, StepTelemetry& telemetry) {
   const int substeps = model_->substeps;
   const float sub_dt = static_cast<float>(dt / substeps);
   // The contact solve runs between each substep's grid update and its G2P.
@@ -46,9 +46,13 @@ void MpmDomain::Advance(double dt, StepTelemetry& telemetry) {
   SubstepCounters sums;
   arena_->execute([&] {
     solver_.SortParticlesByBlock();
+    solver_.set_time(time);
     sums = solver_.Advance(sub_dt, substeps, contact_solve);
   });
   telemetry.substeps = substeps;
+  telemetry.pin_forces = solver_.TakePinImpulses();
+  for (std::array<double, 3>& f : telemetry.pin_forces)
+    for (double& c : f) c /= dt;
   telemetry.active_nodes_avg = static_cast<double>(sums.active_nodes) / substeps;
   telemetry.active_blocks = sums.active_blocks;
   telemetry.sort_ms = 1e3 * sums.sort_seconds;

@@ -27,7 +27,7 @@ class MpmDomain final : public DeformableDomain {
   const MpmSolver& solver() const { return solver_; }
 
   void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) override;
-  void Advance(double dt, StepTelemetry& telemetry) override;
+  void Advance(double time, double dt, StepTelemetry& telemetry) override;
   bool diverged() const override { return solver_.diverged(); }
   std::string DescribeDivergence() const override { return solver_.DescribeDivergence(); }
   void SetModel(const Model& model) override;

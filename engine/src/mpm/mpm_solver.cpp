@@ -43,6 +43,12 @@ void MpmSolver::ConfigureForModel() {
   bool plastic_linear_corotated = false;
   for (const MaterialParams& m : model_->materials) plastic_linear_corotated |= ReusesRotation(m);
   st_->cache.rotations.resize(plastic_linear_corotated ? st_->particles.size() : 0);
+  pin_group_of_id_.clear();
+  if (!model_->pin_groups.empty()) {
+    pin_group_of_id_.assign(model_->num_particles, -1);
+    for (std::size_t g = 0; g < model_->pin_groups.size(); ++g)
+      for (const std::int32_t id : model_->pin_groups[g].particles) pin_group_of_id_[id] = static_cast<std::int32_t>(g);
+  }
 }
 
 void MpmSolver::Reset() {
@@ -62,6 +68,8 @@ void MpmSolver::Reset() {
     p.id[i] = i;
   }
   st_->diverged = false;
+  time_ = 0;
+  ResetClothNormals();
   st_->cache = TransferCache{};
   st_->cache.grid.Resize(model_->grid_nodes);
   ConfigureForModel();
@@ -134,6 +142,7 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
   SubstepCounters counters;
   if (substeps < 1) return counters;
   Clock::time_point t0 = Clock::now();
+  IndexClothVertices();
   // The first P2G, unless the last Advance's last pass did it for this dt. The grid survives sorts in between (a
   // sort leaves the active blocks and their nodes as they are until the next scatter).
   const bool p2g_done = st_->cache.prepared_dt == dt;
@@ -148,6 +157,8 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
     t0 = Clock::now();
     counters.active_nodes += UpdateGrid(dt);
     if (grid_hook) grid_hook(dt);
+    if (!model_->cloth_elements.empty()) AdvectClothNormals(dt);
+    if (!model_->pin_groups.empty()) UpdatePinTargets(time_ + (k + 1) * double(dt));
     counters.grid_seconds += seconds(t0, Clock::now());
     counters.occupied_blocks = st_->cache.grid.num_occupied_blocks();
     counters.active_blocks = st_->cache.grid.num_active_blocks();
@@ -163,6 +174,7 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
     TransferPass(dt, kind, counters);
     if (last && prepare_next_step_ && !st_->diverged) st_->cache.prepared_dt = dt;
   }
+  time_ += substeps * double(dt);
   return counters;
 }
 
@@ -176,6 +188,7 @@ void MpmSolver::TransferPass(float dt, TransferKind kind, SubstepCounters& count
     escaped_.resize(num_occupied);
   }
   st_->cache.block_runs.resize(num_occupied);
+  if (!pin_group_of_id_.empty() && Gathers(kind)) pin_impulses_.resize(num_occupied);
   std::atomic<bool> diverged{false};
   std::atomic<bool> escaped{false};
   tbb::parallel_for(tbb::blocked_range<int>(0, num_occupied, 1), [&](const tbb::blocked_range<int>& r) {
@@ -186,6 +199,12 @@ void MpmSolver::TransferPass(float dt, TransferKind kind, SubstepCounters& count
     }
   });
   const Clock::time_point t1 = Clock::now();
+  if (!pin_group_of_id_.empty() && Gathers(kind)) {
+    pin_impulse_sums_.resize(model_->pin_groups.size(), {0, 0, 0});
+    for (int b = 0; b < num_occupied; ++b)
+      for (const PinImpulse& p : pin_impulses_[b])
+        for (int a = 0; a < 3; ++a) pin_impulse_sums_[p.group][a] += p.impulse[a];
+  }
   st_->cache.runs = 0;
   for (int b = 0; b < num_occupied; ++b) st_->cache.runs += st_->cache.block_runs[b];
   if (st_->cache.runs_at_reorder < 0) st_->cache.runs_at_reorder = st_->cache.runs;
@@ -206,6 +225,7 @@ void MpmSolver::TransferPass(float dt, TransferKind kind, SubstepCounters& count
     if (escaped.load())
       for (int b = 0; b < num_occupied; ++b)
         for (const EscapedParticle& e : escaped_[b]) ScatterToGrid(e.particle, e.affine);
+    if (!model_->cloth_elements.empty()) ScatterClothForces(dt);
   }
   const Clock::time_point t2 = Clock::now();
   if (escaped.load()) st_->cache.sort_valid = false;

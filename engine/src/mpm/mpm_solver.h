@@ -49,6 +49,20 @@ struct SubstepCounters {
   }
 };
 
+/// Where a group of pinned cloth vertices is at the end of a gather: each vertex at its initial position plus
+/// `offset`, moving at `velocity`; `holds` false once the group is released.
+struct PinTarget {
+  Vec3f offset{};
+  Vec3f velocity{};
+  bool holds = false;
+};
+
+/// The impulse m (v_pin − v) [N·s] a pin put on one vertex in a gather, for the group's reaction force.
+struct PinImpulse {
+  std::int32_t group;
+  Vec3f impulse;
+};
+
 /// Steps the MPM domain's state (MpmState: the particles and the transfer cache, grid included); owns scratch memory
 /// only. Not thread-safe; its methods parallelise internally, so call them inside the task arena that sets the
 /// thread count.
@@ -72,6 +86,10 @@ class MpmSolver {
   /// while the last reorder still holds (no particle has left its block's reach, the runs of particles that share
   /// a cell have not fragmented).
   void SortParticlesByBlock();
+
+  /// The simulated time [s] at which the next Advance starts: where the cloth's pinned vertices are
+  /// (Model::pin_groups). 0 after a reset.
+  void set_time(double t) { time_ = t; }
 
   /// `substeps` explicit substeps of dt [s] each. Returns their counters summed. Sets diverged() and stops when a
   /// particle's state became non-finite or it moved more than one cell in a substep. The first P2G is the one the
@@ -123,6 +141,9 @@ class MpmSolver {
     return st_->particles.v;
   }
   const SparseGrid& grid() const { return st_->cache.grid; }
+  /// Per cloth pin group: the impulse [N·s] its pins put on their vertices since the last call (summed in a fixed
+  /// order: the same for any thread count); resets the sums.
+  std::vector<std::array<double, 3>> TakePinImpulses();
   const MpmState& state() const { return *st_; }
 
  private:
@@ -151,6 +172,20 @@ class MpmSolver {
   void ScatterToGrid(int p, const Mat3f& affine);
   int UpdateGrid(float dt);
 
+  // ---- cloth (cloth_transfer.cpp; Jiang, Gast, Teran 2017)
+  /// The storage index of every particle by its index at t = 0, for the triangles' vertices (after a reorder).
+  void IndexClothVertices();
+  /// Each triangle's transverse direction d₃ at rest: its unit normal.
+  void ResetClothNormals();
+  /// Where the pinned vertices are at time t: pin_targets_.
+  void UpdatePinTargets(double t);
+  /// After a grid update: each triangle's velocity gradient C at its centroid from the grid, d₃ ← (I + Δt C) d₃.
+  void AdvectClothNormals(float dt);
+  /// After a scatter: each triangle's F from its vertices and d₃, the return map, and its elastic forces times Δt
+  /// onto the grid's momenta (the in-plane part through its vertices' stencils, the transverse part through its
+  /// centroid's). Serial, in triangle order: bitwise the same for any thread count.
+  void ScatterClothForces(float dt);
+
   const Model* model_;
   MpmState* st_;
   Particles scratch_;                             // for reordering the particles
@@ -168,6 +203,14 @@ class MpmSolver {
   float inv_h_ = 0;
   int max_base_[3] = {0, 0, 0};
   bool prepare_next_step_ = true;
+  double time_ = 0;
+  // Cloth: storage index by index at t = 0 (IndexClothVertices); per particle (by index at t = 0) its pin group or
+  // −1; per pin group where its vertices are at the end of the coming gather.
+  std::vector<std::int32_t> index_of_id_;
+  std::vector<std::int32_t> pin_group_of_id_;
+  std::vector<PinTarget> pin_targets_;
+  std::vector<std::vector<PinImpulse>> pin_impulses_;    // per occupied block, the last gather's
+  std::vector<std::array<double, 3>> pin_impulse_sums_;  // per pin group, since the last TakePinImpulses
 };
 
 }  // namespace ductile::mpm

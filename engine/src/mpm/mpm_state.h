@@ -67,11 +67,14 @@ struct TransferCache {
 struct MpmState {
   Particles particles;  ///< In storage order (sorted by grid block); Particles::id gives each one's index at t = 0.
   TransferCache cache;
+  /// Per cloth triangle (Model::cloth_elements, same order): its transverse direction d₃ [-], F's third column,
+  /// advected by the grid's velocity gradient and projected by the return map (Jiang, Gast, Teran 2017, Sec. 4.2).
+  std::vector<Vec3f> cloth_normal;
   bool diverged = false;  ///< A particle's state became non-finite, or it moved more than a cell in a substep.
 
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(particles, cache, diverged);
+    ar(particles, cache, cloth_normal, diverged);
   }
 };
 

@@ -95,6 +95,12 @@ struct BlockPass {
   const MaterialParams* materials;
   Particles& particles;
   TransferCache& cache;
+  // Cloth pins (null when the model has none): per particle by its index at t = 0 its pin group or −1, per group
+  // where its vertices are at the end of this gather, and the particles' initial positions.
+  const std::int32_t* pin_group_of_id = nullptr;
+  const PinTarget* pin_targets = nullptr;
+  const std::array<float, 3>* x0 = nullptr;
+  std::vector<PinImpulse>* pin_impulses = nullptr;  // this block's pinned vertices' impulses m (v_pin − v)
   const Float4* in = nullptr;                       // gather: the block's copy of the grid window
   Float4* out = nullptr;                            // scatter: the block's window, all zero before the pass
   std::vector<EscapedParticle>* escaped = nullptr;  // scatter: its particles that left its reach
@@ -275,6 +281,32 @@ struct RunLanes {
   }
 }
 
+// Pinned cloth vertices (Model::pin_groups) that their group still holds: at their initial position plus the group's
+// offset, moving with it (C = 0), whatever the grid said; their stencil follows. Nothing to do for runs of other
+// materials.
+[[gnu::always_inline]] inline void ApplyPins(const BlockPass& pass, float (&x)[3][L], RunLanes& lanes) {
+  if (pass.pin_group_of_id == nullptr) return;
+  if (lanes.one_material && pass.materials[lanes.material0].model != MaterialModel::kCloth) return;
+  for (int l = 0; l < lanes.count; ++l) {
+    const std::int32_t id = pass.particles.id[lanes.particle[l]];
+    const std::int32_t group = pass.pin_group_of_id[id];
+    if (group < 0 || !pass.pin_targets[group].holds) continue;
+    const PinTarget& target = pass.pin_targets[group];
+    const float m = pass.particles.mass[lanes.particle[l]];
+    pass.pin_impulses->push_back(
+        {group, Vec3f{m * (target.velocity.x - lanes.v[0][l]), m * (target.velocity.y - lanes.v[1][l]),
+                      m * (target.velocity.z - lanes.v[2][l])}});
+    for (int a = 0; a < 3; ++a) {
+      x[a][l] = pass.x0[id][a] + target.offset[a];
+      lanes.v[a][l] = target.velocity[a];
+      for (int k = 0; k < 3; ++k) lanes.c[a][k][l] = 0.0f;
+      const float xg = ClampedGridCoordinate(x[a][l], pass.origin[a], pass.inv_h, pass.max_base_f[a]);
+      lanes.base[a][l] = static_cast<int>(std::floor(xg - 0.5f));
+      lanes.fx[a][l] = xg - static_cast<float>(lanes.base[a][l]);
+    }
+  }
+}
+
 // F ← (I + Δt C) F (UpdateDeformationGradient): G = I + Δt C, F ← G F, lane by lane in SIMD (whole-lane loops,
 // which the compiler vectorises), one column of F at a time in place. Then each lane's speed² and det F, for the
 // checks.
@@ -364,6 +396,7 @@ struct RunLanes {
   LoadLanes(&pass.particles.F[0].m[0][0], 9, lanes.particle, lanes.f);
   RestPaddingLanes(lanes);
   Advect(pass, x, lanes);
+  ApplyPins(pass, x, lanes);
   alignas(32) float speed2[L];
   alignas(32) float det[L];
   UpdateDeformation(pass, lanes, speed2, det);
@@ -601,7 +634,7 @@ int MpmSolver::TransferBlock(int b, float dt, TransferKind kind) {
   // summed, which are all a particle can reach (a window node no active block covers lies below the domain's
   // node 0).
   if (Scatters(kind)) escaped_[b].clear();
-  const BlockPass pass{
+  BlockPass pass{
       .kind = kind,
       .dt = dt,
       .h = h_,
@@ -619,6 +652,13 @@ int MpmSolver::TransferBlock(int b, float dt, TransferKind kind) {
       .out = Scatters(kind) ? windows_.data() + static_cast<std::size_t>(b) * kWindowNodes : nullptr,
       .escaped = Scatters(kind) ? &escaped_[b] : nullptr,
   };
+  if (!pin_group_of_id_.empty() && Gathers(kind)) {
+    pass.pin_group_of_id = pin_group_of_id_.data();
+    pass.pin_targets = pin_targets_.data();
+    pass.x0 = model_->x0.data();
+    pass.pin_impulses = &pin_impulses_[b];
+    pin_impulses_[b].clear();
+  }
   // Up to eight particles at a time, all with the same stencil base (a run of the sort by cell), one per lane:
   // the gather as one SIMD batch where AVX2 is available (else one by one), then the position, stencil and F
   // updates and the checks in lane loops that the compiler vectorises; the stress and the scatter from the same

@@ -26,10 +26,12 @@ ParameterRange Finite() {
 }
 
 const std::vector<MaterialModelDesc> kAllModels{MaterialModelDesc::kFixedCorotated, MaterialModelDesc::kLinearCorotated,
-                                                MaterialModelDesc::kStvkHencky, MaterialModelDesc::kDruckerPrager,
-                                                MaterialModelDesc::kFluid};
+                                                MaterialModelDesc::kStvkHencky,     MaterialModelDesc::kDruckerPrager,
+                                                MaterialModelDesc::kFluid,          MaterialModelDesc::kCloth};
+// The models with a Young's modulus and a Poisson's ratio (cloth: in its plane).
 const std::vector<MaterialModelDesc> kSolids{MaterialModelDesc::kFixedCorotated, MaterialModelDesc::kLinearCorotated,
-                                             MaterialModelDesc::kStvkHencky, MaterialModelDesc::kDruckerPrager};
+                                             MaterialModelDesc::kStvkHencky, MaterialModelDesc::kDruckerPrager,
+                                             MaterialModelDesc::kCloth};
 const std::vector<MaterialModelDesc> kPlastic{MaterialModelDesc::kLinearCorotated, MaterialModelDesc::kStvkHencky};
 
 // Builds one row: the constructor takes what every row has, the setters the rest.
@@ -233,6 +235,27 @@ std::vector<ParameterInfo> MaterialRows() {
           .Default(0)
           .Models({MaterialModelDesc::kFluid})
           .Doc("Dynamic viscosity of the fluid."),
+      Number("materials.*.thickness", "thickness", "t", "m")
+          .In(Positive())
+          .Default(1e-3)
+          .Models({MaterialModelDesc::kCloth})
+          .Reset("changes the cloth's masses")
+          .Doc("Thickness of the cloth: a triangle's volume is its area times t, its vertices' mass ρ times that."),
+      Number("materials.*.normal_stiffness", "normal stiffness", "k", "Pa")
+          .In(Positive())
+          .DefaultNote("from `youngs_modulus`")
+          .Models({MaterialModelDesc::kCloth})
+          .Doc("Resistance k/3 (1 − r₃₃)³ to compression through the cloth, which also presses layers apart."),
+      Number("materials.*.shear_stiffness", "transverse shear stiffness", "γ", "Pa")
+          .In(NonNegative())
+          .DefaultNote("from `youngs_modulus`")
+          .Models({MaterialModelDesc::kCloth})
+          .Doc("Resistance γ/2 (r₁₃² + r₂₃²) to shearing across the cloth; with c_F it sets friction between layers."),
+      Number("materials.*.layer_friction", "friction between layers", "c_F", "")
+          .In(NonNegative())
+          .Default(0.3)
+          .Models({MaterialModelDesc::kCloth})
+          .Doc("Coulomb coefficient between layers of cloth: the shear stress is capped by c_F times the pressure."),
   };
 }
 

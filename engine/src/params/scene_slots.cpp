@@ -184,6 +184,10 @@ std::map<std::string, Accessor> EntryAccessors() {
       {"materials.*.bulk_modulus", Material(&MaterialDesc::bulk_modulus, "bulk_modulus")},
       {"materials.*.gamma", Material(&MaterialDesc::gamma, "gamma")},
       {"materials.*.viscosity", Material(&MaterialDesc::viscosity, "viscosity")},
+      {"materials.*.thickness", Material(&MaterialDesc::thickness, "thickness")},
+      {"materials.*.normal_stiffness", Material(&MaterialDesc::normal_stiffness, "normal_stiffness")},
+      {"materials.*.shear_stiffness", Material(&MaterialDesc::shear_stiffness, "shear_stiffness")},
+      {"materials.*.layer_friction", Material(&MaterialDesc::layer_friction, "layer_friction")},
       {"objects.*.particles_per_cell", Entry(&SceneDesc::objects, "object", &MpmObjectDesc::particles_per_cell)},
       {"objects.*.velocity", Entry(&SceneDesc::objects, "object", &MpmObjectDesc::velocity)},
       {"colliders.*.boundary.friction",
@@ -299,7 +303,7 @@ bool HoldsValue(const ParameterInfo& info, const Slot& slot) {
   const std::string& note = info.default_note;
   if (note.rfind("unbounded", 0) == 0) return std::isfinite(x);
   if (note == "–") return x > 0;  // a body's mass or density: 0 when the other is given
-  if (note == "not set" || note == "from `contact`") return x >= 0;  // negative: not set
+  if (note == "not set" || note.rfind("from `", 0) == 0) return x >= 0;  // negative: not set
   return true;
 }
 

@@ -102,6 +102,8 @@ ShapeDesc ParseShape(ParseContext& context, const Field& field, const std::strin
   shape.type = reader.Choice(type, "shape type", ShapeTypeNames());
   if (use == ShapeUse::kMpmObject && shape.type == ShapeType::kPlane)
     reader.Fail(type, "shape type 'plane' cannot be an MPM object (use box, sphere, cylinder, capsule or mesh)");
+  if (use != ShapeUse::kMpmObject && shape.type == ShapeType::kSheet)
+    reader.Fail(type, "shape type 'sheet' is only for cloth objects");
   if (use == ShapeUse::kCollider && (shape.type == ShapeType::kMesh || shape.type == ShapeType::kCapsule))
     reader.Fail(type, "shape type '" + NameOf(shape.type) +
                           "' is not supported for colliders (use plane, box, sphere or cylinder)");
@@ -125,6 +127,11 @@ ShapeDesc ParseShape(ParseContext& context, const Field& field, const std::strin
     case ShapeType::kMesh:
       map.Read("scale", shape.mesh_scale, Positive());
       shape.mesh_file = context.LoadMesh(map.Require("file"));
+      break;
+    case ShapeType::kSheet:
+      shape.width = reader.Number(map.Require("width"), Positive());
+      shape.length = reader.Number(map.Require("length"), Positive());
+      shape.vertices = reader.Integer(map.Require("vertices"), 2);
       break;
     case ShapeType::kPlane:
       if (const auto normal = map.Find("normal")) {

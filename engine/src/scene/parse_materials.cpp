@@ -25,6 +25,13 @@ MaterialDesc ParseMaterial(const ParseContext& context, const Field& entry) {
   }
   map.Read(Row("materials.*.youngs_modulus"), material.youngs_modulus);
   map.Read(Row("materials.*.poisson_ratio"), material.poisson_ratio);
+  if (material.model == MaterialModelDesc::kCloth) {
+    map.Read(Row("materials.*.thickness"), material.thickness);
+    map.Read(Row("materials.*.normal_stiffness"), material.normal_stiffness);
+    map.Read(Row("materials.*.shear_stiffness"), material.shear_stiffness);
+    map.Read(Row("materials.*.layer_friction"), material.layer_friction);
+    return material;
+  }
   map.Read(Row("materials.*.yield_stress"), material.yield_stress);
   map.Read(Row("materials.*.friction_angle"), material.friction_angle_deg);
   map.Read(Row("materials.*.cohesion"), material.cohesion);

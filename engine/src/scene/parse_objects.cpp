@@ -42,6 +42,10 @@ void CheckInsideDomain(const ParseContext& context, const Field& entry, const Mp
       }
       bounds = {p - half, p + half};
       break;
+    case ShapeType::kSheet:
+      half = R.col(0).cwiseAbs() * 0.5 * object.shape.width + R.col(1).cwiseAbs() * 0.5 * object.shape.length;
+      bounds = {p - half, p + half};
+      break;
     case ShapeType::kCapsule:
       // The segment between the caps' centres, grown by the radius.
       half = R.col(2).cwiseAbs() * 0.5 * object.shape.length + Eigen::Vector3d::Constant(object.shape.radius);
@@ -79,17 +83,33 @@ MpmObjectDesc ParseObject(ParseContext& context, const Field& entry, const Scene
 
   const Field material = map.Require("material");
   object.material = reader.Text(material);
-  if (scene.FindMaterial(object.material) == nullptr) {
+  const MaterialDesc* material_desc = scene.FindMaterial(object.material);
+  if (material_desc == nullptr) {
     std::vector<std::string> names;
     for (const MaterialDesc& m : scene.materials) names.push_back(m.name);
     names = SortedNames(names);
     reader.Fail(material, "undefined material '" + object.material + "' (defined: " +
                               (names.empty() ? "none" : JoinNames(names)) + ")" + DidYouMean(object.material, names));
   }
-  object.shape = ParseShape(context, map.Require("shape"), what, ShapeUse::kMpmObject);
+  const Field shape = map.Require("shape");
+  object.shape = ParseShape(context, shape, what, ShapeUse::kMpmObject);
+  // Cloth is a sheet of triangles; every other material fills a volume.
+  const bool cloth = material_desc->model == MaterialModelDesc::kCloth;
+  if (cloth && object.shape.type != ShapeType::kSheet)
+    reader.Fail(shape.node, shape.path,
+                what + " has the cloth material '" + object.material + "': its shape must be of type sheet",
+                {entry.path + ".material"});
+  if (!cloth && object.shape.type == ShapeType::kSheet)
+    reader.Fail(shape.node, shape.path,
+                what + " is a sheet: its material must have model cloth ('" + object.material + "' does not)",
+                {entry.path + ".material"});
   if (const auto pose = map.Find("pose")) object.pose = ParsePose(context, *pose, what);
   map.Read(Row("objects.*.particles_per_cell"), object.particles_per_cell);
   map.Read(Row("objects.*.velocity"), object.velocity);
+  if (const auto pins = map.Find("pins")) {
+    if (!cloth) reader.FailAtKey(*pins, what + " is not cloth: only a cloth's vertices can be pinned");
+    object.pins = ParsePinGroups(context, *pins, what);
+  }
   CheckInsideDomain(context, entry, object, scene.grid);
   return object;
 }

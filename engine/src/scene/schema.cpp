@@ -48,7 +48,8 @@ SchemaNode Shape() {
   std::vector<SchemaNode> children;
   for (const std::string& key :
        Union({ShapeKeys(ShapeType::kBox), ShapeKeys(ShapeType::kSphere), ShapeKeys(ShapeType::kCylinder),
-              ShapeKeys(ShapeType::kCapsule), ShapeKeys(ShapeType::kMesh), ShapeKeys(ShapeType::kPlane)})) {
+              ShapeKeys(ShapeType::kCapsule), ShapeKeys(ShapeType::kMesh), ShapeKeys(ShapeType::kPlane),
+              ShapeKeys(ShapeType::kSheet)})) {
     if (key == "size") {
       children.push_back(Vector("size", shape.size));
     } else if (key == "normal") {
@@ -123,6 +124,17 @@ SchemaNode RigidBody() {
   return Section("rigid_body", std::move(children));
 }
 
+// A cloth's pinned vertex group: which vertices, how they move, when they are let go.
+SchemaNode PinGroup() {
+  return Section(
+      "pin group",
+      {Value("vertices"), Value("corners"),
+       Section("box", {Vector("min", std::array<double, 3>{0, 0, 0}), Vector("max", std::array<double, 3>{0, 0, 0})}),
+       List("keyframes", "keyframe",
+            Section("keyframe", {Value("time"), Vector("offset", std::array<double, 3>{0, 0, 0})})),
+       Value("release_time")});
+}
+
 SchemaNode Robot() {
   return Section("robot",
                  {Value("urdf"), Pose(), Value("floating_base"),
@@ -166,7 +178,7 @@ SchemaNode Build() {
        NamedMap("materials", "material", Material()),
        NamedMap("objects", "object",
                 Section("object", {Value("material"), Shape(), Pose(), Value("particles_per_cell"),
-                                   Vector("velocity", object.velocity)})),
+                                   Vector("velocity", object.velocity), NamedMap("pins", "pin group", PinGroup())})),
        NamedMap("colliders", "collider", Section("collider", {Shape(), Pose(), Boundary()})),
        NamedMap("rigid_bodies", "rigid body", RigidBody()), NamedMap("robots", "robot", Robot()),
        NamedMap("welds", "weld", Weld()),
@@ -222,6 +234,7 @@ const std::vector<std::string>& ShapeKeys(ShapeType type) {
   static const std::vector<std::string> cylinder{"type", "radius", "length"};
   static const std::vector<std::string> mesh{"type", "file", "scale"};
   static const std::vector<std::string> plane{"type", "normal"};
+  static const std::vector<std::string> sheet{"type", "width", "length", "vertices"};
   switch (type) {
     case ShapeType::kBox:
       return box;
@@ -234,6 +247,8 @@ const std::vector<std::string>& ShapeKeys(ShapeType type) {
       return mesh;
     case ShapeType::kPlane:
       return plane;
+    case ShapeType::kSheet:
+      return sheet;
   }
   return box;
 }
@@ -270,14 +285,16 @@ const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames
       {"linear_corotated", MaterialModelDesc::kLinearCorotated},
       {"stvk_hencky", MaterialModelDesc::kStvkHencky},
       {"drucker_prager", MaterialModelDesc::kDruckerPrager},
-      {"fluid", MaterialModelDesc::kFluid}};
+      {"fluid", MaterialModelDesc::kFluid},
+      {"cloth", MaterialModelDesc::kCloth}};
   return names;
 }
 
 const std::vector<std::pair<std::string, ShapeType>>& ShapeTypeNames() {
   static const std::vector<std::pair<std::string, ShapeType>> names{
       {"box", ShapeType::kBox},         {"sphere", ShapeType::kSphere}, {"cylinder", ShapeType::kCylinder},
-      {"capsule", ShapeType::kCapsule}, {"mesh", ShapeType::kMesh},     {"plane", ShapeType::kPlane}};
+      {"capsule", ShapeType::kCapsule}, {"mesh", ShapeType::kMesh},     {"plane", ShapeType::kPlane},
+      {"sheet", ShapeType::kSheet}};
   return names;
 }
 

@@ -76,6 +76,11 @@ std::uint64_t ModelFingerprint(const Model& model) {
   const std::uint64_t materials = model.materials.size();
   hash.Add(&materials, sizeof(materials));
   for (const mpm::MaterialParams& m : model.materials) hash.Add(&m.model, sizeof(m.model));
+  if (!model.cloth_elements.empty()) {  // the triangles (a state's d₃ is one per triangle)
+    const std::uint64_t elements = model.cloth_elements.size();
+    hash.Add(&elements, sizeof(elements));
+    for (const mpm::ClothElement& e : model.cloth_elements) hash.Add(e.vertex, sizeof(e.vertex));
+  }
   if (model.rigid) {
     const multibody::MultibodyTree& tree = model.rigid->tree;
     const int sizes[3] = {tree.num_bodies(), tree.nq(), tree.nv()};

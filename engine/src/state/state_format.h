@@ -19,7 +19,7 @@
 namespace ductile {
 
 inline constexpr char kStateMagic[8] = {'D', 'U', 'C', 'T', 'S', 'T', 'A', 'T'};
-inline constexpr std::uint32_t kStateFormatVersion = 1;
+inline constexpr std::uint32_t kStateFormatVersion = 2;  // 2: cloth triangles' d₃ (MpmState)
 
 struct StateHeader {
   std::uint64_t model_fingerprint = 0;

@@ -219,6 +219,9 @@ std::array<float, 4> MaterialColor(mpm::MaterialModel model, int index) {
     case mpm::MaterialModel::kFluid:
       c = {0.22f, 0.48f, 0.88f, 1};
       break;
+    case mpm::MaterialModel::kCloth:
+      c = {0.30f, 0.55f, 0.62f, 1};
+      break;
   }
   const float shade = 1.0f - 0.18f * static_cast<float>(index % 3);
   for (int a = 0; a < 3; ++a) c[a] *= shade;

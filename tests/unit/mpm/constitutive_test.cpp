@@ -505,8 +505,8 @@ MaterialParams MakeParams(MaterialModel model) {
 }
 
 constexpr MaterialModel kAllModels[] = {MaterialModel::kFixedCorotated, MaterialModel::kLinearCorotated,
-                                        MaterialModel::kStvkHencky, MaterialModel::kDruckerPrager,
-                                        MaterialModel::kFluid};
+                                        MaterialModel::kStvkHencky,     MaterialModel::kDruckerPrager,
+                                        MaterialModel::kFluid,          MaterialModel::kCloth};
 
 /// The double reference of KirchhoffStress.
 Mat3d ReferenceKirchhoff(const MaterialParams& p, const Mat3d& F, const Mat3d& C) {
@@ -521,6 +521,8 @@ Mat3d ReferenceKirchhoff(const MaterialParams& p, const Mat3d& F, const Mat3d& C
       return DruckerPrager<double>{p.mu, p.lambda, p.friction_alpha, p.cohesion}.Kirchhoff(F);
     case MaterialModel::kFluid:
       return Fluid<double>{p.bulk_modulus, p.gamma, p.viscosity}.Kirchhoff(F, C);
+    case MaterialModel::kCloth:  // a cloth vertex carries no stress (its triangles do)
+      return Mat3d::Zero();
   }
   return Mat3d::Zero();
 }
@@ -573,6 +575,9 @@ TEST(ConstitutiveDispatchTest, ReturnMapMatchesDoubleModels) {
         case MaterialModel::kFluid:
           expected_increment = Fluid<double>{p.bulk_modulus, p.gamma, p.viscosity}.ReturnMap(expected);
           break;
+        case MaterialModel::kCloth:  // a cloth vertex's own F is kept at I
+          expected = Mat3d::Identity();
+          break;
       }
       Mat3f Fe_f = trial_f;
       const float increment = ReturnMap(p, Fe_old_f, Fe_f);
@@ -623,6 +628,8 @@ TEST(ConstitutiveDispatchTest, StrainEnergyDensityMatchesDoubleModels) {
           break;
         case MaterialModel::kFluid:
           expected = Fluid<double>{p.bulk_modulus, p.gamma, p.viscosity}.Energy(Fd);
+          break;
+        case MaterialModel::kCloth:
           break;
       }
       EXPECT_NEAR(StrainEnergyDensity(p, F_f), expected, kFloatRelTol * (p.mu + p.lambda + p.bulk_modulus + expected));

@@ -24,6 +24,7 @@ materials:
   clay: {model: stvk_hencky, density: 1800, youngs_modulus: 5e5, poisson_ratio: 0.35}
   sand: {model: drucker_prager, density: 1600, youngs_modulus: 3.5e5, poisson_ratio: 0.3}
   water: {model: fluid, density: 1000, bulk_modulus: 1e5}
+  cotton: {model: cloth, density: 1500, youngs_modulus: 1e5, poisson_ratio: 0.3}
 objects:
   cube: {material: rubber, shape: {type: box, size: [0.1, 0.1, 0.1]}, pose: {position: [0, 0, 0.5]}}
 colliders:
@@ -59,6 +60,9 @@ const std::set<std::string> kGiven{"materials.rubber.density",
                                    "materials.sand.poisson_ratio",
                                    "materials.water.density",
                                    "materials.water.bulk_modulus",
+                                   "materials.cotton.density",
+                                   "materials.cotton.youngs_modulus",
+                                   "materials.cotton.poisson_ratio",
                                    "rigid_bodies.crate.mass",
                                    "rigid_bodies.pin.density",
                                    "rigid_bodies.pin.joint.kp",
@@ -192,7 +196,7 @@ TEST(ParameterTable, ValuesAreCheckedWithTheLoadersWords) {
             "materials.rubber.yield_stress = 10: 'yield_stress' does not apply to model fixed_corotated");
   EXPECT_EQ(check("materials.rubbr.density", "900"),
             "materials.rubbr.density = 900: no material 'rubbr' in the scene; did you mean 'rubber'? (defined: "
-            "rubber, dough, clay, sand, water)");
+            "rubber, dough, clay, sand, water, cotton)");
   EXPECT_EQ(check("simulation.dtt", "1e-3"),
             "simulation.dtt = 1e-3: unknown parameter 'simulation.dtt'; did you "
             "mean 'simulation.dt'?");

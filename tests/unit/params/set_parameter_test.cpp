@@ -21,8 +21,9 @@
 namespace ductile {
 namespace {
 
-// One object of every material model, falling onto a static ground (MPM-rigid contact), a box collider with
-// friction and the friction walls; a ball resting on the ground (rigid-rigid contact) that a cube falls onto.
+// One object of every material model (a cloth with a pinned corner among them), falling onto a static ground (MPM-rigid
+// contact), a box collider with friction and the friction walls; a ball resting on the ground (rigid-rigid contact)
+// that a cube falls onto.
 constexpr const char* kScene = R"(
 simulation: {dt: 1.0e-3, substeps: 4}
 grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.3]}, boundary: {type: friction, friction: 0.2}}
@@ -33,6 +34,7 @@ materials:
   clay: {model: stvk_hencky, density: 1800, youngs_modulus: 5.0e4, poisson_ratio: 0.35}
   sand: {model: drucker_prager, density: 1600, youngs_modulus: 3.5e4, poisson_ratio: 0.3, friction: 0.4}
   water: {model: fluid, density: 1000, bulk_modulus: 1.0e4}
+  cotton: {model: cloth, density: 200, youngs_modulus: 1.0e4, poisson_ratio: 0.3}
 objects:
   cube: {material: rubber, shape: {type: box, size: [0.06, 0.06, 0.06]}, pose: {position: [0.1, 0, 0.08]},
          velocity: [0, 0, -1]}
@@ -44,6 +46,8 @@ objects:
          velocity: [0, 0, -1]}
   drop: {material: water, shape: {type: sphere, radius: 0.025}, pose: {position: [0.1, -0.12, 0.03]},
          velocity: [0, 0, -1]}
+  towel: {material: cotton, shape: {type: sheet, width: 0.1, length: 0.1, vertices: 6}, pose: {position: [0, -0.05, 0.2]},
+          velocity: [0, 0, -1], pins: {corner: {vertices: [0]}}}
 colliders:
   step: {shape: {type: box, size: [0.08, 0.08, 0.02]}, pose: {position: [-0.1, -0.1, 0.01]},
          boundary: {type: friction, friction: 0.5}}
@@ -102,6 +106,9 @@ void ExpectSameParameters(const Model& a, const Model& b) {
     EXPECT_EQ(x.bulk_modulus, y.bulk_modulus);
     EXPECT_EQ(x.gamma, y.gamma);
     EXPECT_EQ(x.viscosity, y.viscosity);
+    EXPECT_EQ(x.cloth_normal, y.cloth_normal);
+    EXPECT_EQ(x.cloth_shear, y.cloth_shear);
+    EXPECT_EQ(x.cloth_friction, y.cloth_friction);
   }
   EXPECT_EQ(a.material_friction, b.material_friction);
   EXPECT_EQ(a.mass, b.mass);
@@ -215,7 +222,7 @@ TEST(SetParameter, ARefusedEditChangesNothing) {
             "materials.rubber.youngs_modulus = -1: 'youngs_modulus' must be > 0, got -1");
   EXPECT_EQ(sim.SetParameter("materials.rubbr.density", "900"),
             "materials.rubbr.density = 900: no material 'rubbr' in the scene; did you mean 'rubber'? (defined: "
-            "rubber, dough, clay, sand, water)");
+            "rubber, dough, clay, sand, water, cotton)");
   EXPECT_EQ(sim.SetParameter("simulation.dtt", "1e-3"),
             "simulation.dtt = 1e-3: unknown parameter 'simulation.dtt'; did you mean 'simulation.dt'?");
   EXPECT_EQ(&sim.model(), before);

@@ -7,6 +7,8 @@
 //   kStvkHencky       stvk_hencky.h       von Mises (yield_stress > 0)
 //   kDruckerPrager    drucker_prager.h    Drucker-Prager sand
 //   kFluid            fluid.h             Fᴱ ← J^{1/3} I
+//   kCloth            cloth.h             the vertex particles carry no stress: their triangles do
+//                                         (mpm/cloth_elements.h), with the layer-contact return map
 //
 // Linear corotated lags its rotation R₀ (linear_corotated.h): in explicit MPM the stress is evaluated at the
 // start-of-substep Fᴱ, which is the previous state, so R₀ is the rotation of that Fᴱ itself; the return map takes
@@ -38,6 +40,8 @@ SIM_HD Mat3f KirchhoffStress(const MaterialParams& p, const Mat3f& Fe, const Mat
       return DruckerPrager<float>{p.mu, p.lambda, p.friction_alpha, p.cohesion}.Kirchhoff(Fe);
     case MaterialModel::kFluid:
       return Fluid<float>{p.bulk_modulus, p.gamma, p.viscosity}.Kirchhoff(Fe, C);
+    case MaterialModel::kCloth:
+      return Mat3f::Zero();
   }
   return Mat3f::Zero();
 }
@@ -59,6 +63,9 @@ SIM_HD float ReturnMap(const MaterialParams& p, const Mat3f& Fe_old, Mat3f& Fe) 
       return DruckerPrager<float>{p.mu, p.lambda, p.friction_alpha, p.cohesion}.ReturnMap(Fe);
     case MaterialModel::kFluid:
       return Fluid<float>{p.bulk_modulus, p.gamma, p.viscosity}.ReturnMap(Fe);
+    case MaterialModel::kCloth:
+      Fe = Mat3f::Identity();  // a vertex's own F means nothing; kept at I so that it stays finite
+      return 0.0f;
   }
   return 0.0f;
 }
@@ -77,6 +84,8 @@ SIM_HD float StrainEnergyDensity(const MaterialParams& p, const Mat3f& Fe) {
       return DruckerPrager<float>{p.mu, p.lambda, p.friction_alpha, p.cohesion}.Energy(Fe);
     case MaterialModel::kFluid:
       return Fluid<float>{p.bulk_modulus, p.gamma, p.viscosity}.Energy(Fe);
+    case MaterialModel::kCloth:
+      return 0.0f;  // the triangles hold the energy
   }
   return 0.0f;
 }

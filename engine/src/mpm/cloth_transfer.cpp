@@ -1,0 +1,145 @@
+// The cloth triangles' part of an MPM substep (Jiang, Gast, Teran 2017, "Anisotropic elastoplasticity for cloth,
+// knit and hair frictional contact", Secs. 4 and 7; docs/architecture.md, "Cloth"). A cloth's vertices are ordinary
+// particles of a kCloth material: they carry the mass, go through P2G and G2P with everything else (so cloth meets
+// cloth, other material and rigid geometry on the grid) and have no stress of their own. Its triangles are the
+// paper's element particles, here without mass; each carries F = [d₁ d₂ d₃] D⁻¹ (mpm/constitutive/cloth.h):
+//   - after each grid update, d₃ ← (I + Δt C) d₃ with C the grid's velocity gradient gathered at the triangle's
+//     centroid (Sec. 4.2: the transverse direction is advected like an MPM particle's F);
+//   - after each scatter, F from the vertices' new positions and d₃, the return map (Sec. 6), and the elastic forces
+//     of Ψ(F)·V onto the grid. With G = ∂Ψ/∂[d₁ d₂ d₃] = P D⁻ᵀ the in-plane part acts on the vertices (f₁ = −V G₁,
+//     f₂ = −V G₂, f₀ = −f₁ − f₂), spread to the grid with each vertex's weights (the vertices follow the grid:
+//     x_v = Σ w_iv x_i, Sec. 7.1), and the transverse part through the centroid's stencil as in MLS-MPM:
+//     (mv)_i −= Δt V (4/h²) w_ie ((x_i − x_e)·d₃) G₃.
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+
+#include "ductile/model.h"
+#include "mpm/constitutive/cloth.h"
+#include "mpm/model_views.h"
+#include "mpm/mpm_solver.h"
+#include "mpm/transfer_kernels.h"
+
+namespace ductile::mpm {
+
+void MpmSolver::IndexClothVertices() {
+  if (model_->cloth_elements.empty()) return;
+  const Particles& p = st_->particles;
+  index_of_id_.resize(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) index_of_id_[p.id[i]] = static_cast<std::int32_t>(i);
+}
+
+void MpmSolver::ResetClothNormals() {
+  const std::vector<ClothElement>& elements = model_->cloth_elements;
+  st_->cloth_normal.resize(elements.size());
+  for (std::size_t e = 0; e < elements.size(); ++e) {
+    const Vec3f x0 = ToVec3f(model_->x0[elements[e].vertex[0]]);
+    const Vec3f n =
+        Cross(ToVec3f(model_->x0[elements[e].vertex[1]]) - x0, ToVec3f(model_->x0[elements[e].vertex[2]]) - x0);
+    st_->cloth_normal[e] = n / Norm(n);
+  }
+}
+
+void MpmSolver::UpdatePinTargets(double t) {
+  const std::vector<PinGroup>& groups = model_->pin_groups;
+  pin_targets_.resize(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::array<double, 3> offset{}, velocity{};
+    groups[g].Offset(t, offset, velocity);
+    const auto to_float = [](const std::array<double, 3>& a) {
+      return Vec3f{static_cast<float>(a[0]), static_cast<float>(a[1]), static_cast<float>(a[2])};
+    };
+    pin_targets_[g] = {to_float(offset), to_float(velocity), groups[g].Holds(t)};
+  }
+}
+
+std::vector<std::array<double, 3>> MpmSolver::TakePinImpulses() {
+  std::vector<std::array<double, 3>> sums(model_->pin_groups.size(), {0, 0, 0});
+  if (pin_impulse_sums_.size() == sums.size()) sums.swap(pin_impulse_sums_);
+  pin_impulse_sums_.assign(sums.size(), {0, 0, 0});
+  return sums;
+}
+
+void MpmSolver::AdvectClothNormals(float dt) {
+  const std::vector<ClothElement>& elements = model_->cloth_elements;
+  const std::vector<Vec3f>& x = st_->particles.x;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, elements.size(), 256),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t e = r.begin(); e != r.end(); ++e) {
+                        const std::int32_t* v = elements[e].vertex;
+                        const Vec3f centroid =
+                            (x[index_of_id_[v[0]]] + x[index_of_id_[v[1]]] + x[index_of_id_[v[2]]]) * (1.0f / 3.0f);
+                        Stencil s;
+                        ComputeStencil(centroid, origin_, inv_h_, max_base_, s);
+                        Vec3f velocity;
+                        Mat3f C;
+                        GatherParticle(
+                            s, h_, inv_h_,
+                            [&](int di, int dj, int dk) {
+                              const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
+                              return index >= 0 ? st_->cache.grid.nodes_data[index] : ZeroFloat4();
+                            },
+                            velocity, C);
+                        Vec3f& d3 = st_->cloth_normal[e];
+                        d3 += (C * d3) * dt;
+                      }
+                    });
+}
+
+void MpmSolver::ScatterClothForces(float dt) {
+  const std::vector<ClothElement>& elements = model_->cloth_elements;
+  const std::vector<Vec3f>& x = st_->particles.x;
+  std::vector<Float4>& nodes = st_->cache.grid.nodes_data;
+  // Adds w_iv · q to the momenta of the 27 nodes around `position` (nodes outside the active blocks have no mass
+  // and get nothing).
+  const auto spread = [&](const Vec3f& position, const Vec3f& q) {
+    Stencil s;
+    ComputeStencil(position, origin_, inv_h_, max_base_, s);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 3; ++k) {
+          const int index = NodeIndex(s.base[0] + i, s.base[1] + j, s.base[2] + k);
+          if (index < 0) continue;
+          const float w = s.w[0][i] * s.w[1][j] * s.w[2][k];
+          nodes[index] += MakeFloat4(q.x * w, q.y * w, q.z * w, 0.0f);
+        }
+  };
+  bool finite = true;
+  for (std::size_t e = 0; e < elements.size(); ++e) {
+    const ClothElement& element = elements[e];
+    const MaterialParams& m = model_->materials[element.material];
+    const Vec3f& x0 = x[index_of_id_[element.vertex[0]]];
+    const Vec3f& x1 = x[index_of_id_[element.vertex[1]]];
+    const Vec3f& x2 = x[index_of_id_[element.vertex[2]]];
+    const Vec3f d1 = x1 - x0;
+    const Vec3f d2 = x2 - x0;
+    // F = [d₁ d₂ d₃] D⁻¹ with D⁻¹ = [[a, b, 0], [0, c, 0], [0, 0, 1]].
+    const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
+    Mat3f F = Mat3f::FromColumns(d1 * a, d1 * b + d2 * c, st_->cloth_normal[e]);
+    const Cloth<float> cloth{m.mu, m.lambda, m.cloth_shear, m.cloth_normal, m.cloth_friction};
+    cloth.ReturnMap(F);
+    const Vec3f d3 = F.Column(2);
+    st_->cloth_normal[e] = d3;
+    const Mat3f P = cloth.FirstPiola(F);
+    // G = P D⁻ᵀ, D⁻ᵀ = [[a, 0, 0], [b, c, 0], [0, 0, 1]].
+    const Vec3f g1 = P.Column(0) * a + P.Column(1) * b;
+    const Vec3f g2 = P.Column(1) * c;
+    const Vec3f g3 = P.Column(2);
+    finite &= std::isfinite(g1.x + g1.y + g1.z + g2.x + g2.y + g2.z + g3.x + g3.y + g3.z);
+    const float impulse = dt * element.volume;  // Δt V
+    spread(x1, g1 * -impulse);
+    spread(x2, g2 * -impulse);
+    spread(x0, (g1 + g2) * impulse);
+    const Vec3f centroid = (x0 + x1 + x2) * (1.0f / 3.0f);
+    Stencil s;
+    ComputeStencil(centroid, origin_, inv_h_, max_base_, s);
+    const Mat3f A = Mat3f::Outer(g3, d3) * (-impulse * 4.0f * inv_h_ * inv_h_);
+    ScatterParticle(s, h_, 0.0f, Vec3f{}, A, [&](int di, int dj, int dk, const Float4& q) {
+      const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
+      if (index >= 0) nodes[index] += q;
+    });
+  }
+  if (!finite) st_->diverged = true;
+}
+
+}  // namespace ductile::mpm

@@ -1,0 +1,156 @@
+// Cloth in MPM (Jiang, Gast, Teran 2017; mpm/cloth_transfer.cpp) against what momentum balance and the 2-D fixed
+// corotated model say. A sheet of 0.2 × 0.2 m, 1 mm thick, ρ = 1000 kg/m³ (40 g), on h = 1/64 m; E = 1e5 Pa gives a
+// wave speed √(E/ρ) = 10 m/s, 0.16 mm per 16 µs substep, a hundredth of a cell.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <string>
+
+#include "scene_fixture.h"
+
+namespace ductile {
+namespace {
+
+constexpr double kG = 9.81;
+
+std::string ClothScene(const std::string& gravity, const std::string& poisson, const std::string& pins,
+                       const std::string& width = "0.2", const std::string& length = "0.2",
+                       const std::string& height = "0.7") {
+  return R"(
+simulation: {dt: 1.0e-3, substeps: 8, gravity: )" +
+         gravity + R"(}
+grid: {h: 0.015625, domain: {min: [-0.5, -0.5, 0.0], max: [0.5, 0.5, 1.0]}}
+materials:
+  cotton: {model: cloth, density: 1000, youngs_modulus: 1.0e5, poisson_ratio: )" +
+         poisson + R"(, thickness: 0.001}
+objects:
+  sheet:
+    material: cotton
+    shape: {type: sheet, width: )" +
+         width + ", length: " + length + R"(, vertices: 21}
+    pose: {position: [0, 0, )" +
+         height + R"(]}
+)" + pins;
+}
+
+std::array<double, 3> Sum(const std::vector<std::array<double, 3>>& forces) {
+  std::array<double, 3> s{0, 0, 0};
+  for (const auto& f : forces)
+    for (int a = 0; a < 3; ++a) s[a] += f[a];
+  return s;
+}
+
+// Internal forces cancel: the in-plane forces on a triangle's vertices sum to zero and are spread with weights
+// that sum to one; the transverse force's moment Σ w_ie (x_i − x_e) is zero for quadratic B-splines. So after its
+// pin lets go, a cloth that hung from one corner, swinging and folding, has momentum P(t) = P(t₁) − M g (t − t₁)
+// and no sideways change. Float round-off over 2,400 substeps of ~1e-7 relative each: checked at 1e-4 of M g t.
+// (It falls 0.5 m from 0.9 m: clear of the floor wall at 0.)
+TEST(Cloth, MomentumAfterReleaseFollowsGravityAlone) {
+  auto sim = testing::SimulatorFromYaml(ClothScene(
+      "[0, 0, -9.81]", "0.3", "    pins: {corner: {vertices: [0], release_time: 0.1}}\n", "0.2", "0.2", "0.9"));
+  testing::RunUntil(*sim, 0.1);
+  const ObjectSummary before = sim->SummarizeObject(0);
+  const double t1 = sim->time();
+  testing::RunUntil(*sim, 0.4);
+  const ObjectSummary after = sim->SummarizeObject(0);
+  const double elapsed = sim->time() - t1;
+  const double M = before.mass;
+  EXPECT_NEAR(M, 0.04, 1e-6);
+  const double tolerance = 1e-4 * M * kG * elapsed;
+  EXPECT_NEAR(M * after.velocity[0], M * before.velocity[0], tolerance);
+  EXPECT_NEAR(M * after.velocity[1], M * before.velocity[1], tolerance);
+  EXPECT_NEAR(M * after.velocity[2], M * before.velocity[2] - M * kG * elapsed, tolerance);
+  // The cloth did swing before the release (it is not a trivial free fall of an undeformed sheet).
+  EXPECT_GT(std::hypot(before.velocity[0], before.velocity[1]), 0.05);
+}
+
+// A sheet hanging from its four corners: the pins' impulses balance gravity and the change of momentum exactly,
+// ∫ Σ F_pin dt = ΔP + M g T (to the float sums' round-off), and once it has settled their mean is its weight.
+// Released flat, the sheet bounces on its corners, its vertical speed swinging ±0.45 m/s at first and decaying
+// slowly (MPM's transfers damp little): ±0.15 m/s by t = 1 s. Over 1 s from there its momentum changes by at most
+// 0.3·M, 3% of M g T, hence the 5% on the mean.
+TEST(Cloth, HangingSheetPinsCarryItsWeight) {
+  auto sim = testing::SimulatorFromYaml(ClothScene("[0, 0, -9.81]", "0.3", "    pins: {corners: {corners: true}}\n"));
+  testing::RunUntil(*sim, 1.0);
+  const ObjectSummary start = sim->SummarizeObject(0);
+  std::array<double, 3> impulse{0, 0, 0};
+  double T = 0;
+  while (sim->time() < 2.0 - 1e-9) {
+    sim->Step();
+    const std::array<double, 3> f = Sum(sim->last_step().pin_forces);
+    for (int a = 0; a < 3; ++a) impulse[a] += f[a] * sim->model().dt;
+    T += sim->model().dt;
+  }
+  const ObjectSummary end = sim->SummarizeObject(0);
+  const double M = start.mass;
+  for (int a = 0; a < 3; ++a) {
+    const double dP = M * (end.velocity[a] - start.velocity[a]);
+    EXPECT_NEAR(impulse[a], dP + (a == 2 ? M * kG * T : 0.0), 1e-4 * M * kG * T) << "axis " << a;
+  }
+  EXPECT_NEAR(impulse[2] / T, M * kG, 0.05 * M * kG);
+}
+
+// A strip stretched along x by s = 1.1 between its pinned short edges, without gravity, with ν = 0 (λ = 0, so no
+// lateral contraction and the clamped edges do not disturb the uniform state): the 2-D fixed corotated stress is
+// P₁₁ = 2μ(s − 1) = E(s − 1), and each edge's pins pull with P₁₁ times the cross-section (width 0.1 m × 1 mm) =
+// 1e5 · 0.1 · 1e-4 = 1.0 N. The stretch ramps over 0.2 s; the mean over 0.3 s of hold, while the strip's axial
+// modes (period 2L/c = 0.08 s) still ring, is within 3% of it.
+TEST(Cloth, StretchedStripPullsWithTheTwoDimensionalFixedCorotatedStress) {
+  const std::string pins = R"(    pins:
+      left: {box: {min: [-0.21, -0.1, 0.6], max: [-0.19, 0.1, 0.8]}}
+      right:
+        box: {min: [0.19, -0.1, 0.6], max: [0.21, 0.1, 0.8]}
+        keyframes: [{time: 0.2, offset: [0.04, 0, 0]}]
+)";
+  auto sim = testing::SimulatorFromYaml(ClothScene("[0, 0, 0]", "0.0", pins, "0.4", "0.1"));
+  testing::RunUntil(*sim, 0.3);
+  std::array<double, 3> left{0, 0, 0}, right{0, 0, 0};
+  int steps = 0;
+  while (sim->time() < 0.6 - 1e-9) {
+    sim->Step();
+    for (int a = 0; a < 3; ++a) {
+      left[a] += sim->last_step().pin_forces[0][a];
+      right[a] += sim->last_step().pin_forces[1][a];
+    }
+    ++steps;
+  }
+  const double expected = 1e5 * 0.1 * (0.44 / 0.4 - 1.0) * 1e-3;  // E (s − 1) × width × thickness = 1.0 N
+  EXPECT_NEAR(-left[0] / steps, expected, 0.03 * expected);       // the left edge is pulled towards +x: held at −x
+  EXPECT_NEAR(right[0] / steps, expected, 0.03 * expected);
+  EXPECT_NEAR(left[1] / steps, 0.0, 0.01 * expected);
+  EXPECT_NEAR(right[2] / steps, 0.0, 0.01 * expected);
+}
+
+// Pins hold, follow their keyframes and let go on time.
+TEST(Cloth, PinsHoldFollowKeyframesAndRelease) {
+  const std::string pins = R"(    pins:
+      still: {vertices: [0]}
+      mover:
+        vertices: [20]
+        keyframes: [{time: 0.1, offset: [0, 0, 0.05]}, {time: 0.2, offset: [0, 0, 0.05]}]
+        release_time: 0.25
+)";
+  auto sim = testing::SimulatorFromYaml(ClothScene("[0, 0, -9.81]", "0.3", pins));
+  // Vertex 0 is the −x, −y corner (−0.1, −0.1, 0.7), vertex 20 the +x, −y corner (0.1, −0.1, 0.7).
+  const auto position = [&](int vertex) {
+    Snapshot s;
+    sim->CaptureSnapshot(s, false);
+    return s.particles.position[vertex];
+  };
+  testing::RunUntil(*sim, 0.05);
+  EXPECT_NEAR(position(20)[2], 0.7 + 0.025, 1e-5);  // halfway up its first keyframe segment
+  testing::RunUntil(*sim, 0.15);
+  EXPECT_NEAR(position(20)[2], 0.75, 1e-5);
+  EXPECT_NEAR(position(0)[0], -0.1, 1e-6);
+  EXPECT_NEAR(position(0)[2], 0.7, 1e-6);
+  testing::RunUntil(*sim, 0.24);
+  const float held = position(20)[2];
+  EXPECT_NEAR(held, 0.75, 1e-5);
+  testing::RunUntil(*sim, 0.35);
+  EXPECT_LT(position(20)[2], held - 0.005);  // released: it falls
+  EXPECT_NEAR(position(0)[2], 0.7, 1e-6);    // still held
+}
+
+}  // namespace
+}  // namespace ductile
