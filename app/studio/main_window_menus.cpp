@@ -252,6 +252,13 @@ void MainWindow::BuildViewMenu() {
   connect(forces, &QAction::toggled, this, [this](bool on) {
     if (viewport_) viewport_->view_options().show_contact_forces = on;
   });
+  QAction* cloth_beads = view->addAction("Cloth as particles");
+  cloth_beads->setObjectName("cloth_as_particles_action");
+  cloth_beads->setCheckable(true);
+  cloth_beads->setToolTip("Draw each cloth's vertex particles as well as its mesh");
+  connect(cloth_beads, &QAction::toggled, this, [this](bool on) {
+    if (viewport_) viewport_->view_options().cloth_as_particles = on;
+  });
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 }
 

@@ -273,8 +273,8 @@ void ColorParticles(const Snapshot& snapshot, const ViewOptions& options, Partic
 }
 
 // Drops from `set` the particles that HiddenParticles finds hidden.
-void DropHiddenParticles(const std::vector<std::array<float, 3>>& positions, ParticleSet& set) {
-  const std::vector<bool> hidden = HiddenParticles(positions, set.radius);
+// Leaves out the particles that `hidden` marks.
+void DropParticles(const std::vector<bool>& hidden, ParticleSet& set) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < hidden.size(); ++i) {
     if (hidden[i]) continue;
@@ -284,6 +284,44 @@ void DropHiddenParticles(const std::vector<std::array<float, 3>>& positions, Par
   }
   set.positions.resize(kept);
   set.colors.resize(kept);
+}
+
+// Each cloth as a lit, two-sided mesh through its vertex particles, in its material's colour: every triangle twice,
+// with opposite windings, the back copy with the vertex normals reversed. Vertex normals are the area-weighted means
+// of the adjacent triangles' normals.
+void AddCloths(const Snapshot& snapshot, RenderScene& scene) {
+  const SnapshotParticles& sp = snapshot.particles;
+  for (const SnapshotCloth& cloth : snapshot.cloths) {
+    const auto n = static_cast<std::size_t>(cloth.num_vertices);
+    if (n == 0 || static_cast<std::size_t>(cloth.first_particle) + n > sp.position.size()) continue;
+    MeshData mesh;
+    mesh.positions.assign(sp.position.begin() + cloth.first_particle, sp.position.begin() + cloth.first_particle + n);
+    std::vector<Vec3> normals(n, Vec3{0, 0, 0});
+    for (const std::array<std::uint32_t, 3>& t : cloth.triangles) {
+      const Vec3 face = Cross(Subtract(mesh.positions[t[1]], mesh.positions[t[0]]),
+                              Subtract(mesh.positions[t[2]], mesh.positions[t[0]]));  // twice the area along the normal
+      for (std::uint32_t v : t)
+        for (int a = 0; a < 3; ++a) normals[v][a] += face[a];
+    }
+    for (Vec3& normal : normals) normal = Normalize(normal, Vec3{0, 0, 1});
+    mesh.normals = normals;
+    for (std::size_t v = 0; v < n; ++v) {  // the back side
+      mesh.positions.push_back(mesh.positions[v]);
+      mesh.normals.push_back({-normals[v][0], -normals[v][1], -normals[v][2]});
+    }
+    const auto back = static_cast<std::uint32_t>(n);
+    for (const std::array<std::uint32_t, 3>& t : cloth.triangles) {
+      mesh.indices.insert(mesh.indices.end(), {t[0], t[1], t[2]});
+      mesh.indices.insert(mesh.indices.end(), {back + t[0], back + t[2], back + t[1]});
+    }
+    MeshInstance instance;
+    instance.mesh = static_cast<int>(scene.meshes.size());
+    const std::int32_t material = sp.material.empty() ? 0 : sp.material[cloth.first_particle];
+    if (material >= 0 && static_cast<std::size_t>(material) < snapshot.material_rgba.size())
+      instance.color = snapshot.material_rgba[material];
+    scene.meshes.push_back(std::move(mesh));
+    scene.instances.push_back(instance);
+  }
 }
 
 // The mesh of a rigid shape in its frame: empty for a mesh shape without a mesh, and for a horizontal static plane at
@@ -396,9 +434,19 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
     set.radius = sp.radius > 0 ? sp.radius : 0.5f * snapshot.grid_spacing;
     set.colors.assign(sp.position.size(), Rgba{0, 0, 0, 1});
     ColorParticles(snapshot, options, set);
-    if (options.cull_hidden_particles) DropHiddenParticles(sp.position, set);
+    // Cloth vertices are drawn as their cloth's mesh (AddCloths), unless cloth is shown as particles too.
+    std::vector<bool> hidden = options.cull_hidden_particles ? HiddenParticles(sp.position, set.radius)
+                                                             : std::vector<bool>(sp.position.size());
+    bool any_hidden = options.cull_hidden_particles;
+    if (!options.cloth_as_particles)
+      for (const SnapshotCloth& cloth : snapshot.cloths) {
+        for (int v = 0; v < cloth.num_vertices; ++v) hidden[cloth.first_particle + v] = true;
+        any_hidden = true;
+      }
+    if (any_hidden) DropParticles(hidden, set);
     scene.particles.push_back(std::move(set));
   }
+  AddCloths(snapshot, scene);
 
   // Rigid shapes.
   for (const SnapshotShape& shape : snapshot.shapes) {

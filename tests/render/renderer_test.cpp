@@ -572,6 +572,42 @@ TEST(HiddenParticles, OnlyParticlesSurroundedOnEverySideAreLeftOut) {
   EXPECT_EQ(ParticleCount(BuildRenderScene(sparse, ViewOptions{}, camera)), 12u * 10u * 6u);
 }
 
+// A cloth is drawn as its mesh, two-sided: every triangle twice with opposite windings, the back copy's normals
+// reversed; its vertex particles are left out unless cloth is shown as particles too.
+TEST(ClothMesh, IsDrawnTwoSidedInsteadOfItsVertexParticles) {
+  constexpr int kSide = 4;  // a flat 4 x 4-vertex sheet in the plane z = 0.5
+  Snapshot snapshot = Slab(kSide, kSide, 1);
+  for (auto& x : snapshot.particles.position) x[2] = 0.5f;
+  SnapshotCloth cloth;
+  cloth.num_vertices = kSide * kSide;
+  for (std::uint32_t j = 0; j + 1 < kSide; ++j)
+    for (std::uint32_t i = 0; i + 1 < kSide; ++i) {
+      const std::uint32_t a = j * kSide + i;
+      cloth.triangles.push_back({a, a + 1, a + kSide + 1});
+      cloth.triangles.push_back({a, a + kSide + 1, a + kSide});
+    }
+  snapshot.cloths.push_back(cloth);
+  const Camera camera = FrameSnapshot(snapshot, 4.0f / 3.0f);
+  const RenderScene scene = BuildRenderScene(snapshot, ViewOptions{}, camera);
+  EXPECT_EQ(ParticleCount(scene), 0u);
+  ASSERT_EQ(scene.meshes.size(), 1u);
+  const MeshData& mesh = scene.meshes[0];
+  ASSERT_EQ(mesh.positions.size(), 2u * kSide * kSide);
+  ASSERT_EQ(mesh.indices.size(), 2u * 3u * cloth.triangles.size());
+  // A flat sheet: every normal is ±z, the back copy's the opposite of the front's.
+  for (std::size_t v = 0; v < kSide * kSide; ++v) {
+    EXPECT_NEAR(std::abs(mesh.normals[v][2]), 1.0f, 1e-6f) << v;
+    EXPECT_EQ(mesh.normals[v + kSide * kSide][2], -mesh.normals[v][2]) << v;
+  }
+  EXPECT_EQ(mesh.indices[3], mesh.indices[0] + kSide * kSide);  // the back copy of the first triangle, reversed
+  EXPECT_EQ(mesh.indices[4], mesh.indices[2] + kSide * kSide);
+  ASSERT_EQ(scene.instances.size(), 1u);
+  EXPECT_EQ(scene.instances[0].color, snapshot.material_rgba[0]);
+  ViewOptions beads;
+  beads.cloth_as_particles = true;
+  EXPECT_EQ(ParticleCount(BuildRenderScene(snapshot, beads, camera)), static_cast<std::size_t>(kSide * kSide));
+}
+
 // The culled particles are hidden: the picture changes only where the gaps between the outer spheres showed a
 // sphere one layer down, which now show one further down or the ground, both in the block's shadow. Measured on
 // lavapipe: 8 of the 30,000 pixels change by more than 24 levels (of 255); the bound is 0.5% of the pixels, 150.

@@ -54,6 +54,15 @@ struct SnapshotParticles {
   float radius = 0;                            ///< Drawn radius: half the particle spacing at rest [m].
 };
 
+/// A cloth's triangle mesh (Model::cloth_elements of one object): its vertices are the particles with ids
+/// [first_particle, first_particle + num_vertices), in SnapshotParticles.
+struct SnapshotCloth {
+  int object = 0;  ///< Index into Snapshot::object_names.
+  int first_particle = 0;
+  int num_vertices = 0;
+  std::vector<std::array<std::uint32_t, 3>> triangles;  ///< Local vertex indices, counter-clockwise about d₃ at rest.
+};
+
 /// The constants a material runs with (after live edits).
 struct SnapshotMaterial {
   double youngs_modulus = 0;  ///< E [Pa] (solids; 0 for fluids).
@@ -70,6 +79,7 @@ struct Snapshot {
   int substeps = 0;         ///< MPM substeps N in force.
   StepTelemetry telemetry;  ///< The last step's measurements.
   SnapshotParticles particles;
+  std::vector<SnapshotCloth> cloths;  ///< Drawn as meshes through their vertex particles.
   std::vector<std::string> material_names;
   std::vector<std::array<float, 4>> material_rgba;  ///< Display colour per material.
   std::vector<SnapshotMaterial> materials;          ///< Constants per material, same order.

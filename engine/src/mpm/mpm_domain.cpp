@@ -12,6 +12,24 @@ namespace ductile::mpm {
 MpmDomain::MpmDomain(const Model& model, MpmState& state, tbb::task_arena& arena)
     : model_(&model), arena_(&arena), solver_(model, state) {
   ConfigureContact();
+  ConfigureCloths();
+}
+
+void MpmDomain::ConfigureCloths() {
+  cloths_.clear();
+  for (const ClothElement& e : model_->cloth_elements) {
+    const int object = model_->object[e.vertex[0]];
+    if (cloths_.empty() || cloths_.back().object != object) {
+      SnapshotCloth cloth;
+      cloth.object = object;
+      cloth.first_particle = model_->objects[object].first_particle;
+      cloth.num_vertices = model_->objects[object].num_particles;
+      cloths_.push_back(std::move(cloth));
+    }
+    SnapshotCloth& cloth = cloths_.back();
+    const auto local = [&](int k) { return static_cast<std::uint32_t>(e.vertex[k] - cloth.first_particle); };
+    cloth.triangles.push_back({local(0), local(1), local(2)});
+  }
 }
 
 void MpmDomain::ConfigureContact() {
@@ -66,6 +84,7 @@ void MpmDomain::SetModel(const Model& model) {
   model_ = &model;
   solver_.SetModel(model);
   ConfigureContact();
+  ConfigureCloths();
 }
 
 void MpmDomain::Reset() {
@@ -106,6 +125,7 @@ void MpmDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
       }
     sp.von_mises[id] = J > 0 ? std::sqrt(1.5f * ss) / J : 0.0f;
   }
+  out.cloths = cloths_;
   sp.radius = n > 0 ? 0.5f * static_cast<float>(std::cbrt(volume / static_cast<double>(n))) : 0.0f;
 }
 

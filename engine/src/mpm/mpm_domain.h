@@ -37,12 +37,15 @@ class MpmDomain final : public DeformableDomain {
  private:
   // The contact solver, when the scene has rigid geometry and particles.
   void ConfigureContact();
+  // The cloths' meshes for snapshots, from the model's triangles.
+  void ConfigureCloths();
 
   const Model* model_;
   tbb::task_arena* arena_;
   MpmSolver solver_;
   std::unique_ptr<coupling::MpmRigidContact> contact_;
   bool contact_this_step_ = false;  // FreezeRigidGeometry was called for the coming Advance
+  std::vector<SnapshotCloth> cloths_;
 };
 
 }  // namespace ductile::mpm

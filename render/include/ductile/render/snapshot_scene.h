@@ -29,6 +29,8 @@ struct ViewOptions {
   /// Leave out particles that other particles hide from every direction (inside a solid block): they do not
   /// change the picture, and a CPU device spends as long rejecting them as drawing the rest.
   bool cull_hidden_particles = true;
+  /// Draw cloth vertices as particles too (the bead view); by default a cloth is drawn as its mesh only.
+  bool cloth_as_particles = false;
 };
 
 /// A camera that frames the snapshot's particles and shapes from the front-right and above.
