@@ -12,12 +12,14 @@
 //     (mv)_i −= Δt V (4/h²) w_ie ((x_i − x_e)·d₃) G₃.
 #include <tbb/parallel_for.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "ductile/model.h"
 #include "mpm/constitutive/cloth.h"
 #include "mpm/model_views.h"
 #include "mpm/mpm_solver.h"
+#include "mpm/transfer_block.h"
 #include "mpm/transfer_kernels.h"
 
 namespace ductile::mpm {
@@ -53,6 +55,40 @@ void MpmSolver::UpdatePinTargets(double t) {
   }
 }
 
+namespace {
+
+// The storage indices of a stencil's 27 nodes (−1 where the block is not active), with one table lookup per block
+// the stencil touches (one or two per axis) instead of one per node.
+void StencilNodes(const SparseGrid& grid, const Stencil& s, int (&index)[27]) {
+  int block[3][3], local[3][3], blocks[3];  // per axis and offset d: the node's block (0 or 1 past the first), local
+  int first[3];
+  for (int a = 0; a < 3; ++a) {
+    first[a] = s.base[a] / kBlockEdge;
+    const int l0 = s.base[a] - first[a] * kBlockEdge;
+    for (int d = 0; d < 3; ++d) {
+      block[a][d] = (l0 + d) / kBlockEdge;
+      local[a][d] = (l0 + d) - block[a][d] * kBlockEdge;
+    }
+    blocks[a] = block[a][2] + 1;
+  }
+  std::int32_t slot[2][2][2];
+  for (int i = 0; i < blocks[0]; ++i)
+    for (int j = 0; j < blocks[1]; ++j)
+      for (int k = 0; k < blocks[2]; ++k) {
+        const std::int32_t b = grid.LinearBlockOrNone(first[0] + i, first[1] + j, first[2] + k);
+        slot[i][j][k] = b < 0 ? -1 : grid.Slot(b);
+      }
+  int n = 0;
+  for (int di = 0; di < 3; ++di)
+    for (int dj = 0; dj < 3; ++dj)
+      for (int dk = 0; dk < 3; ++dk, ++n) {
+        const std::int32_t b = slot[block[0][di]][block[1][dj]][block[2][dk]];
+        index[n] = b < 0 ? -1 : b * kBlockNodes + NodeInBlock(local[0][di], local[1][dj], local[2][dk]);
+      }
+}
+
+}  // namespace
+
 std::vector<std::array<double, 3>> MpmSolver::TakePinImpulses() {
   std::vector<std::array<double, 3>> sums(model_->pin_groups.size(), {0, 0, 0});
   if (pin_impulse_sums_.size() == sums.size()) sums.swap(pin_impulse_sums_);
@@ -73,11 +109,13 @@ void MpmSolver::AdvectClothNormals(float dt) {
                         ComputeStencil(centroid, origin_, inv_h_, max_base_, s);
                         Vec3f velocity;
                         Mat3f C;
+                        int index[27];
+                        StencilNodes(st_->cache.grid, s, index);
                         GatherParticle(
                             s, h_, inv_h_,
                             [&](int di, int dj, int dk) {
-                              const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
-                              return index >= 0 ? st_->cache.grid.nodes_data[index] : ZeroFloat4();
+                              const int node = index[(di * 3 + dj) * 3 + dk];
+                              return node >= 0 ? st_->cache.grid.nodes_data[node] : ZeroFloat4();
                             },
                             velocity, C);
                         Vec3f& d3 = st_->cloth_normal[e];
@@ -89,57 +127,79 @@ void MpmSolver::AdvectClothNormals(float dt) {
 void MpmSolver::ScatterClothForces(float dt) {
   const std::vector<ClothElement>& elements = model_->cloth_elements;
   const std::vector<Vec3f>& x = st_->particles.x;
+  const std::size_t n = elements.size();
+  // Per triangle, in parallel: F, the return map (d₃ stored back), P and G = P D⁻ᵀ, as the impulses −Δt V G₁,
+  // −Δt V G₂ on vertices 1 and 2 and the transverse affine term −Δt V (4/h²) G₃ d₃ᵀ.
+  cloth_impulse_.resize(n);
+  cloth_affine_.resize(n);
+  std::atomic<bool> finite{true};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t e = r.begin(); e != r.end(); ++e) {
+      const ClothElement& element = elements[e];
+      const MaterialParams& m = model_->materials[element.material];
+      const Vec3f& x0 = x[index_of_id_[element.vertex[0]]];
+      const Vec3f d1 = x[index_of_id_[element.vertex[1]]] - x0;
+      const Vec3f d2 = x[index_of_id_[element.vertex[2]]] - x0;
+      // F = [d₁ d₂ d₃] D⁻¹ with D⁻¹ = [[a, b, 0], [0, c, 0], [0, 0, 1]].
+      const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
+      Mat3f F = Mat3f::FromColumns(d1 * a, d1 * b + d2 * c, st_->cloth_normal[e]);
+      const Cloth<float> cloth{m.mu, m.lambda, m.cloth_shear, m.cloth_normal, m.cloth_friction};
+      cloth.ReturnMap(F);
+      const Vec3f d3 = F.Column(2);
+      st_->cloth_normal[e] = d3;
+      const Mat3f P = cloth.FirstPiola(F);
+      // G = P D⁻ᵀ, D⁻ᵀ = [[a, 0, 0], [b, c, 0], [0, 0, 1]].
+      const Vec3f g1 = P.Column(0) * a + P.Column(1) * b;
+      const Vec3f g2 = P.Column(1) * c;
+      const Vec3f g3 = P.Column(2);
+      if (!std::isfinite(g1.x + g1.y + g1.z + g2.x + g2.y + g2.z + g3.x + g3.y + g3.z))
+        finite.store(false, std::memory_order_relaxed);
+      const float impulse = dt * element.volume;  // Δt V
+      cloth_impulse_[e] = {g1 * -impulse, g2 * -impulse};
+      cloth_affine_[e] = Mat3f::Outer(g3, d3) * (-impulse * 4.0f * inv_h_ * inv_h_);
+    }
+  });
+  if (!finite.load()) st_->diverged = true;
+  // Per vertex, in triangle order: the sum of its triangles' in-plane impulses (f₀ = −f₁ − f₂).
+  vertex_impulse_.assign(st_->particles.size(), Vec3f{});
+  for (std::size_t e = 0; e < n; ++e) {
+    const std::int32_t* v = elements[e].vertex;
+    const std::array<Vec3f, 2>& f = cloth_impulse_[e];
+    vertex_impulse_[index_of_id_[v[1]]] += f[0];
+    vertex_impulse_[index_of_id_[v[2]]] += f[1];
+    vertex_impulse_[index_of_id_[v[0]]] -= f[0] + f[1];
+  }
+  // Onto the grid, serially in a fixed order: each cloth vertex's impulse with its weights (the vertices follow the
+  // grid), then each triangle's transverse term through its centroid's stencil.
   std::vector<Float4>& nodes = st_->cache.grid.nodes_data;
-  // Adds w_iv · q to the momenta of the 27 nodes around `position` (nodes outside the active blocks have no mass
-  // and get nothing).
-  const auto spread = [&](const Vec3f& position, const Vec3f& q) {
+  const SparseGrid& grid = st_->cache.grid;
+  int index[27];
+  for (std::size_t p = 0; p < vertex_impulse_.size(); ++p) {
+    const Vec3f& q = vertex_impulse_[p];
+    if (q.x == 0.0f && q.y == 0.0f && q.z == 0.0f) continue;  // nothing to add (every particle but cloth vertices)
     Stencil s;
-    ComputeStencil(position, origin_, inv_h_, max_base_, s);
+    ComputeStencil(x[p], origin_, inv_h_, max_base_, s);
+    StencilNodes(grid, s, index);
+    int node = 0;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
-        for (int k = 0; k < 3; ++k) {
-          const int index = NodeIndex(s.base[0] + i, s.base[1] + j, s.base[2] + k);
-          if (index < 0) continue;
+        for (int k = 0; k < 3; ++k, ++node) {
+          if (index[node] < 0) continue;
           const float w = s.w[0][i] * s.w[1][j] * s.w[2][k];
-          nodes[index] += MakeFloat4(q.x * w, q.y * w, q.z * w, 0.0f);
+          nodes[index[node]] += MakeFloat4(q.x * w, q.y * w, q.z * w, 0.0f);
         }
-  };
-  bool finite = true;
-  for (std::size_t e = 0; e < elements.size(); ++e) {
-    const ClothElement& element = elements[e];
-    const MaterialParams& m = model_->materials[element.material];
-    const Vec3f& x0 = x[index_of_id_[element.vertex[0]]];
-    const Vec3f& x1 = x[index_of_id_[element.vertex[1]]];
-    const Vec3f& x2 = x[index_of_id_[element.vertex[2]]];
-    const Vec3f d1 = x1 - x0;
-    const Vec3f d2 = x2 - x0;
-    // F = [d₁ d₂ d₃] D⁻¹ with D⁻¹ = [[a, b, 0], [0, c, 0], [0, 0, 1]].
-    const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
-    Mat3f F = Mat3f::FromColumns(d1 * a, d1 * b + d2 * c, st_->cloth_normal[e]);
-    const Cloth<float> cloth{m.mu, m.lambda, m.cloth_shear, m.cloth_normal, m.cloth_friction};
-    cloth.ReturnMap(F);
-    const Vec3f d3 = F.Column(2);
-    st_->cloth_normal[e] = d3;
-    const Mat3f P = cloth.FirstPiola(F);
-    // G = P D⁻ᵀ, D⁻ᵀ = [[a, 0, 0], [b, c, 0], [0, 0, 1]].
-    const Vec3f g1 = P.Column(0) * a + P.Column(1) * b;
-    const Vec3f g2 = P.Column(1) * c;
-    const Vec3f g3 = P.Column(2);
-    finite &= std::isfinite(g1.x + g1.y + g1.z + g2.x + g2.y + g2.z + g3.x + g3.y + g3.z);
-    const float impulse = dt * element.volume;  // Δt V
-    spread(x1, g1 * -impulse);
-    spread(x2, g2 * -impulse);
-    spread(x0, (g1 + g2) * impulse);
-    const Vec3f centroid = (x0 + x1 + x2) * (1.0f / 3.0f);
+  }
+  for (std::size_t e = 0; e < n; ++e) {
+    const std::int32_t* v = elements[e].vertex;
+    const Vec3f centroid = (x[index_of_id_[v[0]]] + x[index_of_id_[v[1]]] + x[index_of_id_[v[2]]]) * (1.0f / 3.0f);
     Stencil s;
     ComputeStencil(centroid, origin_, inv_h_, max_base_, s);
-    const Mat3f A = Mat3f::Outer(g3, d3) * (-impulse * 4.0f * inv_h_ * inv_h_);
-    ScatterParticle(s, h_, 0.0f, Vec3f{}, A, [&](int di, int dj, int dk, const Float4& q) {
-      const int index = NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
-      if (index >= 0) nodes[index] += q;
+    StencilNodes(grid, s, index);
+    ScatterParticle(s, h_, 0.0f, Vec3f{}, cloth_affine_[e], [&](int di, int dj, int dk, const Float4& q) {
+      const int node = index[(di * 3 + dj) * 3 + dk];
+      if (node >= 0) nodes[node] += q;
     });
   }
-  if (!finite) st_->diverged = true;
 }
 
 }  // namespace ductile::mpm

@@ -211,6 +211,11 @@ class MpmSolver {
   std::vector<PinTarget> pin_targets_;
   std::vector<std::vector<PinImpulse>> pin_impulses_;    // per occupied block, the last gather's
   std::vector<std::array<double, 3>> pin_impulse_sums_;  // per pin group, since the last TakePinImpulses
+  // Cloth scratch (ScatterClothForces): per triangle its in-plane impulses on vertices 1 and 2 and its transverse
+  // affine term; per particle the summed in-plane impulse.
+  std::vector<std::array<Vec3f, 2>> cloth_impulse_;
+  std::vector<Mat3f> cloth_affine_;
+  std::vector<Vec3f> vertex_impulse_;
 };
 
 }  // namespace ductile::mpm
