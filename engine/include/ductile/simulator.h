@@ -183,7 +183,8 @@ class Simulator {
   TeleopStatus GetTeleopStatus(const std::string& robot) const;
 
   /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
-  /// equal hashes mean bitwise-equal states. Includes the rigid state (q, v) when there is one.
+  /// equal hashes mean bitwise-equal states. Includes the cloth triangles' d₃ and the rigid state (q, v) when there
+  /// are any.
   std::uint64_t StateHash() const;
 
  private:

@@ -402,6 +402,8 @@ std::uint64_t Simulator::StateHash() const {
     hash.Add(&p.C[i], sizeof(p.C[i]));
     hash.Add(&p.plastic_strain[i], sizeof(p.plastic_strain[i]));
   }
+  const std::vector<Vec3f>& d3 = impl_->data().mpm.cloth_normal;  // cloth triangles' transverse directions, if any
+  if (!d3.empty()) hash.Add(d3.data(), sizeof(Vec3f) * d3.size());
   if (impl_->workspace.rigid) {
     const contact::RigidState& r = impl_->data().rigid;
     hash.Add(r.q.data(), sizeof(double) * r.q.size());
