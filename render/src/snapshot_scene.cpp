@@ -287,8 +287,8 @@ void DropParticles(const std::vector<bool>& hidden, ParticleSet& set) {
 }
 
 // Each cloth as a lit, two-sided mesh through its vertex particles, in its material's colour: every triangle twice,
-// with opposite windings, the back copy with the vertex normals reversed. Vertex normals are the area-weighted means
-// of the adjacent triangles' normals.
+// with opposite windings, the back copy with the vertex normals reversed, the two copies apart by a fifth of a cell.
+// Vertex normals are the area-weighted means of the adjacent triangles' normals.
 void AddCloths(const Snapshot& snapshot, RenderScene& scene) {
   const SnapshotParticles& sp = snapshot.particles;
   for (const SnapshotCloth& cloth : snapshot.cloths) {
@@ -305,9 +305,13 @@ void AddCloths(const Snapshot& snapshot, RenderScene& scene) {
     }
     for (Vec3& normal : normals) normal = Normalize(normal, Vec3{0, 0, 1});
     mesh.normals = normals;
+    // Each side a tenth of a grid cell out along its normal: a cloth lying on a curved body (whose contact holds
+    // the vertices at its surface, the flat triangles between them dipping into it) hides the body.
+    const float offset = 0.1f * snapshot.grid_spacing;
     for (std::size_t v = 0; v < n; ++v) {  // the back side
-      mesh.positions.push_back(mesh.positions[v]);
+      mesh.positions.push_back(Subtract(mesh.positions[v], Scale(normals[v], offset)));
       mesh.normals.push_back({-normals[v][0], -normals[v][1], -normals[v][2]});
+      mesh.positions[v] = Add(mesh.positions[v], Scale(normals[v], offset));
     }
     const auto back = static_cast<std::uint32_t>(n);
     for (const std::array<std::uint32_t, 3>& t : cloth.triangles) {

@@ -598,6 +598,8 @@ TEST(ClothMesh, IsDrawnTwoSidedInsteadOfItsVertexParticles) {
   for (std::size_t v = 0; v < kSide * kSide; ++v) {
     EXPECT_NEAR(std::abs(mesh.normals[v][2]), 1.0f, 1e-6f) << v;
     EXPECT_EQ(mesh.normals[v + kSide * kSide][2], -mesh.normals[v][2]) << v;
+    // Each copy a tenth of a cell (0.002 m) out along its own normal.
+    EXPECT_NEAR(mesh.positions[v][2] - mesh.positions[v + kSide * kSide][2], 0.004f * mesh.normals[v][2], 1e-6f);
   }
   EXPECT_EQ(mesh.indices[3], mesh.indices[0] + kSide * kSide);  // the back copy of the first triangle, reversed
   EXPECT_EQ(mesh.indices[4], mesh.indices[2] + kSide * kSide);
