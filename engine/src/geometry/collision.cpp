@@ -136,10 +136,9 @@ std::shared_ptr<fcl::CollisionGeometryd> MakeFclGeometry(const CollisionGeometry
       model->endModel();
       return model;
     }
-    case ShapeType::kPlane:
-      return nullptr;  // handled analytically
-    case ShapeType::kSheet:
-      return nullptr;  // never rigid geometry
+    case ShapeType::kPlane:  // handled analytically
+    case ShapeType::kSheet:  // never rigid geometry
+      return nullptr;
   }
   return nullptr;
 }

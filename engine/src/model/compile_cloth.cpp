@@ -79,7 +79,7 @@ void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int objec
   const Eigen::Vector3d p_WS = ToEigen(object.pose.position);
   std::vector<Eigen::Vector3d> world;
   for (const Eigen::Vector3d& v : local) {
-    world.push_back(R_WS * v + p_WS);
+    world.emplace_back(R_WS * v + p_WS);
     for (int a = 0; a < 3; ++a)
       if (world.back()[a] < scene.grid.domain_min[a] || world.back()[a] > scene.grid.domain_max[a])
         Fail(object.where, "object '" + object.name + "' extends outside the grid domain");
