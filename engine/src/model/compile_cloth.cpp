@@ -70,7 +70,6 @@ void CompilePins(const MpmObjectDesc& object, int object_index, int first, int n
 
 void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int object_index, Model& model) {
   const MaterialDesc& material = *scene.FindMaterial(object.material);
-  const mpm::MaterialParams& params = model.materials[model.objects[object_index].material];
   std::vector<Eigen::Vector3d> local;
   std::vector<std::array<int, 3>> faces;
   int nx = 0, ny = 0;
@@ -78,12 +77,7 @@ void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int objec
   const Eigen::Matrix3d R_WS = ToQuaternion(object.pose).toRotationMatrix();
   const Eigen::Vector3d p_WS = ToEigen(object.pose.position);
   std::vector<Eigen::Vector3d> world;
-  for (const Eigen::Vector3d& v : local) {
-    world.emplace_back(R_WS * v + p_WS);
-    for (int a = 0; a < 3; ++a)
-      if (world.back()[a] < scene.grid.domain_min[a] || world.back()[a] > scene.grid.domain_max[a])
-        Fail(object.where, "object '" + object.name + "' extends outside the grid domain");
-  }
+  for (const Eigen::Vector3d& v : local) world.emplace_back(R_WS * v + p_WS);
   // Each vertex's volume: a third of each adjacent triangle's area times the thickness.
   std::vector<double> volume(world.size(), 0.0);
   const int first = model.num_particles;
@@ -105,23 +99,12 @@ void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int objec
     for (int k = 0; k < 3; ++k) volume[f[k]] += v / 3.0;
     model.cloth_elements.push_back(element);
   }
+  for (std::size_t i = 0; i < world.size(); ++i)
+    AddParticle(scene, object, object_index, world[i], 0.0, volume[i], model);
   ObjectInfo& info = model.objects[object_index];
   info.first_particle = first;
   info.num_particles = static_cast<int>(world.size());
-  info.mass = 0;
-  for (std::size_t i = 0; i < world.size(); ++i) {
-    const Eigen::Vector3d& x = world[i];
-    model.x0.push_back({static_cast<float>(x.x()), static_cast<float>(x.y()), static_cast<float>(x.z())});
-    model.v0.push_back({static_cast<float>(object.velocity[0]), static_cast<float>(object.velocity[1]),
-                        static_cast<float>(object.velocity[2])});
-    model.volume.push_back(static_cast<float>(volume[i]));
-    const double mass = ParticleMass(model.volume.back(), params);  // from the stored volume, as a live edit does
-    model.mass.push_back(static_cast<float>(mass));
-    model.material.push_back(info.material);
-    model.object.push_back(object_index);
-    info.mass += static_cast<float>(mass);
-  }
-  model.num_particles += info.num_particles;
+  CompileObjectMasses(scene, object_index, model);  // each vertex ρ × its stored volume, as a live edit does
   CompilePins(object, object_index, first, nx, ny, world, model);
 }
 

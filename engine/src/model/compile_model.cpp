@@ -164,25 +164,6 @@ void SlabCandidates(const CellSampling& cells, int i, const Eigen::Vector3i& c_l
       }
 }
 
-// A particle of object `object_index` at x_W, which must lie in the grid domain.
-void AddParticle(const SceneDesc& scene, const MpmObjectDesc& desc, int object_index, const Eigen::Vector3d& x_W,
-                 double mass, double volume, Model& model) {
-  for (int a = 0; a < 3; ++a) {
-    if (x_W[a] < scene.grid.domain_min[a] || x_W[a] > scene.grid.domain_max[a]) {
-      throw SceneError(desc.where.file, desc.where.line, desc.where.column,
-                       "object '" + desc.name + "' extends outside the grid domain");
-    }
-  }
-  model.x0.push_back({static_cast<float>(x_W.x()), static_cast<float>(x_W.y()), static_cast<float>(x_W.z())});
-  model.v0.push_back({static_cast<float>(desc.velocity[0]), static_cast<float>(desc.velocity[1]),
-                      static_cast<float>(desc.velocity[2])});
-  model.mass.push_back(static_cast<float>(mass));
-  model.volume.push_back(static_cast<float>(volume));
-  model.material.push_back(model.objects[object_index].material);
-  model.object.push_back(object_index);
-  ++model.num_particles;
-}
-
 void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_index, Model& model) {
   const ShapeSampler shape(desc.shape);
   const Eigen::Quaterniond q_WS = ToQuaternion(desc.pose);
@@ -237,6 +218,24 @@ void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_
 }
 
 }  // namespace
+
+void AddParticle(const SceneDesc& scene, const MpmObjectDesc& desc, int object_index, const Eigen::Vector3d& x_W,
+                 double mass, double volume, Model& model) {
+  for (int a = 0; a < 3; ++a) {
+    if (x_W[a] < scene.grid.domain_min[a] || x_W[a] > scene.grid.domain_max[a]) {
+      throw SceneError(desc.where.file, desc.where.line, desc.where.column,
+                       "object '" + desc.name + "' extends outside the grid domain");
+    }
+  }
+  model.x0.push_back({static_cast<float>(x_W.x()), static_cast<float>(x_W.y()), static_cast<float>(x_W.z())});
+  model.v0.push_back({static_cast<float>(desc.velocity[0]), static_cast<float>(desc.velocity[1]),
+                      static_cast<float>(desc.velocity[2])});
+  model.mass.push_back(static_cast<float>(mass));
+  model.volume.push_back(static_cast<float>(volume));
+  model.material.push_back(model.objects[object_index].material);
+  model.object.push_back(object_index);
+  ++model.num_particles;
+}
 
 mpm::MaterialParams CompileMaterial(const MaterialDesc& m) {
   mpm::MaterialParams p;

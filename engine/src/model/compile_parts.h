@@ -2,6 +2,8 @@
 // that an edited model holds bitwise the numbers that CompileModel gives a scene with the new value.
 #pragma once
 
+#include <Eigen/Core>
+
 #include "ductile/model.h"
 #include "mpm/boundary.h"  // mpm::Collider
 
@@ -25,6 +27,11 @@ double ParticleVolume(double h, int particles_per_cell);
 
 /// The mass ρ·V [kg] of a particle of rest volume V [m³] of `material`.
 double ParticleMass(double volume, const mpm::MaterialParams& material);
+
+/// Appends a particle of object `object_index` (scene entry `desc`) at x_W with its mass and rest volume (stored as
+/// float) and the object's velocity. Throws SceneError naming the object when x_W lies outside the grid domain.
+void AddParticle(const SceneDesc& scene, const MpmObjectDesc& desc, int object_index, const Eigen::Vector3d& x_W,
+                 double mass, double volume, Model& model);
 
 /// A cloth object (compile_cloth.cpp): a particle at every vertex of its sheet, with its share of the triangles'
 /// mass, the triangles (Model::cloth_elements) and the pinned vertex groups (Model::pin_groups). Throws SceneError

@@ -12,6 +12,7 @@
 //     (mv)_i −= Δt V (4/h²) w_ie ((x_i − x_e)·d₃) G₃.
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -25,10 +26,22 @@
 namespace ductile::mpm {
 
 void MpmSolver::IndexClothVertices() {
-  if (model_->cloth_elements.empty()) return;
-  const Particles& p = st_->particles;
-  index_of_id_.resize(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) index_of_id_[p.id[i]] = static_cast<std::int32_t>(i);
+  if (!model_->cloth_elements.empty()) index_of_id_ = IndexById(st_->particles);
+}
+
+void MpmSolver::ConfigureCloth() {
+  // The cloth vertices (ids, ascending) and each triangle's corners as positions in that list.
+  const std::vector<ClothElement>& elements = model_->cloth_elements;
+  cloth_vertices_.clear();
+  for (const ClothElement& e : elements) cloth_vertices_.insert(cloth_vertices_.end(), e.vertex, e.vertex + 3);
+  std::sort(cloth_vertices_.begin(), cloth_vertices_.end());
+  cloth_vertices_.erase(std::unique(cloth_vertices_.begin(), cloth_vertices_.end()), cloth_vertices_.end());
+  cloth_corners_.resize(elements.size());
+  for (std::size_t e = 0; e < elements.size(); ++e)
+    for (int k = 0; k < 3; ++k)
+      cloth_corners_[e][k] = static_cast<std::int32_t>(
+          std::lower_bound(cloth_vertices_.begin(), cloth_vertices_.end(), elements[e].vertex[k]) -
+          cloth_vertices_.begin());
 }
 
 void MpmSolver::ResetClothNormals() {
@@ -44,13 +57,13 @@ void MpmSolver::ResetClothNormals() {
 
 void MpmSolver::UpdatePinTargets(double t) {
   const std::vector<PinGroup>& groups = model_->pin_groups;
+  const auto to_float = [](const std::array<double, 3>& a) {
+    return Vec3f{static_cast<float>(a[0]), static_cast<float>(a[1]), static_cast<float>(a[2])};
+  };
   pin_targets_.resize(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     std::array<double, 3> offset{}, velocity{};
     groups[g].Offset(t, offset, velocity);
-    const auto to_float = [](const std::array<double, 3>& a) {
-      return Vec3f{static_cast<float>(a[0]), static_cast<float>(a[1]), static_cast<float>(a[2])};
-    };
     pin_targets_[g] = {to_float(offset), to_float(velocity), groups[g].Holds(t)};
   }
 }
@@ -160,25 +173,24 @@ void MpmSolver::ScatterClothForces(float dt) {
     }
   });
   if (!finite.load()) st_->diverged = true;
-  // Per vertex, in triangle order: the sum of its triangles' in-plane impulses (f₀ = −f₁ − f₂).
-  vertex_impulse_.assign(st_->particles.size(), Vec3f{});
+  // Per cloth vertex, in triangle order: the sum of its triangles' in-plane impulses (f₀ = −f₁ − f₂).
+  vertex_impulse_.assign(cloth_vertices_.size(), Vec3f{});
   for (std::size_t e = 0; e < n; ++e) {
-    const std::int32_t* v = elements[e].vertex;
+    const std::array<std::int32_t, 3>& corner = cloth_corners_[e];
     const std::array<Vec3f, 2>& f = cloth_impulse_[e];
-    vertex_impulse_[index_of_id_[v[1]]] += f[0];
-    vertex_impulse_[index_of_id_[v[2]]] += f[1];
-    vertex_impulse_[index_of_id_[v[0]]] -= f[0] + f[1];
+    vertex_impulse_[corner[1]] += f[0];
+    vertex_impulse_[corner[2]] += f[1];
+    vertex_impulse_[corner[0]] -= f[0] + f[1];
   }
   // Onto the grid, serially in a fixed order: each cloth vertex's impulse with its weights (the vertices follow the
   // grid), then each triangle's transverse term through its centroid's stencil.
   std::vector<Float4>& nodes = st_->cache.grid.nodes_data;
   const SparseGrid& grid = st_->cache.grid;
   int index[27];
-  for (std::size_t p = 0; p < vertex_impulse_.size(); ++p) {
-    const Vec3f& q = vertex_impulse_[p];
-    if (q.x == 0.0f && q.y == 0.0f && q.z == 0.0f) continue;  // nothing to add (every particle but cloth vertices)
+  for (std::size_t c = 0; c < cloth_vertices_.size(); ++c) {
+    const Vec3f& q = vertex_impulse_[c];
     Stencil s;
-    ComputeStencil(x[p], origin_, inv_h_, max_base_, s);
+    ComputeStencil(x[index_of_id_[cloth_vertices_[c]]], origin_, inv_h_, max_base_, s);
     StencilNodes(grid, s, index);
     int node = 0;
     for (int i = 0; i < 3; ++i)

@@ -43,6 +43,7 @@ void MpmSolver::ConfigureForModel() {
   bool plastic_linear_corotated = false;
   for (const MaterialParams& m : model_->materials) plastic_linear_corotated |= ReusesRotation(m);
   st_->cache.rotations.resize(plastic_linear_corotated ? st_->particles.size() : 0);
+  ConfigureCloth();
   pin_group_of_id_.clear();
   if (!model_->pin_groups.empty()) {
     pin_group_of_id_.assign(model_->num_particles, -1);

@@ -177,6 +177,8 @@ class MpmSolver {
   void IndexClothVertices();
   /// Each triangle's transverse direction d₃ at rest: its unit normal.
   void ResetClothNormals();
+  /// The cloth vertices and each triangle's corners among them (cloth_vertices_, cloth_corners_), from the model.
+  void ConfigureCloth();
   /// Where the pinned vertices are at time t: pin_targets_.
   void UpdatePinTargets(double t);
   /// After a grid update: each triangle's velocity gradient C at its centroid from the grid, d₃ ← (I + Δt C) d₃.
@@ -211,8 +213,11 @@ class MpmSolver {
   std::vector<PinTarget> pin_targets_;
   std::vector<std::vector<PinImpulse>> pin_impulses_;    // per occupied block, the last gather's
   std::vector<std::array<double, 3>> pin_impulse_sums_;  // per pin group, since the last TakePinImpulses
+  // Cloth: the vertices' ids, ascending, and per triangle its corners' positions in that list (ConfigureCloth).
+  std::vector<std::int32_t> cloth_vertices_;
+  std::vector<std::array<std::int32_t, 3>> cloth_corners_;
   // Cloth scratch (ScatterClothForces): per triangle its in-plane impulses on vertices 1 and 2 and its transverse
-  // affine term; per particle the summed in-plane impulse.
+  // affine term; per cloth vertex the summed in-plane impulse.
   std::vector<std::array<Vec3f, 2>> cloth_impulse_;
   std::vector<Mat3f> cloth_affine_;
   std::vector<Vec3f> vertex_impulse_;

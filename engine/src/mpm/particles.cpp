@@ -24,4 +24,10 @@ void GatherParticles(const Particles& in, const std::vector<std::int32_t>& order
   });
 }
 
+std::vector<std::int32_t> IndexById(const Particles& p) {
+  std::vector<std::int32_t> index(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) index[p.id[i]] = static_cast<std::int32_t>(i);
+  return index;
+}
+
 }  // namespace ductile::mpm

@@ -43,6 +43,9 @@ struct Particles {
   }
 };
 
+/// index[id] = storage position of the particle with that id (the block sort reorders storage).
+std::vector<std::int32_t> IndexById(const Particles& p);
+
 /// Reorders every field: out[i] = in[order[i]]. `out` is resized to match.
 void GatherParticles(const Particles& in, const std::vector<std::int32_t>& order, Particles& out);
 

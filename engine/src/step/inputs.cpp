@@ -58,7 +58,7 @@ void PullObject(const Model& model, const PerturbationState& spring, mpm::MpmSol
   const Perturbation& p = spring.spec;
   const double omega = 2 * kPi * p.frequency;
   const Eigen::Vector3d target(p.target[0], p.target[1], p.target[2]);
-  const std::vector<std::int32_t> index = IndexById(mpm.particles());
+  const std::vector<std::int32_t> index = mpm::IndexById(mpm.particles());
   Eigen::Vector3d c, v;
   const double wm = PatchCentre(spring, mpm.particles(), index, c, v);
   const double M = model.objects[p.index].mass;
@@ -101,12 +101,6 @@ void GrabObject(const Model& model, const mpm::Particles& particles, int object,
 }
 
 }  // namespace
-
-std::vector<std::int32_t> IndexById(const mpm::Particles& p) {
-  std::vector<std::int32_t> index(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) index[p.id[i]] = static_cast<std::int32_t>(i);
-  return index;
-}
 
 void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
   const PerturbationState& spring = state.inputs.perturbation;
@@ -160,7 +154,7 @@ bool PerturbationAnchor(const Model& model, const State::Data& state, const Work
   }
   if (spring.PullsObject()) {
     Eigen::Vector3d v;
-    PatchCentre(spring, state.mpm.particles, IndexById(state.mpm.particles), anchor, v);  // the point it pulls
+    PatchCentre(spring, state.mpm.particles, mpm::IndexById(state.mpm.particles), anchor, v);  // the point it pulls
     return true;
   }
   return false;

@@ -23,7 +23,4 @@ void SetPerturbation(const Model& model, const Perturbation& perturbation, State
 bool PerturbationAnchor(const Model& model, const State::Data& state, const Workspace& workspace,
                         Eigen::Vector3d& anchor);
 
-/// index[id] = storage position of the particle with that id (the block sort reorders storage).
-std::vector<std::int32_t> IndexById(const mpm::Particles& p);
-
 }  // namespace ductile

@@ -171,7 +171,7 @@ const mpm::Particles& Simulator::particles() const {
 ObjectSummary Simulator::SummarizeObject(int object) const {
   const mpm::Particles& p = impl_->data().mpm.particles;
   // Sums in id order, so the result does not depend on the block sort.
-  const std::vector<std::int32_t> index = IndexById(p);
+  const std::vector<std::int32_t> index = mpm::IndexById(p);
   ObjectSummary out;
   std::array<double, 3> momentum{};
   out.bounds_min.fill(std::numeric_limits<double>::infinity());
@@ -395,7 +395,7 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
 std::uint64_t Simulator::StateHash() const {
   const mpm::Particles& p = impl_->data().mpm.particles;
   Fnv1a64 hash;
-  for (std::int32_t i : IndexById(p)) {
+  for (std::int32_t i : mpm::IndexById(p)) {
     hash.Add(&p.x[i], sizeof(p.x[i]));
     hash.Add(&p.v[i], sizeof(p.v[i]));
     hash.Add(&p.F[i], sizeof(p.F[i]));
