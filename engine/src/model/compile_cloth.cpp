@@ -76,8 +76,8 @@ void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int objec
   SheetMesh(object.shape, local, faces, nx, ny);
   const Eigen::Matrix3d R_WS = ToQuaternion(object.pose).toRotationMatrix();
   const Eigen::Vector3d p_WS = ToEigen(object.pose.position);
-  std::vector<Eigen::Vector3d> world;
-  for (const Eigen::Vector3d& v : local) world.emplace_back(R_WS * v + p_WS);
+  std::vector<Eigen::Vector3d> world(local.size());
+  for (std::size_t i = 0; i < local.size(); ++i) world[i] = R_WS * local[i] + p_WS;
   // Each vertex's volume: a third of each adjacent triangle's area times the thickness.
   std::vector<double> volume(world.size(), 0.0);
   const int first = model.num_particles;
