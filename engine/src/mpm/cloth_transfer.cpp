@@ -3,13 +3,21 @@
 // particles of a kCloth material: they carry the mass, go through P2G and G2P with everything else (so cloth meets
 // cloth, other material and rigid geometry on the grid) and have no stress of their own. Its triangles are the
 // paper's element particles, here without mass; each carries F = [d₁ d₂ d₃] D⁻¹ (mpm/constitutive/cloth.h):
-//   - after each grid update, d₃ ← (I + Δt C) d₃ with C the grid's velocity gradient gathered at the triangle's
-//     centroid (Sec. 4.2: the transverse direction is advected like an MPM particle's F);
+//   - after each grid update, d₃ ← (I + Δt C̄) d₃ with C̄ the mean of the grid's velocity gradients C_v gathered at
+//     the triangle's three vertices (Sec. 4.2: the transverse direction is advected like an MPM particle's F);
 //   - after each scatter, F from the vertices' new positions and d₃, the return map (Sec. 6), and the elastic forces
 //     of Ψ(F)·V onto the grid. With G = ∂Ψ/∂[d₁ d₂ d₃] = P D⁻ᵀ the in-plane part acts on the vertices (f₁ = −V G₁,
 //     f₂ = −V G₂, f₀ = −f₁ − f₂), spread to the grid with each vertex's weights (the vertices follow the grid:
-//     x_v = Σ w_iv x_i, Sec. 7.1), and the transverse part through the centroid's stencil as in MLS-MPM:
-//     (mv)_i −= Δt V (4/h²) w_ie ((x_i − x_e)·d₃) G₃.
+//     x_v = Σ w_iv x_i, Sec. 7.1), and the transverse part, the force conjugate to C̄, as an MLS-MPM stress term
+//     through the same vertex stencils: (mv)_i −= Δt V (4/h²) ⅓ Σ_v w_iv ((x_i − x_v)·d₃) G₃.
+//
+// Why the vertices' stencils and not the centroid's, as in the paper: the triangles carry no mass, so a centroid
+// stencil reaches grid nodes that its vertices, the only mass, barely touch (a cell apart, where the sheet bends
+// or tilts); a transverse force on such a nearly massless node gave it a huge velocity, and a stiff sheet pushed
+// together in its plane blew up (E = 3.2e6 Pa diverged at any substep count up to 90;
+// test ClothCompression.StiffSheetPushedTogetherBucklesWithoutBlowingUp). Through the vertices' stencils every
+// node a force reaches carries mass in the same proportion, and the advection and the force stay each other's
+// transpose (the energy is conserved as before).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -112,29 +120,35 @@ std::vector<std::array<double, 3>> MpmSolver::TakePinImpulses() {
 void MpmSolver::AdvectClothNormals(float dt) {
   const std::vector<ClothElement>& elements = model_->cloth_elements;
   const std::vector<Vec3f>& x = st_->particles.x;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, elements.size(), 256),
+  // The grid's velocity gradient at each cloth vertex (APIC's C, Jiang et al. 2015), then per triangle their mean.
+  vertex_gradient_.resize(cloth_vertices_.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, cloth_vertices_.size(), 256),
                     [&](const tbb::blocked_range<std::size_t>& r) {
-                      for (std::size_t e = r.begin(); e != r.end(); ++e) {
-                        const std::int32_t* v = elements[e].vertex;
-                        const Vec3f centroid =
-                            (x[index_of_id_[v[0]]] + x[index_of_id_[v[1]]] + x[index_of_id_[v[2]]]) * (1.0f / 3.0f);
+                      for (std::size_t c = r.begin(); c != r.end(); ++c) {
                         Stencil s;
-                        ComputeStencil(centroid, origin_, inv_h_, max_base_, s);
-                        Vec3f velocity;
-                        Mat3f C;
+                        ComputeStencil(x[index_of_id_[cloth_vertices_[c]]], origin_, inv_h_, max_base_, s);
                         int index[27];
                         StencilNodes(st_->cache.grid, s, index);
+                        Vec3f velocity;
                         GatherParticle(
                             s, h_, inv_h_,
                             [&](int di, int dj, int dk) {
                               const int node = index[(di * 3 + dj) * 3 + dk];
                               return node >= 0 ? st_->cache.grid.nodes_data[node] : ZeroFloat4();
                             },
-                            velocity, C);
-                        Vec3f& d3 = st_->cloth_normal[e];
-                        d3 += (C * d3) * dt;
+                            velocity, vertex_gradient_[c]);
                       }
                     });
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, elements.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t e = r.begin(); e != r.end(); ++e) {
+          const std::array<std::int32_t, 3>& corner = cloth_corners_[e];
+          const Mat3f C =
+              (vertex_gradient_[corner[0]] + vertex_gradient_[corner[1]] + vertex_gradient_[corner[2]]) * (1.0f / 3.0f);
+          Vec3f& d3 = st_->cloth_normal[e];
+          d3 += (C * d3) * dt;
+        }
+      });
 }
 
 void MpmSolver::ScatterClothForces(float dt) {
@@ -175,15 +189,18 @@ void MpmSolver::ScatterClothForces(float dt) {
   if (!finite.load()) st_->diverged = true;
   // Per cloth vertex, in triangle order: the sum of its triangles' in-plane impulses (f₀ = −f₁ − f₂).
   vertex_impulse_.assign(cloth_vertices_.size(), Vec3f{});
+  vertex_affine_.assign(cloth_vertices_.size(), Mat3f::Zero());
   for (std::size_t e = 0; e < n; ++e) {
     const std::array<std::int32_t, 3>& corner = cloth_corners_[e];
     const std::array<Vec3f, 2>& f = cloth_impulse_[e];
     vertex_impulse_[corner[1]] += f[0];
     vertex_impulse_[corner[2]] += f[1];
     vertex_impulse_[corner[0]] -= f[0] + f[1];
+    const Mat3f third = cloth_affine_[e] * (1.0f / 3.0f);
+    for (int k = 0; k < 3; ++k) vertex_affine_[corner[k]] += third;
   }
-  // Onto the grid, serially in a fixed order: each cloth vertex's impulse with its weights (the vertices follow the
-  // grid), then each triangle's transverse term through its centroid's stencil.
+  // Onto the grid, serially in a fixed order: each cloth vertex's in-plane impulse with its weights (the vertices
+  // follow the grid) and its share of its triangles' transverse terms through the same stencil.
   std::vector<Float4>& nodes = st_->cache.grid.nodes_data;
   const SparseGrid& grid = st_->cache.grid;
   int index[27];
@@ -200,16 +217,9 @@ void MpmSolver::ScatterClothForces(float dt) {
           const float w = s.w[0][i] * s.w[1][j] * s.w[2][k];
           nodes[index[node]] += MakeFloat4(q.x * w, q.y * w, q.z * w, 0.0f);
         }
-  }
-  for (std::size_t e = 0; e < n; ++e) {
-    const std::int32_t* v = elements[e].vertex;
-    const Vec3f centroid = (x[index_of_id_[v[0]]] + x[index_of_id_[v[1]]] + x[index_of_id_[v[2]]]) * (1.0f / 3.0f);
-    Stencil s;
-    ComputeStencil(centroid, origin_, inv_h_, max_base_, s);
-    StencilNodes(grid, s, index);
-    ScatterParticle(s, h_, 0.0f, Vec3f{}, cloth_affine_[e], [&](int di, int dj, int dk, const Float4& q) {
-      const int node = index[(di * 3 + dj) * 3 + dk];
-      if (node >= 0) nodes[node] += q;
+    ScatterParticle(s, h_, 0.0f, Vec3f{}, vertex_affine_[c], [&](int di, int dj, int dk, const Float4& dq) {
+      const int at = index[(di * 3 + dj) * 3 + dk];
+      if (at >= 0) nodes[at] += dq;
     });
   }
 }

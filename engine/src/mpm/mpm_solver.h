@@ -181,11 +181,12 @@ class MpmSolver {
   void ConfigureCloth();
   /// Where the pinned vertices are at time t: pin_targets_.
   void UpdatePinTargets(double t);
-  /// After a grid update: each triangle's velocity gradient C at its centroid from the grid, d₃ ← (I + Δt C) d₃.
+  /// After a grid update: the grid's velocity gradient C_v at each cloth vertex, and per triangle d₃ ← (I + Δt C̄) d₃
+  /// with C̄ the mean over its vertices.
   void AdvectClothNormals(float dt);
   /// After a scatter: each triangle's F from its vertices and d₃, the return map, and its elastic forces times Δt
-  /// onto the grid's momenta (the in-plane part through its vertices' stencils, the transverse part through its
-  /// centroid's). Serial, in triangle order: bitwise the same for any thread count.
+  /// onto the grid's momenta (both parts through its vertices' stencils). Sums per vertex in triangle order, scatters
+  /// serially in vertex order: bitwise the same for any thread count.
   void ScatterClothForces(float dt);
 
   const Model* model_;
@@ -221,6 +222,8 @@ class MpmSolver {
   std::vector<std::array<Vec3f, 2>> cloth_impulse_;
   std::vector<Mat3f> cloth_affine_;
   std::vector<Vec3f> vertex_impulse_;
+  std::vector<Mat3f> vertex_affine_;    // per cloth vertex: its share of its triangles' transverse terms
+  std::vector<Mat3f> vertex_gradient_;  // per cloth vertex: the grid's velocity gradient (AdvectClothNormals)
 };
 
 }  // namespace ductile::mpm
