@@ -293,6 +293,28 @@ struct JointControllerDesc {
 
 struct MultibodyDesc;  // ductile/multibody_desc.h
 
+/// One waypoint of a robot's script (`robots: NAME: script: keyframes:`): where the tool is at a time, and
+/// optionally a gripper command that holds from then on.
+struct ScriptKeyframeDesc {
+  double time = 0;             ///< [s], ≥ 0, strictly increasing along the list.
+  PoseDesc pose;               ///< Target of the tool point (position) and of the tool link's orientation, world.
+  bool has_gripper = false;    ///< The keyframe gives a gripper command.
+  double gripper_opening = 1;  ///< Fraction of the fingers' range, 0 closed to 1 open (with force 0).
+  double gripper_force = 0;    ///< > 0: squeeze with this force per finger [N]; 0: hold the opening.
+  SourceLocation where;
+};
+
+/// A robot's scripted task (`robots: NAME: script:`): the tool link follows the keyframes through the teleoperation
+/// IK (as if a person drove it from the Teleop dock), the gripper takes each keyframe's command at its time.
+struct RobotScriptDesc {
+  std::string link;               ///< The tool link, e.g. "gripper_tcp".
+  Vector3 tool_point{0, 0, 0};    ///< The point on the link that follows the keyframes, link frame [m].
+  bool track_orientation = true;  ///< False: the keyframes' orientations are ignored.
+  KeyframeInterpolation interpolation = KeyframeInterpolation::kSmooth;
+  std::vector<ScriptKeyframeDesc> keyframes;  ///< At least one.
+  SourceLocation where;
+};
+
 /// A robot from a URDF file (`robots: NAME: {...}`).
 struct RobotDesc {
   std::string name;
@@ -303,6 +325,7 @@ struct RobotDesc {
   std::map<std::string, double> initial_positions;  ///< Joint name → q at t = 0 (others 0), within limits.
   std::vector<JointControllerDesc> controllers;     ///< By joint, in file order.
   std::map<std::string, double> joint_efforts;      ///< Joint name → constant feed-forward effort [N·m or N].
+  std::optional<RobotScriptDesc> script;            ///< A scripted task; none: the robot holds its targets.
   SourceLocation where;
 };
 

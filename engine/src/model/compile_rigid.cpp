@@ -1,5 +1,6 @@
 #include "model/compile_rigid.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -183,6 +184,51 @@ void AddKinematicBody(const RigidBodyDesc& body, const MultibodyDesc& desc, cons
   rigid.output_bodies.push_back(index);
 }
 
+// A robot's script: the tool path as a pose trajectory and the gripper commands by time.
+void AddScript(const std::string& robot, const RobotScriptDesc& desc, RigidModel& rigid) {
+  RobotScript script;
+  script.robot = robot;
+  script.link = desc.link;
+  script.tool_point = ToEigen(desc.tool_point);
+  script.track_orientation = desc.track_orientation;
+  // What the teleoperation needs (robot::ArmTeleop::Configure, GripperTeleop::Configure), checked here so that the
+  // scene fails at load instead of at its first step: a controlled joint between the root and the tool link, and
+  // for gripper commands a controlled prismatic joint off that chain.
+  const auto controlled = [&](int b) {
+    for (const contact::JointController& c : rigid.controllers)
+      if (c.body == b) return true;
+    return false;
+  };
+  const int tool = rigid.tree.FindBody(robot + "/" + desc.link);
+  std::vector<int> arm;
+  for (int b = tool; b >= 0; b = rigid.tree.body(b).parent)
+    if (rigid.tree.body(b).nv == 1 && controlled(b)) arm.push_back(b);
+  if (tool < 0 || arm.empty())
+    Fail(desc.where, "script of robot '" + robot + "': no joint with a controller between the root and link '" +
+                         desc.link + "' (add 'controllers' for the arm's joints)");
+  bool fingers = false;
+  for (int b = 0; b < rigid.tree.num_bodies(); ++b) {
+    const multibody::Body& body = rigid.tree.body(b);
+    const bool of_robot = body.name.rfind(robot + "/", 0) == 0;
+    if (of_robot && body.joint == JointType::kPrismatic && controlled(b) &&
+        std::find(arm.begin(), arm.end(), b) == arm.end())
+      fingers = true;
+  }
+  for (const ScriptKeyframeDesc& k : desc.keyframes)
+    if (k.has_gripper && !fingers)
+      Fail(k.where, "script of robot '" + robot +
+                        "': a gripper command needs controlled prismatic finger joints off the arm, and the robot "
+                        "has none");
+  script.path.interpolation = desc.interpolation;
+  for (const ScriptKeyframeDesc& k : desc.keyframes) {
+    script.path.times.push_back(k.time);
+    script.path.positions.push_back(ToEigen(k.pose.position));
+    script.path.rotations.push_back(ToQuaternion(k.pose));
+    if (k.has_gripper) script.gripper.push_back({k.time, k.gripper_opening, k.gripper_force});
+  }
+  rigid.scripts.push_back(std::move(script));
+}
+
 // A robot: its links as bodies, their visuals, the initial joint positions, controllers and joint efforts.
 void AddRobot(const RobotDesc& robot, const multibody::ContactDefaults& defaults, RigidModel& rigid,
               RigidInitial& init) {
@@ -209,6 +255,7 @@ void AddRobot(const RobotDesc& robot, const multibody::ContactDefaults& defaults
     const int b = rigid.tree.FindBody(robot.name + "/" + link.name);
     if (b >= 0) AddVisuals(link, b, defaults, rigid);
   }
+  if (robot.script) AddScript(robot.name, *robot.script, rigid);
 }
 
 // The initial positions and velocities and the constant applied joint efforts.

@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 #include <array>
+#include <string>
 #include <vector>
 
 #include "contact/rigid_system.h"
@@ -30,6 +31,33 @@ struct ContactSource {
   double dissipation = -1;  ///< Its own dissipation [s/m]; negative: not declared.
 };
 
+/// A robot's scripted task (`robots: NAME: script:`; docs/scene-format.md, "Scripts"): before every step the
+/// robot's teleoperation target is set to the tool path's pose at the step's end, and its gripper to the command of
+/// the last gripper keyframe at or before it, until a person or program teleoperates that robot.
+struct RobotScript {
+  std::string robot;
+  std::string link;                                      ///< The tool link.
+  Eigen::Vector3d tool_point = Eigen::Vector3d::Zero();  ///< On the link, link frame [m].
+  bool track_orientation = true;
+  multibody::PoseTrajectory path;  ///< The tool point's position and the link's orientation, world.
+  struct GripperKey {
+    double time = 0;     ///< [s].
+    double opening = 1;  ///< [0, 1].
+    double force = 0;    ///< [N].
+  };
+  std::vector<GripperKey> gripper;  ///< By time, increasing; empty: the script leaves the gripper alone.
+  /// The gripper command in force at time t (the last key at or before t); false before the first.
+  bool GripperAt(double t, GripperKey& key) const {
+    bool found = false;
+    for (const GripperKey& k : gripper) {
+      if (k.time > t) break;
+      key = k;
+      found = true;
+    }
+    return found;
+  }
+};
+
 struct RigidModel {
   multibody::MultibodyTree tree;               ///< Dynamic and kinematic bodies, robot links.
   geometry::CollisionWorld world;              ///< Their collision geometry, static geometry, collision filtering.
@@ -46,6 +74,7 @@ struct RigidModel {
   };
   std::vector<BodyWrench> body_wrenches;
   std::vector<VisualGeometry> visuals;  ///< What to draw of the bodies, robots and static geometry.
+  std::vector<RobotScript> scripts;     ///< Robots' scripted tasks, in scene order.
   Eigen::VectorXd q0;                   ///< Initial generalized positions (size tree.nq()).
   Eigen::VectorXd v0;                   ///< Initial generalized velocities (size tree.nv()).
   /// Bodies reported in the trajectory and contact-force outputs (every non-static body), by tree index.

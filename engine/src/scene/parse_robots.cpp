@@ -67,6 +67,66 @@ JointControllerDesc ParseController(const ParseContext& context, const Field& en
   return controller;
 }
 
+// A keyframe's `gripper: {opening, force}`: opening in [0, 1] (default 1 with a force, else required), force ≥ 0.
+void ReadGripper(const ParseContext& context, const Field& field, const std::string& what,
+                 ScriptKeyframeDesc& keyframe) {
+  const Reader& reader = context.reader();
+  const MapFields map(reader, field, "'gripper' of " + what);
+  map.CheckKeys(KeysOf({"robots", "", "script", "keyframes", "", "gripper"}));
+  keyframe.has_gripper = true;
+  keyframe.gripper_opening = 1;
+  map.Read("force", keyframe.gripper_force, NonNegative());
+  if (keyframe.gripper_force == 0 && !map.Find("opening"))
+    reader.Fail(field, "'gripper' of " + what + " needs an 'opening' (0 closed to 1 open) or a squeeze 'force' [N]");
+  map.Read("opening", keyframe.gripper_opening, Between(0, 1, false, false));
+}
+
+// `script`: the tool link (a link of the URDF), the tool point, and keyframes from t ≥ 0, strictly increasing.
+RobotScriptDesc ParseScript(const ParseContext& context, const Field& field, const MultibodyDesc& model,
+                            const std::string& owner) {
+  const Reader& reader = context.reader();
+  const std::string what = "'script' of " + owner;
+  const MapFields map(reader, field, what);
+  map.CheckKeys(KeysOf({"robots", "", "script"}));
+  RobotScriptDesc script;
+  script.where = context.Where(field);
+  const Field link = map.Require("link");
+  script.link = reader.Text(link);
+  if (model.FindLink(script.link) == nullptr) {
+    std::vector<std::string> links;
+    for (const LinkDesc& l : model.links) links.push_back(l.name);
+    const std::string suggestion = DidYouMean(script.link, links);
+    reader.Fail(link, "unknown link '" + script.link + "' in " + what +
+                          (suggestion.empty() ? " (links: " + JoinNames(links) + ")" : suggestion));
+  }
+  map.Read("tool_point", script.tool_point);
+  map.Read("track_orientation", script.track_orientation);
+  if (const auto interpolation = map.Find("interpolation"))
+    script.interpolation = reader.Choice(*interpolation, "keyframe interpolation", KeyframeInterpolationNames());
+  const Field keyframes = map.Require("keyframes");
+  const std::vector<Field> items = reader.Items(keyframes, "'keyframes' of " + what);
+  if (items.empty()) reader.Fail(keyframes, "'keyframes' of " + what + " must list at least one keyframe");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string keyframe_what = "keyframe " + std::to_string(i) + " of " + what;
+    const MapFields keyframe_map(reader, items[i], keyframe_what);
+    keyframe_map.CheckKeys(KeysOf({"robots", "", "script", "keyframes", ""}));
+    ScriptKeyframeDesc keyframe;
+    keyframe.where = context.Where(items[i]);
+    const Field time = keyframe_map.Require("time");
+    keyframe.time = reader.Number(time, NonNegative());
+    if (i > 0 && keyframe.time <= script.keyframes.back().time) {
+      reader.Fail(time, "keyframe times must increase strictly: " + keyframe_what + " has 'time' " +
+                            time.node.Scalar() + ", not after keyframe " + std::to_string(i - 1) + "'s " +
+                            FormatNumber(script.keyframes.back().time));
+    }
+    keyframe_map.Require("position");  // a waypoint without a place is a mistake, not the origin
+    keyframe.pose = ReadPose(context, keyframe_map, keyframe_what);
+    if (const auto gripper = keyframe_map.Find("gripper")) ReadGripper(context, *gripper, keyframe_what, keyframe);
+    script.keyframes.push_back(keyframe);
+  }
+  return script;
+}
+
 }  // namespace
 
 RobotDesc ParseRobot(ParseContext& context, const Field& entry) {
@@ -117,6 +177,7 @@ RobotDesc ParseRobot(ParseContext& context, const Field& entry) {
       robot.joint_efforts[joint.name] = effort;
     }
   }
+  if (const auto script = map.Find("script")) robot.script = ParseScript(context, *script, *robot.model, what);
   return robot;
 }
 

@@ -135,13 +135,23 @@ SchemaNode PinGroup() {
        Value("release_time")});
 }
 
+// A robot's `script`: the tool link, its keyframes (a pose and an optional gripper command each).
+SchemaNode RobotScript() {
+  std::vector<SchemaNode> keyframe{Value("time")};
+  for (SchemaNode& key : PoseKeys()) keyframe.push_back(std::move(key));
+  keyframe.push_back(Section("gripper", {Value("opening"), Value("force")}));
+  return Section("script",
+                 {Value("link"), Vector("tool_point", std::array<double, 3>{0, 0, 0}), Value("track_orientation"),
+                  Value("interpolation"), List("keyframes", "keyframe", Section("keyframe", std::move(keyframe)))});
+}
+
 SchemaNode Robot() {
   return Section("robot",
                  {Value("urdf"), Pose(), Value("floating_base"),
                   NamedMap("initial_positions", "initial position", Value("position")),
                   NamedMap("controllers", "controller",
                            Section("controller", {Value("kp"), Value("kd"), Value("target"), Value("feedforward")})),
-                  NamedMap("joint_efforts", "joint effort", Value("effort"))});
+                  NamedMap("joint_efforts", "joint effort", Value("effort")), RobotScript()});
 }
 
 SchemaNode Weld() {

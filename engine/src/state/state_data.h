@@ -40,10 +40,13 @@ struct RobotTeleop {
   bool arm_active = false;
   robot::GripperTeleop gripper;
   bool gripper_active = false;
+  /// A person or program teleoperated this robot (Simulator::SetTeleopTarget, SetGripper, ClearTeleopTarget): its
+  /// scene script (RobotScript) no longer drives it, until Reset.
+  bool manual = false;
 
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(robot, arm, arm_active, gripper, gripper_active);
+    ar(robot, arm, arm_active, gripper, gripper_active, manual);
   }
 };
 

@@ -1,7 +1,9 @@
 #include "step/inputs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <string>
 
 #include "model/rigid_model.h"
 #include "multibody/spatial.h"
@@ -100,7 +102,113 @@ void GrabObject(const Model& model, const mpm::Particles& particles, int object,
   }
 }
 
+// Sets the teleoperation of every scripted robot that no person has taken over to its script at the step's end,
+// t + Δt: the tool path's pose, and the gripper command in force then.
+void ApplyScripts(const Model& model, State::Data& state, const Workspace& workspace) {
+  const double t = state.clock.time + model.dt;
+  for (const RobotScript& script : model.rigid->scripts) {
+    bool manual = false;
+    for (const RobotTeleop& entry : state.inputs.teleops)
+      manual = manual || (entry.robot == script.robot && entry.manual);
+    if (manual) continue;
+    const Eigen::Isometry3d X = script.path.Pose(t);
+    const Eigen::Quaterniond R(X.linear());
+    TeleopTarget target;
+    target.robot = script.robot;
+    target.link = script.link;
+    target.tool_point = {script.tool_point.x(), script.tool_point.y(), script.tool_point.z()};
+    target.position = {X.translation().x(), X.translation().y(), X.translation().z()};
+    target.quaternion = {R.w(), R.x(), R.y(), R.z()};
+    target.track_orientation = script.track_orientation;
+    // CompileModel checked the link, the arm's controllers and the fingers; the targets are finite.
+    SetArmTarget(target, state, workspace);
+    RobotScript::GripperKey key;
+    if (script.GripperAt(t, key)) SetGripperCommand({script.robot, key.opening, key.force}, state, workspace);
+  }
+}
+
 }  // namespace
+
+RobotTeleop& TeleopOf(InputState& inputs, const std::string& robot) {
+  for (RobotTeleop& t : inputs.teleops) {
+    if (t.robot == robot) return t;
+  }
+  inputs.teleops.push_back(RobotTeleop{});
+  inputs.teleops.back().robot = robot;
+  return inputs.teleops.back();
+}
+
+std::string SetArmTarget(const TeleopTarget& target, State::Data& state, const Workspace& workspace,
+                         RobotTeleop** entry) {
+  if (!workspace.rigid) return "no robot named '" + target.robot + "' (the scene has no rigid bodies)";
+  for (double x : target.position) {
+    if (!std::isfinite(x)) return "teleop target of '" + target.robot + "': position is not finite";
+  }
+  for (double x : target.tool_point) {
+    if (!std::isfinite(x)) return "teleop target of '" + target.robot + "': tool point is not finite";
+  }
+  const Eigen::Quaterniond R(target.quaternion[0], target.quaternion[1], target.quaternion[2], target.quaternion[3]);
+  if (!std::isfinite(R.norm()) || R.norm() < 1e-6) {
+    return "teleop target of '" + target.robot + "': the quaternion is not a rotation";
+  }
+  robot::ArmTeleop arm;
+  RobotTeleop* existing = nullptr;
+  for (RobotTeleop& t : state.inputs.teleops) {
+    if (t.robot == target.robot && t.arm_active && t.arm.link() == target.link) existing = &t;
+  }
+  if (existing == nullptr) {
+    std::string problem = arm.Configure(*workspace.rigid, target.robot, target.link);
+    if (!problem.empty()) return problem;
+  }
+  RobotTeleop& t = existing ? *existing : TeleopOf(state.inputs, target.robot);
+  if (!existing) {
+    t.arm = std::move(arm);
+    t.arm_active = true;
+  }
+  t.arm.SetTarget(Eigen::Vector3d(target.tool_point[0], target.tool_point[1], target.tool_point[2]),
+                  Eigen::Vector3d(target.position[0], target.position[1], target.position[2]), R,
+                  target.track_orientation);
+  if (entry) *entry = &t;
+  return {};
+}
+
+std::string SetGripperCommand(const GripperCommand& command, State::Data& state, const Workspace& workspace,
+                              RobotTeleop** entry) {
+  if (!(command.opening >= 0 && command.opening <= 1)) {
+    return "gripper of '" + command.robot + "': opening " + std::to_string(command.opening) + " is outside [0, 1]";
+  }
+  if (!(command.force >= 0) || !std::isfinite(command.force)) {
+    return "gripper of '" + command.robot + "': force " + std::to_string(command.force) + " N must be >= 0";
+  }
+  bool known = false;
+  if (workspace.rigid) {
+    for (const multibody::Body& b : workspace.rigid->tree().bodies())
+      known = known || b.name.rfind(command.robot + "/", 0) == 0;
+  }
+  if (!known) return "no robot named '" + command.robot + "'";
+  RobotTeleop* existing = nullptr;
+  for (RobotTeleop& t : state.inputs.teleops) {
+    if (t.robot == command.robot) existing = &t;
+  }
+  robot::GripperTeleop gripper;
+  if (existing == nullptr || !existing->gripper_active) {
+    std::vector<int> arm_bodies;
+    if (existing && existing->arm_active) {
+      for (int b = existing->arm.link_body(); b >= 0; b = workspace.rigid->tree().body(b).parent)
+        arm_bodies.push_back(b);
+    }
+    std::string problem = gripper.Configure(*workspace.rigid, command.robot, arm_bodies);
+    if (!problem.empty()) return problem;
+  }
+  RobotTeleop& t = existing ? *existing : TeleopOf(state.inputs, command.robot);
+  if (!t.gripper_active) {
+    t.gripper = std::move(gripper);
+    t.gripper_active = true;
+  }
+  t.gripper.Set(command.opening, command.force);
+  if (entry) *entry = &t;
+  return {};
+}
 
 void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
   const PerturbationState& spring = state.inputs.perturbation;
@@ -110,6 +218,7 @@ void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
     PullObject(model, spring, workspace.mpm->solver());
   }
   if (workspace.rigid) {
+    ApplyScripts(model, state, workspace);
     for (RobotTeleop& t : state.inputs.teleops) {
       if (t.arm_active) t.arm.Apply(*workspace.rigid, Gravity(model), model.dt);
       if (t.gripper_active) t.gripper.Apply(*workspace.rigid, model.rigid->controllers);

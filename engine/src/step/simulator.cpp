@@ -49,16 +49,6 @@ int ResolveThreads(const Model& model, const SimulatorOptions& options) {
   if (threads <= 0) threads = tbb::info::default_concurrency();
   return threads;
 }
-
-// The teleoperation entry of `robot`, made when it has none.
-RobotTeleop& TeleopOf(InputState& inputs, const std::string& robot) {
-  for (RobotTeleop& t : inputs.teleops) {
-    if (t.robot == robot) return t;
-  }
-  inputs.teleops.push_back(RobotTeleop{});
-  inputs.teleops.back().robot = robot;
-  return inputs.teleops.back();
-}
 }  // namespace
 
 Simulator::Simulator(std::shared_ptr<const Model> model, SimulatorOptions options) {
@@ -438,77 +428,25 @@ std::string Simulator::LinkPose(const std::string& robot, const std::string& lin
 }
 
 std::string Simulator::SetTeleopTarget(const TeleopTarget& target) {
-  Impl& s = *impl_;
-  if (!s.workspace.rigid) return "no robot named '" + target.robot + "' (the scene has no rigid bodies)";
-  for (double x : target.position) {
-    if (!std::isfinite(x)) return "teleop target of '" + target.robot + "': position is not finite";
-  }
-  for (double x : target.tool_point) {
-    if (!std::isfinite(x)) return "teleop target of '" + target.robot + "': tool point is not finite";
-  }
-  const Eigen::Quaterniond R(target.quaternion[0], target.quaternion[1], target.quaternion[2], target.quaternion[3]);
-  if (!std::isfinite(R.norm()) || R.norm() < 1e-6) {
-    return "teleop target of '" + target.robot + "': the quaternion is not a rotation";
-  }
-  robot::ArmTeleop arm;
-  RobotTeleop* existing = nullptr;
-  for (RobotTeleop& t : s.data().inputs.teleops) {
-    if (t.robot == target.robot && t.arm_active && t.arm.link() == target.link) existing = &t;
-  }
-  if (existing == nullptr) {
-    std::string problem = arm.Configure(*s.workspace.rigid, target.robot, target.link);
-    if (!problem.empty()) return problem;
-  }
-  RobotTeleop& t = existing ? *existing : TeleopOf(s.data().inputs, target.robot);
-  if (!existing) {
-    t.arm = std::move(arm);
-    t.arm_active = true;
-  }
-  t.arm.SetTarget(Eigen::Vector3d(target.tool_point[0], target.tool_point[1], target.tool_point[2]),
-                  Eigen::Vector3d(target.position[0], target.position[1], target.position[2]), R,
-                  target.track_orientation);
-  return {};
+  RobotTeleop* entry = nullptr;
+  std::string problem = ductile::SetArmTarget(target, impl_->data(), impl_->workspace, &entry);
+  if (problem.empty()) entry->manual = true;  // a scene script no longer drives this robot
+  return problem;
 }
 
 void Simulator::ClearTeleopTarget(const std::string& robot) {
   for (RobotTeleop& t : impl_->data().inputs.teleops) {
-    if (t.robot == robot) t.arm_active = false;
+    if (t.robot != robot) continue;
+    t.arm_active = false;
+    t.manual = true;
   }
 }
 
 std::string Simulator::SetGripper(const GripperCommand& command) {
-  Impl& s = *impl_;
-  if (!(command.opening >= 0 && command.opening <= 1)) {
-    return "gripper of '" + command.robot + "': opening " + std::to_string(command.opening) + " is outside [0, 1]";
-  }
-  if (!(command.force >= 0) || !std::isfinite(command.force)) {
-    return "gripper of '" + command.robot + "': force " + std::to_string(command.force) + " N must be >= 0";
-  }
-  const std::vector<std::string> robots = RobotNames();
-  if (std::find(robots.begin(), robots.end(), command.robot) == robots.end()) {
-    return "no robot named '" + command.robot + "'";
-  }
-  RobotTeleop* existing = nullptr;
-  for (RobotTeleop& t : s.data().inputs.teleops) {
-    if (t.robot == command.robot) existing = &t;
-  }
-  robot::GripperTeleop gripper;
-  if (existing == nullptr || !existing->gripper_active) {
-    std::vector<int> arm_bodies;
-    if (existing && existing->arm_active) {
-      for (int b = existing->arm.link_body(); b >= 0; b = s.workspace.rigid->tree().body(b).parent)
-        arm_bodies.push_back(b);
-    }
-    std::string problem = gripper.Configure(*s.workspace.rigid, command.robot, arm_bodies);
-    if (!problem.empty()) return problem;
-  }
-  RobotTeleop& t = existing ? *existing : TeleopOf(s.data().inputs, command.robot);
-  if (!t.gripper_active) {
-    t.gripper = std::move(gripper);
-    t.gripper_active = true;
-  }
-  t.gripper.Set(command.opening, command.force);
-  return {};
+  RobotTeleop* entry = nullptr;
+  std::string problem = ductile::SetGripperCommand(command, impl_->data(), impl_->workspace, &entry);
+  if (problem.empty()) entry->manual = true;  // a scene script no longer drives this robot
+  return problem;
 }
 
 TeleopStatus Simulator::GetTeleopStatus(const std::string& robot) const {
