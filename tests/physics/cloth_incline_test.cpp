@@ -8,7 +8,7 @@
 // The contact solve runs to ε_r = 1e-6 (`simulation.contact_tolerance_relative`) instead of the default 5e-2. The
 // default stopping rule bounds the residual by ε_r times the stencil nodes' momentum norm ‖√M v‖; a sheet sliding
 // at 1 m/s has ‖√M v‖ ≈ 0.1 while the contact impulse of a substep is only ~m g Δt (D-norm ~1e-4), so the rule is
-// met by the unsolved initial guess (0.5 iterations per 8 substeps, 43 of 121 vertices in contact per substep)
+// met by the unsolved initial guess (0.4 iterations per 8 substeps, 43 of 121 vertices in contact per substep)
 // and the sliding sheet feels about 37% of Coulomb's friction: a = 3.95 m/s² instead of 2.36 at θ = 30°,
 // μ = 0.3, and 4.90 instead of 2.55 at θ = 40°, μ = 0.5 (measured; with ε_r = 1e-3 it is 2.39, with 1e-4 2.37).
 // What is tested here is the contact model converged (docs/architecture.md, "MPM-rigid contact", notes the
