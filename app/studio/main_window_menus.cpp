@@ -261,6 +261,7 @@ void MainWindow::BuildViewMenu() {
     if (viewport_)
       viewport_->view_options().particle_style = on ? render::ParticleStyle::kBeads : render::ParticleStyle::kSurface;
   });
+  particles_as_beads_action_ = beads;
   QAction* cloth_beads = view->addAction("Cloth as particles");
   cloth_beads->setObjectName("cloth_as_particles_action");
   cloth_beads->setCheckable(true);

@@ -1,8 +1,9 @@
 // ReconstructSurface: the field of Zhu and Bridson (2005) on a grid, its surface extracted with surface nets
 // (Gibson 1998) and smoothed with Taubin's λ|μ steps (Taubin 1995); see particle_surface.h for the method and why.
 //
-// Grid: nodes `cell` apart (the particle spacing, coarser only past kMaxSurfaceGridNodes) over the particles' bounds
-// grown by the kernel's radius and two cells, so the surface never reaches the grid's border. Per node the sums
+// Grid: nodes `cell` apart (the particle spacing, coarser past kMaxSurfaceParticles or kMaxSurfaceGridNodes, the
+// particles then binned per cell) over the particles' bounds grown by the kernel's radius and two cells, so the
+// surface never reaches the grid's border. Per node the sums
 // W = Σ w_i, Σ w_i (x_i − origin) and Σ w_i c_i (colours); φ from them; outside every kernel φ = R (outside).
 #include "ductile/render/particle_surface.h"
 
@@ -86,8 +87,9 @@ struct FieldGrid {
   }
 };
 
-// The grid around `positions` for particles `spacing` apart and a kernel `kernel_radius` spacings wide, with cells no
-// finer than needed to stay within kMaxSurfaceGridNodes; false when no position is finite.
+// The grid around `positions` for particles `spacing` apart and a kernel `kernel_radius` spacings wide, with cells of
+// the spacing, or coarser for more than kMaxSurfaceParticles particles or kMaxSurfaceGridNodes nodes; false when no
+// position is finite.
 bool LayOutGrid(std::span<const Vec3> positions, float spacing, float kernel_radius, FieldGrid& grid) {
   Vec3 low{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
   Vec3 high{-low[0], -low[1], -low[2]};
@@ -101,7 +103,10 @@ bool LayOutGrid(std::span<const Vec3> positions, float spacing, float kernel_rad
     }
   }
   if (!any) return false;
-  float cell = spacing;
+  // Past kMaxSurfaceParticles the cell grows with the cube root of the count, so that the binned particles
+  // (ComputeField) stay about that many.
+  float cell = spacing * std::max(1.0f, static_cast<float>(std::cbrt(static_cast<double>(positions.size()) /
+                                                                     static_cast<double>(kMaxSurfaceParticles))));
   for (;;) {
     const float margin = kernel_radius * std::max(spacing, cell) + 2.0f * cell;
     double nodes = 1;
@@ -117,6 +122,41 @@ bool LayOutGrid(std::span<const Vec3> positions, float spacing, float kernel_rad
   return true;
 }
 
+// The particles binned per cell of the grid: the mean position and colour of each occupied cell's particles and
+// their count, in the order of the cells.
+struct Bin {
+  Vec3 x{0, 0, 0};
+  Rgba color{0, 0, 0, 0};
+  float count = 0;
+};
+std::vector<Bin> BinParticles(std::span<const Vec3> positions, std::span<const Rgba> colors, const FieldGrid& grid) {
+  std::vector<std::int32_t> bin_of(
+      static_cast<std::size_t>(grid.n[0]) * static_cast<std::size_t>(grid.n[1]) * static_cast<std::size_t>(grid.n[2]),
+      -1);
+  std::vector<Bin> bins;
+  for (std::size_t p = 0; p < positions.size(); ++p) {
+    const Vec3& x = positions[p];
+    if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2])) continue;
+    std::array<int, 3> c{};
+    for (int a = 0; a < 3; ++a)
+      c[a] = std::clamp(static_cast<int>((x[a] - grid.origin[a]) / grid.cell), 0, grid.n[a] - 1);
+    std::int32_t& bin = bin_of[grid.Index(c[0], c[1], c[2])];
+    if (bin < 0) {
+      bin = static_cast<std::int32_t>(bins.size());
+      bins.emplace_back();
+    }
+    Bin& b = bins[static_cast<std::size_t>(bin)];
+    b.x = Add(b.x, x);
+    for (int a = 0; a < 4; ++a) b.color[a] += colors[p][a];
+    b.count += 1.0f;
+  }
+  for (Bin& b : bins) {
+    b.x = Scale(b.x, 1.0f / b.count);
+    for (float& channel : b.color) channel /= b.count;
+  }
+  return bins;
+}
+
 // Splats the particles into the grid's sums and sets φ at every node (Zhu and Bridson 2005, eq. 3-5).
 void ComputeField(std::span<const Vec3> positions, std::span<const Rgba> colors, float spacing, float kernel_radius,
                   FieldGrid& grid) {
@@ -130,9 +170,15 @@ void ComputeField(std::span<const Vec3> positions, std::span<const Rgba> colors,
   grid.weighted_rgb.assign(count, Rgba{0, 0, 0, 0});
   const float reach = radius / grid.cell;  // [cells].
   const float inverse_squared_radius = 1.0f / (radius * radius);
-  for (std::size_t p = 0; p < positions.size(); ++p) {
-    const Vec3& x = positions[p];
+  // On a coarsened grid the particles are first binned per cell: each bin splats once, at its particles' mean
+  // position, with their count as its weight and their mean colour.
+  const bool binned = grid.cell > 1.001f * spacing;
+  std::vector<Bin> bins = binned ? BinParticles(positions, colors, grid) : std::vector<Bin>{};
+  const std::size_t sources = binned ? bins.size() : positions.size();
+  for (std::size_t p = 0; p < sources; ++p) {
+    const Vec3& x = binned ? bins[p].x : positions[p];
     if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2])) continue;
+    const float mass = binned ? bins[p].count : 1.0f;
     const Vec3 local = Subtract(x, grid.origin);
     std::array<int, 3> lo{}, hi{};
     for (int a = 0; a < 3; ++a) {
@@ -140,7 +186,7 @@ void ComputeField(std::span<const Vec3> positions, std::span<const Rgba> colors,
       lo[a] = std::max(0, static_cast<int>(std::ceil(u - reach)));
       hi[a] = std::min(grid.n[a] - 1, static_cast<int>(std::floor(u + reach)));
     }
-    const Rgba& c = colors[p];
+    const Rgba& c = binned ? bins[p].color : colors[p];
     for (int k = lo[2]; k <= hi[2]; ++k) {
       const float dz = static_cast<float>(k) * grid.cell - local[2];
       for (int j = lo[1]; j <= hi[1]; ++j) {
@@ -149,7 +195,7 @@ void ComputeField(std::span<const Vec3> positions, std::span<const Rgba> colors,
         std::size_t node = grid.Index(lo[0], j, k);
         for (int i = lo[0]; i <= hi[0]; ++i, ++node) {
           const float dx = static_cast<float>(i) * grid.cell - local[0];
-          const float w = Kernel((dx * dx + dyz) * inverse_squared_radius);
+          const float w = mass * Kernel((dx * dx + dyz) * inverse_squared_radius);
           if (w <= 0.0f) continue;
           grid.weight[node] += w;
           for (int a = 0; a < 3; ++a) weighted_x[node][a] += w * local[a];
@@ -323,8 +369,8 @@ void ComputeNormals(SurfaceMesh& mesh) {
 
 // Each vertex's opacity 1 − exp(−σ d) (Beer-Lambert), d the length inside the continuum (φ < 0) along the line of
 // sight from `eye` through the vertex, marched a cell at a time from the vertex on; at least kMinOpacity. The march
-// stops where the opacity would pass 0.99 or after 128 cells. Vertices facing away from the eye (culled when drawn)
-// keep kMinOpacity.
+// stops where the opacity would pass 0.99, where the line leaves the grid, or after 128 cells. Vertices facing away
+// from the eye (culled when drawn) keep kMinOpacity.
 void SetOpacity(const FieldGrid& grid, const Vec3& eye, float absorption, SurfaceMesh& mesh) {
   constexpr int kMaxSteps = 128;
   const float enough = -std::log(0.01f) / absorption;  // [m]
@@ -332,7 +378,16 @@ void SetOpacity(const FieldGrid& grid, const Vec3& eye, float absorption, Surfac
     const Vec3 direction = Normalize(Subtract(mesh.positions[p], eye), Vec3{0, 0, -1});
     float thickness = 0;
     if (Dot(direction, mesh.normals[p]) < 0.0f) {
-      for (int step = 0; step < kMaxSteps && thickness < enough; ++step) {
+      // Where the line of sight leaves the grid (nothing but outside beyond): the nearest exit through its faces.
+      float exit = std::numeric_limits<float>::max();
+      for (int a = 0; a < 3; ++a) {
+        if (direction[a] == 0.0f) continue;
+        const float face =
+            direction[a] > 0.0f ? grid.origin[a] + grid.cell * static_cast<float>(grid.n[a] - 1) : grid.origin[a];
+        exit = std::min(exit, (face - mesh.positions[p][a]) / direction[a]);
+      }
+      const int steps = std::min(kMaxSteps, static_cast<int>(exit / grid.cell));
+      for (int step = 0; step < steps && thickness < enough; ++step) {
         const Vec3 x = Add(mesh.positions[p], Scale(direction, (static_cast<float>(step) + 0.5f) * grid.cell));
         if (grid.PhiAt(x) < 0.0f) thickness += grid.cell;
       }

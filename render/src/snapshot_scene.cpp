@@ -313,7 +313,7 @@ SurfaceParams SurfaceLook(MaterialModelDesc model, float spacing, const Vec3& ey
   switch (model) {
     case MaterialModelDesc::kFluid:
       params.absorption = kWaterAbsorption / spacing;
-      params.kernel_radius = 3.0f;
+      params.kernel_radius = 2.5f;
       params.smoothing_passes = 3;
       break;
     case MaterialModelDesc::kDruckerPrager:

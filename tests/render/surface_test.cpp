@@ -113,6 +113,25 @@ TEST(ParticleSurface, FlatBlockTopLiesHalfASpacingAboveItsTopLayer) {
   }
 }
 
+// Past kMaxSurfaceParticles the grid is coarser and the particles are binned per cell: the surface is still closed
+// and its top still lies about half a (coarser) cell above the top layer.
+TEST(ParticleSurface, ManyParticlesAreBinnedOnACoarserGridAndStillClosed) {
+  const std::vector<Vec3> block = Block(40, 40, 16, {0, 0, 0});  // 25,600 particles
+  ASSERT_GT(static_cast<std::int64_t>(block.size()), kMaxSurfaceParticles);
+  const SurfaceMesh mesh = Reconstruct(block);
+  ExpectClosedAndConsistentlyWound(mesh);
+  const float top_layer = 15 * kSpacing;
+  int on_top = 0;
+  for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+    const Vec3& p = mesh.positions[v];
+    if (p[0] < 0.1f || p[0] > 0.3f || p[1] < 0.1f || p[1] > 0.3f || p[2] < top_layer) continue;
+    ++on_top;
+    EXPECT_GT(p[2], top_layer);
+    EXPECT_LT(p[2], top_layer + 1.2f * kSpacing);
+  }
+  EXPECT_GT(on_top, 100);
+}
+
 // Translucency: the opacity grows with the water behind a vertex along the line of sight.
 TEST(ParticleSurface, OpacityGrowsWithTheThicknessBehindTheSurface) {
   // Seen from above: a pool 2 particles deep beside one 16 deep.

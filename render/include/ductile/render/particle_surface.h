@@ -50,6 +50,11 @@ struct SurfaceParams {
 /// The smallest opacity of a translucent surface's vertex (a film of water stays visible).
 inline constexpr float kMinOpacity = 0.12f;
 
+/// Particles beyond which a continuum is reconstructed on cells coarser than its spacing (about this many cells'
+/// worth of particles, binned per cell), so that its cost stops growing with the count: on one core of a 2-core AMD
+/// EPYC VM a 5,400-particle slab takes 4 to 9 ms as a solid and 12 to 14 as water (bench/results/*-render.md).
+inline constexpr std::int64_t kMaxSurfaceParticles = 16384;
+
 /// Upper bound on the grid's nodes: a continuum spread wider is reconstructed on coarser cells.
 inline constexpr std::int64_t kMaxSurfaceGridNodes = std::int64_t{1} << 21;
 
