@@ -3,9 +3,12 @@
 // BuildRenderScene exactly as the studio builds it (ground grid, shadows, domain outline, a contact-force arrow) and
 // framed by FrameSnapshot. Slabs of 30x30x6 = 5,400 and 50x50x20 = 50,000 particles, at 1 and 4 samples per pixel.
 // Each iteration is OffscreenRenderer::Render: record, submit, wait, read the image back. Counters: ms per frame
-// and frames per second. Results: bench/results/*-render.md.
+// and frames per second. BM_StudioFrame: the studio's frame on a CPU device, the scene built every frame, with the
+// continua as beads or as surfaces (issue 22). Results: bench/results/*-render.md.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -94,7 +97,11 @@ void BM_RenderFrame(benchmark::State& state) {
   }
   const render::Camera camera =
       render::FrameSnapshot(snapshot, static_cast<float>(kWidth) / static_cast<float>(kHeight));
-  const render::RenderScene scene = render::BuildRenderScene(snapshot, render::ViewOptions{}, camera);
+  // Beads, as before the surfaces (issue 22), so that the figures compare with the earlier ones; BM_StudioFrame
+  // measures the surfaces.
+  render::ViewOptions beads;
+  beads.particle_style = render::ParticleStyle::kBeads;
+  const render::RenderScene scene = render::BuildRenderScene(snapshot, beads, camera);
   // Into one buffer, as the viewport draws into its window's image; a warm-up frame first (first-use costs of
   // buffers and caches).
   std::vector<std::uint8_t> pixels(4 * static_cast<std::size_t>(kWidth) * static_cast<std::size_t>(kHeight));
@@ -112,6 +119,52 @@ BENCHMARK(BM_RenderFrame)
     ->ArgNames({"slab", "samples", "scale", "cpu"})
     ->ArgsProduct({{0, 1}, {1, 4}, {100, 50}, {0}})
     ->ArgsProduct({{0, 1}, {1}, {100, 50}, {1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(2.0);
+
+// One frame of the studio's viewport on a CPU device as it draws one while the simulation runs (issue 22): the
+// RenderScene built from the snapshot (BuildRenderScene: with the surface style the continua's surfaces are
+// reconstructed here, every frame), then drawn at a render scale of 50% and composed on the host
+// (cpu_viewport), 1280x720, 1 sample. Arguments: style (0 beads, 1 surface) and material (0 dough, a solid; 1 water,
+// translucent, with a wider kernel and its thickness along the line of sight) of the 30x30x6 slab (5,400 particles).
+// Counters as BM_RenderFrame's, and build_ms, the mean time BuildRenderScene took.
+void BM_StudioFrame(benchmark::State& state) {
+  Snapshot snapshot = DoughSlab(30, 30, 6);
+  SnapshotMaterial material;
+  material.model = state.range(1) == 0 ? MaterialModelDesc::kFixedCorotated : MaterialModelDesc::kFluid;
+  snapshot.materials = {material};
+  render::ViewOptions view;
+  view.particle_style = state.range(0) == 0 ? render::ParticleStyle::kBeads : render::ParticleStyle::kSurface;
+  std::unique_ptr<render::OffscreenRenderer> renderer;
+  try {
+    renderer = render::OffscreenRenderer::Create(kWidth, kHeight, 1, true, true);
+  } catch (const render::NoVulkanDeviceError& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  const render::Camera camera =
+      render::FrameSnapshot(snapshot, static_cast<float>(kWidth) / static_cast<float>(kHeight));
+  std::vector<std::uint8_t> pixels(4 * static_cast<std::size_t>(kWidth) * static_cast<std::size_t>(kHeight));
+  renderer->RenderInto(render::BuildRenderScene(snapshot, view, camera), 0.5f, pixels);
+  double build_seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const render::RenderScene scene = render::BuildRenderScene(snapshot, view, camera);
+    build_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    renderer->RenderInto(scene, 0.5f, pixels);
+    benchmark::DoNotOptimize(pixels.data());
+  }
+  state.counters["particles"] = static_cast<double>(snapshot.particles.position.size());
+  state.counters["build_ms"] = 1e3 * build_seconds / static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+  state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.SetLabel(renderer->DeviceName());
+}
+BENCHMARK(BM_StudioFrame)
+    ->ArgNames({"style", "material"})
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({1, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(2.0);

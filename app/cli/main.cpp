@@ -36,6 +36,10 @@ void AddOutputOptions(CLI::App& cmd, ductile::cli::RunOptions& o) {
                  "Size WIDTHxHEIGHT in pixels of the screenshot and the video (default 1280x720; even for a video)");
   cmd.add_option("--color", o.color_mode, "Particle colours: material, speed, stress or plastic")
       ->check(CLI::IsMember({"material", "speed", "stress", "plastic"}));
+  cmd.add_option("--particles-as", o.particle_style,
+                 "How the MPM continua are drawn in the screenshot and the video: surface (default; a reconstructed "
+                 "surface per object, water translucent) or beads (one sphere per particle)")
+      ->check(CLI::IsMember({"surface", "beads"}));
   cmd.add_flag("--overlay", o.overlay,
                "Draw the HUD (scene, time, step, particles, contacts) on the screenshot and the video");
   cmd.add_option("--demo-log", o.demo_log_file,

@@ -47,6 +47,8 @@ std::string Pictures::Configure(const RunOptions& options, const SceneDesc& scen
     return "--size must be WIDTHxHEIGHT with each in [16, 16384], got '" + options.size + "'";
   if (!render::ParseColorMode(options.color_mode, view_.color_mode))
     return "--color must be material, speed, stress or plastic, got '" + options.color_mode + "'";
+  if (!render::ParseParticleStyle(options.particle_style, view_.particle_style))
+    return "--particles-as must be surface or beads, got '" + options.particle_style + "'";
   overlay_ = options.overlay;
   scene_name_ = std::filesystem::path(options.scene).filename().string();
   if (!scene.cameras.empty()) {

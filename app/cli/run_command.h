@@ -22,12 +22,13 @@ struct RunOptions {
   std::string stats_file;           ///< JSON; empty = none.
   int threads = 0;                  ///< 0 = scene's value.
   bool quiet = false;
-  std::string screenshot_file;          ///< PNG rendered offscreen; empty = none.
-  std::optional<double> screenshot_at;  ///< Simulated time of the screenshot [s]; default: the end of the run.
-  std::string video_file;               ///< H.264 MP4 rendered offscreen; empty = none.
-  int video_fps = 30;                   ///< Video frames per simulated second, in [1, 240].
-  std::string size = "1280x720";        ///< WIDTHxHEIGHT of the screenshot and the video [pixels].
-  std::string color_mode = "material";  ///< Particle colours: material, speed, stress, plastic.
+  std::string screenshot_file;             ///< PNG rendered offscreen; empty = none.
+  std::optional<double> screenshot_at;     ///< Simulated time of the screenshot [s]; default: the end of the run.
+  std::string video_file;                  ///< H.264 MP4 rendered offscreen; empty = none.
+  int video_fps = 30;                      ///< Video frames per simulated second, in [1, 240].
+  std::string size = "1280x720";           ///< WIDTHxHEIGHT of the screenshot and the video [pixels].
+  std::string color_mode = "material";     ///< Particle colours: material, speed, stress, plastic.
+  std::string particle_style = "surface";  ///< How continua are drawn: surface or beads.
   /// Replaying a demo log: its events are applied as the run steps, it runs the log's number of steps (duration is
   /// ignored), and the final state hash is checked against the log's.
   std::shared_ptr<const DemoLog> replay;

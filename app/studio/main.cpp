@@ -86,6 +86,11 @@ struct Options {
                              "display rate) or 'auto' (36 on a CPU Vulkan device such as lavapipe, none on a GPU); "
                              "default: the View > Frame rate limit choice",
                              "RATE"};
+  QCommandLineOption particles_as{
+      "particles-as",
+      "Draw the MPM continua as 'surface' (each object's reconstructed surface; default) or "
+      "'beads' (one sphere per particle), as View > Particles as beads does",
+      "surface|beads"};
   QCommandLineOption placement{"thread-placement",
                                "On a CPU Vulkan device such as lavapipe, keep the simulation thread and the "
                                "viewport's drawing on separate cores with drawing at a lower priority: 'on' (default) "
@@ -99,6 +104,7 @@ struct ViewSettings {
   double turntable_speed = 0;  // [degrees/s]
   double rate_limit = -1;      // [frames/s], 0 for 'auto', infinity for 'none'; -1: not given
   bool place_threads = true;
+  bool beads = false;  // --particles-as beads
 };
 
 // Environment defaults for the drivers, unless set already.
@@ -118,7 +124,7 @@ void DescribeCommandLine(QCommandLineParser& parser, const Options& options) {
   parser.addVersionOption();
   parser.addPositionalArgument("SCENE", "Scene file (YAML); default: scenes/dough_rolling.yaml");
   for (const QCommandLineOption* option : {&options.paused, &options.measure, &options.render_scale, &options.turntable,
-                                           &options.max_fps, &options.placement})
+                                           &options.max_fps, &options.particles_as, &options.placement})
     parser.addOption(*option);
 }
 
@@ -173,6 +179,17 @@ bool ParseMaxFps(const QCommandLineParser& parser, const QCommandLineOption& opt
   return true;
 }
 
+bool ParseParticlesAs(const QCommandLineParser& parser, const QCommandLineOption& option, bool& beads) {
+  if (!parser.isSet(option)) return true;
+  const QString value = parser.value(option);
+  if (value != "surface" && value != "beads") {
+    std::cerr << "ductile: --particles-as needs 'surface' or 'beads', got '" << value.toStdString() << "'\n";
+    return false;
+  }
+  beads = value == "beads";
+  return true;
+}
+
 bool ParseThreadPlacement(const QCommandLineParser& parser, const QCommandLineOption& option, bool& place_threads) {
   if (!parser.isSet(option)) return true;
   const QString value = parser.value(option);
@@ -189,7 +206,7 @@ std::optional<ViewSettings> ParseViewSettings(const QCommandLineParser& parser, 
   ViewSettings s;
   if (!ParseRenderScale(parser, options.render_scale, s.render_scale) ||
       !ParseTurntable(parser, options.turntable, s.turntable_speed) ||
-      !ParseMaxFps(parser, options.max_fps, s.rate_limit) ||
+      !ParseMaxFps(parser, options.max_fps, s.rate_limit) || !ParseParticlesAs(parser, options.particles_as, s.beads) ||
       !ParseThreadPlacement(parser, options.placement, s.place_threads))
     return std::nullopt;
   return s;
@@ -199,6 +216,7 @@ void ApplyViewSettings(ductile::studio::MainWindow& window, const ViewSettings& 
   if (s.render_scale >= 0) window.SetRenderScale(s.render_scale);
   if (s.turntable_speed != 0) window.SetTurntable(s.turntable_speed);
   if (s.rate_limit >= 0) window.SetFrameRateLimit(s.rate_limit);
+  if (s.beads) window.SetParticlesAsBeads(true);
   window.SetThreadPlacement(s.place_threads);
 }
 

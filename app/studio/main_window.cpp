@@ -505,6 +505,10 @@ void MainWindow::SetTurntable(double degrees_per_second) {
   }
 }
 
+void MainWindow::SetParticlesAsBeads(bool on) {
+  if (particles_as_beads_action_) particles_as_beads_action_->setChecked(on);  // its handler sets the view
+}
+
 bool MainWindow::SaveDemoLog(const QString& path) {
   std::string error = scene_ ? "" : "open a scene first";
   DemoLog log;

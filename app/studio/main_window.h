@@ -80,6 +80,9 @@ class MainWindow : public QMainWindow {
   /// Turns the camera about its target at `degrees_per_second` (0 stops it), as View > Turntable does at 20°/s;
   /// the menu item shows whether it turns.
   void SetTurntable(double degrees_per_second);
+  /// Draws the MPM continua as beads (one sphere per particle) or as their reconstructed surfaces (the default), as
+  /// View > Particles as beads does, whose check mark it sets.
+  void SetParticlesAsBeads(bool on);
   /// Starts recording the open scene (what Record > Start recording… does once its dialog is accepted). On a
   /// problem (no scene, a recording running, a bad path, size or rate, no Vulkan device) shows it in a dialog and
   /// the log, leaves no file and returns false.
@@ -195,6 +198,7 @@ class MainWindow : public QMainWindow {
   bool thread_placement_ = true;
   int simulation_core_ = -1;  // the simulation thread's core once placed (SeparateSimulationFromDrawing)
   QAction* turntable_action_ = nullptr;
+  QAction* particles_as_beads_action_ = nullptr;
   QTimer* timer_ = nullptr;
   QElapsedTimer status_clock_;  // since the status line and the HUD's text were last shown (Poll)
   QString shown_kind_;          // what they said then, in kind

@@ -252,6 +252,16 @@ void MainWindow::BuildViewMenu() {
   connect(forces, &QAction::toggled, this, [this](bool on) {
     if (viewport_) viewport_->view_options().show_contact_forces = on;
   });
+  QAction* beads = view->addAction("Particles as beads");
+  beads->setObjectName("particles_as_beads_action");
+  beads->setCheckable(true);
+  beads->setToolTip(
+      "Draw dough, sand and water as one sphere per particle instead of each object's reconstructed surface");
+  connect(beads, &QAction::toggled, this, [this](bool on) {
+    if (viewport_)
+      viewport_->view_options().particle_style = on ? render::ParticleStyle::kBeads : render::ParticleStyle::kSurface;
+  });
+  particles_as_beads_action_ = beads;
   QAction* cloth_beads = view->addAction("Cloth as particles");
   cloth_beads->setObjectName("cloth_as_particles_action");
   cloth_beads->setCheckable(true);

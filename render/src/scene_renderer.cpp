@@ -4,11 +4,12 @@
 //
 // Each frame slot has one host-visible buffer that holds everything the frame draws from, rewritten by PrepareFrame:
 // mesh vertices, indices, per-instance data (scene instances sorted by mesh, then the arrows' shafts and heads),
-// particles, line vertices and the ground's triangles, each section aligned to kSectionAlignment. It only grows (by
-// half again when a scene needs more), so a steady scene allocates nothing per frame, and the meshes in it are
-// rewritten only when the scene's meshes differ from the last frame's (compared by content). Uniforms live in a
-// small buffer of their own; the frame's descriptor set points at them and at the shadow map for the object's whole
-// life, and at the frame's particles (a storage buffer the particle vertex shaders read) from PrepareFrame on.
+// particles, line vertices, the ground's triangles and the surfaces' vertices and indices, each section aligned to
+// kSectionAlignment. It only grows (by half again when a scene needs more), so a steady scene allocates nothing per
+// frame, and the meshes in it are rewritten only when the scene's meshes differ from the last frame's (compared by
+// content). Uniforms live in a small buffer of their own; the frame's descriptor set points at them and at the shadow
+// map for the object's whole life, and at the frame's particles (a storage buffer the particle vertex shaders read)
+// from PrepareFrame on.
 //
 // Cost on CPU devices (lavapipe, where every fragment runs on the CPU), which shaped the passes:
 // - Particles are drawn front to back from the camera (a radix sort per frame) at the depth of the plane touching
@@ -101,6 +102,24 @@ void ValidateScene(const RenderScene& scene, bool meshes_checked) {
                                   " does not exist (" + std::to_string(scene.meshes.size()) + " meshes)");
     }
   }
+  for (std::size_t s = 0; s < scene.surfaces.size(); ++s) {
+    const SurfaceMesh& surface = scene.surfaces[s];
+    const std::string name = "RenderScene surface " + std::to_string(s) + ": ";
+    if (surface.normals.size() != surface.positions.size() || surface.colors.size() != surface.positions.size()) {
+      throw std::invalid_argument(name + std::to_string(surface.normals.size()) + " normals and " +
+                                  std::to_string(surface.colors.size()) + " colours for " +
+                                  std::to_string(surface.positions.size()) + " positions");
+    }
+    if (surface.indices.size() % 3 != 0) {
+      throw std::invalid_argument(name + std::to_string(surface.indices.size()) + " indices, not a multiple of 3");
+    }
+    for (std::uint32_t index : surface.indices) {
+      if (index >= surface.positions.size()) {
+        throw std::invalid_argument(name + "index " + std::to_string(index) + " past its " +
+                                    std::to_string(surface.positions.size()) + " vertices");
+      }
+    }
+  }
   for (std::size_t s = 0; s < scene.particles.size(); ++s) {
     const ParticleSet& set = scene.particles[s];
     if (set.colors.size() != set.positions.size()) {
@@ -181,6 +200,11 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
   for (const ParticleSet& set : scene.particles) particle_count += set.positions.size();
   const std::size_t instance_count = scene.instances.size() + 2 * scene.arrows.size();
   const std::size_t line_vertex_count = 2 * scene.lines.size();
+  std::size_t surface_vertex_count = 0, surface_index_count = 0;
+  for (const SurfaceMesh& surface : scene.surfaces) {
+    surface_vertex_count += surface.positions.size();
+    surface_index_count += surface.indices.size();
+  }
 
   frame.vertex_offset = 0;
   frame.index_offset = AlignUp(frame.vertex_offset + vertex_count * sizeof(MeshVertex));
@@ -188,7 +212,9 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
   frame.particle_offset = AlignUp(frame.instance_offset + instance_count * sizeof(InstanceData));
   frame.line_offset = AlignUp(frame.particle_offset + particle_count * sizeof(ParticleData));
   frame.grid_offset = AlignUp(frame.line_offset + line_vertex_count * sizeof(LineVertex));
-  const VkDeviceSize total = AlignUp(frame.grid_offset + kMaxGridVertices * sizeof(Point2));
+  frame.surface_vertex_offset = AlignUp(frame.grid_offset + kMaxGridVertices * sizeof(Point2));
+  frame.surface_index_offset = AlignUp(frame.surface_vertex_offset + surface_vertex_count * sizeof(SurfaceVertex));
+  const VkDeviceSize total = AlignUp(frame.surface_index_offset + surface_index_count * sizeof(std::uint32_t));
   if (frame.data.size() < total) {
     meshes_unchanged = false;  // A new buffer holds no meshes yet.
     frame.data = HostBuffer(
@@ -199,6 +225,7 @@ void SceneRenderer::Impl::WriteFrameData(Frame& frame, const RenderScene& scene,
   const auto [shaft, head] = WriteMeshGeometry(frame, scene, meshes_unchanged);
   WriteMeshInstances(frame, scene, casters);
   WriteArrows(frame, scene, shaft, head, casters);
+  WriteSurfaces(frame, scene, casters);
   WriteParticles(frame, scene, casters);
   frame.particle_count = static_cast<std::uint32_t>(particle_count);
   WriteLines(frame, scene);
@@ -253,13 +280,16 @@ void SceneRenderer::RecordDraws(VkCommandBuffer command_buffer, std::uint32_t fr
 
 void SceneRenderer::Impl::RecordScene(VkCommandBuffer command_buffer, const Frame& frame) const {
   BindFrame(command_buffer, frame, frame.extent);
-  // Opaque first: meshes, particles front to back, then the ground, so that hidden ground costs nothing; the
-  // background at the far plane where nothing else was drawn; then the arrows and the lines.
+  // Opaque first: meshes and the continua's opaque surfaces, particles front to back, then the ground, so that
+  // hidden ground costs nothing; the background at the far plane where nothing else was drawn; then the arrows,
+  // the translucent surfaces over all of it, and the lines.
   RecordMeshes(command_buffer, frame, frame.mesh_draws);
+  RecordSurfaces(command_buffer, frame, false);
   RecordParticles(command_buffer, frame);
   RecordGround(command_buffer, frame);
   RecordBackground(command_buffer);
   RecordMeshes(command_buffer, frame, frame.arrow_draws);
+  RecordSurfaces(command_buffer, frame, true);
   RecordLines(command_buffer, frame);
 }
 

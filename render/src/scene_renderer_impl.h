@@ -4,7 +4,8 @@
 // Files, one per pass after the first two: scene_renderer.cpp (the public functions, the order of a frame's passes
 // and the upload of the scene), scene_renderer_resources.cpp (the descriptor layout, the frame slots, pipeline
 // creation, and the creation and destruction of everything), scene_renderer_shadow.cpp (the key light's shadow map),
-// scene_renderer_meshes.cpp (lit meshes, arrows and lines), scene_renderer_particles.cpp (sphere impostors),
+// scene_renderer_meshes.cpp (lit meshes, arrows and lines), scene_renderer_surfaces.cpp (the continua's
+// reconstructed surfaces), scene_renderer_particles.cpp (sphere impostors),
 // scene_renderer_ground.cpp (the ground, split by the shadow map's reach, and its cache), scene_renderer_compose.cpp
 // (the background, the scene image of a render scale below 1, its upscale and the host's composition) and
 // scene_renderer_hud.cpp (the HUD).
@@ -85,6 +86,13 @@ constexpr VkFormat kGroundCacheFormat = VK_FORMAT_R8G8B8A8_SRGB;
 struct MeshVertex {
   Vec3 position;
   Vec3 normal;
+};
+
+// Vertex attributes of surface.vert: a continuum's surface, in world coordinates.
+struct SurfaceVertex {
+  Vec3 position;
+  Vec3 normal;
+  Rgba color;
 };
 
 // Per-instance vertex attributes of mesh.vert, locations 2 to 10.
@@ -180,6 +188,7 @@ struct PipelineDesc {
   VkColorComponentFlags write_mask =
       VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
   bool depth_bias = false;
+  bool cull_back = false;  // Cull triangles that wind clockwise on screen (closed surfaces seen from outside).
   bool has_color = true;
   bool encode_srgb = true;  // false: never encode sRGB in the shader (an _SRGB target of the renderer's own).
   VkRenderPass render_pass = VK_NULL_HANDLE;
@@ -198,6 +207,7 @@ struct ShadowObjects {
   VkSampler sampler = VK_NULL_HANDLE;
   VkPipeline mesh_pipeline = VK_NULL_HANDLE;
   VkPipeline particle_pipeline = VK_NULL_HANDLE;
+  VkPipeline surface_pipeline = VK_NULL_HANDLE;
 };
 
 // The ground's objects: its pipelines in the target's pass, drawn directly (where the shadow map reaches and the
@@ -254,9 +264,11 @@ struct SceneRenderer::Impl {
     std::optional<Hud> hud_drawn;
     VkExtent2D hud_target_extent{};
     VkDeviceSize vertex_offset = 0, index_offset = 0, instance_offset = 0, particle_offset = 0, line_offset = 0,
-                 grid_offset = 0;
+                 grid_offset = 0, surface_vertex_offset = 0, surface_index_offset = 0;
     std::vector<MeshDraw> mesh_draws;   // Scene instances.
     std::vector<MeshDraw> arrow_draws;  // Shafts and heads.
+    // The continua's surfaces, one draw each (instance fields unused): opaque ones and translucent ones.
+    std::vector<MeshDraw> surface_draws, translucent_surface_draws;
     std::uint32_t particle_count = 0;
     std::uint32_t line_vertex_count = 0;
     std::vector<std::uint64_t> particle_order;  // Front-to-back sort: distance key above particle index.
@@ -375,6 +387,16 @@ struct SceneRenderer::Impl {
   // Records the lines, if any.
   void RecordLines(VkCommandBuffer command_buffer, const Frame& frame) const;
 
+  // The continua's surfaces (scene_renderer_surfaces.cpp).
+  // The opaque and the translucent surfaces' pipelines in the target's pass.
+  void CreateSurfacePipelines();
+  // Writes the scene's surfaces into the frame's surface sections and their draws, and grows `casters` by them.
+  void WriteSurfaces(Frame& frame, const RenderScene& scene, Bounds& casters) const;
+  // Records `draws` with the pipeline bound: the surface sections bound.
+  void DrawSurfaces(VkCommandBuffer command_buffer, const Frame& frame, const std::vector<MeshDraw>& draws) const;
+  // Records the opaque surfaces, or the translucent ones (blended, after everything opaque), if any.
+  void RecordSurfaces(VkCommandBuffer command_buffer, const Frame& frame, bool translucent) const;
+
   // Particles (scene_renderer_particles.cpp).
   void CreateParticlePipeline();
   // Writes the particles, sorted front to back from the camera, and grows `casters` by them.
@@ -468,6 +490,8 @@ struct SceneRenderer::Impl {
   VkPipeline background_pipeline = VK_NULL_HANDLE;
   VkPipeline mesh_pipeline = VK_NULL_HANDLE;
   VkPipeline particle_pipeline = VK_NULL_HANDLE;
+  VkPipeline surface_pipeline = VK_NULL_HANDLE;        // Opaque surfaces (surface.frag).
+  VkPipeline water_surface_pipeline = VK_NULL_HANDLE;  // Translucent surfaces (surface_water.frag), blended.
   GroundObjects ground;
   VkPipeline line_pipeline = VK_NULL_HANDLE;
   // The ground cache's key of the last frame prepared, in any slot: a frame whose key differs is a changing view.

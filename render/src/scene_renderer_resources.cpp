@@ -14,12 +14,12 @@
 namespace ductile::render {
 namespace {
 
-// Filled primitives without culling, depth-biased where `desc` asks (the shadow map's casters).
+// Filled primitives, back faces culled where `desc` asks, depth-biased where it asks (the shadow map's casters).
 VkPipelineRasterizationStateCreateInfo RasterizationState(const PipelineDesc& desc) {
   VkPipelineRasterizationStateCreateInfo raster{};
   raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
   raster.polygonMode = VK_POLYGON_MODE_FILL;
-  raster.cullMode = VK_CULL_MODE_NONE;
+  raster.cullMode = desc.cull_back ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE;
   raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
   raster.lineWidth = 1.0f;
   // Slope-scaled bias for the shadow map; the receivers also move their lookup along the normal.
@@ -96,6 +96,7 @@ SceneRenderer::Impl::Impl(VkPhysicalDevice physical, VkDevice dev, const SceneRe
   CreateShadowPipelines();
   CreateBackgroundPipeline();
   CreateMeshPipeline();
+  CreateSurfacePipelines();
   CreateParticlePipeline();
   CreateGroundPipelines();
   CreateLinePipeline();
@@ -112,9 +113,9 @@ SceneRenderer::Impl::~Impl() {
 
 void SceneRenderer::Impl::DestroyHandles() {
   for (VkPipeline pipeline :
-       {shadow.mesh_pipeline, shadow.particle_pipeline, background_pipeline, mesh_pipeline, particle_pipeline,
-        ground.shadowed_pipeline, ground.plain_pipeline, line_pipeline, ground.cache_pipeline, ground.copy_pipeline,
-        ground.shadow_pipeline, scaled.upscale_pipeline}) {
+       {shadow.mesh_pipeline, shadow.particle_pipeline, shadow.surface_pipeline, background_pipeline, mesh_pipeline,
+        surface_pipeline, water_surface_pipeline, particle_pipeline, ground.shadowed_pipeline, ground.plain_pipeline,
+        line_pipeline, ground.cache_pipeline, ground.copy_pipeline, ground.shadow_pipeline, scaled.upscale_pipeline}) {
     if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
   }
   ground.cache_pipeline = ground.copy_pipeline = ground.shadow_pipeline = scaled.upscale_pipeline = VK_NULL_HANDLE;
@@ -265,7 +266,8 @@ VkResult SceneRenderer::Impl::CreateGraphicsPipeline(const PipelineDesc& desc,
   viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
   viewport.viewportCount = 1;
   viewport.scissorCount = 1;
-  // No culling: imported meshes may wind either way, and impostor triangles and the grid are seen from both sides.
+  // No culling but for closed surfaces: imported meshes may wind either way, and impostor triangles and the grid are
+  // seen from both sides.
   const VkPipelineRasterizationStateCreateInfo raster = RasterizationState(desc);
   const VkPipelineMultisampleStateCreateInfo multisample = MultisampleState(desc);
   const VkPipelineDepthStencilStateCreateInfo depth = DepthStencilState(desc);

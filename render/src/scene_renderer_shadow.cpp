@@ -1,6 +1,7 @@
 // The shadow map of the key light: its size, the orthographic view that fits it to the shadow casters, and the
-// depth-only pass that draws the meshes, the arrows and the particles into it (each particle one disc-trimmed
-// triangle, particle_shadow.vert). The main pass reads it through a comparison sampler with a 2x2 gather.
+// depth-only pass that draws the meshes, the arrows, the continua's surfaces and the particles into it (each particle
+// one disc-trimmed triangle, particle_shadow.vert). The main pass reads it through a comparison sampler with a 2x2
+// gather.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -131,6 +132,11 @@ void SceneRenderer::Impl::RecordShadowPass(VkCommandBuffer command_buffer, const
       vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, shadow.mesh_pipeline);
       DrawMeshes(command_buffer, frame, frame.mesh_draws);
       DrawMeshes(command_buffer, frame, frame.arrow_draws);
+    }
+    if (!frame.surface_draws.empty() || !frame.translucent_surface_draws.empty()) {
+      vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, shadow.surface_pipeline);
+      DrawSurfaces(command_buffer, frame, frame.surface_draws);
+      DrawSurfaces(command_buffer, frame, frame.translucent_surface_draws);
     }
     if (frame.particle_count > 0) {
       vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_GRAPHICS, shadow.particle_pipeline);

@@ -58,6 +58,18 @@ constexpr std::uint32_t kParticleShadowFrag[] =
 constexpr std::uint32_t kShadowVert[] =
 #include "shadow.vert.spv.inc"
     ;
+constexpr std::uint32_t kSurfaceVert[] =
+#include "surface.vert.spv.inc"
+    ;
+constexpr std::uint32_t kSurfaceFrag[] =
+#include "surface.frag.spv.inc"
+    ;
+constexpr std::uint32_t kSurfaceWaterFrag[] =
+#include "surface_water.frag.spv.inc"
+    ;
+constexpr std::uint32_t kSurfaceShadowVert[] =
+#include "surface_shadow.vert.spv.inc"
+    ;
 constexpr std::uint32_t kUpscaleVert[] =
 #include "upscale.vert.spv.inc"
     ;
@@ -105,6 +117,14 @@ std::span<const std::uint32_t> ShaderCode(ShaderId id) {
       return kParticleShadowFrag;
     case ShaderId::kShadowVert:
       return kShadowVert;
+    case ShaderId::kSurfaceVert:
+      return kSurfaceVert;
+    case ShaderId::kSurfaceFrag:
+      return kSurfaceFrag;
+    case ShaderId::kSurfaceWaterFrag:
+      return kSurfaceWaterFrag;
+    case ShaderId::kSurfaceShadowVert:
+      return kSurfaceShadowVert;
     case ShaderId::kUpscaleVert:
       return kUpscaleVert;
     case ShaderId::kUpscaleFrag:

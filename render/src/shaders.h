@@ -25,6 +25,10 @@ enum class ShaderId {
   kParticleShadowVert,
   kParticleShadowFrag,
   kShadowVert,
+  kSurfaceVert,
+  kSurfaceFrag,
+  kSurfaceWaterFrag,
+  kSurfaceShadowVert,
   kUpscaleVert,
   kUpscaleFrag,
 };

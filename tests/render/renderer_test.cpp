@@ -20,19 +20,13 @@
 #include "ductile/render/snapshot_scene.h"
 #include "ductile/render/vulkan_util.h"
 #include "ductile/snapshot.h"
+#include "support/pixels.h"
 
 namespace ductile::render {
 namespace {
 
 constexpr int kWidth = 160;
 constexpr int kHeight = 120;
-
-using Pixel = std::array<int, 4>;
-
-Pixel At(const Image& image, int x, int y) {
-  const std::size_t i = 4 * (static_cast<std::size_t>(y) * image.width + x);
-  return {image.rgba[i], image.rgba[i + 1], image.rgba[i + 2], image.rgba[i + 3]};
-}
 
 // The 8-bit sRGB encoding of linear `c`, as the renderer's sRGB target stores it.
 int SrgbByte(float c) {
@@ -103,23 +97,13 @@ ParticleSet OneParticle(const Vec3& center, float radius, const Rgba& color) {
   return set;
 }
 
-class OffscreenRendererTest : public ::testing::Test {
+class OffscreenRendererTest : public RendererFixture<kWidth, kHeight> {
  protected:
-  void SetUp() override {
-    try {
-      renderer_ = OffscreenRenderer::Create(kWidth, kHeight);
-    } catch (const NoVulkanDeviceError& error) {
-      GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
-    }
-  }
-
   Image RenderAndSave(const RenderScene& scene, const std::string& suffix = "") {
     Image image = renderer_->Render(scene);
     Save(image, TestName() + suffix);
     return image;
   }
-
-  std::unique_ptr<OffscreenRenderer> renderer_;
 };
 
 TEST_F(OffscreenRendererTest, ReportsDeviceAndSize) {
@@ -545,6 +529,13 @@ Snapshot Slab(int nx, int ny, int nz) {
   return snapshot;
 }
 
+// The bead view (ViewOptions::particle_style), whose particles these tests count and draw.
+ViewOptions Beads() {
+  ViewOptions beads;
+  beads.particle_style = ParticleStyle::kBeads;
+  return beads;
+}
+
 std::size_t ParticleCount(const RenderScene& scene) {
   std::size_t n = 0;
   for (const ParticleSet& set : scene.particles) n += set.positions.size();
@@ -553,12 +544,12 @@ std::size_t ParticleCount(const RenderScene& scene) {
 
 TEST(HiddenParticles, OnlyParticlesSurroundedOnEverySideAreLeftOut) {
   const Snapshot slab = Slab(12, 10, 6);
-  ViewOptions all;
+  ViewOptions all = Beads();
   all.cull_hidden_particles = false;
   const Camera camera = FrameSnapshot(slab, 4.0f / 3.0f);
   EXPECT_EQ(ParticleCount(BuildRenderScene(slab, all, camera)), 12u * 10u * 6u);
   // The shell of the 12 x 10 x 6 block stays: all but the 10 x 8 x 4 inside it.
-  const RenderScene culled = BuildRenderScene(slab, ViewOptions{}, camera);
+  const RenderScene culled = BuildRenderScene(slab, Beads(), camera);
   EXPECT_EQ(ParticleCount(culled), 12u * 10u * 6u - 10u * 8u * 4u);
   // Colours stay with their particles: the material colour for all.
   ASSERT_EQ(culled.particles[0].colors.size(), culled.particles[0].positions.size());
@@ -569,7 +560,7 @@ TEST(HiddenParticles, OnlyParticlesSurroundedOnEverySideAreLeftOut) {
   for (auto& p : sparse.particles.position) {
     for (float& x : p) x *= 2;
   }
-  EXPECT_EQ(ParticleCount(BuildRenderScene(sparse, ViewOptions{}, camera)), 12u * 10u * 6u);
+  EXPECT_EQ(ParticleCount(BuildRenderScene(sparse, Beads(), camera)), 12u * 10u * 6u);
 }
 
 // A cloth is drawn as its mesh, two-sided: every triangle twice with opposite windings, the back copy's normals
@@ -616,10 +607,10 @@ TEST(ClothMesh, IsDrawnTwoSidedInsteadOfItsVertexParticles) {
 TEST_F(FrameCostTest, CullingHiddenParticlesHardlyChangesThePicture) {
   const Snapshot slab = Slab(16, 12, 5);
   const Camera camera = FrameSnapshot(slab, static_cast<float>(kCostWidth) / static_cast<float>(kCostHeight));
-  ViewOptions all;
+  ViewOptions all = Beads();
   all.cull_hidden_particles = false;
   const Image every = cached_->Render(BuildRenderScene(slab, all, camera));
-  const Image culled = cached_->Render(BuildRenderScene(slab, ViewOptions{}, camera));
+  const Image culled = cached_->Render(BuildRenderScene(slab, Beads(), camera));
   Save(every, "HiddenParticles_all");
   Save(culled, "HiddenParticles_culled");
   EXPECT_LT(Compare(every, culled, 24).pixels_over, kCostWidth * kCostHeight / 200);

@@ -65,11 +65,12 @@ struct SnapshotCloth {
 
 /// The constants a material runs with (after live edits).
 struct SnapshotMaterial {
-  double youngs_modulus = 0;  ///< E [Pa] (solids; 0 for fluids).
-  double poisson_ratio = 0;   ///< ν (solids).
-  double density = 0;         ///< ρ [kg/m³].
-  double yield_stress = 0;    ///< [Pa]; 0 = elastic.
-  double friction = -1;       ///< μ against rigid geometry; negative = not set.
+  MaterialModelDesc model = MaterialModelDesc::kFixedCorotated;  ///< How the renderer draws its surface.
+  double youngs_modulus = 0;                                     ///< E [Pa] (solids; 0 for fluids).
+  double poisson_ratio = 0;                                      ///< ν (solids).
+  double density = 0;                                            ///< ρ [kg/m³].
+  double yield_stress = 0;                                       ///< [Pa]; 0 = elastic.
+  double friction = -1;                                          ///< μ against rigid geometry; negative = not set.
 };
 
 struct Snapshot {

@@ -225,8 +225,27 @@ std::array<float, 3> ToFloat3(const Eigen::Vector3d& v) {
   return {static_cast<float>(v.x()), static_cast<float>(v.y()), static_cast<float>(v.z())};
 }
 
-// The materials as snapshots show them: a display colour, and E and ν back from the Lamé parameters (double, so
-// the round trip loses only the float storage).
+// The scene file's name of an engine material model.
+MaterialModelDesc ModelDesc(mpm::MaterialModel model) {
+  switch (model) {
+    case mpm::MaterialModel::kFixedCorotated:
+      return MaterialModelDesc::kFixedCorotated;
+    case mpm::MaterialModel::kLinearCorotated:
+      return MaterialModelDesc::kLinearCorotated;
+    case mpm::MaterialModel::kStvkHencky:
+      return MaterialModelDesc::kStvkHencky;
+    case mpm::MaterialModel::kDruckerPrager:
+      return MaterialModelDesc::kDruckerPrager;
+    case mpm::MaterialModel::kFluid:
+      return MaterialModelDesc::kFluid;
+    case mpm::MaterialModel::kCloth:
+      return MaterialModelDesc::kCloth;
+  }
+  return MaterialModelDesc::kFixedCorotated;
+}
+
+// The materials as snapshots show them: a display colour, the model, and E and ν back from the Lamé parameters
+// (double, so the round trip loses only the float storage).
 void SnapshotMaterials(const Model& model, Snapshot& out) {
   out.material_rgba.resize(model.materials.size());
   out.materials.resize(model.materials.size());
@@ -234,6 +253,7 @@ void SnapshotMaterials(const Model& model, Snapshot& out) {
     const mpm::MaterialParams& p = model.materials[m];
     out.material_rgba[m] = MaterialColor(p.model, static_cast<int>(m));
     SnapshotMaterial& sm = out.materials[m];
+    sm.model = ModelDesc(p.model);
     const double mu = p.mu, lambda = p.lambda;
     sm.youngs_modulus = mu > 0 ? mu * (3 * lambda + 2 * mu) / (lambda + mu) : 0.0;
     sm.poisson_ratio = mu > 0 ? lambda / (2 * (lambda + mu)) : 0.0;

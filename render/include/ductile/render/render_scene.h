@@ -60,6 +60,17 @@ struct ParticleSet {
   float radius = 0.005f;        ///< [m].
 };
 
+/// A lit surface with a colour per vertex: the reconstructed surface of a particle continuum (particle_surface.h).
+/// World coordinates, no transform.
+struct SurfaceMesh {
+  std::vector<Vec3> positions;         ///< [m].
+  std::vector<Vec3> normals;           ///< Unit, pointing out; same size as positions.
+  std::vector<Rgba> colors;            ///< Linear; alpha is the opacity where `translucent`; same size.
+  std::vector<std::uint32_t> indices;  ///< Triangles, counter-clockwise seen from outside (back faces are culled).
+  /// Blended over what lies behind it (water), after everything opaque, without writing depth; else opaque.
+  bool translucent = false;
+};
+
 /// A line segment, drawn one pixel or more wide, unlit.
 struct Line {
   Vec3 from{}, to{};
@@ -99,6 +110,7 @@ struct RenderScene {
   std::vector<MeshData> meshes;
   std::vector<MeshInstance> instances;
   std::vector<ParticleSet> particles;
+  std::vector<SurfaceMesh> surfaces;
   std::vector<Line> lines;
   std::vector<Arrow> arrows;
   Hud hud;

@@ -6,11 +6,13 @@
 // Passes of one frame, in order: shadow map (depth only, from the key light, fitted to the meshes, particles and
 // arrows; 2048 texels on a side on a GPU; on a CPU device 0.8 times the scene image's longer side, at most 1024), the
 // ground cache when the camera or the ground changed (the background gradient and the unshadowed ground, kept per frame
-// slot; SceneRendererTarget::ground_cache), lit opaque meshes with the selection tint, particles as sphere impostors
+// slot; SceneRendererTarget::ground_cache), lit opaque meshes with the selection tint and the continua's opaque
+// surfaces (RenderScene::surfaces), particles as sphere impostors
 // drawn front to back (on a GPU with their exact depth; on a CPU device such as lavapipe at the depth of the plane
 // touching each sphere, so that hidden ones are rejected before shading), the ground grid (mixed with the background
 // where it fades, hiding what lies below it; receives shadows; copied from the cache and darkened where the shadow map
-// says), the background (from the cache, where nothing else was drawn), arrows (lit), lines (unlit) and last the HUD
+// says), the background (from the cache, where nothing else was drawn), arrows (lit), the translucent surfaces (water,
+// blended over all of that), lines (unlit) and last the HUD
 // (RenderScene::hud: text on a translucent panel in the top-left corner, drawn with Dear ImGui; one ImGui context per
 // SceneRenderer, created by the first frame that shows the HUD).
 //

@@ -1,6 +1,6 @@
 // From an engine Snapshot to a RenderScene (docs/architecture.md, "Snapshot and rendering"): particles coloured by the
-// chosen field, every rigid shape as a lit mesh at its pose, the ground grid, the MPM domain's outline and
-// contact-force arrows.
+// chosen field, as each object's reconstructed surface or as beads, every rigid shape as a lit mesh at its pose, the
+// ground grid, the MPM domain's outline and contact-force arrows.
 #pragma once
 
 #include <string>
@@ -17,7 +17,21 @@ enum class ColorMode { kMaterial, kSpeed, kVonMises, kPlasticStrain };
 bool ParseColorMode(const std::string& name, ColorMode& mode);
 const char* ColorModeName(ColorMode mode);
 
+/// How the particles of continua (every MPM object but cloth) are drawn.
+enum class ParticleStyle {
+  /// A surface reconstructed around each object's particles (particle_surface.h), lit, shadowed and coloured per
+  /// vertex with the particles' colours (the colour mode's too, averaged). Fluids are translucent (their opacity
+  /// grows with the water's thickness behind the surface); sand (Drucker-Prager) keeps its grid's bumps and a grain.
+  kSurface,
+  kBeads,  ///< One shaded sphere per particle.
+};
+
+/// The particle style a name denotes ("surface", "beads"); false when unknown.
+bool ParseParticleStyle(const std::string& name, ParticleStyle& style);
+const char* ParticleStyleName(ParticleStyle style);
+
 struct ViewOptions {
+  ParticleStyle particle_style = ParticleStyle::kSurface;
   ColorMode color_mode = ColorMode::kMaterial;
   /// Field value drawn at the top of the colour map (m/s, Pa or -); 0 = the snapshot's largest value.
   float color_range = 0;
@@ -27,7 +41,7 @@ struct ViewOptions {
   bool show_domain = true;  ///< The MPM domain's walls as lines.
   int selected_body = -1;   ///< Index into Snapshot::bodies drawn highlighted, −1 none.
   /// Leave out particles that other particles hide from every direction (inside a solid block): they do not
-  /// change the picture, and a CPU device spends as long rejecting them as drawing the rest.
+  /// change the picture, and a CPU device spends as long rejecting them as drawing the rest. Beads only.
   bool cull_hidden_particles = true;
   /// Draw cloth vertices as particles too (the bead view); by default a cloth is drawn as its mesh only.
   bool cloth_as_particles = false;
