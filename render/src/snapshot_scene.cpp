@@ -361,10 +361,13 @@ void AddSurfaces(const Snapshot& snapshot, const ParticleSet& beads, const std::
   }
 }
 
-// Each cloth as a lit, two-sided mesh through its vertex particles, in its material's colour: every triangle twice,
-// with opposite windings, the back copy with the vertex normals reversed, the two copies apart by a fifth of a cell.
-// Vertex normals are the area-weighted means of the adjacent triangles' normals.
-void AddCloths(const Snapshot& snapshot, RenderScene& scene) {
+// Each cloth as a lit, two-sided mesh through its vertex particles: every triangle twice, with opposite windings,
+// the back copy with the vertex normals reversed, the two copies apart by a fifth of a cell. Vertex normals are the
+// area-weighted means of the adjacent triangles' normals. In the material colour mode a mesh instance in the
+// material's colour; in the other modes (speed, stress, plastic strain) a surface mesh coloured per vertex by its
+// particle's colour (`particle_colors`, per snapshot particle).
+void AddCloths(const Snapshot& snapshot, const std::vector<Rgba>& particle_colors, bool per_vertex,
+               RenderScene& scene) {
   const SnapshotParticles& sp = snapshot.particles;
   for (const SnapshotCloth& cloth : snapshot.cloths) {
     const auto n = static_cast<std::size_t>(cloth.num_vertices);
@@ -392,6 +395,17 @@ void AddCloths(const Snapshot& snapshot, RenderScene& scene) {
     for (const std::array<std::uint32_t, 3>& t : cloth.triangles) {
       mesh.indices.insert(mesh.indices.end(), {t[0], t[1], t[2]});
       mesh.indices.insert(mesh.indices.end(), {back + t[0], back + t[2], back + t[1]});
+    }
+    if (per_vertex && particle_colors.size() == sp.position.size()) {
+      SurfaceMesh surface;
+      surface.positions = std::move(mesh.positions);
+      surface.normals = std::move(mesh.normals);
+      surface.indices = std::move(mesh.indices);
+      const auto first = particle_colors.begin() + cloth.first_particle;
+      surface.colors.assign(first, first + static_cast<std::ptrdiff_t>(n));                        // the front side
+      surface.colors.insert(surface.colors.end(), first, first + static_cast<std::ptrdiff_t>(n));  // the back
+      scene.surfaces.push_back(std::move(surface));
+      continue;
     }
     MeshInstance instance;
     instance.mesh = static_cast<int>(scene.meshes.size());
@@ -508,12 +522,15 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
   // Particles: each continuum's surface, or beads; cloth vertices as beads only on request (AddCloths draws the
   // cloth's mesh).
   const SnapshotParticles& sp = snapshot.particles;
+  std::vector<Rgba> particle_colors;  // per snapshot particle, for cloths coloured per vertex
+  const bool cloth_per_vertex = options.color_mode != ColorMode::kMaterial && !snapshot.cloths.empty();
   if (!sp.position.empty()) {
     ParticleSet set;
     set.positions.assign(sp.position.begin(), sp.position.end());
     set.radius = sp.radius > 0 ? sp.radius : 0.5f * snapshot.grid_spacing;
     set.colors.assign(sp.position.size(), Rgba{0, 0, 0, 1});
     ColorParticles(snapshot, options, set);
+    if (cloth_per_vertex) particle_colors = set.colors;
     std::vector<bool> cloth_vertex(sp.position.size(), false);
     for (const SnapshotCloth& cloth : snapshot.cloths) {
       for (int v = 0; v < cloth.num_vertices; ++v) {
@@ -531,7 +548,7 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
     DropParticles(hidden, set);
     if (!set.positions.empty()) scene.particles.push_back(std::move(set));
   }
-  AddCloths(snapshot, scene);
+  AddCloths(snapshot, particle_colors, cloth_per_vertex, scene);
 
   // Rigid shapes.
   for (const SnapshotShape& shape : snapshot.shapes) {

@@ -601,6 +601,42 @@ TEST(ClothMesh, IsDrawnTwoSidedInsteadOfItsVertexParticles) {
   EXPECT_EQ(ParticleCount(BuildRenderScene(snapshot, beads, camera)), static_cast<std::size_t>(kSide * kSide));
 }
 
+// In a colour mode other than the material's, a cloth is coloured per vertex by its particles' values: a surface mesh
+// (both sides, the same vertices as the two-sided mesh above) whose colours follow the speed, the slowest vertex
+// coloured as zero and the fastest as the top of the map.
+TEST(ClothMesh, SpeedColoursTheClothPerVertex) {
+  constexpr int kSide = 4;
+  Snapshot snapshot = Slab(kSide, kSide, 1);
+  for (auto& x : snapshot.particles.position) x[2] = 0.5f;
+  SnapshotCloth cloth;
+  cloth.num_vertices = kSide * kSide;
+  for (std::uint32_t j = 0; j + 1 < kSide; ++j)
+    for (std::uint32_t i = 0; i + 1 < kSide; ++i) {
+      const std::uint32_t a = j * kSide + i;
+      cloth.triangles.push_back({a, a + 1, a + kSide + 1});
+      cloth.triangles.push_back({a, a + kSide + 1, a + kSide});
+    }
+  snapshot.cloths.push_back(cloth);
+  snapshot.particles.speed.assign(kSide * kSide, 0.0f);
+  snapshot.particles.speed.back() = 2.0f;  // one fast corner
+  ViewOptions speed;
+  speed.color_mode = ColorMode::kSpeed;
+  const RenderScene scene = BuildRenderScene(snapshot, speed, FrameSnapshot(snapshot, 4.0f / 3.0f));
+  EXPECT_TRUE(scene.instances.empty());
+  ASSERT_EQ(scene.surfaces.size(), 1u);
+  const SurfaceMesh& surface = scene.surfaces[0];
+  ASSERT_EQ(surface.positions.size(), 2u * kSide * kSide);
+  ASSERT_EQ(surface.colors.size(), surface.positions.size());
+  ASSERT_EQ(surface.indices.size(), 2u * 3u * cloth.triangles.size());
+  const std::size_t fast = kSide * kSide - 1;
+  EXPECT_NE(surface.colors[0], surface.colors[fast]);
+  EXPECT_EQ(surface.colors[fast], surface.colors[fast + kSide * kSide]);  // both sides alike
+  EXPECT_EQ(surface.colors[0], surface.colors[1]);                        // equal speeds, equal colours
+  EXPECT_FALSE(surface.translucent);
+  // The material colour mode keeps the mesh in the material's colour.
+  EXPECT_TRUE(BuildRenderScene(snapshot, ViewOptions{}, FrameSnapshot(snapshot, 4.0f / 3.0f)).surfaces.empty());
+}
+
 // The culled particles are hidden: the picture changes only where the gaps between the outer spheres showed a
 // sphere one layer down, which now show one further down or the ground, both in the block's shadow. Measured on
 // lavapipe: 8 of the 30,000 pixels change by more than 24 levels (of 255); the bound is 0.5% of the pixels, 150.
