@@ -11,6 +11,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "ductile/model_checks.h"
 #include "run_support.h"
 
 namespace ductile::cli {
@@ -47,6 +48,15 @@ double MeshBoxVolume(const ShapeDesc& shape) {
   return (high[0] - low[0]) * (high[1] - low[1]) * (high[2] - low[2]) * s * s * s;
 }
 
+// The `v` lines of a mesh's OBJ file: a bound of the vertices of a cloth made of it; 0 when the file cannot be read.
+double MeshVertexLines(const ShapeDesc& shape) {
+  std::ifstream in(shape.mesh_file);
+  double count = 0;
+  for (std::string line; std::getline(in, line);)
+    if (line.size() >= 2 && line[0] == 'v' && line[1] == ' ') ++count;
+  return count;
+}
+
 // The volume of an MPM object's shape [m³].
 double ShapeVolume(const ShapeDesc& shape) {
   const double r = shape.radius;
@@ -63,7 +73,7 @@ double ShapeVolume(const ShapeDesc& shape) {
     case ShapeType::kMesh:
       return MeshBoxVolume(shape);
     case ShapeType::kPlane:
-    case ShapeType::kSheet:  // cloth: no volume of cells, its vertices are counted apart
+    case ShapeType::kSheet:  // cloth: no volume of cells, its vertices are counted apart (as a cloth mesh's are)
       return 0;
   }
   return 0;
@@ -102,6 +112,7 @@ void WarnIfUnstable(const Model& model) {
               << model.MaxWaveSpeed() << " m/s at h = " << model.h << " m and dt = " << model.dt
               << " s; the run may diverge\n";
   }
+  for (const std::string& warning : ClothSpacingWarnings(model)) std::cerr << "warning: " << warning << '\n';
 }
 
 MemoryEstimate EstimateMemory(const SceneDesc& scene) {
@@ -114,6 +125,11 @@ MemoryEstimate EstimateMemory(const SceneDesc& scene) {
       const double across = object.shape.vertices;
       estimate.particles +=
           across * std::max(2.0, std::round((across - 1) * object.shape.length / object.shape.width) + 1);
+      continue;
+    }
+    const MaterialDesc* material = scene.FindMaterial(object.material);
+    if (material != nullptr && material->model == MaterialModelDesc::kCloth) {  // a particle per mesh vertex
+      estimate.particles += MeshVertexLines(object.shape);
       continue;
     }
     const double object_cells = ShapeVolume(object.shape) / cell;

@@ -13,12 +13,13 @@
 
 namespace ductile::cli {
 
-/// Warns on stderr when simulation.substeps is below what the CFL condition needs for the stiffest material.
+/// Warns on stderr when simulation.substeps is below what the CFL condition needs for the stiffest material, and
+/// for each cloth whose vertices lie farther apart than the grid spacing (ClothSpacingWarnings).
 void WarnIfUnstable(const Model& model);
 
 /// The memory a run of a scene needs, estimated from its description before any particle is sampled.
 struct MemoryEstimate {
-  double particles = 0;  ///< Σ over the MPM objects of shape volume × particles_per_cell / h³.
+  double particles = 0;  ///< Σ over the MPM objects of shape volume × particles_per_cell / h³; a cloth's vertices.
   double bytes = 0;      ///< The particles at kBytesPerParticle each, plus the grid [bytes].
 };
 

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "cpu_placement.h"
+#include "ductile/model_checks.h"
 #include "ductile/simulator.h"
 
 namespace ductile::studio {
@@ -182,6 +183,7 @@ void SimController::UseScene(std::unique_ptr<Simulator> sim, std::shared_ptr<con
   last_step_end_ = {};
   measured_rtf_ = 0;
   StartDemoLog();
+  for (std::string& warning : ClothSpacingWarnings(*model_)) Emit(Event::Kind::kWarning, std::move(warning));
   RestartHistory();
   auto opened = std::make_shared<OpenedScene>();
   opened->generation = ++scene_generation_;

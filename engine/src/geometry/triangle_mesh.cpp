@@ -1,5 +1,6 @@
 #include "geometry/triangle_mesh.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -100,6 +101,52 @@ std::optional<std::string> FindOpenEdge(const TriangleMesh& mesh) {
     if (forward + backward != 2) return name + " is used by " + std::to_string(forward + backward) + " face(s)";
     if (forward != 1)
       return name + " is traversed twice in the same direction: the faces are not consistently oriented";
+  }
+  return std::nullopt;
+}
+
+void RemoveUnusedVertices(TriangleMesh& mesh) {
+  std::vector<int> renumbered(mesh.vertices.size(), -1);
+  for (const std::array<int, 3>& t : mesh.triangles)
+    for (const int v : t) renumbered[v] = 0;
+  int next = 0;
+  for (std::size_t v = 0; v < mesh.vertices.size(); ++v) {
+    if (renumbered[v] < 0) continue;
+    renumbered[v] = next;
+    mesh.vertices[next++] = mesh.vertices[v];
+  }
+  mesh.vertices.resize(next);
+  for (std::array<int, 3>& t : mesh.triangles)
+    for (int& v : t) v = renumbered[v];
+}
+
+std::optional<std::string> FindClothDefect(const TriangleMesh& mesh) {
+  // Undirected edge (a < b) -> the triangles on it; sorted corners -> the first triangle with them.
+  std::map<std::pair<int, int>, std::vector<std::size_t>> on_edge;
+  std::map<std::array<int, 3>, std::size_t> with_corners;
+  for (std::size_t f = 0; f < mesh.triangles.size(); ++f) {
+    const std::array<int, 3>& t = mesh.triangles[f];
+    const std::string name = "triangle " + std::to_string(f + 1) + " (" + std::to_string(t[0] + 1) + ", " +
+                             std::to_string(t[1] + 1) + ", " + std::to_string(t[2] + 1) + ")";
+    if (t[0] == t[1] || t[1] == t[2] || t[2] == t[0]) return name + " repeats a vertex";
+    const Eigen::Vector3d& a = mesh.vertices[t[0]];
+    const Eigen::Vector3d& b = mesh.vertices[t[1]];
+    const Eigen::Vector3d& c = mesh.vertices[t[2]];
+    const double longest = std::max({(b - a).squaredNorm(), (c - b).squaredNorm(), (a - c).squaredNorm()});
+    if (!((b - a).cross(c - a).norm() > 1e-12 * longest)) return name + " has zero area";
+    std::array<int, 3> sorted = t;
+    std::sort(sorted.begin(), sorted.end());
+    const auto [first, added] = with_corners.try_emplace(sorted, f);
+    if (!added) return name + " repeats the corners of triangle " + std::to_string(first->second + 1);
+    for (int k = 0; k < 3; ++k) {
+      const int u = t[k], v = t[(k + 1) % 3];
+      std::vector<std::size_t>& faces = on_edge[{std::min(u, v), std::max(u, v)}];
+      if (faces.size() == 2)
+        return name + " is the third triangle on edge (" + std::to_string(std::min(u, v) + 1) + ", " +
+               std::to_string(std::max(u, v) + 1) + "), after triangles " + std::to_string(faces[0] + 1) + " and " +
+               std::to_string(faces[1] + 1) + ": a cloth's edge borders at most two triangles";
+      faces.push_back(f);
+    }
   }
   return std::nullopt;
 }

@@ -45,6 +45,18 @@ TriangleMesh LoadObjMesh(const std::filesystem::path& file);
 /// "edge (3, 7) is used by 1 face(s)".
 std::optional<std::string> FindOpenEdge(const TriangleMesh& mesh);
 
+/// Drops the vertices that no triangle uses and numbers the others from 0 in their order: after LoadObjMesh, the
+/// file's vertices at distinct positions that some face uses, in the order of their first `v` line.
+void RemoveUnusedVertices(TriangleMesh& mesh);
+
+/// Checks that `mesh` can be a cloth, an open or closed surface of triangles: no triangle repeats a vertex or has
+/// zero area (twice its area at most 1e-12 times its longest edge squared: collinear corners up to round-off), no
+/// two triangles have the same corners, and no edge borders more than two triangles. Returns nullopt when it can,
+/// otherwise a message naming the first offending triangle, counted from 1 in the file's order (polygons split into
+/// triangles), with its vertex numbers counted from 1 as in the OBJ file, e.g.
+/// "triangle 7 (3, 4, 5) has zero area".
+std::optional<std::string> FindClothDefect(const TriangleMesh& mesh);
+
 /// Generalized winding number of `mesh` at `p` [-]: about ±1 inside a closed mesh, 0 outside. O(triangles).
 double WindingNumber(const TriangleMesh& mesh, const Eigen::Vector3d& p);
 

@@ -1,11 +1,19 @@
 // A cloth object -> its vertex particles, its triangles and its pinned vertex groups (Jiang, Gast, Teran 2017,
 // Sec. 4: the mesh's vertices are MPM particles, its faces carry the deformation). A sheet is a width × length
-// rectangle in its frame's x-y plane, vertices on a regular lattice, each square cut along the same diagonal.
+// rectangle in its frame's x-y plane, vertices on a regular lattice, each square cut along the same diagonal. A
+// mesh comes from an OBJ file: its vertices at distinct positions that some triangle uses (LoadObjMesh welds
+// identical positions onto the first of them), in the order of their first `v` line, scaled about its origin.
+// Either way each triangle's rest shape D̂ comes from its rest edges in its own plane, so a curved or folded mesh
+// is at rest as it is given.
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "ductile/model.h"
+#include "ductile/model_checks.h"
+#include "geometry/triangle_mesh.h"
 #include "model/compile_parts.h"
 #include "scene/desc_eigen.h"
 
@@ -27,6 +35,15 @@ void SheetMesh(const ShapeDesc& shape, std::vector<Eigen::Vector3d>& vertices, s
       faces.push_back({a, b, d});
       faces.push_back({a, d, c});
     }
+}
+
+// The mesh file's surface in the object's frame S: its used vertices, scaled, and its triangles.
+void FileMesh(const ShapeDesc& shape, std::vector<Eigen::Vector3d>& vertices, std::vector<std::array<int, 3>>& faces) {
+  geometry::TriangleMesh mesh = geometry::LoadObjMesh(shape.mesh_file);
+  geometry::RemoveUnusedVertices(mesh);
+  vertices = std::move(mesh.vertices);
+  for (Eigen::Vector3d& v : vertices) v *= shape.mesh_scale;
+  faces = std::move(mesh.triangles);
 }
 
 [[noreturn]] void Fail(const SourceLocation& where, const std::string& message) {
@@ -72,8 +89,11 @@ void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int objec
   const MaterialDesc& material = *scene.FindMaterial(object.material);
   std::vector<Eigen::Vector3d> local;
   std::vector<std::array<int, 3>> faces;
-  int nx = 0, ny = 0;
-  SheetMesh(object.shape, local, faces, nx, ny);
+  int nx = 0, ny = 0;  // a sheet's vertices along x and y, for its corners
+  if (object.shape.type == ShapeType::kSheet)
+    SheetMesh(object.shape, local, faces, nx, ny);
+  else
+    FileMesh(object.shape, local, faces);
   const Eigen::Matrix3d R_WS = ToQuaternion(object.pose).toRotationMatrix();
   const Eigen::Vector3d p_WS = ToEigen(object.pose.position);
   std::vector<Eigen::Vector3d> world(local.size());
@@ -81,10 +101,12 @@ void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int objec
   // Each vertex's volume: a third of each adjacent triangle's area times the thickness.
   std::vector<double> volume(world.size(), 0.0);
   const int first = model.num_particles;
-  for (const std::array<int, 3>& f : faces) {
+  for (std::size_t t = 0; t < faces.size(); ++t) {
+    const std::array<int, 3>& f = faces[t];
     const Eigen::Vector3d e1 = world[f[1]] - world[f[0]], e2 = world[f[2]] - world[f[0]];
     const double area2 = e1.cross(e2).norm();  // twice the area
-    if (!(area2 > 0)) Fail(object.where, "object '" + object.name + "' has a triangle of zero area");
+    if (!(area2 > 0))
+      Fail(object.where, "object '" + object.name + "': triangle " + std::to_string(t + 1) + " has zero area");
     mpm::ClothElement element;
     for (int k = 0; k < 3; ++k) element.vertex[k] = first + f[k];
     element.material = model.objects[object_index].material;
@@ -106,6 +128,34 @@ void CompileCloth(const SceneDesc& scene, const MpmObjectDesc& object, int objec
   info.num_particles = static_cast<int>(world.size());
   CompileObjectMasses(scene, object_index, model);  // each vertex ρ × its stored volume, as a live edit does
   CompilePins(object, object_index, first, nx, ny, world, model);
+}
+
+std::vector<std::string> ClothSpacingWarnings(const Model& model) {
+  // Each cloth's triangle edges at rest [m] (an inner edge twice, once per triangle).
+  std::vector<std::vector<double>> edges(model.objects.size());
+  for (const mpm::ClothElement& e : model.cloth_elements)
+    for (int k = 0; k < 3; ++k) {
+      const std::array<float, 3>& a = model.x0[e.vertex[k]];
+      const std::array<float, 3>& b = model.x0[e.vertex[(k + 1) % 3]];
+      edges[model.object[e.vertex[0]]].push_back(
+          std::hypot(double(a[0]) - b[0], double(a[1]) - b[1], double(a[2]) - b[2]));
+    }
+  std::vector<std::string> warnings;
+  for (std::size_t o = 0; o < model.objects.size(); ++o) {
+    std::vector<double>& lengths = edges[o];
+    if (lengths.empty()) continue;
+    const auto median = lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() / 2);
+    std::nth_element(lengths.begin(), median, lengths.end());
+    if (*median <= model.h) continue;
+    std::ostringstream text;
+    text.precision(3);
+    text << "cloth object '" << model.objects[o].name << "' has a median edge length of " << *median
+         << " m, more than the grid spacing h = " << model.h
+         << " m: vertices more than a cell apart hold together badly and may diverge on impact (use a finer mesh "
+            "or a larger h)";
+    warnings.push_back(text.str());
+  }
+  return warnings;
 }
 
 }  // namespace ductile

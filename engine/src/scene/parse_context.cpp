@@ -75,7 +75,7 @@ std::filesystem::path ParseContext::Resolve(const std::string& name) const {
   return std::filesystem::absolute(folder / name).lexically_normal();
 }
 
-std::filesystem::path ParseContext::LoadMesh(const Field& field) {
+std::filesystem::path ParseContext::LoadMesh(const Field& field, bool cloth) {
   const std::string name = reader_.Text(field);
   std::filesystem::path path = Resolve(name);
   std::error_code ec;
@@ -87,8 +87,12 @@ std::filesystem::path ParseContext::LoadMesh(const Field& field) {
   } catch (const std::runtime_error& e) {
     reader_.Fail(field, "cannot load mesh '" + name + "': " + e.what());
   }
-  if (const auto open = geometry::FindOpenEdge(mesh))
+  if (cloth) {
+    if (const auto defect = geometry::FindClothDefect(mesh))
+      reader_.Fail(field, "mesh '" + name + "' cannot be a cloth: " + *defect);
+  } else if (const auto open = geometry::FindOpenEdge(mesh)) {
     reader_.Fail(field, "mesh '" + name + "' is not closed: " + *open);
+  }
   meshes_[path] = std::move(mesh);
   return path;
 }
@@ -100,10 +104,10 @@ ShapeDesc ParseShape(ParseContext& context, const Field& field, const std::strin
   const MapFields map(reader, field, "shape of " + owner);
   const Field type = map.Require("type");
   shape.type = reader.Choice(type, "shape type", ShapeTypeNames());
-  if (use == ShapeUse::kMpmObject && shape.type == ShapeType::kPlane)
+  const bool object = use == ShapeUse::kMpmObject || use == ShapeUse::kCloth;
+  if (object && shape.type == ShapeType::kPlane)
     reader.Fail(type, "shape type 'plane' cannot be an MPM object (use box, sphere, cylinder, capsule or mesh)");
-  if (use != ShapeUse::kMpmObject && shape.type == ShapeType::kSheet)
-    reader.Fail(type, "shape type 'sheet' is only for cloth objects");
+  if (!object && shape.type == ShapeType::kSheet) reader.Fail(type, "shape type 'sheet' is only for cloth objects");
   if (use == ShapeUse::kCollider && (shape.type == ShapeType::kMesh || shape.type == ShapeType::kCapsule))
     reader.Fail(type, "shape type '" + NameOf(shape.type) +
                           "' is not supported for colliders (use plane, box, sphere or cylinder)");
@@ -126,7 +130,7 @@ ShapeDesc ParseShape(ParseContext& context, const Field& field, const std::strin
       break;
     case ShapeType::kMesh:
       map.Read("scale", shape.mesh_scale, Positive());
-      shape.mesh_file = context.LoadMesh(map.Require("file"));
+      shape.mesh_file = context.LoadMesh(map.Require("file"), use == ShapeUse::kCloth);
       break;
     case ShapeType::kSheet:
       shape.width = reader.Number(map.Require("width"), Positive());

@@ -58,8 +58,9 @@ class ParseContext {
   SourceLocation Where(const Field& entry) const;
   /// The absolute path of `name`, a relative one resolved against the scene file's folder.
   std::filesystem::path Resolve(const std::string& name) const;
-  /// Resolves a mesh path against the scene's folder, loads it and checks that it is closed; returns the path.
-  std::filesystem::path LoadMesh(const Field& field);
+  /// Resolves a mesh path against the scene's folder, loads it and checks that it is closed (a solid) or, for a
+  /// `cloth`, that it is a surface a cloth can be made of (geometry::FindClothDefect); returns the path.
+  std::filesystem::path LoadMesh(const Field& field, bool cloth);
   /// A mesh that LoadMesh loaded, by its resolved path.
   const geometry::TriangleMesh& mesh(const std::filesystem::path& path) const { return meshes_.at(path); }
 
@@ -77,7 +78,8 @@ class ParseContext {
 
 /// Which shape types a use of a shape allows.
 enum class ShapeUse {
-  kMpmObject,   ///< A solid filled with particles: box, sphere, cylinder, capsule, mesh.
+  kMpmObject,   ///< A solid filled with particles: box, sphere, cylinder, capsule, mesh (closed).
+  kCloth,       ///< A cloth object: sheet, or mesh (open or closed); ParseObject refuses the solid types.
   kCollider,    ///< An analytic MPM collider: plane, box, sphere, cylinder.
   kStaticBody,  ///< A static rigid body: every type.
   kMovingBody,  ///< A dynamic or kinematic rigid body: every type but plane.

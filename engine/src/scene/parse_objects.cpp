@@ -92,12 +92,12 @@ MpmObjectDesc ParseObject(ParseContext& context, const Field& entry, const Scene
                               (names.empty() ? "none" : JoinNames(names)) + ")" + DidYouMean(object.material, names));
   }
   const Field shape = map.Require("shape");
-  object.shape = ParseShape(context, shape, what, ShapeUse::kMpmObject);
-  // Cloth is a sheet of triangles; every other material fills a volume.
+  // Cloth is a surface of triangles (a sheet, or a mesh that may be open); every other material fills a volume.
   const bool cloth = material_desc->model == MaterialModelDesc::kCloth;
-  if (cloth && object.shape.type != ShapeType::kSheet)
+  object.shape = ParseShape(context, shape, what, cloth ? ShapeUse::kCloth : ShapeUse::kMpmObject);
+  if (cloth && object.shape.type != ShapeType::kSheet && object.shape.type != ShapeType::kMesh)
     reader.Fail(shape.node, shape.path,
-                what + " has the cloth material '" + object.material + "': its shape must be of type sheet",
+                what + " has the cloth material '" + object.material + "': its shape must be of type sheet or mesh",
                 {entry.path + ".material"});
   if (!cloth && object.shape.type == ShapeType::kSheet)
     reader.Fail(shape.node, shape.path,
@@ -108,7 +108,7 @@ MpmObjectDesc ParseObject(ParseContext& context, const Field& entry, const Scene
   map.Read(Row("objects.*.velocity"), object.velocity);
   if (const auto pins = map.Find("pins")) {
     if (!cloth) reader.FailAtKey(*pins, what + " is not cloth: only a cloth's vertices can be pinned");
-    object.pins = ParsePinGroups(context, *pins, what);
+    object.pins = ParsePinGroups(context, *pins, what, object.shape.type == ShapeType::kSheet);
   }
   CheckInsideDomain(context, entry, object, scene.grid);
   return object;

@@ -7,9 +7,9 @@ namespace ductile::scene {
 
 namespace {
 
-// Which vertices: exactly one of `vertices` (indices), `corners: true` (a sheet's four) and `box`.
+// Which vertices: exactly one of `vertices` (indices), `corners: true` (a sheet's four; not a mesh's) and `box`.
 void ReadSelection(const ParseContext& context, const Field& entry, const MapFields& map, const std::string& what,
-                   PinGroupDesc& group) {
+                   bool sheet, PinGroupDesc& group) {
   const Reader& reader = context.reader();
   const auto vertices = map.Find("vertices");
   const auto corners = map.Find("corners");
@@ -22,6 +22,9 @@ void ReadSelection(const ParseContext& context, const Field& entry, const MapFie
       group.vertices.push_back(reader.Integer(item, 0));
     if (group.vertices.empty()) reader.Fail(*vertices, "'vertices' of " + what + " must list at least one vertex");
   } else if (corners) {
+    if (!sheet)
+      reader.FailAtKey(*corners, "'corners' of " + what +
+                                     " applies to sheets only: a mesh has no corners (use 'vertices' or 'box')");
     group.corners = reader.Bool(*corners);
     if (!group.corners) reader.Fail(*corners, "'corners' of " + what + " must be true (or leave the key out)");
   } else {
@@ -57,7 +60,8 @@ void ReadKeyframes(const ParseContext& context, const Field& field, const std::s
 
 }  // namespace
 
-std::vector<PinGroupDesc> ParsePinGroups(const ParseContext& context, const Field& field, const std::string& owner) {
+std::vector<PinGroupDesc> ParsePinGroups(const ParseContext& context, const Field& field, const std::string& owner,
+                                         bool sheet) {
   const Reader& reader = context.reader();
   std::vector<PinGroupDesc> groups;
   for (const Field& entry : reader.Entries(field, "'pins' of " + owner)) {
@@ -67,7 +71,7 @@ std::vector<PinGroupDesc> ParsePinGroups(const ParseContext& context, const Fiel
     group.where = context.Where(entry);
     const MapFields map(reader, entry, what);
     map.CheckKeys(KeysOf({"objects", "", "pins", ""}));
-    ReadSelection(context, entry, map, what, group);
+    ReadSelection(context, entry, map, what, sheet, group);
     if (const auto keyframes = map.Find("keyframes")) ReadKeyframes(context, *keyframes, what, group);
     map.Read("release_time", group.release_time, NonNegative());
     groups.push_back(std::move(group));

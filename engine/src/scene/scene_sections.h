@@ -21,8 +21,10 @@ MaterialDesc ParseMaterial(const ParseContext& context, const Field& entry);
 /// An MPM object; its material must be among `scene.materials` and its bounds inside `scene.grid`'s domain.
 MpmObjectDesc ParseObject(ParseContext& context, const Field& entry, const SceneDesc& scene);
 ColliderDesc ParseCollider(ParseContext& context, const Field& entry);
-/// A cloth object's pinned vertex groups (parse_pins.cpp); `owner` names the object in messages.
-std::vector<PinGroupDesc> ParsePinGroups(const ParseContext& context, const Field& field, const std::string& owner);
+/// A cloth object's pinned vertex groups (parse_pins.cpp); `owner` names the object in messages, `sheet` says
+/// whether it is a sheet (only a sheet has `corners`).
+std::vector<PinGroupDesc> ParsePinGroups(const ParseContext& context, const Field& field, const std::string& owner,
+                                         bool sheet);
 /// A rigid body. `entries` are all the entries of the section, `scene.rigid_bodies` those before `entry` (a
 /// joint's parent must be one of them).
 RigidBodyDesc ParseRigidBody(ParseContext& context, const Field& entry, const std::vector<Field>& entries,

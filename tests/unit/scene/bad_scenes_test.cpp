@@ -59,7 +59,17 @@ const BadScene kBadSceneTable[] = {
     {"reserved_section", 1, 1, "'recording' is not supported yet"},
     {"camera_fov_180", 3, 53, "'fov_deg' must be in (0, 180), got 180"},
     {"cloth_sheet_not_cloth", 6, 12, "object 'towel' is a sheet: its material must have model cloth"},
-    {"cloth_box", 6, 12, "object 'towel' has the cloth material 'cotton': its shape must be of type sheet"},
+    {"cloth_box", 6, 12, "object 'towel' has the cloth material 'cotton': its shape must be of type sheet or mesh"},
+    {"cloth_mesh_missing", 6, 31, "mesh file 'missing.obj' not found"},
+    {"cloth_mesh_degenerate", 6, 31,
+     "mesh '../../meshes/cloth_degenerate.obj' cannot be a cloth: triangle 2 (1, 2, 4) has zero area"},
+    {"cloth_mesh_fin", 6, 31,
+     "mesh '../../meshes/cloth_fin.obj' cannot be a cloth: triangle 3 (1, 2, 5) is the third triangle on edge (1, 2), "
+     "after triangles 1 and 2: a cloth's edge borders at most two triangles"},
+    {"cloth_mesh_no_triangles", 6, 31, "cannot load mesh '../../meshes/no_faces.obj': mesh file"},
+    {"cloth_mesh_corners", 9, 14,
+     "'corners' of pin group 'hold' of object 'shirt' applies to sheets only: a mesh has no corners (use 'vertices' "
+     "or 'box')"},
     {"cloth_pins_not_cloth", 8, 5, "object 'cube' is not cloth: only a cloth's vertices can be pinned"},
     {"cloth_pin_two_selections", 9, 7,
      "pin group 'hold' of object 'towel' must name its vertices with exactly one of 'vertices', 'corners' or 'box'"},
