@@ -109,14 +109,25 @@ bool LayOutGrid(std::span<const Vec3> positions, float spacing, float kernel_rad
                                                                      static_cast<double>(kMaxSurfaceParticles))));
   for (;;) {
     const float margin = kernel_radius * std::max(spacing, cell) + 2.0f * cell;
+    // The node counts in double first: a particle flung far away (a diverging run's last snapshot) would make an
+    // int count overflow; the cell grows until the grid fits, and only then are the counts cast.
     double nodes = 1;
+    double counts[3];
+    for (int a = 0; a < 3; ++a) {
+      counts[a] = std::ceil((static_cast<double>(high[a]) - low[a] + 2.0 * margin) / cell) + 1;
+      nodes *= counts[a];
+    }
+    if (!(nodes <= static_cast<double>(kMaxSurfaceGridNodes))) {
+      if (!std::isfinite(nodes)) return false;
+      cell *= static_cast<float>(std::cbrt(nodes / static_cast<double>(kMaxSurfaceGridNodes))) * 1.01f;
+      if (!std::isfinite(cell)) return false;
+      continue;
+    }
     for (int a = 0; a < 3; ++a) {
       grid.origin[a] = low[a] - margin;
-      grid.n[a] = static_cast<int>(std::ceil((high[a] - low[a] + 2.0f * margin) / cell)) + 1;
-      nodes *= grid.n[a];
+      grid.n[a] = static_cast<int>(counts[a]);
     }
-    if (nodes <= static_cast<double>(kMaxSurfaceGridNodes)) break;
-    cell *= static_cast<float>(std::cbrt(nodes / static_cast<double>(kMaxSurfaceGridNodes))) * 1.01f;
+    break;
   }
   grid.cell = cell;
   return true;

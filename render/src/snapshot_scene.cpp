@@ -372,6 +372,9 @@ void AddCloths(const Snapshot& snapshot, const std::vector<Rgba>& particle_color
   for (const SnapshotCloth& cloth : snapshot.cloths) {
     const auto n = static_cast<std::size_t>(cloth.num_vertices);
     if (n == 0 || static_cast<std::size_t>(cloth.first_particle) + n > sp.position.size()) continue;
+    const bool indices_valid = std::all_of(cloth.triangles.begin(), cloth.triangles.end(),
+                                           [n](const auto& t) { return t[0] < n && t[1] < n && t[2] < n; });
+    if (!indices_valid) continue;  // an inconsistent snapshot: draw nothing rather than read past the vertices
     MeshData mesh;
     mesh.positions.assign(sp.position.begin() + cloth.first_particle, sp.position.begin() + cloth.first_particle + n);
     std::vector<Vec3> normals(n, Vec3{0, 0, 0});
@@ -409,7 +412,8 @@ void AddCloths(const Snapshot& snapshot, const std::vector<Rgba>& particle_color
     }
     MeshInstance instance;
     instance.mesh = static_cast<int>(scene.meshes.size());
-    const std::int32_t material = sp.material.empty() ? 0 : sp.material[cloth.first_particle];
+    const auto first = static_cast<std::size_t>(cloth.first_particle);
+    const std::int32_t material = first < sp.material.size() ? sp.material[first] : 0;
     if (material >= 0 && static_cast<std::size_t>(material) < snapshot.material_rgba.size())
       instance.color = snapshot.material_rgba[material];
     scene.meshes.push_back(std::move(mesh));

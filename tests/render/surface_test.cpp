@@ -132,6 +132,14 @@ TEST(ParticleSurface, ManyParticlesAreBinnedOnACoarserGridAndStillClosed) {
   EXPECT_GT(on_top, 100);
 }
 
+// A diverging run's last snapshot may hold a particle flung far away (finite, but 1e30 m off): the grid must not
+// overflow its node counts (an int cast of 1e32 cells) but grow its cells, and the reconstruction must return.
+TEST(ParticleSurface, AParticleFarAwayDoesNotOverflowTheGrid) {
+  std::vector<Vec3> block = Block(4, 4, 4, {0, 0, 0});
+  block.push_back({1e30f, -1e30f, 1e30f});
+  EXPECT_NO_THROW(Reconstruct(block));
+}
+
 // Translucency: the opacity grows with the water behind a vertex along the line of sight.
 TEST(ParticleSurface, OpacityGrowsWithTheThicknessBehindTheSurface) {
   // Seen from above: a pool 2 particles deep beside one 16 deep.

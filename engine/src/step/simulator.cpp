@@ -455,11 +455,11 @@ std::string Simulator::SetTeleopTarget(const TeleopTarget& target) {
 }
 
 void Simulator::ClearTeleopTarget(const std::string& robot) {
-  for (RobotTeleop& t : impl_->data().inputs.teleops) {
-    if (t.robot != robot) continue;
-    t.arm_active = false;
-    t.manual = true;
-  }
+  const std::vector<std::string> robots = RobotNames();
+  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return;
+  RobotTeleop& t = TeleopOf(impl_->data().inputs, robot);
+  t.arm_active = false;
+  t.manual = true;  // also before the script's first step: the robot keeps its controllers' targets
 }
 
 std::string Simulator::SetGripper(const GripperCommand& command) {
