@@ -563,21 +563,29 @@ TEST(HiddenParticles, OnlyParticlesSurroundedOnEverySideAreLeftOut) {
   EXPECT_EQ(ParticleCount(BuildRenderScene(sparse, Beads(), camera)), 12u * 10u * 6u);
 }
 
+// A flat kClothSide x kClothSide-vertex sheet in the plane z = 0.5, drawn as a cloth (two triangles per square).
+constexpr int kClothSide = 4;
+Snapshot FlatClothSnapshot() {
+  Snapshot snapshot = Slab(kClothSide, kClothSide, 1);
+  for (auto& x : snapshot.particles.position) x[2] = 0.5f;
+  SnapshotCloth cloth;
+  cloth.num_vertices = kClothSide * kClothSide;
+  for (std::uint32_t j = 0; j + 1 < kClothSide; ++j)
+    for (std::uint32_t i = 0; i + 1 < kClothSide; ++i) {
+      const std::uint32_t a = j * kClothSide + i;
+      cloth.triangles.push_back({a, a + 1, a + kClothSide + 1});
+      cloth.triangles.push_back({a, a + kClothSide + 1, a + kClothSide});
+    }
+  snapshot.cloths.push_back(cloth);
+  return snapshot;
+}
+
 // A cloth is drawn as its mesh, two-sided: every triangle twice with opposite windings, the back copy's normals
 // reversed; its vertex particles are left out unless cloth is shown as particles too.
 TEST(ClothMesh, IsDrawnTwoSidedInsteadOfItsVertexParticles) {
-  constexpr int kSide = 4;  // a flat 4 x 4-vertex sheet in the plane z = 0.5
-  Snapshot snapshot = Slab(kSide, kSide, 1);
-  for (auto& x : snapshot.particles.position) x[2] = 0.5f;
-  SnapshotCloth cloth;
-  cloth.num_vertices = kSide * kSide;
-  for (std::uint32_t j = 0; j + 1 < kSide; ++j)
-    for (std::uint32_t i = 0; i + 1 < kSide; ++i) {
-      const std::uint32_t a = j * kSide + i;
-      cloth.triangles.push_back({a, a + 1, a + kSide + 1});
-      cloth.triangles.push_back({a, a + kSide + 1, a + kSide});
-    }
-  snapshot.cloths.push_back(cloth);
+  constexpr int kSide = kClothSide;
+  Snapshot snapshot = FlatClothSnapshot();
+  const SnapshotCloth& cloth = snapshot.cloths[0];
   const Camera camera = FrameSnapshot(snapshot, 4.0f / 3.0f);
   const RenderScene scene = BuildRenderScene(snapshot, ViewOptions{}, camera);
   EXPECT_EQ(ParticleCount(scene), 0u);
@@ -605,18 +613,9 @@ TEST(ClothMesh, IsDrawnTwoSidedInsteadOfItsVertexParticles) {
 // (both sides, the same vertices as the two-sided mesh above) whose colours follow the speed, the slowest vertex
 // coloured as zero and the fastest as the top of the map.
 TEST(ClothMesh, SpeedColoursTheClothPerVertex) {
-  constexpr int kSide = 4;
-  Snapshot snapshot = Slab(kSide, kSide, 1);
-  for (auto& x : snapshot.particles.position) x[2] = 0.5f;
-  SnapshotCloth cloth;
-  cloth.num_vertices = kSide * kSide;
-  for (std::uint32_t j = 0; j + 1 < kSide; ++j)
-    for (std::uint32_t i = 0; i + 1 < kSide; ++i) {
-      const std::uint32_t a = j * kSide + i;
-      cloth.triangles.push_back({a, a + 1, a + kSide + 1});
-      cloth.triangles.push_back({a, a + kSide + 1, a + kSide});
-    }
-  snapshot.cloths.push_back(cloth);
+  constexpr int kSide = kClothSide;
+  Snapshot snapshot = FlatClothSnapshot();
+  const SnapshotCloth& cloth = snapshot.cloths[0];
   snapshot.particles.speed.assign(kSide * kSide, 0.0f);
   snapshot.particles.speed.back() = 2.0f;  // one fast corner
   ViewOptions speed;

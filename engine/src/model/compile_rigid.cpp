@@ -1,6 +1,5 @@
 #include "model/compile_rigid.h"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -8,6 +7,7 @@
 #include "ductile/multibody_desc.h"
 #include "geometry/mesh_import.h"
 #include "multibody/add_multibody.h"
+#include "robot/teleop.h"
 #include "scene/desc_eigen.h"
 
 namespace ductile {
@@ -191,29 +191,17 @@ void AddScript(const std::string& robot, const RobotScriptDesc& desc, RigidModel
   script.link = desc.link;
   script.tool_point = ToEigen(desc.tool_point);
   script.track_orientation = desc.track_orientation;
-  // What the teleoperation needs (robot::ArmTeleop::Configure, GripperTeleop::Configure), checked here so that the
-  // scene fails at load instead of at its first step: a controlled joint between the root and the tool link, and
-  // for gripper commands a controlled prismatic joint off that chain.
-  const auto controlled = [&](int b) {
-    for (const contact::JointController& c : rigid.controllers)
-      if (c.body == b) return true;
-    return false;
-  };
-  const int tool = rigid.tree.FindBody(robot + "/" + desc.link);
-  std::vector<int> arm;
-  for (int b = tool; b >= 0; b = rigid.tree.body(b).parent)
-    if (rigid.tree.body(b).nv == 1 && controlled(b)) arm.push_back(b);
-  if (tool < 0 || arm.empty())
+  // What the teleoperation needs, checked here by the teleoperation's own Configure so that the scene fails at load
+  // instead of at its first step: a controlled joint between the root and the tool link, and for gripper commands
+  // controlled prismatic finger joints off that chain.
+  robot::ArmTeleop arm;
+  if (!arm.Configure(rigid.tree, rigid.controllers, robot, desc.link).empty())
     Fail(desc.where, "script of robot '" + robot + "': no joint with a controller between the root and link '" +
                          desc.link + "' (add 'controllers' for the arm's joints)");
-  bool fingers = false;
-  for (int b = 0; b < rigid.tree.num_bodies(); ++b) {
-    const multibody::Body& body = rigid.tree.body(b);
-    const bool of_robot = body.name.rfind(robot + "/", 0) == 0;
-    if (of_robot && body.joint == JointType::kPrismatic && controlled(b) &&
-        std::find(arm.begin(), arm.end(), b) == arm.end())
-      fingers = true;
-  }
+  std::vector<int> chain;
+  for (int b = arm.link_body(); b >= 0; b = rigid.tree.body(b).parent) chain.push_back(b);
+  robot::GripperTeleop gripper;
+  const bool fingers = gripper.Configure(rigid.tree, rigid.controllers, robot, chain).empty();
   for (const ScriptKeyframeDesc& k : desc.keyframes)
     if (k.has_gripper && !fingers)
       Fail(k.where, "script of robot '" + robot +

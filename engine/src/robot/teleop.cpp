@@ -10,9 +10,9 @@ namespace ductile::robot {
 namespace {
 
 // The controller driving body b's joint, −1 if none.
-int ControllerOf(const contact::RigidSystem& rigid, int body) {
-  for (std::size_t c = 0; c < rigid.state().controllers.size(); ++c) {
-    if (rigid.state().controllers[c].body == body) return static_cast<int>(c);
+int ControllerOf(const std::vector<contact::JointController>& controllers, int body) {
+  for (std::size_t c = 0; c < controllers.size(); ++c) {
+    if (controllers[c].body == body) return static_cast<int>(c);
   }
   return -1;
 }
@@ -43,7 +43,12 @@ Eigen::Matrix3d InverseRightJacobianSO3(const Eigen::Vector3d& phi) {
 }
 
 std::string ArmTeleop::Configure(const contact::RigidSystem& rigid, const std::string& robot, const std::string& link) {
-  const multibody::MultibodyTree& tree = rigid.tree();
+  return Configure(rigid.tree(), rigid.state().controllers, robot, link);
+}
+
+std::string ArmTeleop::Configure(const multibody::MultibodyTree& tree,
+                                 const std::vector<contact::JointController>& controllers, const std::string& robot,
+                                 const std::string& link) {
   bool robot_found = false;
   for (const multibody::Body& b : tree.bodies()) robot_found = robot_found || IsRobotBody(b, robot);
   if (!robot_found) return "no robot named '" + robot + "'";
@@ -58,7 +63,7 @@ std::string ArmTeleop::Configure(const contact::RigidSystem& rigid, const std::s
   upper_.clear();
   for (int b = link_; b >= 0; b = tree.body(b).parent) {
     const multibody::Body& body = tree.body(b);
-    const int c = ControllerOf(rigid, b);
+    const int c = ControllerOf(controllers, b);
     if (!IsOneDof(body) || c < 0) continue;
     bodies_.push_back(b);
     controllers_.push_back(c);
@@ -280,15 +285,20 @@ double ArmTeleop::TrackingError(const contact::RigidSystem& rigid) const {
 
 std::string GripperTeleop::Configure(const contact::RigidSystem& rigid, const std::string& robot,
                                      const std::vector<int>& arm_bodies) {
+  return Configure(rigid.tree(), rigid.state().controllers, robot, arm_bodies);
+}
+
+std::string GripperTeleop::Configure(const multibody::MultibodyTree& tree,
+                                     const std::vector<contact::JointController>& controllers, const std::string& robot,
+                                     const std::vector<int>& arm_bodies) {
   controllers_.clear();
   lower_.clear();
   upper_.clear();
-  const multibody::MultibodyTree& tree = rigid.tree();
   for (int b = 0; b < tree.num_bodies(); ++b) {
     const multibody::Body& body = tree.body(b);
     if (!IsRobotBody(body, robot) || body.joint != JointType::kPrismatic) continue;
     if (std::find(arm_bodies.begin(), arm_bodies.end(), b) != arm_bodies.end()) continue;
-    const int c = ControllerOf(rigid, b);
+    const int c = ControllerOf(controllers, b);
     if (c < 0) continue;
     controllers_.push_back(c);
     lower_.push_back(body.lower);

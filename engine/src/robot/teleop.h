@@ -55,6 +55,10 @@ class ArmTeleop {
   /// Finds the arm of `robot` ending at `link` in `rigid`. Returns an error message naming what is missing (no such
   /// robot or link, no controlled joint on the way to the link), empty on success.
   std::string Configure(const contact::RigidSystem& rigid, const std::string& robot, const std::string& link);
+  /// The same from a tree and its controllers (RigidModel's, before a RigidSystem exists: CompileModel checks a
+  /// robot script with it).
+  std::string Configure(const multibody::MultibodyTree& tree, const std::vector<contact::JointController>& controllers,
+                        const std::string& robot, const std::string& link);
   const std::string& link() const { return link_name_; }
   int link_body() const { return link_; }
 
@@ -142,6 +146,9 @@ class GripperTeleop {
   /// when there are none.
   std::string Configure(const contact::RigidSystem& rigid, const std::string& robot,
                         const std::vector<int>& arm_bodies);
+  /// The same from a tree and its controllers.
+  std::string Configure(const multibody::MultibodyTree& tree, const std::vector<contact::JointController>& controllers,
+                        const std::string& robot, const std::vector<int>& arm_bodies);
   /// opening ∈ [0, 1] of each finger's range (1 = its upper limit); force > 0 [N]: squeeze with that force once
   /// the fingers close (a constant closing effort with the controller's damping, no position spring), 0: hold the
   /// opening with the position controller.
