@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cloth_checks.h"
 #include "ductile/snapshot.h"
 #include "scene_fixture.h"
 #include "support/triangle_intersection.h"
@@ -29,8 +30,10 @@
 namespace ductile {
 namespace {
 
+using testing::ClothTriangles;
+using testing::CountIntersectingPairs;
 using testing::Point3;
-using Triangle = std::array<Point3, 3>;
+using testing::Triangle;
 
 constexpr double kPi = 3.14159265358979323846;
 
@@ -74,52 +77,6 @@ objects:
          TurnOver(1.0, 1.7, 0.1, 0.015, 0.09) + R"(
         release_time: 1.75
 )";
-}
-
-// The cloth's triangles at the snapshot's vertex positions (floats, exact as doubles).
-std::vector<Triangle> ClothTriangles(const Snapshot& s, std::vector<std::array<std::uint32_t, 3>>& corners) {
-  const SnapshotCloth& cloth = s.cloths.at(0);
-  corners = cloth.triangles;
-  std::vector<Triangle> triangles;
-  triangles.reserve(corners.size());
-  for (const auto& c : corners) {
-    Triangle t;
-    for (int k = 0; k < 3; ++k) {
-      const std::array<float, 3>& p = s.particles.position[cloth.first_particle + c[k]];
-      t[k] = {p[0], p[1], p[2]};
-    }
-    triangles.push_back(t);
-  }
-  return triangles;
-}
-
-// Pairs of triangles that share no vertex and intersect (exactly, touching included). Broad phase: the triangles'
-// bounding boxes sorted by their lower x, each box tested against those that start before it ends.
-int CountIntersectingPairs(const std::vector<Triangle>& triangles,
-                           const std::vector<std::array<std::uint32_t, 3>>& corners) {
-  const std::size_t n = triangles.size();
-  std::vector<std::array<double, 6>> box(n);  // min x, y, z, max x, y, z
-  for (std::size_t i = 0; i < n; ++i)
-    for (int a = 0; a < 3; ++a) {
-      box[i][a] = std::min({triangles[i][0][a], triangles[i][1][a], triangles[i][2][a]});
-      box[i][a + 3] = std::max({triangles[i][0][a], triangles[i][1][a], triangles[i][2][a]});
-    }
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return box[a][0] < box[b][0]; });
-  int count = 0;
-  for (std::size_t u = 0; u < n; ++u) {
-    const std::size_t i = order[u];
-    for (std::size_t w = u + 1; w < n && box[order[w]][0] <= box[i][3]; ++w) {
-      const std::size_t j = order[w];
-      if (box[j][1] > box[i][4] || box[i][1] > box[j][4] || box[j][2] > box[i][5] || box[i][2] > box[j][5]) continue;
-      bool shared = false;
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) shared = shared || corners[i][a] == corners[j][b];
-      if (!shared && testing::TrianglesIntersect(triangles[i], triangles[j])) ++count;
-    }
-  }
-  return count;
 }
 
 // The heights at which the vertical line through (x, y) crosses the cloth, crossings on a shared edge counted once.

@@ -2,8 +2,14 @@
 
 namespace ductile::test {
 
-const char* SourceDir() { return DUCTILE_TEST_PATHS_SOURCE_DIR; }
-const char* TestDataDir() { return DUCTILE_TEST_PATHS_DATA_DIR; }
-const char* CliPath() { return DUCTILE_TEST_PATHS_CLI; }
+const char* SourceDir() {
+  return DUCTILE_TEST_PATHS_SOURCE_DIR;
+}
+const char* TestDataDir() {
+  return DUCTILE_TEST_PATHS_DATA_DIR;
+}
+const char* CliPath() {
+  return DUCTILE_TEST_PATHS_CLI;
+}
 
 }  // namespace ductile::test
