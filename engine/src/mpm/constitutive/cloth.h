@@ -94,7 +94,11 @@ struct Cloth {
     return psi;
   }
 
-  /// First Piola-Kirchhoff stress P = ∂Ψ/∂F = Q B R⁻ᵀ [Pa].
+  /// First Piola-Kirchhoff stress P = ∂Ψ/∂F = Q B R⁻ᵀ [Pa], evaluated as Q P̃ with P̃ Rᵀ = B solved column by
+  /// column from the last (R is upper triangular): P̃'s third column is ∂Ψ/∂r₃ = (γ r₁₃, γ r₂₃, ∂Ψ/∂r₃₃), since
+  /// ∂Ψ/∂f₃ = Q ∂Ψ/∂r₃ (only R's third column depends on f₃), so the back-substitution never divides by r₃₃. The
+  /// textbook R⁻ᵀ does, and its 1/r₃₃ terms cancel only in exact arithmetic: a cloth pressed flat (r₃₃ → 0, as on a
+  /// floor) got a stress of rounding noise times 1/r₃₃ and went non-finite. Finite for any r₃₃; needs r₁₁, r₂₂ > 0.
   SIM_HD Mat3<T> FirstPiola(const Mat3<T>& F) const {
     const ClothQr<T> qr = ClothQrDecompose(F);
     const Mat3<T>& R = qr.R;
@@ -117,7 +121,11 @@ struct Cloth {
     B(1, 0) = B(0, 1);
     B(2, 0) = B(0, 2);
     B(2, 1) = B(1, 2);
-    return qr.Q * B * InverseUpper(R).Transposed();
+    // P̃ Rᵀ = B: column j of the left side is Σ_{k ≥ j} p̃_k r_jk.
+    const Vec3<T> p3(dR(0, 2), dR(1, 2), dR(2, 2));
+    const Vec3<T> p2 = (B.Column(1) - p3 * R(1, 2)) / R(1, 1);
+    const Vec3<T> p1 = (B.Column(0) - p2 * R(0, 1) - p3 * R(0, 2)) / R(0, 0);
+    return qr.Q * Mat3<T>::FromColumns(p1, p2, p3);
   }
 
   /// Projects F (after its elastic update) onto the admissible set of the file comment by changing its third column
@@ -156,18 +164,6 @@ struct Cloth {
     u01 = -s;
     u10 = s;
     u11 = c;
-  }
-
-  /// R⁻¹ of an upper-triangular R with nonzero diagonal.
-  SIM_HD static Mat3<T> InverseUpper(const Mat3<T>& R) {
-    Mat3<T> inv = Mat3<T>::Zero();
-    inv(0, 0) = T(1) / R(0, 0);
-    inv(1, 1) = T(1) / R(1, 1);
-    inv(2, 2) = T(1) / R(2, 2);
-    inv(0, 1) = -R(0, 1) * inv(0, 0) * inv(1, 1);
-    inv(1, 2) = -R(1, 2) * inv(1, 1) * inv(2, 2);
-    inv(0, 2) = -(R(0, 1) * inv(1, 2) + R(0, 2) * inv(2, 2)) * inv(0, 0);
-    return inv;
   }
 };
 
