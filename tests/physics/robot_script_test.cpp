@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,29 @@ robots:
               std::string::npos)
         << e.what();
   }
+}
+
+// A SceneDesc built in code gets the parser's checks when it is compiled: no keyframes, a non-finite one, times
+// that do not increase.
+TEST(RobotScript, CodeBuiltScriptIsCheckedWhenCompiled) {
+  const SceneDesc loaded = LoadSceneFromString(ScriptedArm(), "inline.yaml");
+  ASSERT_TRUE(loaded.robots.at(0).script.has_value());
+  const auto expect_failure = [&](const std::function<void(RobotScriptDesc&)>& edit, const std::string& message) {
+    SceneDesc scene = loaded;
+    edit(*scene.robots[0].script);
+    try {
+      CompileModel(scene);
+      ADD_FAILURE() << "accepted a script that should fail with: " << message;
+    } catch (const SceneError& e) {
+      EXPECT_NE(e.message().find(message), std::string::npos) << e.what();
+    }
+  };
+  expect_failure([](RobotScriptDesc& s) { s.keyframes.clear(); }, "script of robot 'arm' has no keyframes");
+  expect_failure([](RobotScriptDesc& s) { s.keyframes[1].pose.position[2] = std::nan(""); },
+                 "script of robot 'arm': keyframe 1 is not finite");
+  expect_failure([](RobotScriptDesc& s) { s.keyframes[2].time = s.keyframes[1].time; },
+                 "script of robot 'arm': keyframe times must start at 0 or later and increase");
+  EXPECT_NO_THROW(CompileModel(loaded));
 }
 
 }  // namespace

@@ -207,6 +207,17 @@ void AddScript(const std::string& robot, const RobotScriptDesc& desc, RigidModel
       Fail(k.where, "script of robot '" + robot +
                         "': a gripper command needs controlled prismatic finger joints off the arm, and the robot "
                         "has none");
+  // The parser's checks again, for a SceneDesc built in code: at least one keyframe, finite, times increasing.
+  if (desc.keyframes.empty()) Fail(desc.where, "script of robot '" + robot + "' has no keyframes");
+  for (std::size_t i = 0; i < desc.keyframes.size(); ++i) {
+    const ScriptKeyframeDesc& k = desc.keyframes[i];
+    bool finite = std::isfinite(k.time) && std::isfinite(k.gripper_opening) && std::isfinite(k.gripper_force);
+    for (const double c : k.pose.position) finite = finite && std::isfinite(c);
+    for (const double c : k.pose.quaternion) finite = finite && std::isfinite(c);
+    if (!finite) Fail(k.where, "script of robot '" + robot + "': keyframe " + std::to_string(i) + " is not finite");
+    if (k.time < 0 || (i > 0 && !(k.time > desc.keyframes[i - 1].time)))
+      Fail(k.where, "script of robot '" + robot + "': keyframe times must start at 0 or later and increase");
+  }
   script.path.interpolation = desc.interpolation;
   for (const ScriptKeyframeDesc& k : desc.keyframes) {
     script.path.times.push_back(k.time);
