@@ -526,15 +526,12 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
   // Particles: each continuum's surface, or beads; cloth vertices as beads only on request (AddCloths draws the
   // cloth's mesh).
   const SnapshotParticles& sp = snapshot.particles;
-  std::vector<Rgba> particle_colors;  // per snapshot particle, for cloths coloured per vertex
-  const bool cloth_per_vertex = options.color_mode != ColorMode::kMaterial && !snapshot.cloths.empty();
   if (!sp.position.empty()) {
     ParticleSet set;
     set.positions.assign(sp.position.begin(), sp.position.end());
     set.radius = sp.radius > 0 ? sp.radius : 0.5f * snapshot.grid_spacing;
     set.colors.assign(sp.position.size(), Rgba{0, 0, 0, 1});
     ColorParticles(snapshot, options, set);
-    if (cloth_per_vertex) particle_colors = set.colors;
     std::vector<bool> cloth_vertex(sp.position.size(), false);
     for (const SnapshotCloth& cloth : snapshot.cloths) {
       for (int v = 0; v < cloth.num_vertices; ++v) {
@@ -544,6 +541,8 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
     }
     const bool surfaces = options.particle_style == ParticleStyle::kSurface;
     if (surfaces) AddSurfaces(snapshot, set, cloth_vertex, camera.eye, scene);
+    // The cloths read the colours per snapshot particle, before DropParticles thins them.
+    AddCloths(snapshot, set.colors, options.color_mode != ColorMode::kMaterial, scene);
     std::vector<bool> hidden = options.cull_hidden_particles && !surfaces ? HiddenParticles(sp.position, set.radius)
                                                                           : std::vector<bool>(sp.position.size());
     for (std::size_t i = 0; i < hidden.size(); ++i) {
@@ -552,7 +551,6 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
     DropParticles(hidden, set);
     if (!set.positions.empty()) scene.particles.push_back(std::move(set));
   }
-  AddCloths(snapshot, particle_colors, cloth_per_vertex, scene);
 
   // Rigid shapes.
   for (const SnapshotShape& shape : snapshot.shapes) {

@@ -90,13 +90,14 @@ TEST(TeleopScenes, BoxIsPickedAndPlacedIntoTheDoughBed) {
 // between them), lifts the edge, carries it over the near edge (x = 0.48 m), lays it down, lets go, slides the
 // open fingers off the towel's near edge and withdraws.
 //
-// The outcome is sensitive to the squeeze: a sweep of 9 to 12 N per finger (with this scene's MPM contact stiffness
-// of 1e5 N/m) folded the towel in 5 of 6 runs, and in 4 of the 6 the pads pressed the pleat's layers through one
-// another (exact test below; from 2 to 580 of the 1,200 steps). With the default contact stiffness, 1e4 N/m, the
-// pads pressed the cloth centimetres into themselves and carried it away when they opened; with 1e6 N/m a run
-// diverged after letting go. The pleat between the pads is where cloth self-contact is weakest: the transverse
-// resistance k(1 − r₃₃)² of Jiang, Gast, Teran 2017 holds at most about k t/h (t the thickness, h the grid
-// spacing), 2 kPa here, against the pads' tens of kPa.
+// The outcome is sensitive to the squeeze and to the MPM contact stiffness (measured by editing the force below and
+// the scene's mpm_stiffness, one run each): at this scene's 1e5 N/m, 9, 10, 11 and 12 N per finger all folded the
+// towel, and in each run the pads pressed the pleat's layers through one another in some steps (exact test below:
+// 524, 77, 2 and 582 of the 1,200 steps); 3 N diverged just after letting go (3.84 s). With the default 1e4 N/m
+// (5 and 10 N) the towel came away on the opened fingers (highest point 0.31 to 0.34 m at the end); with 1e6 N/m,
+// 9 N diverged after letting go and 11 N left the towel unfolded. The pleat between the pads is where cloth
+// self-contact is weakest: the transverse resistance k(1 − r₃₃)² of Jiang, Gast, Teran 2017 holds at most about
+// k t/h (t the thickness, h the grid spacing), 2 kPa here, against the pads' tens of kPa.
 TEST(TeleopScenes, TowelIsFoldedInHalf) {
   auto sim = testing::SimulatorForScene("towel_fold.yaml", {});
   using testing::Vec3;
