@@ -174,6 +174,8 @@ TEST(TeleopScenes, TowelIsFoldedInHalf) {
   RecordProperty("steps_with_intersections", steps_with_intersections);
   RecordProperty("first_intersection_s", std::to_string(first_intersection));
   RecordProperty("most_intersecting_pairs", worst);
+  // The tool followed the scripted path (measured 2.2 mm at worst): a loose bound that fails a robot left behind,
+  // not a tracking benchmark (the pinch-lift test holds the 5 mm).
   EXPECT_LT(worst_tracking, 0.01);
 }
 
