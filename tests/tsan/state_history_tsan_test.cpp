@@ -284,7 +284,12 @@ TEST(SimControllerHistory, AResumedRunsDemoLogHasTheInputsItsStateRanWith) {
   target.position[2] -= 0.03;
   controller.Post(command::Teleop{target});
   controller.Post(command::Pause{});
-  ASSERT_TRUE(WaitFor([&] { return controller.status().demo_events == 1; }));
+  // The teleoperation command is taken (one demo event), then the pause keeps the state (shown is set again): the
+  // status between the two has shown = 0.
+  ASSERT_TRUE(WaitFor([&] {
+    const auto status = controller.status();
+    return status.demo_events == 1 && status.history.shown != 0;
+  }));
   const std::uint64_t paused = controller.status().history.shown;
   ASSERT_EQ(paused, controller.status().history.last) << "the pause kept the state with the first target";
   target.position[1] += 0.05;
