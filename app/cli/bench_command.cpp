@@ -102,7 +102,8 @@ void WriteJson(const std::vector<BenchRow>& rows, std::ostream& out) {
 std::vector<std::string> DefaultBenchScenes() {
   const std::filesystem::path dir = std::filesystem::path(DUCTILE_SOURCE_DIR) / "scenes";
   return {(dir / "panel_squeeze.yaml").string(), (dir / "close_lift_shake.yaml").string(),
-          (dir / "dough_rolling.yaml").string(), (dir / "box_bagging.yaml").string(), (dir / "laundry.yaml").string()};
+          (dir / "dough_rolling.yaml").string(), (dir / "box_bagging.yaml").string(),
+          (dir / "laundry.yaml").string(),       (dir / "tshirt_folding.yaml").string()};
 }
 
 int Bench(const BenchOptions& options) {

@@ -99,9 +99,10 @@ CLI::App* AddBench(CLI::App& app, Arguments& a) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Run scenes and print the Table I columns of Yu et al. 2025 (default: the coupling and cloth scenes)");
   ductile::cli::BenchOptions& o = a.bench;
-  cmd->add_option("SCENES", o.scenes,
-                  "Scene files (default: scenes/panel_squeeze.yaml, scenes/close_lift_shake.yaml, "
-                  "scenes/dough_rolling.yaml, scenes/box_bagging.yaml)");
+  cmd->add_option(
+      "SCENES", o.scenes,
+      "Scene files (default: scenes/panel_squeeze.yaml, scenes/close_lift_shake.yaml, "
+      "scenes/dough_rolling.yaml, scenes/box_bagging.yaml, scenes/laundry.yaml, scenes/tshirt_folding.yaml)");
   cmd->add_option("--json", o.json_file,
                   "JSON list of rows: scene, h, particles, n_v, dt, substeps, ms_per_step, contacts_avg, "
                   "contacts_max, iterations_avg, realtime_factor");

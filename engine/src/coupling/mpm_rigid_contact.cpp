@@ -37,6 +37,27 @@ double BoundingRadius(const geometry::CollisionGeometry& g, const geometry::Mesh
   return -1;
 }
 
+// Half the extents of a box about the geometry frame's origin that holds the geometry, per axis of that frame;
+// infinite for a half-space. Only called for geometries with a BoundingRadius ≥ 0.
+Eigen::Vector3d LocalHalfExtents(const geometry::CollisionGeometry& g, const geometry::MeshSdf* sdf) {
+  switch (g.type) {
+    case ShapeType::kBox:
+      return g.half_extents;
+    case ShapeType::kSphere:
+      return Eigen::Vector3d::Constant(g.radius);
+    case ShapeType::kCylinder:  // axis along z
+      return {g.radius, g.radius, 0.5 * g.length};
+    case ShapeType::kCapsule:
+      return {g.radius, g.radius, 0.5 * g.length + g.radius};
+    case ShapeType::kMesh:
+      return sdf->bounds().min.cwiseAbs().cwiseMax(sdf->bounds().max.cwiseAbs());
+    case ShapeType::kPlane:
+    case ShapeType::kSheet:
+      break;
+  }
+  return Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
+}
+
 }  // namespace
 
 void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out) {
@@ -57,7 +78,16 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
     f.X_GW = f.X_WG.inverse();
     if (geometry.body >= 0) f.V = V[geometry.body];
     f.radius = BoundingRadius(geometry, f.sdf);
-    if (f.radius >= 0) geometries_.push_back(f);
+    if (f.radius < 0) continue;
+    // The world box that holds the oriented local box: centre ± |R| e (componentwise), padded so that rounding in
+    // float never drops a particle on the geometry's surface.
+    const Eigen::Vector3d e = LocalHalfExtents(geometry, f.sdf);
+    const Eigen::Vector3d half = e.allFinite() ? Eigen::Vector3d(f.X_WG.linear().cwiseAbs() * e)
+                                               : Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
+    const Eigen::Vector3d pad = Eigen::Vector3d::Constant(1e-4) + 1e-5 * half.cwiseMin(1e30);
+    f.box_min = (f.X_WG.translation() - half - pad).cast<float>();
+    f.box_max = (f.X_WG.translation() + half + pad).cast<float>();
+    geometries_.push_back(f);
   }
   const int bodies = rigid.tree().num_bodies();
   origins_.resize(bodies);
@@ -120,9 +150,13 @@ void MpmRigidContact::FindInsideGeometries(const mpm::Particles& particles) {
   normal_.resize(n);
   tbb::parallel_for(tbb::blocked_range<int>(0, n, 1024), [&](const tbb::blocked_range<int>& r) {
     for (int p = r.begin(); p != r.end(); ++p) {
-      const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+      const Vec3f& xf = particles.x[p];
+      const Eigen::Vector3d x(xf.x, xf.y, xf.z);
       for (std::size_t g = 0; g < geometries_.size(); ++g) {
         const Frozen& f = geometries_[g];
+        if (xf.x < f.box_min.x() || xf.y < f.box_min.y() || xf.z < f.box_min.z() || xf.x > f.box_max.x() ||
+            xf.y > f.box_max.y() || xf.z > f.box_max.z())
+          continue;
         if ((x - f.X_WG.translation()).norm() > f.radius) continue;
         const Eigen::Vector3d x_G = f.X_GW * x;
         Eigen::Vector3d n_G;

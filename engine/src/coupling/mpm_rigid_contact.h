@@ -79,7 +79,8 @@ class MpmRigidContact {
     Eigen::Isometry3d X_GW = Eigen::Isometry3d::Identity();  // its inverse, for the per-particle queries
     int body = -1;
     Eigen::Matrix<double, 6, 1> V = Eigen::Matrix<double, 6, 1>::Zero();  // body spatial velocity (world, at O)
-    double radius = 0;  // bounding sphere about X_WG's origin; infinite for a half-space
+    double radius = 0;                 // bounding sphere about X_WG's origin; infinite for a half-space
+    Eigen::Vector3f box_min, box_max;  // a world box that holds the geometry (padded); infinite for a half-space
   };
   // One substep's contact problem, with per contact its particle and geometry (index in geometries_), and per
   // problem node its grid node (storage index).

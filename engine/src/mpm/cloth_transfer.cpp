@@ -35,6 +35,7 @@ namespace ductile::mpm {
 
 void MpmSolver::IndexClothVertices() {
   if (!model_->cloth_elements.empty()) index_of_id_ = IndexById(st_->particles);
+  cloth_stencils_valid_ = false;
 }
 
 void MpmSolver::ConfigureCloth() {
@@ -50,6 +51,17 @@ void MpmSolver::ConfigureCloth() {
       cloth_corners_[e][k] = static_cast<std::int32_t>(
           std::lower_bound(cloth_vertices_.begin(), cloth_vertices_.end(), elements[e].vertex[k]) -
           cloth_vertices_.begin());
+  // Each vertex's triangles in triangle order (CSR), for summing their impulses per vertex in parallel.
+  vertex_triangle_offsets_.assign(cloth_vertices_.size() + 1, 0);
+  for (const std::array<std::int32_t, 3>& corner : cloth_corners_)
+    for (int k = 0; k < 3; ++k) ++vertex_triangle_offsets_[corner[k] + 1];
+  for (std::size_t c = 0; c < cloth_vertices_.size(); ++c)
+    vertex_triangle_offsets_[c + 1] += vertex_triangle_offsets_[c];
+  vertex_triangles_.resize(vertex_triangle_offsets_.back());
+  std::vector<std::int32_t> fill(vertex_triangle_offsets_.begin(), vertex_triangle_offsets_.end() - 1);
+  for (std::size_t e = 0; e < elements.size(); ++e)
+    for (int k = 0; k < 3; ++k) vertex_triangles_[fill[cloth_corners_[e][k]]++] = static_cast<std::int32_t>(e << 2) | k;
+  cloth_stencils_valid_ = false;
 }
 
 void MpmSolver::ResetClothNormals() {
@@ -119,19 +131,17 @@ std::vector<std::array<double, 3>> MpmSolver::TakePinImpulses() {
 
 void MpmSolver::AdvectClothNormals(float dt) {
   const std::vector<ClothElement>& elements = model_->cloth_elements;
-  const std::vector<Vec3f>& x = st_->particles.x;
   // The grid's velocity gradient at each cloth vertex (APIC's C, Jiang et al. 2015), then per triangle their mean.
+  // The vertices have not moved since the last scatter located them, unless an Advance began in between.
+  if (!cloth_stencils_valid_) LocateClothVertices();
   vertex_gradient_.resize(cloth_vertices_.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, cloth_vertices_.size(), 256),
                     [&](const tbb::blocked_range<std::size_t>& r) {
                       for (std::size_t c = r.begin(); c != r.end(); ++c) {
-                        Stencil s;
-                        ComputeStencil(x[index_of_id_[cloth_vertices_[c]]], origin_, inv_h_, max_base_, s);
-                        int index[27];
-                        StencilNodes(st_->cache.grid, s, index);
+                        const std::array<int, 27>& index = cloth_nodes_[c];
                         Vec3f velocity;
                         GatherParticle(
-                            s, h_, inv_h_,
+                            cloth_stencils_[c], h_, inv_h_,
                             [&](int di, int dj, int dk) {
                               const int node = index[(di * 3 + dj) * 3 + dk];
                               return node >= 0 ? st_->cache.grid.nodes_data[node] : ZeroFloat4();
@@ -149,6 +159,27 @@ void MpmSolver::AdvectClothNormals(float dt) {
           d3 += (C * d3) * dt;
         }
       });
+}
+
+void MpmSolver::LocateClothVertices() {
+  const std::vector<Vec3f>& x = st_->particles.x;
+  const SparseGrid& grid = st_->cache.grid;
+  cloth_stencils_.resize(cloth_vertices_.size());
+  cloth_nodes_.resize(cloth_vertices_.size());
+  column_of_vertex_.resize(cloth_vertices_.size());
+  const int columns_y = grid.block_dims()[1];
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, cloth_vertices_.size(), 256),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t c = r.begin(); c != r.end(); ++c) {
+                        Stencil& s = cloth_stencils_[c];
+                        ComputeStencil(x[index_of_id_[cloth_vertices_[c]]], origin_, inv_h_, max_base_, s);
+                        int index[27];
+                        StencilNodes(grid, s, index);
+                        std::copy(index, index + 27, cloth_nodes_[c].begin());
+                        column_of_vertex_[c] = (s.base[0] / kBlockEdge) * columns_y + s.base[1] / kBlockEdge;
+                      }
+                    });
+  cloth_stencils_valid_ = true;
 }
 
 void MpmSolver::ScatterClothForces(float dt) {
@@ -171,10 +202,9 @@ void MpmSolver::ScatterClothForces(float dt) {
       const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
       Mat3f F = Mat3f::FromColumns(d1 * a, d1 * b + d2 * c, st_->cloth_normal[e]);
       const Cloth<float> cloth{m.mu, m.lambda, m.cloth_shear, m.cloth_normal, m.cloth_friction};
-      cloth.ReturnMap(F);
+      const Mat3f P = cloth.ReturnMapAndFirstPiola(F);
       const Vec3f d3 = F.Column(2);
       st_->cloth_normal[e] = d3;
-      const Mat3f P = cloth.FirstPiola(F);
       // G = P D⁻ᵀ, D⁻ᵀ = [[a, 0, 0], [b, c, 0], [0, 0, 1]].
       const Vec3f g1 = P.Column(0) * a + P.Column(1) * b;
       const Vec3f g2 = P.Column(1) * c;
@@ -187,40 +217,68 @@ void MpmSolver::ScatterClothForces(float dt) {
     }
   });
   if (!finite.load()) st_->diverged = true;
-  // Per cloth vertex, in triangle order: the sum of its triangles' in-plane impulses (f₀ = −f₁ − f₂).
-  vertex_impulse_.assign(cloth_vertices_.size(), Vec3f{});
-  vertex_affine_.assign(cloth_vertices_.size(), Mat3f::Zero());
-  for (std::size_t e = 0; e < n; ++e) {
-    const std::array<std::int32_t, 3>& corner = cloth_corners_[e];
-    const std::array<Vec3f, 2>& f = cloth_impulse_[e];
-    vertex_impulse_[corner[1]] += f[0];
-    vertex_impulse_[corner[2]] += f[1];
-    vertex_impulse_[corner[0]] -= f[0] + f[1];
-    const Mat3f third = cloth_affine_[e] * (1.0f / 3.0f);
-    for (int k = 0; k < 3; ++k) vertex_affine_[corner[k]] += third;
+  // Per cloth vertex, in parallel, in triangle order: the sum of its triangles' in-plane impulses (f₀ = −f₁ − f₂)
+  // and its third of their transverse terms; where its stencil now lies.
+  vertex_impulse_.resize(cloth_vertices_.size());
+  vertex_affine_.resize(cloth_vertices_.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, cloth_vertices_.size(), 256),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t c = r.begin(); c != r.end(); ++c) {
+                        Vec3f q{};
+                        Mat3f affine = Mat3f::Zero();
+                        for (std::int32_t t = vertex_triangle_offsets_[c]; t < vertex_triangle_offsets_[c + 1]; ++t) {
+                          const std::int32_t e = vertex_triangles_[t] >> 2;
+                          const int k = vertex_triangles_[t] & 3;
+                          const std::array<Vec3f, 2>& f = cloth_impulse_[e];
+                          q += k == 0 ? -(f[0] + f[1]) : f[k - 1];
+                          affine += cloth_affine_[e] * (1.0f / 3.0f);
+                        }
+                        vertex_impulse_[c] = q;
+                        vertex_affine_[c] = affine;
+                      }
+                    });
+  LocateClothVertices();
+  ScatterClothVertices();
+}
+
+void MpmSolver::ScatterClothVertices() {
+  // Onto the grid, each vertex's in-plane impulse with its weights (the vertices follow the grid) and its share of
+  // the transverse terms through the same stencil. A stencil spans at most two blocks per axis, so columns of
+  // blocks whose (bx, by) differ by two or more touch disjoint nodes: per colour (bx mod 2, by mod 2) the columns
+  // run in parallel, each one's vertices in vertex order; every node sums its terms in one fixed order.
+  const int num_columns = st_->cache.grid.block_dims()[0] * st_->cache.grid.block_dims()[1];
+  column_offsets_.assign(static_cast<std::size_t>(num_columns) + 1, 0);
+  for (const std::int32_t column : column_of_vertex_) ++column_offsets_[column + 1];
+  for (int k = 0; k < 4; ++k) occupied_columns_[k].clear();
+  const int columns_y = st_->cache.grid.block_dims()[1];
+  for (int column = 0; column < num_columns; ++column) {
+    if (column_offsets_[column + 1] > 0)
+      occupied_columns_[(column / columns_y) % 2 * 2 + column % columns_y % 2].push_back(column);
+    column_offsets_[column + 1] += column_offsets_[column];
   }
-  // Onto the grid, serially in a fixed order: each cloth vertex's in-plane impulse with its weights (the vertices
-  // follow the grid) and its share of its triangles' transverse terms through the same stencil.
+  column_vertices_.resize(cloth_vertices_.size());
+  {
+    std::vector<std::int32_t>& fill = vertex_scratch_;
+    fill.assign(column_offsets_.begin(), column_offsets_.end() - 1);
+    for (std::size_t c = 0; c < cloth_vertices_.size(); ++c)
+      column_vertices_[fill[column_of_vertex_[c]]++] = static_cast<std::int32_t>(c);
+  }
   std::vector<Float4>& nodes = st_->cache.grid.nodes_data;
-  const SparseGrid& grid = st_->cache.grid;
-  int index[27];
-  for (std::size_t c = 0; c < cloth_vertices_.size(); ++c) {
-    const Vec3f& q = vertex_impulse_[c];
-    Stencil s;
-    ComputeStencil(x[index_of_id_[cloth_vertices_[c]]], origin_, inv_h_, max_base_, s);
-    StencilNodes(grid, s, index);
-    int node = 0;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
-        for (int k = 0; k < 3; ++k, ++node) {
-          if (index[node] < 0) continue;
-          const float w = s.w[0][i] * s.w[1][j] * s.w[2][k];
-          nodes[index[node]] += MakeFloat4(q.x * w, q.y * w, q.z * w, 0.0f);
-        }
-    ScatterParticle(s, h_, 0.0f, Vec3f{}, vertex_affine_[c], [&](int di, int dj, int dk, const Float4& dq) {
-      const int at = index[(di * 3 + dj) * 3 + dk];
-      if (at >= 0) nodes[at] += dq;
-    });
+  for (const std::vector<std::int32_t>& columns : occupied_columns_) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, columns.size(), 1),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        for (std::size_t i = r.begin(); i != r.end(); ++i)
+                          for (std::int32_t v = column_offsets_[columns[i]]; v < column_offsets_[columns[i] + 1]; ++v) {
+                            const std::int32_t c = column_vertices_[v];
+                            const Vec3f& q = vertex_impulse_[c];
+                            const std::array<int, 27>& index = cloth_nodes_[c];
+                            ScatterMomentum(cloth_stencils_[c], h_, MakeFloat4(q.x, q.y, q.z, 0.0f), vertex_affine_[c],
+                                            [&](int di, int dj, int dk, const Float4& dq) {
+                                              const int at = index[(di * 3 + dj) * 3 + dk];
+                                              if (at >= 0) nodes[at] += dq;
+                                            });
+                          }
+                      });
   }
 }
 

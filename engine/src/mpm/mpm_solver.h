@@ -185,9 +185,13 @@ class MpmSolver {
   /// with C̄ the mean over its vertices.
   void AdvectClothNormals(float dt);
   /// After a scatter: each triangle's F from its vertices and d₃, the return map, and its elastic forces times Δt
-  /// onto the grid's momenta (both parts through its vertices' stencils). Sums per vertex in triangle order, scatters
-  /// serially in vertex order: bitwise the same for any thread count.
+  /// onto the grid's momenta (both parts through its vertices' stencils). Sums per vertex in triangle order and
+  /// scatters in a fixed order (by grid column colour, then vertex): bitwise the same for any thread count.
   void ScatterClothForces(float dt);
+  /// Each cloth vertex's stencil and node indices at its current position (cloth_stencils_, cloth_nodes_).
+  void LocateClothVertices();
+  /// Each cloth vertex's summed impulse and affine term onto the grid, in parallel by grid column colour.
+  void ScatterClothVertices();
 
   const Model* model_;
   MpmState* st_;
@@ -224,6 +228,22 @@ class MpmSolver {
   std::vector<Vec3f> vertex_impulse_;
   std::vector<Mat3f> vertex_affine_;    // per cloth vertex: its share of its triangles' transverse terms
   std::vector<Mat3f> vertex_gradient_;  // per cloth vertex: the grid's velocity gradient (AdvectClothNormals)
+  // Per cloth vertex, its triangles as (triangle << 2 | corner), in triangle order (ConfigureCloth; CSR offsets).
+  std::vector<std::int32_t> vertex_triangle_offsets_;
+  std::vector<std::int32_t> vertex_triangles_;
+  // Per cloth vertex: its stencil and its 27 nodes' storage indices (−1: inactive) where the last scatter left it.
+  // Valid for the next gather while cloth_stencils_valid_ (the particles have not moved and the grid's active
+  // blocks are those of that scatter); cleared at the start of every Advance.
+  std::vector<Stencil> cloth_stencils_;
+  std::vector<std::array<int, 27>> cloth_nodes_;
+  bool cloth_stencils_valid_ = false;
+  // The scatter's order: cloth vertices bucketed by their stencil's first grid column of blocks (bx, by), the
+  // columns in four colours by (bx mod 2, by mod 2); columns of one colour touch disjoint nodes.
+  std::vector<std::int32_t> column_of_vertex_;
+  std::vector<std::int32_t> column_offsets_;
+  std::vector<std::int32_t> column_vertices_;
+  std::vector<std::int32_t> occupied_columns_[4];
+  std::vector<std::int32_t> vertex_scratch_;
 };
 
 }  // namespace ductile::mpm

@@ -91,12 +91,11 @@ SIM_HD Mat3f AffineMomentum(float mass, float volume, const Mat3f& C, const Mat3
   return A;
 }
 
-/// Scatters one particle's mass and momentum to its 27 nodes. `sink(di, dj, dk, q)` receives the node offset
-/// from the stencil base and q = w_ip (m_p v_p + A_p (x_i − x_p), m_p): momentum [kg·m/s] in lanes 0-2, mass
-/// [kg] in lane 3. A·(x_i − x_p) is built up axis by axis, so the inner loop is two vector multiply-adds.
+/// Scatters a momentum and mass `base` (lanes 0-2 and 3) with an affine term to a stencil's 27 nodes.
+/// `sink(di, dj, dk, q)` receives the node offset from the stencil base and q = w_ip (base + (A_p (x_i − x_p), 0)).
+/// A·(x_i − x_p) is built up axis by axis, so the inner loop is two vector multiply-adds.
 template <typename Sink>
-SIM_HD void ScatterParticle(const Stencil& s, float h, float mass, const Vec3f& v, const Mat3f& A, Sink&& sink) {
-  const Float4 base = MakeFloat4(v.x * mass, v.y * mass, v.z * mass, mass);
+SIM_HD void ScatterMomentum(const Stencil& s, float h, const Float4& base, const Mat3f& A, Sink&& sink) {
   const Float4 a0 = MakeFloat4(A.m[0][0], A.m[1][0], A.m[2][0], 0);
   const Float4 a1 = MakeFloat4(A.m[0][1], A.m[1][1], A.m[2][1], 0);
   const Float4 a2 = MakeFloat4(A.m[0][2], A.m[1][2], A.m[2][2], 0);
@@ -114,6 +113,13 @@ SIM_HD void ScatterParticle(const Stencil& s, float h, float mass, const Vec3f& 
       for (int k = 0; k < 3; ++k) sink(i, j, k, MulAdd(t_ij, a2, dz[k]) * (w_ij * s.w[2][k]));
     }
   }
+}
+
+/// One particle's mass and momentum to its 27 nodes: ScatterMomentum with base = (m_p v_p, m_p), so q's lanes
+/// 0-2 are momentum [kg·m/s] and lane 3 mass [kg].
+template <typename Sink>
+SIM_HD void ScatterParticle(const Stencil& s, float h, float mass, const Vec3f& v, const Mat3f& A, Sink&& sink) {
+  ScatterMomentum(s, h, MakeFloat4(v.x * mass, v.y * mass, v.z * mass, mass), A, static_cast<Sink&&>(sink));
 }
 
 /// Gathers a particle's velocity [m/s] and affine velocity gradient C [1/s] from its 27 nodes.

@@ -202,5 +202,24 @@ TEST(ClothModelTest, SeparatedLayersLoseShearAndNormalStress) {
   EXPECT_LE(Norm(P.Column(2)), 1e-12);
 }
 
+// The fused return map and stress of the solver's inner loop (one QR) equals the two calls in turn: the same
+// projected F bit for bit (the same arithmetic on the same Q) and the same P to a few ε (R's third column is the
+// projected r₃ itself rather than Qᵀ d₃ recomputed from F).
+TEST(ClothModelTest, FusedReturnMapAndStressEqualTheTwoCalls) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int k = 0; k < 100; ++k) {
+    const Mat3d F0 = MakeF(rng, 0.4 * u(rng), 0.4 * u(rng), 1.0 + 0.8 * u(rng));
+    Mat3d separate = F0;
+    kModel.ReturnMap(separate);
+    const Mat3d P_separate = kModel.FirstPiola(separate);
+    Mat3d fused = F0;
+    const Mat3d P_fused = kModel.ReturnMapAndFirstPiola(fused);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) EXPECT_EQ(fused(i, j), separate(i, j));
+    EXPECT_LE(Frobenius(P_fused - P_separate), kExactTol * (1.0 + Frobenius(P_separate)));
+  }
+}
+
 }  // namespace
 }  // namespace ductile::mpm

@@ -99,8 +99,26 @@ struct Cloth {
   /// ∂Ψ/∂f₃ = Q ∂Ψ/∂r₃ (only R's third column depends on f₃), so the back-substitution never divides by r₃₃. The
   /// textbook R⁻ᵀ does, and its 1/r₃₃ terms cancel only in exact arithmetic: a cloth pressed flat (r₃₃ → 0, as on a
   /// floor) got a stress of rounding noise times 1/r₃₃ and went non-finite. Finite for any r₃₃; needs r₁₁, r₂₂ > 0.
-  SIM_HD Mat3<T> FirstPiola(const Mat3<T>& F) const {
-    const ClothQr<T> qr = ClothQrDecompose(F);
+  SIM_HD Mat3<T> FirstPiola(const Mat3<T>& F) const { return FirstPiolaOfQr(ClothQrDecompose(F)); }
+
+  /// ReturnMap(F) then FirstPiola(F) of the projected F, with one QR decomposition: the return map changes only R's
+  /// third column, so Q and R's in-plane block stay those of the projected F.
+  SIM_HD Mat3<T> ReturnMapAndFirstPiola(Mat3<T>& F) const {
+    ClothQr<T> qr = ClothQrDecompose(F);
+    ReturnMapOfQr(qr, F);
+    return FirstPiolaOfQr(qr);
+  }
+
+  /// Projects F (after its elastic update) onto the admissible set of the file comment by changing its third column
+  /// only. Returns the length of that change (0 when F was admissible and is left bit for bit as it was).
+  SIM_HD T ReturnMap(Mat3<T>& F) const {
+    ClothQr<T> qr = ClothQrDecompose(F);
+    return ReturnMapOfQr(qr, F);
+  }
+
+ private:
+  /// FirstPiola from F's QR factors.
+  SIM_HD Mat3<T> FirstPiolaOfQr(const ClothQr<T>& qr) const {
     const Mat3<T>& R = qr.R;
     // ∂Ψ/∂R, upper triangle.
     T u00, u01, u10, u11;
@@ -128,10 +146,8 @@ struct Cloth {
     return qr.Q * Mat3<T>::FromColumns(p1, p2, p3);
   }
 
-  /// Projects F (after its elastic update) onto the admissible set of the file comment by changing its third column
-  /// only. Returns the length of that change (0 when F was admissible and is left bit for bit as it was).
-  SIM_HD T ReturnMap(Mat3<T>& F) const {
-    const ClothQr<T> qr = ClothQrDecompose(F);
+  /// ReturnMap on F with its QR factors qr; R's third column is changed with F's.
+  SIM_HD T ReturnMapOfQr(ClothQr<T>& qr, Mat3<T>& F) const {
     Vec3<T> r3(qr.R(0, 2), qr.R(1, 2), qr.R(2, 2));
     if (r3.z > T(1)) {
       r3 = Vec3<T>(T(0), T(0), T(1));
@@ -144,6 +160,9 @@ struct Cloth {
       r3.x *= scale;
       r3.y *= scale;
     }
+    qr.R(0, 2) = r3.x;
+    qr.R(1, 2) = r3.y;
+    qr.R(2, 2) = r3.z;
     const Vec3<T> d3 = qr.Q * r3;
     const Vec3<T> change = d3 - F.Column(2);
     F(0, 2) = d3.x;
@@ -152,7 +171,6 @@ struct Cloth {
     return Norm(change);
   }
 
- private:
   /// The rotation U of R̂ = [[r₁₁, r₁₂], [0, r₂₂]]'s polar decomposition R̂ = U S: the angle maximising tr(Uᵀ R̂).
   SIM_HD static void InPlaneRotation(const Mat3<T>& R, T& u00, T& u01, T& u10, T& u11) {
     const T a = R(0, 0) + R(1, 1);  // tr R̂
