@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/LU>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -159,6 +160,49 @@ class Solver {
     }
   }
 
+  // The exact Newton direction dv = −H⁻¹∇ℓ, H = M + JᵀGJ, in contact space by the Woodbury identity:
+  //   H⁻¹ = M⁻¹ − M⁻¹Jᵀ (I + G W)⁻¹ G J M⁻¹,   W = J M⁻¹ Jᵀ (the Delassus operator),
+  // which needs no inverse of G (a separated contact's G is zero, a sliding one's singular). M is a scalar mass
+  // per node and J interpolates with scalar weights, so W's 3x3 blocks are W_ab I with W_ab = Σ_i w_ai w_bi / m_i.
+  // One dense LU of the 3C x 3C matrix I + G W (nonsingular: it is similar to I + G^½ W G^½, symmetric positive
+  // definite). False, and dv untouched, above dense_contacts contacts.
+  bool ExactDirection(const std::vector<Eigen::Vector3d>& grad, std::vector<Eigen::Vector3d>& dv) {
+    const int nodes = static_cast<int>(p_.mass.size());
+    const int contacts = static_cast<int>(p_.contacts.size());
+    if (contacts > params_.dense_contacts) return false;
+    std::vector<Eigen::Vector3d>& y = cg_r_;
+    y.resize(nodes);
+    for (int i = 0; i < nodes; ++i) y[i] = grad[i] / p_.mass[i];
+    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(contacts, contacts);
+    for (int i = 0; i < nodes; ++i)
+      for (int s = first_[i]; s < first_[i + 1]; ++s)
+        for (int t = first_[i]; t < first_[i + 1]; ++t)
+          W(touches_[s].first, touches_[t].first) += touches_[s].second * touches_[t].second / p_.mass[i];
+    Eigen::MatrixXd K = Eigen::MatrixXd::Identity(3 * contacts, 3 * contacts);
+    Eigen::VectorXd rhs(3 * contacts);
+    for (int a = 0; a < contacts; ++a) {
+      for (int b = 0; b < contacts; ++b) K.block<3, 3>(3 * a, 3 * b) += W(a, b) * G_W_[a];
+      rhs.segment<3>(3 * a) = G_W_[a] * Interpolate(a, y);
+    }
+    const Eigen::VectorXd z = K.partialPivLu().solve(rhs);
+    for (int i = 0; i < nodes; ++i) {
+      Eigen::Vector3d back = Eigen::Vector3d::Zero();
+      for (int t = first_[i]; t < first_[i + 1]; ++t) back += touches_[t].second * z.segment<3>(3 * touches_[t].first);
+      dv[i] = -(y[i] - back / p_.mass[i]);
+    }
+    return true;
+  }
+
+  // The exact Newton direction at v (GridContactNewtonDirection).
+  std::vector<Eigen::Vector3d> NewtonDirection(const std::vector<Eigen::Vector3d>& v) {
+    const int nodes = static_cast<int>(p_.mass.size());
+    std::vector<Eigen::Vector3d> jc(nodes), grad(nodes), dv(nodes);
+    Evaluate(v, true);
+    BlockNewtonDirection(v, jc, grad, dv);
+    ExactDirection(grad, dv);
+    return dv;
+  }
+
   // Jᵀγ at node i: Σ_c w_ci R_c γ_c, summed in contact order.
   Eigen::Vector3d NodeImpulse(int i) const {
     Eigen::Vector3d j = Eigen::Vector3d::Zero();
@@ -178,6 +222,21 @@ class Solver {
     std::vector<Eigen::Vector3d> grad(nodes), jc(nodes), dv(nodes);
     std::vector<Eigen::Vector3d> dvc(contacts);
     double cost = Evaluate(v, true);
+    if (p_.gamma_guess.size() == p_.contacts.size() && !p_.contacts.empty()) {
+      std::vector<Eigen::Vector3d> guess(nodes);
+      for (int i = 0; i < nodes; ++i) {
+        Eigen::Vector3d j = Eigen::Vector3d::Zero();
+        for (int t = first_[i]; t < first_[i + 1]; ++t) j += touches_[t].second * p_.gamma_guess[touches_[t].first];
+        guess[i] = p_.v_star[i] + j / p_.mass[i];
+      }
+      const double guess_cost = Evaluate(guess, true);
+      if (guess_cost < cost) {
+        v.swap(guess);
+        cost = guess_cost;
+      } else {
+        cost = Evaluate(v, true);
+      }
+    }
     double last_alpha = 1;  // the previous line search's step
     result.cost_history.push_back(cost);
     for (int it = 0;; ++it) {
@@ -189,7 +248,8 @@ class Solver {
         break;
       }
       if (it == params_.max_iterations) break;
-      if (params_.cg_iterations > 0) RefineDirection(grad, CgReduction(result, last_alpha), dv);
+      if (!ExactDirection(grad, dv) && params_.cg_iterations > 0)
+        RefineDirection(grad, CgReduction(result, last_alpha), dv);
       double alpha = 0;
       if (!SearchLine(v, grad, dv, dvc, alpha)) {
         result.converged = result.residual < 1e3 * result.residual_bound;
@@ -307,6 +367,13 @@ class Solver {
 };
 
 }  // namespace
+
+std::vector<Eigen::Vector3d> GridContactNewtonDirection(const GridContactProblem& problem,
+                                                        const std::vector<Eigen::Vector3d>& v) {
+  GridContactParams params;
+  params.dense_contacts = static_cast<int>(problem.contacts.size());
+  return Solver(problem, params).NewtonDirection(v);
+}
 
 GridContactResult SolveGridContact(const GridContactProblem& problem, const GridContactParams& params) {
   return Solver(problem, params).Solve();

@@ -92,6 +92,7 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
   const int bodies = rigid.tree().num_bodies();
   origins_.resize(bodies);
   for (int b = 0; b < bodies; ++b) origins_[b] = kin.X_WB[b].translation();
+  warm_geometry_.clear();
   out_ = &out;
   out.linear.assign(bodies, Eigen::Vector3d::Zero());
   out.angular.assign(bodies, Eigen::Vector3d::Zero());
@@ -132,6 +133,14 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
     node[2] = static_cast<float>(r.v[local].z());
   }
   ReleaseNodes(sc);
+  // The impulses as the next substep's initial guess, by particle id (the block sort reorders storage).
+  warm_geometry_.assign(n, -1);
+  warm_gamma_.resize(n);
+  for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
+    const int id = particles.id[sc.particle_of[c]];
+    warm_geometry_[id] = sc.geometry_of[c];
+    warm_gamma_[id] = r.gamma_W[c];
+  }
   // 3. Impulses on the rigid bodies (step 3e): −γ at the particle.
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
     const int b = geometries_[sc.geometry_of[c]].body;
@@ -217,6 +226,9 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
   c.params.stiction_speed = settings_.stiction_speed;
   c.params.sigma = settings_.sigma;
   c.params.delassus = delassus;
+  const int id = particles.id[p];
+  const bool warm = id < static_cast<int>(warm_geometry_.size()) && warm_geometry_[id] == inside_[p];
+  sc.problem.gamma_guess.push_back(warm ? warm_gamma_[id] : Eigen::Vector3d::Zero());
   sc.problem.contacts.push_back(c);
   sc.particle_of.push_back(p);
   sc.geometry_of.push_back(inside_[p]);

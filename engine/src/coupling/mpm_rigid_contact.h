@@ -110,6 +110,10 @@ class MpmRigidContact {
   std::vector<int> inside_;
   std::vector<double> depth_;
   std::vector<Eigen::Vector3d> normal_;
+  // Per particle id: the geometry of its contact in the step's last substep (−1: none) and that contact's impulse
+  // (world), the next substep's initial guess. Cleared at every BeginStep, so a step depends on the State alone.
+  std::vector<int> warm_geometry_;
+  std::vector<Eigen::Vector3d> warm_gamma_;
 };
 
 }  // namespace ductile::coupling
