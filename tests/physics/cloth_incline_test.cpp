@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "scene_fixture.h"
+#include "trajectory_fit.h"
 
 namespace ductile {
 namespace {
@@ -87,28 +88,12 @@ Trajectory SlideOrStick(const Incline& incline, double duration) {
   return tr;
 }
 
-// The first sample at or after time t.
 std::size_t At(const Trajectory& tr, double t) {
-  return static_cast<std::size_t>(std::lower_bound(tr.t.begin(), tr.t.end(), t - 1e-9) - tr.t.begin());
+  return testing::FirstSampleAt(tr.t, t);
 }
 
-// Least-squares fit of along(t) = c₀ + c₁ τ + c₂ τ², τ = t − t0, over the samples in [t0, t1]: returns 2 c₂.
 double FitAcceleration(const Trajectory& tr, double t0, double t1) {
-  double S[5] = {0, 0, 0, 0, 0}, T[3] = {0, 0, 0};  // Σ τᵏ and Σ τᵏ s
-  for (std::size_t i = At(tr, t0); i < tr.t.size() && tr.t[i] <= t1 + 1e-9; ++i) {
-    const double tau = tr.t[i] - t0;
-    double power = 1;
-    for (int k = 0; k < 5; ++k, power *= tau) {
-      S[k] += power;
-      if (k < 3) T[k] += power * tr.along[i];
-    }
-  }
-  // The normal equations [[S₀ S₁ S₂] [S₁ S₂ S₃] [S₂ S₃ S₄]] c = T, c₂ by Cramer's rule.
-  const auto det3 = [](double a, double b, double c, double d, double e, double f, double g, double h, double i) {
-    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-  };
-  const double D = det3(S[0], S[1], S[2], S[1], S[2], S[3], S[2], S[3], S[4]);
-  return 2 * det3(S[0], S[1], T[0], S[1], S[2], T[1], S[2], S[3], T[2]) / D;
+  return testing::FitQuadraticAcceleration(tr.t, tr.along, t0, t1);
 }
 
 // The sheet neither lifts off nor sinks in: its centre stays on the face within 0.1 mm (measured under 1e-7 m; the

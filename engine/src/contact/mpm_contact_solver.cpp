@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <variant>
 
 namespace ductile::contact {
 namespace {
@@ -25,6 +26,28 @@ void ForRange(int n, int grain, F&& f) {
                     [&](const tbb::blocked_range<int>& r) { f(r.begin(), r.end()); });
 }
 
+// One contact's cost, either model of GridContact.
+class ContactCost {
+ public:
+  explicit ContactCost(const GridContact& c) : cost_(Make(c)) {}
+  double Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const {
+    return std::visit([&](const auto& model) { return model.Calc3(vc, gamma, G); }, cost_);
+  }
+
+ private:
+  static std::variant<HuntCrossleyContact, FrictionConeContact> Make(const GridContact& c) {
+    if (!c.near_rigid) return HuntCrossleyContact(c.params);
+    FrictionConeParams p;
+    p.dt = c.params.dt;
+    p.phi0 = c.params.phi0;
+    p.friction = c.params.friction;
+    p.delassus = c.params.delassus;
+    p.sigma = c.params.sigma;
+    return FrictionConeContact(p);
+  }
+  std::variant<HuntCrossleyContact, FrictionConeContact> cost_;
+};
+
 // The problem with what the iterations reuse: the contact costs and, per node, the contacts that touch it.
 class Solver {
  public:
@@ -32,7 +55,7 @@ class Solver {
     const int nodes = static_cast<int>(p.mass.size());
     const int contacts = static_cast<int>(p.contacts.size());
     costs_.reserve(contacts);
-    for (const GridContact& c : p.contacts) costs_.emplace_back(c.params);
+    for (const GridContact& c : p.contacts) costs_.emplace_back(c);
     // Node -> (contact, weight), in contact order (compressed rows).
     first_.assign(nodes + 1, 0);
     for (const GridContact& c : p.contacts)
@@ -355,7 +378,7 @@ class Solver {
  private:
   const GridContactProblem& p_;
   GridContactParams params_;
-  std::vector<HuntCrossleyContact> costs_;
+  std::vector<ContactCost> costs_;
   std::vector<int> first_;
   std::vector<std::pair<int, double>> touches_;        // per node (rows first_): its contacts and their weights w_ci
   std::vector<Eigen::Vector3d> vc_, gamma_, gamma_W_;  // per contact: v_c, γ (contact frame), R γ (world)

@@ -29,6 +29,7 @@
 #include <array>
 #include <vector>
 
+#include "contact/constraints/friction_cone_contact.h"
 #include "contact/constraints/hunt_crossley_contact.h"
 
 namespace ductile::contact {
@@ -40,6 +41,9 @@ struct GridContact {
   Eigen::Matrix3d R_WC = Eigen::Matrix3d::Identity();  ///< Contact frame: columns t₁, t₂, n (outward normal).
   Eigen::Vector3d v_rigid = Eigen::Vector3d::Zero();   ///< Rigid velocity at the particle [m/s].
   HuntCrossleyParams params;                           ///< Cost parameters (φ₀, k, d, μ, Δt, ...).
+  /// The cost: false, the lagged Hunt-Crossley model of `params`; true, SAP's regularised friction cone in the
+  /// near-rigid regime (constraints/friction_cone_contact.h) with Δt, φ₀, μ, σ and w = params.delassus.
+  bool near_rigid = false;
 };
 
 struct GridContactProblem {

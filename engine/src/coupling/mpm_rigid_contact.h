@@ -20,7 +20,9 @@
 namespace ductile::coupling {
 
 struct MpmContactSettings {
-  double stiffness = 1e4;        ///< Point-contact stiffness per particle contact k [N/m], > 0.
+  /// Point-contact stiffness per particle contact k [N/m] of the lagged Hunt-Crossley model, ≥ 0; 0: near-rigid,
+  /// SAP's regularised friction cone per contact (contact/constraints/friction_cone_contact.h).
+  double stiffness = 1e4;
   double dissipation = 10;       ///< Hunt-Crossley dissipation d [s/m], ≥ 0.
   double stiction_speed = 1e-4;  ///< v_s [m/s].
   double sigma = 1e-3;           ///< Friction regularisation σ.
@@ -31,6 +33,12 @@ struct MpmContactSettings {
   double mesh_sdf_cell = 0.01;
   contact::GridContactParams solver;
 };
+
+/// The near-rigid stiffness of a particle contact [N/m]: the stiffest spring a substep Δt resolves on the contact's
+/// effective mass 1/w (w its Delassus estimate Σᵢ w_ci²/mᵢ [1/kg]), 4π²/(w Δt²), the spring of the friction cone's
+/// normal compliance R_n = w/(4π²) (reported as the contact's stiffness; the cone does not use it). Under its own
+/// weight a resting particle sinks about g Δt²/(4π²): 2.5e-9 m at Δt = 0.1 ms.
+double NearRigidStiffness(double delassus, double dt);
 
 struct MpmContactStats {
   int contacts = 0;                       ///< Particle contacts in the last substep.

@@ -173,9 +173,10 @@ std::vector<ParameterInfo> GridAndContactRows() {
           .Default(1e-4)
           .Doc("Slip speed v_s of the regularised friction."),
       Number("contact.mpm_stiffness", "stiffness (MPM)", "k_p", "N/m")
-          .In(Positive())
+          .In(NonNegative())
           .Default(1e4)
-          .Doc("Stiffness of one MPM particle's contact with rigid geometry."),
+          .Doc("Stiffness of one MPM particle's contact with rigid geometry; 0: near-rigid (SAP's friction cone, "
+               "its compliance from each contact's mass and the substep)."),
       Number("contact.mpm_dissipation", "dissipation (MPM)", "d_p", "s/m")
           .In(NonNegative())
           .Default(10)

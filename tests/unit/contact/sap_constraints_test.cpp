@@ -5,9 +5,11 @@
 
 #include <Eigen/Eigenvalues>
 
+#include <cmath>
 #include <memory>
 #include <random>
 
+#include "contact/constraints/friction_cone_contact.h"
 #include "contact/constraints/holonomic_constraint.h"
 #include "contact/constraints/hunt_crossley_contact.h"
 #include "contact/constraints/limit_constraint.h"
@@ -53,6 +55,58 @@ TEST(HuntCrossleyContact, ImpulseAndHessianMatchFiniteDifferences) {
   for (const Eigen::Vector3d& v : {Eigen::Vector3d(0.3, -0.2, -0.04), Eigen::Vector3d(1e-5, 2e-5, -0.01),
                                    Eigen::Vector3d(-0.1, 0.05, 0.02), Eigen::Vector3d(0.2, 0.1, 0.5)})
     CheckDerivatives(c, v, 1.0);
+}
+
+// FrictionConeContact (fixed-size Calc3 only) behind the SapConstraint interface, for CheckDerivatives.
+class ConeAsConstraint final : public SapConstraint {
+ public:
+  explicit ConeAsConstraint(const FrictionConeContact& c) : c_(c) {}
+  int num_rows() const override { return 3; }
+  double Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const override {
+    Eigen::Vector3d g3;
+    Eigen::Matrix3d G3;
+    const double cost = c_.Calc3(Eigen::Vector3d(vc[0], vc[1], vc[2]), g3, G ? &G3 : nullptr);
+    gamma = g3;
+    if (G) *G = G3;
+    return cost;
+  }
+
+ private:
+  const FrictionConeContact& c_;
+};
+
+// SAP's regularised friction cone (near-rigid MPM contact): γ = −∇ℓ and G = −∂γ/∂v_c by central differences in
+// each regime, G symmetric positive semi-definite; in stiction γ = R⁻¹(v̂ − v_c), while sliding ‖γ_t‖ = μ γ_n, when
+// separating γ = 0. Impulses here are O(1e2) (1/R with R ~ 1e-3 to 5e-2); CheckDerivatives' relative tolerances.
+TEST(FrictionConeContact, ImpulseAndHessianMatchFiniteDifferencesInEachRegime) {
+  FrictionConeParams p;
+  p.dt = 1e-2;
+  p.phi0 = -1e-3;
+  p.friction = 0.6;
+  p.delassus = 2;
+  const FrictionConeContact c(p);
+  const double Rt = p.sigma * p.delassus, Rn = p.delassus / (4 * M_PI * M_PI);
+  const double v_hat = -p.phi0 / (p.dt + p.dt / M_PI);
+  int stick = 0, slide = 0, separate = 0;
+  for (const Eigen::Vector3d& v : {Eigen::Vector3d(1e-5, -2e-5, 0.0), Eigen::Vector3d(0.3, -0.2, 0.0),
+                                   Eigen::Vector3d(0.05, 0.02, -0.1), Eigen::Vector3d(0.01, 0.0, 0.5)}) {
+    Eigen::Vector3d gamma;
+    c.Calc3(v, gamma, nullptr);
+    const Eigen::Vector3d y(-v[0] / Rt, -v[1] / Rt, (v_hat - v[2]) / Rn);
+    if (gamma.isZero()) {
+      ++separate;
+    } else if ((gamma - y).norm() <= 1e-12 * y.norm()) {
+      ++stick;
+      EXPECT_LE(gamma.head<2>().norm(), p.friction * gamma[2] * (1 + 1e-12));
+    } else {
+      ++slide;
+      EXPECT_NEAR(gamma.head<2>().norm(), p.friction * gamma[2], 1e-12 * gamma.norm());
+    }
+    CheckDerivatives(ConeAsConstraint(c), v, 1.0);
+  }
+  EXPECT_EQ(stick, 1);
+  EXPECT_EQ(slide, 2);
+  EXPECT_EQ(separate, 1);
 }
 
 TEST(HuntCrossleyContact, NormalImpulseIsTheModel) {

@@ -1,0 +1,53 @@
+// Point contact with SAP's regularised friction cone (Castro, Permenter, Han 2022, "An unconstrained convex
+// formulation of compliant contact", Secs. IV-V), for contacts in the near-rigid regime.
+//
+// Contact velocity v_c = (v_t1, v_t2, v_n) in a frame whose z axis is the contact normal; v_n > 0 separates. With
+// the compliance R = diag(R_t, R_t, R_n) and the bias v̂ = (0, 0, −φ₀/(Δt + τ_d)):
+//   y = R⁻¹ (v̂ − v_c),   γ = P(y) the projection of y onto the friction cone F = {‖γ_t‖ ≤ μ γ_n} in the R norm,
+//   ℓ(v_c) = ½ γᵀ R γ,   −∂ℓ/∂v_c = γ,   G = ∂²ℓ/∂v_c² = R^(−½) (∂P̃/∂ỹ) R^(−½).
+// In the scaled coordinates ỹ = R^½ y the cone is circular with μ̃ = μ √(R_t/R_n) and P̃ is the Euclidean
+// projection onto it: ỹ itself inside (stiction, ‖ỹ_t‖ ≤ μ̃ ỹ_n), 0 in the polar cone (separation,
+// μ̃ ‖ỹ_t‖ ≤ −ỹ_n), otherwise (sliding) P̃_n = (ỹ_n + μ̃ ‖ỹ_t‖)/(1 + μ̃²), P̃_t = μ̃ P̃_n t̂, t̂ = ỹ_t/‖ỹ_t‖, with
+//   ∂P̃_n/∂ỹ = (μ̃ t̂ᵀ, 1)/(1 + μ̃²),   ∂P̃_t/∂ỹ_t = μ̃² t̂ t̂ᵀ/(1 + μ̃²) + μ̃ P̃_n (I − t̂ t̂ᵀ)/‖ỹ_t‖,
+//   ∂P̃_t/∂ỹ_n = μ̃ t̂/(1 + μ̃²)
+// (symmetric positive semi-definite, as the Jacobian of a projection onto a convex cone is). The gradient is −γ
+// because ½‖P̃(ỹ)‖² has gradient P̃(ỹ) (Moreau). In real terms (Castro et al. 2022, Sec. V): stiction γ = y;
+// sliding γ_n = (y_n + μ̂ ‖y_t‖)/(1 + μ̃²), μ̂ = μ R_t/R_n, γ_t = μ γ_n t̂; separation γ = 0.
+//
+// Near-rigid parameters from a Delassus estimate w (their Sec. V-B): R_n = β²/(4π²) w (a spring of period βΔt on
+// the effective mass 1/w, the stiffest the step resolves), R_t = σ w (σ ≈ 1e-3: the regularised friction's
+// stiction, a slip of about σ w γ_t per step), and τ_d = β Δt/π, that spring's critical damping time d/k = 2/ω.
+// Unlike the lagged Hunt-Crossley model (hunt_crossley_contact.h), the friction bound is the current normal
+// impulse, not one from the start of the step: with a near-rigid spring the starting penetration of an MPM particle
+// (from the interpolation of its motion, a fraction of a cell's worth of rounding times a stiff k) made the lagged
+// bound wildly wrong (tests/physics/mpm_incline_test.cpp).
+#pragma once
+
+#include <Eigen/Core>
+
+namespace ductile::contact {
+
+struct FrictionConeParams {
+  double dt = 1e-3;       ///< Time step Δt [s], > 0.
+  double phi0 = 0;        ///< Signed distance at the start of the step [m] (< 0 penetrating).
+  double friction = 0.5;  ///< μ, ≥ 0.
+  double delassus = 1;    ///< w [1/kg], > 0: the contact's Delassus estimate.
+  double beta = 1;        ///< Near-rigid parameter β, > 0.
+  double sigma = 1e-3;    ///< Friction regularisation σ, > 0.
+};
+
+class FrictionConeContact {
+ public:
+  explicit FrictionConeContact(const FrictionConeParams& p);
+  /// Returns ℓ(v_c) [J]; writes γ [N·s] and, when G is not null, G = ∂²ℓ/∂v_c² [kg].
+  double Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const;
+
+ private:
+  double mu_ = 0;
+  double mu_tilde_ = 0;  // μ √(R_t/R_n)
+  double sqrt_rt_ = 1;   // √R_t
+  double sqrt_rn_ = 1;   // √R_n
+  double v_hat_ = 0;     // v̂_n = −φ₀/(Δt + τ_d)
+};
+
+}  // namespace ductile::contact

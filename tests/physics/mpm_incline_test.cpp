@@ -1,0 +1,147 @@
+// An elastic MPM ball sliding down a rigid incline with near-rigid contact (`contact.mpm_stiffness: 0`, SAP's
+// regularised friction cone per particle contact; issue 23, "contact accurate at its defaults"; the ball-on-slope
+// experiment of Zong, Jiang, Han 2024, Sec. VII-A): a ball of radius 5 cm (E = 1 MPa, ν = 0.3, ρ = 1000 kg/m³,
+// h = 1/64 m) on the top face of a static box of 1.2 × 0.3 × 0.1 m pitched by θ = 30° about y, with the box's
+// friction μ (the ball's material sets none). Below μ = κ/(1 + κ) tan θ (2/7 tan θ = 0.165 for a solid ball) it
+// slides, and its centre accelerates at g (sin θ − μ cos θ) whatever its spin. The solver's tolerances are the
+// defaults. The rolling regime is not checked here: the particle-sampled ball hops as it rolls and lags the rigid
+// ball's g sin θ/(1 + κ) by 11 to 27% (docs/architecture.md, "MPM-rigid contact").
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "mpm/particles.h"
+#include "scene_fixture.h"
+#include "trajectory_fit.h"
+
+namespace ductile {
+namespace {
+
+constexpr double kG = 9.81;
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kTheta = 30 * kPi / 180;
+constexpr double kRadius = 0.05;
+
+std::string BallScene(double mu, const std::string& extra) {
+  // The ball's centre 0.4 m up the slope from the face's middle and one radius above the face (box frame
+  // z = 0.05 + r), rotated with the box.
+  const double local_x = -0.4, local_z = 0.05 + kRadius;
+  const double x = std::cos(kTheta) * local_x + std::sin(kTheta) * local_z;
+  const double z = -std::sin(kTheta) * local_x + std::cos(kTheta) * local_z;
+  char buffer[1024];
+  std::snprintf(buffer, sizeof buffer, R"(
+simulation: {dt: 2.0e-3, substeps: 12}
+contact: {mpm_stiffness: 0}
+grid: {h: 0.015625, domain: {min: [-0.7, -0.2, -0.45], max: [0.7, 0.2, 0.45]}}
+materials:
+  rubber: {model: fixed_corotated, density: 1000, youngs_modulus: 1.0e6, poisson_ratio: 0.3}
+objects:
+  ball:
+    material: rubber
+    shape: {type: sphere, radius: %.9f}
+    pose: {position: [%.9f, 0, %.9f]}
+rigid_bodies:
+  ramp:
+    type: static
+    shape: {type: box, size: [1.2, 0.3, 0.1]}
+    pose: {rpy_deg: [0, 30, 0]}
+    friction: %.9f
+%s)",
+                kRadius, x, z, mu, extra.c_str());
+  return buffer;
+}
+
+// The ball's centre of mass after every step along the slope (down-slope positive: the box's x axis, which the
+// pitch turns to (cos θ, 0, −sin θ)) and along the face's normal (sin θ, 0, cos θ); κ = I/(m r²) at the start.
+struct Roll {
+  std::vector<double> t, along, normal;
+  double kappa = 0;
+  bool converged = true;
+};
+
+Roll RollDown(double mu, double duration, const std::string& extra = "") {
+  auto sim = testing::SimulatorFromYaml(BallScene(mu, extra));
+  const double c = std::cos(kTheta), s = std::sin(kTheta);
+  Roll roll;
+  while (sim->time() + 0.5 * sim->model().dt < duration) {
+    sim->Step();
+    roll.converged = roll.converged && sim->last_step().mpm_contact_converged;
+    const std::array<double, 3> p = sim->SummarizeObject(0).center_of_mass;
+    roll.t.push_back(sim->time());
+    roll.along.push_back(c * p[0] - s * p[2]);
+    roll.normal.push_back(s * p[0] + c * p[2]);
+    if (roll.t.size() == 1) {
+      // I about the axis through the centre of mass along y (the rolling axis), from the particles.
+      const mpm::Particles& particles = sim->particles();
+      double m = 0, I = 0;
+      for (std::size_t i = 0; i < particles.size(); ++i) {
+        const double dx = particles.x[i].x - p[0], dz = particles.x[i].z - p[2];
+        m += particles.mass[i];
+        I += particles.mass[i] * (dx * dx + dz * dz);
+      }
+      roll.kappa = I / m;  // divided by r² below, once r is known
+    }
+  }
+  return roll;
+}
+
+std::size_t At(const Roll& r, double t) {
+  return testing::FirstSampleAt(r.t, t);
+}
+
+double FitAcceleration(const Roll& r, double t0, double t1) {
+  return testing::FitQuadraticAcceleration(r.t, r.along, t0, t1);
+}
+
+struct Outcome {
+  double a = 0;       // fitted acceleration over [0.1, 0.5] s [m/s²]
+  double kappa = 0;   // I/(m r²)
+  double radius = 0;  // the centre's distance from the face at 0.1 s [m]
+  double lowest = 0;  // the centre's lowest height above the face after 0.1 s [m]
+};
+
+Outcome Measure(double mu, const std::string& extra = "") {
+  const Roll r = RollDown(mu, 0.5, extra);
+  EXPECT_TRUE(r.converged);
+  Outcome o;
+  // The face's plane lies at normal = 0.05 (box frame z of the top face; the box's centre is at the origin).
+  o.radius = r.normal[At(r, 0.1)] - 0.05;
+  o.kappa = r.kappa / (o.radius * o.radius);
+  o.a = FitAcceleration(r, 0.1, 0.5);
+  o.lowest = r.normal[At(r, 0.1)];
+  for (std::size_t i = At(r, 0.1); i < r.normal.size(); ++i) o.lowest = std::min(o.lowest, r.normal[i]);
+  o.lowest -= 0.05;
+  return o;
+}
+
+// μ < κ/(1 + κ) tan θ: slides at g (sin θ − μ cos θ), fitted over [0.1, 0.5] s (after landing from the sampled
+// ball's gap of a quarter cell). Measured 4.4803 against 4.4802 at μ = 0.05 and 4.0621 against 4.0554 at μ = 0.1.
+// Bound 1%: each contact's friction is exactly μ times its normal impulse while it slides (the cone's
+// regularisation R_t = σ w only lets a sticking contact creep), so what remains is the contacts' stick-slip as the
+// ball rocks on its sampled surface. The lagged Hunt-Crossley model with a near-rigid stiffness gave 3.1 m/s² at
+// μ = 0.05 (30% off; docs/architecture.md); at the default 1e4 N/m it gives 4.515 (0.8% over).
+TEST(MpmIncline, NearRigidBallSlidesWithTheCoulombAcceleration) {
+  for (const double mu : {0.05, 0.1}) {
+    SCOPED_TRACE(::testing::Message() << "μ = " << mu);
+    const Outcome o = Measure(mu);
+    ASSERT_LT(mu, o.kappa / (1 + o.kappa) * std::tan(kTheta));
+    const double expected = kG * (std::sin(kTheta) - mu * std::cos(kTheta));
+    RecordProperty("slide_acceleration_mu_0.0" + std::to_string(static_cast<int>(mu * 100)), std::to_string(o.a));
+    std::printf(
+        "ball slides (μ = %.2f): a = %.4f m/s², g (sin θ − μ cos θ) = %.4f, centre at least %.4f m above "
+        "the face\n",
+        mu, o.a, expected, o.lowest);
+    EXPECT_NEAR(o.a, expected, 0.01 * expected);
+    // On the face, not in it: the centre stays more than r − h/2 above it (the sampled ball's lowest particles lie
+    // a quarter cell inside its surface; measured 4.49 cm, 1.2 mm of flattening and rocking under r − h/4).
+    EXPECT_GT(o.lowest, kRadius - 0.5 * 0.015625);
+  }
+}
+
+}  // namespace
+}  // namespace ductile
