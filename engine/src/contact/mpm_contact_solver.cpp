@@ -201,16 +201,17 @@ class Solver {
       for (int s = first_[i]; s < first_[i + 1]; ++s)
         for (int t = first_[i]; t < first_[i + 1]; ++t)
           W(touches_[s].first, touches_[t].first) += touches_[s].second * touches_[t].second / p_.mass[i];
-    Eigen::MatrixXd K = Eigen::MatrixXd::Identity(3 * contacts, 3 * contacts);
-    Eigen::VectorXd rhs(3 * contacts);
+    const auto row = [](int contact) { return Eigen::Index{3} * contact; };  // a contact's first row in K
+    Eigen::MatrixXd K = Eigen::MatrixXd::Identity(row(contacts), row(contacts));
+    Eigen::VectorXd rhs(row(contacts));
     for (int a = 0; a < contacts; ++a) {
-      for (int b = 0; b < contacts; ++b) K.block<3, 3>(3 * a, 3 * b) += W(a, b) * G_W_[a];
-      rhs.segment<3>(3 * a) = G_W_[a] * Interpolate(a, y);
+      for (int b = 0; b < contacts; ++b) K.block<3, 3>(row(a), row(b)) += W(a, b) * G_W_[a];
+      rhs.segment<3>(row(a)) = G_W_[a] * Interpolate(a, y);
     }
     const Eigen::VectorXd z = K.partialPivLu().solve(rhs);
     for (int i = 0; i < nodes; ++i) {
       Eigen::Vector3d back = Eigen::Vector3d::Zero();
-      for (int t = first_[i]; t < first_[i + 1]; ++t) back += touches_[t].second * z.segment<3>(3 * touches_[t].first);
+      for (int t = first_[i]; t < first_[i + 1]; ++t) back += touches_[t].second * z.segment<3>(row(touches_[t].first));
       dv[i] = -(y[i] - back / p_.mass[i]);
     }
     return true;
