@@ -18,9 +18,11 @@
 // the effective mass 1/w, the stiffest the step resolves), R_t = σ w (σ ≈ 1e-3: the regularised friction's
 // stiction, a slip of about σ w γ_t per step), and τ_d = β Δt/π, that spring's critical damping time d/k = 2/ω.
 // Unlike the lagged Hunt-Crossley model (hunt_crossley_contact.h), the friction bound is the current normal
-// impulse, not one from the start of the step: with a near-rigid spring the starting penetration of an MPM particle
-// (from the interpolation of its motion, a fraction of a cell's worth of rounding times a stiff k) made the lagged
-// bound wildly wrong (tests/physics/mpm_incline_test.cpp).
+// impulse, not one from the start of the step. With a near-rigid k in the lagged model, the bound taken from the
+// particles' starting penetrations (particles move with interpolated grid velocities, so they do not end a substep
+// exactly where their contacts left them) reached 17 times the solved normal impulse, summed over a sliding ball's
+// contacts, and the ball slid 30% too slowly (docs/architecture.md, "MPM-rigid contact";
+// tests/physics/mpm_incline_test.cpp).
 #pragma once
 
 #include <Eigen/Core>
