@@ -209,11 +209,8 @@ class Solver {
       rhs.segment<3>(row(a)) = G_W_[a] * Interpolate(a, y);
     }
     const Eigen::VectorXd z = K.partialPivLu().solve(rhs);
-    for (int i = 0; i < nodes; ++i) {
-      Eigen::Vector3d back = Eigen::Vector3d::Zero();
-      for (int t = first_[i]; t < first_[i + 1]; ++t) back += touches_[t].second * z.segment<3>(row(touches_[t].first));
-      dv[i] = -(y[i] - back / p_.mass[i]);
-    }
+    for (int i = 0; i < nodes; ++i)
+      dv[i] = -(y[i] - SumAtNode(i, [&](int c) { return Eigen::Vector3d(z.segment<3>(row(c))); }) / p_.mass[i]);
     return true;
   }
 
@@ -227,14 +224,17 @@ class Solver {
     return dv;
   }
 
-  // Jᵀγ at node i: Σ_c w_ci R_c γ_c, summed in contact order.
+  // Σ_c w_ci x_c at node i for a per-contact world vector x_c = value(c) (a P2G of x), summed in contact order.
+  template <typename Value>
+  Eigen::Vector3d SumAtNode(int i, Value&& value) const {
+    Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+    for (int t = first_[i]; t < first_[i + 1]; ++t) sum += touches_[t].second * value(touches_[t].first);
+    return sum;
+  }
+
+  // Jᵀγ at node i: Σ_c w_ci R_c γ_c.
   Eigen::Vector3d NodeImpulse(int i) const {
-    Eigen::Vector3d j = Eigen::Vector3d::Zero();
-    for (int t = first_[i]; t < first_[i + 1]; ++t) {
-      const auto [ci, w] = touches_[t];
-      j += w * gamma_W_[ci];
-    }
-    return j;
+    return SumAtNode(i, [&](int c) -> const Eigen::Vector3d& { return gamma_W_[c]; });
   }
 
   GridContactResult Solve() {
@@ -246,13 +246,15 @@ class Solver {
     std::vector<Eigen::Vector3d> grad(nodes), jc(nodes), dv(nodes);
     std::vector<Eigen::Vector3d> dvc(contacts);
     double cost = Evaluate(v, true);
-    if (p_.gamma_guess.size() == p_.contacts.size() && !p_.contacts.empty()) {
+    // A guess of all zeros (a step's first substep) is v* itself: nothing to try.
+    const bool guessed =
+        p_.gamma_guess.size() == p_.contacts.size() &&
+        std::any_of(p_.gamma_guess.begin(), p_.gamma_guess.end(), [](const Eigen::Vector3d& g) { return !g.isZero(); });
+    if (guessed) {
       std::vector<Eigen::Vector3d> guess(nodes);
-      for (int i = 0; i < nodes; ++i) {
-        Eigen::Vector3d j = Eigen::Vector3d::Zero();
-        for (int t = first_[i]; t < first_[i + 1]; ++t) j += touches_[t].second * p_.gamma_guess[touches_[t].first];
-        guess[i] = p_.v_star[i] + j / p_.mass[i];
-      }
+      for (int i = 0; i < nodes; ++i)
+        guess[i] = p_.v_star[i] +
+                   SumAtNode(i, [&](int c) -> const Eigen::Vector3d& { return p_.gamma_guess[c]; }) / p_.mass[i];
       const double guess_cost = Evaluate(guess, true);
       if (guess_cost < cost) {
         v.swap(guess);

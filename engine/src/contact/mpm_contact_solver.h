@@ -21,7 +21,8 @@
 // identity in contact space (one dense LU of size 3C; the solver's comment at ExactDirection): a gripper squeezing
 // cloth makes few contacts whose friction Hessians (μ n₀/ε, about 1/σ times the particle's mass) dwarf the node
 // masses, and 20 CG steps fell far short: 25 Newton iterations per substep on average in
-// scenes/tshirt_folding.yaml, 9.8 with exact directions. A problem may carry a guess of each contact's impulse
+// scenes/tshirt_folding.yaml, 9.8 with exact directions and the impulse guess below (`ductile-cli bench`'s
+// iterations column). A problem may carry a guess of each contact's impulse
 // (the coupling passes the last substep's, by particle); the solve starts from it when it costs less than v*.
 #pragma once
 

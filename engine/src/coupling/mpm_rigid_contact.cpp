@@ -8,7 +8,6 @@
 
 #include "contact/contact_frame.h"
 #include "contact/friction_combination.h"
-#include "contact/sap_constraint.h"
 #include "geometry/signed_distance.h"
 #include "multibody/spatial.h"
 
@@ -60,12 +59,6 @@ Eigen::Vector3d LocalHalfExtents(const geometry::CollisionGeometry& g, const geo
 }
 
 }  // namespace
-
-double NearRigidStiffness(double delassus, double dt) {
-  // A spring k on the contact's effective mass 1/w with period 2π/√(k w) = β Δt, β = 1: k = 1/(R Δt²) with SAP's
-  // near-rigid compliance R = β²/(4π²) w (Castro, Permenter, Han 2022, Sec. V-B).
-  return 1 / (contact::NearRigidCompliance(1.0, delassus) * dt * dt);
-}
 
 void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out) {
   const multibody::Kinematics& kin = rigid.kinematics();
@@ -227,7 +220,7 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
   // contact's Delassus estimate (or, when its nodes hold no mass yet, the particle's own).
   c.near_rigid = !(settings_.stiffness > 0);
   if (delassus <= 0) delassus = 1 / static_cast<double>(particles.mass[p]);
-  c.params.stiffness = c.near_rigid ? NearRigidStiffness(delassus, dt) : settings_.stiffness;
+  c.params.stiffness = settings_.stiffness;  // unused by the cone
   c.params.dissipation = settings_.dissipation;
   c.params.friction = f.geometry->friction;
   const int material = particles.material[p];

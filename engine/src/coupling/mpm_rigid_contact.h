@@ -34,12 +34,6 @@ struct MpmContactSettings {
   contact::GridContactParams solver;
 };
 
-/// The near-rigid stiffness of a particle contact [N/m]: the stiffest spring a substep Δt resolves on the contact's
-/// effective mass 1/w (w its Delassus estimate Σᵢ w_ci²/mᵢ [1/kg]), 4π²/(w Δt²), the spring of the friction cone's
-/// normal compliance R_n = w/(4π²) (reported as the contact's stiffness; the cone does not use it). Under its own
-/// weight a resting particle sinks about g Δt²/(4π²): 2.5e-9 m at Δt = 0.1 ms.
-double NearRigidStiffness(double delassus, double dt);
-
 struct MpmContactStats {
   int contacts = 0;                       ///< Particle contacts in the last substep.
   std::vector<int> substep_iterations;    ///< Contact-solver iterations of each substep (0: no contact).

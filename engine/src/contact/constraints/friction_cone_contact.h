@@ -21,8 +21,8 @@
 // impulse, not one from the start of the step. With a near-rigid k in the lagged model, the bound taken from the
 // particles' starting penetrations (particles move with interpolated grid velocities, so they do not end a substep
 // exactly where their contacts left them) reached 17 times the solved normal impulse, summed over a sliding ball's
-// contacts, and the ball slid 30% too slowly (docs/architecture.md, "MPM-rigid contact";
-// tests/physics/mpm_incline_test.cpp).
+// contacts (a one-off instrumented run of that model, since removed), and the ball slid 30% too slowly
+// (docs/architecture.md, "MPM-rigid contact"; tests/physics/mpm_incline_test.cpp).
 #pragma once
 
 #include <Eigen/Core>
