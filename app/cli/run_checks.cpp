@@ -110,7 +110,8 @@ void WarnIfUnstable(const Model& model) {
     std::cerr << "warning: simulation.substeps = " << model.substeps << " is below the " << recommended
               << " that the CFL condition needs for the elastic wave speed " << std::setprecision(3)
               << model.MaxWaveSpeed() << " m/s at h = " << model.h << " m and dt = " << model.dt
-              << " s; the run may diverge\n";
+              << " s; the run may diverge" << (ImplicitClothHint(model).empty() ? "" : "; " + ImplicitClothHint(model))
+              << '\n';
   }
   for (const std::string& warning : ClothSpacingWarnings(model)) std::cerr << "warning: " << warning << '\n';
 }

@@ -119,11 +119,19 @@ struct Model {
   /// Rigid bodies reported in the trajectory and contact-force outputs (every body that is not static).
   int RigidOutputBodies() const;
 
-  /// The largest elastic wave speed √((λ + 2μ)/ρ) over the materials [m/s] (for fluids √(κγ/ρ)).
+  /// The largest elastic wave speed √((λ + 2μ)/ρ) over the materials [m/s] (for fluids √(κγ/ρ)) that an explicit
+  /// substep must resolve (ExplicitWaveSpeed).
   double MaxWaveSpeed() const;
   /// The smallest N for which Δt/N satisfies the CFL condition for the wave speed.
   int RecommendedSubsteps() const;
 };
+
+/// The material's elastic wave speed [m/s] if an explicit substep must resolve it, else 0 (a cloth whose in-plane
+/// force is implicit, `implicit_in_plane` ≥ 1/2).
+double ExplicitWaveSpeed(const mpm::MaterialParams& m);
+/// "or set materials.X.implicit_in_plane: 1 (...)" for the explicit cloth materials that need more substeps than
+/// the model takes, for the messages that recommend substeps; "" when there are none.
+std::string ImplicitClothHint(const Model& model);
 
 /// Cells of padding between the domain walls and the grid's edge (the quadratic stencil reaches 1.5 cells).
 inline constexpr int kGridPadding = 3;

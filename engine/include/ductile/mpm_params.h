@@ -34,6 +34,7 @@ struct MaterialParams {
   float cloth_shear = 0;     ///< Cloth: γ [Pa], the transverse direction's resistance to shearing against the sheet.
   float cloth_normal = 0;    ///< Cloth: k [Pa], the resistance to compression through the sheet.
   float cloth_friction = 0;  ///< Cloth: c_F [-], Coulomb friction between layers (the return map's cap).
+  float cloth_implicit = 0;  ///< Cloth: θ, the implicit weight of the in-plane force (mpm/cloth_implicit.cpp).
 };
 
 /// A cloth triangle (Jiang, Gast, Teran 2017, Sec. 4): its three vertex particles (by index at t = 0) and its rest

@@ -119,6 +119,7 @@ struct MaterialDesc {
   double normal_stiffness = -1;    ///< k [Pa], > 0 (cloth); negative = not set: the Young's modulus.
   double shear_stiffness = -1;     ///< γ [Pa], ≥ 0 (cloth); negative = not set: the Young's modulus.
   double layer_friction = 0.3;     ///< c_F, ≥ 0 (cloth): Coulomb friction between layers of cloth.
+  double implicit_in_plane = 0;    ///< θ in [0, 1] (cloth): implicit weight of the in-plane elastic force.
   /// Coulomb friction coefficient μ of this material against rigid geometry, ≥ 0 (any model); combined with
   /// the geometry's μ by the rigid-rigid rule (contact/friction_combination.h). Negative = not set: the
   /// geometry's μ alone.

@@ -267,6 +267,7 @@ mpm::MaterialParams CompileMaterial(const MaterialDesc& m) {
       p.model = mpm::MaterialModel::kCloth;
       p.cloth_normal = static_cast<float>(m.normal_stiffness < 0 ? E : m.normal_stiffness);
       p.cloth_shear = static_cast<float>(m.shear_stiffness < 0 ? E : m.shear_stiffness);
+      p.cloth_implicit = static_cast<float>(m.implicit_in_plane);
       p.cloth_friction = static_cast<float>(m.layer_friction);
       break;
     case MaterialModelDesc::kFluid:
@@ -391,12 +392,28 @@ Model::~Model() = default;
 
 double Model::MaxWaveSpeed() const {
   double c = 0;
-  for (const mpm::MaterialParams& m : materials) {
-    const double stiffness =
-        m.model == mpm::MaterialModel::kFluid ? double(m.bulk_modulus) * m.gamma : double(m.lambda) + 2.0 * m.mu;
-    c = std::max(c, std::sqrt(stiffness / m.density));
-  }
+  for (const mpm::MaterialParams& m : materials) c = std::max(c, ExplicitWaveSpeed(m));
   return c;
+}
+
+double ExplicitWaveSpeed(const mpm::MaterialParams& m) {
+  // A cloth with θ ≥ 1/2 takes its in-plane force implicitly (mpm/cloth_implicit.cpp), stable at any substep; its
+  // transverse terms are not counted: they vanish at rest (the normal term is cubic, the shear capped by it).
+  if (m.model == mpm::MaterialModel::kCloth && m.cloth_implicit >= 0.5f) return 0;
+  const double stiffness =
+      m.model == mpm::MaterialModel::kFluid ? double(m.bulk_modulus) * m.gamma : double(m.lambda) + 2.0 * m.mu;
+  return std::sqrt(stiffness / m.density);
+}
+
+std::string ImplicitClothHint(const Model& model) {
+  std::string names;
+  for (std::size_t i = 0; i < model.materials.size(); ++i) {
+    const mpm::MaterialParams& m = model.materials[i];
+    if (m.model != mpm::MaterialModel::kCloth || m.cloth_implicit >= 0.5f) continue;
+    if (std::ceil(model.dt * ExplicitWaveSpeed(m) / (model.cfl * model.h)) <= model.substeps) continue;
+    names += (names.empty() ? "" : ", ") + ("materials." + model.material_names[i] + ".implicit_in_plane: 1");
+  }
+  return names.empty() ? "" : "or set " + names + " (stable at fewer substeps)";
 }
 
 int Model::RigidDofs() const {

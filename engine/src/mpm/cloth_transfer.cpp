@@ -36,6 +36,7 @@ namespace ductile::mpm {
 void MpmSolver::IndexClothVertices() {
   if (!model_->cloth_elements.empty()) index_of_id_ = IndexById(st_->particles);
   cloth_stencils_valid_ = false;
+  implicit_warm_ = false;
 }
 
 void MpmSolver::ConfigureCloth() {
@@ -237,8 +238,32 @@ void MpmSolver::ScatterClothForces(float dt) {
                         vertex_affine_[c] = affine;
                       }
                     });
+  ImplicitInPlaneImpulses(dt);
+  if (!pin_group_of_id_.empty()) AbsorbPinnedImpulses();
   LocateClothVertices();
   ScatterClothVertices();
+}
+
+bool MpmSolver::PinHolds(std::int32_t id) const {
+  if (pin_group_of_id_.empty() || pin_group_of_id_[id] < 0) return false;
+  // The pins as the last gather applied them (before a run's first substep: as they are at its start).
+  const std::size_t g = static_cast<std::size_t>(pin_group_of_id_[id]);
+  return g < pin_targets_.size() ? pin_targets_[g].holds : model_->pin_groups[g].Holds(time_);
+}
+
+void MpmSolver::AbsorbPinnedImpulses() {
+  // A held vertex does not move whatever pulls it, so its triangles' impulse on it goes into the pin, not onto the
+  // grid: spread there, the pull towards the cloth landed on the nodes its neighbours share and cancelled theirs
+  // towards the pin, so the grid let the cloth next to a pin fall away from it (one reset vertex cannot hold a
+  // sheet: the bag cloth diverged next to its corners at 15 substeps). The pin's reaction is minus that impulse
+  // plus what the gather's reset adds (transfer_block.cpp, ApplyPins).
+  pin_impulse_sums_.resize(model_->pin_groups.size(), {0, 0, 0});
+  for (std::size_t c = 0; c < cloth_vertices_.size(); ++c) {
+    if (!PinHolds(cloth_vertices_[c])) continue;
+    std::array<double, 3>& sum = pin_impulse_sums_[pin_group_of_id_[cloth_vertices_[c]]];
+    for (int a = 0; a < 3; ++a) sum[a] -= vertex_impulse_[c][a];
+    vertex_impulse_[c] = Vec3f{};
+  }
 }
 
 void MpmSolver::ScatterClothVertices() {

@@ -188,6 +188,13 @@ class MpmSolver {
   /// onto the grid's momenta (both parts through its vertices' stencils). Sums per vertex in triangle order and
   /// scatters in a fixed order (by grid column colour, then vertex): bitwise the same for any thread count.
   void ScatterClothForces(float dt);
+  /// For the triangles of materials with θ = `cloth_implicit` > 0: replaces their in-plane impulses in
+  /// vertex_impulse_ by one Newton step of the θ-method (cloth_implicit.cpp).
+  void ImplicitInPlaneImpulses(float dt);
+  /// Whether a pin holds the particle with index `id` at t = 0 in this substep.
+  bool PinHolds(std::int32_t id) const;
+  /// The held vertices' impulses, taken off vertex_impulse_ into their pins' reactions.
+  void AbsorbPinnedImpulses();
   /// Each cloth vertex's stencil and node indices at its current position (cloth_stencils_, cloth_nodes_).
   void LocateClothVertices();
   /// Each cloth vertex's summed impulse and affine term onto the grid, in parallel by grid column colour.
@@ -237,6 +244,25 @@ class MpmSolver {
   std::vector<Stencil> cloth_stencils_;
   std::vector<std::array<int, 27>> cloth_nodes_;
   bool cloth_stencils_valid_ = false;
+  // Linearly implicit in-plane step (ImplicitInPlaneImpulses): per triangle its rotation's two columns, whether its
+  // material is implicit and its forces for a matrix-vector product; per cloth vertex the solver's vectors.
+  static constexpr double kImplicitTolerance = 1e-2;  // CG stops at this preconditioned residual, relative
+  static constexpr int kImplicitMaxIterations = 100;
+  static constexpr std::size_t kGrain = 4096;     // few enough tasks for a mesh of a few thousand vertices
+  std::vector<std::int32_t> implicit_triangles_;  // ascending
+  std::vector<std::int32_t> implicit_vertices_;   // cloth-vertex positions, ascending
+  std::vector<std::int32_t> local_of_vertex_;     // per cloth vertex its place in implicit_vertices_, or −1
+  std::vector<std::int32_t> local_of_triangle_;   // per triangle its place in implicit_triangles_, or −1
+  std::vector<std::int32_t> implicit_entry_offsets_, implicit_entries_;
+  std::vector<std::array<std::int32_t, 3>> implicit_corners_;
+  std::vector<std::array<Vec3f, 2>> implicit_rotation_;
+  std::vector<std::array<Vec3f, 2>> implicit_triangle_force_;
+  std::vector<float> implicit_mass_, implicit_diagonal_;
+  std::vector<std::uint8_t> implicit_held_;
+  std::vector<Vec3f> implicit_velocity_, implicit_rhs_, implicit_dv_, implicit_residual_, implicit_z_,
+      implicit_direction_, implicit_q_;
+  long long implicit_iterations_ = 0;
+  bool implicit_warm_ = false;  // implicit_dv_ holds this Advance's last Δv
   // The scatter's order: cloth vertices bucketed by their stencil's first grid column of blocks (bx, by), the
   // columns in four colours by (bx mod 2, by mod 2); columns of one colour touch disjoint nodes.
   std::vector<std::int32_t> column_of_vertex_;

@@ -89,6 +89,7 @@ const std::map<std::string, Derive>& DeriveRules() {
       {"materials.*.normal_stiffness", Material},
       {"materials.*.shear_stiffness", Material},
       {"materials.*.layer_friction", Material},
+      {"materials.*.implicit_in_plane", Material},
       {"materials.*.friction", Material},
       {"materials.*.youngs_modulus", Material},
       {"materials.*.poisson_ratio", Material},

@@ -257,6 +257,13 @@ std::vector<ParameterInfo> MaterialRows() {
           .Default(0.3)
           .Models({MaterialModelDesc::kCloth})
           .Doc("Coulomb coefficient between layers of cloth: the shear stress is capped by c_F times the pressure."),
+      Number("materials.*.implicit_in_plane", "implicit in-plane weight", "θ", "")
+          .In({0, 1, false, false})
+          .Default(0)
+          .Models({MaterialModelDesc::kCloth})
+          .Doc("Weight θ of the in-plane elastic force taken at the substep's end (one Newton step of the θ-method "
+               "on the mesh): 0 explicit, 1 backward Euler. From 0.5 on, stable at any substep count; it damps "
+               "in-plane waves faster than a cell per substep."),
   };
 }
 

@@ -188,6 +188,7 @@ std::map<std::string, Accessor> EntryAccessors() {
       {"materials.*.normal_stiffness", Material(&MaterialDesc::normal_stiffness, "normal_stiffness")},
       {"materials.*.shear_stiffness", Material(&MaterialDesc::shear_stiffness, "shear_stiffness")},
       {"materials.*.layer_friction", Material(&MaterialDesc::layer_friction, "layer_friction")},
+      {"materials.*.implicit_in_plane", Material(&MaterialDesc::implicit_in_plane, "implicit_in_plane")},
       {"objects.*.particles_per_cell", Entry(&SceneDesc::objects, "object", &MpmObjectDesc::particles_per_cell)},
       {"objects.*.velocity", Entry(&SceneDesc::objects, "object", &MpmObjectDesc::velocity)},
       {"colliders.*.boundary.friction",

@@ -30,6 +30,7 @@ MaterialDesc ParseMaterial(const ParseContext& context, const Field& entry) {
     map.Read(Row("materials.*.normal_stiffness"), material.normal_stiffness);
     map.Read(Row("materials.*.shear_stiffness"), material.shear_stiffness);
     map.Read(Row("materials.*.layer_friction"), material.layer_friction);
+    map.Read(Row("materials.*.implicit_in_plane"), material.implicit_in_plane);
     return material;
   }
   map.Read(Row("materials.*.yield_stress"), material.yield_stress);

@@ -30,7 +30,8 @@ void CheckDivergence(const Model& model, const State::Data& state, const Workspa
     throw SimulationDiverged(at + workspace.mpm->DescribeDivergence() +
                              "; the substep Δt/N is likely too large for the material stiffness or speed (raise "
                              "simulation.substeps, recommended ≥ " +
-                             std::to_string(model.RecommendedSubsteps()) + ")");
+                             std::to_string(model.RecommendedSubsteps()) +
+                             (ImplicitClothHint(model).empty() ? "" : ", " + ImplicitClothHint(model)) + ")");
   }
 }
 
