@@ -44,6 +44,9 @@ void MpmSolver::ConfigureForModel() {
   for (const MaterialParams& m : model_->materials) plastic_linear_corotated |= ReusesRotation(m);
   st_->cache.rotations.resize(plastic_linear_corotated ? st_->particles.size() : 0);
   ConfigureCloth();
+  implicit_cloth_ = false;
+  for (const ClothElement& e : model_->cloth_elements)
+    if (model_->materials[e.material].cloth_implicit > 0) implicit_cloth_ = true;
   pin_group_of_id_.clear();
   if (!model_->pin_groups.empty()) {
     pin_group_of_id_.assign(model_->num_particles, -1);
@@ -171,7 +174,9 @@ SubstepCounters MpmSolver::Advance(float dt, int substeps, const std::function<v
     // particles' v and C are stored after the last one, and after each one when the grid hook reads them.
     const bool last = k + 1 == substeps;
     TransferKind kind = TransferKind::kG2P;  // the last substep, with no P2G to prepare
-    if (!last || prepare_next_step_) kind = last || grid_hook ? TransferKind::kG2P2GStoringState : TransferKind::kG2P2G;
+    // The implicit cloth step reads the vertices' velocities after each gather (cloth_implicit.cpp).
+    const bool store = last || grid_hook || implicit_cloth_;
+    if (!last || prepare_next_step_) kind = store ? TransferKind::kG2P2GStoringState : TransferKind::kG2P2G;
     TransferPass(dt, kind, counters);
     if (last && prepare_next_step_ && !st_->diverged) st_->cache.prepared_dt = dt;
   }
@@ -202,6 +207,9 @@ void MpmSolver::TransferPass(float dt, TransferKind kind, SubstepCounters& count
   const Clock::time_point t1 = Clock::now();
   if (!pin_group_of_id_.empty() && Gathers(kind)) {
     pin_impulse_sums_.resize(model_->pin_groups.size(), {0, 0, 0});
+    for (std::size_t g = 0; g < pin_absorbed_.size(); ++g)
+      for (int a = 0; a < 3; ++a) pin_impulse_sums_[g][a] += pin_absorbed_[g][a];
+    pin_absorbed_.clear();
     for (int b = 0; b < num_occupied; ++b)
       for (const PinImpulse& p : pin_impulses_[b])
         for (int a = 0; a < 3; ++a) pin_impulse_sums_[p.group][a] += p.impulse[a];

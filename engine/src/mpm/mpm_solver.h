@@ -225,6 +225,7 @@ class MpmSolver {
   std::vector<PinTarget> pin_targets_;
   std::vector<std::vector<PinImpulse>> pin_impulses_;    // per occupied block, the last gather's
   std::vector<std::array<double, 3>> pin_impulse_sums_;  // per pin group, since the last TakePinImpulses
+  std::vector<std::array<double, 3>> pin_absorbed_;      // per pin group, the last scatter's (AbsorbPinnedImpulses)
   // Cloth: the vertices' ids, ascending, and per triangle its corners' positions in that list (ConfigureCloth).
   std::vector<std::int32_t> cloth_vertices_;
   std::vector<std::array<std::int32_t, 3>> cloth_corners_;
@@ -262,7 +263,9 @@ class MpmSolver {
   std::vector<Vec3f> implicit_velocity_, implicit_rhs_, implicit_dv_, implicit_residual_, implicit_z_,
       implicit_direction_, implicit_q_;
   long long implicit_iterations_ = 0;
-  bool implicit_warm_ = false;  // implicit_dv_ holds this Advance's last Δv
+  bool implicit_warm_ = false;
+  bool implicit_cloth_ =
+      false;  // some cloth triangle's material has θ > 0  // implicit_dv_ holds this Advance's last Δv
   // The scatter's order: cloth vertices bucketed by their stencil's first grid column of blocks (bx, by), the
   // columns in four colours by (bx mod 2, by mod 2); columns of one colour touch disjoint nodes.
   std::vector<std::int32_t> column_of_vertex_;
