@@ -120,6 +120,8 @@ struct MaterialDesc {
   double shear_stiffness = -1;     ///< γ [Pa], ≥ 0 (cloth); negative = not set: the Young's modulus.
   double layer_friction = 0.3;     ///< c_F, ≥ 0 (cloth): Coulomb friction between layers of cloth.
   double implicit_in_plane = 0;    ///< θ in [0, 1] (cloth): implicit weight of the in-plane elastic force.
+  /// Display colour [r, g, b, a], each in [0, 1]; empty: a colour per model (Snapshot::material_rgba).
+  std::optional<std::array<double, 4>> rgba;
   /// Coulomb friction coefficient μ of this material against rigid geometry, ≥ 0 (any model); combined with
   /// the geometry's μ by the rigid-rigid rule (contact/friction_combination.h). Negative = not set: the
   /// geometry's μ alone.

@@ -13,7 +13,10 @@ MaterialDesc ParseMaterial(const ParseContext& context, const Field& entry) {
   const MapFields map(reader, entry, "material '" + entry.key + "'");
   material.model = reader.Choice(map.Require("model"), "material model", MaterialModelNames());
   const std::string model = NameOf(material.model);
-  map.CheckKeys(MaterialKeys(material.model), KeysOf({"materials", ""}), "does not apply to model " + model);
+  std::vector<std::string> allowed = MaterialKeys(material.model);
+  allowed.emplace_back("color");
+  map.CheckKeys(allowed, KeysOf({"materials", ""}), "does not apply to model " + model);
+  if (const auto color = map.Find("color")) material.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
 
   map.Read(Row("materials.*.density"), material.density);
   map.Read(Row("materials.*.friction"), material.friction);

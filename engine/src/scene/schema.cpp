@@ -168,6 +168,7 @@ SchemaNode Material() {
   std::vector<std::vector<std::string>> lists;
   for (const auto& [name, model] : MaterialModelNames()) lists.push_back(MaterialKeys(model));
   for (const std::string& key : Union(lists)) children.push_back(Value(key));
+  children.push_back(Vector("color", std::array<double, 4>{0.5, 0.5, 0.5, 1}));
   return Section("material", std::move(children));
 }
 

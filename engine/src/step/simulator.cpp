@@ -252,6 +252,8 @@ void SnapshotMaterials(const Model& model, Snapshot& out) {
   for (std::size_t m = 0; m < model.materials.size(); ++m) {
     const mpm::MaterialParams& p = model.materials[m];
     out.material_rgba[m] = MaterialColor(p.model, static_cast<int>(m));
+    if (model.scene && m < model.scene->materials.size() && model.scene->materials[m].rgba)
+      for (int a = 0; a < 4; ++a) out.material_rgba[m][a] = static_cast<float>((*model.scene->materials[m].rgba)[a]);
     SnapshotMaterial& sm = out.materials[m];
     sm.model = ModelDesc(p.model);
     const double mu = p.mu, lambda = p.lambda;

@@ -1,8 +1,10 @@
 // Simulator::CaptureSnapshot: particles in id order with their fields, every drawn shape at its world pose.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "ductile/model.h"
 #include "ductile/scene.h"
@@ -25,6 +27,18 @@ rigid_bodies:
   ball: {shape: {type: sphere, radius: 0.03}, mass: 0.2, pose: {position: [0, 0, 0.2]}}
 )";
 
+// A material's `color` is the colour snapshots give it.
+TEST(Snapshot, MaterialColourFromTheScene) {
+  std::string scene = kScene;
+  const std::string key = "yield_stress: 1.0e3}";
+  scene.replace(scene.find(key), key.size(), "yield_stress: 1.0e3, color: [0.25, 0.5, 0.75, 0.5]}");
+  Simulator sim(std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene, "snapshot.yaml"))));
+  Snapshot s;
+  sim.CaptureSnapshot(s);
+  ASSERT_EQ(s.material_rgba.size(), 1u);
+  EXPECT_EQ(s.material_rgba[0], (std::array<float, 4>{0.25f, 0.5f, 0.75f, 0.5f}));
+}
+
 TEST(Snapshot, HoldsParticlesInIdOrderAndShapesAtTheirPoses) {
   auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "snapshot.yaml")));
   Simulator sim(model);
@@ -36,6 +50,8 @@ TEST(Snapshot, HoldsParticlesInIdOrderAndShapesAtTheirPoses) {
   // Eight particles per cell of 2 cm: 1 cm apart, drawn with a radius of half that.
   EXPECT_NEAR(s.particles.radius, 0.005f, 1e-4f);
   ASSERT_EQ(s.material_names.size(), 1u);
+  ASSERT_EQ(s.material_rgba.size(), 1u);
+  EXPECT_FLOAT_EQ(s.material_rgba[0][1], 0.72f);  // the linear corotated model's colour: the scene gives none
   ASSERT_EQ(s.object_names.size(), 1u);
   EXPECT_EQ(s.object_names[0], "slab");
 

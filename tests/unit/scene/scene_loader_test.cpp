@@ -233,6 +233,22 @@ TEST(SceneLoader, MissingSceneFile) {
   }
 }
 
+// A material's `color` (any model) replaces the colour its model gets in pictures; out of [0, 1] it is refused
+// with its place.
+TEST(SceneLoader, MaterialColour) {
+  const std::string cloth =
+      "materials:\n  cotton: {model: cloth, density: 1000, youngs_modulus: 1e5, poisson_ratio: 0.3";
+  EXPECT_FALSE(LoadSceneFromString(cloth + "}\n", "inline.yaml").materials[0].rgba);
+  const SceneDesc scene = LoadSceneFromString(cloth + ", color: [0.8, 0.3, 0.2, 1]}\n", "inline.yaml");
+  ASSERT_TRUE(scene.materials[0].rgba);
+  EXPECT_EQ(*scene.materials[0].rgba, (std::array<double, 4>{0.8, 0.3, 0.2, 1}));
+  const SceneError bad = ErrorOf(cloth + ", color: [0.8, 1.3, 0.2, 1]}\n");
+  EXPECT_EQ(bad.line(), 2);
+  EXPECT_NE(bad.message().find("got 1.3"), std::string::npos) << bad.message();
+  EXPECT_EQ(ErrorOf(cloth + ", color: [0.8, 0.3]}\n").message(),
+            "'color' must be a list of 4 numbers, got a list of 2");
+}
+
 TEST(SceneLoader, ErrorsOfInlineScenes) {
   EXPECT_EQ(ErrorOf("simulation: {dt: }\n").message(), "'dt' must be a number, got nothing");
   EXPECT_EQ(ErrorOf("simulation: {gravity: {x: 1}}\n").message(), "'gravity' must be a list of 3 numbers, got a map");
