@@ -15,12 +15,14 @@
 //   Ψ_L = μ ‖ε‖² + λ/2 tr(ε)²,   δP̂ = R̂ (2μ ε + λ tr(ε) I),   (H u)_k = V δP̂ β_k
 //
 // with β₁ = (a, b), β₂ = (0, c), β₀ = −β₁ − β₂ the rows of [[−1, −1], [1, 0], [0, 1]] D̂⁻¹ (D̂⁻¹ = [[a, b], [0, c]]).
-// H is positive semidefinite and zero on translations and infinitesimal rotations, so the linearised step is stable
-// at any Δt for θ ≥ 1/2, conserves momentum whatever the solver's accuracy (J sums to zero over each triangle), and
-// adds nothing at rest (f = 0, v = 0). For θ > 1/2 it damps in-plane waves that cross more than a cell per substep,
-// as backward Euler does; the transverse (shear and normal) stresses stay explicit. Δv by conjugate gradients
-// preconditioned with each vertex's diagonal averaged over the three directions, held pins fixed (Δv = 0); every
-// sum in a fixed order, so bitwise the same for any thread count.
+// H is positive semidefinite and zero on translations (and on infinitesimal rotations of a triangle stretched
+// equally in both directions, at rest included: a stretched triangle that spins is damped a little), so for θ ≥ 1/2
+// the linearised in-plane step is stable at any Δt; it conserves linear momentum whatever the solver's accuracy (J
+// sums to zero over each triangle), and adds nothing at rest (f = 0, v = 0: Δv = 0). For θ > 1/2 it damps in-plane
+// waves that cross more than a cell per substep, as backward Euler does. The transverse (shear and normal) stresses
+// stay explicit and can still limit the substep where layers press together (γ and k default to E). Δv by conjugate
+// gradients preconditioned with each vertex's diagonal averaged over the three directions, held pins fixed (Δv = 0);
+// every sum in a fixed order, so bitwise the same for any thread count.
 #include <tbb/parallel_for.h>
 
 #include <cmath>
@@ -59,15 +61,14 @@ double Dot3(const std::vector<Vec3f>& a, const std::vector<Vec3f>& b) {
 
 }  // namespace
 
-void MpmSolver::ImplicitInPlaneImpulses(float dt) {
+bool MpmSolver::IndexImplicitCloth() {
   const std::vector<ClothElement>& elements = model_->cloth_elements;
-  const std::vector<Vec3f>& x = st_->particles.x;
   // The implicit triangles and the vertices they touch (numbered 0..n-1 here, in cloth-vertex order).
   implicit_triangles_.clear();
   for (std::size_t e = 0; e < elements.size(); ++e)
     if (model_->materials[elements[e].material].cloth_implicit > 0)
       implicit_triangles_.push_back(static_cast<std::int32_t>(e));
-  if (implicit_triangles_.empty()) return;
+  if (implicit_triangles_.empty()) return false;
   local_of_vertex_.assign(cloth_vertices_.size(), -1);
   for (const std::int32_t e : implicit_triangles_)
     for (int k = 0; k < 3; ++k) local_of_vertex_[cloth_corners_[e][k]] = 0;
@@ -91,6 +92,13 @@ void MpmSolver::ImplicitInPlaneImpulses(float dt) {
     }
     implicit_entry_offsets_[i + 1] = static_cast<std::int32_t>(implicit_entries_.size());
   }
+  return true;
+}
+
+void MpmSolver::PrepareImplicitCloth(float dt) {
+  const std::vector<ClothElement>& elements = model_->cloth_elements;
+  const std::vector<Vec3f>& x = st_->particles.x;
+  const std::size_t nt = implicit_triangles_.size(), n = implicit_vertices_.size();
   const float dt2 = dt * dt;
   // Per triangle its rotation and its corners' local numbers; per vertex its mass, velocity, whether a pin holds
   // it, and the preconditioner: M + θ Δt² H's diagonal averaged over the three directions, θ V (3μ + λ)/3 ‖β_k‖²
@@ -130,49 +138,52 @@ void MpmSolver::ImplicitInPlaneImpulses(float dt) {
       implicit_diagonal_[i] = diagonal;
     }
   });
+}
+
+void MpmSolver::ApplyImplicitStiffness(const std::vector<Vec3f>& u, std::vector<Vec3f>& y) {
+  const std::vector<ClothElement>& elements = model_->cloth_elements;
+  const std::size_t nt = implicit_triangles_.size(), n = implicit_vertices_.size();
+  implicit_triangle_force_.resize(nt);
   // y = H u: per triangle its forces on corners 1 and 2 (on corner 0 minus their sum), then per vertex in
   // triangle order.
-  implicit_triangle_force_.resize(nt);
-  const auto apply_h = [&](const std::vector<Vec3f>& u, std::vector<Vec3f>& y) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nt, kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
-      for (std::size_t t = r.begin(); t != r.end(); ++t) {
-        const ClothElement& element = elements[implicit_triangles_[t]];
-        const MaterialParams& m = model_->materials[element.material];
-        const std::array<std::int32_t, 3>& corner = implicit_corners_[t];
-        const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
-        const Vec3f du1 = u[corner[1]] - u[corner[0]];
-        const Vec3f du2 = u[corner[2]] - u[corner[0]];
-        const Vec3f df1 = du1 * a, df2 = du1 * b + du2 * c;
-        const Vec3f& r1 = implicit_rotation_[t][0];
-        const Vec3f& r2 = implicit_rotation_[t][1];
-        const float e11 = Dot(r1, df1), e22 = Dot(r2, df2);
-        const float e12 = 0.5f * (Dot(r1, df2) + Dot(r2, df1));
-        const float trace = m.lambda * (e11 + e22);
-        const float two_mu = 2.0f * m.mu;
-        const Vec3f p1 = r1 * (two_mu * e11 + trace) + r2 * (two_mu * e12);
-        const Vec3f p2 = r1 * (two_mu * e12) + r2 * (two_mu * e22 + trace);
-        const float weight = m.cloth_implicit * element.volume;  // θ V
-        implicit_triangle_force_[t] = {(p1 * a + p2 * b) * weight, p2 * (c * weight)};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nt, kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t t = r.begin(); t != r.end(); ++t) {
+      const ClothElement& element = elements[implicit_triangles_[t]];
+      const MaterialParams& m = model_->materials[element.material];
+      const std::array<std::int32_t, 3>& corner = implicit_corners_[t];
+      const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
+      const Vec3f du1 = u[corner[1]] - u[corner[0]];
+      const Vec3f du2 = u[corner[2]] - u[corner[0]];
+      const Vec3f df1 = du1 * a, df2 = du1 * b + du2 * c;
+      const Vec3f& r1 = implicit_rotation_[t][0];
+      const Vec3f& r2 = implicit_rotation_[t][1];
+      const float e11 = Dot(r1, df1), e22 = Dot(r2, df2);
+      const float e12 = 0.5f * (Dot(r1, df2) + Dot(r2, df1));
+      const float trace = m.lambda * (e11 + e22);
+      const float two_mu = 2.0f * m.mu;
+      const Vec3f p1 = r1 * (two_mu * e11 + trace) + r2 * (two_mu * e12);
+      const Vec3f p2 = r1 * (two_mu * e12) + r2 * (two_mu * e22 + trace);
+      const float weight = m.cloth_implicit * element.volume;  // θ V
+      implicit_triangle_force_[t] = {(p1 * a + p2 * b) * weight, p2 * (c * weight)};
+    }
+  });
+  y.resize(n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      Vec3f sum{};
+      for (std::int32_t j = implicit_entry_offsets_[i]; j < implicit_entry_offsets_[i + 1]; ++j) {
+        const int k = implicit_entries_[j] & 3;
+        const std::array<Vec3f, 2>& f = implicit_triangle_force_[implicit_entries_[j] >> 2];
+        sum += k == 0 ? -(f[0] + f[1]) : f[k - 1];
       }
-    });
-    y.resize(n);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
-      for (std::size_t i = r.begin(); i != r.end(); ++i) {
-        Vec3f sum{};
-        for (std::int32_t j = implicit_entry_offsets_[i]; j < implicit_entry_offsets_[i + 1]; ++j) {
-          const int k = implicit_entries_[j] & 3;
-          const std::array<Vec3f, 2>& f = implicit_triangle_force_[implicit_entries_[j] >> 2];
-          sum += k == 0 ? -(f[0] + f[1]) : f[k - 1];
-        }
-        y[i] = sum;
-      }
-    });
-  };
-  // The right-hand side Δt f − θ Δt² H v (Δt f: the explicit impulse already summed per vertex, vertex_impulse_).
-  std::vector<Vec3f>& rhs = implicit_rhs_;
-  apply_h(implicit_velocity_, rhs);
-  for (std::size_t i = 0; i < n; ++i)
-    rhs[i] = implicit_held_[i] ? Vec3f{} : vertex_impulse_[implicit_vertices_[i]] - rhs[i] * dt2;
+      y[i] = sum;
+    }
+  });
+}
+
+void MpmSolver::SolveImplicitVelocity(float dt, const std::vector<Vec3f>& rhs) {
+  const std::size_t n = implicit_vertices_.size();
+  const float dt2 = dt * dt;
   // Preconditioned conjugate gradients from Δv = 0 on the free vertices; the held ones' rows are zero.
   std::vector<Vec3f>& dv = implicit_dv_;
   std::vector<Vec3f>& res = implicit_residual_;
@@ -182,15 +193,19 @@ void MpmSolver::ImplicitInPlaneImpulses(float dt) {
   z.resize(n);
   for (std::size_t i = 0; i < n; ++i) z[i] = rhs[i] / implicit_diagonal_[i];
   const double stop = Dot3(rhs, z) * kImplicitTolerance * kImplicitTolerance;
+  if (!(stop > 0)) {  // nothing to solve for (at rest, or every vertex held): Δv = 0
+    dv.assign(n, Vec3f{});
+    return;
+  }
   // From the last substep's Δv when this Advance solved for the same vertices before (cleared at each Advance's
   // start, so a step depends on the State alone), else from 0.
   if (implicit_warm_ && dv.size() == n) {
-    apply_h(dv, q);
+    for (std::size_t i = 0; i < n; ++i)
+      if (implicit_held_[i]) dv[i] = Vec3f{};
+    ApplyImplicitStiffness(dv, q);
     res.resize(n);
     for (std::size_t i = 0; i < n; ++i)
       res[i] = implicit_held_[i] ? Vec3f{} : rhs[i] - dv[i] * implicit_mass_[i] - q[i] * dt2;
-    for (std::size_t i = 0; i < n; ++i)
-      if (implicit_held_[i]) dv[i] = Vec3f{};
   } else {
     dv.assign(n, Vec3f{});
     res = rhs;
@@ -200,7 +215,7 @@ void MpmSolver::ImplicitInPlaneImpulses(float dt) {
   double rz = Dot3(res, z);
   int iterations = 0;
   while (rz > stop && rz > 0 && iterations < kImplicitMaxIterations) {
-    apply_h(dir, q);
+    ApplyImplicitStiffness(dir, q);
     for (std::size_t i = 0; i < n; ++i) q[i] = implicit_held_[i] ? Vec3f{} : dir[i] * implicit_mass_[i] + q[i] * dt2;
     const double dq = Dot3(dir, q);
     if (!(dq > 0)) break;
@@ -216,12 +231,26 @@ void MpmSolver::ImplicitInPlaneImpulses(float dt) {
     for (std::size_t i = 0; i < n; ++i) dir[i] = z[i] + dir[i] * beta;
     ++iterations;
   }
-  implicit_iterations_ += iterations;
   implicit_warm_ = true;
+}
+
+void MpmSolver::ImplicitInPlaneImpulses(float dt) {
+  if (!IndexImplicitCloth()) return;
+  PrepareImplicitCloth(dt);
+  const std::size_t n = implicit_vertices_.size();
+  const float dt2 = dt * dt;
+  // The right-hand side Δt f − θ Δt² H v (Δt f: the explicit impulse already summed per vertex, vertex_impulse_).
+  std::vector<Vec3f>& rhs = implicit_rhs_;
+  ApplyImplicitStiffness(implicit_velocity_, rhs);
+  for (std::size_t i = 0; i < n; ++i)
+    rhs[i] = implicit_held_[i] ? Vec3f{} : vertex_impulse_[implicit_vertices_[i]] - rhs[i] * dt2;
+  SolveImplicitVelocity(dt, rhs);
   // J = Δt f − θ Δt² H (v + Δv) in place of each vertex's explicit in-plane impulse.
   std::vector<Vec3f>& w = implicit_z_;
+  std::vector<Vec3f>& q = implicit_q_;
+  const std::vector<Vec3f>& dv = implicit_dv_;
   for (std::size_t i = 0; i < n; ++i) w[i] = implicit_velocity_[i] + dv[i];
-  apply_h(w, q);
+  ApplyImplicitStiffness(w, q);
   for (std::size_t i = 0; i < n; ++i) vertex_impulse_[implicit_vertices_[i]] -= q[i] * dt2;
 }
 

@@ -258,10 +258,11 @@ void MpmSolver::AbsorbPinnedImpulses() {
   // sheet: the bag cloth diverged next to its corners at 15 substeps). The pin's reaction is minus that impulse
   // plus what the gather's reset adds (transfer_block.cpp, ApplyPins); it is counted with the gather that takes this
   // scatter's momenta (TransferPass), so that the reactions balance the momentum the particles have.
-  pin_absorbed_.assign(model_->pin_groups.size(), {0, 0, 0});
+  std::vector<std::array<double, 3>>& absorbed = st_->cache.pin_absorbed;
+  absorbed.assign(model_->pin_groups.size(), {0, 0, 0});
   for (std::size_t c = 0; c < cloth_vertices_.size(); ++c) {
     if (!PinHolds(cloth_vertices_[c])) continue;
-    std::array<double, 3>& sum = pin_absorbed_[pin_group_of_id_[cloth_vertices_[c]]];
+    std::array<double, 3>& sum = absorbed[pin_group_of_id_[cloth_vertices_[c]]];
     for (int a = 0; a < 3; ++a) sum[a] -= vertex_impulse_[c][a];
     vertex_impulse_[c] = Vec3f{};
   }

@@ -35,6 +35,7 @@ MpmSolver::MpmSolver(const Model& model, MpmState& state) : model_(&model), st_(
 
 void MpmSolver::Bind(MpmState& state) {
   st_ = &state;
+  pin_targets_.clear();  // the pins as they are at the bound state's time (PinHolds), until the next grid update
   ConfigureForModel();
 }
 
@@ -73,6 +74,7 @@ void MpmSolver::Reset() {
   }
   st_->diverged = false;
   time_ = 0;
+  pin_targets_.clear();
   ResetClothNormals();
   st_->cache = TransferCache{};
   st_->cache.grid.Resize(model_->grid_nodes);
@@ -207,9 +209,10 @@ void MpmSolver::TransferPass(float dt, TransferKind kind, SubstepCounters& count
   const Clock::time_point t1 = Clock::now();
   if (!pin_group_of_id_.empty() && Gathers(kind)) {
     pin_impulse_sums_.resize(model_->pin_groups.size(), {0, 0, 0});
-    for (std::size_t g = 0; g < pin_absorbed_.size(); ++g)
-      for (int a = 0; a < 3; ++a) pin_impulse_sums_[g][a] += pin_absorbed_[g][a];
-    pin_absorbed_.clear();
+    std::vector<std::array<double, 3>>& absorbed = st_->cache.pin_absorbed;
+    for (std::size_t g = 0; g < absorbed.size() && g < pin_impulse_sums_.size(); ++g)
+      for (int a = 0; a < 3; ++a) pin_impulse_sums_[g][a] += absorbed[g][a];
+    absorbed.clear();
     for (int b = 0; b < num_occupied; ++b)
       for (const PinImpulse& p : pin_impulses_[b])
         for (int a = 0; a < 3; ++a) pin_impulse_sums_[p.group][a] += p.impulse[a];

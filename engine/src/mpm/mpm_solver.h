@@ -191,6 +191,14 @@ class MpmSolver {
   /// For the triangles of materials with θ = `cloth_implicit` > 0: replaces their in-plane impulses in
   /// vertex_impulse_ by one Newton step of the θ-method (cloth_implicit.cpp).
   void ImplicitInPlaneImpulses(float dt);
+  /// The implicit triangles, the vertices they touch and each vertex's triangles among them; false if none.
+  bool IndexImplicitCloth();
+  /// Per implicit triangle its rotation; per vertex its mass, velocity, pin and preconditioner (the diagonal).
+  void PrepareImplicitCloth(float dt);
+  /// y = θ H u over the implicit vertices (u, y in implicit_vertices_ order).
+  void ApplyImplicitStiffness(const std::vector<Vec3f>& u, std::vector<Vec3f>& y);
+  /// implicit_dv_: (M + θ Δt² H) Δv = rhs by preconditioned conjugate gradients, held vertices at 0.
+  void SolveImplicitVelocity(float dt, const std::vector<Vec3f>& rhs);
   /// Whether a pin holds the particle with index `id` at t = 0 in this substep.
   bool PinHolds(std::int32_t id) const;
   /// The held vertices' impulses, taken off vertex_impulse_ into their pins' reactions.
@@ -225,7 +233,6 @@ class MpmSolver {
   std::vector<PinTarget> pin_targets_;
   std::vector<std::vector<PinImpulse>> pin_impulses_;    // per occupied block, the last gather's
   std::vector<std::array<double, 3>> pin_impulse_sums_;  // per pin group, since the last TakePinImpulses
-  std::vector<std::array<double, 3>> pin_absorbed_;      // per pin group, the last scatter's (AbsorbPinnedImpulses)
   // Cloth: the vertices' ids, ascending, and per triangle its corners' positions in that list (ConfigureCloth).
   std::vector<std::int32_t> cloth_vertices_;
   std::vector<std::array<std::int32_t, 3>> cloth_corners_;
@@ -245,8 +252,9 @@ class MpmSolver {
   std::vector<Stencil> cloth_stencils_;
   std::vector<std::array<int, 27>> cloth_nodes_;
   bool cloth_stencils_valid_ = false;
-  // Linearly implicit in-plane step (ImplicitInPlaneImpulses): per triangle its rotation's two columns, whether its
-  // material is implicit and its forces for a matrix-vector product; per cloth vertex the solver's vectors.
+  // Linearly implicit in-plane step (cloth_implicit.cpp): the implicit triangles and vertices with their local
+  // numbering and per-vertex triangle table; per triangle its rotation's two columns, its corners' local numbers and
+  // its forces for a matrix-vector product; per vertex the solver's vectors.
   static constexpr double kImplicitTolerance = 1e-2;  // CG stops at this preconditioned residual, relative
   static constexpr int kImplicitMaxIterations = 100;
   static constexpr std::size_t kGrain = 4096;     // few enough tasks for a mesh of a few thousand vertices
@@ -262,10 +270,8 @@ class MpmSolver {
   std::vector<std::uint8_t> implicit_held_;
   std::vector<Vec3f> implicit_velocity_, implicit_rhs_, implicit_dv_, implicit_residual_, implicit_z_,
       implicit_direction_, implicit_q_;
-  long long implicit_iterations_ = 0;
-  bool implicit_warm_ = false;
-  bool implicit_cloth_ =
-      false;  // some cloth triangle's material has θ > 0  // implicit_dv_ holds this Advance's last Δv
+  bool implicit_warm_ = false;   // implicit_dv_ holds this Advance's last Δv
+  bool implicit_cloth_ = false;  // some cloth triangle's material has θ > 0
   // The scatter's order: cloth vertices bucketed by their stencil's first grid column of blocks (bx, by), the
   // columns in four colours by (bx mod 2, by mod 2); columns of one colour touch disjoint nodes.
   std::vector<std::int32_t> column_of_vertex_;

@@ -38,6 +38,10 @@ struct TransferCache {
   std::int64_t runs_at_reorder = -1;  ///< The total in the first pass after the last reorder; −1 until then.
   /// When > 0: the grid holds the P2G of the particles' current state for a substep of this Δt [s].
   float prepared_dt = 0;
+  /// Per cloth pin group: the impulse [N·s] its held vertices' in-plane impulses put into it in the last scatter,
+  /// counted into its reaction by the gather that takes that scatter's momenta (mpm/cloth_transfer.cpp,
+  /// AbsorbPinnedImpulses); part of the prepared P2G.
+  std::vector<std::array<double, 3>> pin_absorbed;
   bool stencils_current = false;    ///< `base` matches the particles' positions and order.
   bool sort_valid = false;          ///< Every particle's stencil base is within its sorted block's reach.
   bool activation_current = false;  ///< The grid's active blocks are those of the current sort.
@@ -58,8 +62,8 @@ struct TransferCache {
 
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(grid, base, rotations, block_runs, runs, runs_at_reorder, prepared_dt, stencils_current, sort_valid,
-       activation_current, memory_sorted);
+    ar(grid, base, rotations, block_runs, runs, runs_at_reorder, prepared_dt, pin_absorbed, stencils_current,
+       sort_valid, activation_current, memory_sorted);
   }
 };
 

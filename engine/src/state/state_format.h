@@ -19,7 +19,8 @@
 namespace ductile {
 
 inline constexpr char kStateMagic[8] = {'D', 'U', 'C', 'T', 'S', 'T', 'A', 'T'};
-inline constexpr std::uint32_t kStateFormatVersion = 3;  // 2: cloth triangles' d₃; 3: RobotTeleop::manual
+inline constexpr std::uint32_t kStateFormatVersion = 4;  // 2: cloth triangles' d₃; 3: RobotTeleop::manual;
+                                                         // 4: TransferCache::pin_absorbed
 
 struct StateHeader {
   std::uint64_t model_fingerprint = 0;
