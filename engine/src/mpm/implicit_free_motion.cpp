@@ -1,0 +1,218 @@
+// ImplicitFreeMotion: the quadratic free-motion problem of an implicit MPM step (implicit_free_motion.h, whose
+// comment has the equations). Serial and in double: it is the reference the strong coupling is built on.
+#include "mpm/implicit_free_motion.h"
+
+#include <Eigen/LU>
+#include <Eigen/SVD>
+#include <cmath>
+
+namespace ductile::mpm {
+
+namespace {
+
+// Quadratic B-spline weights and their derivatives in cells for offset d = 0, 1, 2 of a stencil whose first node
+// lies fx cells below the particle (fx ∈ [½, 3/2)).
+void Weights(double fx, double (&w)[3], double (&dw)[3]) {
+  w[0] = 0.5 * (1.5 - fx) * (1.5 - fx);
+  w[1] = 0.75 - (fx - 1.0) * (fx - 1.0);
+  w[2] = 0.5 * (fx - 0.5) * (fx - 0.5);
+  // d/dx of w(x − xᵢ) with fx = (x − x_base)/h: the derivatives in fx.
+  dw[0] = -(1.5 - fx);
+  dw[1] = -2.0 * (fx - 1.0);
+  dw[2] = fx - 0.5;
+}
+
+Eigen::Matrix3d PolarRotation(const Eigen::Matrix3d& F) {
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d U = svd.matrixU();
+  const Eigen::Matrix3d V = svd.matrixV();
+  if ((U * V.transpose()).determinant() < 0) U.col(2) = -U.col(2);
+  return U * V.transpose();
+}
+
+std::int64_t Key(int i, int j, int k) {
+  constexpr std::int64_t kOffset = 1 << 20;
+  return ((static_cast<std::int64_t>(i) + kOffset) << 42) | ((static_cast<std::int64_t>(j) + kOffset) << 21) |
+         (static_cast<std::int64_t>(k) + kOffset);
+}
+
+}  // namespace
+
+void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const ImplicitMaterial& material, double h,
+                               const Eigen::Vector3d& origin, double dt, const Eigen::Vector3d& gravity) {
+  material_ = material;
+  h_ = h;
+  dt_ = dt;
+  origin_ = origin;
+  const std::size_t n = particles.x.size();
+  node_coord_.clear();
+  stencil_.assign(n, {});
+  std::unordered_map<std::int64_t, int> index;
+  for (std::size_t p = 0; p < n; ++p) {
+    const Eigen::Vector3d xg = (particles.x[p] - origin) / h;
+    int base[3];
+    double w[3][3], dw[3][3];
+    for (int a = 0; a < 3; ++a) {
+      base[a] = static_cast<int>(std::floor(xg[a] - 0.5));
+      Weights(xg[a] - base[a], w[a], dw[a]);
+    }
+    Stencil& s = stencil_[p];
+    int m = 0;
+    for (int di = 0; di < 3; ++di)
+      for (int dj = 0; dj < 3; ++dj)
+        for (int dk = 0; dk < 3; ++dk, ++m) {
+          const std::array<int, 3> c{base[0] + di, base[1] + dj, base[2] + dk};
+          const auto [it, added] = index.try_emplace(Key(c[0], c[1], c[2]), static_cast<int>(node_coord_.size()));
+          if (added) node_coord_.push_back(c);
+          s.node[m] = it->second;
+          s.w[m] = w[0][di] * w[1][dj] * w[2][dk];
+          s.grad[m] = Eigen::Vector3d(dw[0][di] * w[1][dj] * w[2][dk], w[0][di] * dw[1][dj] * w[2][dk],
+                                      w[0][di] * w[1][dj] * dw[2][dk]) /
+                      h;
+        }
+  }
+  // P2G of mass and APIC momentum, then ṽ = momentum / mass + Δt g.
+  const std::size_t nodes = node_coord_.size();
+  mass_.assign(nodes, 0.0);
+  v_tilde_ = Eigen::VectorXd::Zero(3 * static_cast<Eigen::Index>(nodes));
+  for (std::size_t p = 0; p < n; ++p) {
+    const Stencil& s = stencil_[p];
+    for (int m = 0; m < 27; ++m) {
+      const int i = s.node[m];
+      const Eigen::Vector3d xi = origin + h * Eigen::Vector3d(node_coord_[i][0], node_coord_[i][1], node_coord_[i][2]);
+      const double wm = s.w[m] * particles.mass[p];
+      mass_[i] += wm;
+      v_tilde_.segment<3>(3 * i) += wm * (particles.v[p] + particles.C[p] * (xi - particles.x[p]));
+    }
+  }
+  for (std::size_t i = 0; i < nodes; ++i) {
+    const auto i3 = static_cast<Eigen::Index>(3 * i);
+    if (mass_[i] > 0) v_tilde_.segment<3>(i3) = v_tilde_.segment<3>(i3) / mass_[i] + dt * gravity;
+  }
+  rotation_.resize(n);
+  F_ = particles.F;
+  volume_ = particles.volume;
+  for (std::size_t p = 0; p < n; ++p) rotation_[p] = PolarRotation(particles.F[p]);
+}
+
+Eigen::Matrix3d ImplicitFreeMotion::VelocityGradient(int p, const Eigen::VectorXd& u) const {
+  Eigen::Matrix3d g = Eigen::Matrix3d::Zero();
+  const Stencil& s = stencil_[p];
+  for (int m = 0; m < 27; ++m) g += u.segment<3>(3 * s.node[m]) * s.grad[m].transpose();
+  return g;
+}
+
+void ImplicitFreeMotion::ScatterStress(int p, const Eigen::Matrix3d& P, double scale, Eigen::VectorXd& out) const {
+  const Eigen::Matrix3d A = scale * volume_[p] * P * F_[p].transpose();
+  const Stencil& s = stencil_[p];
+  for (int m = 0; m < 27; ++m) out.segment<3>(3 * s.node[m]) += A * s.grad[m];
+}
+
+double ImplicitFreeMotion::Energy(const Eigen::VectorXd& v) const {
+  double e = 0;
+  for (std::size_t i = 0; i < mass_.size(); ++i) {
+    const auto i3 = static_cast<Eigen::Index>(3 * i);
+    e += 0.5 * mass_[i] * (v.segment<3>(i3) - v_tilde_.segment<3>(i3)).squaredNorm();
+  }
+  for (std::size_t p = 0; p < stencil_.size(); ++p) {
+    const int q = static_cast<int>(p);
+    const Eigen::Matrix3d F = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(q, v)) * F_[p];
+    const Eigen::Matrix3d RtF = rotation_[p].transpose() * F;
+    const Eigen::Matrix3d eps = 0.5 * (RtF + RtF.transpose()) - Eigen::Matrix3d::Identity();
+    e += volume_[p] * (material_.mu * eps.squaredNorm() + 0.5 * material_.lambda * eps.trace() * eps.trace());
+  }
+  return e;
+}
+
+Eigen::VectorXd ImplicitFreeMotion::Gradient(const Eigen::VectorXd& v) const {
+  Eigen::VectorXd g(v.size());
+  for (std::size_t i = 0; i < mass_.size(); ++i) {
+    const auto i3 = static_cast<Eigen::Index>(3 * i);
+    g.segment<3>(i3) = mass_[i] * (v.segment<3>(i3) - v_tilde_.segment<3>(i3));
+  }
+  for (std::size_t p = 0; p < stencil_.size(); ++p) {
+    const int q = static_cast<int>(p);
+    const Eigen::Matrix3d F = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(q, v)) * F_[p];
+    const Eigen::Matrix3d RtF = rotation_[p].transpose() * F;
+    const Eigen::Matrix3d eps = 0.5 * (RtF + RtF.transpose()) - Eigen::Matrix3d::Identity();
+    const Eigen::Matrix3d P =
+        rotation_[p] * (2 * material_.mu * eps + material_.lambda * eps.trace() * Eigen::Matrix3d::Identity());
+    ScatterStress(q, P, dt_, g);
+  }
+  return g;
+}
+
+Eigen::VectorXd ImplicitFreeMotion::HessianTimes(const Eigen::VectorXd& u) const {
+  Eigen::VectorXd y(u.size());
+  for (std::size_t i = 0; i < mass_.size(); ++i) {
+    const auto i3 = static_cast<Eigen::Index>(3 * i);
+    y.segment<3>(i3) = mass_[i] * u.segment<3>(i3);
+  }
+  for (std::size_t p = 0; p < stencil_.size(); ++p) {
+    const int q = static_cast<int>(p);
+    const Eigen::Matrix3d dF = dt_ * VelocityGradient(q, u) * F_[p];
+    const Eigen::Matrix3d RtdF = rotation_[p].transpose() * dF;
+    const Eigen::Matrix3d deps = 0.5 * (RtdF + RtdF.transpose());
+    const Eigen::Matrix3d dP =
+        rotation_[p] * (2 * material_.mu * deps + material_.lambda * deps.trace() * Eigen::Matrix3d::Identity());
+    ScatterStress(q, dP, dt_, y);
+  }
+  return y;
+}
+
+Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) {
+  // Jacobi: each node's mass plus the diagonal of the energy term, Δt² Σ_p V_p (2μ + λ) ‖F_pⁿᵀ ∇w_ip‖² (an upper
+  // bound of each 3x3 diagonal block's mean; enough for a preconditioner).
+  Eigen::VectorXd diagonal(v_tilde_.size());
+  for (std::size_t i = 0; i < mass_.size(); ++i)
+    diagonal.segment<3>(static_cast<Eigen::Index>(3 * i)).setConstant(mass_[i]);
+  for (std::size_t p = 0; p < stencil_.size(); ++p)
+    for (int m = 0; m < 27; ++m) {
+      const double g2 = (F_[p].transpose() * stencil_[p].grad[m]).squaredNorm();
+      diagonal.segment<3>(3 * stencil_[p].node[m]).array() +=
+          dt_ * dt_ * volume_[p] * (2 * material_.mu + material_.lambda) * g2;
+    }
+  Eigen::VectorXd v = v_tilde_;
+  const Eigen::VectorXd b = -Gradient(v);
+  const double stop = tolerance * b.norm();
+  Eigen::VectorXd delta = Eigen::VectorXd::Zero(v.size());
+  Eigen::VectorXd r = b;
+  Eigen::VectorXd z = r.cwiseQuotient(diagonal);
+  Eigen::VectorXd d = z;
+  double rz = r.dot(z);
+  iterations_ = 0;
+  while (r.norm() > stop && iterations_ < max_iterations) {
+    const Eigen::VectorXd q = HessianTimes(d);
+    const double alpha = rz / d.dot(q);
+    delta += alpha * d;
+    r -= alpha * q;
+    z = r.cwiseQuotient(diagonal);
+    const double rz_next = r.dot(z);
+    d = z + (rz_next / rz) * d;
+    rz = rz_next;
+    ++iterations_;
+  }
+  return v + delta;
+}
+
+void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& particles) const {
+  for (std::size_t p = 0; p < stencil_.size(); ++p) {
+    const Stencil& s = stencil_[p];
+    Eigen::Vector3d vp = Eigen::Vector3d::Zero();
+    Eigen::Matrix3d Cp = Eigen::Matrix3d::Zero();
+    for (int m = 0; m < 27; ++m) {
+      const int i = s.node[m];
+      const Eigen::Vector3d xi =
+          origin_ + h_ * Eigen::Vector3d(node_coord_[i][0], node_coord_[i][1], node_coord_[i][2]);
+      const Eigen::Vector3d vi = v.segment<3>(3 * i);
+      vp += s.w[m] * vi;
+      Cp += s.w[m] * vi * (xi - particles.x[p]).transpose();
+    }
+    particles.F[p] = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(static_cast<int>(p), v)) * F_[p];
+    particles.v[p] = vp;
+    particles.C[p] = Cp * (4.0 / (h_ * h_));
+    particles.x[p] += dt_ * vp;
+  }
+}
+
+}  // namespace ductile::mpm

@@ -1,0 +1,98 @@
+// The free motion of one implicit MPM step (Zong, Jiang, Han 2024, "A convex formulation of frictional contact
+// between rigid and deformable bodies", Sec. IV; docs/architecture.md, "Implicit MPM free motion"): the first stage
+// of the strong coupling, built and tested on its own, not yet stepped by a coupling scheme.
+//
+// P2G gives each active grid node its mass mᵢ and the velocity ṽᵢ = (Σ_p w_ip m_p (v_p + C_p (xᵢ − x_p)))/mᵢ + Δt g
+// (APIC, Jiang et al. 2015). The step's grid velocities minimise
+//
+//   E(v) = ½ Σᵢ mᵢ ‖vᵢ − ṽᵢ‖² + Σ_p V_p Ψ_p(F_p(v)),     F_p(v) = (I + Δt Σᵢ vᵢ ∇w_ipᵀ) F_pⁿ
+//
+// (the paper's E_MPM, Eq. 11, up to a constant), with the lagged-rotation linear corotated energy
+//
+//   Ψ_p(F) = μ ‖ε‖² + λ/2 tr(ε)²,   ε = sym(R_pᵀ F) − I,   R_p the rotation of F_pⁿ's polar decomposition,
+//   P_p(F) = ∂Ψ_p/∂F = R_p (2μ ε + λ tr(ε) I).
+//
+// F_p is affine in v and Ψ_p quadratic in F, so E is a convex quadratic and one Newton step solves it:
+//
+//   ∇E(v)ᵢ = mᵢ (vᵢ − ṽᵢ) + Δt Σ_p V_p P_p(F_p(v)) F_pⁿᵀ ∇w_ip,
+//   (H u)ᵢ = mᵢ uᵢ + Δt² Σ_p V_p δP_p(δF_p) F_pⁿᵀ ∇w_ip,   δF_p = Σⱼ uⱼ ∇w_jpᵀ F_pⁿ,
+//   δP_p(δF) = R_p (2μ sym(R_pᵀ δF) + λ tr(R_pᵀ δF) I),
+//
+// H = ∇²E positive definite (M > 0 and the energy term PSD): H δ = −∇E(v₀) by conjugate gradients (Jacobi
+// preconditioned), in double. G2P then gives the particles v_p = Σᵢ w_ip vᵢ, the APIC C_p = (4/h²) Σᵢ w_ip vᵢ (xᵢ −
+// x_p)ᵀ, x_p += Δt v_p and F_p = F_p(v). No grid boundaries or colliders yet, and no plasticity (the return map
+// comes after the step, as in the explicit solver).
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace ductile::mpm {
+
+/// Particles of an elastic linear corotated material as the implicit step reads and writes them.
+struct ImplicitParticles {
+  std::vector<Eigen::Vector3d> x;  ///< Position [m].
+  std::vector<Eigen::Vector3d> v;  ///< Velocity [m/s].
+  std::vector<Eigen::Matrix3d> C;  ///< APIC affine velocity [1/s].
+  std::vector<Eigen::Matrix3d> F;  ///< Deformation gradient [-].
+  std::vector<double> mass;        ///< [kg].
+  std::vector<double> volume;      ///< Rest volume [m³].
+};
+
+struct ImplicitMaterial {
+  double mu = 0;      ///< Lamé μ [Pa].
+  double lambda = 0;  ///< Lamé λ [Pa].
+};
+
+/// The quadratic problem of one step and its solution (file comment). Build, then Solve, then Apply.
+class ImplicitFreeMotion {
+ public:
+  /// P2G onto a grid of spacing h with a node at `origin`; every particle's stencil, lagged rotation and F_pⁿ.
+  void Build(const ImplicitParticles& particles, const ImplicitMaterial& material, double h,
+             const Eigen::Vector3d& origin, double dt, const Eigen::Vector3d& gravity);
+
+  int num_nodes() const { return static_cast<int>(mass_.size()); }
+  /// The velocities v (3 per node, in node order) that P2G gave, ṽ.
+  const Eigen::VectorXd& free_velocity() const { return v_tilde_; }
+  const std::vector<double>& node_mass() const { return mass_; }
+
+  double Energy(const Eigen::VectorXd& v) const;
+  Eigen::VectorXd Gradient(const Eigen::VectorXd& v) const;
+  /// H u; H does not depend on v (E is quadratic).
+  Eigen::VectorXd HessianTimes(const Eigen::VectorXd& u) const;
+
+  /// One Newton step from ṽ: H δ = −∇E(ṽ) by preconditioned conjugate gradients to a residual of
+  /// `tolerance` times ‖∇E(ṽ)‖, at most `max_iterations`. Returns v; iterations() says how many it took.
+  Eigen::VectorXd Solve(double tolerance = 1e-12, int max_iterations = 10000);
+  int iterations() const { return iterations_; }
+
+  /// G2P with the grid velocities v: the particles' v, C, x and F.
+  void Apply(const Eigen::VectorXd& v, ImplicitParticles& particles) const;
+
+ private:
+  struct Stencil {
+    std::array<int, 27> node;
+    std::array<double, 27> w;
+    std::array<Eigen::Vector3d, 27> grad;  // ∇w_ip [1/m]
+  };
+  // δF_p for grid velocities u (without F_pⁿ's factor on the right: Σⱼ uⱼ ∇w_jpᵀ).
+  Eigen::Matrix3d VelocityGradient(int p, const Eigen::VectorXd& u) const;
+  // Adds Δt V_p P F_pⁿᵀ ∇w_ip to each node i of particle p, scaled by `scale`.
+  void ScatterStress(int p, const Eigen::Matrix3d& P, double scale, Eigen::VectorXd& out) const;
+
+  ImplicitMaterial material_;
+  double h_ = 1, dt_ = 0;
+  Eigen::Vector3d origin_ = Eigen::Vector3d::Zero();
+  std::vector<std::array<int, 3>> node_coord_;
+  std::vector<double> mass_;
+  Eigen::VectorXd v_tilde_;
+  std::vector<Stencil> stencil_;
+  std::vector<Eigen::Matrix3d> rotation_, F_;
+  std::vector<double> volume_;
+  int iterations_ = 0;
+};
+
+}  // namespace ductile::mpm
