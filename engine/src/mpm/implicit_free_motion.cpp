@@ -160,6 +160,34 @@ Eigen::VectorXd ImplicitFreeMotion::HessianTimes(const Eigen::VectorXd& u) const
   return y;
 }
 
+Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
+  const auto n = static_cast<Eigen::Index>(3 * mass_.size());
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(mass_.size() * 3 + stencil_.size() * 27 * 27 * 9);
+  for (std::size_t i = 0; i < mass_.size(); ++i)
+    for (int a = 0; a < 3; ++a)
+      entries.emplace_back(static_cast<int>(3 * i) + a, static_cast<int>(3 * i) + a, mass_[i]);
+  const double mu = material_.mu, lambda = material_.lambda;
+  for (std::size_t p = 0; p < stencil_.size(); ++p) {
+    const Stencil& s = stencil_[p];
+    const Eigen::Matrix3d& R = rotation_[p];
+    const double scale = dt_ * dt_ * volume_[p];
+    std::array<Eigen::Vector3d, 27> g;
+    for (int m = 0; m < 27; ++m) g[m] = F_[p].transpose() * s.grad[m];
+    for (int j = 0; j < 27; ++j)
+      for (int k = 0; k < 27; ++k) {
+        const Eigen::Matrix3d local = mu * g[j].dot(g[k]) * Eigen::Matrix3d::Identity() + mu * g[k] * g[j].transpose() +
+                                      lambda * g[j] * g[k].transpose();
+        const Eigen::Matrix3d block = scale * R * local * R.transpose();
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) entries.emplace_back(3 * s.node[j] + a, 3 * s.node[k] + b, block(a, b));
+      }
+  }
+  Eigen::SparseMatrix<double> H(n, n);
+  H.setFromTriplets(entries.begin(), entries.end());  // sums the duplicates
+  return H;
+}
+
 Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) {
   // Jacobi: each node's mass plus the diagonal of the energy term, Δt² Σ_p V_p (2μ + λ) ‖F_pⁿᵀ ∇w_ip‖² (an upper
   // bound of each 3x3 diagonal block's mean; enough for a preconditioner).

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 #include <array>
 #include <cstdint>
 #include <unordered_map>
@@ -63,6 +64,10 @@ class ImplicitFreeMotion {
   Eigen::VectorXd Gradient(const Eigen::VectorXd& v) const;
   /// H u; H does not depend on v (E is quadratic).
   Eigen::VectorXd HessianTimes(const Eigen::VectorXd& u) const;
+  /// H assembled (both triangles), for a sparse factorisation and the Schur complement onto contact dofs. Per
+  /// particle, with gⱼ = F_pⁿᵀ ∇w_jp, the 3x3 block between nodes j and k is
+  /// Δt² V_p R_p (μ (gⱼ·g_k) I + μ g_k gⱼᵀ + λ gⱼ g_kᵀ) R_pᵀ (from μ‖sym A‖² + λ/2 tr(A)², A = Σⱼ R_pᵀuⱼ gⱼᵀ).
+  Eigen::SparseMatrix<double> AssembleHessian() const;
 
   /// One Newton step from ṽ: H δ = −∇E(ṽ) by preconditioned conjugate gradients to a residual of
   /// `tolerance` times ‖∇E(ṽ)‖, at most `max_iterations`. Returns v; iterations() says how many it took.
