@@ -6,9 +6,25 @@
 #include <Eigen/SVD>
 #include <cmath>
 
+#include "mpm/constitutive/linear_corotated.h"
+
 namespace ductile::mpm {
 
 namespace {
+
+Mat3<double> ToMat3(const Eigen::Matrix3d& a) {
+  Mat3<double> m;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) m.m[r][c] = a(r, c);
+  return m;
+}
+
+Eigen::Matrix3d ToEigen(const Mat3<double>& m) {
+  Eigen::Matrix3d a;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) a(r, c) = m.m[r][c];
+  return a;
+}
 
 // Quadratic B-spline weights and their derivatives in cells for offset d = 0, 1, 2 of a stencil whose first node
 // lies fx cells below the particle (fx ∈ [½, 3/2)).
@@ -237,6 +253,13 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
       Cp += s.w[m] * vi * (xi - particles.x[p]).transpose();
     }
     particles.F[p] = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(static_cast<int>(p), v)) * F_[p];
+    if (material_.yield_stress > 0) {
+      const LinearCorotated<double> model{material_.mu, material_.lambda, material_.yield_stress};
+      Mat3<double> Fe = ToMat3(particles.F[p]);
+      const double plastic = model.ReturnMap(ToMat3(rotation_[p]), Fe);
+      particles.F[p] = ToEigen(Fe);
+      if (particles.plastic_strain.size() == stencil_.size()) particles.plastic_strain[p] += plastic;
+    }
     particles.v[p] = vp;
     particles.C[p] = Cp * (4.0 / (h_ * h_));
     particles.x[p] += dt_ * vp;

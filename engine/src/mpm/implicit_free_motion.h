@@ -20,8 +20,9 @@
 //
 // H = ∇²E positive definite (M > 0 and the energy term PSD): H δ = −∇E(v₀) by conjugate gradients (Jacobi
 // preconditioned), in double. G2P then gives the particles v_p = Σᵢ w_ip vᵢ, the APIC C_p = (4/h²) Σᵢ w_ip vᵢ (xᵢ −
-// x_p)ᵀ, x_p += Δt v_p and F_p = F_p(v). No grid boundaries or colliders yet, and no plasticity (the return map
-// comes after the step, as in the explicit solver).
+// x_p)ᵀ, x_p += Δt v_p and F_p = F_p(v), then the von Mises return map of Zong et al. 2024, Algorithm 1, with the
+// step's lagged rotation R_p (constitutive/linear_corotated.h) when the material has a yield stress: plasticity
+// after the step, as the paper does. No grid boundaries or colliders yet.
 #pragma once
 
 #include <Eigen/Core>
@@ -35,17 +36,19 @@ namespace ductile::mpm {
 
 /// Particles of an elastic linear corotated material as the implicit step reads and writes them.
 struct ImplicitParticles {
-  std::vector<Eigen::Vector3d> x;  ///< Position [m].
-  std::vector<Eigen::Vector3d> v;  ///< Velocity [m/s].
-  std::vector<Eigen::Matrix3d> C;  ///< APIC affine velocity [1/s].
-  std::vector<Eigen::Matrix3d> F;  ///< Deformation gradient [-].
-  std::vector<double> mass;        ///< [kg].
-  std::vector<double> volume;      ///< Rest volume [m³].
+  std::vector<Eigen::Vector3d> x;      ///< Position [m].
+  std::vector<Eigen::Vector3d> v;      ///< Velocity [m/s].
+  std::vector<Eigen::Matrix3d> C;      ///< APIC affine velocity [1/s].
+  std::vector<Eigen::Matrix3d> F;      ///< Deformation gradient [-].
+  std::vector<double> mass;            ///< [kg].
+  std::vector<double> volume;          ///< Rest volume [m³].
+  std::vector<double> plastic_strain;  ///< Accumulated plastic strain [-]; Apply adds to it when it is sized.
 };
 
 struct ImplicitMaterial {
-  double mu = 0;      ///< Lamé μ [Pa].
-  double lambda = 0;  ///< Lamé λ [Pa].
+  double mu = 0;            ///< Lamé μ [Pa].
+  double lambda = 0;        ///< Lamé λ [Pa].
+  double yield_stress = 0;  ///< η [Pa]: von Mises bound on ‖dev s‖_F after the step; 0 = elastic.
 };
 
 /// The quadratic problem of one step and its solution (file comment). Build, then Solve, then Apply.
@@ -74,7 +77,7 @@ class ImplicitFreeMotion {
   Eigen::VectorXd Solve(double tolerance = 1e-12, int max_iterations = 10000);
   int iterations() const { return iterations_; }
 
-  /// G2P with the grid velocities v: the particles' v, C, x and F.
+  /// G2P with the grid velocities v: the particles' v, C, x and F (returned to the yield surface).
   void Apply(const Eigen::VectorXd& v, ImplicitParticles& particles) const;
 
  private:
