@@ -105,10 +105,25 @@ void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const Implici
     const auto i3 = static_cast<Eigen::Index>(3 * i);
     if (mass_[i] > 0) v_tilde_.segment<3>(i3) = v_tilde_.segment<3>(i3) / mass_[i] + dt * gravity;
   }
+  fixed_.assign(3 * nodes, false);
   rotation_.resize(n);
   F_ = particles.F;
   volume_ = particles.volume;
   for (std::size_t p = 0; p < n; ++p) rotation_[p] = PolarRotation(particles.F[p]);
+}
+
+void ImplicitFreeMotion::SetWalls(const Eigen::Vector3d& min, const Eigen::Vector3d& max, bool sticky) {
+  for (std::size_t i = 0; i < node_coord_.size(); ++i) {
+    bool outside[3];
+    bool any = false;
+    for (int a = 0; a < 3; ++a) {
+      const double xi = origin_[a] + h_ * node_coord_[i][a];
+      outside[a] = xi < min[a] || xi > max[a];
+      any = any || outside[a];
+    }
+    for (int a = 0; a < 3; ++a)
+      if (sticky ? any : outside[a]) fixed_[3 * i + static_cast<std::size_t>(a)] = true;
+  }
 }
 
 Eigen::Matrix3d ImplicitFreeMotion::VelocityGradient(int p, const Eigen::VectorXd& u) const {
@@ -216,8 +231,16 @@ Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) 
       diagonal.segment<3>(3 * stencil_[p].node[m]).array() +=
           dt_ * dt_ * volume_[p] * (2 * material_.mu + material_.lambda) * g2;
     }
+  // Start from ṽ with the walls' components at 0; the held components stay 0 in every CG vector.
   Eigen::VectorXd v = v_tilde_;
-  const Eigen::VectorXd b = -Gradient(v);
+  for (Eigen::Index k = 0; k < v.size(); ++k)
+    if (fixed_[static_cast<std::size_t>(k)]) v[k] = 0;
+  const auto hold = [&](Eigen::VectorXd& x) {
+    for (Eigen::Index k = 0; k < x.size(); ++k)
+      if (fixed_[static_cast<std::size_t>(k)]) x[k] = 0;
+  };
+  Eigen::VectorXd b = -Gradient(v);
+  hold(b);
   const double stop = tolerance * b.norm();
   Eigen::VectorXd delta = Eigen::VectorXd::Zero(v.size());
   Eigen::VectorXd r = b;
@@ -226,7 +249,8 @@ Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) 
   double rz = r.dot(z);
   iterations_ = 0;
   while (r.norm() > stop && iterations_ < max_iterations) {
-    const Eigen::VectorXd q = HessianTimes(d);
+    Eigen::VectorXd q = HessianTimes(d);
+    hold(q);
     const double alpha = rz / d.dot(q);
     delta += alpha * d;
     r -= alpha * q;

@@ -22,7 +22,10 @@
 // preconditioned), in double. G2P then gives the particles v_p = Σᵢ w_ip vᵢ, the APIC C_p = (4/h²) Σᵢ w_ip vᵢ (xᵢ −
 // x_p)ᵀ, x_p += Δt v_p and F_p = F_p(v), then the von Mises return map of Zong et al. 2024, Algorithm 1, with the
 // step's lagged rotation R_p (constitutive/linear_corotated.h) when the material has a yield stress: plasticity
-// after the step, as the paper does. No grid boundaries or colliders yet.
+// after the step, as the paper does. Domain walls as bilateral constraints on the nodes outside the domain (sticky:
+// v = 0; slip: the normal component 0, per axis the node lies outside on): E minimised over that subspace, the
+// constrained components held at 0 through the CG (projected). Unilateral walls and colliders are contacts, for
+// the strong scheme's contact problem; not here yet.
 #pragma once
 
 #include <Eigen/Core>
@@ -57,6 +60,10 @@ class ImplicitFreeMotion {
   /// P2G onto a grid of spacing h with a node at `origin`; every particle's stencil, lagged rotation and F_pⁿ.
   void Build(const ImplicitParticles& particles, const ImplicitMaterial& material, double h,
              const Eigen::Vector3d& origin, double dt, const Eigen::Vector3d& gravity);
+
+  /// Domain walls after Build: the nodes outside [min, max] held (sticky: every component; slip: the components
+  /// along the axes on which the node lies outside).
+  void SetWalls(const Eigen::Vector3d& min, const Eigen::Vector3d& max, bool sticky);
 
   int num_nodes() const { return static_cast<int>(mass_.size()); }
   /// The velocities v (3 per node, in node order) that P2G gave, ṽ.
@@ -100,6 +107,7 @@ class ImplicitFreeMotion {
   std::vector<Stencil> stencil_;
   std::vector<Eigen::Matrix3d> rotation_, F_;
   std::vector<double> volume_;
+  std::vector<bool> fixed_;  // per dof: held at 0 by a wall
   int iterations_ = 0;
 };
 
