@@ -41,9 +41,14 @@ void Weights(double fx, double (&w)[3], double (&dw)[3]) {
 Eigen::Matrix3d PolarRotation(const Eigen::Matrix3d& F) {
   Eigen::JacobiSVD<Eigen::Matrix3d> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
   Eigen::Matrix3d U = svd.matrixU();
-  const Eigen::Matrix3d V = svd.matrixV();
+  const Eigen::Matrix3d& V = svd.matrixV();
   if ((U * V.transpose()).determinant() < 0) U.col(2) = -U.col(2);
   return U * V.transpose();
+}
+
+// The first of node i's three velocity components in a grid vector.
+Eigen::Index Dof(int i) {
+  return 3 * static_cast<Eigen::Index>(i);
 }
 
 std::int64_t Key(int i, int j, int k) {
@@ -98,7 +103,7 @@ void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const Implici
       const Eigen::Vector3d xi = origin + h * Eigen::Vector3d(node_coord_[i][0], node_coord_[i][1], node_coord_[i][2]);
       const double wm = s.w[m] * particles.mass[p];
       mass_[i] += wm;
-      v_tilde_.segment<3>(3 * i) += wm * (particles.v[p] + particles.C[p] * (xi - particles.x[p]));
+      v_tilde_.segment<3>(Dof(i)) += wm * (particles.v[p] + particles.C[p] * (xi - particles.x[p]));
     }
   }
   for (std::size_t i = 0; i < nodes; ++i) {
@@ -129,14 +134,14 @@ void ImplicitFreeMotion::SetWalls(const Eigen::Vector3d& min, const Eigen::Vecto
 Eigen::Matrix3d ImplicitFreeMotion::VelocityGradient(int p, const Eigen::VectorXd& u) const {
   Eigen::Matrix3d g = Eigen::Matrix3d::Zero();
   const Stencil& s = stencil_[p];
-  for (int m = 0; m < 27; ++m) g += u.segment<3>(3 * s.node[m]) * s.grad[m].transpose();
+  for (int m = 0; m < 27; ++m) g += u.segment<3>(Dof(s.node[m])) * s.grad[m].transpose();
   return g;
 }
 
 void ImplicitFreeMotion::ScatterStress(int p, const Eigen::Matrix3d& P, double scale, Eigen::VectorXd& out) const {
   const Eigen::Matrix3d A = scale * volume_[p] * P * F_[p].transpose();
   const Stencil& s = stencil_[p];
-  for (int m = 0; m < 27; ++m) out.segment<3>(3 * s.node[m]) += A * s.grad[m];
+  for (int m = 0; m < 27; ++m) out.segment<3>(Dof(s.node[m])) += A * s.grad[m];
 }
 
 double ImplicitFreeMotion::Energy(const Eigen::VectorXd& v) const {
@@ -228,7 +233,7 @@ Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) 
   for (std::size_t p = 0; p < stencil_.size(); ++p)
     for (int m = 0; m < 27; ++m) {
       const double g2 = (F_[p].transpose() * stencil_[p].grad[m]).squaredNorm();
-      diagonal.segment<3>(3 * stencil_[p].node[m]).array() +=
+      diagonal.segment<3>(Dof(stencil_[p].node[m])).array() +=
           dt_ * dt_ * volume_[p] * (2 * material_.mu + material_.lambda) * g2;
     }
   // Start from ṽ with the walls' components at 0; the held components stay 0 in every CG vector.
@@ -272,7 +277,7 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
       const int i = s.node[m];
       const Eigen::Vector3d xi =
           origin_ + h_ * Eigen::Vector3d(node_coord_[i][0], node_coord_[i][1], node_coord_[i][2]);
-      const Eigen::Vector3d vi = v.segment<3>(3 * i);
+      const Eigen::Vector3d vi = v.segment<3>(Dof(i));
       vp += s.w[m] * vi;
       Cp += s.w[m] * vi * (xi - particles.x[p]).transpose();
     }
