@@ -59,9 +59,10 @@ std::int64_t Key(int i, int j, int k) {
 
 }  // namespace
 
-void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const ImplicitMaterial& material, double h,
-                               const Eigen::Vector3d& origin, double dt, const Eigen::Vector3d& gravity) {
-  material_ = material;
+void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const std::vector<ImplicitMaterial>& materials,
+                               double h, const Eigen::Vector3d& origin, double dt, const Eigen::Vector3d& gravity) {
+  materials_ = materials;
+  material_of_ = particles.material;
   h_ = h;
   dt_ = dt;
   origin_ = origin;
@@ -155,7 +156,8 @@ double ImplicitFreeMotion::Energy(const Eigen::VectorXd& v) const {
     const Eigen::Matrix3d F = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(q, v)) * F_[p];
     const Eigen::Matrix3d RtF = rotation_[p].transpose() * F;
     const Eigen::Matrix3d eps = 0.5 * (RtF + RtF.transpose()) - Eigen::Matrix3d::Identity();
-    e += volume_[p] * (material_.mu * eps.squaredNorm() + 0.5 * material_.lambda * eps.trace() * eps.trace());
+    const ImplicitMaterial& m = MaterialOf(p);
+    e += volume_[p] * (m.mu * eps.squaredNorm() + 0.5 * m.lambda * eps.trace() * eps.trace());
   }
   return e;
 }
@@ -171,8 +173,8 @@ Eigen::VectorXd ImplicitFreeMotion::Gradient(const Eigen::VectorXd& v) const {
     const Eigen::Matrix3d F = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(q, v)) * F_[p];
     const Eigen::Matrix3d RtF = rotation_[p].transpose() * F;
     const Eigen::Matrix3d eps = 0.5 * (RtF + RtF.transpose()) - Eigen::Matrix3d::Identity();
-    const Eigen::Matrix3d P =
-        rotation_[p] * (2 * material_.mu * eps + material_.lambda * eps.trace() * Eigen::Matrix3d::Identity());
+    const ImplicitMaterial& m = MaterialOf(p);
+    const Eigen::Matrix3d P = rotation_[p] * (2 * m.mu * eps + m.lambda * eps.trace() * Eigen::Matrix3d::Identity());
     ScatterStress(q, P, dt_, g);
   }
   return g;
@@ -189,8 +191,8 @@ Eigen::VectorXd ImplicitFreeMotion::HessianTimes(const Eigen::VectorXd& u) const
     const Eigen::Matrix3d dF = dt_ * VelocityGradient(q, u) * F_[p];
     const Eigen::Matrix3d RtdF = rotation_[p].transpose() * dF;
     const Eigen::Matrix3d deps = 0.5 * (RtdF + RtdF.transpose());
-    const Eigen::Matrix3d dP =
-        rotation_[p] * (2 * material_.mu * deps + material_.lambda * deps.trace() * Eigen::Matrix3d::Identity());
+    const ImplicitMaterial& m = MaterialOf(p);
+    const Eigen::Matrix3d dP = rotation_[p] * (2 * m.mu * deps + m.lambda * deps.trace() * Eigen::Matrix3d::Identity());
     ScatterStress(q, dP, dt_, y);
   }
   return y;
@@ -203,8 +205,8 @@ Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
   for (std::size_t i = 0; i < mass_.size(); ++i)
     for (int a = 0; a < 3; ++a)
       entries.emplace_back(static_cast<int>(3 * i) + a, static_cast<int>(3 * i) + a, mass_[i]);
-  const double mu = material_.mu, lambda = material_.lambda;
   for (std::size_t p = 0; p < stencil_.size(); ++p) {
+    const double mu = MaterialOf(p).mu, lambda = MaterialOf(p).lambda;
     const Stencil& s = stencil_[p];
     const Eigen::Matrix3d& R = rotation_[p];
     const double scale = dt_ * dt_ * volume_[p];
@@ -234,7 +236,7 @@ Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) 
     for (int m = 0; m < 27; ++m) {
       const double g2 = (F_[p].transpose() * stencil_[p].grad[m]).squaredNorm();
       diagonal.segment<3>(Dof(stencil_[p].node[m])).array() +=
-          dt_ * dt_ * volume_[p] * (2 * material_.mu + material_.lambda) * g2;
+          dt_ * dt_ * volume_[p] * (2 * MaterialOf(p).mu + MaterialOf(p).lambda) * g2;
     }
   // Start from ṽ with the walls' components at 0; the held components stay 0 in every CG vector.
   Eigen::VectorXd v = v_tilde_;
@@ -282,8 +284,8 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
       Cp += s.w[m] * vi * (xi - particles.x[p]).transpose();
     }
     particles.F[p] = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(static_cast<int>(p), v)) * F_[p];
-    if (material_.yield_stress > 0) {
-      const LinearCorotated<double> model{material_.mu, material_.lambda, material_.yield_stress};
+    if (const ImplicitMaterial& m = MaterialOf(p); m.yield_stress > 0) {
+      const LinearCorotated<double> model{m.mu, m.lambda, m.yield_stress};
       Mat3<double> Fe = ToMat3(particles.F[p]);
       const double plastic = model.ReturnMap(ToMat3(rotation_[p]), Fe);
       particles.F[p] = ToEigen(Fe);

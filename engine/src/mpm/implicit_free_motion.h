@@ -37,7 +37,7 @@
 
 namespace ductile::mpm {
 
-/// Particles of an elastic linear corotated material as the implicit step reads and writes them.
+/// Particles of linear corotated materials as the implicit step reads and writes them.
 struct ImplicitParticles {
   std::vector<Eigen::Vector3d> x;      ///< Position [m].
   std::vector<Eigen::Vector3d> v;      ///< Velocity [m/s].
@@ -45,6 +45,7 @@ struct ImplicitParticles {
   std::vector<Eigen::Matrix3d> F;      ///< Deformation gradient [-].
   std::vector<double> mass;            ///< [kg].
   std::vector<double> volume;          ///< Rest volume [m³].
+  std::vector<int> material;           ///< Per particle its index into the materials; empty: all the first.
   std::vector<double> plastic_strain;  ///< Accumulated plastic strain [-]; Apply adds to it when it is sized.
 };
 
@@ -57,8 +58,9 @@ struct ImplicitMaterial {
 /// The quadratic problem of one step and its solution (file comment). Build, then Solve, then Apply.
 class ImplicitFreeMotion {
  public:
-  /// P2G onto a grid of spacing h with a node at `origin`; every particle's stencil, lagged rotation and F_pⁿ.
-  void Build(const ImplicitParticles& particles, const ImplicitMaterial& material, double h,
+  /// P2G onto a grid of spacing h with a node at `origin`; every particle's stencil, lagged rotation and F_pⁿ;
+  /// `materials` indexed by ImplicitParticles::material.
+  void Build(const ImplicitParticles& particles, const std::vector<ImplicitMaterial>& materials, double h,
              const Eigen::Vector3d& origin, double dt, const Eigen::Vector3d& gravity);
 
   /// Domain walls after Build: the nodes outside [min, max] held (sticky: every component; slip: the components
@@ -98,7 +100,12 @@ class ImplicitFreeMotion {
   // Adds Δt V_p P F_pⁿᵀ ∇w_ip to each node i of particle p, scaled by `scale`.
   void ScatterStress(int p, const Eigen::Matrix3d& P, double scale, Eigen::VectorXd& out) const;
 
-  ImplicitMaterial material_;
+  const ImplicitMaterial& MaterialOf(std::size_t p) const {
+    return materials_[material_of_.empty() ? 0 : static_cast<std::size_t>(material_of_[p])];
+  }
+
+  std::vector<ImplicitMaterial> materials_;
+  std::vector<int> material_of_;
   double h_ = 1, dt_ = 0;
   Eigen::Vector3d origin_ = Eigen::Vector3d::Zero();
   std::vector<std::array<int, 3>> node_coord_;

@@ -31,7 +31,7 @@ Eigen::SparseMatrix<double> StepHessian() {
         b.volume.push_back(volume);
       }
   mpm::ImplicitFreeMotion problem;
-  problem.Build(b, {1e5 / 2.6, 1e5 * 0.3 / (1.3 * 0.4)}, h, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d::Zero());
+  problem.Build(b, {{1e5 / 2.6, 1e5 * 0.3 / (1.3 * 0.4)}}, h, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d::Zero());
   return problem.AssembleHessian();
 }
 

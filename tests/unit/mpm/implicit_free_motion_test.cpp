@@ -45,15 +45,24 @@ ImplicitParticles Block(bool perturb, std::uint32_t seed = 7) {
   return b;
 }
 
+// Block(true) with its particles alternating between materials 0 and 1.
+ImplicitParticles TwoMaterialBlock() {
+  ImplicitParticles b = Block(true);
+  for (std::size_t p = 0; p < b.x.size(); ++p) b.material.push_back(static_cast<int>(p % 2));
+  return b;
+}
+
 ImplicitMaterial Lame(double E, double nu) {
   return {E / (2 * (1 + nu)), E * nu / ((1 + nu) * (1 - 2 * nu))};
 }
 
-// ∇E by central differences of E, and H u by central differences of ∇E along u. E is quadratic, so central
-// differences are exact but for round-off: relative 1e-6 with steps of 1e-4 m/s on energies of order 1e-3 J.
+// ∇E by central differences of E, and H u by central differences of ∇E along u (two materials, alternating). E is
+// quadratic, so central differences are exact but for round-off: relative 1e-6 with steps of 1e-4 m/s on energies of
+// order 1e-3 J.
 TEST(ImplicitFreeMotion, GradientAndHessianMatchFiniteDifferences) {
   ImplicitFreeMotion problem;
-  problem.Build(Block(true), Lame(1e5, 0.3), kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d(0, 0, -9.81));
+  problem.Build(TwoMaterialBlock(), {Lame(1e5, 0.3), Lame(4e5, 0.45)}, kH, Eigen::Vector3d::Zero(), 1e-2,
+                Eigen::Vector3d(0, 0, -9.81));
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);
   Eigen::VectorXd v = problem.free_velocity();
@@ -82,7 +91,7 @@ TEST(ImplicitFreeMotion, GradientAndHessianMatchFiniteDifferences) {
 // stiff material at a step 20 times the explicit limit.
 TEST(ImplicitFreeMotion, OneNewtonStepSolvesTheQuadraticProblem) {
   ImplicitFreeMotion problem;
-  problem.Build(Block(true), Lame(1e7, 0.4), kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d(0, 0, -9.81));
+  problem.Build(Block(true), {Lame(1e7, 0.4)}, kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d(0, 0, -9.81));
   const double start = problem.Gradient(problem.free_velocity()).norm();
   const Eigen::VectorXd v = problem.Solve(1e-12);
   EXPECT_LE(problem.Gradient(v).norm(), 1e-10 * start) << problem.iterations() << " CG iterations";
@@ -93,7 +102,8 @@ TEST(ImplicitFreeMotion, OneNewtonStepSolvesTheQuadraticProblem) {
 // conjugate gradients do (1e-9: CG's tolerance 1e-12 times the system's conditioning).
 TEST(ImplicitFreeMotion, AssembledHessianAgreesWithTheMatrixFreeOne) {
   ImplicitFreeMotion problem;
-  problem.Build(Block(true), Lame(1e7, 0.4), kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d(0, 0, -9.81));
+  problem.Build(TwoMaterialBlock(), {Lame(1e7, 0.4), Lame(1e5, 0.3)}, kH, Eigen::Vector3d::Zero(), 1e-2,
+                Eigen::Vector3d(0, 0, -9.81));
   const Eigen::SparseMatrix<double> H = problem.AssembleHessian();
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -114,7 +124,7 @@ TEST(ImplicitFreeMotion, UnstressedBlockMovesRigidlyAndFalls) {
   ImplicitParticles block = Block(false);
   for (Eigen::Vector3d& v : block.v) v = Eigen::Vector3d(0.3, -0.2, 0.1);
   ImplicitFreeMotion problem;
-  problem.Build(block, Lame(1e6, 0.3), kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d(0, 0, -9.81));
+  problem.Build(block, {Lame(1e6, 0.3)}, kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d(0, 0, -9.81));
   const Eigen::VectorXd v = problem.Solve();
   const std::vector<Eigen::Vector3d> x0 = block.x;
   problem.Apply(v, block);
@@ -149,7 +159,7 @@ TEST(ImplicitFreeMotion, PlasticDoughReturnsToTheYieldSurfaceKeepingItsVolumeCha
   plastic.plastic_strain.assign(start.x.size(), 0.0);
   for (auto [material, particles] : {std::pair{elastic, &trial}, std::pair{dough, &plastic}}) {
     ImplicitFreeMotion problem;
-    problem.Build(start, material, kH, Eigen::Vector3d::Zero(), 1e-4, Eigen::Vector3d::Zero());
+    problem.Build(start, {material}, kH, Eigen::Vector3d::Zero(), 1e-4, Eigen::Vector3d::Zero());
     problem.Apply(problem.Solve(1e-12), *particles);
   }
   int yielded = 0;
@@ -181,7 +191,7 @@ TEST(ImplicitFreeMotion, BlockDroppedOnAStickyFloorRestsOnIt) {
   ImplicitFreeMotion problem;
   double com_z = 0, com_vz = 0;
   for (int step = 0; step < 40; ++step) {
-    problem.Build(block, material, kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d(0, 0, -9.81));
+    problem.Build(block, {material}, kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d(0, 0, -9.81));
     problem.SetWalls(Eigen::Vector3d(-1, -1, 0.1), Eigen::Vector3d(1, 1, 1), true);
     problem.Apply(problem.Solve(1e-10), block);
   }
@@ -221,7 +231,7 @@ double RelaxStretchedBlock(double factor, int steps) {
   double previous = initial;
   ImplicitFreeMotion problem;
   for (int step = 0; step < steps; ++step) {
-    problem.Build(block, material, kH, Eigen::Vector3d::Zero(), factor * kH / c, Eigen::Vector3d::Zero());
+    problem.Build(block, {material}, kH, Eigen::Vector3d::Zero(), factor * kH / c, Eigen::Vector3d::Zero());
     problem.Apply(problem.Solve(1e-10), block);
     const double e = TotalEnergy(block, material);
     EXPECT_LE(e, previous * (1 + 1e-9)) << "step " << step;
