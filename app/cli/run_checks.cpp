@@ -107,11 +107,11 @@ std::string FormatWallTime(double seconds) {
 void WarnIfUnstable(const Model& model) {
   const int recommended = model.RecommendedSubsteps();
   if (model.substeps < recommended) {
+    const std::string hint = ImplicitClothHint(model);
     std::cerr << "warning: simulation.substeps = " << model.substeps << " is below the " << recommended
               << " that the CFL condition needs for the elastic wave speed " << std::setprecision(3)
               << model.MaxWaveSpeed() << " m/s at h = " << model.h << " m and dt = " << model.dt
-              << " s; the run may diverge" << (ImplicitClothHint(model).empty() ? "" : "; " + ImplicitClothHint(model))
-              << '\n';
+              << " s; the run may diverge" << (hint.empty() ? "" : "; " + hint) << '\n';
   }
   for (const std::string& warning : ClothSpacingWarnings(model)) std::cerr << "warning: " << warning << '\n';
 }

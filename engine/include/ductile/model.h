@@ -124,6 +124,8 @@ struct Model {
   double MaxWaveSpeed() const;
   /// The smallest N for which Δt/N satisfies the CFL condition for the wave speed.
   int RecommendedSubsteps() const;
+  /// The smallest N for which a wave of this speed [m/s] crosses at most `cfl` of a cell per substep Δt/N.
+  int SubstepsFor(double wave_speed) const;
 };
 
 /// The material's elastic wave speed [m/s] if an explicit substep must resolve it, else 0 (a cloth whose in-plane

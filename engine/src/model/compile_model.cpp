@@ -410,7 +410,7 @@ std::string ImplicitClothHint(const Model& model) {
   for (std::size_t i = 0; i < model.materials.size(); ++i) {
     const mpm::MaterialParams& m = model.materials[i];
     if (m.model != mpm::MaterialModel::kCloth || m.cloth_implicit >= 0.5f) continue;
-    if (std::ceil(model.dt * ExplicitWaveSpeed(m) / (model.cfl * model.h)) <= model.substeps) continue;
+    if (model.SubstepsFor(ExplicitWaveSpeed(m)) <= model.substeps) continue;
     names += (names.empty() ? "" : ", ") + ("materials." + model.material_names[i] + ".implicit_in_plane: 1");
   }
   return names.empty() ? "" : "or set " + names + " (stable at fewer substeps)";
@@ -425,9 +425,12 @@ int Model::RigidOutputBodies() const {
 }
 
 int Model::RecommendedSubsteps() const {
-  const double c = MaxWaveSpeed();
-  if (c <= 0) return 1;
-  return std::max(1, static_cast<int>(std::ceil(dt * c / (cfl * h))));
+  return SubstepsFor(MaxWaveSpeed());
+}
+
+int Model::SubstepsFor(double wave_speed) const {
+  if (wave_speed <= 0) return 1;
+  return std::max(1, static_cast<int>(std::ceil(dt * wave_speed / (cfl * h))));
 }
 
 Model CompileModel(const SceneDesc& scene) {

@@ -34,24 +34,6 @@ namespace ductile::mpm {
 
 namespace {
 
-// The triangle's rotation R̂ = Q̂ U (3x2, as two columns) from its deformed edges.
-void InPlaneRotation(const Vec3f& d1, const Vec3f& d2, const float (&rest_inverse)[3], Vec3f& r1, Vec3f& r2) {
-  const Vec3f f1 = d1 * rest_inverse[0];
-  const Vec3f f2 = d1 * rest_inverse[1] + d2 * rest_inverse[2];
-  const float r11 = Norm(f1);
-  const Vec3f q1 = f1 / r11;
-  const float r12 = Dot(q1, f2);
-  const Vec3f u2 = f2 - q1 * r12;
-  const float r22 = Norm(u2);
-  const Vec3f q2 = u2 / r22;
-  // U maximises tr(Uᵀ [[r₁₁, r₁₂], [0, r₂₂]]): angle atan2(−r₁₂, r₁₁ + r₂₂).
-  const float ca = r11 + r22, sa = -r12;
-  const float n = std::sqrt(ca * ca + sa * sa);
-  const float c = n > 0 ? ca / n : 1.0f, s = n > 0 ? sa / n : 0.0f;
-  r1 = q1 * c + q2 * s;
-  r2 = q2 * c - q1 * s;
-}
-
 double Dot3(const std::vector<Vec3f>& a, const std::vector<Vec3f>& b) {
   double sum = 0;
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -92,28 +74,19 @@ bool MpmSolver::IndexImplicitCloth() {
     }
     implicit_entry_offsets_[i + 1] = static_cast<std::int32_t>(implicit_entries_.size());
   }
+  implicit_corners_.resize(nt);
+  for (std::size_t t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) implicit_corners_[t][k] = local_of_vertex_[cloth_corners_[implicit_triangles_[t]][k]];
   return true;
 }
 
 void MpmSolver::PrepareImplicitCloth(float dt) {
   const std::vector<ClothElement>& elements = model_->cloth_elements;
-  const std::vector<Vec3f>& x = st_->particles.x;
-  const std::size_t nt = implicit_triangles_.size(), n = implicit_vertices_.size();
+  const std::size_t n = implicit_vertices_.size();
   const float dt2 = dt * dt;
-  // Per triangle its rotation and its corners' local numbers; per vertex its mass, velocity, whether a pin holds
-  // it, and the preconditioner: M + θ Δt² H's diagonal averaged over the three directions, θ V (3μ + λ)/3 ‖β_k‖²
-  // per triangle.
-  implicit_rotation_.resize(nt);
-  implicit_corners_.resize(nt);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nt, kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t t = r.begin(); t != r.end(); ++t) {
-      const ClothElement& element = elements[implicit_triangles_[t]];
-      const Vec3f& x0 = x[index_of_id_[element.vertex[0]]];
-      InPlaneRotation(x[index_of_id_[element.vertex[1]]] - x0, x[index_of_id_[element.vertex[2]]] - x0,
-                      element.rest_inverse, implicit_rotation_[t][0], implicit_rotation_[t][1]);
-      for (int k = 0; k < 3; ++k) implicit_corners_[t][k] = local_of_vertex_[cloth_corners_[implicit_triangles_[t]][k]];
-    }
-  });
+  // Per vertex its mass, velocity, whether a pin holds it, and the preconditioner: M + θ Δt² H's diagonal averaged
+  // over the three directions, θ V (3μ + λ)/3 ‖β_k‖² per triangle. (Each triangle's rotation R̂ came with its
+  // stress, ScatterClothForces.)
   implicit_mass_.resize(n);
   implicit_diagonal_.resize(n);
   implicit_velocity_.resize(n);
@@ -155,8 +128,8 @@ void MpmSolver::ApplyImplicitStiffness(const std::vector<Vec3f>& u, std::vector<
       const Vec3f du1 = u[corner[1]] - u[corner[0]];
       const Vec3f du2 = u[corner[2]] - u[corner[0]];
       const Vec3f df1 = du1 * a, df2 = du1 * b + du2 * c;
-      const Vec3f& r1 = implicit_rotation_[t][0];
-      const Vec3f& r2 = implicit_rotation_[t][1];
+      const Vec3f& r1 = cloth_rotation_[implicit_triangles_[t]][0];
+      const Vec3f& r2 = cloth_rotation_[implicit_triangles_[t]][1];
       const float e11 = Dot(r1, df1), e22 = Dot(r2, df2);
       const float e12 = 0.5f * (Dot(r1, df2) + Dot(r2, df1));
       const float trace = m.lambda * (e11 + e22);
@@ -235,7 +208,7 @@ void MpmSolver::SolveImplicitVelocity(float dt, const std::vector<Vec3f>& rhs) {
 }
 
 void MpmSolver::ImplicitInPlaneImpulses(float dt) {
-  if (!IndexImplicitCloth()) return;
+  if (!implicit_cloth_) return;
   PrepareImplicitCloth(dt);
   const std::size_t n = implicit_vertices_.size();
   const float dt2 = dt * dt;

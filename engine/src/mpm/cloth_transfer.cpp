@@ -191,6 +191,7 @@ void MpmSolver::ScatterClothForces(float dt) {
   // −Δt V G₂ on vertices 1 and 2 and the transverse affine term −Δt V (4/h²) G₃ d₃ᵀ.
   cloth_impulse_.resize(n);
   cloth_affine_.resize(n);
+  if (implicit_cloth_) cloth_rotation_.resize(n);
   std::atomic<bool> finite{true};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t e = r.begin(); e != r.end(); ++e) {
@@ -203,7 +204,10 @@ void MpmSolver::ScatterClothForces(float dt) {
       const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
       Mat3f F = Mat3f::FromColumns(d1 * a, d1 * b + d2 * c, st_->cloth_normal[e]);
       const Cloth<float> cloth{m.mu, m.lambda, m.cloth_shear, m.cloth_normal, m.cloth_friction};
-      const Mat3f P = cloth.ReturnMapAndFirstPiola(F);
+      ClothQr<float> qr = ClothQrDecompose(F);
+      const Mat3f P = cloth.ReturnMapAndFirstPiola(F, qr);
+      // The implicit in-plane step's rotation, from the same factors (the return map leaves Q and R̂ as they are).
+      if (m.cloth_implicit > 0) Cloth<float>::InPlaneRotationOfQr(qr, cloth_rotation_[e][0], cloth_rotation_[e][1]);
       const Vec3f d3 = F.Column(2);
       st_->cloth_normal[e] = d3;
       // G = P D⁻ᵀ, D⁻ᵀ = [[a, 0, 0], [b, c, 0], [0, 0, 1]].

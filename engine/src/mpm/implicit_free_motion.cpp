@@ -2,11 +2,9 @@
 // comment has the equations). Serial and in double: it is the reference the strong coupling is built on.
 #include "mpm/implicit_free_motion.h"
 
-#include <Eigen/LU>
-#include <Eigen/SVD>
 #include <cmath>
 
-#include "mpm/constitutive/linear_corotated.h"
+#include "core/svd3.h"
 
 namespace ductile::mpm {
 
@@ -36,14 +34,6 @@ void Weights(double fx, double (&w)[3], double (&dw)[3]) {
   dw[0] = -(1.5 - fx);
   dw[1] = -2.0 * (fx - 1.0);
   dw[2] = fx - 0.5;
-}
-
-Eigen::Matrix3d PolarRotation(const Eigen::Matrix3d& F) {
-  Eigen::JacobiSVD<Eigen::Matrix3d> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  Eigen::Matrix3d U = svd.matrixU();
-  const Eigen::Matrix3d& V = svd.matrixV();
-  if ((U * V.transpose()).determinant() < 0) U.col(2) = -U.col(2);
-  return U * V.transpose();
 }
 
 // The first of node i's three velocity components in a grid vector.
@@ -115,7 +105,7 @@ void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const std::ve
   rotation_.resize(n);
   F_ = particles.F;
   volume_ = particles.volume;
-  for (std::size_t p = 0; p < n; ++p) rotation_[p] = PolarRotation(particles.F[p]);
+  for (std::size_t p = 0; p < n; ++p) rotation_[p] = PolarRotation3(ToMat3(particles.F[p]));
 }
 
 void ImplicitFreeMotion::SetWalls(const Eigen::Vector3d& min, const Eigen::Vector3d& max, bool sticky) {
@@ -130,6 +120,15 @@ void ImplicitFreeMotion::SetWalls(const Eigen::Vector3d& min, const Eigen::Vecto
     for (int a = 0; a < 3; ++a)
       if (sticky ? any : outside[a]) fixed_[3 * i + static_cast<std::size_t>(a)] = true;
   }
+}
+
+Mat3<double> ImplicitFreeMotion::StepDeformation(int p, const Eigen::VectorXd& v) const {
+  return ToMat3((Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(p, v)) * F_[p]);
+}
+
+LinearCorotated<double> ImplicitFreeMotion::ModelOf(std::size_t p) const {
+  const ImplicitMaterial& m = MaterialOf(p);
+  return {m.mu, m.lambda, m.yield_stress};
 }
 
 Eigen::Matrix3d ImplicitFreeMotion::VelocityGradient(int p, const Eigen::VectorXd& u) const {
@@ -151,14 +150,8 @@ double ImplicitFreeMotion::Energy(const Eigen::VectorXd& v) const {
     const auto i3 = static_cast<Eigen::Index>(3 * i);
     e += 0.5 * mass_[i] * (v.segment<3>(i3) - v_tilde_.segment<3>(i3)).squaredNorm();
   }
-  for (std::size_t p = 0; p < stencil_.size(); ++p) {
-    const int q = static_cast<int>(p);
-    const Eigen::Matrix3d F = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(q, v)) * F_[p];
-    const Eigen::Matrix3d RtF = rotation_[p].transpose() * F;
-    const Eigen::Matrix3d eps = 0.5 * (RtF + RtF.transpose()) - Eigen::Matrix3d::Identity();
-    const ImplicitMaterial& m = MaterialOf(p);
-    e += volume_[p] * (m.mu * eps.squaredNorm() + 0.5 * m.lambda * eps.trace() * eps.trace());
-  }
+  for (std::size_t p = 0; p < stencil_.size(); ++p)
+    e += volume_[p] * ModelOf(p).Energy(StepDeformation(static_cast<int>(p), v), rotation_[p]);
   return e;
 }
 
@@ -170,12 +163,7 @@ Eigen::VectorXd ImplicitFreeMotion::Gradient(const Eigen::VectorXd& v) const {
   }
   for (std::size_t p = 0; p < stencil_.size(); ++p) {
     const int q = static_cast<int>(p);
-    const Eigen::Matrix3d F = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(q, v)) * F_[p];
-    const Eigen::Matrix3d RtF = rotation_[p].transpose() * F;
-    const Eigen::Matrix3d eps = 0.5 * (RtF + RtF.transpose()) - Eigen::Matrix3d::Identity();
-    const ImplicitMaterial& m = MaterialOf(p);
-    const Eigen::Matrix3d P = rotation_[p] * (2 * m.mu * eps + m.lambda * eps.trace() * Eigen::Matrix3d::Identity());
-    ScatterStress(q, P, dt_, g);
+    ScatterStress(q, ToEigen(ModelOf(p).FirstPiola(StepDeformation(q, v), rotation_[p])), dt_, g);
   }
   return g;
 }
@@ -188,12 +176,11 @@ Eigen::VectorXd ImplicitFreeMotion::HessianTimes(const Eigen::VectorXd& u) const
   }
   for (std::size_t p = 0; p < stencil_.size(); ++p) {
     const int q = static_cast<int>(p);
-    const Eigen::Matrix3d dF = dt_ * VelocityGradient(q, u) * F_[p];
-    const Eigen::Matrix3d RtdF = rotation_[p].transpose() * dF;
-    const Eigen::Matrix3d deps = 0.5 * (RtdF + RtdF.transpose());
-    const ImplicitMaterial& m = MaterialOf(p);
-    const Eigen::Matrix3d dP = rotation_[p] * (2 * m.mu * deps + m.lambda * deps.trace() * Eigen::Matrix3d::Identity());
-    ScatterStress(q, dP, dt_, y);
+    // δP = R (2μ δE + λ tr(δE) I), δE = sym(Rᵀ δF): the stress of the linear strain increment.
+    const Mat3<double>& R = rotation_[p];
+    const Mat3<double> RtdF = R.Transposed() * ToMat3(dt_ * VelocityGradient(q, u) * F_[p]);
+    const Mat3<double> dP = R * ModelOf(p).RotatedStress((RtdF + RtdF.Transposed()) * 0.5);
+    ScatterStress(q, ToEigen(dP), dt_, y);
   }
   return y;
 }
@@ -208,7 +195,7 @@ Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
   for (std::size_t p = 0; p < stencil_.size(); ++p) {
     const double mu = MaterialOf(p).mu, lambda = MaterialOf(p).lambda;
     const Stencil& s = stencil_[p];
-    const Eigen::Matrix3d& R = rotation_[p];
+    const Eigen::Matrix3d R = ToEigen(rotation_[p]);
     const double scale = dt_ * dt_ * volume_[p];
     std::array<Eigen::Vector3d, 27> g;
     for (int m = 0; m < 27; ++m) g[m] = F_[p].transpose() * s.grad[m];
@@ -283,14 +270,10 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
       vp += s.w[m] * vi;
       Cp += s.w[m] * vi * (xi - particles.x[p]).transpose();
     }
-    particles.F[p] = (Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(static_cast<int>(p), v)) * F_[p];
-    if (const ImplicitMaterial& m = MaterialOf(p); m.yield_stress > 0) {
-      const LinearCorotated<double> model{m.mu, m.lambda, m.yield_stress};
-      Mat3<double> Fe = ToMat3(particles.F[p]);
-      const double plastic = model.ReturnMap(ToMat3(rotation_[p]), Fe);
-      particles.F[p] = ToEigen(Fe);
-      if (particles.plastic_strain.size() == stencil_.size()) particles.plastic_strain[p] += plastic;
-    }
+    Mat3<double> Fe = StepDeformation(static_cast<int>(p), v);
+    const double plastic = ModelOf(p).ReturnMap(rotation_[p], Fe);  // 0 without a yield stress: F left as it is
+    particles.F[p] = ToEigen(Fe);
+    if (particles.plastic_strain.size() == stencil_.size()) particles.plastic_strain[p] += plastic;
     particles.v[p] = vp;
     particles.C[p] = Cp * (4.0 / (h_ * h_));
     particles.x[p] += dt_ * vp;

@@ -35,6 +35,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/small_math.h"
+#include "mpm/constitutive/linear_corotated.h"
+
 namespace ductile::mpm {
 
 /// Particles of linear corotated materials as the implicit step reads and writes them.
@@ -95,6 +98,10 @@ class ImplicitFreeMotion {
     std::array<double, 27> w;
     std::array<Eigen::Vector3d, 27> grad;  // ∇w_ip [1/m]
   };
+  // F_p(v) = (I + Δt Σᵢ vᵢ ∇w_ipᵀ) F_pⁿ.
+  Mat3<double> StepDeformation(int p, const Eigen::VectorXd& v) const;
+  // Particle p's material as the constitutive model (constitutive/linear_corotated.h: Ψ, P, the return map).
+  LinearCorotated<double> ModelOf(std::size_t p) const;
   // δF_p for grid velocities u (without F_pⁿ's factor on the right: Σⱼ uⱼ ∇w_jpᵀ).
   Eigen::Matrix3d VelocityGradient(int p, const Eigen::VectorXd& u) const;
   // Adds Δt V_p P F_pⁿᵀ ∇w_ip to each node i of particle p, scaled by `scale`.
@@ -112,7 +119,8 @@ class ImplicitFreeMotion {
   std::vector<double> mass_;
   Eigen::VectorXd v_tilde_;
   std::vector<Stencil> stencil_;
-  std::vector<Eigen::Matrix3d> rotation_, F_;
+  std::vector<Mat3<double>> rotation_;  // R_p, the lagged rotation (PolarRotation3 of F_pⁿ)
+  std::vector<Eigen::Matrix3d> F_;
   std::vector<double> volume_;
   std::vector<bool> fixed_;  // per dof: held at 0 by a wall
   int iterations_ = 0;

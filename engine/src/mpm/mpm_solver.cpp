@@ -45,9 +45,7 @@ void MpmSolver::ConfigureForModel() {
   for (const MaterialParams& m : model_->materials) plastic_linear_corotated |= ReusesRotation(m);
   st_->cache.rotations.resize(plastic_linear_corotated ? st_->particles.size() : 0);
   ConfigureCloth();
-  implicit_cloth_ = false;
-  for (const ClothElement& e : model_->cloth_elements)
-    if (model_->materials[e.material].cloth_implicit > 0) implicit_cloth_ = true;
+  implicit_cloth_ = IndexImplicitCloth();
   pin_group_of_id_.clear();
   if (!model_->pin_groups.empty()) {
     pin_group_of_id_.assign(model_->num_particles, -1);

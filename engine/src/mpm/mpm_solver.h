@@ -191,9 +191,10 @@ class MpmSolver {
   /// For the triangles of materials with θ = `cloth_implicit` > 0: replaces their in-plane impulses in
   /// vertex_impulse_ by one Newton step of the θ-method (cloth_implicit.cpp).
   void ImplicitInPlaneImpulses(float dt);
-  /// The implicit triangles, the vertices they touch and each vertex's triangles among them; false if none.
+  /// The implicit triangles, the vertices they touch, each vertex's triangles among them and each triangle's
+  /// corners among those vertices, from the model (ConfigureForModel); false if there are none.
   bool IndexImplicitCloth();
-  /// Per implicit triangle its rotation; per vertex its mass, velocity, pin and preconditioner (the diagonal).
+  /// Per implicit vertex its mass, velocity, pin and preconditioner (the diagonal).
   void PrepareImplicitCloth(float dt);
   /// y = θ H u over the implicit vertices (u, y in implicit_vertices_ order).
   void ApplyImplicitStiffness(const std::vector<Vec3f>& u, std::vector<Vec3f>& y);
@@ -252,9 +253,11 @@ class MpmSolver {
   std::vector<Stencil> cloth_stencils_;
   std::vector<std::array<int, 27>> cloth_nodes_;
   bool cloth_stencils_valid_ = false;
-  // Linearly implicit in-plane step (cloth_implicit.cpp): the implicit triangles and vertices with their local
-  // numbering and per-vertex triangle table; per triangle its rotation's two columns, its corners' local numbers and
-  // its forces for a matrix-vector product; per vertex the solver's vectors.
+  // Linearly implicit in-plane step (cloth_implicit.cpp): per triangle (all of them, filled for the implicit ones by
+  // ScatterClothForces) its in-plane rotation's two columns; the implicit triangles and vertices with their local
+  // numbering, per-vertex triangle table and corners (from the model); per implicit triangle its forces for a
+  // matrix-vector product; per vertex the solver's vectors.
+  std::vector<std::array<Vec3f, 2>> cloth_rotation_;
   static constexpr double kImplicitTolerance = 1e-2;  // CG stops at this preconditioned residual, relative
   static constexpr int kImplicitMaxIterations = 100;
   static constexpr std::size_t kGrain = 4096;     // few enough tasks for a mesh of a few thousand vertices
@@ -264,14 +267,13 @@ class MpmSolver {
   std::vector<std::int32_t> local_of_triangle_;   // per triangle its place in implicit_triangles_, or −1
   std::vector<std::int32_t> implicit_entry_offsets_, implicit_entries_;
   std::vector<std::array<std::int32_t, 3>> implicit_corners_;
-  std::vector<std::array<Vec3f, 2>> implicit_rotation_;
   std::vector<std::array<Vec3f, 2>> implicit_triangle_force_;
   std::vector<float> implicit_mass_, implicit_diagonal_;
   std::vector<std::uint8_t> implicit_held_;
   std::vector<Vec3f> implicit_velocity_, implicit_rhs_, implicit_dv_, implicit_residual_, implicit_z_,
       implicit_direction_, implicit_q_;
   bool implicit_warm_ = false;   // implicit_dv_ holds this Advance's last Δv
-  bool implicit_cloth_ = false;  // some cloth triangle's material has θ > 0
+  bool implicit_cloth_ = false;  // some cloth triangle's material has θ > 0 (IndexImplicitCloth)
   // The scatter's order: cloth vertices bucketed by their stencil's first grid column of blocks (bx, by), the
   // columns in four colours by (bx mod 2, by mod 2); columns of one colour touch disjoint nodes.
   std::vector<std::int32_t> column_of_vertex_;

@@ -27,11 +27,11 @@ void CheckDivergence(const Model& model, const State::Data& state, const Workspa
     throw SimulationDiverged(at + workspace.rigid_failure + "; lower simulation.dt or the contact stiffness");
   }
   if (workspace.mpm->diverged()) {
+    const std::string hint = ImplicitClothHint(model);
     throw SimulationDiverged(at + workspace.mpm->DescribeDivergence() +
                              "; the substep Δt/N is likely too large for the material stiffness or speed (raise "
                              "simulation.substeps, recommended ≥ " +
-                             std::to_string(model.RecommendedSubsteps()) +
-                             (ImplicitClothHint(model).empty() ? "" : ", " + ImplicitClothHint(model)) + ")");
+                             std::to_string(model.RecommendedSubsteps()) + (hint.empty() ? "" : ", " + hint) + ")");
   }
 }
 

@@ -105,8 +105,23 @@ struct Cloth {
   /// third column, so Q and R's in-plane block stay those of the projected F.
   SIM_HD Mat3<T> ReturnMapAndFirstPiola(Mat3<T>& F) const {
     ClothQr<T> qr = ClothQrDecompose(F);
+    return ReturnMapAndFirstPiola(F, qr);
+  }
+
+  /// The same, with F's QR factors `qr` (as ClothQrDecompose(F) gave them), left as those of the projected F.
+  SIM_HD Mat3<T> ReturnMapAndFirstPiola(Mat3<T>& F, ClothQr<T>& qr) const {
     ReturnMapOfQr(qr, F);
     return FirstPiolaOfQr(qr);
+  }
+
+  /// The rotation of F's in-plane columns, Q̂ U (3x2, as its two columns): Q̂ = [q₁ q₂] from F's QR factors and U the
+  /// rotation of R̂'s polar form.
+  SIM_HD static void InPlaneRotationOfQr(const ClothQr<T>& qr, Vec3<T>& r1, Vec3<T>& r2) {
+    T u00, u01, u10, u11;
+    InPlaneRotation(qr.R, u00, u01, u10, u11);
+    const Vec3<T> q1 = qr.Q.Column(0), q2 = qr.Q.Column(1);
+    r1 = q1 * u00 + q2 * u10;
+    r2 = q2 * u11 + q1 * u01;
   }
 
   /// Projects F (after its elastic update) onto the admissible set of the file comment by changing its third column

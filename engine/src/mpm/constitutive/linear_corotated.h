@@ -142,16 +142,19 @@ struct LinearCorotated {
     return mu * E.SquaredNorm() + T(0.5) * lambda * tr * tr;
   }
 
-  /// First Piola-Kirchhoff stress P = ∂Ψ/∂F at fixed R₀ [Pa].
-  SIM_HD Mat3<T> FirstPiola(const Mat3<T>& F, const Mat3<T>& R0) const {
-    const Mat3<T> E = Strain(F, R0);
+  /// The rotated stress s = R₀ᵀP = 2μ E + λ tr(E) I for a strain E [Pa]; linear in E (so also the stress
+  /// increment δs of a strain increment δE = sym(R₀ᵀδF), which the implicit step's Hessian applies).
+  SIM_HD Mat3<T> RotatedStress(const Mat3<T>& E) const {
     Mat3<T> s = E * (T(2) * mu);
     const T volumetric = lambda * E.Trace();
     s.m[0][0] += volumetric;
     s.m[1][1] += volumetric;
     s.m[2][2] += volumetric;
-    return R0 * s;
+    return s;
   }
+
+  /// First Piola-Kirchhoff stress P = ∂Ψ/∂F at fixed R₀ [Pa].
+  SIM_HD Mat3<T> FirstPiola(const Mat3<T>& F, const Mat3<T>& R0) const { return R0 * RotatedStress(Strain(F, R0)); }
 
   /// Kirchhoff stress τ = P Fᵀ [Pa].
   SIM_HD Mat3<T> Kirchhoff(const Mat3<T>& F, const Mat3<T>& R0) const { return FirstPiola(F, R0) * F.Transposed(); }
