@@ -74,6 +74,11 @@ struct Model {
   std::array<float, 3> gravity{0, 0, -9.81f};  ///< [m/s²].
   double cfl = 0.4;                            ///< Fraction of a cell a wave may cross in one substep.
   int threads = 0;                             ///< Worker threads from the scene; 0 = all cores.
+  /// How the deformable domains and the rigid system advance together (simulation.coupling): the weak scheme's
+  /// substeps, or the strong scheme's one implicit step per Δt (coupling/strong_coupling.h).
+  CouplingKind coupling = CouplingKind::kWeak;
+  double strong_tolerance = 1e-6;    ///< ε_r of the strong scheme's joint SAP solve.
+  double implicit_tolerance = 1e-8;  ///< Relative residual of the strong scheme's free-motion CG without contacts.
 
   // ---- grid
   float h = 0.01f;                     ///< Grid spacing [m].

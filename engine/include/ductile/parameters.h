@@ -22,6 +22,7 @@ enum class ParameterType {
   kNumber,   ///< A finite number.
   kInteger,  ///< A whole number, written without fraction or exponent.
   kVector,   ///< Three finite numbers `[x, y, z]`; KEY.0, KEY.1 and KEY.2 address one of them.
+  kChoice,   ///< One of the row's `choices`, written by its name (`weak`); default_value is its index.
 };
 
 /// When a change of a parameter reaches a running simulation.
@@ -59,6 +60,7 @@ struct ParameterInfo {
   /// When the valid values also depend on other keys, what the docs say of them ("within [`lower`, `upper`]");
   /// LoadScene checks that part. Empty otherwise.
   std::string range_note;
+  std::vector<std::string> choices;  ///< kChoice: the names it takes, in the order of their indices.
   bool required = false;            ///< The key must be given (where it applies).
   double default_value = 0;         ///< The value of an omitted key (kNumber, kInteger) when `default_note` is empty.
   Vector3 default_vector{0, 0, 0};  ///< Likewise for a kVector.

@@ -65,6 +65,12 @@ struct PoseDesc {
   std::array<double, 4> quaternion{1, 0, 0, 0};
 };
 
+/// How the deformable domains and the rigid system advance together (`simulation.coupling`).
+enum class CouplingKind : std::int32_t {
+  kWeak = 0,    ///< Yu et al. 2025: MPM substeps against frozen rigid geometry, then the rigid step.
+  kStrong = 1,  ///< Zong, Jiang, Han 2024: one implicit MPM step and the rigid step in one convex problem.
+};
+
 /// Simulation settings (`simulation:`).
 struct SimulationDesc {
   double dt = 1e-3;                          ///< Rigid (outer) time step Δt [s], > 0.
@@ -77,6 +83,10 @@ struct SimulationDesc {
   int max_solver_iterations = 100;           ///< ≥ 1.
   double cfl = 0.4;  ///< Max fraction of a cell a wave or particle may cross in one substep, in (0, 1].
   int threads = 0;   ///< Worker threads; 0 = all cores.
+  CouplingKind coupling = CouplingKind::kWeak;  ///< `weak` or `strong`.
+  SourceLocation coupling_where;                ///< Where `coupling` was given (for the strong scheme's refusals).
+  double strong_tolerance = 1e-6;               ///< ε_r of the strong scheme's joint SAP solve, > 0.
+  double implicit_tolerance = 1e-8;             ///< The strong scheme's free-motion CG residual, > 0.
 };
 
 /// The MPM background grid (`grid:`).

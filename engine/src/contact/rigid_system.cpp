@@ -199,31 +199,32 @@ void RigidSystem::AddWelds(double dt, const Eigen::VectorXd& A_diag_inv, SapProb
   }
 }
 
-RigidStepStats RigidSystem::Step(double dt) {
-  RigidState& s = *state_;
-  RigidStepStats stats;
+RigidStepProblem RigidSystem::BeginStep(double dt) {
+  RigidStepProblem out;
   UpdateKinematics();
-  SapProblem problem;
-  AddFreeMotion(dt, problem);
+  AddFreeMotion(dt, out.problem);
   tau_once_.setZero();
   j_once_.setZero();
-  const Eigen::VectorXd A_diag_inv = problem.A.diagonal().cwiseInverse();
-  std::vector<int> contact_constraint;  // constraint index of each kept contact
-  AddContacts(dt, A_diag_inv, problem, contact_constraint);
-  AddControllersAndLimits(dt, A_diag_inv, problem);
-  AddWelds(dt, A_diag_inv, problem);
+  const Eigen::VectorXd A_diag_inv = out.problem.A.diagonal().cwiseInverse();
+  AddContacts(dt, A_diag_inv, out.problem, out.contact_constraint);
+  AddControllersAndLimits(dt, A_diag_inv, out.problem);
+  AddWelds(dt, A_diag_inv, out.problem);
+  return out;
+}
 
-  // SAP, then q⁺ = q + Δt·N(q)·v⁺.
-  if (tree_->nv() > 0) {
-    const SapResult r = SolveSap(problem, params_.solver, s.v);
+RigidStepStats RigidSystem::FinishStep(double dt, const RigidStepProblem& begun, const SapResult& r) {
+  RigidState& s = *state_;
+  RigidStepStats stats;
+  const int nv = tree_->nv();
+  if (nv > 0) {
     stats.iterations = r.iterations;
     stats.converged = r.converged;
     stats.residual = r.residual;
     stats.cost_history = r.cost_history;
-    s.v = r.v;
+    s.v = r.v.head(nv);
     for (std::size_t i = 0; i < s.contacts.size(); ++i) {
       const Eigen::Matrix3d R_WC = ContactFrame(s.contacts[i].n_W);
-      s.contacts[i].f_W = R_WC * r.gamma[contact_constraint[i]] / dt;
+      s.contacts[i].f_W = R_WC * r.gamma[static_cast<std::size_t>(begun.contact_constraint[i])] / dt;
     }
     tree_->IntegratePositions(dt, s.v, s.q);
   } else {
@@ -234,6 +235,13 @@ RigidStepStats RigidSystem::Step(double dt) {
   if (!s.q.allFinite() || !s.v.allFinite()) throw std::runtime_error("rigid state is not finite after the step");
   UpdateKinematics();
   return stats;
+}
+
+RigidStepStats RigidSystem::Step(double dt) {
+  const RigidStepProblem begun = BeginStep(dt);
+  SapResult r;
+  if (tree_->nv() > 0) r = SolveSap(begun.problem, params_.solver, state_->v);
+  return FinishStep(dt, begun, r);
 }
 
 void RigidSystem::ContactWrench(int body, Eigen::Vector3d& f_W, Eigen::Vector3d& t_W) const {

@@ -90,6 +90,13 @@ struct RigidState {
   }
 };
 
+/// A rigid step's SAP problem before its solve (RigidSystem::BeginStep): the free motion and every rigid constraint,
+/// and per contact of RigidState::contacts the index of its constraint.
+struct RigidStepProblem {
+  SapProblem problem;
+  std::vector<int> contact_constraint;
+};
+
 /// The state of a tree at rest in its default positions, with no controllers and no applied forces.
 RigidState InitialRigidState(const multibody::MultibodyTree& tree);
 
@@ -116,7 +123,15 @@ class RigidSystem {
   void ApplyBodyImpulse(int body, const Eigen::Vector3d& p_WQ, const Eigen::Vector3d& P_W, const Eigen::Vector3d& L_W);
 
   /// Advances the state by dt [s]. Throws std::runtime_error when the state is not finite after the step.
+  /// BeginStep, SolveSap from the current velocities, FinishStep.
   RigidStepStats Step(double dt);
+  /// The first half of Step: the step's SAP problem at the current state (the contacts found go to the state for
+  /// the reports); consumes the wrenches and impulses applied for this step. A coupling scheme may add dofs after
+  /// the rigid ones and constraints over them (the strong coupling, coupling/strong_coupling.h), then solve.
+  RigidStepProblem BeginStep(double dt);
+  /// The second half: takes the solved velocities (the first nv of r.v) and the impulses of the begun problem's
+  /// constraints (r.gamma, in its order), integrates q and records the contact forces.
+  RigidStepStats FinishStep(double dt, const RigidStepProblem& begun, const SapResult& r);
 
   const std::vector<RigidContact>& contacts() const { return state_->contacts; }
   /// Mean contact force [N] and torque about the body origin [N·m] on body b over the last step (world frame).

@@ -18,6 +18,19 @@ class SapConstraint {
   virtual double Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const = 0;
 };
 
+/// SapConstraint::Calc of a 3-row point contact through its fixed-size Calc3 (which the MPM contact solvers call per
+/// particle contact without allocating).
+template <typename PointContact>
+double CalcThroughFixedSize(const PointContact& c, const Eigen::VectorXd& vc, Eigen::VectorXd& gamma,
+                            Eigen::MatrixXd* G) {
+  Eigen::Vector3d g3;
+  Eigen::Matrix3d G3;
+  const double cost = c.Calc3(Eigen::Vector3d(vc[0], vc[1], vc[2]), g3, G ? &G3 : nullptr);
+  gamma = g3;
+  if (G) *G = G3;
+  return cost;
+}
+
 /// The near-rigid regularisation of Castro et al. 2022 (Sec. V-B): R = β²/(4π²)·w for a Delassus estimate w
 /// [1/kg or 1/(kg·m²)]; with β = 1 a constraint behaves like a critically damped spring whose period is one time
 /// step, the stiffest the step can resolve.

@@ -9,6 +9,36 @@
 namespace ductile::contact {
 namespace {
 
+// J v for a constraint on the dofs `cols` (all when empty).
+Eigen::VectorXd Apply(const SapProblem::Entry& c, const Eigen::VectorXd& v) {
+  if (c.cols.empty()) return c.J * v;
+  Eigen::VectorXd local(static_cast<Eigen::Index>(c.cols.size()));
+  for (std::size_t k = 0; k < c.cols.size(); ++k) local[static_cast<Eigen::Index>(k)] = v[c.cols[k]];
+  return c.J * local;
+}
+
+// out += Jᵀ γ.
+void AddTransposed(const SapProblem::Entry& c, const Eigen::VectorXd& gamma, Eigen::VectorXd& out) {
+  if (c.cols.empty()) {
+    out.noalias() += c.J.transpose() * gamma;
+    return;
+  }
+  const Eigen::VectorXd local = c.J.transpose() * gamma;
+  for (std::size_t k = 0; k < c.cols.size(); ++k) out[c.cols[k]] += local[static_cast<Eigen::Index>(k)];
+}
+
+// H += Jᵀ G J.
+void AddHessian(const SapProblem::Entry& c, const Eigen::MatrixXd& G, Eigen::MatrixXd& H) {
+  if (c.cols.empty()) {
+    H.noalias() += c.J.transpose() * G * c.J;
+    return;
+  }
+  const Eigen::MatrixXd local = c.J.transpose() * G * c.J;
+  for (std::size_t a = 0; a < c.cols.size(); ++a)
+    for (std::size_t b = 0; b < c.cols.size(); ++b)
+      H(c.cols[a], c.cols[b]) += local(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b));
+}
+
 // Constraint velocities, impulses, Hessians and the cost at v.
 struct Evaluation {
   std::vector<Eigen::VectorXd> vc;
@@ -26,7 +56,7 @@ void Evaluate(const SapProblem& problem, const Eigen::VectorXd& v, bool hessians
   e.cost = 0.5 * dv.dot(problem.A * dv);
   for (std::size_t i = 0; i < n; ++i) {
     const SapProblem::Entry& c = problem.constraints[i];
-    e.vc[i] = c.J * v + c.b;
+    e.vc[i] = Apply(c, v) + c.b;
     e.cost += c.constraint->Calc(e.vc[i], e.gamma[i], hessians ? &e.G[i] : nullptr);
   }
 }
@@ -51,7 +81,7 @@ struct LineSearchProbe {
     v_cost = 0.5 * r.dot(p.A * r);
     vc0 = at_v.vc;
     dvc.resize(p.constraints.size());
-    for (std::size_t i = 0; i < p.constraints.size(); ++i) dvc[i] = p.constraints[i].J * dv;
+    for (std::size_t i = 0; i < p.constraints.size(); ++i) dvc[i] = Apply(p.constraints[i], dv);
   }
 
   double Calc(double alpha, double& d1, double& d2) const {
@@ -72,9 +102,9 @@ struct LineSearchProbe {
 
 }  // namespace
 
-void SapProblem::Add(std::unique_ptr<SapConstraint> c, Eigen::MatrixXd J, Eigen::VectorXd b) {
+void SapProblem::Add(std::unique_ptr<SapConstraint> c, Eigen::MatrixXd J, Eigen::VectorXd b, std::vector<int> cols) {
   if (b.size() == 0) b = Eigen::VectorXd::Zero(J.rows());
-  constraints.push_back({std::move(c), std::move(J), std::move(b)});
+  constraints.push_back({std::move(c), std::move(J), std::move(b), std::move(cols)});
 }
 
 double EvaluateSapCost(const SapProblem& problem, const Eigen::VectorXd& v, Eigen::VectorXd* gradient) {
@@ -83,7 +113,7 @@ double EvaluateSapCost(const SapProblem& problem, const Eigen::VectorXd& v, Eige
   if (gradient) {
     *gradient = problem.A * (v - problem.v_star);
     for (std::size_t i = 0; i < problem.constraints.size(); ++i)
-      *gradient -= problem.constraints[i].J.transpose() * e.gamma[i];
+      AddTransposed(problem.constraints[i], -e.gamma[i], *gradient);
   }
   return e.cost;
 }
@@ -99,8 +129,7 @@ SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, con
   for (int it = 0;; ++it) {
     // Gradient and the optimality condition.
     Eigen::VectorXd jc = Eigen::VectorXd::Zero(nv);
-    for (std::size_t i = 0; i < problem.constraints.size(); ++i)
-      jc += problem.constraints[i].J.transpose() * e.gamma[i];
+    for (std::size_t i = 0; i < problem.constraints.size(); ++i) AddTransposed(problem.constraints[i], e.gamma[i], jc);
     const Eigen::VectorXd p = problem.A * result.v;
     const Eigen::VectorXd grad = p - problem.A * problem.v_star - jc;
     result.residual = D.cwiseProduct(grad).norm();
@@ -114,10 +143,7 @@ SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, con
     if (it == params.max_iterations) break;
     // Newton direction from H = A + JᵀGJ.
     Eigen::MatrixXd H = problem.A;
-    for (std::size_t i = 0; i < problem.constraints.size(); ++i) {
-      const Eigen::MatrixXd& J = problem.constraints[i].J;
-      H.noalias() += J.transpose() * e.G[i] * J;
-    }
+    for (std::size_t i = 0; i < problem.constraints.size(); ++i) AddHessian(problem.constraints[i], e.G[i], H);
     const Eigen::VectorXd dv = -H.llt().solve(grad);
     const LineSearchProbe probe(problem, result.v, dv, e);
     double d1, d2;

@@ -23,12 +23,15 @@ struct SapProblem {
   Eigen::VectorXd v_star;  ///< Free-motion velocities.
   struct Entry {
     std::unique_ptr<SapConstraint> constraint;
-    Eigen::MatrixXd J;  ///< num_rows × nv.
+    Eigen::MatrixXd J;  ///< num_rows × nv, or num_rows × cols.size() when `cols` is not empty.
     Eigen::VectorXd b;  ///< num_rows: velocity bias from prescribed motion.
+    /// The dofs J's columns act on, in order; empty: all nv. A constraint on a few of many dofs (a particle
+    /// contact of the strong coupling touches its body's and 27 grid nodes' dofs) keeps only those columns.
+    std::vector<int> cols;
   };
   std::vector<Entry> constraints;
-  /// Adds a constraint with its Jacobian and bias (b empty means zero).
-  void Add(std::unique_ptr<SapConstraint> c, Eigen::MatrixXd J, Eigen::VectorXd b = {});
+  /// Adds a constraint with its Jacobian and bias (b empty means zero) on the dofs `cols` (empty: all).
+  void Add(std::unique_ptr<SapConstraint> c, Eigen::MatrixXd J, Eigen::VectorXd b = {}, std::vector<int> cols = {});
 };
 
 struct SapSolverParams {

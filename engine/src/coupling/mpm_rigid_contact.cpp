@@ -9,6 +9,7 @@
 #include "contact/contact_frame.h"
 #include "contact/friction_combination.h"
 #include "geometry/signed_distance.h"
+#include "model/rigid_model.h"
 #include "multibody/spatial.h"
 
 namespace ductile::coupling {
@@ -59,6 +60,19 @@ Eigen::Vector3d LocalHalfExtents(const geometry::CollisionGeometry& g, const geo
 }
 
 }  // namespace
+
+MpmContactSettings MpmContactSettingsOf(const Model& m) {
+  MpmContactSettings settings;
+  settings.stiffness = m.rigid->mpm_stiffness;
+  settings.dissipation = m.rigid->mpm_dissipation;
+  settings.stiction_speed = m.rigid->stiction_speed;
+  settings.solver.rel_tolerance = m.rigid->contact_rel_tolerance;
+  settings.solver.abs_tolerance = m.rigid->contact_abs_tolerance;
+  settings.solver.max_iterations = m.rigid->max_solver_iterations;
+  settings.material_friction = m.material_friction;
+  settings.mesh_sdf_cell = 0.5 * m.h;
+  return settings;
+}
 
 void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out) {
   const multibody::Kinematics& kin = rigid.kinematics();
@@ -152,26 +166,31 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   }
 }
 
-void MpmRigidContact::FindInsideGeometries(const mpm::Particles& particles) {
+void MpmRigidContact::FindInsideGeometries(const mpm::Particles& particles, const std::vector<double>* margin) {
   const int n = static_cast<int>(particles.size());
   inside_.assign(n, -1);
-  depth_.assign(n, 0);
+  if (margin) {
+    depth_ = *margin;
+  } else {
+    depth_.assign(n, 0);
+  }
   normal_.resize(n);
   tbb::parallel_for(tbb::blocked_range<int>(0, n, 1024), [&](const tbb::blocked_range<int>& r) {
     for (int p = r.begin(); p != r.end(); ++p) {
       const Vec3f& xf = particles.x[p];
       const Eigen::Vector3d x(xf.x, xf.y, xf.z);
+      const auto reach = static_cast<float>(depth_[p]);  // the particle's margin (0 without)
       for (std::size_t g = 0; g < geometries_.size(); ++g) {
         const Frozen& f = geometries_[g];
-        if (xf.x < f.box_min.x() || xf.y < f.box_min.y() || xf.z < f.box_min.z() || xf.x > f.box_max.x() ||
-            xf.y > f.box_max.y() || xf.z > f.box_max.z())
+        if (xf.x < f.box_min.x() - reach || xf.y < f.box_min.y() - reach || xf.z < f.box_min.z() - reach ||
+            xf.x > f.box_max.x() + reach || xf.y > f.box_max.y() + reach || xf.z > f.box_max.z() + reach)
           continue;
-        if ((x - f.X_WG.translation()).norm() > f.radius) continue;
+        if ((x - f.X_WG.translation()).norm() > f.radius + reach) continue;
         const Eigen::Vector3d x_G = f.X_GW * x;
         Eigen::Vector3d n_G;
         const double phi =
             f.sdf ? f.sdf->Distance(x_G, &n_G) : geometry::SignedDistanceInGeometryFrame(*f.geometry, x_G, n_G);
-        if (phi < 0 && phi < depth_[p]) {
+        if (phi < depth_[p]) {
           inside_[p] = static_cast<int>(g);
           depth_[p] = phi;
           normal_[p] = f.X_WG.linear() * n_G;
@@ -179,6 +198,22 @@ void MpmRigidContact::FindInsideGeometries(const mpm::Particles& particles) {
       }
     }
   });
+}
+
+std::vector<ParticleContact> MpmRigidContact::FindParticleContacts(const mpm::Particles& particles,
+                                                                   const std::vector<double>& margin) {
+  FindInsideGeometries(particles, &margin);
+  std::vector<ParticleContact> out;
+  for (std::size_t p = 0; p < particles.size(); ++p)
+    if (inside_[p] >= 0) out.push_back({static_cast<int>(p), inside_[p], depth_[p], normal_[p]});
+  return out;
+}
+
+double MpmRigidContact::friction_of(int material, int g) const {
+  const double mu = geometries_[static_cast<std::size_t>(g)].geometry->friction;
+  if (material < static_cast<int>(settings_.material_friction.size()) && settings_.material_friction[material] >= 0)
+    return contact::CombineFriction(settings_.material_friction[material], mu);
+  return mu;
 }
 
 double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, SubstepContacts& sc, contact::GridContact& c) {
@@ -222,10 +257,7 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
   if (delassus <= 0) delassus = 1 / static_cast<double>(particles.mass[p]);
   c.params.stiffness = settings_.stiffness;  // unused by the cone
   c.params.dissipation = settings_.dissipation;
-  c.params.friction = f.geometry->friction;
-  const int material = particles.material[p];
-  if (material < static_cast<int>(settings_.material_friction.size()) && settings_.material_friction[material] >= 0)
-    c.params.friction = contact::CombineFriction(settings_.material_friction[material], f.geometry->friction);
+  c.params.friction = friction_of(particles.material[p], inside_[p]);
   c.params.vn0 = (c.R_WC.transpose() * (v_p - c.v_rigid))[2];
   c.params.stiction_speed = settings_.stiction_speed;
   c.params.sigma = settings_.sigma;

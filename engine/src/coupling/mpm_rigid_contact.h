@@ -14,6 +14,7 @@
 
 #include "contact/mpm_contact_solver.h"
 #include "contact/rigid_system.h"
+#include "ductile/model.h"
 #include "geometry/mesh_sdf.h"
 #include "mpm/mpm_solver.h"
 
@@ -33,6 +34,9 @@ struct MpmContactSettings {
   double mesh_sdf_cell = 0.01;
   contact::GridContactParams solver;
 };
+
+/// The settings of `model`'s MPM-rigid contact (contact.*, simulation.contact_tolerance_*, materials' friction).
+MpmContactSettings MpmContactSettingsOf(const Model& model);
 
 struct MpmContactStats {
   int contacts = 0;                       ///< Particle contacts in the last substep.
@@ -63,6 +67,15 @@ struct RigidImpulses {
   }
 };
 
+/// A particle at or near frozen rigid geometry at the start of a step: a contact of the strong coupling's one convex
+/// problem (coupling/strong_coupling.h), registered before the step so that it acts within it.
+struct ParticleContact {
+  int particle = -1;  ///< Storage index.
+  int geometry = -1;  ///< Index of the frozen geometry (MpmRigidContact::body_of, friction_of).
+  double phi = 0;     ///< Signed distance at the step's start [m], < the particle's margin.
+  Eigen::Vector3d normal_W = Eigen::Vector3d::UnitZ();  ///< The geometry's outward normal there.
+};
+
 class MpmRigidContact {
  public:
   explicit MpmRigidContact(MpmContactSettings settings) : settings_(std::move(settings)) {}
@@ -72,6 +85,14 @@ class MpmRigidContact {
   void BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out);
   /// The contact solve of one substep: pass as MpmSolver::Substep's grid hook.
   void SolveSubstep(mpm::MpmSolver& mpm, float dt);
+
+  /// After BeginStep: each particle whose signed distance to some frozen geometry is below its margin
+  /// (`margin[p]` [m], ≥ 0), with the geometry it is deepest in or closest to, in particle order.
+  std::vector<ParticleContact> FindParticleContacts(const mpm::Particles& particles, const std::vector<double>& margin);
+  /// The rigid body of frozen geometry g (−1: the world).
+  int body_of(int g) const { return geometries_[static_cast<std::size_t>(g)].body; }
+  /// The Coulomb μ between a particle of `material` and frozen geometry g.
+  double friction_of(int material, int g) const;
 
  private:
   struct Frozen {
@@ -90,8 +111,9 @@ class MpmRigidContact {
     contact::GridContactProblem problem;
     std::vector<int> particle_of, geometry_of, global_of;
   };
-  /// The geometry each particle is deepest inside of (inside_, depth_, normal_), in parallel.
-  void FindInsideGeometries(const mpm::Particles& particles);
+  /// The geometry each particle is deepest inside of (inside_, depth_, normal_), in parallel; with `margin`
+  /// (per particle [m]), the one it is deepest in or closest to among those nearer than its margin.
+  void FindInsideGeometries(const mpm::Particles& particles, const std::vector<double>* margin = nullptr);
   /// The contact of particle p with the geometry it is inside of, added to `sc`.
   void AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc);
   /// The 27 nodes of particle p's stencil as contact c's nodes, with their weights; a node joins the problem when a

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "coupling/strong_coupling.h"
 #include "ductile/model.h"
 #include "geometry/triangle_mesh.h"
 #include "model/compile_parts.h"
@@ -333,6 +334,9 @@ void CompileSimulation(const SimulationDesc& sim, Model& model) {
                    static_cast<float>(sim.gravity[2])};
   model.cfl = sim.cfl;
   model.threads = sim.threads;
+  model.coupling = sim.coupling;
+  model.strong_tolerance = sim.strong_tolerance;
+  model.implicit_tolerance = sim.implicit_tolerance;
 }
 
 double ParticleVolume(double h, int particles_per_cell) {
@@ -484,6 +488,12 @@ Model CompileModel(const SceneDesc& scene) {
   }
   model.rigid = std::make_shared<const RigidModel>(CompileRigid(scene));
   model.scene = std::make_shared<const SceneDesc>(scene);
+  if (model.coupling == CouplingKind::kStrong) {
+    if (const std::string refusal = StrongCouplingRefusal(model); !refusal.empty()) {
+      const SourceLocation& at = scene.simulation.coupling_where;
+      throw SceneError(at.file, at.line, at.column, "simulation.coupling: strong: " + refusal);
+    }
+  }
   return model;
 }
 

@@ -186,30 +186,53 @@ Eigen::VectorXd ImplicitFreeMotion::HessianTimes(const Eigen::VectorXd& u) const
 }
 
 Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
-  const auto n = static_cast<Eigen::Index>(3 * mass_.size());
-  std::vector<Eigen::Triplet<double>> entries;
-  entries.reserve(mass_.size() * 3 + stencil_.size() * 27 * 27 * 9);
-  for (std::size_t i = 0; i < mass_.size(); ++i)
-    for (int a = 0; a < 3; ++a)
-      entries.emplace_back(static_cast<int>(3 * i) + a, static_cast<int>(3 * i) + a, mass_[i]);
+  // Two nodes couple when a particle's stencil holds both: their coordinates differ by at most 2 per axis, so each
+  // node's row has at most 5³ = 125 blocks. They are summed in place per (node, offset), then written once.
+  constexpr int kSlots = 125;
+  const std::size_t nodes = mass_.size();
+  std::vector<Eigen::Matrix3d> blocks(nodes * kSlots, Eigen::Matrix3d::Zero());
+  std::vector<int> partner(nodes * kSlots, -1);
+  const auto slot = [&](int j, int k) {
+    const std::array<int, 3>&cj = node_coord_[static_cast<std::size_t>(j)], &ck = node_coord_[static_cast<std::size_t>(k)];
+    const int code = (ck[0] - cj[0] + 2) * 25 + (ck[1] - cj[1] + 2) * 5 + (ck[2] - cj[2] + 2);
+    return static_cast<std::size_t>(j) * kSlots + static_cast<std::size_t>(code);
+  };
   for (std::size_t p = 0; p < stencil_.size(); ++p) {
     const double mu = MaterialOf(p).mu, lambda = MaterialOf(p).lambda;
     const Stencil& s = stencil_[p];
     const Eigen::Matrix3d R = ToEigen(rotation_[p]);
     const double scale = dt_ * dt_ * volume_[p];
-    std::array<Eigen::Vector3d, 27> g;
-    for (int m = 0; m < 27; ++m) g[m] = F_[p].transpose() * s.grad[m];
+    // With gⱼ = F_pⁿᵀ ∇w_jp and rⱼ = R gⱼ: R (μ (gⱼ·g_k) I + μ g_k gⱼᵀ + λ gⱼ g_kᵀ) Rᵀ = μ (gⱼ·g_k) I + μ r_k rⱼᵀ +
+    // λ rⱼ r_kᵀ.
+    std::array<Eigen::Vector3d, 27> g, r;
+    for (int m = 0; m < 27; ++m) {
+      g[m] = F_[p].transpose() * s.grad[m];
+      r[m] = R * g[m];
+    }
     for (int j = 0; j < 27; ++j)
       for (int k = 0; k < 27; ++k) {
-        const Eigen::Matrix3d local = mu * g[j].dot(g[k]) * Eigen::Matrix3d::Identity() + mu * g[k] * g[j].transpose() +
-                                      lambda * g[j] * g[k].transpose();
-        const Eigen::Matrix3d block = scale * R * local * R.transpose();
-        for (int a = 0; a < 3; ++a)
-          for (int b = 0; b < 3; ++b) entries.emplace_back(3 * s.node[j] + a, 3 * s.node[k] + b, block(a, b));
+        const std::size_t at = slot(s.node[j], s.node[k]);
+        partner[at] = s.node[k];
+        Eigen::Matrix3d& block = blocks[at];
+        block += scale * (mu * r[k] * r[j].transpose() + lambda * r[j] * r[k].transpose());
+        block.diagonal().array() += scale * mu * g[j].dot(g[k]);
       }
   }
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(nodes * 3);
+  for (std::size_t j = 0; j < nodes; ++j) {
+    for (int a = 0; a < 3; ++a) entries.emplace_back(static_cast<int>(3 * j) + a, static_cast<int>(3 * j) + a, mass_[j]);
+    for (int code = 0; code < kSlots; ++code) {
+      const std::size_t at = j * kSlots + static_cast<std::size_t>(code);
+      if (partner[at] < 0) continue;
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+          entries.emplace_back(static_cast<int>(3 * j) + a, 3 * partner[at] + b, blocks[at](a, b));
+    }
+  }
+  const auto n = static_cast<Eigen::Index>(3 * nodes);
   Eigen::SparseMatrix<double> H(n, n);
-  H.setFromTriplets(entries.begin(), entries.end());  // sums the duplicates
+  H.setFromTriplets(entries.begin(), entries.end());
   return H;
 }
 
@@ -264,14 +287,18 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
     Eigen::Matrix3d Cp = Eigen::Matrix3d::Zero();
     for (int m = 0; m < 27; ++m) {
       const int i = s.node[m];
-      const Eigen::Vector3d xi =
-          origin_ + h_ * Eigen::Vector3d(node_coord_[i][0], node_coord_[i][1], node_coord_[i][2]);
+      const Eigen::Vector3d xi = NodePosition(i);
       const Eigen::Vector3d vi = v.segment<3>(Dof(i));
       vp += s.w[m] * vi;
       Cp += s.w[m] * vi * (xi - particles.x[p]).transpose();
     }
     Mat3<double> Fe = StepDeformation(static_cast<int>(p), v);
-    const double plastic = ModelOf(p).ReturnMap(rotation_[p], Fe);  // 0 without a yield stress: F left as it is
+    double plastic = 0;
+    if (MaterialOf(p).fluid) {
+      Fe = Mat3<double>::Identity() * std::cbrt(Fe.Determinant());
+    } else {
+      plastic = ModelOf(p).ReturnMap(rotation_[p], Fe);  // 0 without a yield stress: F left as it is
+    }
     particles.F[p] = ToEigen(Fe);
     if (particles.plastic_strain.size() == stencil_.size()) particles.plastic_strain[p] += plastic;
     particles.v[p] = vp;

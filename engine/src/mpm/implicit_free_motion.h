@@ -56,6 +56,9 @@ struct ImplicitMaterial {
   double mu = 0;            ///< Lamé μ [Pa].
   double lambda = 0;        ///< Lamé λ [Pa].
   double yield_stress = 0;  ///< η [Pa]: von Mises bound on ‖dev s‖_F after the step; 0 = elastic.
+  /// A fluid (μ = 0, λ its bulk stiffness): after the step F keeps only its volume change, F = J^(1/3) I, so that
+  /// the flow keeps no memory of shear and the lagged rotation stays the identity.
+  bool fluid = false;
 };
 
 /// The quadratic problem of one step and its solution (file comment). Build, then Solve, then Apply.
@@ -74,6 +77,18 @@ class ImplicitFreeMotion {
   /// The velocities v (3 per node, in node order) that P2G gave, ṽ.
   const Eigen::VectorXd& free_velocity() const { return v_tilde_; }
   const std::vector<double>& node_mass() const { return mass_; }
+  /// Per dof, whether a wall holds it at 0 (SetWalls).
+  const std::vector<bool>& fixed() const { return fixed_; }
+  /// Particle p's 27 stencil nodes (indices into the node order) and weights w_ip.
+  const std::array<int, 27>& stencil_nodes(int p) const { return stencil_[static_cast<std::size_t>(p)].node; }
+  const std::array<double, 27>& stencil_weights(int p) const { return stencil_[static_cast<std::size_t>(p)].w; }
+  /// World position of node i [m].
+  Eigen::Vector3d NodePosition(int i) const {
+    const std::array<int, 3>& c = node_coord_[static_cast<std::size_t>(i)];
+    return origin_ + h_ * Eigen::Vector3d(c[0], c[1], c[2]);
+  }
+  /// b with E(v) = ½ vᵀ H v − bᵀ v + const: −∇E(0).
+  Eigen::VectorXd RightHandSide() const { return -Gradient(Eigen::VectorXd::Zero(v_tilde_.size())); }
 
   double Energy(const Eigen::VectorXd& v) const;
   Eigen::VectorXd Gradient(const Eigen::VectorXd& v) const;

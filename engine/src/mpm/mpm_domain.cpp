@@ -36,16 +36,7 @@ void MpmDomain::ConfigureContact() {
   contact_.reset();
   const Model& m = *model_;
   if (!m.rigid || m.rigid->empty() || m.num_particles == 0) return;
-  coupling::MpmContactSettings settings;
-  settings.stiffness = m.rigid->mpm_stiffness;
-  settings.dissipation = m.rigid->mpm_dissipation;
-  settings.stiction_speed = m.rigid->stiction_speed;
-  settings.solver.rel_tolerance = m.rigid->contact_rel_tolerance;
-  settings.solver.abs_tolerance = m.rigid->contact_abs_tolerance;
-  settings.solver.max_iterations = m.rigid->max_solver_iterations;
-  settings.material_friction = m.material_friction;
-  settings.mesh_sdf_cell = 0.5 * m.h;
-  contact_ = std::make_unique<coupling::MpmRigidContact>(settings);
+  contact_ = std::make_unique<coupling::MpmRigidContact>(coupling::MpmContactSettingsOf(m));
 }
 
 void MpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) {

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 
+#include "coupling/strong_coupling.h"
 #include "ductile/parameters.h"
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
@@ -71,6 +72,9 @@ const std::map<std::string, Derive>& DeriveRules() {
       {"simulation.gravity", Timing},
       {"simulation.output_rate", Timing},
       {"simulation.cfl", Timing},
+      {"simulation.coupling", Timing},
+      {"simulation.strong_tolerance", Timing},
+      {"simulation.implicit_tolerance", Timing},
       {"simulation.contact_tolerance_relative", SolverSettings},
       {"simulation.contact_tolerance_absolute", SolverSettings},
       {"simulation.max_solver_iterations", SolverSettings},
@@ -117,6 +121,9 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
   const ParameterKey matched = *MatchParameter(key);
   const auto rule = DeriveRules().find(matched.info->key);
   if (matched.info->apply != ParameterApply::kLive || rule == DeriveRules().end()) return NeedsResetMessage(matched);
+  if (matched.info->key == "simulation.coupling" && value == "strong") {
+    if (std::string refusal = StrongCouplingRefusal(*model); !refusal.empty()) return key + " = " + value + ": " + refusal;
+  }
 
   // The edited scene description; CheckParameter found the slot and read the value.
   auto scene = std::make_shared<SceneDesc>(*model->scene);

@@ -3,8 +3,10 @@
 // unit the row of the docs' table (tests/unit/params check both).
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "ductile/parameters.h"
+#include "scene/schema.h"
 
 namespace ductile {
 
@@ -47,6 +49,14 @@ class Row {
   }
   Row& In(const ParameterRange& range) {
     p_.range = range;
+    return *this;
+  }
+  Row& Choices(const std::vector<std::pair<std::string, int>>& names) {
+    for (const auto& [name, index] : names)
+      if (index == static_cast<int>(p_.choices.size())) p_.choices.push_back(name);
+    p_.range = {0, static_cast<double>(p_.choices.size()) - 1, false, false};
+    for (std::size_t i = 0; i < p_.choices.size(); ++i)
+      p_.range_note += (i == 0 ? "" : i + 1 == p_.choices.size() ? " or " : ", ") + ("`" + p_.choices[i] + "`");
     return *this;
   }
   Row& Within(std::string note) {  // the valid values depend on other keys
@@ -99,8 +109,19 @@ Row Number(std::string key, std::string name, std::string symbol, std::string un
 Row Integer(std::string key, std::string name, std::string symbol) {
   return {ParameterType::kInteger, std::move(key), std::move(name), std::move(symbol), ""};
 }
+Row Choice(std::string key, std::string name, const std::vector<std::pair<std::string, int>>& names) {
+  Row row(ParameterType::kChoice, std::move(key), std::move(name), "scheme", "");
+  return row.Choices(names);
+}
 Row Vector(std::string key, std::string name, std::string symbol, std::string unit) {
   return {ParameterType::kVector, std::move(key), std::move(name), std::move(symbol), std::move(unit)};
+}
+
+// simulation.coupling's names with their CouplingKind values (the scene format's, scene/schema.h).
+std::vector<std::pair<std::string, int>> CouplingChoices() {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [name, kind] : scene::CouplingKindNames()) out.emplace_back(name, static_cast<int>(kind));
+  return out;
 }
 
 const char* const kInitial = "is an initial condition";
@@ -137,6 +158,18 @@ std::vector<ParameterInfo> SimulationRows() {
           .In({0, 1, true, false})
           .Default(0.4)
           .Doc("Largest fraction of a cell a wave or particle may cross in one substep."),
+      Choice("simulation.coupling", "coupling scheme", CouplingChoices())
+          .Default(0)
+          .Doc("How MPM and the rigid bodies advance together: weak (substeps against frozen rigid geometry, Yu et "
+               "al. 2025) or strong (one implicit step and one convex contact problem per Δt, Zong et al. 2024)."),
+      Number("simulation.strong_tolerance", "joint solve tolerance", "ε_s", "")
+          .In(Positive())
+          .Default(1e-6)
+          .Doc("ε_r of the strong coupling's joint SAP solve over the rigid and grid velocities."),
+      Number("simulation.implicit_tolerance", "implicit CG tolerance", "ε_cg", "")
+          .In(Positive())
+          .Default(1e-8)
+          .Doc("Relative residual of the strong coupling's conjugate gradients when no contact acts."),
       Integer("simulation.threads", "threads", "threads")
           .In(AtLeast(0))
           .Default(0)

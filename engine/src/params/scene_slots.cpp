@@ -21,14 +21,30 @@ using Names = std::vector<std::string>;
 // The slot of a row in `scene` for the names its `*` stand for; an empty slot with `why` when they name nothing.
 using Accessor = std::function<Slot(SceneDesc& scene, const Names& names, std::string& why)>;
 
+Slot Of(double* x) {
+  Slot slot;
+  slot.number = x;
+  return slot;
+}
 Slot Of(double& x) {
-  return {&x, nullptr, nullptr};
+  return Of(&x);
 }
 Slot Of(int& x) {
-  return {nullptr, &x, nullptr};
+  Slot slot;
+  slot.integer = &x;
+  return slot;
 }
 Slot Of(Vector3& x) {
-  return {nullptr, nullptr, &x};
+  Slot slot;
+  slot.vector = &x;
+  return slot;
+}
+Slot Of(CouplingKind& x) {
+  Slot slot;
+  slot.get_choice = [&x] { return static_cast<int>(x); };
+  slot.set_choice = [&x](int i) { x = static_cast<CouplingKind>(i); };
+  slot.choices = &FindParameter("simulation.coupling")->choices;
+  return slot;
 }
 
 template <typename Desc>
@@ -93,7 +109,7 @@ Accessor Body(std::function<double*(RigidBodyDesc&)> field, std::function<bool(c
             "': " + requirement;
       return Slot{};
     }
-    return Slot{field(*body), nullptr, nullptr};
+    return Of(field(*body));
   };
 }
 
@@ -113,7 +129,7 @@ Accessor RobotJoint(const std::string& noun, std::function<double*(RobotDesc&, c
     }
     double* value = entry(*robot, names[1]);
     if (value == nullptr) why = "no " + noun + " '" + names[1] + "' in robot '" + names[0] + "'";
-    return Slot{value, nullptr, nullptr};
+    return Of(value);
   };
 }
 
@@ -159,6 +175,9 @@ std::map<std::string, Accessor> SimulationAccessors() {
       {"simulation.max_solver_iterations", Fixed([](SceneDesc& s) { return Of(s.simulation.max_solver_iterations); })},
       {"simulation.cfl", Fixed([](SceneDesc& s) { return Of(s.simulation.cfl); })},
       {"simulation.threads", Fixed([](SceneDesc& s) { return Of(s.simulation.threads); })},
+      {"simulation.coupling", Fixed([](SceneDesc& s) { return Of(s.simulation.coupling); })},
+      {"simulation.strong_tolerance", Fixed([](SceneDesc& s) { return Of(s.simulation.strong_tolerance); })},
+      {"simulation.implicit_tolerance", Fixed([](SceneDesc& s) { return Of(s.simulation.implicit_tolerance); })},
       {"grid.h", Fixed([](SceneDesc& s) { return Of(s.grid.h); })},
       {"grid.boundary.friction", Fixed([](SceneDesc& s) { return Of(s.walls.friction); })},
       {"contact.friction", Fixed([](SceneDesc& s) { return Of(s.contact.friction); })},
@@ -330,6 +349,16 @@ std::string ReadValue(const ParameterKey& key, const std::string& text, Value& o
     }
     return {};
   }
+  if (info.type == ParameterType::kChoice) {
+    const auto found = std::find(info.choices.begin(), info.choices.end(), text);
+    if (found != info.choices.end()) {
+      out.number = static_cast<double>(found - info.choices.begin());
+      return {};
+    }
+    std::string names;
+    for (const std::string& c : info.choices) names += (names.empty() ? "" : ", ") + c;
+    return "'" + name + "' must be one of " + names + ", got '" + text + "'";
+  }
   const YAML::Node node(text);
   if (std::string bad = ReadNumber(name, node, info.type == ParameterType::kInteger, out.number); !bad.empty())
     return bad;
@@ -344,11 +373,16 @@ void Store(const Slot& slot, const ParameterKey& key, const Value& value) {
   if (slot.integer) *slot.integer = static_cast<int>(value.number);
   if (slot.vector && key.element >= 0) (*slot.vector)[key.element] = value.number;
   if (slot.vector && key.element < 0) *slot.vector = value.vector;
+  if (slot.set_choice) slot.set_choice(static_cast<int>(value.number));
 }
 
 std::string FormatSlot(const Slot& slot) {
   if (slot.number) return Shortest(*slot.number);
   if (slot.integer) return std::to_string(*slot.integer);
+  if (slot.get_choice) {
+    const int i = slot.get_choice();
+    return slot.choices && i >= 0 && i < static_cast<int>(slot.choices->size()) ? (*slot.choices)[i] : std::to_string(i);
+  }
   if (slot.vector) {
     const Vector3& v = *slot.vector;
     return "[" + Shortest(v[0]) + ", " + Shortest(v[1]) + ", " + Shortest(v[2]) + "]";

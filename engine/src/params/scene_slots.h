@@ -3,7 +3,9 @@
 // Simulator::SetParameter share.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "ductile/parameters.h"
 #include "ductile/scene.h"
@@ -16,8 +18,12 @@ struct Slot {
   double* number = nullptr;
   int* integer = nullptr;
   Vector3* vector = nullptr;
+  /// A kChoice field (an enum of the SceneDesc): its index, read and written through these.
+  std::function<int()> get_choice;
+  std::function<void(int)> set_choice;
+  const std::vector<std::string>* choices = nullptr;  ///< Its row's names, for FormatSlot.
 
-  bool empty() const { return number == nullptr && integer == nullptr && vector == nullptr; }
+  bool empty() const { return number == nullptr && integer == nullptr && vector == nullptr && !get_choice; }
 };
 
 /// The slot of `key` in `scene`, or an empty slot with the reason in `why` (the entry named by `key` is missing, or

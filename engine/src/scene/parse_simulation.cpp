@@ -2,6 +2,8 @@
 // rigid geometry.
 #include "scene/scene_sections.h"
 
+#include "scene/schema.h"
+
 namespace ductile::scene {
 
 SimulationDesc ParseSimulation(const ParseContext& context, const Field& field) {
@@ -19,6 +21,12 @@ SimulationDesc ParseSimulation(const ParseContext& context, const Field& field) 
   map.Read(Row("simulation.max_solver_iterations"), simulation.max_solver_iterations);
   map.Read(Row("simulation.cfl"), simulation.cfl);
   map.Read(Row("simulation.threads"), simulation.threads);
+  if (const auto coupling = map.Find("coupling")) {
+    simulation.coupling = reader.Choice(*coupling, "coupling scheme", CouplingKindNames());
+    simulation.coupling_where = context.Where(*coupling);
+  }
+  map.Read(Row("simulation.strong_tolerance"), simulation.strong_tolerance);
+  map.Read(Row("simulation.implicit_tolerance"), simulation.implicit_tolerance);
   return simulation;
 }
 

@@ -181,7 +181,8 @@ SchemaNode Build() {
       {Section("simulation",
                {Value("dt"), Value("substeps"), Value("duration"), Vector("gravity", simulation.gravity),
                 Value("output_rate"), Value("contact_tolerance_relative"), Value("contact_tolerance_absolute"),
-                Value("max_solver_iterations"), Value("cfl"), Value("threads")}),
+                Value("max_solver_iterations"), Value("cfl"), Value("threads"), Value("coupling"),
+                Value("strong_tolerance"), Value("implicit_tolerance")}),
        Section("grid", {Value("h"), Section("domain", {Vector("min", grid.domain_min), Vector("max", grid.domain_max)}),
                         Boundary()}),
        Section("contact", {Value("friction"), Value("stiffness"), Value("dissipation"), Value("stiction_speed"),
@@ -314,6 +315,12 @@ const std::vector<std::pair<std::string, BoundaryType>>& BoundaryTypeNames() {
                                                                        {"slip", BoundaryType::kSlip},
                                                                        {"separate", BoundaryType::kSeparate},
                                                                        {"friction", BoundaryType::kFriction}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, CouplingKind>>& CouplingKindNames() {
+  static const std::vector<std::pair<std::string, CouplingKind>> names{{"weak", CouplingKind::kWeak},
+                                                                       {"strong", CouplingKind::kStrong}};
   return names;
 }
 

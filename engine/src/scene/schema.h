@@ -50,6 +50,7 @@ const std::vector<std::string>& BodyJointKeys(JointType type);
 const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames();
 const std::vector<std::pair<std::string, ShapeType>>& ShapeTypeNames();
 const std::vector<std::pair<std::string, BoundaryType>>& BoundaryTypeNames();
+const std::vector<std::pair<std::string, CouplingKind>>& CouplingKindNames();
 const std::vector<std::pair<std::string, ProbeQuantity>>& ProbeQuantityNames();
 const std::vector<std::pair<std::string, RigidBodyType>>& RigidBodyTypeNames();
 /// How a kinematic rigid body moves between keyframes: linear, smooth.

@@ -1,5 +1,6 @@
 #include "step/workspace.h"
 
+#include "coupling/strong_coupling.h"
 #include "coupling/weak_coupling.h"
 #include "model/rigid_model.h"
 
@@ -18,8 +19,18 @@ contact::RigidState InitialRigidState(const Model& model) {
 Workspace::Workspace(const Model& model, State::Data& state, int num_threads)
     : threads(num_threads), arena(num_threads) {
   mpm = std::make_unique<mpm::MpmDomain>(model, state.mpm, arena);
-  coupling = std::make_unique<WeakCoupling>();
+  ChooseCoupling(model);
   Reset(model, state);
+}
+
+void Workspace::ChooseCoupling(const Model& model) {
+  if (coupling && model.coupling == coupling_kind) return;
+  if (model.coupling == CouplingKind::kStrong) {
+    coupling = std::make_unique<StrongCoupling>();
+  } else {
+    coupling = std::make_unique<WeakCoupling>();
+  }
+  coupling_kind = model.coupling;
 }
 
 void Workspace::MakeRigid(const Model& model, State::Data& state) {
@@ -54,6 +65,7 @@ void Workspace::Bind(const Model& model, State::Data& state) {
 
 void Workspace::SetModel(const Model& model, State::Data& state) {
   mpm->SetModel(model);
+  ChooseCoupling(model);
   if (!model.rigid || model.rigid->empty()) return;
   // Controller targets set while running (teleop) stay; gains and applied forces come from the new model.
   const std::vector<contact::JointController> running = state.rigid.controllers;

@@ -132,6 +132,8 @@ TEST(ParameterDocs, EveryRowIsInTheSceneFormatWithItsUnitDefaultAndRange) {
     const std::string default_cell = doc->Column({"Default"});
     if (!row.default_note.empty()) {
       EXPECT_EQ(default_cell, row.default_note);
+    } else if (row.type == ParameterType::kChoice) {
+      EXPECT_EQ(default_cell, "`" + row.choices.at(static_cast<std::size_t>(row.default_value)) + "`");
     } else if (row.type == ParameterType::kVector) {
       EXPECT_EQ(BacktickedNumbers(default_cell),
                 (std::vector<double>{row.default_vector[0], row.default_vector[1], row.default_vector[2]}));

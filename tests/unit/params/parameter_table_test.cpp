@@ -108,6 +108,8 @@ TEST(ParameterTable, EveryRowHasAPlaceInTheSceneAndItsDefaultIsTheLoaders) {
       std::ostringstream text;
       text << '[' << d[0] << ", " << d[1] << ", " << d[2] << ']';
       EXPECT_EQ(p.value, text.str());
+    } else if (p.info->type == ParameterType::kChoice) {
+      EXPECT_EQ(p.value, p.info->choices.at(static_cast<std::size_t>(p.info->default_value)));
     } else {
       EXPECT_EQ(std::stod(p.value), p.info->default_value);
     }

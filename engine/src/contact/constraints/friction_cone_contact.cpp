@@ -17,6 +17,10 @@ FrictionConeContact::FrictionConeContact(const FrictionConeParams& p) : mu_(p.fr
   v_hat_ = -p.phi0 / (p.dt + tau_d);
 }
 
+double FrictionConeContact::Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const {
+  return CalcThroughFixedSize(*this, vc, gamma, G);
+}
+
 double FrictionConeContact::Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const {
   // ỹ = R^(−½) (v̂ − v_c).
   const Eigen::Vector2d yt = -vc.head<2>() / sqrt_rt_;

@@ -27,6 +27,8 @@
 
 #include <Eigen/Core>
 
+#include "contact/sap_constraint.h"
+
 namespace ductile::contact {
 
 struct FrictionConeParams {
@@ -38,9 +40,11 @@ struct FrictionConeParams {
   double sigma = 1e-3;    ///< Friction regularisation σ, > 0.
 };
 
-class FrictionConeContact {
+class FrictionConeContact final : public SapConstraint {
  public:
   explicit FrictionConeContact(const FrictionConeParams& p);
+  int num_rows() const override { return 3; }
+  double Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const override;
   /// Returns ℓ(v_c) [J]; writes γ [N·s] and, when G is not null, G = ∂²ℓ/∂v_c² [kg].
   double Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const;
 

@@ -29,12 +29,7 @@ double HuntCrossleyContact::Antiderivative(double vn) const {
 }
 
 double HuntCrossleyContact::Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const {
-  Eigen::Vector3d g3;
-  Eigen::Matrix3d G3;
-  const double cost = Calc3(Eigen::Vector3d(vc[0], vc[1], vc[2]), g3, G ? &G3 : nullptr);
-  gamma = g3;
-  if (G) *G = G3;
-  return cost;
+  return CalcThroughFixedSize(*this, vc, gamma, G);
 }
 
 double HuntCrossleyContact::Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const {

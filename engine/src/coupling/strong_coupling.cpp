@@ -1,0 +1,341 @@
+// StrongCoupling (strong_coupling.h, whose comment has the equations).
+#include "coupling/strong_coupling.h"
+
+#include <Eigen/Cholesky>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "contact/constraints/friction_cone_contact.h"
+#include "contact/contact_frame.h"
+#include "contact/schur_complement.h"
+#include "coupling/coupling_telemetry.h"
+#include "model/rigid_model.h"
+#include "step/workspace.h"
+
+namespace ductile {
+namespace {
+
+using WallClock = std::chrono::steady_clock;
+
+// A bound on the conjugate-gradient iterations of the free motion without contacts (its residual rule stops it far
+// earlier: tens to hundreds of iterations in the scenes).
+constexpr int kMaxFreeMotionIterations = 5000;
+
+double Ms(WallClock::time_point since) {
+  return std::chrono::duration<double, std::milli>(WallClock::now() - since).count();
+}
+
+Eigen::Vector3d ToEigen3(const Vec3f& v) {
+  return {v.x, v.y, v.z};
+}
+
+// The implicit step's view of a material (mpm/implicit_free_motion.h): Lamé parameters for the linear corotated
+// energy, the von Mises bound where the model has one, and a fluid's bulk stiffness as λ with μ = 0 (the Tait
+// equation's p = κ(J^−γ − 1) linearised at J = 1: dp/dJ = −κγ).
+mpm::ImplicitMaterial ImplicitMaterialOf(const mpm::MaterialParams& m) {
+  mpm::ImplicitMaterial out;
+  if (m.model == mpm::MaterialModel::kFluid) {
+    out.lambda = static_cast<double>(m.bulk_modulus) * m.gamma;
+    out.fluid = true;
+    return out;
+  }
+  out.mu = m.mu;
+  out.lambda = m.lambda;
+  out.yield_stress = m.yield_stress;
+  return out;
+}
+
+void Gather(const mpm::Particles& in, mpm::ImplicitParticles& out) {
+  const std::size_t n = in.size();
+  out.x.resize(n);
+  out.v.resize(n);
+  out.C.resize(n);
+  out.F.resize(n);
+  out.mass.resize(n);
+  out.volume.resize(n);
+  out.material.resize(n);
+  out.plastic_strain.assign(n, 0);
+  for (std::size_t p = 0; p < n; ++p) {
+    out.x[p] = ToEigen3(in.x[p]);
+    out.v[p] = ToEigen3(in.v[p]);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        out.C[p](r, c) = in.C[p].m[r][c];
+        out.F[p](r, c) = in.F[p].m[r][c];
+      }
+    out.mass[p] = in.mass[p];
+    out.volume[p] = in.volume[p];
+    out.material[p] = in.material[p];
+  }
+}
+
+// Writes the stepped particles back; returns false when one is not finite.
+bool Scatter(const mpm::ImplicitParticles& in, mpm::Particles& out) {
+  bool finite = true;
+  for (std::size_t p = 0; p < out.size(); ++p) {
+    finite = finite && in.x[p].allFinite() && in.v[p].allFinite() && in.F[p].allFinite() && in.C[p].allFinite();
+    out.x[p] = {static_cast<float>(in.x[p].x()), static_cast<float>(in.x[p].y()), static_cast<float>(in.x[p].z())};
+    out.v[p] = {static_cast<float>(in.v[p].x()), static_cast<float>(in.v[p].y()), static_cast<float>(in.v[p].z())};
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        out.C[p].m[r][c] = static_cast<float>(in.C[p](r, c));
+        out.F[p].m[r][c] = static_cast<float>(in.F[p](r, c));
+      }
+    out.plastic_strain[p] += static_cast<float>(in.plastic_strain[p]);
+  }
+  return finite;
+}
+
+// A held dof's row and column of the system become the identity's and its right-hand side 0, so v = 0 there.
+void HoldFixed(const std::vector<bool>& fixed, Eigen::SparseMatrix<double>& A, Eigen::VectorXd& b) {
+  A.prune([&](Eigen::Index r, Eigen::Index c, double) {
+    return !fixed[static_cast<std::size_t>(r)] && !fixed[static_cast<std::size_t>(c)];
+  });
+  for (Eigen::Index k = 0; k < b.size(); ++k)
+    if (fixed[static_cast<std::size_t>(k)]) {
+      A.coeffRef(k, k) = 1;
+      b[k] = 0;
+    }
+}
+
+// Unilateral walls (separate, friction): a contact for each particle within its margin of a wall, per wall.
+void AddWallContacts(const Model& model, const mpm::Particles& particles, const std::vector<double>& margin,
+                     std::vector<StrongCoupling::Contact>& out) {
+  const mpm::BoundaryKind kind = model.walls.kind;
+  if (kind != mpm::BoundaryKind::kSeparate && kind != mpm::BoundaryKind::kFriction) return;
+  const double mu = kind == mpm::BoundaryKind::kFriction ? model.walls.friction : 0.0;
+  for (std::size_t p = 0; p < particles.size(); ++p)
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        const double x = particles.x[p][a];
+        const double phi = side == 0 ? x - model.domain_min[a] : model.domain_max[a] - x;
+        if (phi >= margin[p]) continue;
+        StrongCoupling::Contact c;
+        c.particle = static_cast<int>(p);
+        c.normal_W = Eigen::Vector3d::Unit(a) * (side == 0 ? 1.0 : -1.0);
+        c.phi = phi;
+        c.friction = mu;
+        out.push_back(c);
+      }
+}
+
+}  // namespace
+
+std::string StrongCouplingRefusal(const Model& model) {
+  if (!model.colliders.empty())
+    return "the strong coupling takes no colliders (collider '" + model.collider_names.front() +
+           "'): make it a static rigid body";
+  for (std::size_t m = 0; m < model.materials.size(); ++m) {
+    const mpm::MaterialModel kind = model.materials[m].model;
+    if (kind == mpm::MaterialModel::kDruckerPrager || kind == mpm::MaterialModel::kCloth)
+      return "the strong coupling does not take material '" + model.material_names[m] + "' (" +
+             (kind == mpm::MaterialModel::kCloth ? "cloth" : "drucker_prager") + "): use simulation.coupling: weak";
+  }
+  return {};
+}
+
+std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& model, State::Data& state,
+                                                                  Workspace& workspace) {
+  const mpm::Particles& particles = state.mpm.particles;
+  std::vector<double> margin(particles.size());
+  for (std::size_t p = 0; p < particles.size(); ++p)
+    margin[p] = 0.25 * model.h + model.dt * static_cast<double>(Norm(particles.v[p]));
+  std::vector<Contact> out;
+  if (workspace.rigid && model.rigid && !model.rigid->empty()) {
+    if (contact_model_ != &model || !rigid_contact_) {
+      rigid_contact_ = std::make_unique<coupling::MpmRigidContact>(coupling::MpmContactSettingsOf(model));
+      contact_model_ = &model;
+    }
+    rigid_contact_->BeginStep(*workspace.rigid, state.impulses);
+    for (const coupling::ParticleContact& pc : rigid_contact_->FindParticleContacts(particles, margin)) {
+      Contact c;
+      c.particle = pc.particle;
+      c.body = rigid_contact_->body_of(pc.geometry);
+      c.normal_W = pc.normal_W;
+      c.phi = pc.phi;
+      c.friction = rigid_contact_->friction_of(particles.material[pc.particle], pc.geometry);
+      out.push_back(c);
+    }
+  }
+  AddWallContacts(model, particles, margin, out);
+  return out;
+}
+
+void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& workspace, int nr,
+                                contact::SapProblem& joint) const {
+  const int p = c.particle;
+  const Eigen::Vector3d x = particles_.x[static_cast<std::size_t>(p)];
+  const Eigen::Matrix3d R_WC = contact::ContactFrame(c.normal_W);
+  // Columns: the rigid dofs, then each stencil node's kept dofs.
+  std::vector<int> cols;
+  Eigen::MatrixXd J_W(3, nr + 81);
+  J_W.setZero();
+  Eigen::Vector3d v0 = Eigen::Vector3d::Zero();
+  double delassus = 0;
+  if (c.body >= 0 && nr > 0) {
+    const contact::RigidSystem& rigid = *workspace.rigid;
+    const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), c.body, x, &v0);
+    J_W.leftCols(nr) = -Jb;
+    const Eigen::VectorXd A_inv = joint.A.diagonal().head(nr).cwiseInverse();
+    delassus += (Jb * A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
+  }
+  for (int k = 0; k < nr; ++k) cols.push_back(k);
+  int used = nr;
+  const std::array<int, 27>& nodes = free_motion_.stencil_nodes(p);
+  const std::array<double, 27>& w = free_motion_.stencil_weights(p);
+  for (int m = 0; m < 27; ++m) {
+    const double mass = free_motion_.node_mass()[static_cast<std::size_t>(nodes[m])];
+    if (mass > 0) delassus += w[m] * w[m] / mass;
+    for (int a = 0; a < 3; ++a) {
+      const int kept = kept_of_dof_[static_cast<std::size_t>(3 * nodes[m] + a)];
+      if (kept < 0) continue;  // held by a wall: its velocity is 0
+      J_W(a, used++) = w[m];
+      cols.push_back(nr + kept);
+    }
+  }
+  contact::FrictionConeParams cone;
+  cone.dt = dt;
+  cone.phi0 = c.phi;
+  cone.friction = c.friction;
+  cone.delassus = delassus > 0 ? delassus : 1 / particles_.mass[static_cast<std::size_t>(p)];
+  const Eigen::MatrixXd J = R_WC.transpose() * J_W.leftCols(used);
+  joint.Add(std::make_unique<contact::FrictionConeContact>(cone), J, -R_WC.transpose() * v0, std::move(cols));
+}
+
+void StrongCoupling::BuildFreeMotion(const Model& model, const State::Data& state) {
+  Gather(state.mpm.particles, particles_);
+  std::vector<mpm::ImplicitMaterial> materials;
+  for (const mpm::MaterialParams& m : model.materials) materials.push_back(ImplicitMaterialOf(m));
+  const Eigen::Vector3d origin(model.grid_origin[0], model.grid_origin[1], model.grid_origin[2]);
+  const Eigen::Vector3d gravity(model.gravity[0], model.gravity[1], model.gravity[2]);
+  free_motion_.Build(particles_, materials, model.h, origin, model.dt, gravity);
+  const mpm::BoundaryKind kind = model.walls.kind;
+  if (kind == mpm::BoundaryKind::kSticky || kind == mpm::BoundaryKind::kSlip) {
+    const Eigen::Vector3d lo(model.domain_min[0], model.domain_min[1], model.domain_min[2]);
+    const Eigen::Vector3d hi(model.domain_max[0], model.domain_max[1], model.domain_max[2]);
+    free_motion_.SetWalls(lo, hi, kind == mpm::BoundaryKind::kSticky);
+  }
+}
+
+Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector<Contact>& contacts,
+                                           Workspace& workspace, contact::RigidStepProblem& rigid,
+                                           contact::SapResult& result) {
+  // The kept grid dofs: those of the contacts' stencils that no wall holds.
+  const std::vector<bool>& fixed = free_motion_.fixed();
+  kept_of_dof_.assign(fixed.size(), -1);
+  std::vector<int> kept;
+  for (const Contact& c : contacts)
+    for (const int node : free_motion_.stencil_nodes(c.particle))
+      for (int a = 0; a < 3; ++a) {
+        const auto dof = static_cast<std::size_t>(3 * node + a);
+        if (fixed[dof] || kept_of_dof_[dof] >= 0) continue;
+        kept_of_dof_[dof] = static_cast<int>(kept.size());
+        kept.push_back(static_cast<int>(dof));
+      }
+  Eigen::SparseMatrix<double> A = free_motion_.AssembleHessian();
+  Eigen::VectorXd b = free_motion_.RightHandSide();
+  HoldFixed(fixed, A, b);
+  contact::SchurComplement schur;
+  schur.Compute(A, kept);
+  // The joint problem: the rigid dofs first (their constraints as the rigid step built them), then the kept dofs.
+  const int nr = workspace.rigid ? workspace.rigid->tree().nv() : 0;
+  const auto nc = static_cast<int>(kept.size());
+  contact::SapProblem joint;
+  joint.A = Eigen::MatrixXd::Zero(nr + nc, nr + nc);
+  joint.v_star.resize(nr + nc);
+  if (nr > 0) {
+    joint.A.topLeftCorner(nr, nr) = rigid.problem.A;
+    joint.v_star.head(nr) = rigid.problem.v_star;
+  }
+  joint.A.bottomRightCorner(nc, nc) = schur.S();
+  joint.v_star.tail(nc) = schur.S().llt().solve(schur.ReducedRhs(b));
+  std::vector<int> rigid_dofs(static_cast<std::size_t>(nr));
+  for (int k = 0; k < nr; ++k) rigid_dofs[static_cast<std::size_t>(k)] = k;
+  for (contact::SapProblem::Entry& e : rigid.problem.constraints)
+    joint.Add(std::move(e.constraint), std::move(e.J), std::move(e.b), e.cols.empty() ? rigid_dofs : e.cols);
+  for (const Contact& c : contacts) AddContact(c, model.dt, workspace, nr, joint);
+  contact::SapSolverParams params;
+  if (workspace.rigid) params = workspace.rigid->params().solver;
+  params.rel_tolerance = model.strong_tolerance;
+  params.max_iterations = model.rigid ? model.rigid->max_solver_iterations : params.max_iterations;
+  result = contact::SolveSap(joint, params);
+  Eigen::VectorXd v = schur.BackSubstitute(b, result.v.tail(nc));
+  for (Eigen::Index k = 0; k < v.size(); ++k)
+    if (fixed[static_cast<std::size_t>(k)]) v[k] = 0;
+  return v;
+}
+
+void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result,
+                                    int first, const contact::RigidSystem* rigid, State::Data& state) const {
+  coupling::RigidImpulses& out = state.impulses;
+  const std::size_t bodies = out.linear.size();
+  out.stats = {};
+  out.stats.body_contacts.assign(bodies, 0);
+  out.stats.contacts = static_cast<int>(contacts.size());
+  out.stats.max_contacts = out.stats.contacts;
+  out.stats.substep_iterations.push_back(contacts.empty() ? 0 : result.iterations);
+  out.stats.substep_residuals.push_back(contacts.empty() ? 0 : result.residual);
+  out.stats.converged = contacts.empty() || result.converged;
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const Contact& c = contacts[k];
+    if (c.body < 0 || static_cast<std::size_t>(c.body) >= bodies || !rigid) continue;
+    // −γ at the particle, in the world frame, and its moment about the body origin at the step's start.
+    const Eigen::Vector3d gamma_W =
+        contact::ContactFrame(c.normal_W) * result.gamma[static_cast<std::size_t>(first) + k].head<3>();
+    const Eigen::Vector3d& x = particles_.x[static_cast<std::size_t>(c.particle)];
+    out.linear[static_cast<std::size_t>(c.body)] -= gamma_W;
+    const Eigen::Vector3d origin = rigid->kinematics().X_WB[static_cast<std::size_t>(c.body)].translation();
+    out.angular[static_cast<std::size_t>(c.body)] -= (x - origin).cross(gamma_W);
+    ++out.stats.body_contacts[static_cast<std::size_t>(c.body)];
+  }
+}
+
+void StrongCoupling::Advance(const Model& model, State::Data& state, Workspace& workspace) {
+  StepTelemetry& t = workspace.telemetry;
+  contact::RigidSystem* rigid = workspace.rigid.get();
+  auto start = WallClock::now();
+  contact::RigidStepProblem begun;
+  if (rigid) {
+    coupling::ApplyBodyWrenches(model, *rigid);
+    begun = rigid->BeginStep(model.dt);
+  }
+  t.rigid_ms = Ms(start);
+  start = WallClock::now();
+  BuildFreeMotion(model, state);
+  const std::vector<Contact> contacts = FindContacts(model, state, workspace);
+  t.p2g_ms = Ms(start);
+  start = WallClock::now();
+  contact::SapResult result;
+  Eigen::VectorXd v;
+  const auto first = static_cast<int>(begun.problem.constraints.size());
+  if (contacts.empty()) {
+    v = free_motion_.Solve(model.implicit_tolerance, kMaxFreeMotionIterations);
+    if (rigid && rigid->tree().nv() > 0)
+      result = contact::SolveSap(begun.problem, rigid->params().solver, rigid->state().v);
+  } else {
+    v = SolveJoint(model, contacts, workspace, begun, result);
+  }
+  RecordImpulses(contacts, result, first, rigid, state);
+  t.grid_ms = Ms(start);
+  start = WallClock::now();
+  free_motion_.Apply(v, particles_);
+  state.mpm.diverged = state.mpm.diverged || !Scatter(particles_, state.mpm.particles);
+  state.mpm.cache.Invalidate(mpm::Invalidation::kParticlesEdited);
+  t.g2p_ms = Ms(start);
+  t.substeps = 1;
+  t.active_nodes_avg = free_motion_.num_nodes();
+  t.sort_ms = t.g2p2g_ms = 0;
+  t.pin_forces.clear();
+  coupling::RecordContactTelemetry(state.impulses.stats, t);
+  if (!rigid || state.mpm.diverged) return;
+  start = WallClock::now();
+  try {
+    coupling::RecordRigidTelemetry(*rigid, rigid->FinishStep(model.dt, begun, result), t);
+  } catch (const std::runtime_error& e) {
+    workspace.rigid_failure = e.what();
+  }
+  t.rigid_ms += Ms(start);
+}
+
+}  // namespace ductile

@@ -1,0 +1,81 @@
+// The strong implicit coupling of Zong, Jiang, Han 2024 ("A convex formulation of frictional contact between rigid
+// and deformable bodies"; docs/architecture.md, "Domains and couplings"): one implicit MPM step per Δt, no substeps,
+// solved together with the rigid step in one convex problem, stable at Δt = 10 ms whatever the stiffness or the mass
+// ratio.
+//
+// 1. Free motions. Rigid: SAP's own model, A_r = M + Δt D and v*_r (contact/rigid_system.h). MPM: the quadratic
+//    E(v) = ½ vᵀ A_MPM v − bᵀ v of the grid velocities (mpm/implicit_free_motion.h, the paper's Sec. IV, Eq. 11,
+//    lagged-rotation linear corotated energy), A_MPM its constant Hessian, v*_MPM = A_MPM⁻¹ b.
+// 2. Contacts, registered at the step's start: each particle within its margin (h/4 + Δt‖v_p‖) of rigid geometry or
+//    of a unilateral domain wall, with φ₀ its signed distance and n the geometry's normal. Its velocity is
+//    interpolated from the grid, v_p = Σᵢ w_ip vᵢ, so the contact velocity is
+//      v_c = R_WCᵀ (Σᵢ w_ip vᵢ − J_b(x_p) v_r − v₀),
+//    R_WC the contact frame (z = n), J_b the body point's Jacobian and v₀ its prescribed velocity. Each contact is
+//    SAP's near-rigid regularised friction cone (contact/constraints/friction_cone_contact.h; Castro et al. 2022,
+//    Sec. V) on its Delassus estimate w = Σᵢ w_ip²/mᵢ + w_body: contact is accurate without a stiffness to tune.
+// 3. One convex problem over v = (v_r, v_MPM) (the paper's Sec. V, Eq. 17):
+//      min ½‖v − v*‖²_A + Σ_c ℓ_c(J_c v + b_c),   A = blockdiag(A_r, A_MPM),
+//    reduced onto the grid dofs the contacts touch, c, by the Schur complement of A_MPM (Han, Masterjohn, Castro
+//    2023; contact/schur_complement.h): A_MPM → S = A_cc − A_cn A_nn⁻¹ A_nc and v*_c the c part of v*_MPM. SAP's
+//    Newton with exact line search solves the reduced problem (contact/sap_solver.h), the rigid constraints (rigid
+//    contacts, controllers, limits, welds) in it unchanged; the other grid dofs follow by back-substitution,
+//    v_n = A_nn⁻¹ (b_n − A_nc v_c).
+// 4. G2P with the solved grid velocities and the return map (plasticity after the step, the paper's Sec. VI); the
+//    rigid state advances with the solved v_r.
+// Without contacts the grid step is one Newton step of E by preconditioned conjugate gradients.
+//
+// Domain walls of kind sticky and slip hold the nodes outside the domain (bilateral); separate and friction walls
+// are unilateral contacts of the particles near them, frictionless or with the walls' μ. Colliders, sand and cloth
+// are the weak scheme's (the Workspace refuses them under this one: StrongCouplingRefusal).
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coupling/coupling_scheme.h"
+#include "coupling/mpm_rigid_contact.h"
+#include "mpm/implicit_free_motion.h"
+
+namespace ductile {
+
+/// Why `model` cannot run under the strong coupling (a material model or colliders it does not take), naming what;
+/// empty when it can.
+std::string StrongCouplingRefusal(const Model& model);
+
+class StrongCoupling final : public CouplingScheme {
+ public:
+  void Advance(const Model& model, State::Data& state, Workspace& workspace) override;
+
+  /// One particle contact of the step's problem (file comment, 2).
+  struct Contact {
+    int particle = -1;  ///< Storage index.
+    int body = -1;      ///< Rigid body (−1: static geometry or a wall).
+    Eigen::Vector3d normal_W = Eigen::Vector3d::UnitZ();
+    double phi = 0;       ///< Signed distance at the step's start [m].
+    double friction = 0;  ///< Coulomb μ.
+  };
+
+ private:
+  // The step's contacts against the frozen rigid geometry and the unilateral walls.
+  std::vector<Contact> FindContacts(const Model& model, State::Data& state, Workspace& workspace);
+  // The contact's rows of the joint problem (its Jacobian over the rigid dofs and the kept grid dofs).
+  void AddContact(const Contact& c, double dt, const Workspace& workspace, int nr, contact::SapProblem& joint) const;
+  // The free motion of the step's particles (materials, walls).
+  void BuildFreeMotion(const Model& model, const State::Data& state);
+  // The grid velocities and the rigid solve with contacts: the joint problem reduced onto the kept grid dofs.
+  Eigen::VectorXd SolveJoint(const Model& model, const std::vector<Contact>& contacts, Workspace& workspace,
+                             contact::RigidStepProblem& rigid, contact::SapResult& result);
+  // The contacts' impulses on the rigid bodies (for the reports) and their counts.
+  void RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result, int first,
+                      const contact::RigidSystem* rigid, State::Data& state) const;
+
+  std::unique_ptr<coupling::MpmRigidContact> rigid_contact_;
+  const Model* contact_model_ = nullptr;  // the model rigid_contact_ was configured for
+  mpm::ImplicitParticles particles_;      // the step's particles in double precision
+  mpm::ImplicitFreeMotion free_motion_;
+  std::vector<int> kept_of_dof_;  // per grid dof: its place among the kept dofs, or −1
+};
+
+}  // namespace ductile
