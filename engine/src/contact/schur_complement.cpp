@@ -1,67 +1,124 @@
-// SchurComplement (schur_complement.h, whose comment has the equations).
+// SchurComplement (schur_complement.h, whose comment has the equations), on CHOLMOD's supernodal Cholesky.
 #include "contact/schur_complement.h"
 
+#include <suitesparse/cholmod.h>
+
+#include <memory>
 #include <stdexcept>
+#include <string>
 
 namespace ductile::contact {
+namespace {
 
-void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A, const std::vector<int>& kept) {
-  size_ = A.rows();
+// One CHOLMOD workspace per call (cholmod_start / cholmod_finish).
+struct Cholmod {
+  cholmod_common common{};
+  Cholmod() { cholmod_start(&common); }
+  ~Cholmod() { cholmod_finish(&common); }
+  Cholmod(const Cholmod&) = delete;
+  Cholmod& operator=(const Cholmod&) = delete;
+};
+
+// A's lower triangle as CHOLMOD reads it (no copy; A compressed and alive while it is used).
+cholmod_sparse LowerView(Eigen::SparseMatrix<double>& A) {
+  A.makeCompressed();
+  cholmod_sparse view{};
+  view.nrow = static_cast<std::size_t>(A.rows());
+  view.ncol = static_cast<std::size_t>(A.cols());
+  view.nzmax = static_cast<std::size_t>(A.nonZeros());
+  view.p = A.outerIndexPtr();
+  view.i = A.innerIndexPtr();
+  view.x = A.valuePtr();
+  view.stype = -1;  // symmetric, the lower triangle is read
+  view.itype = CHOLMOD_INT;
+  view.xtype = CHOLMOD_REAL;
+  view.dtype = CHOLMOD_DOUBLE;
+  view.sorted = 1;
+  view.packed = 1;
+  return view;
+}
+
+}  // namespace
+
+void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std::vector<int>& kept) {
+  size_ = A_in.rows();
   kept_ = kept;
-  // Each dof's place among the kept (≥ 0) or the others (−1 − place).
-  std::vector<int> place(static_cast<std::size_t>(size_), 0);
-  for (std::size_t k = 0; k < kept.size(); ++k) place[kept[k]] = static_cast<int>(k);
-  std::vector<bool> is_kept(static_cast<std::size_t>(size_), false);
-  for (const int k : kept) is_kept[k] = true;
-  other_.clear();
-  for (int i = 0; i < size_; ++i)
-    if (!is_kept[i]) {
-      place[i] = -1 - static_cast<int>(other_.size());
-      other_.push_back(i);
+  const auto n = static_cast<std::size_t>(size_);
+  const auto nc = static_cast<Eigen::Index>(kept.size());
+  const Eigen::Index nn = size_ - nc;
+  Eigen::SparseMatrix<double> A = A_in;
+  cholmod_sparse view = LowerView(A);
+  Cholmod cm;
+  // The elimination order: constrained minimum degree (CAMD) with the kept dofs in the last set.
+  std::vector<int> member(n, 0), order(n, 0);
+  for (const int k : kept) member[static_cast<std::size_t>(k)] = 1;
+  if (!cholmod_camd(&view, nullptr, 0, member.data(), order.data(), &cm.common))
+    throw std::runtime_error("Schur complement: CAMD ordering failed");
+  // CAMD orders each set by minimum degree; the kept dofs keep the caller's order so that S is in it.
+  for (Eigen::Index k = 0; k < nc; ++k) order[static_cast<std::size_t>(nn + k)] = kept[static_cast<std::size_t>(k)];
+  cm.common.nmethods = 1;
+  cm.common.method[0].ordering = CHOLMOD_GIVEN;
+  cm.common.postorder = 0;  // a postorder could move kept dofs among the others
+  cm.common.supernodal = CHOLMOD_SUPERNODAL;
+  cholmod_factor* factor = cholmod_analyze_p(&view, order.data(), nullptr, 0, &cm.common);
+  if (!factor) throw std::runtime_error("Schur complement: symbolic analysis failed");
+  const int ok = cholmod_factorize(&view, factor, &cm.common);
+  if (!ok || cm.common.status == CHOLMOD_NOT_POSDEF) {
+    cholmod_free_factor(&factor, &cm.common);
+    throw std::runtime_error("Schur complement: the matrix is not positive definite");
+  }
+  const int* perm = static_cast<const int*>(factor->Perm);
+  for (std::size_t k = 0; k < n; ++k)
+    if (perm[k] != order[k]) {
+      cholmod_free_factor(&factor, &cm.common);
+      throw std::runtime_error("Schur complement: CHOLMOD did not keep the given order");
     }
-  const auto nc = static_cast<Eigen::Index>(kept.size()), nn = static_cast<Eigen::Index>(other_.size());
-  std::vector<Eigen::Triplet<double>> nn_entries, nc_entries;
-  S_ = Eigen::MatrixXd::Zero(nc, nc);
-  for (int col = 0; col < A.outerSize(); ++col)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(A, col); it; ++it) {
-      const int r = place[it.row()], c = place[it.col()];
-      if (r >= 0 && c >= 0)
-        S_(r, c) += it.value();  // A_cc
-      else if (r < 0 && c < 0)
-        nn_entries.emplace_back(-1 - r, -1 - c, it.value());
-      else if (r < 0)
-        nc_entries.emplace_back(-1 - r, c, it.value());
+  cholmod_sparse* Ls = cholmod_factor_to_sparse(factor, &cm.common);
+  cholmod_free_factor(&factor, &cm.common);
+  if (!Ls) throw std::runtime_error("Schur complement: the factor could not be read");
+  L_ = Eigen::Map<const Eigen::SparseMatrix<double>>(size_, size_, static_cast<Eigen::Index>(cholmod_nnz(Ls, &cm.common)),
+                                                     static_cast<const int*>(Ls->p), static_cast<const int*>(Ls->i),
+                                                     static_cast<const double*>(Ls->x));
+  cholmod_free_sparse(&Ls, &cm.common);
+  other_.assign(order.begin(), order.begin() + nn);
+  L_nn_ = L_.topLeftCorner(nn, nn);
+  L_cc_ = Eigen::MatrixXd(L_.bottomRightCorner(nc, nc)).triangularView<Eigen::Lower>();
+  S_ = L_cc_ * L_cc_.transpose();
+  // A_nc in the others' elimination order, for the back-substitution.
+  Eigen::VectorXi new_of(size_);
+  for (std::size_t k = 0; k < n; ++k) new_of[order[k]] = static_cast<int>(k);
+  std::vector<Eigen::Triplet<double>> nc_entries;
+  for (int col = 0; col < A_in.outerSize(); ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(A_in, col); it; ++it) {
+      const int r = new_of[it.row()], c = new_of[it.col()];
+      if (r < nn && c >= nn) nc_entries.emplace_back(r, c - static_cast<int>(nn), it.value());
     }
-  Eigen::SparseMatrix<double> A_nn(nn, nn);
-  A_nn.setFromTriplets(nn_entries.begin(), nn_entries.end());
   A_nc_.resize(nn, nc);
   A_nc_.setFromTriplets(nc_entries.begin(), nc_entries.end());
-  if (nn > 0) {
-    A_nn_.compute(A_nn);
-    if (A_nn_.info() != Eigen::Success || (A_nn_.vectorD().array() <= 0).any())
-      throw std::runtime_error("Schur complement: the eliminated block is not positive definite");
-    const Eigen::MatrixXd Y = A_nn_.solve(Eigen::MatrixXd(A_nc_));  // A_nn⁻¹ A_nc
-    S_ -= A_nc_.transpose() * Y;
-  }
 }
 
 Eigen::VectorXd SchurComplement::ReducedRhs(const Eigen::VectorXd& b) const {
-  Eigen::VectorXd bc(static_cast<Eigen::Index>(kept_.size()));
-  for (std::size_t k = 0; k < kept_.size(); ++k) bc[static_cast<Eigen::Index>(k)] = b[kept_[k]];
-  if (other_.empty()) return bc;
-  Eigen::VectorXd bn(static_cast<Eigen::Index>(other_.size()));
-  for (std::size_t k = 0; k < other_.size(); ++k) bn[static_cast<Eigen::Index>(k)] = b[other_[k]];
-  return bc - A_nc_.transpose() * A_nn_.solve(bn);
+  // With P A Pᵀ = L Lᵀ and L y = P b: S x_c = L_cc y_c.
+  const auto nn = static_cast<Eigen::Index>(other_.size()), nc = static_cast<Eigen::Index>(kept_.size());
+  Eigen::VectorXd y(size_);
+  for (Eigen::Index k = 0; k < nn; ++k) y[k] = b[other_[static_cast<std::size_t>(k)]];
+  for (Eigen::Index k = 0; k < nc; ++k) y[nn + k] = b[kept_[static_cast<std::size_t>(k)]];
+  L_.triangularView<Eigen::Lower>().solveInPlace(y);
+  return L_cc_ * y.tail(nc);
 }
 
 Eigen::VectorXd SchurComplement::BackSubstitute(const Eigen::VectorXd& b, const Eigen::VectorXd& x_c) const {
+  const auto nn = static_cast<Eigen::Index>(other_.size());
   Eigen::VectorXd x(size_);
   for (std::size_t k = 0; k < kept_.size(); ++k) x[kept_[k]] = x_c[static_cast<Eigen::Index>(k)];
-  if (other_.empty()) return x;
-  Eigen::VectorXd bn(static_cast<Eigen::Index>(other_.size()));
-  for (std::size_t k = 0; k < other_.size(); ++k) bn[static_cast<Eigen::Index>(k)] = b[other_[k]];
-  const Eigen::VectorXd xn = A_nn_.solve(bn - A_nc_ * x_c);
-  for (std::size_t k = 0; k < other_.size(); ++k) x[other_[k]] = xn[static_cast<Eigen::Index>(k)];
+  if (nn == 0) return x;
+  // A_nn x_n = b_n − A_nc x_c with A_nn = L_nn L_nnᵀ (in the elimination order).
+  Eigen::VectorXd r(nn);
+  for (Eigen::Index k = 0; k < nn; ++k) r[k] = b[other_[static_cast<std::size_t>(k)]];
+  r -= A_nc_ * x_c;
+  L_nn_.triangularView<Eigen::Lower>().solveInPlace(r);
+  L_nn_.transpose().triangularView<Eigen::Upper>().solveInPlace(r);
+  for (Eigen::Index k = 0; k < nn; ++k) x[other_[static_cast<std::size_t>(k)]] = r[k];
   return x;
 }
 

@@ -99,9 +99,10 @@ void HoldFixed(const std::vector<bool>& fixed, Eigen::SparseMatrix<double>& A, E
     }
 }
 
-// Unilateral walls (separate, friction): a contact for each particle within its margin of a wall, per wall.
-void AddWallContacts(const Model& model, const mpm::Particles& particles, const std::vector<double>& margin,
-                     std::vector<StrongCoupling::Contact>& out) {
+// Unilateral walls (separate, friction): a contact for each particle within its reach of a wall, per wall, at the
+// particle's contact radius.
+void AddWallContacts(const Model& model, const mpm::Particles& particles, const std::vector<double>& radius,
+                     const std::vector<double>& reach, std::vector<StrongCoupling::Contact>& out) {
   const mpm::BoundaryKind kind = model.walls.kind;
   if (kind != mpm::BoundaryKind::kSeparate && kind != mpm::BoundaryKind::kFriction) return;
   const double mu = kind == mpm::BoundaryKind::kFriction ? model.walls.friction : 0.0;
@@ -110,11 +111,11 @@ void AddWallContacts(const Model& model, const mpm::Particles& particles, const 
       for (int side = 0; side < 2; ++side) {
         const double x = particles.x[p][a];
         const double phi = side == 0 ? x - model.domain_min[a] : model.domain_max[a] - x;
-        if (phi >= margin[p]) continue;
+        if (phi >= reach[p]) continue;
         StrongCoupling::Contact c;
         c.particle = static_cast<int>(p);
         c.normal_W = Eigen::Vector3d::Unit(a) * (side == 0 ? 1.0 : -1.0);
-        c.phi = phi;
+        c.phi = phi - radius[p];
         c.friction = mu;
         out.push_back(c);
       }
@@ -138,9 +139,13 @@ std::string StrongCouplingRefusal(const Model& model) {
 std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& model, State::Data& state,
                                                                   Workspace& workspace) {
   const mpm::Particles& particles = state.mpm.particles;
-  std::vector<double> margin(particles.size());
-  for (std::size_t p = 0; p < particles.size(); ++p)
-    margin[p] = 0.25 * model.h + model.dt * static_cast<double>(Norm(particles.v[p]));
+  // A particle stands for the cube of material about it: its contact surface lies r_p = ½ V_p^(1/3) beyond its
+  // centre, so contacts act on φ − r_p (without it a body rests half a particle spacing deep in what it lies on).
+  std::vector<double> radius(particles.size()), reach(particles.size());
+  for (std::size_t p = 0; p < particles.size(); ++p) {
+    radius[p] = 0.5 * std::cbrt(static_cast<double>(particles.volume[p]));
+    reach[p] = radius[p] + 0.25 * model.h + model.dt * static_cast<double>(Norm(particles.v[p]));
+  }
   std::vector<Contact> out;
   if (workspace.rigid && model.rigid && !model.rigid->empty()) {
     if (contact_model_ != &model || !rigid_contact_) {
@@ -148,17 +153,17 @@ std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& m
       contact_model_ = &model;
     }
     rigid_contact_->BeginStep(*workspace.rigid, state.impulses);
-    for (const coupling::ParticleContact& pc : rigid_contact_->FindParticleContacts(particles, margin)) {
+    for (const coupling::ParticleContact& pc : rigid_contact_->FindParticleContacts(particles, reach)) {
       Contact c;
       c.particle = pc.particle;
       c.body = rigid_contact_->body_of(pc.geometry);
       c.normal_W = pc.normal_W;
-      c.phi = pc.phi;
+      c.phi = pc.phi - radius[static_cast<std::size_t>(pc.particle)];
       c.friction = rigid_contact_->friction_of(particles.material[pc.particle], pc.geometry);
       out.push_back(c);
     }
   }
-  AddWallContacts(model, particles, margin, out);
+  AddWallContacts(model, particles, radius, reach, out);
   return out;
 }
 

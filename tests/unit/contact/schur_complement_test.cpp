@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cmath>
 #include <functional>
