@@ -1,0 +1,155 @@
+// The strong implicit coupling (coupling/strong_coupling.h; Zong, Jiang, Han 2024) at Δt = 10 ms, one step per Δt:
+// an elastic block resting on a table with its analytic sag, a heavy rigid box resting on a soft bed (mass ratio
+// 100, Newton's third law through the joint solve), and the live switch from a weak run that diverges at this Δt.
+// The ball on the slope in both regimes is in mpm_incline_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "ductile/simulator.h"
+#include "scene_fixture.h"
+
+namespace ductile {
+namespace {
+
+constexpr double kG = 9.81;
+
+// A 10 cm rubber cube (E = 1e5 Pa, ν = 0.3, ρ = 1000 kg/m³, h = 2 cm, 8 particles per cell) 1 cm above a static
+// table.
+constexpr const char* kBlockOnTable = R"(
+simulation: {dt: 0.01, coupling: strong}
+grid: {h: 0.02, domain: {min: [-0.3, -0.3, 0.0], max: [0.3, 0.3, 0.4]}, boundary: {type: separate}}
+materials:
+  rubber: {model: fixed_corotated, density: 1000, youngs_modulus: 1.0e5, poisson_ratio: 0.3}
+objects:
+  block: {material: rubber, shape: {type: box, size: [0.1, 0.1, 0.1]}, pose: {position: [0, 0, 0.16]}}
+rigid_bodies:
+  table: {type: static, shape: {type: box, size: [0.4, 0.4, 0.1]}, pose: {position: [0, 0, 0.05]}}
+)";
+
+// Under its own weight a free column of height H on a support is in uniaxial stress σ_zz = −ρ g (H − z), so its
+// centre of mass sinks by ρ g H²/(3E) (0.327 mm here) below where the undeformed block would rest (z = 0.15 m).
+// Measured 0.336 mm. Bound 15%: the column is 5 cells tall, and friction at its foot holds its Poisson expansion
+// there (stiffer than uniaxial). Particles rest on the table at their contact radius, not half a spacing in it (a
+// 5 mm sink without it). At rest within 1 mm/s after 0.3 s: each step solves its contact problem to the tolerance,
+// and the implicit step damps the landing.
+TEST(StrongCoupling, BlockRestsOnATableWithItsElasticSag) {
+  auto sim = testing::SimulatorFromYaml(kBlockOnTable);
+  testing::RunUntil(*sim, 0.5);
+  const ObjectSummary block = sim->SummarizeObject(0);
+  const double sag = 0.15 - block.center_of_mass[2];
+  const double expected = 1000 * kG * 0.1 * 0.1 / (3 * 1e5);
+  std::printf("block on table: sag %.4f mm, ρgH²/(3E) = %.4f mm, |v| = %.2e m/s\n", 1e3 * sag, 1e3 * expected,
+              std::hypot(block.velocity[0], block.velocity[1], block.velocity[2]));
+  EXPECT_NEAR(sag, expected, 0.15 * expected);
+  EXPECT_LT(std::hypot(block.velocity[0], block.velocity[1], block.velocity[2]), 1e-3);
+  EXPECT_LT(std::abs(block.center_of_mass[0]) + std::abs(block.center_of_mass[1]), 1e-6);
+  EXPECT_TRUE(sim->last_step().mpm_contact_converged);
+}
+
+// A 10 kg rigid box on a 0.058 kg bed of soft rubber (E = 3e4 Pa) lying on a static floor: one step of 10 ms
+// carries a mass ratio of 170 through the joint problem. At rest the bed pushes the box up with its weight: the mean
+// contact force over the last 0.2 s within 2% of m g (what is left of the bounce), and the box sits on the bed,
+// not in it.
+constexpr const char* kBoxOnBed = R"(
+simulation: {dt: 0.01, coupling: strong}
+grid: {h: 0.02, domain: {min: [-0.3, -0.3, 0.0], max: [0.3, 0.3, 0.4]}, boundary: {type: separate}}
+materials:
+  foam: {model: fixed_corotated, density: 100, youngs_modulus: 3.0e4, poisson_ratio: 0.3}
+objects:
+  bed: {material: foam, shape: {type: box, size: [0.12, 0.12, 0.04]}, pose: {position: [0, 0, 0.12]}}
+rigid_bodies:
+  floor: {type: static, shape: {type: box, size: [0.5, 0.5, 0.1]}, pose: {position: [0, 0, 0.05]}}
+  box: {shape: {type: box, size: [0.1, 0.1, 0.1]}, mass: 10, pose: {position: [0, 0, 0.191]}}
+)";
+
+TEST(StrongCoupling, HeavyBoxRestsOnASoftBedWithItsWeight) {
+  auto sim = testing::SimulatorFromYaml(kBoxOnBed);
+  int box = -1;
+  for (int i = 0; i < sim->num_rigid_bodies(); ++i)
+    if (sim->SummarizeRigidBody(i).name == "box") box = i;
+  ASSERT_GE(box, 0);
+  // The mean over [0.3, 0.5] s, about one period of the box bouncing on the bed (2π √(m/k) = 0.19 s for the bed's
+  // k = E A/L = 1.1e4 N/m), which the implicit steps damp out.
+  testing::RunUntil(*sim, 0.3);
+  RigidBodySummary s = sim->SummarizeRigidBody(box);
+  s.contact_force = {0, 0, 0};
+  int steps = 0;
+  for (; sim->time() < 0.5 - 1e-9; ++steps) {
+    sim->Step();
+    for (int a = 0; a < 3; ++a) s.contact_force[a] += sim->SummarizeRigidBody(box).contact_force[a];
+  }
+  for (double& f : s.contact_force) f /= steps;
+  s.position = sim->SummarizeRigidBody(box).position;
+  std::printf("box on bed: last step %.1f ms, %d contacts, %d Newton iterations\n", sim->last_step().wall_ms,
+              sim->last_step().mpm_contacts, sim->last_step().mpm_contact_iterations);
+  const double bed_top = sim->SummarizeObject(0).bounds_max[2];
+  std::printf("box on bed: contact force %.3f N (m g = %.3f N), box bottom %.4f m, bed top %.4f m\n",
+              s.contact_force[2], 10 * kG, s.position[2] - 0.05, bed_top);
+  EXPECT_NEAR(s.contact_force[2], 10 * kG, 0.02 * 10 * kG);
+  EXPECT_NEAR(s.contact_force[0], 0, 0.01 * 10 * kG);
+  EXPECT_GT(s.position[2] - 0.05, 0.1);  // above the floor: the bed holds it
+}
+
+// A stiff block (E = 1e7 Pa) dropped at Δt = 10 ms with one substep: the explicit weak scheme's substep is over 30
+// times its CFL limit and it diverges; switched live to the strong scheme the same scene runs and the block lands.
+constexpr const char* kStiffDrop = R"(
+simulation: {dt: 0.01}
+grid: {h: 0.02, domain: {min: [-0.3, -0.3, 0.0], max: [0.3, 0.3, 0.4]}, boundary: {type: separate}}
+materials:
+  steelish: {model: fixed_corotated, density: 2000, youngs_modulus: 1.0e7, poisson_ratio: 0.3}
+objects:
+  block: {material: steelish, shape: {type: box, size: [0.08, 0.08, 0.08]}, pose: {position: [0, 0, 0.2]},
+          velocity: [0.5, 0, -1]}
+rigid_bodies:
+  table: {type: static, shape: {type: box, size: [0.5, 0.5, 0.1]}, pose: {position: [0, 0, 0.05]}}
+)";
+
+TEST(StrongCoupling, SwitchesLiveAndRunsWhereTheWeakSchemeDiverges) {
+  auto weak = testing::SimulatorFromYaml(kStiffDrop);
+  EXPECT_THROW(testing::RunUntil(*weak, 0.5), SimulationDiverged);
+
+  auto sim = testing::SimulatorFromYaml(kStiffDrop);
+  sim->Step();  // one weak step while the block is in the air
+  ASSERT_EQ(sim->SetParameter("simulation.coupling", "strong"), "");
+  EXPECT_EQ(sim->model().coupling, CouplingKind::kStrong);
+  testing::RunUntil(*sim, 0.5);
+  const ObjectSummary block = sim->SummarizeObject(0);
+  EXPECT_NEAR(block.bounds_min[2], 0.1, 0.01);  // on the table
+  EXPECT_LT(block.kinetic_energy, 1e-3);
+  // And back: the weak scheme takes over the strong one's state at a step boundary.
+  ASSERT_EQ(sim->SetParameter("simulation.coupling", "weak"), "");
+  ASSERT_EQ(sim->SetParameter("simulation.substeps", "60"), "");
+  testing::RunUntil(*sim, 0.6);
+  EXPECT_NEAR(sim->SummarizeObject(0).bounds_min[2], 0.1, 0.01);
+}
+
+// The strong scheme refuses what it does not simulate, naming it, at load and when switched live.
+TEST(StrongCoupling, RefusesClothSandAndColliders) {
+  const std::string sand = R"(
+simulation: {dt: 0.01, coupling: strong}
+grid: {h: 0.02, domain: {min: [-0.3, -0.3, 0.0], max: [0.3, 0.3, 0.4]}}
+materials:
+  sand: {model: drucker_prager, density: 1600, youngs_modulus: 3.5e4, poisson_ratio: 0.3}
+objects:
+  heap: {material: sand, shape: {type: box, size: [0.1, 0.1, 0.1]}, pose: {position: [0, 0, 0.1]}}
+)";
+  try {
+    testing::ModelFromYaml(sand);
+    ADD_FAILURE() << "a strong scene with sand loaded";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("inline.yaml:2:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("material 'sand' (drucker_prager)"), std::string::npos) << e.what();
+  }
+  std::string weak = sand;
+  weak.replace(weak.find(", coupling: strong"), 18, "");
+  auto sim = testing::SimulatorFromYaml(weak);
+  EXPECT_NE(sim->SetParameter("simulation.coupling", "strong").find("drucker_prager"), std::string::npos);
+  EXPECT_EQ(sim->model().coupling, CouplingKind::kWeak);
+  EXPECT_NE(sim->SetParameter("simulation.coupling", "firm").find("must be one of weak, strong"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ductile
