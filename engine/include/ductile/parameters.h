@@ -61,9 +61,9 @@ struct ParameterInfo {
   /// LoadScene checks that part. Empty otherwise.
   std::string range_note;
   std::vector<std::string> choices;  ///< kChoice: the names it takes, in the order of their indices.
-  bool required = false;            ///< The key must be given (where it applies).
-  double default_value = 0;         ///< The value of an omitted key (kNumber, kInteger) when `default_note` is empty.
-  Vector3 default_vector{0, 0, 0};  ///< Likewise for a kVector.
+  bool required = false;             ///< The key must be given (where it applies).
+  double default_value = 0;          ///< The value of an omitted key (kNumber, kInteger) when `default_note` is empty.
+  Vector3 default_vector{0, 0, 0};   ///< Likewise for a kVector.
   /// When an omitted key has no value of its own, what the docs say instead: "*required*", "not set",
   /// "from `contact`", "unbounded (−∞)". Empty when default_value or default_vector is the default.
   std::string default_note;

@@ -97,9 +97,9 @@ void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std
   cholmod_sparse* Ls = cholmod_factor_to_sparse(factor, &cm.common);
   cholmod_free_factor(&factor, &cm.common);
   if (!Ls) throw std::runtime_error("Schur complement: the factor could not be read");
-  L_ = Eigen::Map<const Eigen::SparseMatrix<double>>(size_, size_, static_cast<Eigen::Index>(cholmod_nnz(Ls, &cm.common)),
-                                                     static_cast<const int*>(Ls->p), static_cast<const int*>(Ls->i),
-                                                     static_cast<const double*>(Ls->x));
+  L_ = Eigen::Map<const Eigen::SparseMatrix<double>>(
+      size_, size_, static_cast<Eigen::Index>(cholmod_nnz(Ls, &cm.common)), static_cast<const int*>(Ls->p),
+      static_cast<const int*>(Ls->i), static_cast<const double*>(Ls->x));
   cholmod_free_sparse(&Ls, &cm.common);
   other_.assign(order.begin(), order.begin() + nn);
   L_nn_ = L_.topLeftCorner(nn, nn);

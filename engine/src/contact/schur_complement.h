@@ -43,7 +43,7 @@ class SchurComplement {
  private:
   std::vector<int> kept_, other_;  // dof indices of A; `other_` in elimination order
   Eigen::SparseMatrix<double> A_nc_;
-  Eigen::SparseMatrix<double> L_;    // Cholesky factor of P A Pᵀ (others first, then kept)
+  Eigen::SparseMatrix<double> L_;     // Cholesky factor of P A Pᵀ (others first, then kept)
   Eigen::SparseMatrix<double> L_nn_;  // its leading block
   Eigen::MatrixXd L_cc_;              // its trailing block, dense
   Eigen::MatrixXd S_;

@@ -40,7 +40,6 @@ void RecordContactTelemetry(const MpmContactStats& c, StepTelemetry& t) {
   t.mpm_substep_residuals = c.substep_residuals;
 }
 
-
 void ApplyBodyWrenches(const Model& model, contact::RigidSystem& rigid) {
   for (const RigidModel::BodyWrench& w : model.rigid->body_wrenches)
     rigid.ApplyBodyWrench(w.body, rigid.kinematics().X_WB[w.body].translation(), w.force, w.torque);

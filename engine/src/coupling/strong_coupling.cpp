@@ -144,7 +144,7 @@ std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& m
   std::vector<double> radius(particles.size()), reach(particles.size());
   for (std::size_t p = 0; p < particles.size(); ++p) {
     radius[p] = 0.5 * std::cbrt(static_cast<double>(particles.volume[p]));
-    reach[p] = radius[p] + 0.25 * model.h + model.dt * static_cast<double>(Norm(particles.v[p]));
+    reach[p] = radius[p] + 0.25 * model.h;
   }
   std::vector<Contact> out;
   if (workspace.rigid && model.rigid && !model.rigid->empty()) {
@@ -226,8 +226,11 @@ void StrongCoupling::BuildFreeMotion(const Model& model, const State::Data& stat
 Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector<Contact>& contacts,
                                            Workspace& workspace, contact::RigidStepProblem& rigid,
                                            contact::SapResult& result) {
-  // The kept grid dofs: those of the contacts' stencils that no wall holds.
-  const std::vector<bool>& fixed = free_motion_.fixed();
+  // The kept grid dofs: those of the contacts' stencils that no wall holds. A node no particle gave mass (its weight
+  // is exactly 0 at a stencil's edge) is held too: no particle reads it, and it would make A singular.
+  std::vector<bool> fixed = free_motion_.fixed();
+  for (std::size_t i = 0; i < free_motion_.node_mass().size(); ++i)
+    if (!(free_motion_.node_mass()[i] > 0)) fixed[3 * i] = fixed[3 * i + 1] = fixed[3 * i + 2] = true;
   kept_of_dof_.assign(fixed.size(), -1);
   std::vector<int> kept;
   for (const Contact& c : contacts)
@@ -271,8 +274,8 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
   return v;
 }
 
-void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result,
-                                    int first, const contact::RigidSystem* rigid, State::Data& state) const {
+void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result, int first,
+                                    const contact::RigidSystem* rigid, State::Data& state) const {
   coupling::RigidImpulses& out = state.impulses;
   const std::size_t bodies = out.linear.size();
   out.stats = {};
@@ -319,7 +322,12 @@ void StrongCoupling::Advance(const Model& model, State::Data& state, Workspace& 
     if (rigid && rigid->tree().nv() > 0)
       result = contact::SolveSap(begun.problem, rigid->params().solver, rigid->state().v);
   } else {
-    v = SolveJoint(model, contacts, workspace, begun, result);
+    try {
+      v = SolveJoint(model, contacts, workspace, begun, result);
+    } catch (const std::runtime_error& e) {  // a factorisation that failed: the step cannot go on
+      workspace.rigid_failure = std::string("the strong coupling's joint solve failed: ") + e.what();
+      return;
+    }
   }
   RecordImpulses(contacts, result, first, rigid, state);
   t.grid_ms = Ms(start);

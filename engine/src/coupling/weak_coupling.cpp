@@ -12,7 +12,8 @@ namespace ductile {
 void WeakCoupling::Advance(const Model& model, State::Data& state, Workspace& workspace) {
   FreezeRigidGeometry(state, workspace);
   AdvanceDomains(model, state, workspace);
-  if (workspace.rigid && model.num_particles > 0) coupling::RecordContactTelemetry(state.impulses.stats, workspace.telemetry);
+  if (workspace.rigid && model.num_particles > 0)
+    coupling::RecordContactTelemetry(state.impulses.stats, workspace.telemetry);
   if (workspace.rigid && !workspace.mpm->diverged()) AdvanceRigid(model, state, workspace);
 }
 

@@ -2,6 +2,7 @@
 // comment has the equations). Serial and in double: it is the reference the strong coupling is built on.
 #include "mpm/implicit_free_motion.h"
 
+#include <Eigen/LU>
 #include <cmath>
 
 #include "core/svd3.h"
@@ -126,6 +127,14 @@ Mat3<double> ImplicitFreeMotion::StepDeformation(int p, const Eigen::VectorXd& v
   return ToMat3((Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(p, v)) * F_[p]);
 }
 
+Mat3<double> ImplicitFreeMotion::ObjectiveStepDeformation(int p, const Eigen::VectorXd& v) const {
+  const Eigen::Matrix3d L = dt_ * VelocityGradient(p, v);
+  const Eigen::Matrix3d W = 0.5 * (L - L.transpose()), D = 0.5 * (L + L.transpose());
+  const Eigen::Matrix3d I = Eigen::Matrix3d::Identity();
+  const Eigen::Matrix3d rotation = (I - 0.5 * W).inverse() * (I + 0.5 * W);  // Cayley: orthogonal
+  return ToMat3(rotation * (I + D) * F_[p]);
+}
+
 LinearCorotated<double> ImplicitFreeMotion::ModelOf(std::size_t p) const {
   const ImplicitMaterial& m = MaterialOf(p);
   return {m.mu, m.lambda, m.yield_stress};
@@ -193,7 +202,8 @@ Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
   std::vector<Eigen::Matrix3d> blocks(nodes * kSlots, Eigen::Matrix3d::Zero());
   std::vector<int> partner(nodes * kSlots, -1);
   const auto slot = [&](int j, int k) {
-    const std::array<int, 3>&cj = node_coord_[static_cast<std::size_t>(j)], &ck = node_coord_[static_cast<std::size_t>(k)];
+    const std::array<int, 3>&cj = node_coord_[static_cast<std::size_t>(j)],
+                          &ck = node_coord_[static_cast<std::size_t>(k)];
     const int code = (ck[0] - cj[0] + 2) * 25 + (ck[1] - cj[1] + 2) * 5 + (ck[2] - cj[2] + 2);
     return static_cast<std::size_t>(j) * kSlots + static_cast<std::size_t>(code);
   };
@@ -221,7 +231,8 @@ Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
   std::vector<Eigen::Triplet<double>> entries;
   entries.reserve(nodes * 3);
   for (std::size_t j = 0; j < nodes; ++j) {
-    for (int a = 0; a < 3; ++a) entries.emplace_back(static_cast<int>(3 * j) + a, static_cast<int>(3 * j) + a, mass_[j]);
+    for (int a = 0; a < 3; ++a)
+      entries.emplace_back(static_cast<int>(3 * j) + a, static_cast<int>(3 * j) + a, mass_[j]);
     for (int code = 0; code < kSlots; ++code) {
       const std::size_t at = j * kSlots + static_cast<std::size_t>(code);
       if (partner[at] < 0) continue;
@@ -292,7 +303,7 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
       vp += s.w[m] * vi;
       Cp += s.w[m] * vi * (xi - particles.x[p]).transpose();
     }
-    Mat3<double> Fe = StepDeformation(static_cast<int>(p), v);
+    Mat3<double> Fe = ObjectiveStepDeformation(static_cast<int>(p), v);
     double plastic = 0;
     if (MaterialOf(p).fluid) {
       Fe = Mat3<double>::Identity() * std::cbrt(Fe.Determinant());

@@ -122,7 +122,8 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
   const auto rule = DeriveRules().find(matched.info->key);
   if (matched.info->apply != ParameterApply::kLive || rule == DeriveRules().end()) return NeedsResetMessage(matched);
   if (matched.info->key == "simulation.coupling" && value == "strong") {
-    if (std::string refusal = StrongCouplingRefusal(*model); !refusal.empty()) return key + " = " + value + ": " + refusal;
+    if (std::string refusal = StrongCouplingRefusal(*model); !refusal.empty())
+      return key + " = " + value + ": " + refusal;
   }
 
   // The edited scene description; CheckParameter found the slot and read the value.

@@ -381,7 +381,8 @@ std::string FormatSlot(const Slot& slot) {
   if (slot.integer) return std::to_string(*slot.integer);
   if (slot.get_choice) {
     const int i = slot.get_choice();
-    return slot.choices && i >= 0 && i < static_cast<int>(slot.choices->size()) ? (*slot.choices)[i] : std::to_string(i);
+    return slot.choices && i >= 0 && i < static_cast<int>(slot.choices->size()) ? (*slot.choices)[i]
+                                                                                : std::to_string(i);
   }
   if (slot.vector) {
     const Vector3& v = *slot.vector;

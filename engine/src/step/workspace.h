@@ -36,8 +36,8 @@ struct Workspace {
   std::unique_ptr<contact::RigidSystem> rigid;  ///< Null when the scene has no rigid bodies or robots.
   std::unique_ptr<CouplingScheme> coupling;
   CouplingKind coupling_kind = CouplingKind::kWeak;  ///< Which scheme `coupling` is.
-  StepTelemetry telemetry;    ///< Of the last step.
-  std::string rigid_failure;  ///< Why the last rigid step failed; empty when it did not.
+  StepTelemetry telemetry;                           ///< Of the last step.
+  std::string rigid_failure;                         ///< Why the last rigid step failed; empty when it did not.
   /// Snapshot meshes of the visual geometries (null for primitives), converted once.
   std::vector<std::shared_ptr<const SnapshotMesh>> visual_meshes;
 

@@ -14,7 +14,9 @@ FrictionConeContact::FrictionConeContact(const FrictionConeParams& p) : mu_(p.fr
   sqrt_rn_ = std::sqrt(Rn);
   mu_tilde_ = mu_ * sqrt_rt_ / sqrt_rn_;
   const double tau_d = p.beta * p.dt / kPi;
-  v_hat_ = -p.phi0 / (p.dt + tau_d);
+  // A speculative contact (a gap φ₀ > 0 at the step's start) may close its gap within the step and no more; a
+  // penetrating one is pushed out over Δt + τ_d, the critically damped spring's time.
+  v_hat_ = p.phi0 > 0 ? -p.phi0 / p.dt : -p.phi0 / (p.dt + tau_d);
 }
 
 double FrictionConeContact::Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const {
