@@ -106,7 +106,8 @@ std::string FormatWallTime(double seconds) {
 
 void WarnIfUnstable(const Model& model) {
   const int recommended = model.RecommendedSubsteps();
-  if (model.substeps < recommended) {
+  // The strong coupling's implicit step has no CFL bound (and no substeps).
+  if (model.coupling == CouplingKind::kWeak && model.substeps < recommended) {
     const std::string hint = ImplicitClothHint(model);
     std::cerr << "warning: simulation.substeps = " << model.substeps << " is below the " << recommended
               << " that the CFL condition needs for the elastic wave speed " << std::setprecision(3)

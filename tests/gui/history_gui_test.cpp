@@ -255,12 +255,13 @@ class HistoryGuiTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!opening->isVisible(), 5000);
     // Compiled on the UI thread, the scene would have opened within OpenScene, before the event loop turned once. The
     // times depend on the machine's load (on 2 busy cores, gaps of 0.2-0.5 s while the compile's threads and the X
-    // server compete), so only that OpenScene returned long before the scene opened and the loop kept turning.
+    // server compete; 262 ms in all on a quiet one), so only that the opening took long enough to tell (150 ms), that
+    // OpenScene returned long before the scene opened and that the loop kept turning.
     std::printf(
         "large scene: OpenScene returned in %lld ms, opened in %lld ms; %d turns of the event loop "
         "meanwhile, the longest gap %lld ms\n",
         static_cast<long long>(posted), static_cast<long long>(took), turns, static_cast<long long>(worst_gap));
-    QVERIFY2(took > 300 && posted < took / 3 && turns >= 5,
+    QVERIFY2(took > 150 && posted < took / 3 && turns >= 5,
              qPrintable(QString("posted in %1 ms, opened in %2 ms, %3 turns").arg(posted).arg(took).arg(turns)));
     QVERIFY(OpenAndWait(*window_, scene_));
   }
