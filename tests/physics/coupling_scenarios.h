@@ -80,9 +80,11 @@ inline void ExpectPanelSqueezeBars(const PanelSqueezeResult& r) {
   EXPECT_LT(std::abs(r.cube_drop), 1e-3);
 }
 
-inline PanelSqueezeResult RunPanelSqueeze(double dt, int substeps, double t_begin, double t_end) {
-  auto sim = SimulatorForScene(
-      "panel_squeeze.yaml", {"simulation.dt=" + std::to_string(dt), "simulation.substeps=" + std::to_string(substeps)});
+inline PanelSqueezeResult RunPanelSqueeze(double dt, int substeps, double t_begin, double t_end,
+                                          const std::vector<std::string>& more = {}) {
+  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt), "simulation.substeps=" + std::to_string(substeps)};
+  sets.insert(sets.end(), more.begin(), more.end());
+  auto sim = SimulatorForScene("panel_squeeze.yaml", sets);
   const int panels[2] = {RigidBodyIndex(*sim, "left_panel"), RigidBodyIndex(*sim, "right_panel")};
   PanelSqueezeResult r;
   r.cube_mass = sim->SummarizeObject(0).mass;
