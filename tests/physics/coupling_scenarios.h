@@ -177,9 +177,11 @@ struct CloseLiftShakeResult {
   int mpm_contacts_max = 0;
 };
 
-inline CloseLiftShakeResult RunCloseLiftShake(double dt, int substeps, double shake_begin, double shake_end) {
-  auto sim = SimulatorForScene("close_lift_shake.yaml", {"simulation.dt=" + std::to_string(dt),
-                                                         "simulation.substeps=" + std::to_string(substeps)});
+inline CloseLiftShakeResult RunCloseLiftShake(double dt, int substeps, double shake_begin, double shake_end,
+                                              const std::vector<std::string>& more = {}) {
+  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt), "simulation.substeps=" + std::to_string(substeps)};
+  sets.insert(sets.end(), more.begin(), more.end());
+  auto sim = SimulatorForScene("close_lift_shake.yaml", sets);
   const int left = RigidBodyIndex(*sim, "left_panel"), right = RigidBodyIndex(*sim, "right_panel");
   const int block = RigidBodyIndex(*sim, "block");
   const auto vec = [](const std::array<double, 3>& a) { return Eigen::Vector3d(a[0], a[1], a[2]); };

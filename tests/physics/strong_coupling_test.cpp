@@ -32,7 +32,7 @@ rigid_bodies:
 
 // Under its own weight a free column of height H on a support is in uniaxial stress σ_zz = −ρ g (H − z), so its
 // centre of mass sinks by ρ g H²/(3E) (0.327 mm here) below where the undeformed block would rest (z = 0.15 m).
-// Measured 0.336 mm. Bound 15%: the column is 5 cells tall, and friction at its foot holds its Poisson expansion
+// Measured 0.302 mm. Bound 15%: the column is 5 cells tall, and friction at its foot holds its Poisson expansion
 // there (stiffer than uniaxial). Particles rest on the table at their contact radius, not half a spacing in it (a
 // 5 mm sink without it). At rest within 1 mm/s after 0.3 s: each step solves its contact problem to the tolerance,
 // and the implicit step damps the landing.

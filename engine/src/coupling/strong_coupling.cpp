@@ -141,10 +141,13 @@ std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& m
   const mpm::Particles& particles = state.mpm.particles;
   // A particle stands for the cube of material about it: its contact surface lies r_p = ½ V_p^(1/3) beyond its
   // centre, so contacts act on φ − r_p (without it a body rests half a particle spacing deep in what it lies on).
+  // The reach beyond it is small: each registered contact that sticks pins the smooth grid velocity around it, and a
+  // wider band of them resists rolling (the ball on the slope rolled at 1.87 m/s² with h/4 plus Δt‖v_p‖, 2.14 with
+  // h/20, against 3.55).
   std::vector<double> radius(particles.size()), reach(particles.size());
   for (std::size_t p = 0; p < particles.size(); ++p) {
     radius[p] = 0.5 * std::cbrt(static_cast<double>(particles.volume[p]));
-    reach[p] = radius[p] + 0.25 * model.h;
+    reach[p] = radius[p] + 0.05 * model.h;
   }
   std::vector<Contact> out;
   if (workspace.rigid && model.rigid && !model.rigid->empty()) {

@@ -6,7 +6,7 @@
 // 1. Free motions. Rigid: SAP's own model, A_r = M + Δt D and v*_r (contact/rigid_system.h). MPM: the quadratic
 //    E(v) = ½ vᵀ A_MPM v − bᵀ v of the grid velocities (mpm/implicit_free_motion.h, the paper's Sec. IV, Eq. 11,
 //    lagged-rotation linear corotated energy), A_MPM its constant Hessian, v*_MPM = A_MPM⁻¹ b.
-// 2. Contacts, registered at the step's start: each particle within its reach (r_p + h/4 + Δt‖v_p‖) of rigid geometry
+// 2. Contacts, registered at the step's start: each particle within its reach (r_p + h/20) of rigid geometry
 //    or of a unilateral domain wall, with φ₀ = φ − r_p its signed distance less its contact radius r_p = ½ V_p^(1/3)
 //    (the particle stands for a cube of material) and n the geometry's normal. Its velocity is
 //    interpolated from the grid, v_p = Σᵢ w_ip vᵢ, so the contact velocity is
