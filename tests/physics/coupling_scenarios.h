@@ -82,7 +82,8 @@ inline void ExpectPanelSqueezeBars(const PanelSqueezeResult& r) {
 
 inline PanelSqueezeResult RunPanelSqueeze(double dt, int substeps, double t_begin, double t_end,
                                           const std::vector<std::string>& more = {}) {
-  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt), "simulation.substeps=" + std::to_string(substeps)};
+  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt),
+                                "simulation.substeps=" + std::to_string(substeps)};
   sets.insert(sets.end(), more.begin(), more.end());
   auto sim = SimulatorForScene("panel_squeeze.yaml", sets);
   const int panels[2] = {RigidBodyIndex(*sim, "left_panel"), RigidBodyIndex(*sim, "right_panel")};
@@ -179,7 +180,8 @@ struct CloseLiftShakeResult {
 
 inline CloseLiftShakeResult RunCloseLiftShake(double dt, int substeps, double shake_begin, double shake_end,
                                               const std::vector<std::string>& more = {}) {
-  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt), "simulation.substeps=" + std::to_string(substeps)};
+  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt),
+                                "simulation.substeps=" + std::to_string(substeps)};
   sets.insert(sets.end(), more.begin(), more.end());
   auto sim = SimulatorForScene("close_lift_shake.yaml", sets);
   const int left = RigidBodyIndex(*sim, "left_panel"), right = RigidBodyIndex(*sim, "right_panel");

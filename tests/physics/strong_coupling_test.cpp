@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <string>
 
-#include "ductile/simulator.h"
 #include "coupling_scenarios.h"
+#include "ductile/simulator.h"
 #include "scene_fixture.h"
 
 namespace ductile {

@@ -40,8 +40,8 @@ TEST(CouplingSlow, CloseLiftShakeAtTenMillisecondStepsUnderTheStrongCoupling) {
   RecordProperty("lift_m", std::to_string(r.lift));
   const char* names[3] = {"left_cube", "block", "right_cube"};
   for (int i = 0; i < 3; ++i) RecordProperty(std::string(names[i]) + "_slip_m", std::to_string(r.max_slip[i]));
-  std::printf("strong close-lift-shake: lift %.4f m, slips %.4f %.4f %.4f m\n", r.lift, r.max_slip[0],
-              r.max_slip[1], r.max_slip[2]);
+  std::printf("strong close-lift-shake: lift %.4f m, slips %.4f %.4f %.4f m\n", r.lift, r.max_slip[0], r.max_slip[1],
+              r.max_slip[2]);
   EXPECT_EQ(r.steps_not_converged, 0);
   EXPECT_GT(r.lift, 0.09);
   for (int i = 0; i < 3; ++i) EXPECT_LT(r.max_slip[i], 0.01) << names[i];

@@ -5,9 +5,33 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+// LAPACK's Cholesky factorisation and solve (Debian's OpenBLAS provides them: blocked and threaded, several times
+// Eigen's LLT on the strong coupling's dense Hessians of thousands of dofs).
+extern "C" {
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void dpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda, double* b,
+             const int* ldb, int* info);
+}
 
 namespace ductile::contact {
 namespace {
+
+// Below this size Eigen's LLT (no call overhead) is as fast.
+constexpr Eigen::Index kLapackFrom = 256;
+
+// Solves H x = r for H symmetric positive definite, overwriting H with its factor.
+Eigen::VectorXd SolveSpd(Eigen::MatrixXd& H, const Eigen::VectorXd& r) {
+  if (H.rows() < kLapackFrom) return H.llt().solve(r);
+  const int n = static_cast<int>(H.rows()), one = 1;
+  int info = 0;
+  dpotrf_("L", &n, H.data(), &n, &info);
+  if (info != 0) throw std::runtime_error("SAP: the Newton Hessian is not positive definite (LAPACK dpotrf)");
+  Eigen::VectorXd x = r;
+  dpotrs_("L", &n, &one, H.data(), &n, x.data(), &n, &info);
+  return x;
+}
 
 // J v for a constraint on the dofs `cols` (all when empty).
 Eigen::VectorXd Apply(const SapProblem::Entry& c, const Eigen::VectorXd& v) {
@@ -126,6 +150,7 @@ SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, con
   Evaluation e;
   Evaluate(problem, result.v, true, e);
   result.cost_history.push_back(e.cost);
+  Eigen::MatrixXd H;
   for (int it = 0;; ++it) {
     // Gradient and the optimality condition.
     Eigen::VectorXd jc = Eigen::VectorXd::Zero(nv);
@@ -142,9 +167,9 @@ SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, con
     }
     if (it == params.max_iterations) break;
     // Newton direction from H = A + JᵀGJ.
-    Eigen::MatrixXd H = problem.A;
+    H = problem.A;  // the storage is reused from iteration to iteration
     for (std::size_t i = 0; i < problem.constraints.size(); ++i) AddHessian(problem.constraints[i], e.G[i], H);
-    const Eigen::VectorXd dv = -H.llt().solve(grad);
+    const Eigen::VectorXd dv = -SolveSpd(H, grad);
     const LineSearchProbe probe(problem, result.v, dv, e);
     double d1, d2;
     probe.Calc(0, d1, d2);
