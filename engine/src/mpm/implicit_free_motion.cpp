@@ -3,6 +3,7 @@
 #include "mpm/implicit_free_motion.h"
 
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 
 #include "core/svd3.h"
@@ -228,22 +229,35 @@ Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
         block.diagonal().array() += scale * mu * g[j].dot(g[k]);
       }
   }
-  std::vector<Eigen::Triplet<double>> entries;
-  entries.reserve(nodes * 3);
+  // Compressed columns directly: node j's three columns hold, for each partner k in increasing order, the rows
+  // 3k..3k+2 of their block (the mass on the diagonal block).
+  std::vector<int> outer(3 * nodes + 1, 0), inner;
+  std::vector<double> values;
+  inner.reserve(nodes * 3 * 3 * 27);
+  values.reserve(nodes * 3 * 3 * 27);
+  std::vector<std::pair<int, int>> partners;  // (k, slot), sorted by k
   for (std::size_t j = 0; j < nodes; ++j) {
-    for (int a = 0; a < 3; ++a)
-      entries.emplace_back(static_cast<int>(3 * j) + a, static_cast<int>(3 * j) + a, mass_[j]);
+    partners.clear();
     for (int code = 0; code < kSlots; ++code) {
       const std::size_t at = j * kSlots + static_cast<std::size_t>(code);
-      if (partner[at] < 0) continue;
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b)
-          entries.emplace_back(static_cast<int>(3 * j) + a, 3 * partner[at] + b, blocks[at](a, b));
+      if (partner[at] >= 0) partners.emplace_back(partner[at], code);
+    }
+    std::sort(partners.begin(), partners.end());
+    for (int b = 0; b < 3; ++b) {  // column 3j + b
+      for (const auto& [k, code] : partners) {
+        const Eigen::Matrix3d& block = blocks[j * kSlots + static_cast<std::size_t>(code)];
+        for (int a = 0; a < 3; ++a) {
+          inner.push_back(3 * k + a);
+          // H(3k + a, 3j + b) = block_kj(a, b) = block_jk(b, a) (H symmetric).
+          values.push_back(block(b, a) + (static_cast<std::size_t>(k) == j && a == b ? mass_[j] : 0.0));
+        }
+      }
+      outer[3 * j + static_cast<std::size_t>(b) + 1] = static_cast<int>(inner.size());
     }
   }
   const auto n = static_cast<Eigen::Index>(3 * nodes);
-  Eigen::SparseMatrix<double> H(n, n);
-  H.setFromTriplets(entries.begin(), entries.end());
+  Eigen::SparseMatrix<double> H = Eigen::Map<const Eigen::SparseMatrix<double>>(
+      n, n, static_cast<Eigen::Index>(inner.size()), outer.data(), inner.data(), values.data());
   return H;
 }
 
