@@ -177,6 +177,7 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
   const Eigen::Matrix3d R_WC = contact::ContactFrame(c.normal_W);
   // Columns: the rigid dofs, then each stencil node's kept dofs.
   std::vector<int> cols;
+  cols.reserve(static_cast<std::size_t>(nr) + 81);
   Eigen::MatrixXd J_W(3, nr + 81);
   J_W.setZero();
   Eigen::Vector3d v0 = Eigen::Vector3d::Zero();
@@ -196,7 +197,7 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
     const double mass = free_motion_.node_mass()[static_cast<std::size_t>(nodes[m])];
     if (mass > 0) delassus += w[m] * w[m] / mass;
     for (int a = 0; a < 3; ++a) {
-      const int kept = kept_of_dof_[static_cast<std::size_t>(3 * nodes[m] + a)];
+      const int kept = kept_of_dof_[3 * static_cast<std::size_t>(nodes[m]) + static_cast<std::size_t>(a)];
       if (kept < 0) continue;  // held by a wall: its velocity is 0
       J_W(a, used++) = w[m];
       cols.push_back(nr + kept);
@@ -239,7 +240,7 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
   for (const Contact& c : contacts)
     for (const int node : free_motion_.stencil_nodes(c.particle))
       for (int a = 0; a < 3; ++a) {
-        const auto dof = static_cast<std::size_t>(3 * node + a);
+        const std::size_t dof = 3 * static_cast<std::size_t>(node) + static_cast<std::size_t>(a);
         if (fixed[dof] || kept_of_dof_[dof] >= 0) continue;
         kept_of_dof_[dof] = static_cast<int>(kept.size());
         kept.push_back(static_cast<int>(dof));
