@@ -271,7 +271,16 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
   if (workspace.rigid) params = workspace.rigid->params().solver;
   params.rel_tolerance = model.strong_tolerance;
   params.max_iterations = model.rigid ? model.rigid->max_solver_iterations : params.max_iterations;
-  result = contact::SolveSap(joint, params);
+  // Initial guess: the step's starting velocities (the rigid state's, and the grid's from P2G, ṽ − Δt g), nearer the
+  // solution than the free motion for anything resting or held (dough rolling under the strong scheme took 16.4
+  // Newton iterations a step from v*).
+  Eigen::VectorXd v0(nr + nc);
+  if (nr > 0) v0.head(nr) = workspace.rigid->state().v;
+  for (int k = 0; k < nc; ++k) {
+    const int dof = kept[static_cast<std::size_t>(k)];
+    v0[nr + k] = free_motion_.free_velocity()[dof] - model.dt * static_cast<double>(model.gravity[dof % 3]);
+  }
+  result = contact::SolveSap(joint, params, v0);
   Eigen::VectorXd v = schur.BackSubstitute(b, result.v.tail(nc));
   for (Eigen::Index k = 0; k < v.size(); ++k)
     if (fixed[static_cast<std::size_t>(k)]) v[k] = 0;
