@@ -101,6 +101,7 @@ const BadScene kBadSceneTable[] = {
      "unknown boundary type 'stiky'; did you mean 'sticky'? (one of: sticky, slip, separate, friction)"},
     {"friction_negative", 4, 42, "'friction' must be >= 0, got -0.1"},
     {"cfl_above_one", 2, 8, "'cfl' must be in (0, 1], got 1.5"},
+    {"coupling_typo", 2, 13, "unknown coupling scheme 'stron'; did you mean 'strong'? (one of: weak, strong)"},
     {"name_with_dot", 4, 3, "object name 'cube.1' must not contain '.'"},
     {"material_not_a_map", 2, 11, "material 'rubber' must be a map, got 'soft'"},
     {"velocity_not_a_list", 8, 15, "'velocity' must be a list of 3 numbers, got '3'"},
