@@ -103,7 +103,11 @@ void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const std::ve
     const auto i3 = static_cast<Eigen::Index>(3 * i);
     if (mass_[i] > 0) v_tilde_.segment<3>(i3) = v_tilde_.segment<3>(i3) / mass_[i] + dt * gravity;
   }
+  // A node no particle gives mass (its weight is exactly 0 at a stencil's edge, as for particles on a lattice at
+  // half-cell offsets) carries no momentum and no stress: held at 0, or the CG's Jacobi step would divide 0 by 0.
   fixed_.assign(3 * nodes, false);
+  for (std::size_t i = 0; i < nodes; ++i)
+    if (!(mass_[i] > 0)) fixed_[3 * i] = fixed_[3 * i + 1] = fixed_[3 * i + 2] = true;
   rotation_.resize(n);
   F_ = particles.F;
   volume_ = particles.volume;
@@ -273,6 +277,9 @@ Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) 
       diagonal.segment<3>(Dof(stencil_[p].node[m])).array() +=
           dt_ * dt_ * volume_[p] * (2 * MaterialOf(p).mu + MaterialOf(p).lambda) * g2;
     }
+  // A held dof stays 0 in every CG vector; its diagonal is only kept from being 0 (0/0 in the Jacobi step).
+  for (Eigen::Index k = 0; k < diagonal.size(); ++k)
+    if (fixed_[static_cast<std::size_t>(k)] || !(diagonal[k] > 0)) diagonal[k] = 1;
   // Start from ṽ with the walls' components at 0; the held components stay 0 in every CG vector.
   Eigen::VectorXd v = v_tilde_;
   for (Eigen::Index k = 0; k < v.size(); ++k)
