@@ -42,19 +42,13 @@ cholmod_sparse LowerView(Eigen::SparseMatrix<double>& A) {
   return view;
 }
 
-}  // namespace
-
-void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std::vector<int>& kept) {
-  size_ = A_in.rows();
-  kept_ = kept;
-  const auto n = static_cast<std::size_t>(size_);
+// The elimination order, order[position] = dof: the others by METIS nested dissection of A_nn (3-D grids fill in far
+// less than under minimum degree), then the kept dofs in the caller's order, so that S comes out in it.
+std::vector<int> EliminationOrder(const Eigen::SparseMatrix<double>& A, const std::vector<int>& kept,
+                                  cholmod_common& common) {
+  const auto n = static_cast<std::size_t>(A.rows());
   const auto nc = static_cast<Eigen::Index>(kept.size());
-  const Eigen::Index nn = size_ - nc;
-  Eigen::SparseMatrix<double> A = A_in;
-  cholmod_sparse view = LowerView(A);
-  Cholmod cm;
-  // The elimination order: the others by METIS nested dissection of A_nn (3-D grids fill in far less than under
-  // minimum degree), then the kept dofs in the caller's order, so that S comes out in it.
+  const Eigen::Index nn = A.rows() - nc;
   std::vector<int> others, place(n, -1);
   std::vector<bool> is_kept(n, false);
   for (const int k : kept) is_kept[static_cast<std::size_t>(k)] = true;
@@ -75,12 +69,27 @@ void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std
     A_nn.setFromTriplets(entries.begin(), entries.end());
     cholmod_sparse nn_view = LowerView(A_nn);
     std::vector<int> nn_order(static_cast<std::size_t>(nn));
-    if (!cholmod_metis(&nn_view, nullptr, 0, 1, nn_order.data(), &cm.common))
+    if (!cholmod_metis(&nn_view, nullptr, 0, 1, nn_order.data(), &common))
       throw std::runtime_error("Schur complement: METIS ordering failed");
     for (Eigen::Index k = 0; k < nn; ++k)
       order[static_cast<std::size_t>(k)] = others[static_cast<std::size_t>(nn_order[static_cast<std::size_t>(k)])];
   }
   for (Eigen::Index k = 0; k < nc; ++k) order[static_cast<std::size_t>(nn + k)] = kept[static_cast<std::size_t>(k)];
+  return order;
+}
+
+}  // namespace
+
+void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std::vector<int>& kept) {
+  size_ = A_in.rows();
+  kept_ = kept;
+  const auto n = static_cast<std::size_t>(size_);
+  const auto nc = static_cast<Eigen::Index>(kept.size());
+  const Eigen::Index nn = size_ - nc;
+  Eigen::SparseMatrix<double> A = A_in;
+  cholmod_sparse view = LowerView(A);
+  Cholmod cm;
+  std::vector<int> order = EliminationOrder(A, kept, cm.common);  // CHOLMOD takes it as int*
   cm.common.nmethods = 1;
   cm.common.method[0].ordering = CHOLMOD_GIVEN;
   cm.common.postorder = 0;  // a postorder could move kept dofs among the others
