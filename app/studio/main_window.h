@@ -135,6 +135,13 @@ class MainWindow : public QMainWindow {
   void BuildMenus();
   void BuildFileMenu();
   void BuildSimulationMenu();
+  // Simulation > Coupling: the weak and strong schemes as a live edit of simulation.coupling.
+  void BuildCouplingMenu(QMenu* sim);
+  // Posts simulation.coupling = `name` and shows it in the inspector's field.
+  void SetCoupling(const std::string& name);
+  // Checks the coupling the running simulation uses: the last override of simulation.coupling in force, or the
+  // scene's.
+  void SyncCouplingMenu();
   void BuildHistoryMenu(QMenu* parent);
   void BuildRecordMenu();
   void BuildViewMenu();
@@ -192,6 +199,7 @@ class MainWindow : public QMainWindow {
   QProgressBar* opening_bar_ = nullptr;
   HistoryPanel* history_ = nullptr;
   QComboBox* speed_ = nullptr;
+  QMenu* coupling_menu_ = nullptr;
   QComboBox* color_ = nullptr;
   QActionGroup* render_scale_group_ = nullptr;
   QActionGroup* frame_rate_group_ = nullptr;

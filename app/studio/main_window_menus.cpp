@@ -8,11 +8,14 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QToolBar>
 
+#include "ductile/parameters.h"
+#include "inspector.h"
 #include "main_window.h"
 #include "plots.h"
 #include "recording_dialog.h"
@@ -112,6 +115,7 @@ void MainWindow::BuildSimulationMenu() {
   bar->addAction(play_);
   bar->addAction(step);
   bar->addAction(reset);
+  BuildCouplingMenu(sim);
   sim->addSeparator();
   QAction* back =
       sim->addAction("Step &back in history", QKeySequence(Qt::CTRL | Qt::Key_Left), this, [this] { StepHistory(-1); });
@@ -141,6 +145,40 @@ void MainWindow::BuildSimulationMenu() {
     speed_menu->addAction(speed_->itemText(i), this, [this, i] { speed_->setCurrentIndex(i); });
   bar->addWidget(new QLabel(" speed "));
   bar->addWidget(speed_);
+}
+
+void MainWindow::BuildCouplingMenu(QMenu* sim) {
+  coupling_menu_ = sim->addMenu("&Coupling");
+  coupling_menu_->setObjectName("coupling_menu");
+  coupling_menu_->setToolTipsVisible(true);
+  auto* group = new QActionGroup(coupling_menu_);
+  const std::pair<const char*, const char*> schemes[] = {
+      {"weak", "&Weak: MPM substeps against frozen rigid geometry (Yu et al. 2025)"},
+      {"strong", "&Strong: one implicit step and one contact problem per Δt (Zong et al. 2024)"}};
+  for (const auto& [name, label] : schemes) {
+    QAction* action = coupling_menu_->addAction(label);
+    action->setCheckable(true);
+    action->setObjectName(QString("coupling_") + name);
+    action->setData(QString(name));
+    group->addAction(action);
+    connect(action, &QAction::triggered, this, [this, key = std::string(name)] { SetCoupling(key); });
+  }
+}
+
+void MainWindow::SetCoupling(const std::string& name) {
+  if (!scene_) return;
+  if (QLineEdit* field = inspector_->field("simulation.coupling")) field->setText(QString::fromStdString(name));
+  controller_->Post(command::SetOverride{"simulation.coupling", name});
+}
+
+void MainWindow::SyncCouplingMenu() {
+  if (!scene_ || !coupling_menu_) return;
+  const std::vector<std::string>& names = FindParameter("simulation.coupling")->choices;
+  std::string value = names.at(static_cast<std::size_t>(scene_->simulation.coupling));
+  for (const Override& o : controller_->overrides())
+    if (o.path == "simulation.coupling") value = o.value;
+  for (QAction* action : coupling_menu_->actions())
+    action->setChecked(action->data().toString().toStdString() == value);
 }
 
 void MainWindow::BuildHistoryMenu(QMenu* parent) {

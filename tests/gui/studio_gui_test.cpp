@@ -468,8 +468,9 @@ class StudioGuiTest : public QObject {
   }
 
   // A stiff block dropped at Δt = 10 ms with one substep: under the weak scheme the explicit substep is over 30
-  // times its CFL limit, the run diverges and the studio pauses with the message; switched to the strong scheme in
-  // the inspector (simulation.coupling, live) and reset, the same scene runs and the block lands on the table.
+  // times its CFL limit, the run diverges and the studio pauses with the message; switched to the strong scheme
+  // (Simulation > Coupling, which edits simulation.coupling live and shows it in the inspector) and reset, the same
+  // scene runs and the block lands on the table.
   void strongCouplingRunsWhereTheWeakSchemeDiverges() {
     const QString stiff = dir_ + "/stiff_drop.yaml";
     std::ofstream(stiff.toStdString()) << R"(
@@ -493,9 +494,13 @@ rigid_bodies:
     QLineEdit* e = window_->inspector()->field("simulation.coupling");
     QVERIFY(e);
     QCOMPARE(e->text(), QString("weak"));
-    e->setText("strong");
-    e->setModified(true);
-    emit e->editingFinished();
+    QAction* weak = window_->findChild<QAction*>("coupling_weak");
+    QAction* strong = window_->findChild<QAction*>("coupling_strong");
+    QVERIFY(weak && strong);
+    QVERIFY(weak->isChecked() && !strong->isChecked());
+    strong->trigger();  // Simulation > Coupling > Strong: the inspector's field shows it, the run takes it
+    QCOMPARE(e->text(), QString("strong"));
+    QTRY_VERIFY_WITH_TIMEOUT(strong->isChecked() && !weak->isChecked(), 10000);
     window_->controller()->Post(command::Reset{});
     QTRY_COMPARE_WITH_TIMEOUT(window_->controller()->status().step, std::int64_t{0}, 5000);
     window_->SetPlaying(true);
