@@ -109,6 +109,27 @@ TEST(FrictionConeContact, ImpulseAndHessianMatchFiniteDifferencesInEachRegime) {
   EXPECT_EQ(separate, 1);
 }
 
+// A speculative contact (a gap φ₀ > 0 at the step's start, as the strong coupling registers particles near the
+// geometry) lets the gap close within the step and no more: no impulse while v_n ≥ −φ₀/Δt, and beyond that the
+// near-rigid normal impulse (v̂ − v_n)/R_n that stops it at the surface (stiction with no tangential velocity).
+TEST(FrictionConeContact, SpeculativeContactClosesItsGapWithinTheStep) {
+  FrictionConeParams p;
+  p.dt = 1e-2;
+  p.phi0 = 2e-3;
+  p.friction = 0.5;
+  p.delassus = 3;
+  const FrictionConeContact c(p);
+  const double v_hat = -p.phi0 / p.dt, Rn = p.delassus / (4 * M_PI * M_PI);
+  Eigen::Vector3d gamma;
+  c.Calc3(Eigen::Vector3d(0, 0, 0.5 * v_hat), gamma, nullptr);  // closes half the gap
+  EXPECT_TRUE(gamma.isZero());
+  c.Calc3(Eigen::Vector3d(0, 0, v_hat), gamma, nullptr);  // closes it exactly
+  EXPECT_TRUE(gamma.isZero());
+  c.Calc3(Eigen::Vector3d(0, 0, 3 * v_hat), gamma, nullptr);  // would pass through
+  EXPECT_NEAR(gamma[2], (v_hat - 3 * v_hat) / Rn, 1e-12 * gamma[2]);
+  EXPECT_EQ(gamma.head<2>().norm(), 0.0);
+}
+
 TEST(HuntCrossleyContact, NormalImpulseIsTheModel) {
   HuntCrossleyParams p;
   p.dt = 1e-3;

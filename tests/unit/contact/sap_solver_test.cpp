@@ -2,8 +2,10 @@
 // and the result satisfies the optimality condition A(v − v*) = Jᵀγ. Plus a problem with a known answer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
+#include "contact/constraints/friction_cone_contact.h"
 #include "contact/constraints/holonomic_constraint.h"
 #include "contact/constraints/hunt_crossley_contact.h"
 #include "contact/constraints/limit_constraint.h"
@@ -79,6 +81,21 @@ TEST(SapSolver, ConvergesWithMonotoneCostOnRandomProblems) {
   }
 }
 
+// From 256 dofs the Newton step is LAPACK's Cholesky (the strong coupling's reduced problems): the same convergence,
+// monotone cost and optimality on a problem of 300 dofs.
+TEST(SapSolver, LargeProblemsConvergeThroughLapack) {
+  std::mt19937 rng(5);
+  const SapProblem p = RandomProblem(rng, 300, 40);
+  const SapResult r = SolveSap(p, SapSolverParams{});
+  ASSERT_TRUE(r.converged) << "residual " << r.residual << " bound " << r.residual_bound;
+  EXPECT_GT(r.iterations, 0);
+  for (std::size_t k = 1; k < r.cost_history.size(); ++k)
+    EXPECT_LE(r.cost_history[k], r.cost_history[k - 1] + 1e-12 * std::abs(r.cost_history[k - 1]));
+  Eigen::VectorXd grad;
+  EvaluateSapCost(p, r.v, &grad);
+  EXPECT_LT(grad.norm(), 1e-5 * (p.A * r.v).norm() + 1e-10);
+}
+
 TEST(SapSolver, ImplicitPdOnAPointMassMatchesTheClosedForm) {
   // m v⁺ = m v* + γ, γ = −Δt(Δt K_p + K_d) v⁺ + Δt(−K_p(q₀ − q_d)): v⁺ solves a linear equation.
   const double m = 2, dt = 0.01, kp = 1e6, kd = 1e3, q0 = 0, qd = 0.1, v_star = 0.5;
@@ -96,6 +113,43 @@ TEST(SapSolver, ImplicitPdOnAPointMassMatchesTheClosedForm) {
   const double expected = (m * v_star - dt * kp * (q0 - qd)) / (m + dt * (dt * kp + kd));
   ASSERT_TRUE(r.converged);
   EXPECT_NEAR(r.v[0], expected, 1e-9 * std::abs(expected));
+}
+
+// Constraints that act on a few dofs (SapProblem::Entry::cols, as the strong coupling's particle contacts keep their
+// body's and 27 grid nodes' columns) solve exactly like the same constraints given full Jacobians with zeros
+// elsewhere: the same iterates, so the same velocities and impulses to round-off.
+TEST(SapSolver, ConstraintsOnAColumnSubsetSolveLikeTheirFullJacobians) {
+  constexpr int nv = 14;
+  std::mt19937 rng(11);
+  std::normal_distribution<double> n(0, 1);
+  SapProblem full, subset;
+  Eigen::MatrixXd B(nv, nv);
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < nv; ++j) B(i, j) = n(rng);
+  full.A = subset.A = B * B.transpose() + nv * Eigen::MatrixXd::Identity(nv, nv);
+  full.v_star = subset.v_star = Eigen::VectorXd::NullaryExpr(nv, [&] { return n(rng); });
+  for (int c = 0; c < 6; ++c) {
+    FrictionConeParams cone;
+    cone.dt = 1e-2;
+    cone.phi0 = -1e-3 * std::abs(n(rng));
+    cone.friction = 0.5;
+    cone.delassus = 0.2;
+    std::vector<int> cols;  // five distinct columns, in a shuffled order
+    for (int k = 0; k < nv; ++k) cols.push_back(k);
+    std::shuffle(cols.begin(), cols.end(), rng);
+    cols.resize(5);
+    Eigen::MatrixXd J_local(3, 5), J_full = Eigen::MatrixXd::Zero(3, nv);
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 5; ++k) J_full(r, cols[static_cast<std::size_t>(k)]) = J_local(r, k) = n(rng);
+    const Eigen::Vector3d b(n(rng), n(rng), n(rng));
+    full.Add(std::make_unique<FrictionConeContact>(cone), J_full, b);
+    subset.Add(std::make_unique<FrictionConeContact>(cone), J_local, b, cols);
+  }
+  const SapResult a = SolveSap(full, SapSolverParams{}), c = SolveSap(subset, SapSolverParams{});
+  ASSERT_TRUE(a.converged && c.converged);
+  EXPECT_EQ(a.iterations, c.iterations);
+  EXPECT_LT((a.v - c.v).norm(), 1e-12 * a.v.norm());
+  for (std::size_t i = 0; i < a.gamma.size(); ++i) EXPECT_LT((a.gamma[i] - c.gamma[i]).norm(), 1e-9);
 }
 
 }  // namespace
