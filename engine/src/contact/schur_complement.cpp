@@ -14,11 +14,15 @@ extern "C" void dsyrk_(const char* uplo, const char* trans, const int* n, const 
 namespace ductile::contact {
 namespace {
 
-// One CHOLMOD workspace per call (cholmod_start / cholmod_finish).
+// A CHOLMOD workspace (cholmod_start / cholmod_finish) and the factor it made, freed together.
 struct Cholmod {
   cholmod_common common{};
+  cholmod_sparse* L = nullptr;
   Cholmod() { cholmod_start(&common); }
-  ~Cholmod() { cholmod_finish(&common); }
+  ~Cholmod() {
+    if (L) cholmod_free_sparse(&L, &common);
+    cholmod_finish(&common);
+  }
   Cholmod(const Cholmod&) = delete;
   Cholmod& operator=(const Cholmod&) = delete;
 };
@@ -88,7 +92,8 @@ void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std
   const Eigen::Index nn = size_ - nc;
   Eigen::SparseMatrix<double> A = A_in;
   cholmod_sparse view = LowerView(A);
-  Cholmod cm;
+  auto holder = std::make_shared<Cholmod>();
+  Cholmod& cm = *holder;
   std::vector<int> order = EliminationOrder(A, kept, cm.common);  // CHOLMOD takes it as int*
   cm.common.nmethods = 1;
   cm.common.method[0].ordering = CHOLMOD_GIVEN;
@@ -107,16 +112,19 @@ void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std
       cholmod_free_factor(&factor, &cm.common);
       throw std::runtime_error("Schur complement: CHOLMOD did not keep the given order");
     }
-  cholmod_sparse* Ls = cholmod_factor_to_sparse(factor, &cm.common);
+  cm.L = cholmod_factor_to_sparse(factor, &cm.common);
   cholmod_free_factor(&factor, &cm.common);
-  if (!Ls) throw std::runtime_error("Schur complement: the factor could not be read");
-  L_ = Eigen::Map<const Eigen::SparseMatrix<double>>(
-      size_, size_, static_cast<Eigen::Index>(cholmod_nnz(Ls, &cm.common)), static_cast<const int*>(Ls->p),
-      static_cast<const int*>(Ls->i), static_cast<const double*>(Ls->x));
-  cholmod_free_sparse(&Ls, &cm.common);
+  if (!cm.L) throw std::runtime_error("Schur complement: the factor could not be read");
+  L_outer_ = static_cast<const int*>(cm.L->p);
+  L_inner_ = static_cast<const int*>(cm.L->i);
+  L_values_ = static_cast<const double*>(cm.L->x);
+  L_nonzeros_ = static_cast<Eigen::Index>(cholmod_nnz(cm.L, &cm.common));
+  factor_ = holder;
   other_.assign(order.begin(), order.begin() + nn);
-  L_nn_ = L_.topLeftCorner(nn, nn);
-  L_cc_ = Eigen::MatrixXd(L_.bottomRightCorner(nc, nc)).triangularView<Eigen::Lower>();
+  // L_cc from L's last nc columns (their rows are all ≥ nn: L is lower triangular).
+  L_cc_ = Eigen::MatrixXd::Zero(nc, nc);
+  for (Eigen::Index j = nn; j < size_; ++j)
+    for (int q = L_outer_[j]; q < L_outer_[j + 1]; ++q) L_cc_(L_inner_[q] - nn, j - nn) = L_values_[q];
   S_.resize(nc, nc);
   if (nc > 0) {
     const int k = static_cast<int>(nc);
@@ -137,13 +145,17 @@ void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std
   A_nc_.setFromTriplets(nc_entries.begin(), nc_entries.end());
 }
 
+Eigen::Map<const Eigen::SparseMatrix<double>> SchurComplement::L() const {
+  return {size_, size_, L_nonzeros_, L_outer_, L_inner_, L_values_};
+}
+
 Eigen::VectorXd SchurComplement::ReducedRhs(const Eigen::VectorXd& b) const {
   // With P A Pᵀ = L Lᵀ and L y = P b: S x_c = L_cc y_c.
   const auto nn = static_cast<Eigen::Index>(other_.size()), nc = static_cast<Eigen::Index>(kept_.size());
   Eigen::VectorXd y(size_);
   for (Eigen::Index k = 0; k < nn; ++k) y[k] = b[other_[static_cast<std::size_t>(k)]];
   for (Eigen::Index k = 0; k < nc; ++k) y[nn + k] = b[kept_[static_cast<std::size_t>(k)]];
-  L_.triangularView<Eigen::Lower>().solveInPlace(y);
+  L().triangularView<Eigen::Lower>().solveInPlace(y);
   return L_cc_ * y.tail(nc);
 }
 
@@ -152,13 +164,16 @@ Eigen::VectorXd SchurComplement::BackSubstitute(const Eigen::VectorXd& b, const 
   Eigen::VectorXd x(size_);
   for (std::size_t k = 0; k < kept_.size(); ++k) x[kept_[k]] = x_c[static_cast<Eigen::Index>(k)];
   if (nn == 0) return x;
-  // A_nn x_n = b_n − A_nc x_c with A_nn = L_nn L_nnᵀ (in the elimination order).
-  Eigen::VectorXd r(nn);
-  for (Eigen::Index k = 0; k < nn; ++k) r[k] = b[other_[static_cast<std::size_t>(k)]];
-  r -= A_nc_ * x_c;
-  L_nn_.triangularView<Eigen::Lower>().solveInPlace(r);
-  L_nn_.transpose().triangularView<Eigen::Upper>().solveInPlace(r);
-  for (Eigen::Index k = 0; k < nn; ++k) x[other_[static_cast<std::size_t>(k)]] = r[k];
+  // A_nn x_n = r_n = b_n − A_nc x_c with A_nn = L_nn L_nnᵀ, through the whole L: L z = (r_n, 0) gives
+  // z_n = L_nn⁻¹ r_n (forward substitution reads only earlier rows); with z_c set to 0, Lᵀ w = (z_n, 0) gives w_c = 0
+  // and L_nnᵀ w_n = z_n.
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(size_);
+  for (Eigen::Index k = 0; k < nn; ++k) z[k] = b[other_[static_cast<std::size_t>(k)]];
+  z.head(nn) -= A_nc_ * x_c;
+  L().triangularView<Eigen::Lower>().solveInPlace(z);
+  z.tail(size_ - nn).setZero();
+  L().transpose().triangularView<Eigen::Upper>().solveInPlace(z);
+  for (Eigen::Index k = 0; k < nn; ++k) x[other_[static_cast<std::size_t>(k)]] = z[k];
   return x;
 }
 

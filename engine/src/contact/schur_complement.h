@@ -16,7 +16,7 @@
 // L_cc,
 //   S = L_cc L_ccᵀ,   b̃ = L_cc y_c where L y = P b,
 // and the leading block L_nn L_nnᵀ = A_nn for the back-substitution (how multifrontal solvers form Schur
-// complements). The factorisation is CHOLMOD's supernodal one (SuiteSparse, Debian's libsuitesparse-dev), whose dense
+// complements), done with the whole L: L z = (r_n, 0), z_c := 0, Lᵀ w = z gives w_n = A_nn⁻¹ r_n. The factorisation is CHOLMOD's supernodal one (SuiteSparse, Debian's libsuitesparse-dev), whose dense
 // supernodes run on BLAS: the Hessian of 3-D implicit MPM couples each node to 125 others and fills in to nearly
 // dense fronts, where Eigen's simplicial LDLᵀ (tried first) took 9.8 s for the 4,000 dofs of a 5 cm ball at h = 1 cm
 // that CHOLMOD factors in a fraction of a second.
@@ -24,6 +24,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <memory>
 #include <vector>
 
 namespace ductile::contact {
@@ -41,11 +42,17 @@ class SchurComplement {
   Eigen::VectorXd BackSubstitute(const Eigen::VectorXd& b, const Eigen::VectorXd& x_c) const;
 
  private:
+  // The Cholesky factor L of P A Pᵀ (others first, then kept), where CHOLMOD left it (no copy).
+  Eigen::Map<const Eigen::SparseMatrix<double>> L() const;
+
   std::vector<int> kept_, other_;  // dof indices of A; `other_` in elimination order
   Eigen::SparseMatrix<double> A_nc_;
-  Eigen::SparseMatrix<double> L_;     // Cholesky factor of P A Pᵀ (others first, then kept)
-  Eigen::SparseMatrix<double> L_nn_;  // its leading block
-  Eigen::MatrixXd L_cc_;              // its trailing block, dense
+  std::shared_ptr<void> factor_;  // CHOLMOD's workspace and L (freed with it)
+  const int* L_outer_ = nullptr;
+  const int* L_inner_ = nullptr;
+  const double* L_values_ = nullptr;
+  Eigen::Index L_nonzeros_ = 0;
+  Eigen::MatrixXd L_cc_;  // L's trailing block, dense
   Eigen::MatrixXd S_;
   Eigen::Index size_ = 0;
 };
