@@ -16,10 +16,11 @@
 // L_cc,
 //   S = L_cc L_ccᵀ,   b̃ = L_cc y_c where L y = P b,
 // and the leading block L_nn L_nnᵀ = A_nn for the back-substitution (how multifrontal solvers form Schur
-// complements), done with the whole L: L z = (r_n, 0), z_c := 0, Lᵀ w = z gives w_n = A_nn⁻¹ r_n. The factorisation is CHOLMOD's supernodal one (SuiteSparse, Debian's libsuitesparse-dev), whose dense
-// supernodes run on BLAS: the Hessian of 3-D implicit MPM couples each node to 125 others and fills in to nearly
-// dense fronts, where Eigen's simplicial LDLᵀ (tried first) took 9.8 s for the 4,000 dofs of a 5 cm ball at h = 1 cm
-// that CHOLMOD factors in a fraction of a second.
+// complements), done with the whole L: L z = (r_n, 0), z_c := 0, Lᵀ w = z gives w_n = A_nn⁻¹ r_n. The factorisation is
+// CHOLMOD's supernodal one (SuiteSparse, Debian's libsuitesparse-dev), whose dense supernodes run on BLAS: the Hessian
+// of 3-D implicit MPM couples each node to 125 others and fills in to nearly dense fronts, where Eigen's simplicial
+// LDLᵀ (tried first) took 9.8 s for the 4,000 dofs of a 5 cm ball at h = 1 cm that CHOLMOD factors in a fraction of a
+// second.
 #pragma once
 
 #include <Eigen/Core>

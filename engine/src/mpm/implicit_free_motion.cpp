@@ -206,12 +206,15 @@ Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
   const std::size_t nodes = mass_.size();
   std::vector<Eigen::Matrix3d> blocks(nodes * kSlots, Eigen::Matrix3d::Zero());
   std::vector<int> partner(nodes * kSlots, -1);
-  const auto slot = [&](int j, int k) {
-    const std::array<int, 3>&cj = node_coord_[static_cast<std::size_t>(j)],
-                          &ck = node_coord_[static_cast<std::size_t>(k)];
-    const int code = (ck[0] - cj[0] + 2) * 25 + (ck[1] - cj[1] + 2) * 5 + (ck[2] - cj[2] + 2);
-    return static_cast<std::size_t>(j) * kSlots + static_cast<std::size_t>(code);
-  };
+  // The offset code of stencil node k seen from stencil node j (stencil index m = 9 di + 3 dj + dk, as Build lays the
+  // 3x3x3 block out), the same for every particle.
+  static const std::array<std::array<int, 27>, 27> kCode = [] {
+    std::array<std::array<int, 27>, 27> code{};
+    for (int j = 0; j < 27; ++j)
+      for (int k = 0; k < 27; ++k)
+        code[j][k] = (k / 9 - j / 9 + 2) * 25 + (k / 3 % 3 - j / 3 % 3 + 2) * 5 + (k % 3 - j % 3 + 2);
+    return code;
+  }();
   for (std::size_t p = 0; p < stencil_.size(); ++p) {
     const double mu = MaterialOf(p).mu, lambda = MaterialOf(p).lambda;
     const Stencil& s = stencil_[p];
@@ -226,7 +229,7 @@ Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
     }
     for (int j = 0; j < 27; ++j)
       for (int k = 0; k < 27; ++k) {
-        const std::size_t at = slot(s.node[j], s.node[k]);
+        const std::size_t at = static_cast<std::size_t>(s.node[j]) * kSlots + static_cast<std::size_t>(kCode[j][k]);
         partner[at] = s.node[k];
         Eigen::Matrix3d& block = blocks[at];
         block += scale * (mu * r[k] * r[j].transpose() + lambda * r[j] * r[k].transpose());
