@@ -472,18 +472,8 @@ class StudioGuiTest : public QObject {
   // (Simulation > Coupling, which edits simulation.coupling live and shows it in the inspector) and reset, the same
   // scene runs and the block lands on the table.
   void strongCouplingRunsWhereTheWeakSchemeDiverges() {
-    const QString stiff = dir_ + "/stiff_drop.yaml";
-    std::ofstream(stiff.toStdString()) << R"(
-simulation: {dt: 0.01}
-grid: {h: 0.02, domain: {min: [-0.3, -0.3, 0.0], max: [0.3, 0.3, 0.4]}, boundary: {type: separate}}
-materials:
-  steelish: {model: fixed_corotated, density: 2000, youngs_modulus: 1.0e7, poisson_ratio: 0.3}
-objects:
-  block: {material: steelish, shape: {type: box, size: [0.08, 0.08, 0.08]}, pose: {position: [0, 0, 0.2]},
-          velocity: [0.5, 0, -1]}
-rigid_bodies:
-  table: {type: static, shape: {type: box, size: [0.5, 0.5, 0.1]}, pose: {position: [0, 0, 0.05]}}
-)";
+    const QString stiff =
+        QString::fromStdString((std::filesystem::path(DUCTILE_TEST_DATA_DIR) / "scenes/stiff_drop.yaml").string());
     QVERIFY(OpenAndWait(*window_, stiff));
     window_->SetPlaying(true);
     QTRY_VERIFY_WITH_TIMEOUT(window_->findChild<QMessageBox*>("diverged") != nullptr, 30000);

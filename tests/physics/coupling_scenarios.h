@@ -38,6 +38,14 @@ inline int RigidBodyIndex(const Simulator& sim, const std::string& name) {
   return -1;
 }
 
+/// The overrides of a run at Δt = dt with `substeps`, then `more`.
+inline std::vector<std::string> TimingOverrides(double dt, int substeps, const std::vector<std::string>& more) {
+  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt),
+                                "simulation.substeps=" + std::to_string(substeps)};
+  sets.insert(sets.end(), more.begin(), more.end());
+  return sets;
+}
+
 /// Panel squeeze (Fig. 2): the contact force on each panel, averaged over the window [t_begin, t_end].
 struct PanelSqueezeResult {
   double cube_mass = 0;                         ///< [kg]
@@ -82,10 +90,7 @@ inline void ExpectPanelSqueezeBars(const PanelSqueezeResult& r) {
 
 inline PanelSqueezeResult RunPanelSqueeze(double dt, int substeps, double t_begin, double t_end,
                                           const std::vector<std::string>& more = {}) {
-  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt),
-                                "simulation.substeps=" + std::to_string(substeps)};
-  sets.insert(sets.end(), more.begin(), more.end());
-  auto sim = SimulatorForScene("panel_squeeze.yaml", sets);
+  auto sim = SimulatorForScene("panel_squeeze.yaml", TimingOverrides(dt, substeps, more));
   const int panels[2] = {RigidBodyIndex(*sim, "left_panel"), RigidBodyIndex(*sim, "right_panel")};
   PanelSqueezeResult r;
   r.cube_mass = sim->SummarizeObject(0).mass;
@@ -180,10 +185,7 @@ struct CloseLiftShakeResult {
 
 inline CloseLiftShakeResult RunCloseLiftShake(double dt, int substeps, double shake_begin, double shake_end,
                                               const std::vector<std::string>& more = {}) {
-  std::vector<std::string> sets{"simulation.dt=" + std::to_string(dt),
-                                "simulation.substeps=" + std::to_string(substeps)};
-  sets.insert(sets.end(), more.begin(), more.end());
-  auto sim = SimulatorForScene("close_lift_shake.yaml", sets);
+  auto sim = SimulatorForScene("close_lift_shake.yaml", TimingOverrides(dt, substeps, more));
   const int left = RigidBodyIndex(*sim, "left_panel"), right = RigidBodyIndex(*sim, "right_panel");
   const int block = RigidBodyIndex(*sim, "block");
   const auto vec = [](const std::array<double, 3>& a) { return Eigen::Vector3d(a[0], a[1], a[2]); };

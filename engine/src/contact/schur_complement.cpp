@@ -149,14 +149,27 @@ Eigen::Map<const Eigen::SparseMatrix<double>> SchurComplement::L() const {
   return {size_, size_, L_nonzeros_, L_outer_, L_inner_, L_values_};
 }
 
-Eigen::VectorXd SchurComplement::ReducedRhs(const Eigen::VectorXd& b) const {
-  // With P A Pᵀ = L Lᵀ and L y = P b: S x_c = L_cc y_c.
+Eigen::VectorXd SchurComplement::ForwardSolve(const Eigen::VectorXd& b) const {
   const auto nn = static_cast<Eigen::Index>(other_.size()), nc = static_cast<Eigen::Index>(kept_.size());
   Eigen::VectorXd y(size_);
   for (Eigen::Index k = 0; k < nn; ++k) y[k] = b[other_[static_cast<std::size_t>(k)]];
   for (Eigen::Index k = 0; k < nc; ++k) y[nn + k] = b[kept_[static_cast<std::size_t>(k)]];
   L().triangularView<Eigen::Lower>().solveInPlace(y);
-  return L_cc_ * y.tail(nc);
+  return y;
+}
+
+Eigen::VectorXd SchurComplement::ReducedRhs(const Eigen::VectorXd& b) const {
+  // With P A Pᵀ = L Lᵀ and L y = P b: S x_c = L_cc y_c.
+  const auto nc = static_cast<Eigen::Index>(kept_.size());
+  return L_cc_ * ForwardSolve(b).tail(nc);
+}
+
+Eigen::VectorXd SchurComplement::KeptSolution(const Eigen::VectorXd& b) const {
+  // Lᵀ (P x) = y, whose last block row is L_ccᵀ x_c = y_c.
+  const auto nc = static_cast<Eigen::Index>(kept_.size());
+  Eigen::VectorXd x_c = ForwardSolve(b).tail(nc);
+  L_cc_.transpose().triangularView<Eigen::Upper>().solveInPlace(x_c);
+  return x_c;
 }
 
 Eigen::VectorXd SchurComplement::BackSubstitute(const Eigen::VectorXd& b, const Eigen::VectorXd& x_c) const {

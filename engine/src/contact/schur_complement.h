@@ -19,8 +19,8 @@
 // complements), done with the whole L: L z = (r_n, 0), z_c := 0, Lᵀ w = z gives w_n = A_nn⁻¹ r_n. The factorisation is
 // CHOLMOD's supernodal one (SuiteSparse, Debian's libsuitesparse-dev), whose dense supernodes run on BLAS: the Hessian
 // of 3-D implicit MPM couples each node to 125 others and fills in to nearly dense fronts, where Eigen's simplicial
-// LDLᵀ (tried first) took 9.8 s for the 4,000 dofs of a 5 cm ball at h = 1 cm that CHOLMOD factors in a fraction of a
-// second.
+// LDLᵀ (tried first) made a step on the 3,972 dofs of a 5 cm ball at h = 1 cm take 9.8 s, 0.22 s with CHOLMOD (one-off
+// runs of a ball scene like scenes/ball_on_slope.yaml at h = 1 cm; docs/architecture.md).
 #pragma once
 
 #include <Eigen/Core>
@@ -39,12 +39,17 @@ class SchurComplement {
   const Eigen::MatrixXd& S() const { return S_; }
   /// b̃ for a right-hand side b of the full problem.
   Eigen::VectorXd ReducedRhs(const Eigen::VectorXd& b) const;
+  /// The kept dofs of the full problem's solution A⁻¹ b, S⁻¹ b̃ = L_ccᵀ⁻¹ y_c (S's Cholesky factor is L_cc: no
+  /// factorisation of S).
+  Eigen::VectorXd KeptSolution(const Eigen::VectorXd& b) const;
   /// The full x from the kept dofs' values x_c: x_n = A_nn⁻¹ (b_n − A_nc x_c).
   Eigen::VectorXd BackSubstitute(const Eigen::VectorXd& b, const Eigen::VectorXd& x_c) const;
 
  private:
   // The Cholesky factor L of P A Pᵀ (others first, then kept), where CHOLMOD left it (no copy).
   Eigen::Map<const Eigen::SparseMatrix<double>> L() const;
+  // y = L⁻¹ P b.
+  Eigen::VectorXd ForwardSolve(const Eigen::VectorXd& b) const;
 
   std::vector<int> kept_, other_;  // dof indices of A; `other_` in elimination order
   Eigen::SparseMatrix<double> A_nc_;

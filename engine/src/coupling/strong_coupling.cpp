@@ -1,7 +1,6 @@
 // StrongCoupling (strong_coupling.h, whose comment has the equations).
 #include "coupling/strong_coupling.h"
 
-#include <Eigen/Cholesky>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -142,8 +141,8 @@ std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& m
   // A particle stands for the cube of material about it: its contact surface lies r_p = ½ V_p^(1/3) beyond its
   // centre, so contacts act on φ − r_p (without it a body rests half a particle spacing deep in what it lies on).
   // The reach beyond it is small: each registered contact that sticks pins the smooth grid velocity around it, and a
-  // wider band of them resists rolling (the ball on the slope rolled at 1.87 m/s² with h/4 plus Δt‖v_p‖, 2.14 with
-  // h/20, against 3.55).
+  // wider band of them resists rolling (the rolling case of MpmIncline.StrongCouplingSlidesAtTenMillisecondSteps,
+  // with this reach edited: 1.87 m/s² with h/4 plus Δt‖v_p‖, 2.14 with h/20, against 3.55).
   std::vector<double> radius(particles.size()), reach(particles.size());
   for (std::size_t p = 0; p < particles.size(); ++p) {
     radius[p] = 0.5 * std::cbrt(static_cast<double>(particles.volume[p]));
@@ -170,9 +169,10 @@ std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& m
   return out;
 }
 
-void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& workspace, int nr,
-                                contact::SapProblem& joint) const {
+void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& workspace,
+                                const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const {
   const int p = c.particle;
+  const auto nr = static_cast<int>(rigid_A_inv.size());
   const Eigen::Vector3d x = particles_.x[static_cast<std::size_t>(p)];
   const Eigen::Matrix3d R_WC = contact::ContactFrame(c.normal_W);
   // Columns: the rigid dofs, then each stencil node's kept dofs.
@@ -186,8 +186,7 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
     const contact::RigidSystem& rigid = *workspace.rigid;
     const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), c.body, x, &v0);
     J_W.leftCols(nr) = -Jb;
-    const Eigen::VectorXd A_inv = joint.A.diagonal().head(nr).cwiseInverse();
-    delassus += (Jb * A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
+    delassus += (Jb * rigid_A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
   }
   for (int k = 0; k < nr; ++k) cols.push_back(k);
   int used = nr;
@@ -230,11 +229,8 @@ void StrongCoupling::BuildFreeMotion(const Model& model, const State::Data& stat
 Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector<Contact>& contacts,
                                            Workspace& workspace, contact::RigidStepProblem& rigid,
                                            contact::SapResult& result) {
-  // The kept grid dofs: those of the contacts' stencils that no wall holds. A node no particle gave mass (its weight
-  // is exactly 0 at a stencil's edge) is held too: no particle reads it, and it would make A singular.
-  std::vector<bool> fixed = free_motion_.fixed();
-  for (std::size_t i = 0; i < free_motion_.node_mass().size(); ++i)
-    if (!(free_motion_.node_mass()[i] > 0)) fixed[3 * i] = fixed[3 * i + 1] = fixed[3 * i + 2] = true;
+  // The kept grid dofs: those of the contacts' stencils that are not held (by a wall, or as a node without mass).
+  const std::vector<bool>& fixed = free_motion_.fixed();
   kept_of_dof_.assign(fixed.size(), -1);
   std::vector<int> kept;
   for (const Contact& c : contacts)
@@ -261,19 +257,20 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
     joint.v_star.head(nr) = rigid.problem.v_star;
   }
   joint.A.bottomRightCorner(nc, nc) = schur.S();
-  joint.v_star.tail(nc) = schur.S().llt().solve(schur.ReducedRhs(b));
+  joint.v_star.tail(nc) = schur.KeptSolution(b);
   std::vector<int> rigid_dofs(static_cast<std::size_t>(nr));
   for (int k = 0; k < nr; ++k) rigid_dofs[static_cast<std::size_t>(k)] = k;
   for (contact::SapProblem::Entry& e : rigid.problem.constraints)
     joint.Add(std::move(e.constraint), std::move(e.J), std::move(e.b), e.cols.empty() ? rigid_dofs : e.cols);
-  for (const Contact& c : contacts) AddContact(c, model.dt, workspace, nr, joint);
+  const Eigen::VectorXd rigid_A_inv = joint.A.diagonal().head(nr).cwiseInverse();
+  for (const Contact& c : contacts) AddContact(c, model.dt, workspace, rigid_A_inv, joint);
   contact::SapSolverParams params;
   if (workspace.rigid) params = workspace.rigid->params().solver;
   params.rel_tolerance = model.strong_tolerance;
   params.max_iterations = model.rigid ? model.rigid->max_solver_iterations : params.max_iterations;
   // Initial guess: the step's starting velocities (the rigid state's, and the grid's from P2G, ṽ − Δt g), nearer the
   // solution than the free motion for anything resting or held (dough rolling under the strong scheme took 16.4
-  // Newton iterations a step from v*).
+  // Newton iterations a step from v*, 9.4 from these: bench/results/amd-epyc-2core-strong.md).
   Eigen::VectorXd v0(nr + nc);
   if (nr > 0) v0.head(nr) = workspace.rigid->state().v;
   for (int k = 0; k < nc; ++k) {

@@ -62,7 +62,9 @@ class StrongCoupling final : public CouplingScheme {
   // The step's contacts against the frozen rigid geometry and the unilateral walls.
   std::vector<Contact> FindContacts(const Model& model, State::Data& state, Workspace& workspace);
   // The contact's rows of the joint problem (its Jacobian over the rigid dofs and the kept grid dofs).
-  void AddContact(const Contact& c, double dt, const Workspace& workspace, int nr, contact::SapProblem& joint) const;
+  // `rigid_A_inv` is the inverse of the rigid block's diagonal (size nr), for the contact's Delassus estimate.
+  void AddContact(const Contact& c, double dt, const Workspace& workspace, const Eigen::VectorXd& rigid_A_inv,
+                  contact::SapProblem& joint) const;
   // The free motion of the step's particles (materials, walls).
   void BuildFreeMotion(const Model& model, const State::Data& state);
   // The grid velocities and the rigid solve with contacts: the joint problem reduced onto the kept grid dofs.

@@ -280,9 +280,9 @@ Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) 
       diagonal.segment<3>(Dof(stencil_[p].node[m])).array() +=
           dt_ * dt_ * volume_[p] * (2 * MaterialOf(p).mu + MaterialOf(p).lambda) * g2;
     }
-  // A held dof stays 0 in every CG vector; its diagonal is only kept from being 0 (0/0 in the Jacobi step).
+  // A held dof stays 0 in every CG vector; its diagonal (0 for a node without mass) is only kept from 0/0.
   for (Eigen::Index k = 0; k < diagonal.size(); ++k)
-    if (fixed_[static_cast<std::size_t>(k)] || !(diagonal[k] > 0)) diagonal[k] = 1;
+    if (fixed_[static_cast<std::size_t>(k)]) diagonal[k] = 1;
   // Start from ṽ with the walls' components at 0; the held components stay 0 in every CG vector.
   Eigen::VectorXd v = v_tilde_;
   for (Eigen::Index k = 0; k < v.size(); ++k)

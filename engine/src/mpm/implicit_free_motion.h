@@ -118,8 +118,8 @@ class ImplicitFreeMotion {
   Mat3<double> StepDeformation(int p, const Eigen::VectorXd& v) const;
   // The F stored after the step: (I + Δt ∇v) F_pⁿ with its spin W = skew(Δt ∇v) taken as the rotation
   // (I − W/2)⁻¹(I + W/2) (Hughes and Winget 1980), (I + Δt ∇v) to first order. The linearised update stretches a
-  // body spinning by ω Δt per step by √(1 + ω²Δt²): a ball rolling at 35 rad/s at 10 ms steps stored 6% of spurious
-  // strain a step, which the next step's elastic forces dissipated (it rolled at half the analytic acceleration).
+  // body spinning by ω Δt per step by √(1 + ω²Δt²), 6% a step at 35 rad/s and 10 ms (test
+  // ImplicitFreeMotion.SpinningBlockKeepsItsShape). It is not what slows the rolling ball (docs/architecture.md).
   Mat3<double> ObjectiveStepDeformation(int p, const Eigen::VectorXd& v) const;
   // Particle p's material as the constitutive model (constitutive/linear_corotated.h: Ψ, P, the return map).
   LinearCorotated<double> ModelOf(std::size_t p) const;

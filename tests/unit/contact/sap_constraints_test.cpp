@@ -57,24 +57,6 @@ TEST(HuntCrossleyContact, ImpulseAndHessianMatchFiniteDifferences) {
     CheckDerivatives(c, v, 1.0);
 }
 
-// FrictionConeContact (fixed-size Calc3 only) behind the SapConstraint interface, for CheckDerivatives.
-class ConeAsConstraint final : public SapConstraint {
- public:
-  explicit ConeAsConstraint(const FrictionConeContact& c) : c_(c) {}
-  int num_rows() const override { return 3; }
-  double Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const override {
-    Eigen::Vector3d g3;
-    Eigen::Matrix3d G3;
-    const double cost = c_.Calc3(Eigen::Vector3d(vc[0], vc[1], vc[2]), g3, G ? &G3 : nullptr);
-    gamma = g3;
-    if (G) *G = G3;
-    return cost;
-  }
-
- private:
-  const FrictionConeContact& c_;
-};
-
 // SAP's regularised friction cone (near-rigid MPM contact): γ = −∇ℓ and G = −∂γ/∂v_c by central differences in
 // each regime, G symmetric positive semi-definite; in stiction γ = R⁻¹(v̂ − v_c), while sliding ‖γ_t‖ = μ γ_n, when
 // separating γ = 0. Impulses here are O(1e2) (1/R with R ~ 1e-3 to 5e-2); CheckDerivatives' relative tolerances.
@@ -102,7 +84,7 @@ TEST(FrictionConeContact, ImpulseAndHessianMatchFiniteDifferencesInEachRegime) {
       ++slide;
       EXPECT_NEAR(gamma.head<2>().norm(), p.friction * gamma[2], 1e-12 * gamma.norm());
     }
-    CheckDerivatives(ConeAsConstraint(c), v, 1.0);
+    CheckDerivatives(c, v, 1.0);
   }
   EXPECT_EQ(stick, 1);
   EXPECT_EQ(slide, 2);

@@ -132,6 +132,10 @@ TEST(SchurComplement, ReducedSolveEqualsTheFullSolve) {
   // The cost is active: it moved the solution (the unconstrained A⁻¹b differs).
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> plain(A);
   EXPECT_GT((plain.solve(b) - full).norm(), 1e-3 * full.norm());
+  // Without the cost the kept dofs are those of A⁻¹b: S⁻¹b̃ by one triangular solve with S's factor L_cc.
+  const Eigen::VectorXd free_kept = kept_of(plain.solve(b));
+  EXPECT_LT((schur.KeptSolution(b) - free_kept).norm(), 1e-9 * free_kept.norm());
+  EXPECT_LT((schur.KeptSolution(b) - S.llt().solve(bt)).norm(), 1e-9 * free_kept.norm());
 }
 
 }  // namespace
