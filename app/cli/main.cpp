@@ -111,6 +111,10 @@ CLI::App* AddBench(CLI::App& app, Arguments& a) {
   cmd->add_option("--threads", o.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--quiet", o.quiet, "No progress line");
+  cmd->add_flag("--strong-table", o.strong_table,
+                "Instead of SCENES: the five Table I scenes of Zong et al. 2024 (ball_on_slope, dough_tearing, "
+                "dough_rolling, water_pouring, close_lift_shake) under the strong coupling at dt = 0.01 s, one step "
+                "each (simulation.coupling=strong, simulation.dt=0.01, simulation.substeps=1 before any --set)");
   return cmd;
 }
 

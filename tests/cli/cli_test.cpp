@@ -280,6 +280,27 @@ TEST_F(CliTest, BenchRejectsBadScenesAndPathsBeforeRunning) {
   EXPECT_EQ(unwritable.output.find("ms/step"), std::string::npos) << "nothing runs: " << unwritable.output;
 }
 
+// --strong-table: the five Table I rows of Zong et al. 2024, each at Δt = 10 ms with one step under the strong
+// coupling (one step each here: a few seconds in all, the dough rolling's 960 floor contacts most of it).
+TEST_F(CliTest, BenchStrongTableRunsThePapersFiveScenesUnderTheStrongCoupling) {
+  const fs::path json = dir_ / "strong.json";
+  const Result r = RunCli("bench --strong-table --duration 0.01 --json " + json.string() + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string rows = ReadFile(json);
+  for (const char* scene : {"ball_on_slope", "dough_tearing", "dough_rolling", "water_pouring", "close_lift_shake"})
+    EXPECT_NE(rows.find(std::string("\"scene\": \"") + scene + "\""), std::string::npos) << scene << " in " << rows;
+  std::size_t at = 0;
+  int rows_at_ten_ms = 0;
+  while ((at = rows.find("\"dt\": 0.01, \"substeps\": 1,", at)) != std::string::npos) {
+    ++rows_at_ten_ms;
+    ++at;
+  }
+  EXPECT_EQ(rows_at_ten_ms, 5) << rows;
+  const Result with_scene = RunCli("bench --strong-table " + scene_.string());
+  EXPECT_EQ(with_scene.exit_code, 2);
+  EXPECT_NE(with_scene.output.find("--strong-table"), std::string::npos) << with_scene.output;
+}
+
 // Width and height from a PNG's IHDR chunk (big-endian at bytes 16-23), or {0, 0} when it is not a PNG.
 std::pair<int, int> PngSize(const fs::path& path) {
   const std::string data = ReadFile(path);

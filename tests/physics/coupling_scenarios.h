@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -214,6 +215,63 @@ inline CloseLiftShakeResult RunCloseLiftShake(double dt, int substeps, double sh
     for (int i = 0; i < 3; ++i) r.max_slip[i] = std::max(r.max_slip[i], (now[i] - reference[i]).norm());
   }
   return r;
+}
+
+/// The pieces that particles form on a grid of spacing h (PiecesOnTheGrid).
+struct Pieces {
+  std::vector<int> size;   ///< Particles per piece, largest first.
+  std::vector<int> piece;  ///< Per particle: its piece (an index into `size`).
+};
+
+/// The pieces that the particles at `positions` form on a grid of spacing h: connected components of the cells
+/// that hold a particle, two cells joined when they touch (face, edge or corner; 26-neighbours), so two pieces are
+/// apart only when a whole empty cell separates them everywhere, farther than MPM's quadratic stencils (1.5 h
+/// about a particle) can couple them through shared nodes.
+inline Pieces PiecesOnTheGrid(const std::vector<std::array<float, 3>>& positions, double h) {
+  std::map<std::array<int, 3>, int> cell_index;  // occupied cell -> its index
+  std::vector<int> count;                        // particles per occupied cell
+  std::vector<int> cell_of(positions.size());
+  for (std::size_t p = 0; p < positions.size(); ++p) {
+    std::array<int, 3> c{};
+    for (int a = 0; a < 3; ++a) c[a] = static_cast<int>(std::floor(positions[p][a] / h));
+    const auto [it, added] = cell_index.try_emplace(c, static_cast<int>(count.size()));
+    if (added) count.push_back(0);
+    ++count[it->second];
+    cell_of[p] = it->second;
+  }
+  std::vector<int> label(count.size(), -1), size;
+  for (const auto& [seed, seed_index] : cell_index) {
+    if (label[seed_index] >= 0) continue;
+    const int id = static_cast<int>(size.size());
+    size.push_back(0);
+    std::vector<std::array<int, 3>> stack{seed};
+    label[seed_index] = id;
+    while (!stack.empty()) {
+      const std::array<int, 3> c = stack.back();
+      stack.pop_back();
+      size[id] += count[cell_index.at(c)];
+      for (int dx = -1; dx <= 1; ++dx)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dz = -1; dz <= 1; ++dz) {
+            const auto n = cell_index.find({c[0] + dx, c[1] + dy, c[2] + dz});
+            if (n == cell_index.end() || label[n->second] >= 0) continue;
+            label[n->second] = id;
+            stack.push_back(n->first);
+          }
+    }
+  }
+  // Largest first.
+  std::vector<int> order(size.size()), rank(size.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return size[a] > size[b]; });
+  Pieces out;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    rank[order[k]] = static_cast<int>(k);
+    out.size.push_back(size[order[k]]);
+  }
+  out.piece.resize(positions.size());
+  for (std::size_t p = 0; p < positions.size(); ++p) out.piece[p] = rank[label[cell_of[p]]];
+  return out;
 }
 
 }  // namespace ductile::testing

@@ -5,8 +5,10 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/svd3.h"
+#include "mpm/constitutive/fluid.h"
 
 namespace ductile::mpm {
 
@@ -103,11 +105,21 @@ void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const std::ve
     const auto i3 = static_cast<Eigen::Index>(3 * i);
     if (mass_[i] > 0) v_tilde_.segment<3>(i3) = v_tilde_.segment<3>(i3) / mass_[i] + dt * gravity;
   }
-  // A node no particle gives mass (its weight is exactly 0 at a stencil's edge, as for particles on a lattice at
-  // half-cell offsets) carries no momentum and no stress: held at 0, or the CG's Jacobi step would divide 0 by 0.
+  // A node that particles give next to no mass (weights at a stencil's edge: exactly 0 for particles on a lattice
+  // at half-cell offsets, or 1e-17 of a particle's mass for one just inside) is held at 0. With no mass it would
+  // divide 0 by 0 in the CG's Jacobi step; with a trace of mass its row of A is m_i + O(Δt² λ |∇w|²) and its
+  // velocity is ill-determined: a fluid's free motion put 870 m/s on a node of 1e-16 kg and 2,000 m/s on one of
+  // 1e-11 kg, and CHOLMOD's rounding found A not positive definite. Held below kLightNode of the lightest particle's
+  // mass: its weight in every particle is then below kLightNode, so holding it changes a particle's velocity by
+  // less than kLightNode of it, and its velocity gradient by about √(2 kLightNode)/h times it (the quadratic
+  // B-spline's slope where its weight is that small).
+  constexpr double kLightNode = 1e-6;
+  double lightest = std::numeric_limits<double>::infinity();
+  for (const double m : particles.mass) lightest = std::min(lightest, m);
+  const double light = kLightNode * lightest;
   fixed_.assign(3 * nodes, false);
   for (std::size_t i = 0; i < nodes; ++i)
-    if (!(mass_[i] > 0)) fixed_[3 * i] = fixed_[3 * i + 1] = fixed_[3 * i + 2] = true;
+    if (!(mass_[i] > light)) fixed_[3 * i] = fixed_[3 * i + 1] = fixed_[3 * i + 2] = true;
   rotation_.resize(n);
   F_ = particles.F;
   volume_ = particles.volume;
@@ -330,7 +342,12 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
     Mat3<double> Fe = ObjectiveStepDeformation(static_cast<int>(p), v);
     double plastic = 0;
     if (MaterialOf(p).fluid) {
-      Fe = Mat3<double>::Identity() * std::cbrt(Fe.Determinant());
+      // A fluid keeps only its volume ratio: J ← J (1 + Δt tr ∇v), the volume change that its energy (λ/2 tr(Ê)²,
+      // linear in tr ∇v) priced, not det((I + Δt ∇v) F). The solve leaves shear free (μ = 0), and a free shear of
+      // Δt ∇v above 1 (a stream stopped by the floor within a step) makes that determinant negative at no cost.
+      // Then raised to kMinFluidVolumeRatio, as the explicit fluid's return map does (mpm/constitutive/fluid.h).
+      const double J = F_[p].determinant() * (1.0 + dt_ * VelocityGradient(static_cast<int>(p), v).trace());
+      Fe = Mat3<double>::Identity() * std::cbrt(std::max(J, kMinFluidVolumeRatio<double>));
     } else {
       plastic = ModelOf(p).ReturnMap(rotation_[p], Fe);  // 0 without a yield stress: F left as it is
     }
