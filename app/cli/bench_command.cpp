@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -97,20 +98,24 @@ void WriteJson(const std::vector<BenchRow>& rows, std::ostream& out) {
   out << "]\n";
 }
 
+// The shipped scenes `names` of this source tree, as paths.
+std::vector<std::string> ShippedScenes(std::initializer_list<const char*> names) {
+  const std::filesystem::path dir = std::filesystem::path(DUCTILE_SOURCE_DIR) / "scenes";
+  std::vector<std::string> paths;
+  for (const char* name : names) paths.push_back((dir / name).string());
+  return paths;
+}
+
 }  // namespace
 
 std::vector<std::string> DefaultBenchScenes() {
-  const std::filesystem::path dir = std::filesystem::path(DUCTILE_SOURCE_DIR) / "scenes";
-  return {(dir / "panel_squeeze.yaml").string(), (dir / "close_lift_shake.yaml").string(),
-          (dir / "dough_rolling.yaml").string(), (dir / "box_bagging.yaml").string(),
-          (dir / "laundry.yaml").string(),       (dir / "tshirt_folding.yaml").string()};
+  return ShippedScenes({"panel_squeeze.yaml", "close_lift_shake.yaml", "dough_rolling.yaml", "box_bagging.yaml",
+                        "laundry.yaml", "tshirt_folding.yaml"});
 }
 
 std::vector<std::string> StrongTableScenes() {
-  const std::filesystem::path dir = std::filesystem::path(DUCTILE_SOURCE_DIR) / "scenes";
-  return {(dir / "ball_on_slope.yaml").string(), (dir / "dough_tearing.yaml").string(),
-          (dir / "dough_rolling.yaml").string(), (dir / "water_pouring.yaml").string(),
-          (dir / "close_lift_shake.yaml").string()};
+  return ShippedScenes({"ball_on_slope.yaml", "dough_tearing.yaml", "dough_rolling.yaml", "water_pouring.yaml",
+                        "close_lift_shake.yaml"});
 }
 
 std::vector<Override> StrongTableOverrides() {

@@ -23,7 +23,8 @@ struct BenchOptions {
   bool strong_table = false;
 };
 
-/// scenes/panel_squeeze.yaml, scenes/close_lift_shake.yaml and scenes/dough_rolling.yaml of the source tree.
+/// scenes/panel_squeeze.yaml, close_lift_shake.yaml, dough_rolling.yaml and the cloth scenes box_bagging.yaml,
+/// laundry.yaml and tshirt_folding.yaml of the source tree.
 std::vector<std::string> DefaultBenchScenes();
 
 /// scenes/ball_on_slope.yaml, dough_tearing.yaml, dough_rolling.yaml, water_pouring.yaml and close_lift_shake.yaml

@@ -108,11 +108,11 @@ void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const std::ve
   // A node that particles give next to no mass (weights at a stencil's edge: exactly 0 for particles on a lattice
   // at half-cell offsets, or 1e-17 of a particle's mass for one just inside) is held at 0. With no mass it would
   // divide 0 by 0 in the CG's Jacobi step; with a trace of mass its row of A is m_i + O(Δt² λ |∇w|²) and its
-  // velocity is ill-determined: a fluid's free motion put 870 m/s on a node of 1e-16 kg and 2,000 m/s on one of
-  // 1e-11 kg, and CHOLMOD's rounding found A not positive definite. Held below kLightNode of the lightest particle's
-  // mass: its weight in every particle is then below kLightNode, so holding it changes a particle's velocity by
-  // less than kLightNode of it, and its velocity gradient by about √(2 kLightNode)/h times it (the quadratic
-  // B-spline's slope where its weight is that small).
+  // velocity is ill-determined: in a one-off instrumented run of scenes/water_pouring.yaml a fluid's free motion
+  // put 870 m/s on a node of 1e-16 kg and 2,000 m/s on one of 1e-11 kg, and CHOLMOD's rounding found A not positive
+  // definite. Held below kLightNode of the lightest particle's mass: its weight in every particle is then below
+  // kLightNode, so holding it changes a particle's velocity by less than kLightNode of it, and its velocity gradient
+  // by about √(2 kLightNode)/h times it (the quadratic B-spline's slope where its weight is that small).
   constexpr double kLightNode = 1e-6;
   double lightest = std::numeric_limits<double>::infinity();
   for (const double m : particles.mass) lightest = std::min(lightest, m);
@@ -339,7 +339,7 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
       vp += s.w[m] * vi;
       Cp += s.w[m] * vi * (xi - particles.x[p]).transpose();
     }
-    Mat3<double> Fe = ObjectiveStepDeformation(static_cast<int>(p), v);
+    Mat3<double> Fe;
     double plastic = 0;
     if (MaterialOf(p).fluid) {
       // A fluid keeps only its volume ratio: J ← J (1 + Δt tr ∇v), the volume change that its energy (λ/2 tr(Ê)²,
@@ -349,6 +349,7 @@ void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& part
       const double J = F_[p].determinant() * (1.0 + dt_ * VelocityGradient(static_cast<int>(p), v).trace());
       Fe = Mat3<double>::Identity() * std::cbrt(std::max(J, kMinFluidVolumeRatio<double>));
     } else {
+      Fe = ObjectiveStepDeformation(static_cast<int>(p), v);
       plastic = ModelOf(p).ReturnMap(rotation_[p], Fe);  // 0 without a yield stress: F left as it is
     }
     particles.F[p] = ToEigen(Fe);
