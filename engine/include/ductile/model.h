@@ -77,7 +77,9 @@ struct Model {
   /// How the deformable domains and the rigid system advance together (simulation.coupling): the weak scheme's
   /// substeps, or the strong scheme's one implicit step per Δt (coupling/strong_coupling.h).
   CouplingKind coupling = CouplingKind::kWeak;
-  double strong_tolerance = 1e-6;    ///< ε_r of the strong scheme's joint SAP solve.
+  double strong_tolerance = 1e-6;  ///< ε_r of the strong scheme's joint SAP solve.
+  /// The most kept grid dofs for the strong scheme's joint solve to be Schur-reduced (dense); above, it is sparse.
+  int strong_dense_limit = 1500;
   double implicit_tolerance = 1e-8;  ///< Relative residual of the strong scheme's free-motion CG without contacts.
 
   // ---- grid

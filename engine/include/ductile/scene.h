@@ -86,6 +86,7 @@ struct SimulationDesc {
   CouplingKind coupling = CouplingKind::kWeak;  ///< `weak` or `strong`.
   SourceLocation coupling_where;                ///< Where `coupling` was given (for the strong scheme's refusals).
   double strong_tolerance = 1e-6;               ///< ε_r of the strong scheme's joint SAP solve, > 0.
+  int strong_dense_limit = 1500;                ///< Most kept grid dofs for the dense (Schur) joint solve, ≥ 0.
   double implicit_tolerance = 1e-8;             ///< The strong scheme's free-motion CG residual, > 0.
 };
 

@@ -1,6 +1,7 @@
 #include "contact/sap_solver.h"
 
 #include "contact/exact_line_search.h"
+#include "contact/sparse_newton.h"
 
 #include <Eigen/Cholesky>
 #include <algorithm>
@@ -33,6 +34,15 @@ Eigen::VectorXd SolveSpd(Eigen::MatrixXd& H, const Eigen::VectorXd& r) {
   Eigen::VectorXd x = r;
   dpotrs_("L", &n, &one, H.data(), &n, x.data(), &n, &info);
   return x;
+}
+
+bool IsSparse(const SapProblem& p) {
+  return p.A_sparse.rows() > 0;
+}
+
+// A x.
+Eigen::VectorXd MulA(const SapProblem& p, const Eigen::VectorXd& x) {
+  return IsSparse(p) ? Eigen::VectorXd(p.A_sparse * x) : Eigen::VectorXd(p.A * x);
 }
 
 // J v for a constraint on the dofs `cols` (all when empty).
@@ -79,7 +89,7 @@ void Evaluate(const SapProblem& problem, const Eigen::VectorXd& v, bool hessians
   e.gamma.resize(n);
   e.G.resize(n);
   const Eigen::VectorXd dv = v - problem.v_star;
-  e.cost = 0.5 * dv.dot(problem.A * dv);
+  e.cost = 0.5 * dv.dot(MulA(problem, dv));
   for (std::size_t i = 0; i < n; ++i) {
     const SapProblem::Entry& c = problem.constraints[i];
     e.vc[i] = Apply(c, v) + c.b;
@@ -100,11 +110,11 @@ struct LineSearchProbe {
   LineSearchProbe(const SapProblem& p, const Eigen::VectorXd& v_in, const Eigen::VectorXd& dv_in,
                   const Evaluation& at_v)
       : problem(p), v(v_in), dv(dv_in) {
-    const Eigen::VectorXd Adv = p.A * dv;
+    const Eigen::VectorXd Adv = MulA(p, dv);
     const Eigen::VectorXd r = v - p.v_star;
     a_v_minus_vstar_dot_dv = Adv.dot(r);
     dv_a_dv = Adv.dot(dv);
-    v_cost = 0.5 * r.dot(p.A * r);
+    v_cost = 0.5 * r.dot(MulA(p, r));
     vc0 = at_v.vc;
     dvc.resize(p.constraints.size());
     for (std::size_t i = 0; i < p.constraints.size(); ++i) dvc[i] = Apply(p.constraints[i], dv);
@@ -137,18 +147,29 @@ double EvaluateSapCost(const SapProblem& problem, const Eigen::VectorXd& v, Eige
   Evaluation e;
   Evaluate(problem, v, false, e);
   if (gradient) {
-    *gradient = problem.A * (v - problem.v_star);
+    *gradient = MulA(problem, v - problem.v_star);
     for (std::size_t i = 0; i < problem.constraints.size(); ++i)
       AddTransposed(problem.constraints[i], -e.gamma[i], *gradient);
   }
   return e.cost;
 }
 
-SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, const Eigen::VectorXd& v0) {
+SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, const Eigen::VectorXd& v0,
+                   SparseNewtonSystem* newton) {
   SapResult result;
   const int nv = static_cast<int>(problem.v_star.size());
   result.v = v0.size() == nv ? v0 : problem.v_star;
-  const Eigen::VectorXd D = problem.A.diagonal().cwiseInverse().cwiseSqrt();
+  const Eigen::VectorXd D =
+      (IsSparse(problem) ? Eigen::VectorXd(problem.A_sparse.diagonal()) : Eigen::VectorXd(problem.A.diagonal()))
+          .cwiseInverse()
+          .cwiseSqrt();
+  const Eigen::VectorXd A_v_star = MulA(problem, problem.v_star);
+  std::unique_ptr<SparseNewtonSystem> own;
+  SparseNewtonSystem* sparse = newton;
+  if (IsSparse(problem) && !sparse) {
+    own = std::make_unique<SparseNewtonSystem>(problem);
+    sparse = own.get();
+  }
   Evaluation e;
   Evaluate(problem, result.v, true, e);
   result.cost_history.push_back(e.cost);
@@ -157,8 +178,8 @@ SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, con
     // Gradient and the optimality condition.
     Eigen::VectorXd jc = Eigen::VectorXd::Zero(nv);
     for (std::size_t i = 0; i < problem.constraints.size(); ++i) AddTransposed(problem.constraints[i], e.gamma[i], jc);
-    const Eigen::VectorXd p = problem.A * result.v;
-    const Eigen::VectorXd grad = p - problem.A * problem.v_star - jc;
+    const Eigen::VectorXd p = MulA(problem, result.v);
+    const Eigen::VectorXd grad = p - A_v_star - jc;
     result.residual = D.cwiseProduct(grad).norm();
     result.residual_bound =
         params.abs_tolerance + params.rel_tolerance * std::max(D.cwiseProduct(p).norm(), D.cwiseProduct(jc).norm());
@@ -169,9 +190,14 @@ SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, con
     }
     if (it == params.max_iterations) break;
     // Newton direction from H = A + JᵀGJ.
-    H = problem.A;  // the storage is reused from iteration to iteration
-    for (std::size_t i = 0; i < problem.constraints.size(); ++i) AddHessian(problem.constraints[i], e.G[i], H);
-    const Eigen::VectorXd dv = -SolveSpd(H, grad);
+    Eigen::VectorXd dv;
+    if (sparse) {
+      dv = -sparse->Solve(e.G, grad);
+    } else {
+      H = problem.A;  // the storage is reused from iteration to iteration
+      for (std::size_t i = 0; i < problem.constraints.size(); ++i) AddHessian(problem.constraints[i], e.G[i], H);
+      dv = -SolveSpd(H, grad);
+    }
     const LineSearchProbe probe(problem, result.v, dv, e);
     double d1, d2;
     probe.Calc(0, d1, d2);

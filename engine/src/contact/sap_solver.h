@@ -1,7 +1,8 @@
 // The SAP solver (Castro, Permenter, Han 2022, Sec. VI): minimise the convex, unconstrained cost
 //   ℓ(v) = ½(v − v*)ᵀA(v − v*) + Σᵢ ℓᵢ(Jᵢv + bᵢ)
 // over generalized velocities v by Newton's method: gradient ∇ℓ = A(v − v*) − Jᵀγ, Hessian H = A + JᵀGJ
-// (dense Cholesky: rigid systems here have tens of dofs), then an exact line search α* = argmin ℓ(v + αΔv) on
+// (dense Cholesky: rigid systems here have tens of dofs; a sparse one, contact/sparse_newton.h, for a problem given a
+// sparse A, the strong coupling's over every grid dof), then an exact line search α* = argmin ℓ(v + αΔv) on
 // [0, α_max] by 1-D Newton on dℓ/dα with a bisection fallback, shared with the MPM contact solve
 // (contact/exact_line_search.h).
 // Stopping (Sec. VI-D): ‖D∇ℓ‖ < ε_a + ε_r·max(‖Dp‖, ‖Dj_c‖), D = diag(A)^(−1/2), p = Av, j_c = Jᵀγ; or, after a
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 #include <memory>
 #include <vector>
 
@@ -19,7 +21,10 @@ namespace ductile::contact {
 
 /// The problem data of one step; const during the solve.
 struct SapProblem {
-  Eigen::MatrixXd A;       ///< nv × nv, symmetric positive definite (M + Δt·D).
+  Eigen::MatrixXd A;  ///< nv × nv, symmetric positive definite (M + Δt·D); unused when A_sparse has rows.
+  /// A as a compressed sparse matrix, both triangles stored, for a large sparse A whose constraints each touch a few
+  /// of its dofs (give them `cols`): the Newton steps then factor H sparsely. Empty: A is the dense one.
+  Eigen::SparseMatrix<double> A_sparse;
   Eigen::VectorXd v_star;  ///< Free-motion velocities.
   struct Entry {
     std::unique_ptr<SapConstraint> constraint;
@@ -56,8 +61,12 @@ struct SapResult {
   int line_search_iterations = 0;    ///< Summed over the solve.
 };
 
-/// Solves the problem from the initial guess v0 (v* when empty).
-SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, const Eigen::VectorXd& v0 = {});
+class SparseNewtonSystem;
+
+/// Solves the problem from the initial guess v0 (v* when empty). For a sparse A, `newton` is the problem's Newton
+/// system when the caller made it already (to solve for v* with its factorisation); null: the solver makes one.
+SapResult SolveSap(const SapProblem& problem, const SapSolverParams& params, const Eigen::VectorXd& v0 = {},
+                   SparseNewtonSystem* newton = nullptr);
 
 /// The total cost ℓ(v) and its gradient, for tests.
 double EvaluateSapCost(const SapProblem& problem, const Eigen::VectorXd& v, Eigen::VectorXd* gradient = nullptr);

@@ -1,7 +1,7 @@
 // SchurComplement (schur_complement.h, whose comment has the equations), on CHOLMOD's supernodal Cholesky.
 #include "contact/schur_complement.h"
 
-#include <suitesparse/cholmod.h>
+#include "contact/cholmod_support.h"
 
 #include <memory>
 #include <stdexcept>
@@ -14,36 +14,11 @@ extern "C" void dsyrk_(const char* uplo, const char* trans, const int* n, const 
 namespace ductile::contact {
 namespace {
 
-// A CHOLMOD workspace (cholmod_start / cholmod_finish) and the factor it made, freed together.
-struct Cholmod {
-  cholmod_common common{};
-  cholmod_sparse* L = nullptr;
-  Cholmod() { cholmod_start(&common); }
-  ~Cholmod() {
-    if (L) cholmod_free_sparse(&L, &common);
-    cholmod_finish(&common);
-  }
-  Cholmod(const Cholmod&) = delete;
-  Cholmod& operator=(const Cholmod&) = delete;
-};
-
 // A's lower triangle as CHOLMOD reads it (no copy; A compressed and alive while it is used).
 cholmod_sparse LowerView(Eigen::SparseMatrix<double>& A) {
   A.makeCompressed();
-  cholmod_sparse view{};
-  view.nrow = static_cast<std::size_t>(A.rows());
-  view.ncol = static_cast<std::size_t>(A.cols());
-  view.nzmax = static_cast<std::size_t>(A.nonZeros());
-  view.p = A.outerIndexPtr();
-  view.i = A.innerIndexPtr();
-  view.x = A.valuePtr();
-  view.stype = -1;  // symmetric, the lower triangle is read
-  view.itype = CHOLMOD_INT;
-  view.xtype = CHOLMOD_REAL;
-  view.dtype = CHOLMOD_DOUBLE;
-  view.sorted = 1;
-  view.packed = 1;
-  return view;
+  return LowerTriangleView(static_cast<std::size_t>(A.rows()), static_cast<std::size_t>(A.nonZeros()),
+                           A.outerIndexPtr(), A.innerIndexPtr(), A.valuePtr());
 }
 
 // The elimination order, order[position] = dof: the others by METIS nested dissection of A_nn (3-D grids fill in far
@@ -92,8 +67,8 @@ void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std
   const Eigen::Index nn = size_ - nc;
   Eigen::SparseMatrix<double> A = A_in;
   cholmod_sparse view = LowerView(A);
-  auto holder = std::make_shared<Cholmod>();
-  Cholmod& cm = *holder;
+  auto holder = std::make_shared<CholmodWorkspace>();
+  CholmodWorkspace& cm = *holder;
   std::vector<int> order = EliminationOrder(A, kept, cm.common);  // CHOLMOD takes it as int*
   cm.common.nmethods = 1;
   cm.common.method[0].ordering = CHOLMOD_GIVEN;
@@ -112,13 +87,13 @@ void SchurComplement::Compute(const Eigen::SparseMatrix<double>& A_in, const std
       cholmod_free_factor(&factor, &cm.common);
       throw std::runtime_error("Schur complement: CHOLMOD did not keep the given order");
     }
-  cm.L = cholmod_factor_to_sparse(factor, &cm.common);
+  cm.sparse = cholmod_factor_to_sparse(factor, &cm.common);
   cholmod_free_factor(&factor, &cm.common);
-  if (!cm.L) throw std::runtime_error("Schur complement: the factor could not be read");
-  L_outer_ = static_cast<const int*>(cm.L->p);
-  L_inner_ = static_cast<const int*>(cm.L->i);
-  L_values_ = static_cast<const double*>(cm.L->x);
-  L_nonzeros_ = static_cast<Eigen::Index>(cholmod_nnz(cm.L, &cm.common));
+  if (!cm.sparse) throw std::runtime_error("Schur complement: the factor could not be read");
+  L_outer_ = static_cast<const int*>(cm.sparse->p);
+  L_inner_ = static_cast<const int*>(cm.sparse->i);
+  L_values_ = static_cast<const double*>(cm.sparse->x);
+  L_nonzeros_ = static_cast<Eigen::Index>(cholmod_nnz(cm.sparse, &cm.common));
   factor_ = holder;
   other_.assign(order.begin(), order.begin() + nn);
   // L_cc from L's last nc columns (their rows are all ≥ nn: L is lower triangular).

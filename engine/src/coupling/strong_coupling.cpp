@@ -8,6 +8,7 @@
 #include "contact/constraints/friction_cone_contact.h"
 #include "contact/contact_frame.h"
 #include "contact/schur_complement.h"
+#include "contact/sparse_newton.h"
 #include "coupling/coupling_telemetry.h"
 #include "model/rigid_model.h"
 #include "step/workspace.h"
@@ -96,6 +97,24 @@ void HoldFixed(const std::vector<bool>& fixed, Eigen::SparseMatrix<double>& A, E
       A.coeffRef(k, k) = 1;
       b[k] = 0;
     }
+}
+
+// blockdiag(D, S) for a dense D and a compressed sparse S, both triangles.
+Eigen::SparseMatrix<double> BlockDiagonal(const Eigen::MatrixXd& D, const Eigen::SparseMatrix<double>& S) {
+  const Eigen::Index nd = D.rows(), n = nd + S.rows();
+  Eigen::SparseMatrix<double> out(n, n);
+  out.reserve(nd * nd + S.nonZeros());
+  for (Eigen::Index col = 0; col < nd; ++col) {
+    out.startVec(col);
+    for (Eigen::Index row = 0; row < nd; ++row) out.insertBack(row, col) = D(row, col);
+  }
+  for (Eigen::Index col = 0; col < S.cols(); ++col) {
+    out.startVec(nd + col);
+    for (Eigen::SparseMatrix<double>::InnerIterator it(S, col); it; ++it)
+      out.insertBack(nd + it.row(), nd + col) = it.value();
+  }
+  out.finalize();
+  return out;
 }
 
 // Unilateral walls (separate, friction): a contact for each particle within its reach of a wall, per wall, at the
@@ -226,10 +245,7 @@ void StrongCoupling::BuildFreeMotion(const Model& model, const State::Data& stat
   }
 }
 
-Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector<Contact>& contacts,
-                                           Workspace& workspace, contact::RigidStepProblem& rigid,
-                                           contact::SapResult& result) {
-  // The kept grid dofs: those of the contacts' stencils that are not held (by a wall, or as a node without mass).
+std::vector<int> StrongCoupling::KeptDofs(const std::vector<Contact>& contacts) {
   const std::vector<bool>& fixed = free_motion_.fixed();
   kept_of_dof_.assign(fixed.size(), -1);
   std::vector<int> kept;
@@ -241,29 +257,61 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
         kept_of_dof_[dof] = static_cast<int>(kept.size());
         kept.push_back(static_cast<int>(dof));
       }
+  return kept;
+}
+
+Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector<Contact>& contacts,
+                                           Workspace& workspace, contact::RigidStepProblem& rigid,
+                                           contact::SapResult& result) {
+  std::vector<int> kept = KeptDofs(contacts);
+  const std::vector<bool>& fixed = free_motion_.fixed();
   Eigen::SparseMatrix<double> A = free_motion_.AssembleHessian();
   Eigen::VectorXd b = free_motion_.RightHandSide();
   HoldFixed(fixed, A, b);
-  contact::SchurComplement schur;
-  schur.Compute(A, kept);
-  // The joint problem: the rigid dofs first (their constraints as the rigid step built them), then the kept dofs.
+  A.makeCompressed();
   const int nr = workspace.rigid ? workspace.rigid->tree().nv() : 0;
-  const auto nc = static_cast<int>(kept.size());
   contact::SapProblem joint;
-  joint.A = Eigen::MatrixXd::Zero(nr + nc, nr + nc);
-  joint.v_star.resize(nr + nc);
-  if (nr > 0) {
-    joint.A.topLeftCorner(nr, nr) = rigid.problem.A;
-    joint.v_star.head(nr) = rigid.problem.v_star;
+  contact::SchurComplement schur;
+  // Reduced onto the kept dofs while S is small; sparse over every grid dof when S would be large and dense
+  // (simulation.strong_dense_limit; file comment, 3).
+  const bool reduce = kept.size() <= static_cast<std::size_t>(model.strong_dense_limit);
+  if (reduce) {
+    schur.Compute(A, kept);
+    // The joint problem: the rigid dofs first (their constraints as the rigid step built them), then the kept dofs.
+    const auto nc = static_cast<int>(kept.size());
+    joint.A = Eigen::MatrixXd::Zero(nr + nc, nr + nc);
+    joint.v_star.resize(nr + nc);
+    if (nr > 0) joint.A.topLeftCorner(nr, nr) = rigid.problem.A;
+    joint.A.bottomRightCorner(nc, nc) = schur.S();
+    joint.v_star.tail(nc) = schur.KeptSolution(b);
+  } else {
+    // Every grid dof kept (the held ones too, with their identity rows and no constraint on them): the joint problem
+    // stays sparse.
+    kept.resize(fixed.size());
+    for (std::size_t dof = 0; dof < fixed.size(); ++dof) {
+      kept[dof] = static_cast<int>(dof);
+      kept_of_dof_[dof] = fixed[dof] ? -1 : static_cast<int>(dof);
+    }
+    joint.A_sparse = BlockDiagonal(nr > 0 ? rigid.problem.A : Eigen::MatrixXd(), A);
   }
-  joint.A.bottomRightCorner(nc, nc) = schur.S();
-  joint.v_star.tail(nc) = schur.KeptSolution(b);
+  const auto nc = static_cast<int>(kept.size());
   std::vector<int> rigid_dofs(static_cast<std::size_t>(nr));
   for (int k = 0; k < nr; ++k) rigid_dofs[static_cast<std::size_t>(k)] = k;
   for (contact::SapProblem::Entry& e : rigid.problem.constraints)
     joint.Add(std::move(e.constraint), std::move(e.J), std::move(e.b), e.cols.empty() ? rigid_dofs : e.cols);
-  const Eigen::VectorXd rigid_A_inv = joint.A.diagonal().head(nr).cwiseInverse();
+  const Eigen::VectorXd rigid_A_inv =
+      nr > 0 ? Eigen::VectorXd(rigid.problem.A.diagonal().cwiseInverse()) : Eigen::VectorXd();
   for (const Contact& c : contacts) AddContact(c, model.dt, workspace, rigid_A_inv, joint);
+  std::unique_ptr<contact::SparseNewtonSystem> newton;
+  if (!reduce) {
+    // The free motion v* = A⁻¹ (rigid A v*, b) with the Newton system's own factorisation, before any contact.
+    newton = std::make_unique<contact::SparseNewtonSystem>(joint);
+    Eigen::VectorXd rhs(nr + nc);
+    if (nr > 0) rhs.head(nr) = rigid.problem.A * rigid.problem.v_star;
+    rhs.tail(nc) = b;
+    joint.v_star = newton->Solve({}, rhs);
+  }
+  if (nr > 0) joint.v_star.head(nr) = rigid.problem.v_star;
   contact::SapSolverParams params;
   if (workspace.rigid) params = workspace.rigid->params().solver;
   params.rel_tolerance = model.strong_tolerance;
@@ -275,10 +323,12 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
   if (nr > 0) v0.head(nr) = workspace.rigid->state().v;
   for (int k = 0; k < nc; ++k) {
     const int dof = kept[static_cast<std::size_t>(k)];
-    v0[nr + k] = free_motion_.free_velocity()[dof] - model.dt * static_cast<double>(model.gravity[dof % 3]);
+    v0[nr + k] = fixed[static_cast<std::size_t>(dof)]
+                     ? 0.0
+                     : free_motion_.free_velocity()[dof] - model.dt * static_cast<double>(model.gravity[dof % 3]);
   }
-  result = contact::SolveSap(joint, params, v0);
-  Eigen::VectorXd v = schur.BackSubstitute(b, result.v.tail(nc));
+  result = contact::SolveSap(joint, params, v0, newton.get());
+  Eigen::VectorXd v = reduce ? schur.BackSubstitute(b, result.v.tail(nc)) : Eigen::VectorXd(result.v.tail(nc));
   for (Eigen::Index k = 0; k < v.size(); ++k)
     if (fixed[static_cast<std::size_t>(k)]) v[k] = 0;
   return v;

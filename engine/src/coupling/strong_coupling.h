@@ -20,7 +20,11 @@
 //    2023; contact/schur_complement.h): A_MPM → S = A_cc − A_cn A_nn⁻¹ A_nc and v*_c the c part of v*_MPM. SAP's
 //    Newton with exact line search solves the reduced problem (contact/sap_solver.h), the rigid constraints (rigid
 //    contacts, controllers, limits, welds) in it unchanged; the other grid dofs follow by back-substitution,
-//    v_n = A_nn⁻¹ (b_n − A_nc v_c).
+//    v_n = A_nn⁻¹ (b_n − A_nc v_c). S is dense: when the contacts keep more than simulation.strong_dense_limit grid
+//    dofs (a body resting on a table or a wall keeps thousands), the problem is solved unreduced instead, over the
+//    rigid dofs and every grid dof with A sparse, each Newton step a sparse Cholesky of H = A + JᵀGJ on a pattern
+//    analysed once (contact/sparse_newton.h), v*_MPM from the same factorisation without contacts. Both minimise the
+//    same cost (StrongCoupling.SparseAndReducedJointSolvesAgree).
 // 4. G2P with the solved grid velocities and the return map (plasticity after the step, the paper's Sec. VI); the
 //    rigid state advances with the solved v_r.
 // Without contacts the grid step is one Newton step of E by preconditioned conjugate gradients.
@@ -67,6 +71,9 @@ class StrongCoupling final : public CouplingScheme {
                   contact::SapProblem& joint) const;
   // The free motion of the step's particles (materials, walls).
   void BuildFreeMotion(const Model& model, const State::Data& state);
+  // The grid dofs the contacts' stencils touch that are not held (by a wall, or as a node without mass), in order;
+  // fills kept_of_dof_ with their places.
+  std::vector<int> KeptDofs(const std::vector<Contact>& contacts);
   // The grid velocities and the rigid solve with contacts: the joint problem reduced onto the kept grid dofs.
   Eigen::VectorXd SolveJoint(const Model& model, const std::vector<Contact>& contacts, Workspace& workspace,
                              contact::RigidStepProblem& rigid, contact::SapResult& result);

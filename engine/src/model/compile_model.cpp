@@ -336,6 +336,7 @@ void CompileSimulation(const SimulationDesc& sim, Model& model) {
   model.threads = sim.threads;
   model.coupling = sim.coupling;
   model.strong_tolerance = sim.strong_tolerance;
+  model.strong_dense_limit = sim.strong_dense_limit;
   model.implicit_tolerance = sim.implicit_tolerance;
 }
 

@@ -74,6 +74,7 @@ const std::map<std::string, Derive>& DeriveRules() {
       {"simulation.cfl", Timing},
       {"simulation.coupling", Timing},
       {"simulation.strong_tolerance", Timing},
+      {"simulation.strong_dense_limit", Timing},
       {"simulation.implicit_tolerance", Timing},
       {"simulation.contact_tolerance_relative", SolverSettings},
       {"simulation.contact_tolerance_absolute", SolverSettings},

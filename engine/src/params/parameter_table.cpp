@@ -166,6 +166,11 @@ std::vector<ParameterInfo> SimulationRows() {
           .In(Positive())
           .Default(1e-6)
           .Doc("ε_r of the strong coupling's joint SAP solve over the rigid and grid velocities."),
+      Integer("simulation.strong_dense_limit", "dense joint solve up to", "n_S")
+          .In(AtLeast(0))
+          .Default(1500)
+          .Doc("The most grid dofs the contacts may touch for the strong coupling's joint solve to be reduced onto "
+               "them (a dense Schur complement); above it the solve stays sparse over every grid dof."),
       Number("simulation.implicit_tolerance", "implicit CG tolerance", "ε_cg", "")
           .In(Positive())
           .Default(1e-8)

@@ -177,6 +177,7 @@ std::map<std::string, Accessor> SimulationAccessors() {
       {"simulation.threads", Fixed([](SceneDesc& s) { return Of(s.simulation.threads); })},
       {"simulation.coupling", Fixed([](SceneDesc& s) { return Of(s.simulation.coupling); })},
       {"simulation.strong_tolerance", Fixed([](SceneDesc& s) { return Of(s.simulation.strong_tolerance); })},
+      {"simulation.strong_dense_limit", Fixed([](SceneDesc& s) { return Of(s.simulation.strong_dense_limit); })},
       {"simulation.implicit_tolerance", Fixed([](SceneDesc& s) { return Of(s.simulation.implicit_tolerance); })},
       {"grid.h", Fixed([](SceneDesc& s) { return Of(s.grid.h); })},
       {"grid.boundary.friction", Fixed([](SceneDesc& s) { return Of(s.walls.friction); })},

@@ -26,6 +26,7 @@ SimulationDesc ParseSimulation(const ParseContext& context, const Field& field) 
     simulation.coupling_where = context.Where(*coupling);
   }
   map.Read(Row("simulation.strong_tolerance"), simulation.strong_tolerance);
+  map.Read(Row("simulation.strong_dense_limit"), simulation.strong_dense_limit);
   map.Read(Row("simulation.implicit_tolerance"), simulation.implicit_tolerance);
   return simulation;
 }

@@ -11,9 +11,20 @@
 #include "contact/constraints/limit_constraint.h"
 #include "contact/constraints/pd_controller.h"
 #include "contact/sap_solver.h"
+#include "contact/sparse_newton.h"
 
 namespace ductile::contact {
 namespace {
+
+// A friction cone (μ = 0.5, Δt = 10 ms) penetrating by −φ₀ with Delassus estimate w.
+FrictionConeParams PenetratingCone(double phi0, double w) {
+  FrictionConeParams cone;
+  cone.dt = 1e-2;
+  cone.phi0 = phi0;
+  cone.friction = 0.5;
+  cone.delassus = w;
+  return cone;
+}
 
 SapProblem RandomProblem(std::mt19937& rng, int nv, int contacts) {
   std::normal_distribution<double> n(0, 1);
@@ -129,11 +140,7 @@ TEST(SapSolver, ConstraintsOnAColumnSubsetSolveLikeTheirFullJacobians) {
   full.A = subset.A = B * B.transpose() + nv * Eigen::MatrixXd::Identity(nv, nv);
   full.v_star = subset.v_star = Eigen::VectorXd::NullaryExpr(nv, [&] { return n(rng); });
   for (int c = 0; c < 6; ++c) {
-    FrictionConeParams cone;
-    cone.dt = 1e-2;
-    cone.phi0 = -1e-3 * std::abs(n(rng));
-    cone.friction = 0.5;
-    cone.delassus = 0.2;
+    const FrictionConeParams cone = PenetratingCone(-1e-3 * std::abs(n(rng)), 0.2);
     std::vector<int> cols;  // five distinct columns, in a shuffled order
     for (int k = 0; k < nv; ++k) cols.push_back(k);
     std::shuffle(cols.begin(), cols.end(), rng);
@@ -150,6 +157,65 @@ TEST(SapSolver, ConstraintsOnAColumnSubsetSolveLikeTheirFullJacobians) {
   EXPECT_EQ(a.iterations, c.iterations);
   EXPECT_LT((a.v - c.v).norm(), 1e-12 * a.v.norm());
   for (std::size_t i = 0; i < a.gamma.size(); ++i) EXPECT_LT((a.gamma[i] - c.gamma[i]).norm(), 1e-9);
+}
+
+// A large sparse A (a banded SPD matrix, like a grid's Hessian) with friction-cone constraints on a few dofs each
+// and one on every dof: solved with A dense (LAPACK's Cholesky of H) and with A sparse (CHOLMOD's, the pattern
+// analysed once and refactored per Newton iteration), the same iterates to round-off. The Newton system's solve
+// without constraints is A⁻¹ r.
+TEST(SapSolver, SparseNewtonStepsSolveLikeTheDenseOnes) {
+  constexpr int nv = 400, band = 6;
+  std::mt19937 rng(13);
+  std::normal_distribution<double> n(0, 1);
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int i = 0; i < nv; ++i) {
+    entries.emplace_back(i, i, 4.0 * band);
+    for (int j = i + 1; j < std::min(nv, i + band); ++j) {
+      const double a = n(rng);
+      entries.emplace_back(i, j, a);
+      entries.emplace_back(j, i, a);
+    }
+  }
+  SapProblem dense, sparse;
+  sparse.A_sparse.resize(nv, nv);
+  sparse.A_sparse.setFromTriplets(entries.begin(), entries.end());
+  sparse.A_sparse.makeCompressed();
+  dense.A = Eigen::MatrixXd(sparse.A_sparse);
+  dense.v_star = sparse.v_star = Eigen::VectorXd::NullaryExpr(nv, [&] { return n(rng); });
+  std::uniform_int_distribution<int> dof(0, nv - 1);
+  for (int c = 0; c < 60; ++c) {
+    const FrictionConeParams cone = PenetratingCone(-1e-3 * std::abs(n(rng)), 0.05);
+    std::vector<int> cols;  // eight distinct dofs anywhere (pairs outside A's band extend H's pattern)
+    while (cols.size() < 8) {
+      const int k = dof(rng);
+      if (std::find(cols.begin(), cols.end(), k) == cols.end()) cols.push_back(k);
+    }
+    Eigen::MatrixXd J(3, 8);
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 8; ++k) J(r, k) = n(rng);
+    const Eigen::Vector3d b(n(rng), n(rng), n(rng));
+    dense.Add(std::make_unique<FrictionConeContact>(cone), J, b, cols);
+    sparse.Add(std::make_unique<FrictionConeContact>(cone), J, b, cols);
+  }
+  PdControllerParams pd;  // on every dof (no cols): a dense row and column of H
+  pd.dt = 1e-2;
+  pd.kp = 1e3;
+  pd.kd = 10;
+  pd.q_target = 0.3;
+  const Eigen::MatrixXd Jq = Eigen::MatrixXd::NullaryExpr(1, nv, [&] { return 0.1 * n(rng); });
+  dense.Add(std::make_unique<PdController>(pd), Jq);
+  sparse.Add(std::make_unique<PdController>(pd), Jq);
+  const SapResult a = SolveSap(dense, SapSolverParams{}), c = SolveSap(sparse, SapSolverParams{});
+  ASSERT_TRUE(a.converged && c.converged);
+  EXPECT_GT(a.iterations, 1);
+  EXPECT_EQ(a.iterations, c.iterations);
+  EXPECT_LT((a.v - c.v).norm(), 1e-10 * a.v.norm());
+  for (std::size_t k = 1; k < c.cost_history.size(); ++k)
+    EXPECT_LE(c.cost_history[k], c.cost_history[k - 1] + 1e-12 * std::abs(c.cost_history[k - 1]));
+  SparseNewtonSystem system(sparse);
+  EXPECT_GT(system.pattern_nonzeros(), nv * band);  // A's lower band and the constraints' pairs
+  const Eigen::VectorXd r = Eigen::VectorXd::NullaryExpr(nv, [&] { return n(rng); });
+  EXPECT_LT((dense.A * system.Solve({}, r) - r).norm(), 1e-12 * r.norm());
 }
 
 }  // namespace

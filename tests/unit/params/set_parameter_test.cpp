@@ -98,6 +98,7 @@ void ExpectSameParameters(const Model& a, const Model& b) {
   EXPECT_EQ(a.cfl, b.cfl);
   EXPECT_EQ(a.coupling, b.coupling);
   EXPECT_EQ(a.strong_tolerance, b.strong_tolerance);
+  EXPECT_EQ(a.strong_dense_limit, b.strong_dense_limit);
   EXPECT_EQ(a.implicit_tolerance, b.implicit_tolerance);
   EXPECT_EQ(a.gravity, b.gravity);
   EXPECT_EQ(a.walls.friction, b.walls.friction);
