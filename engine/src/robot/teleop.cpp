@@ -84,6 +84,8 @@ std::string ArmTeleop::Configure(const multibody::MultibodyTree& tree,
   }
   q_c_.resize(0);
   v_c_.resize(0);
+  held_for_ = 1e9;
+  fed_forward_ = true;
   return {};
 }
 
@@ -238,15 +240,32 @@ void ArmTeleop::SetControllers(contact::RigidSystem& rigid, const Eigen::Vector3
   // Feed-forward effort of the commanded motion by inverse dynamics at q_c (kin_ is there):
   // τ = M(q_c) a_c + C(q_c, v_c) v_c − τ_g(q_c), with the commanded velocity v_c = (q_c − q_c,previous)/Δt and
   // acceleration a_c = (v_c − v_c,previous)/Δt; the rest of the robot at rest. Without it a PD arm sags by τ_g/K_p
-  // (centimetres for a heavy arm) and lags a moving target.
+  // (centimetres for a heavy arm) and lags a moving target. But q_c moves only when the target does, and targets
+  // may come every few steps (the studio's UI ticks, a Python environment's actions): the command then hops between
+  // held poses and its second difference alternates ±Δq/Δt² at the step rate, which, fed forward, sent an iiwa whose
+  // target hopped 2 mm every second 5 ms step 1.5 cm the wrong way in 0.3 s. So a_c is fed forward for a move that
+  // continues one of the last step, or starts after the command rested longer than kRestTime, and for the stop of a
+  // motion that was fed forward; a move after a shorter hold (a hop) and its stop go without
+  // (Teleop.FollowsTargetsMovedEveryFewSteps; Teleop.IkTracksACircleWithinFiveMillimetres starts at full speed).
   const Eigen::Index n = q_c_.size();
   const Eigen::Index nv = rigid.tree().nv();
   Eigen::VectorXd v_full = Eigen::VectorXd::Zero(nv), a_full = Eigen::VectorXd::Zero(nv);
   Eigen::VectorXd v_c(n);
+  for (Eigen::Index k = 0; k < n; ++k) v_c[k] = dt > 0 ? (q_c_[k] - q_previous[k]) / dt : 0.0;
+  const bool moving = v_c.squaredNorm() > 0;
+  const bool was_moving = v_c_.size() == n && v_c_.squaredNorm() > 0;
+  bool feed = false;
+  if (moving && was_moving)
+    feed = true;  // a continuing motion
+  else if (moving)
+    feed = held_for_ >= kRestTime;  // a start from rest, or a hop
+  else if (was_moving)
+    feed = fed_forward_;  // the stop of a motion
+  if (moving) fed_forward_ = feed;
+  held_for_ = moving ? 0.0 : held_for_ + dt;
   for (Eigen::Index k = 0; k < n; ++k) {
-    v_c[k] = dt > 0 ? (q_c_[k] - q_previous[k]) / dt : 0.0;
     v_full[v_index_[k]] = v_c[k];
-    a_full[v_index_[k]] = dt > 0 && v_c_.size() == n ? (v_c[k] - v_c_[k]) / dt : 0.0;
+    a_full[v_index_[k]] = feed && dt > 0 && v_c_.size() == n ? (v_c[k] - v_c_[k]) / dt : 0.0;
   }
   v_c_ = v_c;
   const Eigen::VectorXd effort = multibody::CalcInverseDynamics(rigid.tree(), kin_, v_full, a_full, gravity);

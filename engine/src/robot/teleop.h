@@ -51,6 +51,8 @@ class ArmTeleop {
   static constexpr double kMaxJointStep = 0.1;    ///< Largest change of one joint's target per step [rad or m].
   static constexpr double kMaxTaskStep = 0.1;     ///< Largest error e one IK iteration aims to remove [m].
   static constexpr int kMaxHalvings = 6;          ///< Halvings of an IK step that does not lower |e|.
+  /// A command held this long is at rest: its next move is a start, fed forward (SetControllers) [s].
+  static constexpr double kRestTime = 0.05;
 
   /// Finds the arm of `robot` ending at `link` in `rigid`. Returns an error message naming what is missing (no such
   /// robot or link, no controlled joint on the way to the link), empty on success.
@@ -81,8 +83,8 @@ class ArmTeleop {
   template <typename Archive>
   void Serialize(Archive& ar) {
     ar(link_name_, link_, bodies_, controllers_, q_index_, v_index_, lower_, upper_);
-    ar(tool_point_L_, target_p_, target_R_.coeffs(), track_orientation_, q_c_, v_c_, position_residual_,
-       rotation_residual_, iterations_, at_limit_);
+    ar(tool_point_L_, target_p_, target_R_.coeffs(), track_orientation_, q_c_, v_c_, held_for_, fed_forward_,
+       position_residual_, rotation_residual_, iterations_, at_limit_);
   }
 
  private:
@@ -131,8 +133,10 @@ class ArmTeleop {
   Eigen::Vector3d target_p_ = Eigen::Vector3d::Zero();
   Eigen::Quaterniond target_R_ = Eigen::Quaterniond::Identity();
   bool track_orientation_ = true;
-  Eigen::VectorXd q_c_;  // commanded arm joint positions; empty until the first Apply
-  Eigen::VectorXd v_c_;  // and velocities of the last step
+  Eigen::VectorXd q_c_;      // commanded arm joint positions; empty until the first Apply
+  Eigen::VectorXd v_c_;      // and velocities of the last step
+  double held_for_ = 1e9;    // how long the command has not moved [s]
+  bool fed_forward_ = true;  // whether the command's last move fed its acceleration forward
   multibody::Kinematics kin_;
   double position_residual_ = 0, rotation_residual_ = 0;
   int iterations_ = 0;
