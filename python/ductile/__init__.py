@@ -1,0 +1,19 @@
+"""Ductile: robot manipulation of deformable material, MPM and rigid bodies with frictional contact.
+
+    import ductile
+    sim = ductile.Simulator("scenes/dough_rolling.yaml", overrides=["materials.dough.youngs_modulus=3e4"])
+    sim.step(10)
+    x = sim.particle_positions()  # N x 3 float32, particle id order
+
+See docs/python.md.
+"""
+from ._ductile import (  # noqa: F401  (the public names)
+    SceneError,
+    SimulationDiverged,
+    Simulator,
+    StateError,
+    __version__,
+    data_dir,
+)
+
+__all__ = ["Simulator", "SceneError", "StateError", "SimulationDiverged", "__version__", "data_dir"]

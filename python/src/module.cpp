@@ -1,0 +1,400 @@
+// The `ductile` Python module's compiled part, `ductile._ductile` (pybind11; docs/python.md): a Simulator over one
+// scene with NumPy arrays of its particles, rigid poses, live parameters, teleoperation and save/restore. The GIL is
+// released while stepping, so simulators in several Python threads step in parallel.
+//
+// Particle arrays come in particle id order (the order at t = 0, stable across steps) and are copies: the engine
+// keeps its particles sorted by grid block and reorders them as they move (mpm/particles.h), so a view of its storage
+// would change meaning under the caller's feet.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ductile/model.h"
+#include "ductile/parameters.h"
+#include "ductile/scene.h"
+#include "ductile/simulator.h"
+#include "ductile/state.h"
+#include "ductile/telemetry.h"
+#include "mpm/mpm_state.h"
+#include "mpm/particles.h"
+#include "state/state_data.h"
+
+namespace py = pybind11;
+
+namespace ductile::python {
+namespace {
+
+std::vector<Override> ParseOverrides(const std::vector<std::string>& texts) {
+  std::vector<Override> out;
+  out.reserve(texts.size());
+  for (const std::string& t : texts) out.push_back(ParseOverride(t));
+  return out;
+}
+
+// A parameter value as `--set` takes it: strings as they are, numbers in full precision, sequences as [a, b, c].
+std::string ValueText(const py::handle& value) {
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>() ? "true" : "false";
+  if (py::isinstance<py::int_>(value)) return std::to_string(value.cast<long long>());
+  if (py::isinstance<py::float_>(value)) {
+    std::ostringstream s;
+    s.precision(17);
+    s << value.cast<double>();
+    return s.str();
+  }
+  if (py::isinstance<py::sequence>(value)) {
+    std::string out = "[";
+    bool first = true;
+    for (const py::handle item : value) {
+      out += (first ? "" : ", ") + ValueText(item);
+      first = false;
+    }
+    return out + "]";
+  }
+  throw py::type_error("a parameter value must be a number, a string, a bool or a sequence of numbers");
+}
+
+template <std::size_t N>
+std::array<double, N> FixedArray(const py::handle& value, const char* what) {
+  const auto list = value.cast<std::vector<double>>();
+  if (list.size() != N) throw py::value_error(std::string(what) + " needs " + std::to_string(N) + " numbers");
+  std::array<double, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = list[i];
+  return out;
+}
+
+py::array_t<double> ToArray(const std::array<double, 3>& a) {
+  py::array_t<double> out(3);
+  std::memcpy(out.mutable_data(), a.data(), sizeof(double) * 3);
+  return out;
+}
+
+// (position, quaternion (w, x, y, z)) as two NumPy arrays.
+py::tuple PoseTuple(const std::array<double, 3>& p, const std::array<double, 4>& q) {
+  py::array_t<double> qa(4);
+  std::memcpy(qa.mutable_data(), q.data(), sizeof(double) * 4);
+  return py::make_tuple(ToArray(p), qa);
+}
+
+class PySimulator {
+ public:
+  PySimulator(SceneDesc scene, int threads) : scene_(std::move(scene)) {
+    model_ = std::make_shared<const Model>(CompileModel(scene_));
+    SimulatorOptions options;
+    options.threads = threads;
+    sim_ = std::make_unique<Simulator>(model_, options);
+  }
+
+  static std::unique_ptr<PySimulator> FromFile(const std::string& path, const std::vector<std::string>& overrides,
+                                               int threads) {
+    return std::make_unique<PySimulator>(LoadScene(path, ParseOverrides(overrides)), threads);
+  }
+  static std::unique_ptr<PySimulator> FromYaml(const std::string& text, const std::vector<std::string>& overrides,
+                                               const std::string& name, int threads) {
+    return std::make_unique<PySimulator>(LoadSceneFromString(text, name, ParseOverrides(overrides)), threads);
+  }
+
+  void Step(int n) {
+    if (n < 0) throw py::value_error("step: n must be ≥ 0, got " + std::to_string(n));
+    py::gil_scoped_release release;
+    for (int i = 0; i < n; ++i) sim_->Step();
+  }
+  void Reset() { sim_->Reset(); }
+  double time() const { return sim_->time(); }
+  std::int64_t step_count() const { return sim_->step_count(); }
+  double dt() const { return sim_->model().dt; }
+  int threads() const { return sim_->threads(); }
+  std::uint64_t StateHash() const { return sim_->StateHash(); }
+
+  py::bytes SaveState() const {
+    const std::vector<std::uint8_t> bytes = sim_->SaveState();
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+  }
+  void RestoreState(const py::bytes& blob) {
+    const std::string text = blob;
+    sim_->RestoreState(std::vector<std::uint8_t>(text.begin(), text.end()));
+  }
+  void SaveStateFile(const std::string& path) const { sim_->SaveStateFile(path); }
+  void LoadStateFile(const std::string& path) { sim_->LoadStateFile(path); }
+
+  void SetParameter(const std::string& key, const py::handle& value) {
+    const std::string why = sim_->SetParameter(key, ValueText(value));
+    if (!why.empty()) throw py::value_error(why);
+  }
+  std::vector<std::string> Parameters() const {
+    std::vector<std::string> keys;
+    for (const SceneParameter& p : ListParameters(scene_)) keys.push_back(p.key);
+    return keys;
+  }
+
+  // ---- particles, in id order
+  std::size_t num_particles() const { return sim_->particles().size(); }
+  py::array_t<float> Positions() const { return Vec3Field(&mpm::Particles::x); }
+  py::array_t<float> Velocities() const { return Vec3Field(&mpm::Particles::v); }
+  py::array_t<float> DeformationGradients() const {
+    const mpm::Particles& p = sim_->particles();
+    py::array_t<float> out({static_cast<py::ssize_t>(p.size()), py::ssize_t{3}, py::ssize_t{3}});
+    auto a = out.mutable_unchecked<3>();
+    ForEachById([&](std::size_t id, std::size_t at) {
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) a(static_cast<py::ssize_t>(id), r, c) = p.F[at].m[r][c];
+    });
+    return out;
+  }
+  py::array_t<std::int32_t> Materials() const { return IntField(&mpm::Particles::material); }
+  py::array_t<std::int32_t> Objects() const { return IntField(&mpm::Particles::object); }
+  py::array_t<float> PlasticStrain() const {
+    const mpm::Particles& p = sim_->particles();
+    py::array_t<float> out(static_cast<py::ssize_t>(p.size()));
+    auto a = out.mutable_unchecked<1>();
+    ForEachById([&](std::size_t id, std::size_t at) { a(static_cast<py::ssize_t>(id)) = p.plastic_strain[at]; });
+    return out;
+  }
+  void SetPositions(const py::array_t<float, py::array::c_style | py::array::forcecast>& values) {
+    EditVec3(values, &mpm::Particles::x, "set_particle_positions");
+  }
+  void SetVelocities(const py::array_t<float, py::array::c_style | py::array::forcecast>& values) {
+    EditVec3(values, &mpm::Particles::v, "set_particle_velocities");
+  }
+
+  // ---- rigid bodies and objects
+  std::vector<std::string> BodyNames() const {
+    std::vector<std::string> names;
+    names.reserve(static_cast<std::size_t>(sim_->num_rigid_bodies()));
+    for (int i = 0; i < sim_->num_rigid_bodies(); ++i) names.push_back(sim_->SummarizeRigidBody(i).name);
+    return names;
+  }
+  py::tuple BodyPose(const std::string& name) const {
+    const RigidBodySummary s = Body(name);
+    return PoseTuple(s.position, s.quaternion);
+  }
+  py::dict BodyContact(const std::string& name) const {
+    const RigidBodySummary s = Body(name);
+    py::dict d;
+    d["force"] = ToArray(s.contact_force);
+    d["torque"] = ToArray(s.contact_torque);
+    d["mpm_contacts"] = s.mpm_contacts;
+    return d;
+  }
+  std::vector<std::string> ObjectNames() const {
+    std::vector<std::string> names;
+    for (const ObjectInfo& o : sim_->model().objects) names.push_back(o.name);
+    return names;
+  }
+  py::dict Object(const std::string& name) const {
+    const std::vector<ObjectInfo>& objects = sim_->model().objects;
+    for (std::size_t i = 0; i < objects.size(); ++i)
+      if (objects[i].name == name) {
+        const ObjectSummary s = sim_->SummarizeObject(static_cast<int>(i));
+        py::dict d;
+        d["mass"] = s.mass;
+        d["center_of_mass"] = ToArray(s.center_of_mass);
+        d["velocity"] = ToArray(s.velocity);
+        d["bounds_min"] = ToArray(s.bounds_min);
+        d["bounds_max"] = ToArray(s.bounds_max);
+        d["kinetic_energy"] = s.kinetic_energy;
+        return d;
+      }
+    throw py::key_error("no object '" + name + "' in the scene");
+  }
+
+  // ---- robots
+  std::vector<std::string> Robots() const { return sim_->RobotNames(); }
+  void SetTeleopTarget(const std::string& robot, const std::string& link, const py::handle& position,
+                       const py::object& quaternion, const py::handle& tool_point) {
+    TeleopTarget t;
+    t.robot = robot;
+    t.link = link;
+    t.position = FixedArray<3>(position, "position");
+    t.tool_point = FixedArray<3>(tool_point, "tool_point");
+    t.track_orientation = !quaternion.is_none();
+    if (t.track_orientation) t.quaternion = FixedArray<4>(quaternion, "quaternion");
+    const std::string why = sim_->SetTeleopTarget(t);
+    if (!why.empty()) throw py::value_error(why);
+  }
+  void ClearTeleopTarget(const std::string& robot) { sim_->ClearTeleopTarget(robot); }
+  void SetGripper(const std::string& robot, double opening, double force) {
+    const std::string why = sim_->SetGripper({robot, opening, force});
+    if (!why.empty()) throw py::value_error(why);
+  }
+  py::dict TeleopStatusOf(const std::string& robot) const {
+    const TeleopStatus s = sim_->GetTeleopStatus(robot);
+    py::dict d;
+    d["active"] = s.active;
+    d["ik_position"] = s.ik_position;
+    d["ik_rotation"] = s.ik_rotation;
+    d["tracking"] = s.tracking;
+    d["ik_iterations"] = s.ik_iterations;
+    d["at_joint_limit"] = s.at_joint_limit;
+    d["gripper_opening"] = s.gripper_opening;
+    d["gripper_force"] = s.gripper_force;
+    return d;
+  }
+  py::tuple LinkPose(const std::string& robot, const std::string& link) const {
+    std::array<double, 3> p{};
+    std::array<double, 4> q{};
+    const std::string why = sim_->LinkPose(robot, link, p, q);
+    if (!why.empty()) throw py::value_error(why);
+    return PoseTuple(p, q);
+  }
+
+  py::dict Telemetry() const {
+    const StepTelemetry& t = sim_->last_step();
+    py::dict d;
+    d["wall_ms"] = t.wall_ms;
+    d["substeps"] = t.substeps;
+    d["active_nodes"] = t.active_nodes_avg;
+    d["rigid_ms"] = t.rigid_ms;
+    d["sap_iterations"] = t.sap_iterations;
+    d["sap_converged"] = t.sap_converged;
+    d["rigid_contacts"] = t.rigid_contacts;
+    d["mpm_contacts"] = t.mpm_contacts;
+    d["mpm_contacts_max"] = t.mpm_contacts_max;
+    d["mpm_contact_iterations"] = t.mpm_contact_iterations;
+    d["mpm_contact_converged"] = t.mpm_contact_converged;
+    return d;
+  }
+
+ private:
+  // f(id, storage index) for every particle.
+  template <typename F>
+  void ForEachById(F f) const {
+    const mpm::Particles& p = sim_->particles();
+    for (std::size_t at = 0; at < p.size(); ++at) f(static_cast<std::size_t>(p.id[at]), at);
+  }
+
+  py::array_t<float> Vec3Field(std::vector<Vec3f> mpm::Particles::*field) const {
+    const mpm::Particles& p = sim_->particles();
+    py::array_t<float> out({static_cast<py::ssize_t>(p.size()), py::ssize_t{3}});
+    auto a = out.mutable_unchecked<2>();
+    const std::vector<Vec3f>& v = p.*field;
+    ForEachById([&](std::size_t id, std::size_t at) {
+      for (int k = 0; k < 3; ++k) a(static_cast<py::ssize_t>(id), k) = v[at][k];
+    });
+    return out;
+  }
+
+  py::array_t<std::int32_t> IntField(std::vector<std::int32_t> mpm::Particles::*field) const {
+    const mpm::Particles& p = sim_->particles();
+    py::array_t<std::int32_t> out(static_cast<py::ssize_t>(p.size()));
+    auto a = out.mutable_unchecked<1>();
+    const std::vector<std::int32_t>& v = p.*field;
+    ForEachById([&](std::size_t id, std::size_t at) { a(static_cast<py::ssize_t>(id)) = v[at]; });
+    return out;
+  }
+
+  // Writes an N×3 array (id order) into a copy of the state and continues from it: the transfer cache is
+  // invalidated (the next step sorts and transfers from scratch), as after the studio's particle edits.
+  void EditVec3(const py::array_t<float, py::array::c_style | py::array::forcecast>& values,
+                std::vector<Vec3f> mpm::Particles::*field, const char* what) {
+    const std::size_t n = sim_->particles().size();
+    if (values.ndim() != 2 || values.shape(0) != static_cast<py::ssize_t>(n) || values.shape(1) != 3)
+      throw py::value_error(std::string(what) + ": needs an array of shape (" + std::to_string(n) + ", 3)");
+    auto in = values.unchecked<2>();
+    for (py::ssize_t i = 0; i < in.shape(0); ++i)
+      for (int k = 0; k < 3; ++k)
+        if (!std::isfinite(in(i, k)))
+          throw py::value_error(std::string(what) + ": particle " + std::to_string(i) + " has a non-finite value");
+    State edited = sim_->state();
+    mpm::Particles& p = edited.data().mpm.particles;
+    std::vector<Vec3f>& v = p.*field;
+    for (std::size_t at = 0; at < p.size(); ++at) {
+      const auto id = static_cast<py::ssize_t>(p.id[at]);
+      v[at] = Vec3f(in(id, 0), in(id, 1), in(id, 2));
+    }
+    edited.data().mpm.cache.Invalidate(mpm::Invalidation::kParticlesEdited);
+    sim_->SetState(edited);
+  }
+
+  RigidBodySummary Body(const std::string& name) const {
+    for (int i = 0; i < sim_->num_rigid_bodies(); ++i) {
+      RigidBodySummary s = sim_->SummarizeRigidBody(i);
+      if (s.name == name) return s;
+    }
+    throw py::key_error("no rigid body '" + name + "' in the scene (rigid_bodies() lists them)");
+  }
+
+  SceneDesc scene_;
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<Simulator> sim_;
+};
+
+}  // namespace
+}  // namespace ductile::python
+
+PYBIND11_MODULE(_ductile, m) {
+  using ductile::python::PySimulator;
+  m.doc() = "Ductile's simulator: MPM and rigid bodies with frictional contact (docs/python.md).";
+  m.attr("__version__") = DUCTILE_VERSION;
+  m.attr("data_dir") = DUCTILE_DATA_DIR;
+  py::register_exception<ductile::SceneError>(m, "SceneError", PyExc_ValueError);
+  py::register_exception<ductile::StateError>(m, "StateError", PyExc_ValueError);
+  py::register_exception<ductile::SimulationDiverged>(m, "SimulationDiverged", PyExc_RuntimeError);
+
+  py::class_<PySimulator>(m, "Simulator",
+                          "One scene's simulation. Simulator(path, overrides=[...]) loads a scene file; "
+                          "Simulator.from_yaml(text) a scene given as text.")
+      .def(py::init(&PySimulator::FromFile), py::arg("scene"), py::arg("overrides") = std::vector<std::string>{},
+           py::arg("threads") = 0,
+           "Loads SCENE (a path) with `key=value` overrides (as ductile-cli --set); threads 0: the scene's or all "
+           "cores. Raises SceneError with FILE:LINE:COL on bad input.")
+      .def_static("from_yaml", &PySimulator::FromYaml, py::arg("text"),
+                  py::arg("overrides") = std::vector<std::string>{}, py::arg("name") = "<string>",
+                  py::arg("threads") = 0,
+                  "A scene given as YAML text; `name` is used in messages and to resolve relative mesh paths.")
+      .def("step", &PySimulator::Step, py::arg("n") = 1,
+           "Advances n steps of simulation.dt (the GIL released). Raises SimulationDiverged.")
+      .def("reset", &PySimulator::Reset, "Back to the initial state at t = 0 (live parameter edits stay).")
+      .def_property_readonly("time", &PySimulator::time, "Simulated time [s].")
+      .def_property_readonly("step_count", &PySimulator::step_count)
+      .def_property_readonly("dt", &PySimulator::dt, "The step Δt [s].")
+      .def_property_readonly("threads", &PySimulator::threads)
+      .def("state_hash", &PySimulator::StateHash, "64-bit hash of the full state: equal means bitwise equal.")
+      .def("save_state", &PySimulator::SaveState, "The state as bytes (versioned, checksummed).")
+      .def("restore_state", &PySimulator::RestoreState, py::arg("blob"),
+           "Continues from save_state's bytes. Raises StateError (corrupt, truncated, another scene).")
+      .def("save_state_file", &PySimulator::SaveStateFile, py::arg("path"))
+      .def("load_state_file", &PySimulator::LoadStateFile, py::arg("path"))
+      .def("set_parameter", &PySimulator::SetParameter, py::arg("key"), py::arg("value"),
+           "Sets a live parameter from the next step on, e.g. ('materials.dough.youngs_modulus', 3e4). Raises "
+           "ValueError naming what is wrong.")
+      .def("parameters", &PySimulator::Parameters, "The parameter keys that apply to this scene.")
+      .def_property_readonly("num_particles", &PySimulator::num_particles)
+      .def("particle_positions", &PySimulator::Positions, "N×3 float32 [m], particle id order (a copy).")
+      .def("particle_velocities", &PySimulator::Velocities, "N×3 float32 [m/s], particle id order (a copy).")
+      .def("particle_F", &PySimulator::DeformationGradients, "N×3×3 float32 elastic deformation gradients.")
+      .def("particle_materials", &PySimulator::Materials, "N int32 material indices.")
+      .def("particle_objects", &PySimulator::Objects, "N int32 object indices.")
+      .def("particle_plastic_strain", &PySimulator::PlasticStrain, "N float32 accumulated plastic strain.")
+      .def("set_particle_positions", &PySimulator::SetPositions, py::arg("positions"),
+           "Writes N×3 positions (id order); the transfer cache is rebuilt at the next step.")
+      .def("set_particle_velocities", &PySimulator::SetVelocities, py::arg("velocities"),
+           "Writes N×3 velocities (id order); the transfer cache is rebuilt at the next step.")
+      .def("rigid_bodies", &PySimulator::BodyNames, "Names of the reported rigid bodies ('robot/link' for links).")
+      .def("body_pose", &PySimulator::BodyPose, py::arg("name"),
+           "(position [m], quaternion (w, x, y, z)) of a rigid body, world.")
+      .def("body_contact", &PySimulator::BodyContact, py::arg("name"),
+           "The body's mean contact force and torque over the last step [N, N·m] and its particle contacts.")
+      .def("objects", &PySimulator::ObjectNames, "Names of the MPM objects.")
+      .def("object_summary", &PySimulator::Object, py::arg("name"),
+           "Mass, centre of mass, velocity, bounds and kinetic energy of an MPM object.")
+      .def("robots", &PySimulator::Robots)
+      .def("link_pose", &PySimulator::LinkPose, py::arg("robot"), py::arg("link"))
+      .def("set_teleop_target", &PySimulator::SetTeleopTarget, py::arg("robot"), py::arg("link"), py::arg("position"),
+           py::arg("quaternion") = py::none(), py::arg("tool_point") = std::vector<double>{0, 0, 0},
+           "Moves a tool point of a robot link towards `position` (and the link to `quaternion` (w, x, y, z), "
+           "when given) by the arm's IK from the next step on.")
+      .def("clear_teleop_target", &PySimulator::ClearTeleopTarget, py::arg("robot"))
+      .def("set_gripper", &PySimulator::SetGripper, py::arg("robot"), py::arg("opening") = 1.0, py::arg("force") = 0.0,
+           "Opening in [0, 1] (0 closed), or a squeeze force per finger [N] when > 0.")
+      .def("teleop_status", &PySimulator::TeleopStatusOf, py::arg("robot"))
+      .def("telemetry", &PySimulator::Telemetry, "The last step's timings, contacts and solver figures.");
+}
