@@ -12,8 +12,9 @@ from ._ductile import (  # noqa: F401  (the public names)
     SimulationDiverged,
     Simulator,
     StateError,
+    VideoWriter,
     __version__,
     data_dir,
 )
 
-__all__ = ["Simulator", "SceneError", "StateError", "SimulationDiverged", "__version__", "data_dir"]
+__all__ = ["Simulator", "SceneError", "StateError", "SimulationDiverged", "VideoWriter", "__version__", "data_dir"]

@@ -91,14 +91,17 @@ _Base = _gym.Env if _gym is not None else object
 class DuctileEnv(_Base):
     """One simulator and one task; Gymnasium's Env protocol."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 30}
 
-    def __init__(self, task, threads=1):
+    def __init__(self, task, threads=1, render_mode=None, render_size=(640, 480)):
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         self.task = task
         self.sim = Simulator(task.scene, overrides=list(task.overrides), threads=threads)
         self.action_space = task.action_space
         self.observation_space = task.observation_space
-        self.render_mode = None
+        self.render_mode = render_mode
+        self.render_size = tuple(render_size)
         self._steps = 0
         self._rng = np.random.default_rng()
 
@@ -124,7 +127,12 @@ class DuctileEnv(_Base):
         return obs, float(self.task.reward(self.sim)), terminated, truncated, self.task.info(self.sim)
 
     def render(self):
-        raise NotImplementedError("rendering frames into NumPy arrays is not in the Python module yet (issue 24)")
+        """The current state as an H x W x 3 uint8 array from the task's `camera` (None: the scene's first preset);
+        None when render_mode is None, as Gymnasium has it."""
+        if self.render_mode is None:
+            return None
+        width, height = self.render_size
+        return self.sim.render(width, height, camera=getattr(self.task, "camera", None))
 
     def close(self):
         self.sim = None

@@ -25,6 +25,7 @@
 #include "ductile/telemetry.h"
 #include "mpm/mpm_state.h"
 #include "mpm/particles.h"
+#include "pictures.h"
 #include "state/state_data.h"
 
 namespace py = pybind11;
@@ -246,6 +247,11 @@ class PySimulator {
     return PoseTuple(p, q);
   }
 
+  py::array_t<std::uint8_t> Render(int width, int height, const py::object& camera, const std::string& color,
+                                   const std::string& particles, int samples) {
+    return pictures_.Render(*sim_, scene_, width, height, camera, color, particles, samples);
+  }
+
   py::dict Telemetry() const {
     const StepTelemetry& t = sim_->last_step();
     py::dict d;
@@ -325,6 +331,7 @@ class PySimulator {
   SceneDesc scene_;
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Simulator> sim_;
+  FrameRenderer pictures_;
 };
 
 }  // namespace
@@ -396,5 +403,13 @@ PYBIND11_MODULE(_ductile, m) {
       .def("set_gripper", &PySimulator::SetGripper, py::arg("robot"), py::arg("opening") = 1.0, py::arg("force") = 0.0,
            "Opening in [0, 1] (0 closed), or a squeeze force per finger [N] when > 0.")
       .def("teleop_status", &PySimulator::TeleopStatusOf, py::arg("robot"))
-      .def("telemetry", &PySimulator::Telemetry, "The last step's timings, contacts and solver figures.");
+      .def("telemetry", &PySimulator::Telemetry, "The last step's timings, contacts and solver figures.")
+      .def("render", &PySimulator::Render, py::arg("width") = 640, py::arg("height") = 480,
+           py::arg("camera") = py::none(), py::arg("color") = "material", py::arg("particles") = "surface",
+           py::arg("samples") = 1,
+           "The current state drawn offscreen (Vulkan) as an H x W x 3 uint8 RGB array. camera: None (the scene's "
+           "first preset, else a framing fixed at the first frame), a preset's name, or {'eye': ..., 'target': "
+           "..., 'fov': deg}. color: material, speed, stress, plastic; particles: surface, beads; samples: "
+           "anti-aliasing samples per pixel. Raises RuntimeError when there is no Vulkan device.");
+  ductile::python::BindVideoWriter(m);
 }

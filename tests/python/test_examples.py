@@ -17,3 +17,10 @@ def run(name, *args):
 def test_restore_and_replay_gives_identical_rollouts():
     out = run("restore_and_replay.py", "--steps", "15")
     assert "identical" in out
+
+
+def test_random_actions_video_writes_its_frames(tmp_path):
+    path = tmp_path / "push.mp4"
+    out = run("random_actions_video.py", "--steps", "12", "--size", "96x64", "--out", str(path))
+    assert "12 frames of 96x64" in out
+    assert path.stat().st_size > 0

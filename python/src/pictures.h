@@ -1,0 +1,57 @@
+// Frames and videos for the Python module (docs/python.md, "Frames and video"): a simulator's state drawn by the
+// offscreen Vulkan renderer into a NumPy array, and an H.264 MP4 writer of such arrays.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>  // every file of the module casts std::vector alike (one caster, no ODR clash)
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ductile/record/video_encoder.h"
+#include "ductile/render/renderer.h"
+#include "ductile/render/snapshot_scene.h"
+#include "ductile/scene.h"
+#include "ductile/simulator.h"
+#include "ductile/snapshot.h"
+
+namespace ductile::python {
+
+/// One simulator's renderer, made at the first frame and kept while the size and sample count stay.
+class FrameRenderer {
+ public:
+  /// Draws `sim` into an H x W x 3 uint8 RGB array. `camera`: None (the scene's first camera preset, else a framing
+  /// of the state at the first frame, kept for later ones), a preset's name, or a dict with "eye", "target" and
+  /// optionally "fov" [deg]. `color`: material, speed, stress or plastic; `particles`: surface or beads.
+  pybind11::array_t<std::uint8_t> Render(const Simulator& sim, const SceneDesc& scene, int width, int height,
+                                         const pybind11::object& camera, const std::string& color,
+                                         const std::string& particles, int samples);
+
+ private:
+  render::Camera CameraFor(const SceneDesc& scene, const pybind11::object& camera, float aspect);
+
+  std::unique_ptr<render::OffscreenRenderer> renderer_;
+  int width_ = 0, height_ = 0, samples_ = 0;
+  std::optional<render::Camera> framed_;  // the automatic camera, fixed at the first frame
+  Snapshot snapshot_;
+};
+
+/// An MP4 (H.264) of frames handed over as H x W x 3 or 4 uint8 arrays.
+class VideoWriter {
+ public:
+  VideoWriter(const std::string& path, int width, int height, int fps);
+  void Write(const pybind11::array_t<std::uint8_t, pybind11::array::c_style | pybind11::array::forcecast>& frame);
+  void Close();
+  std::int64_t frames() const { return encoder_.frames_pushed(); }
+
+ private:
+  record::VideoEncoder encoder_;
+  std::string path_;
+};
+
+/// Adds VideoWriter to the module.
+void BindVideoWriter(pybind11::module_& m);
+
+}  // namespace ductile::python
