@@ -60,3 +60,73 @@ class PushDough(Task):
 
     def info(self, sim):
         return {"distance": self.distance(sim)}
+
+
+class LiftTowelCorner(Task):
+    """The iiwa arm of scenes/towel_fold.yaml over a 24 x 16 cm terry towel lying on the table: grab a corner and lift
+    it.
+
+    Action: 4 numbers in [-1, 1]: the tool-point target moves by the first three * 2 mm per environment step (the
+    gripper's orientation held), and the gripper squeezes with 10 N per finger while the fourth is above 0 (the
+    pads gather the cloth between them, as in TeleopScenes.TowelIsFoldedInHalf), opens otherwise. Observation:
+    tool point (3), gripper command (1: open, 0: squeezing), the corner vertex (3) [m]. Reward: the corner's height above where it
+    lay [m]; the episode ends when it is 5 cm up."""
+
+    scene = str(SCENES / "towel_fold.yaml")
+    max_steps = 300
+    steps_per_action = 2  # 10 ms
+    step_size = 0.002
+    lifted = 0.05
+    squeeze = 10.0  # [N] per finger
+    action_space = make_box(-1.0, 1.0, (4,))
+    observation_space = make_box(-np.inf, np.inf, (7,))
+
+    def __init__(self, scene=None):
+        if scene is not None:
+            self.scene = scene
+        self.tool = np.zeros(3)
+        self.orientation = np.array([1.0, 0, 0, 0])
+        self.opening = 1.0
+        self.corner = 0
+        self.rest_height = 0.0
+
+    def reset(self, sim, rng):
+        # The corner: the towel's vertex nearest (−x, −y), in particle id order (stable across steps).
+        towel = sim.objects().index("towel")
+        x = sim.particle_positions()
+        ids = np.flatnonzero(sim.particle_objects() == towel)
+        self.corner = int(ids[np.argmin(x[ids, 0] + x[ids, 1])])
+        self.rest_height = float(x[self.corner, 2])
+        tool, self.orientation = sim.link_pose("arm", "gripper_tcp")
+        self.tool = tool.copy()
+        self.opening = 1.0
+        sim.set_gripper("arm", opening=1.0)
+
+    def apply(self, sim, action):
+        action = np.asarray(action, dtype=np.float64)
+        self.tool += self.step_size * action[:3]
+        self.tool[2] = max(self.tool[2], 0.2)  # not into the table (its top is at 0.198 m)
+        sim.set_teleop_target("arm", "gripper_tcp", self.tool, self.orientation)
+        opening = 0.0 if action[3] > 0 else 1.0
+        if opening != self.opening:
+            self.opening = opening
+            if opening == 0.0:
+                sim.set_gripper("arm", force=self.squeeze)
+            else:
+                sim.set_gripper("arm", opening=1.0)
+
+    def corner_position(self, sim):
+        return sim.particle_positions()[self.corner]
+
+    def observe(self, sim):
+        tool, _ = sim.link_pose("arm", "gripper_tcp")
+        return np.concatenate([tool, [self.opening], self.corner_position(sim)]).astype(np.float32)
+
+    def reward(self, sim):
+        return float(self.corner_position(sim)[2] - self.rest_height)
+
+    def terminated(self, sim):
+        return self.reward(sim) >= self.lifted
+
+    def info(self, sim):
+        return {"corner_height": self.reward(sim)}

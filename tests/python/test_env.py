@@ -72,3 +72,38 @@ def test_vector_env_matches_single_environments():
             single, reward, *_ = env.step(actions[k, i])
         assert np.array_equal(single, obs[i])
         assert reward == rewards[i]
+
+
+def test_a_scripted_grasp_lifts_the_towel_corner():
+    # LiftTowelCorner: the open gripper comes down 2 cm inside the corner until its fingertips are at the table
+    # (tool point 0.222 m, as in TeleopScenes.TowelIsFoldedInHalf), squeezes, and lifts to 0.30 m: the corner comes
+    # up with it and the episode ends at 5 cm (measured 6.9 cm at t = 1.6 s).
+    from ductile.tasks import LiftTowelCorner
+
+    env = DuctileEnv(LiftTowelCorner(), threads=2)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (7,) and info["corner_height"] == 0.0
+    corner = obs[4:7]
+    assert corner[0] == pytest.approx(0.48) and corner[1] == pytest.approx(-0.08)
+    x, y = corner[0] + 0.02, corner[1] + 0.02
+    terminated = False
+
+    def go(target, grip, steps=300):
+        nonlocal terminated
+        for _ in range(steps):
+            d = (np.asarray(target) - env.task.tool) / env.task.step_size
+            obs, reward, terminated, truncated, info = env.step(np.append(np.clip(d, -1, 1), 1.0 if grip else -1.0))
+            if np.linalg.norm(np.asarray(target) - env.task.tool) < 1e-6:
+                return obs, reward
+        return obs, reward
+
+    go([x, y, 0.26], False)
+    obs, reward = go([x, y, 0.222], False)
+    assert reward < 0.005  # the corner still lies on the table
+    for _ in range(30):
+        env.step(np.array([0, 0, 0, 1.0]))
+    go([x, y, 0.30], True)
+    for _ in range(20):
+        obs, reward, terminated, truncated, info = env.step(np.array([0, 0, 0, 1.0]))
+    assert reward >= 0.05 and terminated
+    assert obs[6] - 0.202 == pytest.approx(reward)
