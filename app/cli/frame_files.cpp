@@ -31,6 +31,11 @@ void FrameFiles::Open(const RunOptions& options) {
   contacts_ = OpenIfGiven(options.csv_file);
   trajectory_ = OpenIfGiven(options.trajectory_file);
   probes_ = OpenIfGiven(options.probes_file);
+  if (!options.export_dir.empty()) {
+    export_ = std::make_unique<record::FrameExporter>();
+    if (const std::string problem = export_->Open(options.export_dir); !problem.empty())
+      throw std::runtime_error(problem);
+  }
 }
 
 void FrameFiles::Start(const Simulator& sim) {
@@ -55,6 +60,8 @@ void FrameFiles::AfterStep(const Simulator& sim) {
 void FrameFiles::Commit() {
   for (AtomicFile* file : {trajectory_.get(), probes_.get(), contacts_.get()})
     if (file) file->Commit();
+  if (export_)
+    if (const std::string problem = export_->Close(); !problem.empty()) throw std::runtime_error(problem);
 }
 
 // Writes the trajectory and probe rows of the current state, and schedules the next frame: the first multiple of
@@ -62,6 +69,10 @@ void FrameFiles::Commit() {
 void FrameFiles::WriteFrame(const Simulator& sim) {
   if (trajectory_) WriteTrajectoryRows(sim, trajectory_->stream());
   if (probes_) WriteProbeRows(sim, probes_->stream());
+  if (export_) {
+    sim.CaptureSnapshot(snapshot_, true);
+    if (const std::string problem = export_->Write(snapshot_); !problem.empty()) throw std::runtime_error(problem);
+  }
   const double reached = sim.time() + 0.5 * sim.model().dt;
   next_frame_ = static_cast<std::int64_t>(std::floor(reached / frame_interval_)) + 1;
 }

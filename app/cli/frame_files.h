@@ -10,21 +10,24 @@
 #include <vector>
 
 #include "atomic_file.h"
+#include "ductile/record/frame_export.h"
 #include "ductile/simulator.h"
+#include "ductile/snapshot.h"
 #include "run_command.h"
 
 namespace ductile::cli {
 
 class FrameFiles {
  public:
-  /// Opens the requested files (written to a temporary beside each, atomic_file.h). Throws std::runtime_error
-  /// naming a path that cannot be written.
+  /// Opens the requested files (written to a temporary beside each, atomic_file.h) and the --export. Throws
+  /// std::runtime_error naming a path that cannot be written.
   void Open(const RunOptions& options);
   /// Headers, and the frame of the state the run starts from (t = 0 or a loaded state's time).
   void Start(const Simulator& sim);
-  /// After each step: adds the step's contact impulses, and writes a frame when one is due.
+  /// After each step: adds the step's contact impulses, and writes a frame when one is due. Throws
+  /// std::runtime_error when the export fails.
   void AfterStep(const Simulator& sim);
-  /// Renames every file over its target. Throws std::runtime_error naming the path.
+  /// Renames every file over its target and finishes the export. Throws std::runtime_error naming the path.
   void Commit();
 
  private:
@@ -41,6 +44,8 @@ class FrameFiles {
   void WriteWrenchRows(const Simulator& sim, std::ostream& out);
 
   std::unique_ptr<AtomicFile> trajectory_, probes_, contacts_;
+  std::unique_ptr<record::FrameExporter> export_;
+  Snapshot snapshot_;  // the export's frame
   Wrenches wrenches_;
   double frame_interval_ = 0;    // [s]
   std::int64_t next_frame_ = 0;  // index k of the next frame, due at t = k · frame_interval_

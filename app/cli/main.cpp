@@ -20,6 +20,9 @@ void AddOutputOptions(CLI::App& cmd, ductile::cli::RunOptions& o) {
                  "CSV: time,body,fx,fy,fz,tx,ty,tz,mpm_contacts: contact force and torque per rigid body "
                  "(frame means) and its particle contacts");
   cmd.add_option("--stats", o.stats_file, "JSON statistics (particles, timings, real-time factor)");
+  cmd.add_option("--export", o.export_dir,
+                 "Folder for DIR/frames.h5 (HDF5: particles' positions, velocities, stress, plastic strain, rigid "
+                 "and cloth meshes, per output frame) and DIR/frames.xmf (its XDMF index for ParaView and VisIt)");
   cmd.add_option("--threads", o.threads,
                  "Worker threads (default: simulation.threads, 0 = all cores; results do not depend on it)")
       ->check(CLI::NonNegativeNumber);

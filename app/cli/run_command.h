@@ -20,6 +20,7 @@ struct RunOptions {
   std::string probes_file;          ///< CSV; empty = none.
   std::string csv_file;             ///< CSV of contact forces per rigid body; empty = none.
   std::string stats_file;           ///< JSON; empty = none.
+  std::string export_dir;           ///< Folder of frames.h5 and frames.xmf per output frame; empty = none.
   int threads = 0;                  ///< 0 = scene's value.
   bool quiet = false;
   std::string screenshot_file;             ///< PNG rendered offscreen; empty = none.

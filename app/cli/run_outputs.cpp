@@ -45,12 +45,22 @@ int RunOutputs::OpenFiles() {
 }
 
 void RunOutputs::Start(const RunPlan& plan, std::string& failure) {
-  frames_.Start(*plan.sim);
+  try {
+    frames_.Start(*plan.sim);
+  } catch (const std::runtime_error& e) {  // the export could not write
+    failure = e.what();
+    return;
+  }
   pictures_.Start(plan.model, *plan.sim, failure);
 }
 
 void RunOutputs::AfterStep(const Simulator& sim, std::string& failure) {
-  frames_.AfterStep(sim);
+  try {
+    frames_.AfterStep(sim);
+  } catch (const std::runtime_error& e) {
+    failure = e.what();
+    return;
+  }
   pictures_.Capture(sim, failure);
 }
 

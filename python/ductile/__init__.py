@@ -8,6 +8,7 @@
 See docs/python.md.
 """
 from ._ductile import (  # noqa: F401  (the public names)
+    Exporter,
     SceneError,
     SimulationDiverged,
     Simulator,
@@ -17,4 +18,4 @@ from ._ductile import (  # noqa: F401  (the public names)
     data_dir,
 )
 
-__all__ = ["Simulator", "SceneError", "StateError", "SimulationDiverged", "VideoWriter", "__version__", "data_dir"]
+__all__ = ["Exporter", "Simulator", "SceneError", "StateError", "SimulationDiverged", "VideoWriter", "__version__", "data_dir"]

@@ -103,6 +103,8 @@ class PySimulator {
     return std::make_unique<PySimulator>(LoadSceneFromString(text, name, ParseOverrides(overrides)), threads);
   }
 
+  const Simulator& simulator() const { return *sim_; }
+
   void Step(int n) {
     if (n < 0) throw py::value_error("step: n must be ≥ 0, got " + std::to_string(n));
     py::gil_scoped_release release;
@@ -412,4 +414,6 @@ PYBIND11_MODULE(_ductile, m) {
            "..., 'fov': deg}. color: material, speed, stress, plastic; particles: surface, beads; samples: "
            "anti-aliasing samples per pixel. Raises RuntimeError when there is no Vulkan device.");
   ductile::python::BindVideoWriter(m);
+  ductile::python::BindExporter(
+      m, [](py::object sim) -> const ductile::Simulator& { return sim.cast<PySimulator&>().simulator(); });
 }

@@ -126,6 +126,45 @@ void VideoWriter::Close() {
   if (!why.empty()) throw std::runtime_error(why);
 }
 
+namespace {
+
+// An export folder written frame by frame (FrameExporter).
+class Exporter {
+ public:
+  explicit Exporter(const std::string& dir) {
+    if (const std::string why = exporter_.Open(dir); !why.empty()) throw py::value_error(why);
+  }
+  void Write(const Simulator& sim) {
+    sim.CaptureSnapshot(snapshot_, true);
+    if (const std::string why = exporter_.Write(snapshot_); !why.empty()) throw std::runtime_error(why);
+  }
+  void Close() {
+    if (const std::string why = exporter_.Close(); !why.empty()) throw std::runtime_error(why);
+  }
+  int frames() const { return exporter_.frames(); }
+
+ private:
+  record::FrameExporter exporter_;
+  Snapshot snapshot_;
+};
+
+}  // namespace
+
+void BindExporter(py::module_& m, const std::function<const Simulator&(py::object)>& simulator_of) {
+  py::class_<Exporter>(m, "Exporter",
+                       "Frames of a simulator into DIR/frames.h5 (HDF5) and DIR/frames.xmf (its XDMF index for "
+                       "ParaView), as ductile-cli run --export; use it as a context manager or call close().")
+      .def(py::init<const std::string&>(), py::arg("dir"),
+           "Creates the folder if needed. Raises ValueError when it cannot be written.")
+      .def(
+          "write", [simulator_of](Exporter& e, py::object sim) { e.Write(simulator_of(std::move(sim))); },
+          py::arg("sim"), "Adds the simulator's current state as a frame.")
+      .def("close", &Exporter::Close, "Finishes frames.h5 and writes frames.xmf (both appear only then).")
+      .def_property_readonly("frames", &Exporter::frames)
+      .def("__enter__", [](Exporter& e) -> Exporter& { return e; })
+      .def("__exit__", [](Exporter& e, const py::args&) { e.Close(); });
+}
+
 void BindVideoWriter(py::module_& m) {
   py::class_<VideoWriter>(m, "VideoWriter",
                           "An MP4 (H.264) video of frames given as H x W x 3 (or 4) uint8 arrays, e.g. "

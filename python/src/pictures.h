@@ -1,15 +1,18 @@
-// Frames and videos for the Python module (docs/python.md, "Frames and video"): a simulator's state drawn by the
-// offscreen Vulkan renderer into a NumPy array, and an H.264 MP4 writer of such arrays.
+// Frames, videos and exports for the Python module (docs/python.md, "Frames and video", "Export"): a simulator's
+// state drawn by the offscreen Vulkan renderer into a NumPy array, an H.264 MP4 writer of such arrays, and the
+// HDF5 + XDMF export of ductile-cli run --export (ductile/record/frame_export.h).
 #pragma once
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>  // every file of the module casts std::vector alike (one caster, no ODR clash)
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "ductile/record/frame_export.h"
 #include "ductile/record/video_encoder.h"
 #include "ductile/render/renderer.h"
 #include "ductile/render/snapshot_scene.h"
@@ -51,7 +54,9 @@ class VideoWriter {
   std::string path_;
 };
 
-/// Adds VideoWriter to the module.
+/// Adds VideoWriter and Exporter to the module.
 void BindVideoWriter(pybind11::module_& m);
+/// `simulator_of` gives the engine Simulator of a Python Simulator object.
+void BindExporter(pybind11::module_& m, const std::function<const Simulator&(pybind11::object)>& simulator_of);
 
 }  // namespace ductile::python

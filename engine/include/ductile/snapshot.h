@@ -47,6 +47,7 @@ struct SnapshotBody {
 struct SnapshotParticles {
   std::vector<std::array<float, 3>> position;  ///< [m].
   std::vector<float> speed;                    ///< [m/s].
+  std::vector<std::array<float, 3>> velocity;  ///< [m/s] (for exports; the renderer reads `speed`).
   std::vector<float> von_mises;                ///< von Mises equivalent of the Cauchy stress [Pa]; may be empty.
   std::vector<float> plastic_strain;           ///< Accumulated plastic strain [-].
   std::vector<std::int32_t> material;          ///< Index into Snapshot::material_names.

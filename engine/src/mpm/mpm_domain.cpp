@@ -89,6 +89,7 @@ void MpmDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   const std::size_t n = p.size();
   sp.position.resize(n);
   sp.speed.resize(n);
+  sp.velocity.resize(n);
   sp.von_mises.resize(with_stress ? n : 0);
   sp.plastic_strain.resize(n);
   sp.material.resize(n);
@@ -98,6 +99,7 @@ void MpmDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
     const int id = p.id[i];
     sp.position[id] = {p.x[i].x, p.x[i].y, p.x[i].z};
     sp.speed[id] = Norm(p.v[i]);
+    sp.velocity[id] = {p.v[i].x, p.v[i].y, p.v[i].z};
     sp.plastic_strain[id] = p.plastic_strain[i];
     sp.material[id] = p.material[i];
     sp.object[id] = p.object[i];
