@@ -1,5 +1,5 @@
-// `ductile [SCENE]`: the studio. Opens SCENE (default: the dough-rolling scene of this source tree) and starts the
-// simulation unless --paused.
+// `ductile [SCENE]`: the studio. Opens SCENE (default: the dough-rolling scene installed beside it, else that of this
+// source tree) and starts the simulation unless --paused.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -122,7 +122,9 @@ void DescribeCommandLine(QCommandLineParser& parser, const Options& options) {
   parser.setApplicationDescription("Ductile studio: MPM and rigid bodies with frictional contact");
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument("SCENE", "Scene file (YAML); default: scenes/dough_rolling.yaml");
+  parser.addPositionalArgument("SCENE",
+                               "Scene file (YAML); default: scenes/dough_rolling.yaml (installed: "
+                               "PREFIX/share/ductile/scenes/dough_rolling.yaml)");
   for (const QCommandLineOption* option : {&options.paused, &options.measure, &options.render_scale, &options.turntable,
                                            &options.max_fps, &options.particles_as, &options.placement})
     parser.addOption(*option);
@@ -259,7 +261,12 @@ int main(int argc, char** argv) {
   ApplyViewSettings(window, *settings);
   window.show();
   const QStringList args = parser.positionalArguments();
-  QString scene = args.isEmpty() ? QString(DUCTILE_SOURCE_DIR) + "/scenes/dough_rolling.yaml" : args.front();
+  // The default scene: beside an installed studio (PREFIX/bin/ductile, the .deb's PREFIX/share/ductile), else in
+  // the source tree it was built from.
+  const QString installed = QCoreApplication::applicationDirPath() + "/../share/ductile/scenes/dough_rolling.yaml";
+  const QString fallback =
+      QFileInfo::exists(installed) ? installed : QString(DUCTILE_SOURCE_DIR) + "/scenes/dough_rolling.yaml";
+  QString scene = args.isEmpty() ? fallback : args.front();
   window.OpenScene(scene);
   // Play waits behind the scene's compilation on the simulation thread, so it starts the scene just opened.
   if (!parser.isSet(options.paused)) window.SetPlaying(true);

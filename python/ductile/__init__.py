@@ -15,7 +15,7 @@ from ._ductile import (  # noqa: F401  (the public names)
     StateError,
     VideoWriter,
     __version__,
-    data_dir,
 )
+from ._data import data_dir  # noqa: F401
 
 __all__ = ["Exporter", "Simulator", "SceneError", "StateError", "SimulationDiverged", "VideoWriter", "__version__", "data_dir"]

@@ -3,7 +3,7 @@ import pathlib
 
 import numpy as np
 
-from ._ductile import data_dir
+from ._data import data_dir
 from .env import Task, make_box
 
 # The scenes shipped with Ductile (the source tree's scenes/ for a build-tree module).

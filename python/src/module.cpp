@@ -343,7 +343,7 @@ PYBIND11_MODULE(_ductile, m) {
   using ductile::python::PySimulator;
   m.doc() = "Ductile's simulator: MPM and rigid bodies with frictional contact (docs/python.md).";
   m.attr("__version__") = DUCTILE_VERSION;
-  m.attr("data_dir") = DUCTILE_DATA_DIR;
+  m.attr("data_dir") = DUCTILE_DATA_DIR;  // the source tree; ductile/_data.py prefers an installed share folder
   py::register_exception<ductile::SceneError>(m, "SceneError", PyExc_ValueError);
   py::register_exception<ductile::StateError>(m, "StateError", PyExc_ValueError);
   py::register_exception<ductile::SimulationDiverged>(m, "SimulationDiverged", PyExc_RuntimeError);
