@@ -89,6 +89,7 @@ py::array_t<std::uint8_t> FrameRenderer::Render(const Simulator& sim, const Scen
 }
 
 VideoWriter::VideoWriter(const std::string& path, int width, int height, int fps) : path_(path) {
+  record::QuietEncoderLogs();  // libx264's settings and statistics would fill a notebook's output at every video
   const std::string why = encoder_.Open(path, width, height, fps);
   if (!why.empty()) throw py::value_error(why);
 }
