@@ -1,8 +1,9 @@
-// ductile-cli: the headless front end of the engine. Subcommands: validate, run, bench (docs/cli.md).
+// ductile-cli: the headless front end of the engine. Subcommands: validate, run, replay, bench, sweep (docs/cli.md).
 // Exit status: 0 success, 1 internal error or diverged simulation, 2 bad input or usage, 130 interrupted.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "ductile/record/video_encoder.h"
 #include "ductile/scene.h"
 #include "run_command.h"
+#include "sweep_command.h"
 
 namespace {
 
@@ -61,6 +63,7 @@ struct Arguments {
   std::string replay_log;
   ductile::cli::RunOptions replay;
   ductile::cli::BenchOptions bench;
+  ductile::cli::SweepOptions sweep;
 };
 
 CLI::App* AddValidate(CLI::App& app, Arguments& a) {
@@ -121,6 +124,30 @@ CLI::App* AddBench(CLI::App& app, Arguments& a) {
   return cmd;
 }
 
+// This program's own path, for the sweep's child runs (/proc/self/exe, else argv[0]).
+std::string SelfPath(const char* argv0) {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string(argv0) : self.string();
+}
+
+CLI::App* AddSweep(CLI::App& app, Arguments& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Run the product of --grid overrides, each run in its own folder, with a summary CSV (docs/cli.md)");
+  ductile::cli::SweepOptions& o = a.sweep;
+  cmd->add_option("SCENE", o.scene, "Scene file (or --replay)");
+  cmd->add_option("--grid", o.grids, "KEY=V1,V2,...: one axis of the sweep (repeatable; the runs are the product)");
+  cmd->add_option("--replay", o.replay,
+                  "Instead of SCENE and grids: replay every demo log (*.demo.yaml) of this folder, a run each");
+  cmd->add_option("--out", o.out, "Folder of the runs (DIR/run_NNNN) and DIR/summary.csv")->required();
+  cmd->add_option("--set", o.sets, "Override a scalar in every run: dotted.key=value (repeatable)");
+  cmd->add_option("--duration", o.duration, "Simulated seconds per run (default: the scene's; not with --replay)");
+  cmd->add_flag("--video", o.video, "Also a video of each run (DIR/run_NNNN/run.mp4, 640x360)");
+  cmd->add_option("--jobs", o.jobs, "Runs at once per process (default: the cores; 1 per rank under mpirun)")
+      ->check(CLI::NonNegativeNumber);
+  return cmd;
+}
+
 // The command line's parse and the subcommand it names; the subcommands' errors are caught here with their exit
 // codes (docs/cli.md).
 int RunCommandLine(int argc, char** argv) {
@@ -134,6 +161,7 @@ int RunCommandLine(int argc, char** argv) {
   AddRun(app, a);
   const CLI::App* replay = AddReplay(app, a);
   const CLI::App* bench = AddBench(app, a);
+  const CLI::App* sweep = AddSweep(app, a);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -151,6 +179,10 @@ int RunCommandLine(int argc, char** argv) {
       return cli::Bench(a.bench);
     }
     if (*replay) return cli::Replay(a.replay_log, a.replay);
+    if (*sweep) {
+      a.sweep.self = SelfPath(argv[0]);
+      return cli::Sweep(a.sweep);
+    }
     a.run.overrides = overrides;
     return cli::Run(a.run);
   } catch (const SceneError& e) {

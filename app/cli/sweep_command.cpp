@@ -1,0 +1,309 @@
+// `ductile-cli sweep` (sweep_command.h). The runs are child processes of this program's own `run` command; Open MPI
+// (from Debian) only splits them among ranks and waits for all before the summary: no scheduler of our own beyond
+// keeping --jobs children busy.
+#include "sweep_command.h"
+
+#include <fcntl.h>
+#include <mpi.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "ductile/scene.h"
+#include "run_command.h"
+
+extern char** environ;
+
+namespace ductile::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Grid {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+// "KEY=V1,V2,..."; false when malformed.
+bool ParseGrid(const std::string& text, Grid& grid) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) return false;
+  grid.key = text.substr(0, eq);
+  std::stringstream values(text.substr(eq + 1));
+  for (std::string v; std::getline(values, v, ',');) {
+    if (v.empty()) return false;
+    grid.values.push_back(v);
+  }
+  return !grid.values.empty();
+}
+
+std::string RunName(std::size_t i) {
+  std::ostringstream name;
+  name << "run_" << std::setw(4) << std::setfill('0') << i;
+  return name.str();
+}
+
+// The overrides of run i: the grids' product, the last grid varying fastest.
+std::vector<std::string> Combination(const std::vector<Grid>& grids, std::size_t i) {
+  std::vector<std::string> sets(grids.size());
+  for (std::size_t g = grids.size(); g-- > 0;) {
+    sets[g] = grids[g].key + "=" + grids[g].values[i % grids[g].values.size()];
+    i /= grids[g].values.size();
+  }
+  return sets;
+}
+
+// The last non-empty line of a file (a failed run's reason, from its log).
+std::string LastLine(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+struct Child {
+  std::size_t run = 0;
+  std::chrono::steady_clock::time_point start;
+};
+
+// One run of the sweep: the subcommand and arguments it runs with (its folder's outputs are added), and its values
+// in the summary's columns.
+struct Job {
+  std::vector<std::string> args;
+  std::vector<std::string> values;
+};
+
+class Sweeper {
+ public:
+  Sweeper(const SweepOptions& o, std::vector<std::string> columns, std::vector<Job> jobs)
+      : o_(o), columns_(std::move(columns)), jobs_(std::move(jobs)), runs_(jobs_.size()) {}
+  std::size_t runs() const { return runs_; }
+
+  // Runs this process's share: run i when i mod size == rank.
+  void RunShare(int rank, int size, int jobs) {
+    rank_ = rank;
+    std::vector<std::size_t> todo;
+    for (std::size_t i = static_cast<std::size_t>(rank); i < runs_; i += static_cast<std::size_t>(size))
+      if (!fs::exists(fs::path(o_.out) / RunName(i) / "result.txt")) todo.push_back(i);
+    std::map<pid_t, Child> running;
+    std::size_t next = 0;
+    while (next < todo.size() || !running.empty()) {
+      while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
+        const std::size_t i = todo[next++];
+        if (const pid_t pid = Start(i, jobs); pid > 0) running[pid] = {i, std::chrono::steady_clock::now()};
+      }
+      int status = 0;
+      const pid_t pid = waitpid(-1, &status, 0);
+      if (pid <= 0) break;
+      const auto it = running.find(pid);
+      if (it == running.end()) continue;
+      Finish(it->second, status);
+      running.erase(it);
+    }
+  }
+
+  // DIR/summary.csv from the runs' result files.
+  void WriteSummary() const {
+    const fs::path temp = fs::path(o_.out) / ("summary.csv.tmp-" + std::to_string(getpid()));
+    {
+      std::ofstream out(temp);
+      out << "run";
+      for (const std::string& c : columns_) out << ',' << CsvField(c);
+      out << ",status,exit_code,wall_s,rank,reason\n";
+      for (std::size_t i = 0; i < runs_; ++i) {
+        std::map<std::string, std::string> result;
+        std::ifstream in(fs::path(o_.out) / RunName(i) / "result.txt");
+        for (std::string line; std::getline(in, line);)
+          if (const std::size_t eq = line.find('='); eq != std::string::npos)
+            result[line.substr(0, eq)] = line.substr(eq + 1);
+        out << RunName(i);
+        for (const std::string& v : jobs_[i].values) out << ',' << CsvField(v);
+        out << ',' << (result.count("status") ? result["status"] : "missing") << ',' << result["exit_code"] << ','
+            << result["wall_s"] << ',' << result["rank"] << ',' << CsvField(result["reason"]) << '\n';
+      }
+    }
+    fs::rename(temp, fs::path(o_.out) / "summary.csv");
+  }
+
+ private:
+  // Starts run i as `SELF run SCENE --set ...` (or `SELF replay LOG`) with --stats, --trajectory and --quiet in
+  // DIR/run_i.partial, its output in log.txt there. Returns the child's pid, or 0 when it could not start (its
+  // result says why).
+  pid_t Start(std::size_t i, int jobs) {
+    const fs::path partial = fs::path(o_.out) / (RunName(i) + ".partial");
+    std::error_code ignored;
+    fs::remove_all(partial, ignored);  // a run cut off by an earlier, interrupted sweep
+    fs::create_directories(partial);
+    std::vector<std::string> args{o_.self};
+    args.insert(args.end(), jobs_[i].args.begin(), jobs_[i].args.end());
+    args.insert(args.end(), {"--quiet", "--stats", (partial / "stats.json").string(), "--trajectory",
+                             (partial / "trajectory.csv").string()});
+    if (jobs > 1) args.insert(args.end(), {"--threads", "1"});
+    if (o_.duration && o_.replay.empty()) args.insert(args.end(), {"--duration", std::to_string(*o_.duration)});
+    if (o_.video) args.insert(args.end(), {"--video", (partial / "run.mp4").string(), "--size", "640x360"});
+    std::ofstream(partial / "command.txt") << [&] {
+      std::string text;
+      for (const std::string& a : args) text += a + "\n";
+      return text;
+    }();
+    std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string log = (partial / "log.txt").string();
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int error = posix_spawn(&pid, o_.self.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (error == 0) return pid;
+    Finish({i, std::chrono::steady_clock::now()}, -1);
+    return 0;
+  }
+
+  // Writes the run's result.txt and renames its folder into place (the run counts as done from then on).
+  void Finish(const Child& child, int status) const {
+    const fs::path partial = fs::path(o_.out) / (RunName(child.run) + ".partial");
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
+    const int code = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::string reason;
+    if (status < 0) {
+      reason = "could not start " + o_.self;
+    } else if (WIFSIGNALED(status)) {
+      reason = "killed by signal " + std::to_string(WTERMSIG(status));
+    } else if (code != 0) {
+      reason = LastLine(partial / "log.txt");
+    }
+    std::ofstream(partial / "result.txt") << "status=" << (code == 0 ? "ok" : "failed") << "\nexit_code=" << code
+                                          << "\nwall_s=" << wall << "\nrank=" << rank_ << "\nreason=" << reason << '\n';
+    const fs::path done = fs::path(o_.out) / RunName(child.run);
+    std::error_code ignored;
+    fs::remove_all(done, ignored);
+    fs::rename(partial, done);
+  }
+
+  const SweepOptions& o_;
+  std::vector<std::string> columns_;
+  std::vector<Job> jobs_;
+  std::size_t runs_ = 0;
+  int rank_ = 0;
+};
+
+// The runs of a grid sweep: the product of the grids, the last varying fastest. Returns the exit code.
+int GridJobs(const SweepOptions& options, std::vector<std::string>& columns, std::vector<Job>& jobs) {
+  std::vector<Grid> grids;
+  for (const std::string& text : options.grids) {
+    Grid grid;
+    if (!ParseGrid(text, grid)) {
+      std::cerr << "--grid must be KEY=V1,V2,... with no empty value, got '" << text << "'\n";
+      return kExitBadInput;
+    }
+    grids.push_back(grid);
+    columns.push_back(grid.key);
+  }
+  try {
+    LoadScene(options.scene);  // the scene itself loads (a bad grid value is its runs' failure, not the sweep's)
+  } catch (const SceneError& e) {
+    std::cerr << e.what() << '\n';
+    return kExitBadInput;
+  }
+  std::size_t runs = 1;
+  for (const Grid& g : grids) runs *= g.values.size();
+  for (std::size_t i = 0; i < runs; ++i) {
+    Job job{{"run", options.scene}, {}};
+    for (const std::string& s : options.sets) job.args.insert(job.args.end(), {"--set", s});
+    for (const std::string& s : Combination(grids, i)) {
+      job.args.insert(job.args.end(), {"--set", s});
+      job.values.push_back(s.substr(s.find('=') + 1));
+    }
+    jobs.push_back(job);
+  }
+  return kExitOk;
+}
+
+// The runs of a bulk replay: every *.demo.yaml in the folder, by name.
+int ReplayJobs(const SweepOptions& options, std::vector<std::string>& columns, std::vector<Job>& jobs) {
+  std::vector<fs::path> logs;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(options.replay, error))
+    if (entry.path().string().ends_with(".demo.yaml")) logs.push_back(entry.path());
+  if (error || logs.empty()) {
+    std::cerr << "sweep --replay: no demo logs (*.demo.yaml) in '" << options.replay << "'\n";
+    return kExitBadInput;
+  }
+  std::sort(logs.begin(), logs.end());
+  columns = {"demo_log"};
+  for (const fs::path& log : logs) jobs.push_back({{"replay", fs::absolute(log).string()}, {log.filename().string()}});
+  return kExitOk;
+}
+
+}  // namespace
+
+int Sweep(const SweepOptions& options) {
+  std::vector<std::string> columns;
+  std::vector<Job> jobs;
+  if (options.replay.empty() == options.scene.empty()) {
+    std::cerr << "sweep: give a SCENE with --grid, or --replay DIR_OF_LOGS\n";
+    return kExitBadInput;
+  }
+  if (!options.replay.empty() && !options.grids.empty()) {
+    std::cerr << "sweep: --grid goes with a SCENE, not with --replay\n";
+    return kExitBadInput;
+  }
+  if (options.scene.size() > 0 && options.grids.empty()) {
+    std::cerr << "sweep: a SCENE needs at least one --grid KEY=V1,V2,...\n";
+    return kExitBadInput;
+  }
+  if (const int code = options.replay.empty() ? GridJobs(options, columns, jobs) : ReplayJobs(options, columns, jobs);
+      code != kExitOk)
+    return code;
+  std::error_code error;
+  fs::create_directories(options.out, error);
+  if (error || access(options.out.c_str(), W_OK) != 0) {
+    std::cerr << "sweep: cannot write the folder '" << options.out << "'\n";
+    return kExitBadInput;
+  }
+  // Under mpirun (Open MPI sets OMPI_COMM_WORLD_SIZE) the ranks split the runs; alone, this process runs them all.
+  const bool mpi = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  int rank = 0, size = 1;
+  if (mpi) {
+    MPI_Init(nullptr, nullptr);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  const int concurrent =
+      options.jobs > 0 ? options.jobs : (mpi ? 1 : std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+  Sweeper sweeper(options, columns, std::move(jobs));
+  sweeper.RunShare(rank, size, concurrent);
+  if (mpi) MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    sweeper.WriteSummary();
+    std::cout << "sweep: " << sweeper.runs() << " runs in " << options.out << ", summary " << options.out
+              << "/summary.csv\n";
+  }
+  if (mpi) MPI_Finalize();
+  return kExitOk;
+}
+
+}  // namespace ductile::cli

@@ -1,0 +1,80 @@
+"""ductile-cli sweep (app/cli/sweep_command.cpp): the product of --grid overrides, a folder and a summary row per run,
+a failed run a row with its reason, the runs split between two Open MPI ranks, and a sweep killed half-way and
+started again that completes without redoing the runs it had finished."""
+import csv
+import os
+import pathlib
+import signal
+import subprocess
+import time
+
+import ductile
+
+SOURCE = pathlib.Path(os.environ.get("DUCTILE_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+CLI = str(pathlib.Path(ductile.__file__).resolve().parents[2] / "app" / "cli" / "ductile-cli")
+SCENE = str(SOURCE / "scenes" / "elastic_cube_drop.yaml")
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"]
+
+
+def summary(folder):
+    with open(folder / "summary.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_grid_sweep_writes_a_folder_and_a_row_per_run_and_a_failure_is_a_row(tmp_path):
+    out = tmp_path / "sweep"
+    subprocess.run([CLI, "sweep", SCENE, "--grid", "materials.rubber.youngs_modulus=5e4,1e5", "--grid",
+                    "materials.rubber.poisson_ratio=0.2,0.5", "--duration", "0.01", "--out", str(out)], check=True,
+                   capture_output=True)
+    rows = summary(out)
+    assert [r["run"] for r in rows] == ["run_0000", "run_0001", "run_0002", "run_0003"]
+    assert [(r["materials.rubber.youngs_modulus"], r["materials.rubber.poisson_ratio"]) for r in rows] == [
+        ("5e4", "0.2"), ("5e4", "0.5"), ("1e5", "0.2"), ("1e5", "0.5")]
+    assert [r["status"] for r in rows] == ["ok", "failed", "ok", "failed"]
+    assert "poisson_ratio" in rows[1]["reason"] and rows[1]["exit_code"] == "2"
+    for run in ("run_0000", "run_0002"):
+        assert (out / run / "stats.json").stat().st_size > 0
+        assert (out / run / "trajectory.csv").stat().st_size > 0
+
+
+def test_under_mpirun_the_ranks_split_the_runs_and_a_killed_sweep_completes_without_redoing_runs(tmp_path):
+    out = tmp_path / "mpi"
+    args = MPIRUN + [CLI, "sweep", SCENE, "--grid", "materials.rubber.youngs_modulus=4e4,6e4", "--grid",
+                     "materials.rubber.poisson_ratio=0.2,0.3,0.4", "--duration", "0.4", "--out", str(out)]
+    # Killed (SIGKILL to the whole process group) once two runs are done.
+    first = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(out.glob("run_????/result.txt"))) < 2:
+        time.sleep(0.05)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    done = {p.parent.name: p.read_text() for p in out.glob("run_????/result.txt")}
+    assert 2 <= len(done) < 6, f"{len(done)} runs done before the kill: make them longer"
+    assert not (out / "summary.csv").exists()
+    subprocess.run(args, check=True, capture_output=True, timeout=300)
+    rows = summary(out)
+    assert len(rows) == 6 and all(r["status"] == "ok" for r in rows)
+    assert {r["rank"] for r in rows} == {"0", "1"}
+    for run, text in done.items():  # the runs finished before the kill were not run again
+        assert (out / run / "result.txt").read_text() == text
+    assert not list(out.glob("*.partial"))
+
+
+def test_replay_sweep_rerenders_a_folder_of_demo_logs(tmp_path):
+    # A folder with one shipped demo log (its scene path made absolute, as the copy is elsewhere) and a file that is
+    # not a log: the log replays to its recorded final state (exit 0) and its video is written.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    text = (SOURCE / "scenes" / "demos" / "gripper_pinch_lift_open.demo.yaml").read_text()
+    scene = str(SOURCE / "scenes" / "gripper_pinch_lift.yaml")
+    (logs / "open.demo.yaml").write_text(text.replace('scene: "../gripper_pinch_lift.yaml"', f'scene: "{scene}"'))
+    (logs / "notes.txt").write_text("not a demo log")
+    out = tmp_path / "replayed"
+    subprocess.run([CLI, "sweep", "--replay", str(logs), "--video", "--out", str(out)], check=True,
+                   capture_output=True, timeout=300)
+    rows = summary(out)
+    assert [(r["demo_log"], r["status"]) for r in rows] == [("open.demo.yaml", "ok")]
+    assert (out / "run_0000" / "run.mp4").stat().st_size > 0
+    bad = subprocess.run([CLI, "sweep", "--replay", str(tmp_path / "nothing"), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "no demo logs" in bad.stderr
