@@ -18,6 +18,8 @@ class FrameSink {
   virtual ~FrameSink() = default;
   /// Frames per second of simulated time, > 0; read once, when the recording starts.
   virtual double fps() const = 0;
+  /// Whether the frames need the particles' von Mises stress (the export's do; a video's only in the stress view).
+  virtual bool wants_stress() const { return false; }
   /// `snapshot` is the state at the step boundary that is due as the next `count` (>= 1) frames. Returns false when
   /// the recording failed (the sink keeps the reason): the controller then finishes it and sends no more frames.
   virtual bool WriteFrames(const Snapshot& snapshot, std::int64_t count) = 0;

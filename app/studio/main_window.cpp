@@ -535,8 +535,46 @@ bool MainWindow::SaveDemoLog(const QString& path) {
   return true;
 }
 
+bool MainWindow::StartExport(const QString& dir) {
+  std::string error = !scene_     ? "open a scene first"
+                      : recorder_ ? "a recording is running; stop it first"
+                      : export_   ? "an export is running; stop it first"
+                                  : "";
+  std::shared_ptr<ExportSink> sink;
+  if (error.empty()) sink = ExportSink::Start(dir.toStdString(), scene_->simulation.output_rate, error);
+  if (!sink) {
+    Log("cannot export: " + QString::fromStdString(error), Event::Kind::kError);
+    OpenMessageBox(this, "Cannot export", QString::fromStdString(error), "export_error");
+    return false;
+  }
+  export_ = std::move(sink);
+  controller_->Post(command::StartRecording{export_});
+  Log(QString("exporting frames to %1/frames.h5 (%2 frames per simulated second)").arg(dir).arg(export_->fps()));
+  export_action_->setText("Stop &export");
+  return true;
+}
+
+void MainWindow::StopExport() {
+  if (export_) controller_->Post(command::StopRecording{});
+}
+
+// The export's end (stopped, or finished by a reset, a load or a failure): its summary or error, and the menu.
+void MainWindow::UpdateExport() {
+  if (!export_ || !export_->finished()) return;
+  if (!export_->error().empty()) {
+    Log(QString::fromStdString(export_->error()), Event::Kind::kError);
+    OpenMessageBox(this, "Export stopped", QString::fromStdString(export_->error()), "export_error");
+  }
+  Log(QString::fromStdString(export_->summary()));
+  export_.reset();
+  export_action_->setText("Export &frames (HDF5)…");
+}
+
 bool MainWindow::StartRecording(const RecordingSettings& settings) {
-  std::string error = !scene_ ? "open a scene first" : recorder_ ? "a recording is running; stop it first" : "";
+  std::string error = !scene_     ? "open a scene first"
+                      : recorder_ ? "a recording is running; stop it first"
+                      : export_   ? "an export is running; stop it first"
+                                  : "";
   std::shared_ptr<Recorder> recorder;
   if (error.empty()) {
     QApplication::setOverrideCursor(Qt::WaitCursor);  // the renderer's set-up takes a moment
@@ -567,6 +605,7 @@ void MainWindow::StopRecording() {
 }
 
 QString MainWindow::UpdateRecording() {
+  UpdateExport();
   if (!recorder_) return {};
   if (recorder_->finished()) {
     if (!recorder_->error().empty()) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ductile/scene.h"
+#include "export_sink.h"
 #include "history_panel.h"
 #include "recorder.h"
 #include "sim_controller.h"
@@ -91,6 +92,12 @@ class MainWindow : public QMainWindow {
   void StopRecording();
   /// The recording running or finishing; null when none.
   const Recorder* recorder() const { return recorder_.get(); }
+  /// Starts exporting frames to `dir` at the scene's output rate (Record > Export frames); false with a message
+  /// when a recording or export runs or the folder cannot be written.
+  bool StartExport(const QString& dir);
+  void StopExport();
+  void UpdateExport();
+  const ExportSink* exporter() const { return export_.get(); }
   /// Writes the demo log of the open scene since its last reset or opening (SimController::CaptureDemoLog) to
   /// `path` (what Simulation > Save demo log… does once a file is chosen). On a problem (no scene, a path that
   /// cannot be written) shows it in a dialog and the log and returns false.
@@ -225,6 +232,8 @@ class MainWindow : public QMainWindow {
   std::vector<TelemetrySample> telemetry_scratch_;
   std::vector<std::string> body_names_;
   std::shared_ptr<Recorder> recorder_;
+  std::shared_ptr<ExportSink> export_;
+  QAction* export_action_ = nullptr;
 };
 
 }  // namespace ductile::studio

@@ -227,6 +227,14 @@ void MainWindow::BuildRecordMenu() {
   });
   record_->setIconText("● Record");
   findChild<QToolBar*>("simulation_toolbar")->addAction(record_);
+  export_action_ = record->addAction("Export &frames (HDF5)…", this, [this] {
+    if (export_) return StopExport();
+    if (!scene_) return;
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, "Export frames into a folder", QFileInfo(scene_path_).absolutePath());
+    if (!dir.isEmpty()) StartExport(dir);
+  });
+  export_action_->setObjectName("export_frames");
 }
 
 void MainWindow::BuildViewMenu() {

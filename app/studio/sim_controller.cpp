@@ -281,7 +281,7 @@ void SimController::WriteDueFrames() {
   std::int64_t due = 0;
   while (record_start_ + static_cast<double>(record_frames_ + due) / record_fps_ <= sim_->time() + kTimeSlack) ++due;
   if (due == 0) return;
-  sim_->CaptureSnapshot(record_snapshot_, stress_wanted_.load(std::memory_order_relaxed));
+  sim_->CaptureSnapshot(record_snapshot_, stress_wanted_.load(std::memory_order_relaxed) || sink_->wants_stress());
   record_frames_ += due;
   if (!sink_->WriteFrames(record_snapshot_, due)) EndRecording();
 }

@@ -607,6 +607,45 @@ class StudioGuiTest : public QObject {
     QCOMPARE(last_sink->finishes(), 1);
   }
 
+  // Record > Export frames: a quarter second of simulated time into frames.h5 and frames.xmf at the scene's output
+  // rate, both there whole after the stop, the XDMF index naming every frame; a video cannot start meanwhile; an
+  // unwritable folder is refused with a message.
+  void exportsFramesToHdf5() {
+    window_->SetPlaying(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    const double t0 = window_->controller()->status().time;
+    const QString dir = dir_ + "/export";
+    QVERIFY(window_->StartExport(dir));
+    QVERIFY(window_->exporter());
+    RecordingSettings video;
+    video.path = (dir_ + "/not_now.mp4").toStdString();
+    QVERIFY(!window_->StartRecording(video));  // one recording or export at a time
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_, "recording_error")), 5000);
+    QVERIFY2(box->text().contains("an export is running"), qPrintable(box->text()));
+    box->accept();
+    window_->SetPlaying(true);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->status().time >= t0 + 0.25, 60000);
+    window_->SetPlaying(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    const std::int64_t frames = window_->exporter()->frames();
+    QVERIFY(frames >= 2);
+    window_->StopExport();
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->exporter(), 10000);
+    QVERIFY(LogHas(window_, "exported " + QString::number(frames) + " frames to "));
+    QVERIFY(QFileInfo(dir + "/frames.h5").size() > 0);
+    QFile index(dir + "/frames.xmf");
+    QVERIFY(index.open(QIODevice::ReadOnly));
+    const QString xmf = QString::fromUtf8(index.readAll());
+    QCOMPARE(xmf.count("CollectionType=\"Spatial\""), static_cast<int>(frames));
+    QVERIFY(xmf.contains("frames.h5:/frames/000001/position"));
+    QVERIFY(!window_->StartExport("/proc/no_such_folder/export"));
+    QTRY_VERIFY_WITH_TIMEOUT((box = VisibleBox(window_, "export_error")), 5000);
+    QVERIFY2(box->text().contains("no_such_folder"), qPrintable(box->text()));
+    box->accept();
+    QVERIFY(!window_->exporter());
+  }
+
   // A second of simulated time at 20 frames/s from the window, decoded back: frame count, size, every frame, and
   // the cube in the middle frame.
   void recordsOneSimulatedSecondOfVideo() {
