@@ -535,11 +535,17 @@ bool MainWindow::SaveDemoLog(const QString& path) {
   return true;
 }
 
+// Why no recording or export can start now (no scene, or one runs: the controller has one recording channel);
+// empty when one can.
+std::string MainWindow::BusyReason() const {
+  if (!scene_) return "open a scene first";
+  if (recorder_) return "a recording is running; stop it first";
+  if (export_) return "an export is running; stop it first";
+  return {};
+}
+
 bool MainWindow::StartExport(const QString& dir) {
-  std::string error = !scene_     ? "open a scene first"
-                      : recorder_ ? "a recording is running; stop it first"
-                      : export_   ? "an export is running; stop it first"
-                                  : "";
+  std::string error = BusyReason();
   std::shared_ptr<ExportSink> sink;
   if (error.empty()) sink = ExportSink::Start(dir.toStdString(), scene_->simulation.output_rate, error);
   if (!sink) {
@@ -571,10 +577,7 @@ void MainWindow::UpdateExport() {
 }
 
 bool MainWindow::StartRecording(const RecordingSettings& settings) {
-  std::string error = !scene_     ? "open a scene first"
-                      : recorder_ ? "a recording is running; stop it first"
-                      : export_   ? "an export is running; stop it first"
-                                  : "";
+  std::string error = BusyReason();
   std::shared_ptr<Recorder> recorder;
   if (error.empty()) {
     QApplication::setOverrideCursor(Qt::WaitCursor);  // the renderer's set-up takes a moment

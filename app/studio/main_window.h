@@ -97,6 +97,7 @@ class MainWindow : public QMainWindow {
   bool StartExport(const QString& dir);
   void StopExport();
   void UpdateExport();
+  std::string BusyReason() const;
   const ExportSink* exporter() const { return export_.get(); }
   /// Writes the demo log of the open scene since its last reset or opening (SimController::CaptureDemoLog) to
   /// `path` (what Simulation > Save demo log… does once a file is chosen). On a problem (no scene, a path that

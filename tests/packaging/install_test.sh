@@ -8,21 +8,25 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$build" && cpack -G DEB -B "$tmp/package" >/dev/null)
+(cd "$build" && cpack -G DEB -B "$tmp/package" >"$tmp/cpack.txt" 2>&1) || { echo "cpack failed:"; cat "$tmp/cpack.txt"; exit 1; }
 deb=$(ls "$tmp"/package/ductile_*.deb)
-dpkg-deb --info "$deb" | grep -q "Depends: .*python3-numpy"
+info=$(dpkg-deb --info "$deb")  # not piped into grep -q, whose early exit would SIGPIPE dpkg-deb under pipefail
+[[ "$info" == *"Depends: "*"python3-numpy"* ]] || { echo "the package does not depend on python3-numpy:"; echo "$info"; exit 1; }
 dpkg -x "$deb" "$tmp/root"
 root="$tmp/root"
 count=0
 for scene in "$root"/usr/share/ductile/scenes/*.yaml; do
-  "$root/usr/bin/ductile-cli" validate "$scene" >/dev/null || { echo "installed validate failed: $scene"; exit 1; }
+  "$root/usr/bin/ductile-cli" validate "$scene" >"$tmp/validate.txt" 2>&1 ||
+    { echo "installed validate failed: $scene"; cat "$tmp/validate.txt"; exit 1; }
   count=$((count + 1))
 done
 [ "$count" -ge 20 ] || { echo "only $count scenes installed"; exit 1; }
 if [ -x "$root/usr/bin/ductile" ]; then
   QT_QPA_PLATFORM=offscreen "$root/usr/bin/ductile" --help >/dev/null
   # The installed studio on its default scene (the installed dough rolling) for a second of wall time.
-  QT_QPA_PLATFORM=offscreen timeout 120 "$root/usr/bin/ductile" --measure 1 2>&1 | grep -q "real-time factor"
+  QT_QPA_PLATFORM=offscreen timeout 120 "$root/usr/bin/ductile" --measure 1 >"$tmp/studio.txt" 2>&1 ||
+    { echo "the installed studio failed:"; cat "$tmp/studio.txt"; exit 1; }
+  grep -q "real-time factor" "$tmp/studio.txt" || { echo "no measurement from the installed studio:"; cat "$tmp/studio.txt"; exit 1; }
 fi
 for f in usr/share/applications/ductile.desktop usr/share/icons/hicolor/scalable/apps/ductile.svg \
          usr/share/metainfo/org.ductile.Ductile.metainfo.xml usr/share/doc/ductile/python.md; do
