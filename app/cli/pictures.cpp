@@ -51,16 +51,7 @@ std::string Pictures::Configure(const RunOptions& options, const SceneDesc& scen
     return "--particles-as must be surface or beads, got '" + options.particle_style + "'";
   overlay_ = options.overlay;
   scene_name_ = std::filesystem::path(options.scene).filename().string();
-  if (!scene.cameras.empty()) {
-    const CameraDesc& preset = scene.cameras.front();
-    render::Camera camera;
-    for (int a = 0; a < 3; ++a) {
-      camera.eye[a] = static_cast<float>(preset.eye[a]);
-      camera.target[a] = static_cast<float>(preset.target[a]);
-    }
-    camera.fov_y_degrees = static_cast<float>(preset.fov_deg);
-    camera_ = camera;
-  }
+  if (!scene.cameras.empty()) camera_ = render::CameraOf(scene.cameras.front());
   return {};
 }
 

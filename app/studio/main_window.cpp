@@ -271,13 +271,7 @@ void MainWindow::FillCameraMenu() {
   for (const CameraDesc& c : scene_->cameras) {
     QAction* a = camera_menu_->addAction(QString::fromStdString(c.name), this, [this, c] {
       if (!viewport_) return;
-      render::Camera camera;
-      for (int i = 0; i < 3; ++i) {
-        camera.eye[i] = static_cast<float>(c.eye[i]);
-        camera.target[i] = static_cast<float>(c.target[i]);
-      }
-      camera.fov_y_degrees = static_cast<float>(c.fov_deg);
-      viewport_->camera().FromCamera(camera);
+      viewport_->camera().FromCamera(render::CameraOf(c));
       viewport_->requestUpdate();
     });
     if (++n <= 9) a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_0 + n)));

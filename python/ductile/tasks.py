@@ -10,7 +10,31 @@ from .env import Task, make_box
 SCENES = pathlib.Path(data_dir) / "scenes"
 
 
-class PushDough(Task):
+class _ToolTask(Task):
+    """A task whose action moves the teleop target of the iiwa's gripper tool point (`step_size` metres per unit),
+    its orientation held as it was at the episode's start (the fingers pointing down), never below `floor`."""
+
+    step_size = 0.002  # [m] per unit action: up to 0.2 m/s at 10 ms a step
+    floor = 0.2  # [m]: lowest tool-point target
+
+    def __init__(self, scene=None):
+        if scene is not None:
+            self.scene = scene
+        self.tool = np.zeros(3)
+        self.orientation = np.array([1.0, 0, 0, 0])
+
+    def hold_tool(self, sim):
+        """The target at the tool point where it is now (at the episode's start)."""
+        tool, self.orientation = sim.link_pose("arm", "gripper_tcp")
+        self.tool = tool.copy()
+
+    def move_tool(self, sim, delta):
+        self.tool += self.step_size * np.asarray(delta, dtype=np.float64)
+        self.tool[2] = max(self.tool[2], self.floor)
+        sim.set_teleop_target("arm", "gripper_tcp", self.tool, self.orientation)
+
+
+class PushDough(_ToolTask):
     """The iiwa arm of scenes/gripper_pinch_lift.yaml, fingers closed, pushes a 4 cm cube of dough across the table
     towards a target drawn per episode 3 to 8 cm beyond it.
 
@@ -22,27 +46,21 @@ class PushDough(Task):
     scene = str(SCENES / "gripper_pinch_lift.yaml")
     max_steps = 200
     steps_per_action = 2  # 10 ms
-    step_size = 0.002  # [m] per unit action: up to 0.2 m/s
+    floor = 0.215  # the closed fingers above the table (its top is at 0.198 m)
     action_space = make_box(-1.0, 1.0, (3,))
     observation_space = make_box(-np.inf, np.inf, (8,))
 
     def __init__(self, scene=None):
-        if scene is not None:
-            self.scene = scene
+        super().__init__(scene)
         self.target = np.zeros(2)
-        self.tool = np.zeros(3)
-        self.orientation = np.array([1.0, 0, 0, 0])
 
     def reset(self, sim, rng):
         self.target = np.array([0.6 + rng.uniform(0.03, 0.08), rng.uniform(-0.05, 0.05)])
         sim.set_gripper("arm", opening=0.0)
-        tool, self.orientation = sim.link_pose("arm", "gripper_tcp")
-        self.tool = tool.copy()
+        self.hold_tool(sim)
 
     def apply(self, sim, action):
-        self.tool += self.step_size * np.asarray(action, dtype=np.float64)
-        self.tool[2] = max(self.tool[2], 0.215)  # not into the table (its top is at 0.198 m)
-        sim.set_teleop_target("arm", "gripper_tcp", self.tool, self.orientation)  # the fingers kept pointing down
+        self.move_tool(sim, action)
 
     def observe(self, sim):
         tool, _ = sim.link_pose("arm", "gripper_tcp")
@@ -62,7 +80,7 @@ class PushDough(Task):
         return {"distance": self.distance(sim)}
 
 
-class LiftTowelCorner(Task):
+class LiftTowelCorner(_ToolTask):
     """The iiwa arm of scenes/towel_fold.yaml over a 24 x 16 cm terry towel lying on the table: grab a corner and lift
     it.
 
@@ -75,17 +93,14 @@ class LiftTowelCorner(Task):
     scene = str(SCENES / "towel_fold.yaml")
     max_steps = 300
     steps_per_action = 2  # 10 ms
-    step_size = 0.002
+    floor = 0.2  # the fingertips at the table (its top is at 0.198 m)
     lifted = 0.05
     squeeze = 10.0  # [N] per finger
     action_space = make_box(-1.0, 1.0, (4,))
     observation_space = make_box(-np.inf, np.inf, (7,))
 
     def __init__(self, scene=None):
-        if scene is not None:
-            self.scene = scene
-        self.tool = np.zeros(3)
-        self.orientation = np.array([1.0, 0, 0, 0])
+        super().__init__(scene)
         self.opening = 1.0
         self.corner = 0
         self.rest_height = 0.0
@@ -97,16 +112,12 @@ class LiftTowelCorner(Task):
         ids = np.flatnonzero(sim.particle_objects() == towel)
         self.corner = int(ids[np.argmin(x[ids, 0] + x[ids, 1])])
         self.rest_height = float(x[self.corner, 2])
-        tool, self.orientation = sim.link_pose("arm", "gripper_tcp")
-        self.tool = tool.copy()
+        self.hold_tool(sim)
         self.opening = 1.0
         sim.set_gripper("arm", opening=1.0)
 
     def apply(self, sim, action):
-        action = np.asarray(action, dtype=np.float64)
-        self.tool += self.step_size * action[:3]
-        self.tool[2] = max(self.tool[2], 0.2)  # not into the table (its top is at 0.198 m)
-        sim.set_teleop_target("arm", "gripper_tcp", self.tool, self.orientation)
+        self.move_tool(sim, action[:3])
         opening = 0.0 if action[3] > 0 else 1.0
         if opening != self.opening:
             self.opening = opening

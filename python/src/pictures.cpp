@@ -9,17 +9,8 @@ namespace py = pybind11;
 namespace ductile::python {
 
 render::Camera FrameRenderer::CameraFor(const SceneDesc& scene, const py::object& camera, float aspect) {
-  const auto from_preset = [](const CameraDesc& preset) {
-    render::Camera c;
-    for (int a = 0; a < 3; ++a) {
-      c.eye[a] = static_cast<float>(preset.eye[a]);
-      c.target[a] = static_cast<float>(preset.target[a]);
-    }
-    c.fov_y_degrees = static_cast<float>(preset.fov_deg);
-    return c;
-  };
   if (camera.is_none()) {
-    if (!scene.cameras.empty()) return from_preset(scene.cameras.front());
+    if (!scene.cameras.empty()) return render::CameraOf(scene.cameras.front());
     if (!framed_) framed_ = render::FrameSnapshot(snapshot_, aspect);
     return *framed_;
   }
@@ -27,7 +18,7 @@ render::Camera FrameRenderer::CameraFor(const SceneDesc& scene, const py::object
     const auto name = camera.cast<std::string>();
     std::string names;
     for (const CameraDesc& preset : scene.cameras) {
-      if (preset.name == name) return from_preset(preset);
+      if (preset.name == name) return render::CameraOf(preset);
       names += (names.empty() ? "" : ", ") + preset.name;
     }
     throw py::key_error("no camera preset '" + name + "' in the scene (" + (names.empty() ? "none" : names) + ")");

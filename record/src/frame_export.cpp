@@ -230,8 +230,10 @@ std::string FrameExporter::Write(const Snapshot& s) {
     return m.Problem("frame " + std::to_string(m.frames) + " has other particles or bodies than the first");
   }
   const std::size_t n = m.particles;
-  std::vector<float> von_mises = s.particles.von_mises;
-  von_mises.resize(n, 0.0f);  // a snapshot taken without stress: zeros
+  // A snapshot taken without stress: zeros (a copy only then).
+  std::vector<float> zeros;
+  if (s.particles.von_mises.size() != n) zeros.assign(n, 0.0f);
+  const float* von_mises = zeros.empty() ? s.particles.von_mises.data() : zeros.data();
   std::vector<std::array<double, 3>> body_position;
   std::vector<std::array<double, 4>> body_quaternion;
   for (const SnapshotBody& b : s.bodies) {
@@ -246,7 +248,7 @@ std::string FrameExporter::Write(const Snapshot& s) {
          Scalar(g.id, "step", H5T_NATIVE_INT64, static_cast<std::int64_t>(s.step));
     ok = ok && Dataset(g.id, "position", H5T_NATIVE_FLOAT, {n, 3}, s.particles.position.data()) &&
          Dataset(g.id, "velocity", H5T_NATIVE_FLOAT, {n, 3}, s.particles.velocity.data()) &&
-         Dataset(g.id, "von_mises", H5T_NATIVE_FLOAT, {n}, von_mises.data()) &&
+         Dataset(g.id, "von_mises", H5T_NATIVE_FLOAT, {n}, von_mises) &&
          Dataset(g.id, "plastic_strain", H5T_NATIVE_FLOAT, {n}, s.particles.plastic_strain.data()) &&
          Dataset(g.id, "body_position", H5T_NATIVE_DOUBLE, {m.bodies, 3}, body_position.data()) &&
          Dataset(g.id, "body_quaternion", H5T_NATIVE_DOUBLE, {m.bodies, 4}, body_quaternion.data());

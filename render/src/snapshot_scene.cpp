@@ -231,6 +231,16 @@ Rgba ColorMap(float t) {
   return c;
 }
 
+Camera CameraOf(const CameraDesc& preset) {
+  Camera camera;
+  for (int a = 0; a < 3; ++a) {
+    camera.eye[a] = static_cast<float>(preset.eye[a]);
+    camera.target[a] = static_cast<float>(preset.target[a]);
+  }
+  camera.fov_y_degrees = static_cast<float>(preset.fov_deg);
+  return camera;
+}
+
 Camera FrameSnapshot(const Snapshot& snapshot, float aspect) {
   const Bounds b = SceneBounds(snapshot);
   Camera camera;

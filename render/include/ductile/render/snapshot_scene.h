@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ductile/render/render_scene.h"
+#include "ductile/scene.h"
 #include "ductile/snapshot.h"
 
 namespace ductile::render {
@@ -46,6 +47,9 @@ struct ViewOptions {
   /// Draw cloth vertices as particles too (the bead view); by default a cloth is drawn as its mesh only.
   bool cloth_as_particles = false;
 };
+
+/// The camera of a scene's camera preset (`cameras:` in the scene file).
+Camera CameraOf(const CameraDesc& preset);
 
 /// A camera that frames the snapshot's particles and shapes from the front-right and above.
 Camera FrameSnapshot(const Snapshot& snapshot, float aspect);
