@@ -415,5 +415,5 @@ PYBIND11_MODULE(_ductile, m) {
            "anti-aliasing samples per pixel. Raises RuntimeError when there is no Vulkan device.");
   ductile::python::BindVideoWriter(m);
   ductile::python::BindExporter(
-      m, [](py::object sim) -> const ductile::Simulator& { return sim.cast<PySimulator&>().simulator(); });
+      m, [](const py::object& sim) -> const ductile::Simulator& { return sim.cast<PySimulator&>().simulator(); });
 }

@@ -142,15 +142,15 @@ class Exporter {
 
 }  // namespace
 
-void BindExporter(py::module_& m, const std::function<const Simulator&(py::object)>& simulator_of) {
+void BindExporter(py::module_& m, const std::function<const Simulator&(const py::object&)>& simulator_of) {
   py::class_<Exporter>(m, "Exporter",
                        "Frames of a simulator into DIR/frames.h5 (HDF5) and DIR/frames.xmf (its XDMF index for "
                        "ParaView), as ductile-cli run --export; use it as a context manager or call close().")
       .def(py::init<const std::string&>(), py::arg("dir"),
            "Creates the folder if needed. Raises ValueError when it cannot be written.")
       .def(
-          "write", [simulator_of](Exporter& e, py::object sim) { e.Write(simulator_of(std::move(sim))); },
-          py::arg("sim"), "Adds the simulator's current state as a frame.")
+          "write", [simulator_of](Exporter& e, const py::object& sim) { e.Write(simulator_of(sim)); }, py::arg("sim"),
+          "Adds the simulator's current state as a frame.")
       .def("close", &Exporter::Close, "Finishes frames.h5 and writes frames.xmf (both appear only then).")
       .def_property_readonly("frames", &Exporter::frames)
       .def("__enter__", [](Exporter& e) -> Exporter& { return e; })

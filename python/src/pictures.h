@@ -57,6 +57,6 @@ class VideoWriter {
 /// Adds VideoWriter and Exporter to the module.
 void BindVideoWriter(pybind11::module_& m);
 /// `simulator_of` gives the engine Simulator of a Python Simulator object.
-void BindExporter(pybind11::module_& m, const std::function<const Simulator&(pybind11::object)>& simulator_of);
+void BindExporter(pybind11::module_& m, const std::function<const Simulator&(const pybind11::object&)>& simulator_of);
 
 }  // namespace ductile::python
