@@ -249,9 +249,9 @@ class PySimulator {
     return PoseTuple(p, q);
   }
 
-  py::array_t<std::uint8_t> Render(int width, int height, const py::object& camera, const std::string& color,
-                                   const std::string& particles, int samples) {
-    return pictures_.Render(*sim_, scene_, width, height, camera, color, particles, samples);
+  py::object Render(int width, int height, const py::object& camera, const std::string& color,
+                    const std::string& particles, int samples, bool depth) {
+    return pictures_.Render(*sim_, scene_, width, height, camera, color, particles, samples, depth);
   }
 
   py::dict Telemetry() const {
@@ -408,11 +408,13 @@ PYBIND11_MODULE(_ductile, m) {
       .def("telemetry", &PySimulator::Telemetry, "The last step's timings, contacts and solver figures.")
       .def("render", &PySimulator::Render, py::arg("width") = 640, py::arg("height") = 480,
            py::arg("camera") = py::none(), py::arg("color") = "material", py::arg("particles") = "surface",
-           py::arg("samples") = 1,
+           py::arg("samples") = 1, py::arg("depth") = false,
            "The current state drawn offscreen (Vulkan) as an H x W x 3 uint8 RGB array. camera: None (the scene's "
            "first preset, else a framing fixed at the first frame), a preset's name, or {'eye': ..., 'target': "
            "..., 'fov': deg}. color: material, speed, stress, plastic; particles: surface, beads; samples: "
-           "anti-aliasing samples per pixel. Raises RuntimeError when there is no Vulkan device.");
+           "anti-aliasing samples per pixel. depth=True: returns (rgb, depth), depth an H x W float32 array of "
+           "distances along the camera's viewing axis [m] to the nearest opaque surface, inf where there is none "
+           "(water, drawn translucent, writes no depth). Raises RuntimeError when there is no Vulkan device.");
   ductile::python::BindVideoWriter(m);
   ductile::python::BindExporter(
       m, [](const py::object& sim) -> const ductile::Simulator& { return sim.cast<PySimulator&>().simulator(); });

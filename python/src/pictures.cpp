@@ -2,7 +2,9 @@
 #include "pictures.h"
 
 #include <cstring>
+#include <span>
 #include <stdexcept>
+#include <vector>
 
 namespace py = pybind11;
 
@@ -39,9 +41,9 @@ render::Camera FrameRenderer::CameraFor(const SceneDesc& scene, const py::object
   return c;
 }
 
-py::array_t<std::uint8_t> FrameRenderer::Render(const Simulator& sim, const SceneDesc& scene, int width, int height,
-                                                const py::object& camera, const std::string& color,
-                                                const std::string& particles, int samples) {
+py::object FrameRenderer::Render(const Simulator& sim, const SceneDesc& scene, int width, int height,
+                                 const py::object& camera, const std::string& color, const std::string& particles,
+                                 int samples, bool depth) {
   render::ViewOptions view;
   if (!render::ParseColorMode(color, view.color_mode))
     throw py::value_error("color must be material, speed, stress or plastic, got '" + color + "'");
@@ -52,31 +54,46 @@ py::array_t<std::uint8_t> FrameRenderer::Render(const Simulator& sim, const Scen
   sim.CaptureSnapshot(snapshot_, view.color_mode == render::ColorMode::kVonMises);
   const render::Camera c = CameraFor(scene, camera, static_cast<float>(width) / static_cast<float>(height));
   const render::RenderScene drawn = render::BuildRenderScene(snapshot_, view, c);
-  render::Image image;
+  const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  std::vector<std::uint8_t> rgba(4 * pixels);
+  py::array_t<float> distances;
+  if (depth) distances = py::array_t<float>({static_cast<py::ssize_t>(height), static_cast<py::ssize_t>(width)});
+  const std::span<float> depth_out(depth ? distances.mutable_data() : nullptr, depth ? pixels : 0);
   {
     py::gil_scoped_release release;
     try {
       if (!renderer_ || width != width_ || height != height_ || samples != samples_) {
         renderer_.reset();
-        renderer_ = render::OffscreenRenderer::Create(width, height, samples);
+        depth_renderer_.reset();
+        renderer_ = render::OffscreenRenderer::Create(width, height, samples, true, false, samples == 1);
         width_ = width;
         height_ = height;
         samples_ = samples;
       }
-      image = renderer_->Render(drawn);
+      if (!depth) {
+        renderer_->RenderInto(drawn, 1.0f, rgba);
+      } else if (renderer_->reads_depth()) {
+        renderer_->RenderWithDepth(drawn, rgba, depth_out);
+      } else {
+        if (!depth_renderer_) depth_renderer_ = render::OffscreenRenderer::Create(width, height, 1, true, false, true);
+        renderer_->RenderInto(drawn, 1.0f, rgba);
+        std::vector<std::uint8_t> unused(4 * pixels);
+        depth_renderer_->RenderWithDepth(drawn, unused, depth_out);
+      }
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("render: ") + e.what());
     } catch (const render::RenderError& e) {
       renderer_.reset();
+      depth_renderer_.reset();
       throw std::runtime_error(std::string("render: ") + e.what());
     }
   }
-  py::array_t<std::uint8_t> out(
-      {static_cast<py::ssize_t>(image.height), static_cast<py::ssize_t>(image.width), py::ssize_t{3}});
+  py::array_t<std::uint8_t> out({static_cast<py::ssize_t>(height), static_cast<py::ssize_t>(width), py::ssize_t{3}});
   std::uint8_t* rgb = out.mutable_data();
-  const std::size_t pixels = static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height);
-  for (std::size_t i = 0; i < pixels; ++i) std::memcpy(rgb + 3 * i, image.rgba.data() + 4 * i, 3);
-  return out;
+  // RenderInto's byte order: R, G, B, A (the renderer is not in the CPU viewport's B, G, R, A mode).
+  for (std::size_t i = 0; i < pixels; ++i) std::memcpy(rgb + 3 * i, rgba.data() + 4 * i, 3);
+  if (!depth) return out;
+  return py::make_tuple(out, distances);
 }
 
 VideoWriter::VideoWriter(const std::string& path, int width, int height, int fps) : path_(path) {

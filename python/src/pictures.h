@@ -28,14 +28,19 @@ class FrameRenderer {
   /// Draws `sim` into an H x W x 3 uint8 RGB array. `camera`: None (the scene's first camera preset, else a framing
   /// of the state at the first frame, kept for later ones), a preset's name, or a dict with "eye", "target" and
   /// optionally "fov" [deg]. `color`: material, speed, stress or plastic; `particles`: surface or beads.
-  pybind11::array_t<std::uint8_t> Render(const Simulator& sim, const SceneDesc& scene, int width, int height,
-                                         const pybind11::object& camera, const std::string& color,
-                                         const std::string& particles, int samples);
+  /// `depth`: return (rgb, depth) instead, depth an H x W float32 array of distances along the viewing axis [m]
+  /// (OffscreenRenderer::RenderWithDepth), inf where nothing opaque is.
+  pybind11::object Render(const Simulator& sim, const SceneDesc& scene, int width, int height,
+                          const pybind11::object& camera, const std::string& color, const std::string& particles,
+                          int samples, bool depth);
 
  private:
   render::Camera CameraFor(const SceneDesc& scene, const pybind11::object& camera, float aspect);
 
-  std::unique_ptr<render::OffscreenRenderer> renderer_;
+  // One sample per pixel: one renderer that keeps the depth too (it costs a stored depth image). More: a
+  // multisampled one for the colour and, when a depth image is asked for, a one-sample one beside it (a
+  // multisampled depth image cannot be read back).
+  std::unique_ptr<render::OffscreenRenderer> renderer_, depth_renderer_;
   int width_ = 0, height_ = 0, samples_ = 0;
   std::optional<render::Camera> framed_;  // the automatic camera, fixed at the first frame
   Snapshot snapshot_;

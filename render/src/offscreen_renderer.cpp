@@ -1,9 +1,13 @@
 // OffscreenRenderer: its own Vulkan instance and device, a render pass into an (MSAA) colour image resolved to a
 // single-sample image, and a readback buffer; or, in the CPU viewport's mode, frames composed on the host by the
-// SceneRenderer (SceneRendererTarget::host_upscale), which need neither. One frame at a time: Render waits for the
-// device before returning.
+// SceneRenderer (SceneRendererTarget::host_upscale), which need neither. With depth readback the depth attachment
+// is stored too and copied into a second buffer, whose window-space depth d is turned into the distance along the
+// viewing axis by inverting the perspective projection (render_math.cpp): z = f n / (f − d (f − n)). One frame at a
+// time: Render waits for the device before returning.
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -40,6 +44,7 @@ struct OffscreenRenderer::Impl {
       static_cast<void>(vkDeviceWaitIdle(device));
       scene_renderer.reset();
       readback = HostBuffer();
+      depth_readback_buffer = HostBuffer();
       color = GpuImage();
       depth = GpuImage();
       resolve = GpuImage();
@@ -53,14 +58,18 @@ struct OffscreenRenderer::Impl {
   }
 
   void CreateDevice();
-  void CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport);
+  void CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport, bool with_depth);
   // The colour, depth and resolve images of new_width x new_height, their framebuffer and the readback buffer (none
   // for frames composed on the host), and the new size. Throws RenderError with everything as it was: a size beyond
   // the device's limit or an allocation that fails leaves the last size's images in place.
   void CreateImages(int new_width, int new_height);
   // Records, submits and waits for a frame of `scene`, and leaves it in `pixels` (4 · width · height bytes in the
-  // colour format's byte order).
-  void Draw(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels);
+  // colour format's byte order), and with `depth` (width · height floats, only with depth readback) its depth along
+  // the viewing axis [m].
+  void Draw(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels,
+            std::span<float> distances = {});
+  // The depth buffer's window-space depths as distances along the viewing axis of `camera` into `distances`.
+  void LinearDepth(const Camera& camera, std::span<float> distances) const;
   // Submits the command buffer (ended) and waits until it has run.
   void Submit();
 
@@ -79,13 +88,15 @@ struct OffscreenRenderer::Impl {
   bool cpu_device = false;
   VkFormat color_format = VK_FORMAT_R8G8B8A8_SRGB;
   VkFormat depth_format = VK_FORMAT_UNDEFINED;
-  bool host_composed = false;  // The CPU viewport's mode: frames composed on the host.
+  bool host_composed = false;   // The CPU viewport's mode: frames composed on the host.
+  bool depth_readback = false;  // The depth is stored and read back (RenderWithDepth).
   VkRenderPass render_pass = VK_NULL_HANDLE;
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   GpuImage color;  // Multisampled when samples > 1, else the image that is read back.
   GpuImage depth;
   GpuImage resolve;  // Only when samples > 1.
   HostBuffer readback;
+  HostBuffer depth_readback_buffer;  // Only with depth readback.
   std::unique_ptr<SceneRenderer> scene_renderer;
 };
 
@@ -142,7 +153,9 @@ void OffscreenRenderer::Impl::CreateDevice() {
   Check(vkCreateFence(device, &fence_info, nullptr, &fence), "vkCreateFence");
 }
 
-void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport) {
+void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_cache, bool cpu_viewport,
+                                           bool with_depth) {
+  depth_readback = with_depth;
   VkPhysicalDeviceProperties properties{};
   vkGetPhysicalDeviceProperties(physical_device, &properties);
   // The most samples not above the request that colour and depth attachments both support.
@@ -171,13 +184,16 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
     color_format = SupportsOptimal(physical_device, VK_FORMAT_B8G8R8A8_UNORM, host_features) ? VK_FORMAT_B8G8R8A8_UNORM
                                                                                              : VK_FORMAT_R8G8B8A8_UNORM;
   }
-  const std::optional<VkFormat> found_depth =
-      FindDepthFormat(physical_device, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
+  const std::optional<VkFormat> found_depth = FindDepthFormat(
+      physical_device,
+      VkFormatFeatureFlags{VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT} |
+          (depth_readback ? VkFormatFeatureFlags{VK_FORMAT_FEATURE_TRANSFER_SRC_BIT} : VkFormatFeatureFlags{0}));
   if (!found_depth) throw RenderError("OffscreenRenderer: the device has no depth attachment format");
   depth_format = *found_depth;
 
   // Colour, depth and (with MSAA) the resolve target; the image read back ends in TRANSFER_SRC. The copy to the
-  // readback buffer waits for the colour writes (and the resolve) of the pass.
+  // readback buffer waits for the colour writes (and the resolve) of the pass, and with depth readback the depth's
+  // copy for the depth writes.
   VkSubpassDependency to_transfer{};
   to_transfer.srcSubpass = 0;
   to_transfer.dstSubpass = VK_SUBPASS_EXTERNAL;
@@ -185,9 +201,13 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   to_transfer.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
   to_transfer.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
   to_transfer.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-  render_pass =
-      CreateColorDepthRenderPass(device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                 {&to_transfer, 1}, "vkCreateRenderPass");
+  if (depth_readback) {
+    to_transfer.srcStageMask |= VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+    to_transfer.srcAccessMask |= VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  }
+  render_pass = CreateColorDepthRenderPass(
+      device, color_format, depth_format, samples, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, {&to_transfer, 1},
+      "vkCreateRenderPass", depth_readback ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED);
 
   SceneRendererTarget target;
   target.render_pass = render_pass;
@@ -198,6 +218,7 @@ void OffscreenRenderer::Impl::CreateTarget(int requested_samples, bool ground_ca
   target.color_format = color_format;
   target.depth_format = depth_format;
   target.host_upscale = cpu_viewport && samples == VK_SAMPLE_COUNT_1_BIT;
+  target.exact_particle_depth = depth_readback;
   scene_renderer = std::make_unique<SceneRenderer>(physical_device, device, target);
   // The renderer composes on the host where the device can draw into and filter the colour format.
   host_composed = target.host_upscale && scene_renderer->ComposesOnHost();
@@ -216,7 +237,7 @@ void OffscreenRenderer::Impl::CreateImages(int new_width, int new_height) {
   }
   // Built aside and swapped in once all exist (GpuImage and HostBuffer release themselves if a later one throws).
   GpuImage new_color, new_depth, new_resolve;
-  HostBuffer new_readback;
+  HostBuffer new_readback, new_depth_readback;
   VkFramebuffer new_framebuffer = VK_NULL_HANDLE;
   if (!host_composed) {
     const VkExtent2D extent{static_cast<std::uint32_t>(new_width), static_cast<std::uint32_t>(new_height)};
@@ -225,9 +246,11 @@ void OffscreenRenderer::Impl::CreateImages(int new_width, int new_height) {
                          VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
                              (multisampled ? VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT : VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
                          VK_IMAGE_ASPECT_COLOR_BIT);
-    new_depth = GpuImage(physical_device, device, extent, depth_format, samples,
-                         VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                         VK_IMAGE_ASPECT_DEPTH_BIT);
+    new_depth =
+        GpuImage(physical_device, device, extent, depth_format, samples,
+                 VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
+                     (depth_readback ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT),
+                 VK_IMAGE_ASPECT_DEPTH_BIT);
     if (multisampled) {
       new_resolve =
           GpuImage(physical_device, device, extent, color_format, VK_SAMPLE_COUNT_1_BIT,
@@ -235,6 +258,11 @@ void OffscreenRenderer::Impl::CreateImages(int new_width, int new_height) {
     }
     new_readback = HostBuffer(physical_device, device, 4 * static_cast<VkDeviceSize>(new_width) * new_height,
                               VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    if (depth_readback) {
+      // Every depth format FindDepthFormat offers copies its depth aspect out as 4 bytes a texel.
+      new_depth_readback = HostBuffer(physical_device, device, 4 * static_cast<VkDeviceSize>(new_width) * new_height,
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    }
     std::vector<VkImageView> views = {new_color.view(), new_depth.view()};
     if (multisampled) views.push_back(new_resolve.view());
     new_framebuffer = CreateFramebuffer(device, render_pass, views, extent, "vkCreateFramebuffer");
@@ -245,6 +273,7 @@ void OffscreenRenderer::Impl::CreateImages(int new_width, int new_height) {
   depth = std::move(new_depth);
   resolve = std::move(new_resolve);
   readback = std::move(new_readback);
+  depth_readback_buffer = std::move(new_depth_readback);
   width = new_width;
   height = new_height;
 }
@@ -260,17 +289,21 @@ void OffscreenRenderer::Impl::Submit() {
 }
 
 std::unique_ptr<OffscreenRenderer> OffscreenRenderer::Create(int width, int height, int samples, bool ground_cache,
-                                                             bool cpu_viewport) {
+                                                             bool cpu_viewport, bool depth_readback) {
   CheckSize(width, height);
   if (samples < 1 || samples > 64 || (samples & (samples - 1)) != 0) {
     throw std::invalid_argument("OffscreenRenderer::Create: samples " + std::to_string(samples) +
                                 " is not a power of two from 1 to 64");
   }
+  if (depth_readback && (samples != 1 || cpu_viewport)) {
+    throw std::invalid_argument("OffscreenRenderer::Create: depth readback needs 1 sample per pixel (asked for " +
+                                std::to_string(samples) + ") and no CPU viewport mode");
+  }
   auto impl = std::make_unique<Impl>();
   impl->width = width;
   impl->height = height;
   impl->CreateDevice();
-  impl->CreateTarget(samples, ground_cache, cpu_viewport);
+  impl->CreateTarget(samples, ground_cache, cpu_viewport, depth_readback);
   return std::unique_ptr<OffscreenRenderer>(new OffscreenRenderer(std::move(impl)));
 }
 
@@ -291,7 +324,8 @@ int OffscreenRenderer::samples() const {
   return static_cast<int>(impl_->samples);
 }
 
-void OffscreenRenderer::Impl::Draw(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels) {
+void OffscreenRenderer::Impl::Draw(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels,
+                                   std::span<float> distances) {
   const VkExtent2D extent{static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)};
   VkCommandBufferBeginInfo begin_info{};
   begin_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
@@ -324,10 +358,37 @@ void OffscreenRenderer::Impl::Draw(const RenderScene& scene, float render_scale,
   const VkImage source = samples != VK_SAMPLE_COUNT_1_BIT ? resolve.image() : color.image();
   vkCmdCopyImageToBuffer(command_buffer, source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer(), 1, &copy);
   RecordHostReadBarrier(command_buffer, readback.buffer());
+  if (!distances.empty()) {
+    copy.imageSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+    vkCmdCopyImageToBuffer(command_buffer, depth.image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           depth_readback_buffer.buffer(), 1, &copy);
+    RecordHostReadBarrier(command_buffer, depth_readback_buffer.buffer());
+  }
   Check(vkEndCommandBuffer(command_buffer), "vkEndCommandBuffer");
   Submit();
   const auto* data = reinterpret_cast<const std::uint8_t*>(readback.data());
   std::copy(data, data + pixels.size(), pixels.begin());
+  if (!distances.empty()) LinearDepth(scene.camera, distances);
+}
+
+void OffscreenRenderer::Impl::LinearDepth(const Camera& camera, std::span<float> distances) const {
+  const double n = camera.near_plane, f = camera.far_plane;
+  const auto* texels = reinterpret_cast<const std::uint8_t*>(depth_readback_buffer.data());
+  const bool unorm24 = depth_format == VK_FORMAT_D24_UNORM_S8_UINT;
+  for (std::size_t i = 0; i < distances.size(); ++i) {
+    double d = 0;
+    if (unorm24) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, texels + 4 * i, 4);
+      d = static_cast<double>(bits & 0xFFFFFFu) / 16777215.0;  // the depth in the low 24 bits
+    } else {
+      float value = 0;
+      std::memcpy(&value, texels + 4 * i, 4);
+      d = value;
+    }
+    // The clear value 1 (the far plane) is where nothing was drawn.
+    distances[i] = d >= 1.0 ? std::numeric_limits<float>::infinity() : static_cast<float>(f * n / (f - d * (f - n)));
+  }
 }
 
 Image OffscreenRenderer::Render(const RenderScene& scene, float render_scale) {
@@ -352,6 +413,19 @@ void OffscreenRenderer::RenderInto(const RenderScene& scene, float render_scale,
   impl_->Draw(scene, render_scale, pixels);
 }
 
+void OffscreenRenderer::RenderWithDepth(const RenderScene& scene, std::span<std::uint8_t> pixels,
+                                        std::span<float> depth) {
+  const std::size_t count = static_cast<std::size_t>(impl_->width) * static_cast<std::size_t>(impl_->height);
+  if (!impl_->depth_readback)
+    throw std::invalid_argument("OffscreenRenderer::RenderWithDepth: the renderer was created without depth readback");
+  if (pixels.size() != 4 * count || depth.size() != count) {
+    throw std::invalid_argument("OffscreenRenderer::RenderWithDepth: " + std::to_string(pixels.size()) + " bytes and " +
+                                std::to_string(depth.size()) + " depths for a frame of " +
+                                std::to_string(impl_->width) + "x" + std::to_string(impl_->height) + " pixels");
+  }
+  impl_->Draw(scene, 1.0f, pixels, depth);
+}
+
 void OffscreenRenderer::Resize(int width, int height) {
   CheckSize(width, height);
   if (width == impl_->width && height == impl_->height) return;
@@ -365,6 +439,10 @@ bool OffscreenRenderer::bgra() const {
 
 bool OffscreenRenderer::cpu_device() const {
   return impl_->cpu_device;
+}
+
+bool OffscreenRenderer::reads_depth() const {
+  return impl_->depth_readback;
 }
 
 }  // namespace ductile::render

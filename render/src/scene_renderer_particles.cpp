@@ -31,9 +31,11 @@ void SortKeys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scra
 
 void SceneRenderer::Impl::CreateParticlePipeline() {
   // Particles keep the target's alpha: their alpha output is coverage for alpha-to-coverage, not opacity. A CPU
-  // device gets the impostor at its triangle's depth, which it can test before shading (particle.glsl).
+  // device gets the impostor at its triangle's depth, which it can test before shading (particle.glsl), unless the
+  // target asks for the exact depth (SceneRendererTarget::exact_particle_depth).
+  const bool flat_depth = cpu_device && !target.exact_particle_depth;
   PipelineDesc particle =
-      TargetPipeline(ShaderId::kParticleVert, cpu_device ? ShaderId::kParticleFlatDepthFrag : ShaderId::kParticleFrag);
+      TargetPipeline(ShaderId::kParticleVert, flat_depth ? ShaderId::kParticleFlatDepthFrag : ShaderId::kParticleFrag);
   particle.alpha_to_coverage = target.samples != VK_SAMPLE_COUNT_1_BIT;
   particle.write_mask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT;
   particle_pipeline = CreatePipeline(particle);

@@ -334,7 +334,8 @@ VkRenderPass CreateDepthRenderPass(VkDevice device, VkFormat format, VkImageLayo
 
 VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
-                                        std::span<const VkSubpassDependency> dependencies, const char* call) {
+                                        std::span<const VkSubpassDependency> dependencies, const char* call,
+                                        VkImageLayout depth_result_layout) {
   const bool multisampled = samples != VK_SAMPLE_COUNT_1_BIT;
   std::array<VkAttachmentDescription, 3> attachments{};
   attachments[0].format = color_format;
@@ -347,8 +348,9 @@ VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, 
   attachments[0].finalLayout = multisampled ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : result_layout;
   attachments[1] = attachments[0];
   attachments[1].format = depth_format;
-  attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+  const bool depth_stored = depth_result_layout != VK_IMAGE_LAYOUT_UNDEFINED;
+  attachments[1].storeOp = depth_stored ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[1].finalLayout = depth_stored ? depth_result_layout : VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
   attachments[2] = attachments[0];
   attachments[2].samples = VK_SAMPLE_COUNT_1_BIT;
   attachments[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;

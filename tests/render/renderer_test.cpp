@@ -15,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ductile/render/image.h"
 #include "ductile/render/snapshot_scene.h"
@@ -910,6 +911,139 @@ TEST(RenderScale, OutsideZeroToOneIsRefusedAndTheRendererCarriesOn) {
   // A tiny scale still draws at least one pixel each way, and the next frame is a normal one.
   EXPECT_NO_THROW(renderer->Render(scene, 0.001f));
   EXPECT_TRUE(Reddish(At(renderer->Render(scene), kWidth / 2, kHeight / 2)));
+}
+
+// Depth readback (OffscreenRenderer::RenderWithDepth): distances along the viewing axis, checked against geometry.
+// The depth is 32-bit (or 24-bit) window-space depth with near 0.01 m and far 50 m: at z ≤ 2 m its resolution is
+// about 2⁻²⁴ · z² · (f − n) / (f n) ≤ 2.4e-5 m, so 1e-4 m bounds what the readback can get wrong; the box's
+// rasterised face and the sphere impostor are exact at a pixel centre.
+struct DepthFrame {
+  std::vector<std::uint8_t> pixels;
+  std::vector<float> depth;
+  float At(int x, int y) const { return depth[static_cast<std::size_t>(y) * kWidth + static_cast<std::size_t>(x)]; }
+};
+
+DepthFrame RenderDepth(OffscreenRenderer& renderer, const RenderScene& scene) {
+  DepthFrame frame;
+  frame.pixels.resize(4 * static_cast<std::size_t>(kWidth) * kHeight);
+  frame.depth.resize(static_cast<std::size_t>(kWidth) * kHeight);
+  renderer.RenderWithDepth(scene, frame.pixels, frame.depth);
+  return frame;
+}
+
+std::unique_ptr<OffscreenRenderer> DepthRenderer() {
+  return OffscreenRenderer::Create(kWidth, kHeight, 1, true, false, true);
+}
+
+TEST(DepthReadback, BoxFaceAndSphereAtTheirDistancesAlongTheAxisAndTheBackgroundAtInfinity) {
+  std::unique_ptr<OffscreenRenderer> renderer;
+  try {
+    renderer = DepthRenderer();
+  } catch (const NoVulkanDeviceError& error) {
+    GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+  }
+  ASSERT_TRUE(renderer->reads_depth());
+  RenderScene scene = FrontViewScene();  // eye at y = −1 looking along +y
+  scene.meshes.push_back(Box());
+  scene.instances.push_back({0, Place({0, 0, 0}, 0.1f), {0.1f, 0.2f, 0.9f, 1}, false});
+  const DepthFrame box = RenderDepth(*renderer, scene);
+  // The front face y = −0.1 is 0.9 m along the axis at every pixel it covers: off the centre too, where the range
+  // along the pixel's ray is longer (a 40° field of view: the face spans about ±15 pixels around the centre).
+  EXPECT_NEAR(box.At(kWidth / 2, kHeight / 2), 0.9f, 1e-4f);
+  EXPECT_NEAR(box.At(kWidth / 2 + 10, kHeight / 2 - 10), 0.9f, 1e-4f);
+  EXPECT_TRUE(std::isinf(box.At(2, 2))) << "the background: " << box.At(2, 2);
+  // The colour is the Render's.
+  const Image image = renderer->Render(scene);
+  EXPECT_TRUE(std::equal(image.rgba.begin(), image.rgba.end(), box.pixels.begin()));
+
+  // A sphere of radius 0.05 centred 0.7 m ahead: where a pixel centre's ray eye + s d (d's axis component 1) first
+  // meets it, s is the depth along the axis.
+  scene.instances.clear();
+  scene.particles.push_back(OneParticle({0, -0.3f, 0}, 0.05f, {1, 0, 0, 1}));
+  const DepthFrame sphere = RenderDepth(*renderer, scene);
+  const double t = std::tan(20 * 3.14159265358979 / 180), aspect = static_cast<double>(kWidth) / kHeight;
+  for (const int dx : {0, 4, 8}) {
+    const double u = 2 * (kWidth / 2 + dx + 0.5) / kWidth - 1, v = 2 * (kHeight / 2 + 0.5) / kHeight - 1;
+    const double dx_ray = u * t * aspect, dz_ray = -v * t;  // the ray (dx_ray, 1, dz_ray), centre (0, 0.7, 0)
+    const double dd = dx_ray * dx_ray + 1 + dz_ray * dz_ray, dc = 0.7, cc = 0.7 * 0.7 - 0.05 * 0.05;
+    const double expected = (dc - std::sqrt(dc * dc - dd * cc)) / dd;
+    EXPECT_NEAR(sphere.At(kWidth / 2 + dx, kHeight / 2), expected, 1e-4) << dx << " pixels right of the centre";
+  }
+}
+
+TEST(DepthReadback, TheGroundMatchesTheRayPlaneIntersectionAtEveryPixel) {
+  std::unique_ptr<OffscreenRenderer> renderer;
+  try {
+    renderer = DepthRenderer();
+  } catch (const NoVulkanDeviceError& error) {
+    GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+  }
+  RenderScene scene;
+  scene.camera.eye = {0.3f, -1.2f, 0.5f};
+  scene.camera.target = {0, 0.2f, 0.2f};
+  scene.grid.visible = true;
+  const DepthFrame frame = RenderDepth(*renderer, scene);
+  // The camera's frame: forward, right = forward × up, up' = right × forward; a pixel centre's ray is forward +
+  // x tan(fov/2) aspect right − y tan(fov/2) up' (x, y in [−1, 1], y down), whose axis component is 1, so the ray
+  // parameter where it meets z = 0 is the depth along the axis.
+  using V = std::array<double, 3>;
+  const auto sub = [](const V& a, const V& b) { return V{a[0] - b[0], a[1] - b[1], a[2] - b[2]}; };
+  const auto cross = [](const V& a, const V& b) {
+    return V{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  };
+  const auto unit = [](const V& a) {
+    const double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    return V{a[0] / n, a[1] / n, a[2] / n};
+  };
+  const V eye{0.3, -1.2, 0.5};
+  const V forward = unit(sub(V{0, 0.2, 0.2}, eye));
+  const V right = unit(cross(forward, V{0, 0, 1}));
+  const V up = cross(right, forward);
+  const double t = std::tan(20 * 3.14159265358979 / 180), aspect = static_cast<double>(kWidth) / kHeight;
+  int ground = 0, sky = 0;
+  double worst = 0;
+  for (int y = 0; y < kHeight; ++y) {
+    for (int x = 0; x < kWidth; ++x) {
+      const double u = 2 * (x + 0.5) / kWidth - 1, v = 2 * (y + 0.5) / kHeight - 1;
+      V ray{};
+      for (int a = 0; a < 3; ++a) ray[a] = forward[a] + u * t * aspect * right[a] - v * t * up[a];
+      const double hit = ray[2] < 0 ? -eye[2] / ray[2] : -1;
+      const V p{eye[0] + hit * ray[0], eye[1] + hit * ray[1], 0};
+      // Inside the grid's square (half side 5 m about the camera's target) with a margin: the ground; beyond it or
+      // above the horizon: the background.
+      const double from_x = std::abs(p[0] - 0), from_y = std::abs(p[1] - 0.2);
+      if (hit > 0 && from_x < 4.9 && from_y < 4.9) {
+        ++ground;
+        worst = std::max(worst, std::abs(frame.At(x, y) - hit) / hit);
+      } else if (hit < 0 || from_x > 5.1 || from_y > 5.1) {
+        ++sky;
+        EXPECT_TRUE(std::isinf(frame.At(x, y))) << x << ", " << y;
+      }
+    }
+  }
+  std::printf("ground: %d pixels, largest relative depth error %.2e; background: %d pixels\n", ground, worst, sky);
+  EXPECT_GT(ground, kWidth * kHeight / 4);
+  EXPECT_GT(sky, 0);
+  // Relative 2e-4: the depth resolution at the farthest ground in view (about 6 m: 2⁻²⁴ · 6 m · (f − n) / (f n) ≈
+  // 6e-5 relative; 8.5e-5 measured on lavapipe) with margin.
+  EXPECT_LT(worst, 2e-4);
+}
+
+TEST(DepthReadback, NeedsOneSampleAndARendererMadeForIt) {
+  try {
+    EXPECT_THROW(OffscreenRenderer::Create(kWidth, kHeight, 4, true, false, true), std::invalid_argument);
+    EXPECT_THROW(OffscreenRenderer::Create(kWidth, kHeight, 1, true, true, true), std::invalid_argument);
+    std::unique_ptr<OffscreenRenderer> plain = OffscreenRenderer::Create(kWidth, kHeight, 1);
+    EXPECT_FALSE(plain->reads_depth());
+    std::vector<std::uint8_t> pixels(4 * static_cast<std::size_t>(kWidth) * kHeight);
+    std::vector<float> depth(static_cast<std::size_t>(kWidth) * kHeight);
+    EXPECT_THROW(plain->RenderWithDepth(FrontViewScene(), pixels, depth), std::invalid_argument);
+    std::unique_ptr<OffscreenRenderer> with_depth = DepthRenderer();
+    depth.pop_back();
+    EXPECT_THROW(with_depth->RenderWithDepth(FrontViewScene(), pixels, depth), std::invalid_argument);
+  } catch (const NoVulkanDeviceError& error) {
+    GTEST_SKIP() << "no Vulkan device to render with: " << error.what();
+  }
 }
 
 }  // namespace

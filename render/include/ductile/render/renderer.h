@@ -87,6 +87,10 @@ struct SceneRendererTarget {
   /// and presenting a Vulkan image costs a copy of it through the window system, while the CPU filter takes about a
   /// millisecond and the frame can go to the window as it is (the studio's viewport paints it into its backing store).
   bool host_upscale = false;
+  /// Draw particles at their spheres' exact depth on a CPU device too (as on a GPU), where by default they take the
+  /// depth of the plane touching each sphere's nearest point, wrong by up to the radius at a sphere's rim but cheaper
+  /// (hidden impostors are rejected before shading). For depth images read back (OffscreenRenderer's depth mode).
+  bool exact_particle_depth = false;
 };
 
 /// Owns the pipelines, the shadow maps and the per-frame buffers (host-visible, reused, grown when a scene needs
@@ -157,8 +161,11 @@ class OffscreenRenderer {
   /// device, into UNORM images whose sRGB encoding the shaders do (B8G8R8A8 where the device can draw into and filter
   /// it, else R8G8B8A8: bgra()), with one sample per pixel frames composed on the host (SceneRendererTarget::
   /// host_upscale).
+  /// `depth_readback`: also keep each frame's depth for RenderWithDepth; needs one sample per pixel (a multisampled
+  /// depth image cannot be copied out) and not `cpu_viewport` (std::invalid_argument otherwise), and draws particles
+  /// at their exact depth on a CPU device too (SceneRendererTarget::exact_particle_depth).
   static std::unique_ptr<OffscreenRenderer> Create(int width, int height, int samples = 4, bool ground_cache = true,
-                                                   bool cpu_viewport = false);
+                                                   bool cpu_viewport = false, bool depth_readback = false);
   ~OffscreenRenderer();
   OffscreenRenderer(const OffscreenRenderer&) = delete;
   OffscreenRenderer& operator=(const OffscreenRenderer&) = delete;
@@ -170,6 +177,13 @@ class OffscreenRenderer {
   /// order B, G, R, A when bgra(), else R, G, B, A. Throws std::invalid_argument for a buffer of the wrong size and
   /// what Render throws.
   void RenderInto(const RenderScene& scene, float render_scale, std::span<std::uint8_t> pixels);
+  /// Draws `scene` at render scale 1 as RenderInto does, and its depth into `depth`: width · height floats, rows top
+  /// to bottom as the pixels, each the distance [m] along the camera's viewing axis (view-space z, not the range
+  /// along the pixel's ray) to the nearest opaque thing drawn there: meshes, particles (their exact spheres), the
+  /// continua's opaque surfaces and the ground grid's square; +infinity where there is none (the background; a
+  /// translucent surface such as water writes no depth). Needs a renderer created with `depth_readback`. Throws
+  /// std::invalid_argument for buffers of the wrong size or a renderer without depth, and what Render throws.
+  void RenderWithDepth(const RenderScene& scene, std::span<std::uint8_t> pixels, std::span<float> depth);
   /// Makes later frames `width` x `height` pixels (each 1 to 16384), keeping the device and the pipelines (a window
   /// that is resized). Throws std::invalid_argument for a bad size, RenderError for one beyond the device's limit or
   /// a failed allocation; after either the renderer keeps its last size and still draws.
@@ -184,6 +198,8 @@ class OffscreenRenderer {
   bool bgra() const;
   /// Whether the device is a CPU implementation such as lavapipe.
   bool cpu_device() const;
+  /// Whether it was created with `depth_readback`.
+  bool reads_depth() const;
 
  private:
   struct Impl;

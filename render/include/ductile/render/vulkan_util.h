@@ -95,10 +95,13 @@ bool SupportsOptimal(VkPhysicalDevice physical_device, VkFormat format, VkFormat
 
 /// A render pass of one subpass drawing into a colour and a depth attachment with `samples` samples, both cleared;
 /// when `samples` > 1 the colour is resolved into a third, single-sample attachment. The single-sample colour (or the
-/// resolve target) is stored and ends in `result_layout`; the depth is not stored. Throws RenderError naming `call`.
+/// resolve target) is stored and ends in `result_layout`. The depth is not stored, unless `depth_result_layout` is
+/// not VK_IMAGE_LAYOUT_UNDEFINED: then it is stored and ends in that layout (a depth image read back). Throws
+/// RenderError naming `call`.
 VkRenderPass CreateColorDepthRenderPass(VkDevice device, VkFormat color_format, VkFormat depth_format,
                                         VkSampleCountFlagBits samples, VkImageLayout result_layout,
-                                        std::span<const VkSubpassDependency> dependencies, const char* call);
+                                        std::span<const VkSubpassDependency> dependencies, const char* call,
+                                        VkImageLayout depth_result_layout = VK_IMAGE_LAYOUT_UNDEFINED);
 
 /// The two dependencies of a one-subpass render pass whose attachments are read between passes at `reader_stage`
 /// with `reader_access`: the pass's first writes (at `write_wait_stage`, `write_wait_access`) wait for the previous
