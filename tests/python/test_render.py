@@ -11,22 +11,10 @@ import pytest
 import ductile
 from ductile.env import DuctileEnv
 from ductile.tasks import PushDough
+from scene_text import CUBE
 
 SOURCE = pathlib.Path(os.environ.get("DUCTILE_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 SCENE = str(SOURCE / "scenes" / "gripper_pinch_lift.yaml")
-
-# A 6 cm cube of rubber resting on a 28 cm square table top at z = 0.1 m, a box beside it.
-DEPTH_SCENE = """
-simulation: {dt: 2.0e-3, substeps: 4}
-grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.3]}, boundary: {type: separate}}
-materials:
-  rubber: {model: fixed_corotated, density: 1000, youngs_modulus: 5.0e4, poisson_ratio: 0.3}
-objects:
-  cube: {material: rubber, shape: {type: box, size: [0.06, 0.06, 0.06]}, pose: {position: [0, 0, 0.15]}}
-rigid_bodies:
-  table: {type: static, shape: {type: box, size: [0.28, 0.28, 0.1]}, pose: {position: [0, 0, 0.05]}}
-  box: {shape: {type: box, size: [0.04, 0.04, 0.04]}, mass: 0.5, pose: {position: [0.1, 0.1, 0.13]}}
-"""
 
 
 def test_render_draws_the_scene_into_an_rgb_array():
@@ -111,14 +99,14 @@ def _axis_depth_of_plane(eye, target, fov_deg, width, height, z):
 
 
 def test_render_returns_a_depth_image_along_the_viewing_axis():
-    sim = ductile.Simulator.from_yaml(DEPTH_SCENE, threads=1)
+    sim = ductile.Simulator.from_yaml(CUBE, threads=1)
     camera = {"eye": [0.05, -0.5, 0.6], "target": [0, 0, 0.1], "fov": 40}
     rgb, depth = sim.render(160, 120, camera=camera, depth=True)
     assert rgb.shape == (120, 160, 3) and depth.shape == (120, 160) and depth.dtype == np.float32
     # The colour is render()'s (within the first frame's 2 levels before the ground cache exists; see above).
     assert np.abs(rgb.astype(int) - sim.render(160, 120, camera=camera)).max() <= 2
     # The table's top, z = 0.1, in front of the cube and the box (y < -4 cm: no ray from the eye at y = -0.5 to
-    # there passes them) and 1 cm in from its edges: the depth of the ray-plane intersection, to 1e-4 relative (32-bit
+    # there passes them) and 2 cm in from its edges: the depth of the ray-plane intersection, to 1e-4 relative (32-bit
     # depth at under a metre resolves better than 1e-5 m).
     s, p = _axis_depth_of_plane(camera["eye"], camera["target"], 40, 160, 120, 0.1)
     table = (np.abs(p[..., 0]) < 0.13) & (p[..., 1] > -0.13) & (p[..., 1] < -0.04)
