@@ -137,6 +137,10 @@ CLI::App* AddSweep(CLI::App& app, Arguments& a) {
   ductile::cli::SweepOptions& o = a.sweep;
   cmd->add_option("SCENE", o.scene, "Scene file (or --replay)");
   cmd->add_option("--grid", o.grids, "KEY=V1,V2,...: one axis of the sweep (repeatable; the runs are the product)");
+  cmd->add_option("--seeds", o.seeds,
+                  "Run each grid point with simulation.seed 0 to N-1 (other samplings of the particles; the last, "
+                  "fastest axis)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--replay", o.replay,
                   "Instead of SCENE and grids: replay every demo log (*.demo.yaml) of this folder, a run each");
   cmd->add_option("--out", o.out, "Folder of the runs (DIR/run_NNNN) and DIR/summary.csv")->required();

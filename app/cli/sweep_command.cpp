@@ -210,7 +210,7 @@ class Sweeper {
   int rank_ = 0;
 };
 
-// The runs of a grid sweep: the product of the grids, the last varying fastest. Returns the exit code.
+// The runs of a grid sweep: the product of the grids and the seeds, the last varying fastest. Returns the exit code.
 int GridJobs(const SweepOptions& options, std::vector<std::string>& columns, std::vector<Job>& jobs) {
   std::vector<Grid> grids;
   for (const std::string& text : options.grids) {
@@ -219,8 +219,18 @@ int GridJobs(const SweepOptions& options, std::vector<std::string>& columns, std
       std::cerr << "--grid must be KEY=V1,V2,... with no empty value, got '" << text << "'\n";
       return kExitBadInput;
     }
+    if (grid.key == "simulation.seed" && options.seeds > 0) {
+      std::cerr << "sweep: --seeds sets simulation.seed; give it or --grid simulation.seed=..., not both\n";
+      return kExitBadInput;
+    }
     grids.push_back(grid);
     columns.push_back(grid.key);
+  }
+  if (options.seeds > 0) {
+    Grid seeds{"simulation.seed", {}};
+    for (int s = 0; s < options.seeds; ++s) seeds.values.push_back(std::to_string(s));
+    grids.push_back(seeds);
+    columns.push_back(seeds.key);
   }
   try {
     LoadScene(options.scene);  // the scene itself loads (a bad grid value is its runs' failure, not the sweep's)
@@ -271,8 +281,12 @@ int Sweep(const SweepOptions& options) {
     std::cerr << "sweep: --grid goes with a SCENE, not with --replay\n";
     return kExitBadInput;
   }
-  if (options.scene.size() > 0 && options.grids.empty()) {
-    std::cerr << "sweep: a SCENE needs at least one --grid KEY=V1,V2,...\n";
+  if (options.scene.size() > 0 && options.grids.empty() && options.seeds == 0) {
+    std::cerr << "sweep: a SCENE needs at least one --grid KEY=V1,V2,... or --seeds N\n";
+    return kExitBadInput;
+  }
+  if (!options.replay.empty() && options.seeds > 0) {
+    std::cerr << "sweep: --seeds goes with a SCENE, not with --replay\n";
     return kExitBadInput;
   }
   if (const int code = options.replay.empty() ? GridJobs(options, columns, jobs) : ReplayJobs(options, columns, jobs);

@@ -1,5 +1,5 @@
-"""ductile-cli sweep (app/cli/sweep_command.cpp): the product of --grid overrides, a folder and a summary row per run,
-a failed run a row with its reason, the runs split between two Open MPI ranks, and a sweep killed half-way and
+"""ductile-cli sweep (app/cli/sweep_command.cpp): the product of --grid overrides (and --seeds), a folder and a summary
+row per run, a failed run a row with its reason, the runs split between two Open MPI ranks, and a sweep killed half-way and
 started again that completes without redoing the runs it had finished."""
 import csv
 import os
@@ -35,6 +35,31 @@ def test_a_grid_sweep_writes_a_folder_and_a_row_per_run_and_a_failure_is_a_row(t
     for run in ("run_0000", "run_0002"):
         assert (out / run / "stats.json").stat().st_size > 0
         assert (out / run / "trajectory.csv").stat().st_size > 0
+
+
+def test_seeds_add_an_axis_of_particle_samplings(tmp_path):
+    out = tmp_path / "seeds"
+    subprocess.run([CLI, "sweep", SCENE, "--grid", "materials.rubber.youngs_modulus=5e4,1e5", "--seeds", "2",
+                    "--duration", "0.02", "--out", str(out)], check=True, capture_output=True)
+    rows = summary(out)
+    assert [(r["materials.rubber.youngs_modulus"], r["simulation.seed"]) for r in rows] == [
+        ("5e4", "0"), ("5e4", "1"), ("1e5", "0"), ("1e5", "1")]
+    assert all(r["status"] == "ok" for r in rows)
+    # Seed 0 is the scene as written: its run repeats the plain run bit for bit; seed 1 samples other particles (the
+    # cube's centre of mass, in the trajectory, moves a little).
+    plain = tmp_path / "plain.csv"
+    subprocess.run([CLI, "run", SCENE, "--set", "materials.rubber.youngs_modulus=5e4", "--duration", "0.02",
+                    "--trajectory", str(plain), "--quiet"], check=True, capture_output=True)
+    trajectory = plain.read_text()
+    assert (out / "run_0000" / "trajectory.csv").read_text() == trajectory
+    assert (out / "run_0001" / "trajectory.csv").read_text() != trajectory
+    # Seeds alone make a sweep; seeds with a grid of the seed, or with --replay, are refused.
+    alone = subprocess.run([CLI, "sweep", SCENE, "--seeds", "1", "--duration", "0.01", "--out", str(tmp_path / "one")],
+                           capture_output=True, text=True)
+    assert alone.returncode == 0 and len(summary(tmp_path / "one")) == 1
+    both = subprocess.run([CLI, "sweep", SCENE, "--seeds", "2", "--grid", "simulation.seed=3,4", "--out",
+                           str(tmp_path / "both")], capture_output=True, text=True)
+    assert both.returncode == 2 and "not both" in both.stderr
 
 
 def test_under_mpirun_the_ranks_split_the_runs_and_a_killed_sweep_completes_without_redoing_runs(tmp_path):

@@ -88,6 +88,9 @@ struct SimulationDesc {
   double strong_tolerance = 1e-6;               ///< ε_r of the strong scheme's joint SAP solve, > 0.
   int strong_dense_limit = 1500;                ///< Most kept grid dofs for the dense (Schur) joint solve, ≥ 0.
   double implicit_tolerance = 1e-8;             ///< The strong scheme's free-motion CG residual, > 0.
+  /// Seed of the particle sampling, ≥ 0: 0 the scene's own particles, another value another sampling of the same
+  /// shapes (jittered lattices, other random points); `ductile-cli sweep --seeds`.
+  int seed = 0;
 };
 
 /// The MPM background grid (`grid:`).

@@ -143,6 +143,7 @@ struct CellSampling {
   int ppc;
   int per_axis;
   bool lattice;
+  bool jitter;  // a lattice point goes to a uniformly random place in its sub-cell (simulation.seed > 0)
 };
 
 // The candidate positions in the slab of cells i, c_lo ≤ (j, k) < c_hi, in a fixed order (the random stream is
@@ -157,7 +158,9 @@ void SlabCandidates(const CellSampling& cells, int i, const Eigen::Vector3i& c_l
         Eigen::Vector3d f;
         if (cells.lattice) {
           const int a = s / (per_axis * per_axis), b = (s / per_axis) % per_axis, c = s % per_axis;
-          f = (Eigen::Vector3d(a, b, c) + Eigen::Vector3d::Constant(0.5)) / per_axis;
+          const Eigen::Vector3d offset = cells.jitter ? Eigen::Vector3d(rng.Uniform(), rng.Uniform(), rng.Uniform())
+                                                      : Eigen::Vector3d::Constant(0.5);
+          f = (Eigen::Vector3d(a, b, c) + offset) / per_axis;
         } else {
           f = Eigen::Vector3d(rng.Uniform(), rng.Uniform(), rng.Uniform());
         }
@@ -173,13 +176,16 @@ void SampleObject(const SceneDesc& scene, const MpmObjectDesc& desc, int object_
   Eigen::Vector3d lo, hi;
   WorldBounds(shape, R_WS, p_WS, lo, hi);
 
-  CellSampling cells{ToEigen(scene.grid.domain_min), scene.grid.h, desc.particles_per_cell, 0, false};
+  CellSampling cells{ToEigen(scene.grid.domain_min), scene.grid.h, desc.particles_per_cell, 0, false, false};
   cells.per_axis = static_cast<int>(std::lround(std::cbrt(static_cast<double>(cells.ppc))));
   cells.lattice = cells.per_axis * cells.per_axis * cells.per_axis == cells.ppc;
+  cells.jitter = cells.lattice && scene.simulation.seed != 0;
   const mpm::MaterialParams& material = model.materials[model.objects[object_index].material];
   const double volume = ParticleVolume(cells.h, cells.ppc);
   const double mass = ParticleMass(volume, material);
-  SplitMix64 rng(0x5EEDull + static_cast<std::uint64_t>(object_index) * 0x9E3779B97F4A7C15ull);
+  // One stream per object and seed; seed 0 keeps the stream the scenes were first sampled with.
+  SplitMix64 rng(0x5EEDull + static_cast<std::uint64_t>(object_index) * 0x9E3779B97F4A7C15ull +
+                 static_cast<std::uint64_t>(scene.simulation.seed) * 0xD1B54A32D192ED03ull);
 
   const Eigen::Vector3i c_lo = ((lo - cells.origin) / cells.h).array().floor().cast<int>();
   const Eigen::Vector3i c_hi = ((hi - cells.origin) / cells.h).array().ceil().cast<int>();

@@ -175,6 +175,14 @@ std::vector<ParameterInfo> SimulationRows() {
           .In(Positive())
           .Default(1e-8)
           .Doc("Relative residual of the strong coupling's conjugate gradients when no contact acts."),
+      Integer("simulation.seed", "sampling seed", "seed")
+          .In(AtLeast(0))
+          .Default(0)
+          .Reset("changes the particles")
+          .Doc("Seed of the particle sampling: 0 samples each object as its particles_per_cell says (a k×k×k "
+               "lattice per cell, or a fixed random stream); another value samples the same shapes again, each "
+               "lattice point moved to a uniformly random place in its sub-cell (jittered sampling) or other random "
+               "points, to see how much a result owes to the sampling."),
       Integer("simulation.threads", "threads", "threads")
           .In(AtLeast(0))
           .Default(0)

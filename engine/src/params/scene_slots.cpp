@@ -179,6 +179,7 @@ std::map<std::string, Accessor> SimulationAccessors() {
       {"simulation.strong_tolerance", Fixed([](SceneDesc& s) { return Of(s.simulation.strong_tolerance); })},
       {"simulation.strong_dense_limit", Fixed([](SceneDesc& s) { return Of(s.simulation.strong_dense_limit); })},
       {"simulation.implicit_tolerance", Fixed([](SceneDesc& s) { return Of(s.simulation.implicit_tolerance); })},
+      {"simulation.seed", Fixed([](SceneDesc& s) { return Of(s.simulation.seed); })},
       {"grid.h", Fixed([](SceneDesc& s) { return Of(s.grid.h); })},
       {"grid.boundary.friction", Fixed([](SceneDesc& s) { return Of(s.walls.friction); })},
       {"contact.friction", Fixed([](SceneDesc& s) { return Of(s.contact.friction); })},

@@ -28,6 +28,7 @@ SimulationDesc ParseSimulation(const ParseContext& context, const Field& field) 
   map.Read(Row("simulation.strong_tolerance"), simulation.strong_tolerance);
   map.Read(Row("simulation.strong_dense_limit"), simulation.strong_dense_limit);
   map.Read(Row("simulation.implicit_tolerance"), simulation.implicit_tolerance);
+  map.Read(Row("simulation.seed"), simulation.seed);
   return simulation;
 }
 

@@ -182,7 +182,7 @@ SchemaNode Build() {
                {Value("dt"), Value("substeps"), Value("duration"), Vector("gravity", simulation.gravity),
                 Value("output_rate"), Value("contact_tolerance_relative"), Value("contact_tolerance_absolute"),
                 Value("max_solver_iterations"), Value("cfl"), Value("threads"), Value("coupling"),
-                Value("strong_tolerance"), Value("strong_dense_limit"), Value("implicit_tolerance")}),
+                Value("strong_tolerance"), Value("strong_dense_limit"), Value("implicit_tolerance"), Value("seed")}),
        Section("grid", {Value("h"), Section("domain", {Vector("min", grid.domain_min), Vector("max", grid.domain_max)}),
                         Boundary()}),
        Section("contact", {Value("friction"), Value("stiffness"), Value("dissipation"), Value("stiction_speed"),

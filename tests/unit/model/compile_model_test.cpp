@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -36,6 +37,49 @@ TEST(CompileModel, BoxAlignedWithCellsGetsExactlyPpcPerCell) {
     EXPECT_LE(std::abs(x[0]), 0.05f);
     EXPECT_LE(std::abs(x[2] - 0.25f), 0.05f);
   }
+}
+
+// simulation.seed: 0 the lattice at its sub-cell centres; another seed the same count per sub-cell (a cell-aligned
+// box), each moved within its own sub-cell, differently for another seed and the same again for the same one; random
+// sampling (5 per cell) gets other points. The box's mass does not change.
+TEST(CompileModel, ASeedJittersTheLatticeWithinItsSubCells) {
+  const std::string cube =
+      "  cube: {material: rubber, shape: {type: box, size: [0.1, 0.1, 0.1]}, pose: {position: [0, 0, 0.25]}}\n";
+  const auto with_seed = [&](int seed, const std::string& extra = "") {
+    const std::string objects = extra.empty() ? cube : cube.substr(0, cube.size() - 2) + ", " + extra + "}\n";
+    return CompileModel(LoadSceneFromString(
+        "simulation: {seed: " + std::to_string(seed) +
+            "}\ngrid: {h: 0.01, domain: {min: [-0.3, -0.3, 0.0], max: [0.3, 0.3, 0.6]}}\nmaterials:\n  rubber: "
+            "{model: fixed_corotated, density: 1000, youngs_modulus: 1.0e5, poisson_ratio: 0.25}\nobjects:\n" +
+            objects,
+        std::string(DUCTILE_TEST_DATA_DIR) + "/scenes/inline.yaml"));
+  };
+  const Model plain = with_seed(0), one = with_seed(1), again = with_seed(1), two = with_seed(2);
+  ASSERT_EQ(one.num_particles, plain.num_particles);
+  ASSERT_EQ(two.num_particles, plain.num_particles);
+  EXPECT_NEAR(one.objects[0].mass, plain.objects[0].mass, 1e-12);
+  int moved = 0, differ = 0;
+  double largest = 0;
+  for (int i = 0; i < plain.num_particles; ++i) {
+    bool off = false, other = false;
+    for (int a = 0; a < 3; ++a) {
+      // The same sub-cell (quarter-cell half-width 2.5 mm around the lattice point), somewhere else in it.
+      const double d = std::abs(one.x0[i][a] - plain.x0[i][a]);
+      largest = std::max(largest, d);
+      EXPECT_LE(d, 0.0025 + 1e-7) << "particle " << i << " axis " << a;
+      off = off || d > 1e-6;
+      other = other || one.x0[i][a] != two.x0[i][a];
+      EXPECT_EQ(one.x0[i][a], again.x0[i][a]);
+    }
+    moved += off ? 1 : 0;
+    differ += other ? 1 : 0;
+  }
+  EXPECT_EQ(moved, plain.num_particles);
+  EXPECT_EQ(differ, plain.num_particles);
+  EXPECT_GT(largest, 0.002) << "uniform in the sub-cell: some particle moves near its edge";
+  const Model random0 = with_seed(0, "particles_per_cell: 5"), random1 = with_seed(1, "particles_per_cell: 5");
+  ASSERT_EQ(random1.num_particles, random0.num_particles);
+  EXPECT_NE(random1.x0[0][0], random0.x0[0][0]);
 }
 
 TEST(CompileModel, SphereAndMeshVolumes) {
