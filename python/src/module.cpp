@@ -228,6 +228,28 @@ class PySimulator {
     const std::string why = sim_->SetGripper({robot, opening, force});
     if (!why.empty()) throw py::value_error(why);
   }
+  py::list Joints(const std::string& robot) const {
+    std::vector<JointStatus> joints;
+    const std::string why = sim_->RobotJoints(robot, joints);
+    if (!why.empty()) throw py::key_error(why);
+    py::list out;
+    for (const JointStatus& j : joints) {
+      py::dict d;
+      d["name"] = j.name;
+      d["position"] = j.position;
+      d["velocity"] = j.velocity;
+      d["lower"] = j.lower;
+      d["upper"] = j.upper;
+      d["controlled"] = j.controlled;
+      d["target"] = j.controlled ? py::object(py::float_(j.target)) : py::object(py::none());
+      out.append(d);
+    }
+    return out;
+  }
+  void SetJointTarget(const std::string& robot, const std::string& joint, double position, double velocity) {
+    const std::string why = sim_->SetJointTarget(robot, joint, position, velocity);
+    if (!why.empty()) throw py::value_error(why);
+  }
   py::dict TeleopStatusOf(const std::string& robot) const {
     const TeleopStatus s = sim_->GetTeleopStatus(robot);
     py::dict d;
@@ -405,6 +427,14 @@ PYBIND11_MODULE(_ductile, m) {
       .def("set_gripper", &PySimulator::SetGripper, py::arg("robot"), py::arg("opening") = 1.0, py::arg("force") = 0.0,
            "Opening in [0, 1] (0 closed), or a squeeze force per finger [N] when > 0.")
       .def("teleop_status", &PySimulator::TeleopStatusOf, py::arg("robot"))
+      .def("joints", &PySimulator::Joints, py::arg("robot"),
+           "The robot's moving joints, root to leaves: dicts of name, position, velocity, lower, upper (limits), "
+           "controlled and target (the PD controller's, None without one). KeyError for an unknown robot.")
+      .def("set_joint_target", &PySimulator::SetJointTarget, py::arg("robot"), py::arg("joint"), py::arg("position"),
+           py::arg("velocity") = 0.0,
+           "Sets a joint's PD controller target (position [rad or m], velocity) from the next step on; it holds until "
+           "changed. ValueError for an unknown joint, one without a controller, a target outside the limits, or a "
+           "joint that a teleoperation target or gripper command drives (clear_teleop_target first).")
       .def("telemetry", &PySimulator::Telemetry, "The last step's timings, contacts and solver figures.")
       .def("render", &PySimulator::Render, py::arg("width") = 640, py::arg("height") = 480,
            py::arg("camera") = py::none(), py::arg("color") = "material", py::arg("particles") = "surface",

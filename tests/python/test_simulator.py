@@ -149,3 +149,23 @@ def test_simulators_step_in_parallel_threads_with_the_same_results():
     alone = cube()
     alone.step(40)
     assert sims[0].state_hash() == sims[1].state_hash() == alone.state_hash()
+
+
+def test_joint_targets_drive_a_robots_joints():
+    sim = ductile.Simulator(str(SOURCE / "scenes" / "gripper_pinch_lift.yaml"), threads=1)
+    robot = sim.robots()[0]
+    joints = sim.joints(robot)
+    assert joints[0]["name"] == "iiwa_joint_1" and joints[0]["controlled"] and joints[0]["target"] == 0.0
+    assert len(joints) == 9 and all(j["lower"] < j["upper"] for j in joints)
+    sim.set_joint_target(robot, "iiwa_joint_1", 0.3)
+    sim.step(300)  # 1.5 s
+    # The base joint turns about the vertical, where gravity exerts no torque: the PD controller settles at its target
+    # (bound 1e-3 rad, as in the engine's test Teleop.JointTargetsDriveTheirJointsAndAreRefusedWhenTheyCannot).
+    assert sim.joints(robot)[0]["position"] == pytest.approx(0.3, abs=1e-3)
+    assert sim.joints(robot)[0]["target"] == 0.3
+    with pytest.raises(ValueError, match="outside its limits"):
+        sim.set_joint_target(robot, "iiwa_joint_1", 10.0)
+    with pytest.raises(ValueError, match="no moving joint"):
+        sim.set_joint_target(robot, "elbow", 0.0)
+    with pytest.raises(KeyError, match="no robot"):
+        sim.joints("nobody")

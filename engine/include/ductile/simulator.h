@@ -99,6 +99,17 @@ struct TeleopStatus {
   double gripper_force = 0;
 };
 
+/// One moving (one-dof) joint of a robot now.
+struct JointStatus {
+  std::string name;       ///< The URDF joint's name.
+  double position = 0;    ///< q [rad or m].
+  double velocity = 0;    ///< q̇ [rad/s or m/s].
+  double lower = -1e300;  ///< Position limits [rad or m] (±1e300: none).
+  double upper = 1e300;
+  bool controlled = false;  ///< It has a PD controller.
+  double target = 0;        ///< The controller's target q_d when controlled [rad or m].
+};
+
 class Simulator {
  public:
   explicit Simulator(std::shared_ptr<const Model> model, SimulatorOptions options = {});
@@ -181,6 +192,15 @@ class Simulator {
   std::string SetGripper(const GripperCommand& command);
   /// The robot's teleoperation status after the last step (inactive for an unknown robot).
   TeleopStatus GetTeleopStatus(const std::string& robot) const;
+  /// The robot's moving joints, root to leaves (tree order), into `joints`. Returns an error message naming an
+  /// unknown robot, empty on success.
+  std::string RobotJoints(const std::string& robot, std::vector<JointStatus>& joints) const;
+  /// Sets the target of one joint's PD controller, q_d = `position` and q̇_d = `velocity`, from the next step on; it
+  /// holds until changed (the controller's gains and feed-forward effort stay as they are). Like SetTeleopTarget it
+  /// takes the robot over from its scene script. Returns an error message (unknown robot or joint, a joint without
+  /// a controller, a target that is not finite or outside the joint's limits, a joint that an active teleoperation
+  /// target or gripper command drives: ClearTeleopTarget first), empty on success; on error nothing changes.
+  std::string SetJointTarget(const std::string& robot, const std::string& joint, double position, double velocity = 0);
 
   /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
   /// equal hashes mean bitwise-equal states. Includes the cloth triangles' d₃ and the rigid state (q, v) when there

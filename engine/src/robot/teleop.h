@@ -63,6 +63,8 @@ class ArmTeleop {
                         const std::string& robot, const std::string& link);
   const std::string& link() const { return link_name_; }
   int link_body() const { return link_; }
+  /// The arm's controllers (indices into RigidState::controllers), root to tool.
+  const std::vector<int>& controllers() const { return controllers_; }
 
   /// The target: the tool point (in the link frame) at p_W with orientation R_WT (the link's frame orientation).
   void SetTarget(const Eigen::Vector3d& tool_point_L, const Eigen::Vector3d& p_W, const Eigen::Quaterniond& R_WT,
@@ -166,6 +168,8 @@ class GripperTeleop {
   void Apply(contact::RigidSystem& rigid, const std::vector<contact::JointController>& gains) const;
   double opening() const { return opening_; }
   double force() const { return force_; }
+  /// The fingers' controllers (indices into RigidState::controllers).
+  const std::vector<int>& controllers() const { return controllers_; }
   template <typename Archive>
   void Serialize(Archive& ar) {
     ar(controllers_, lower_, upper_, opening_, force_);

@@ -6,6 +6,7 @@
 #include <tbb/info.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -469,6 +470,79 @@ std::string Simulator::SetGripper(const GripperCommand& command) {
   std::string problem = ductile::SetGripperCommand(command, impl_->data(), impl_->workspace, &entry);
   if (problem.empty()) entry->manual = true;  // a scene script no longer drives this robot
   return problem;
+}
+
+namespace {
+
+// The body of `robot`'s moving joint `joint`, or −1.
+int JointBody(const multibody::MultibodyTree& tree, const std::string& robot, const std::string& joint) {
+  for (int b = 0; b < tree.num_bodies(); ++b) {
+    const multibody::Body& body = tree.body(b);
+    if (body.joint_name == joint && body.nv == 1 && body.name.rfind(robot + "/", 0) == 0) return b;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string Simulator::RobotJoints(const std::string& robot, std::vector<JointStatus>& joints) const {
+  joints.clear();
+  const std::vector<std::string> robots = RobotNames();
+  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return "no robot named '" + robot + "'";
+  const contact::RigidSystem& rigid = *impl_->workspace.rigid;
+  const multibody::MultibodyTree& tree = rigid.tree();
+  for (int b = 0; b < tree.num_bodies(); ++b) {
+    const multibody::Body& body = tree.body(b);
+    if (body.nv != 1 || body.nq != 1 || body.name.rfind(robot + "/", 0) != 0) continue;
+    JointStatus j;
+    j.name = body.joint_name;
+    j.position = rigid.state().q[body.q_start];
+    j.velocity = rigid.state().v[body.v_start];
+    j.lower = body.lower;
+    j.upper = body.upper;
+    for (const contact::JointController& c : rigid.state().controllers) {
+      if (c.body != b) continue;
+      j.controlled = true;
+      j.target = c.q_target;
+    }
+    joints.push_back(std::move(j));
+  }
+  return {};
+}
+
+std::string Simulator::SetJointTarget(const std::string& robot, const std::string& joint, double position,
+                                      double velocity) {
+  const std::vector<std::string> robots = RobotNames();
+  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return "no robot named '" + robot + "'";
+  contact::RigidSystem& rigid = *impl_->workspace.rigid;
+  const int b = JointBody(rigid.tree(), robot, joint);
+  if (b < 0) return "robot '" + robot + "' has no moving joint '" + joint + "'";
+  std::vector<contact::JointController>& controllers = rigid.state().controllers;
+  int controller = -1;
+  for (std::size_t c = 0; c < controllers.size(); ++c) {
+    if (controllers[c].body == b) controller = static_cast<int>(c);
+  }
+  const std::string what = "joint '" + joint + "' of robot '" + robot + "'";
+  if (controller < 0) return what + " has no controller (robots: NAME: controllers: in the scene)";
+  if (!std::isfinite(position) || !std::isfinite(velocity)) return what + ": the target is not finite";
+  const multibody::Body& body = rigid.tree().body(b);
+  if (position < body.lower || position > body.upper) {
+    return what + ": target " + std::to_string(position) + " is outside its limits [" + std::to_string(body.lower) +
+           ", " + std::to_string(body.upper) + "]";
+  }
+  const auto drives = [controller](const std::vector<int>& list) {
+    return std::find(list.begin(), list.end(), controller) != list.end();
+  };
+  for (const RobotTeleop& t : impl_->data().inputs.teleops) {
+    if (t.robot != robot) continue;
+    if (t.arm_active && drives(t.arm.controllers()))
+      return what + " follows the arm's teleoperation target: clear it first";
+    if (t.gripper_active && drives(t.gripper.controllers())) return what + " follows the gripper command";
+  }
+  controllers[static_cast<std::size_t>(controller)].q_target = position;
+  controllers[static_cast<std::size_t>(controller)].v_target = velocity;
+  TeleopOf(impl_->data().inputs, robot).manual = true;  // a scene script no longer drives this robot
+  return {};
 }
 
 TeleopStatus Simulator::GetTeleopStatus(const std::string& robot) const {
