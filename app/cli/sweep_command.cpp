@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <mpi.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -83,6 +85,7 @@ std::string CsvField(const std::string& text) {
 struct Child {
   std::size_t run = 0;
   std::chrono::steady_clock::time_point start;
+  int lock = -1;  // the run's lock file, held while it runs
 };
 
 // One run of the sweep: the subcommand and arguments it runs with (its folder's outputs are added), and its values
@@ -98,18 +101,41 @@ class Sweeper {
       : o_(o), columns_(std::move(columns)), jobs_(std::move(jobs)), runs_(jobs_.size()) {}
   std::size_t runs() const { return runs_; }
 
-  // Runs this process's share: run i when i mod size == rank.
+  // Runs this process's share: run i when i mod size == rank. Each run is claimed by an exclusive lock on
+  // DIR/.locks/run_NNNN (flock: released by the kernel when its holder dies, SIGKILL included), so two sweeps on
+  // one folder (a restarted sweep while ranks of a killed mpirun still run, a sweep started twice) never run the
+  // same run at once: a run locked elsewhere waits at the back of the queue and is skipped once it is done.
   void RunShare(int rank, int size, int jobs) {
     rank_ = rank;
-    std::vector<std::size_t> todo;
+    std::deque<std::size_t> todo;
     for (std::size_t i = static_cast<std::size_t>(rank); i < runs_; i += static_cast<std::size_t>(size))
-      if (!fs::exists(fs::path(o_.out) / RunName(i) / "result.txt")) todo.push_back(i);
+      if (!Done(i)) todo.push_back(i);
+    std::error_code ignored;
+    fs::create_directories(fs::path(o_.out) / ".locks", ignored);
     std::map<pid_t, Child> running;
-    std::size_t next = 0;
-    while (next < todo.size() || !running.empty()) {
-      while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
-        const std::size_t i = todo[next++];
-        if (const pid_t pid = Start(i, jobs); pid > 0) running[pid] = {i, std::chrono::steady_clock::now()};
+    while (!todo.empty() || !running.empty()) {
+      for (std::size_t tries = todo.size(); tries > 0 && static_cast<int>(running.size()) < jobs; --tries) {
+        const std::size_t i = todo.front();
+        todo.pop_front();
+        int lock = -1;
+        if (!TryLock(i, lock)) {
+          todo.push_back(i);  // running elsewhere now
+          continue;
+        }
+        if (Done(i)) {  // finished elsewhere meanwhile
+          Unlock(lock);
+          continue;
+        }
+        const auto start = std::chrono::steady_clock::now();
+        if (const pid_t pid = Start(i, jobs); pid > 0) {
+          running[pid] = {i, start, lock};
+        } else {
+          Unlock(lock);
+        }
+      }
+      if (running.empty()) {
+        if (!todo.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // all locked elsewhere
+        continue;
       }
       int status = 0;
       const pid_t pid = waitpid(-1, &status, 0);
@@ -117,6 +143,7 @@ class Sweeper {
       const auto it = running.find(pid);
       if (it == running.end()) continue;
       Finish(it->second, status);
+      Unlock(it->second.lock);
       running.erase(it);
     }
   }
@@ -145,6 +172,23 @@ class Sweeper {
   }
 
  private:
+  bool Done(std::size_t i) const { return fs::exists(fs::path(o_.out) / RunName(i) / "result.txt"); }
+
+  // Takes the lock of run i without waiting into `fd`; false when another process holds it. A lock file that cannot
+  // be opened (a filesystem without them) leaves the run unlocked (fd −1) rather than never run.
+  bool TryLock(std::size_t i, int& fd) const {
+    const std::string path = (fs::path(o_.out) / ".locks" / RunName(i)).string();
+    fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return true;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+    close(fd);
+    fd = -1;
+    return false;
+  }
+  static void Unlock(int fd) {
+    if (fd >= 0) close(fd);
+  }
+
   // Starts run i as `SELF run SCENE --set ...` (or `SELF replay LOG`) with --stats, --trajectory and --quiet in
   // DIR/run_i.partial, its output in log.txt there. Returns the child's pid, or 0 when it could not start (its
   // result says why).

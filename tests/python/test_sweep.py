@@ -37,6 +37,21 @@ def test_a_grid_sweep_writes_a_folder_and_a_row_per_run_and_a_failure_is_a_row(t
         assert (out / run / "trajectory.csv").stat().st_size > 0
 
 
+def test_two_sweeps_on_one_folder_share_its_runs(tmp_path):
+    # Started twice at once (or restarted while a killed mpirun's ranks still run: the test below), the sweeps take
+    # each run under a lock, so no run is started by both and both end with the whole folder done.
+    out = tmp_path / "twice"
+    args = [CLI, "sweep", SCENE, "--grid", "materials.rubber.youngs_modulus=4e4,5e4,6e4", "--grid",
+            "materials.rubber.poisson_ratio=0.2,0.3", "--duration", "0.05", "--jobs", "1", "--out", str(out)]
+    sweeps = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for sweep in sweeps:
+        _, err = sweep.communicate(timeout=300)
+        assert sweep.returncode == 0, err
+    rows = summary(out)
+    assert len(rows) == 6 and all(r["status"] == "ok" for r in rows)
+    assert not list(out.glob("*.partial"))
+
+
 def test_seeds_add_an_axis_of_particle_samplings(tmp_path):
     out = tmp_path / "seeds"
     subprocess.run([CLI, "sweep", SCENE, "--grid", "materials.rubber.youngs_modulus=5e4,1e5", "--seeds", "2",
