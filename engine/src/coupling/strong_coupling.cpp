@@ -55,6 +55,7 @@ void Gather(const mpm::Particles& in, mpm::ImplicitParticles& out) {
   out.mass.resize(n);
   out.volume.resize(n);
   out.material.resize(n);
+  out.object.resize(n);
   out.plastic_strain.assign(n, 0);
   for (std::size_t p = 0; p < n; ++p) {
     out.x[p] = ToEigen3(in.x[p]);
@@ -67,6 +68,7 @@ void Gather(const mpm::Particles& in, mpm::ImplicitParticles& out) {
     out.mass[p] = in.mass[p];
     out.volume[p] = in.volume[p];
     out.material[p] = in.material[p];
+    out.object[p] = in.object[p];
   }
 }
 

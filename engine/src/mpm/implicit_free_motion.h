@@ -20,7 +20,8 @@
 //
 // H = ∇²E positive definite (M > 0 and the energy term PSD): H δ = −∇E(v₀) by conjugate gradients (Jacobi
 // preconditioned), in double. G2P then gives the particles v_p = Σᵢ w_ip vᵢ, the APIC C_p = (4/h²) Σᵢ w_ip vᵢ (xᵢ −
-// x_p)ᵀ, x_p += Δt v_p and F_p = F_p(v) with its spin as an exact rotation (ObjectiveStepDeformation), then the von
+// x_p)ᵀ and F_p = F_p(v) with its spin as an exact rotation (ObjectiveStepDeformation); relative to its body's mean
+// velocity each particle moves and turns with that rotation (Apply: rigid motions stay rigid), then the von
 // Mises return map of Zong et al. 2024, Algorithm 1, with the
 // step's lagged rotation R_p (constitutive/linear_corotated.h) when the material has a yield stress: plasticity
 // after the step, as the paper does. Domain walls as bilateral constraints on the nodes outside the domain (sticky:
@@ -43,13 +44,16 @@ namespace ductile::mpm {
 
 /// Particles of linear corotated materials as the implicit step reads and writes them.
 struct ImplicitParticles {
-  std::vector<Eigen::Vector3d> x;      ///< Position [m].
-  std::vector<Eigen::Vector3d> v;      ///< Velocity [m/s].
-  std::vector<Eigen::Matrix3d> C;      ///< APIC affine velocity [1/s].
-  std::vector<Eigen::Matrix3d> F;      ///< Deformation gradient [-].
-  std::vector<double> mass;            ///< [kg].
-  std::vector<double> volume;          ///< Rest volume [m³].
-  std::vector<int> material;           ///< Per particle its index into the materials; empty: all the first.
+  std::vector<Eigen::Vector3d> x;  ///< Position [m].
+  std::vector<Eigen::Vector3d> v;  ///< Velocity [m/s].
+  std::vector<Eigen::Matrix3d> C;  ///< APIC affine velocity [1/s].
+  std::vector<Eigen::Matrix3d> F;  ///< Deformation gradient [-].
+  std::vector<double> mass;        ///< [kg].
+  std::vector<double> volume;      ///< Rest volume [m³].
+  std::vector<int> material;       ///< Per particle its index into the materials; empty: all the first.
+  /// Per particle the body it belongs to (Model::objects), whose mean velocity Apply moves it relative to; empty:
+  /// one body.
+  std::vector<int> object;
   std::vector<double> plastic_strain;  ///< Accumulated plastic strain [-]; Apply adds to it when it is sized.
 };
 
