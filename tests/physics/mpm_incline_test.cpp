@@ -149,9 +149,10 @@ TEST(MpmIncline, NearRigidBallSlidesWithTheCoulombAcceleration) {
 // The same ball under the strong coupling at Δt = 10 ms, one implicit step each (Zong, Jiang, Han 2024, Sec. VII-A,
 // their Eq. 27): below μ = κ/(1 + κ) tan θ it slides at g (sin θ − μ cos θ), measured 4.4788 against 4.4802 at
 // μ = 0.05 and 4.0534 against 4.0554 at μ = 0.1; bound 2% (the sampled ball's rocking, as for the weak scheme).
-// Rolling (μ = 0.5, above the bound) is not yet right: the ball rolls at 2.14 m/s² against g sin θ/(1 + κ) =
-// 3.55, so the check there is only that it rolls down at more than 40% of the analytic acceleration and slower
-// than it, and the figure is printed (docs/architecture.md, "Domains and couplings": open).
+// Rolling (μ = 0.5, above the bound) is not yet right: the ball rolls at 2.31 m/s² against g sin θ/(1 + κ) =
+// 3.54, so the check there is only that it rolls down slower than that but at more than 63% of it (65% measured;
+// 60% when the spinning ball still grew, before ImplicitFreeMotion::Apply turned the particles with their spin), and
+// the figure is printed (docs/architecture.md, "Domains and couplings": open).
 TEST(MpmIncline, StrongCouplingSlidesAtTenMillisecondSteps) {
   for (const double mu : {0.05, 0.1, 0.5}) {
     SCOPED_TRACE(::testing::Message() << "μ = " << mu);
@@ -164,7 +165,7 @@ TEST(MpmIncline, StrongCouplingSlidesAtTenMillisecondSteps) {
     if (slides) {
       EXPECT_NEAR(o.a, expected, 0.02 * expected);
     } else {
-      EXPECT_GT(o.a, 0.4 * expected);
+      EXPECT_GT(o.a, 0.63 * expected);
       EXPECT_LT(o.a, expected);
     }
     EXPECT_GT(o.lowest, kRadius - 0.5 * 0.015625);
