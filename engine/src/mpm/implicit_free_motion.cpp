@@ -327,90 +327,100 @@ Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) 
   return v + delta;
 }
 
-void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& particles) const {
-  const std::size_t n = stencil_.size();
-  // G2P: each particle's velocity and APIC C at its position at the step's start.
-  std::vector<Eigen::Vector3d> vp(n, Eigen::Vector3d::Zero());
-  std::vector<Eigen::Matrix3d> Cp(n, Eigen::Matrix3d::Zero());
-  for (std::size_t p = 0; p < n; ++p) {
+namespace {
+
+// Per body (ImplicitParticles::object; one body when it is empty) its mass and mass-weighted mean of `values`.
+struct BodyMeans {
+  std::vector<double> mass;
+  std::vector<Eigen::Vector3d> mean;
+  std::size_t of(const ImplicitParticles& particles, std::size_t p) const {
+    return particles.object.empty() ? 0 : static_cast<std::size_t>(particles.object[p]);
+  }
+  void Take(const ImplicitParticles& particles, const std::vector<Eigen::Vector3d>& values) {
+    std::size_t bodies = 1;
+    for (const int o : particles.object) bodies = std::max(bodies, static_cast<std::size_t>(o) + 1);
+    mass.assign(bodies, 0.0);
+    mean.assign(bodies, Eigen::Vector3d::Zero());
+    for (std::size_t p = 0; p < values.size(); ++p) {
+      mass[of(particles, p)] += particles.mass[p];
+      mean[of(particles, p)] += particles.mass[p] * values[p];
+    }
+    for (std::size_t o = 0; o < bodies; ++o)
+      if (mass[o] > 0) mean[o] /= mass[o];
+  }
+};
+
+}  // namespace
+
+void ImplicitFreeMotion::G2P(const Eigen::VectorXd& v, const ImplicitParticles& particles,
+                             std::vector<Eigen::Vector3d>& vp, std::vector<Eigen::Matrix3d>& Cp) const {
+  vp.assign(stencil_.size(), Eigen::Vector3d::Zero());
+  Cp.assign(stencil_.size(), Eigen::Matrix3d::Zero());
+  for (std::size_t p = 0; p < stencil_.size(); ++p) {
     const Stencil& s = stencil_[p];
     for (int m = 0; m < 27; ++m) {
       const int i = s.node[m];
-      const Eigen::Vector3d xi = NodePosition(i);
       const Eigen::Vector3d vi = v.segment<3>(Dof(i));
       vp[p] += s.w[m] * vi;
-      Cp[p] += s.w[m] * vi * (xi - particles.x[p]).transpose();
+      Cp[p] += s.w[m] * vi * (NodePosition(i) - particles.x[p]).transpose();
     }
     Cp[p] *= 4.0 / (h_ * h_);
   }
-  // Each body's mass-weighted mean velocity v̄: the particles move and turn relative to it (below).
-  const bool by_object = particles.object.size() == n;
-  int bodies = 1;
-  if (by_object) {
-    for (const int o : particles.object) bodies = std::max(bodies, o + 1);
+}
+
+Eigen::Matrix3d ImplicitFreeMotion::StepF(std::size_t p, const Eigen::VectorXd& v, double& plastic) const {
+  if (MaterialOf(p).fluid) {
+    // A fluid keeps only its volume ratio: J ← J (1 + Δt tr ∇v), the volume change that its energy (λ/2 tr(Ê)²,
+    // linear in tr ∇v) priced, not det((I + Δt ∇v) F). The solve leaves shear free (μ = 0), and a free shear of
+    // Δt ∇v above 1 (a stream stopped by the floor within a step) makes that determinant negative at no cost.
+    // Then raised to kMinFluidVolumeRatio, as the explicit fluid's return map does (mpm/constitutive/fluid.h).
+    const double J = F_[p].determinant() * (1.0 + dt_ * VelocityGradient(static_cast<int>(p), v).trace());
+    return Eigen::Matrix3d::Identity() * std::cbrt(std::max(J, kMinFluidVolumeRatio<double>));
   }
-  std::vector<Eigen::Vector3d> mean(static_cast<std::size_t>(bodies), Eigen::Vector3d::Zero());
-  std::vector<double> body_mass(static_cast<std::size_t>(bodies), 0.0);
+  Mat3<double> Fe = ObjectiveStepDeformation(static_cast<int>(p), v);
+  plastic += ModelOf(p).ReturnMap(rotation_[p], Fe);  // 0 without a yield stress: F left as it is
+  return ToEigen(Fe);
+}
+
+// Rigid motions exactly (docs/architecture.md, "Domains and couplings", step 4): relative to its body's mean velocity
+// v̄ each particle turns with the step's spin W = skew(Δt ∇v) as the Cayley rotation Q = (I − ½W)⁻¹(I + ½W) that the
+// stored F takes (ObjectiveStepDeformation):
+//   x += Δt v̄ + (I − ½W)⁻¹ Δt (v_p − v̄),   v_p ← v̄ + Q (v_p − v̄),   C_p ← Q C_p Qᵀ,
+// less the body's mass-weighted means of the turned parts, so that its momentum and centre of mass move exactly as
+// without the turning (where Q varies over a deforming body, Σ m Q (v_p − v̄) need not vanish). For v_p = v̄ + ω ×
+// (x − c) this is the rigid motion c + Δt v̄ + Q (x − c) with its velocity turned along; the position's gradient over
+// a neighbourhood is Q + O(Δt D), as F's. x += Δt v_p instead stretches a body spinning at ω by √(1 + ω²Δt²) a step,
+// which F, a rotation, never records (a ball spun at 30 rad/s grew 45% in 0.4 s at 10 ms steps); and a velocity
+// left unturned leaves each step a radial error ωΔt |v − v̄| that the implicit step removes, projecting instead of
+// turning: the body loses ω²Δt² of its spin energy a step (30 → 14 rad/s in 0.4 s;
+// ImplicitFreeMotion.SpinningBlockMovesRigidlyOverManySteps).
+void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& particles) const {
+  const std::size_t n = stencil_.size();
+  std::vector<Eigen::Vector3d> vp, turned(n), moved(n);
+  std::vector<Eigen::Matrix3d> Cp;
+  G2P(v, particles, vp, Cp);
+  BodyMeans velocity;
+  velocity.Take(particles, vp);
   for (std::size_t p = 0; p < n; ++p) {
-    const auto o = static_cast<std::size_t>(by_object ? particles.object[p] : 0);
-    mean[o] += particles.mass[p] * vp[p];
-    body_mass[o] += particles.mass[p];
-  }
-  for (std::size_t o = 0; o < mean.size(); ++o)
-    if (body_mass[o] > 0) mean[o] /= body_mass[o];
-  // Each particle's turn Q_p (below) and its step relative to v̄; their mass-weighted means per body are taken out
-  // again, so that the body's momentum and centre of mass move exactly as without the turning (where Q_p varies over
-  // a deforming body, Σ m Q_p (v_p − v̄) need not vanish).
-  std::vector<Eigen::Vector3d> turned(n), moved(n);
-  std::vector<Eigen::Vector3d> turned_mean(mean.size(), Eigen::Vector3d::Zero()),
-      moved_mean(mean.size(), Eigen::Vector3d::Zero());
-  for (std::size_t p = 0; p < n; ++p) {
-    const auto o = static_cast<std::size_t>(by_object ? particles.object[p] : 0);
     const Eigen::Matrix3d L = dt_ * VelocityGradient(static_cast<int>(p), v);
     const Eigen::Matrix3d half_spin = 0.25 * (L - L.transpose());
     const Eigen::Matrix3d to_midpoint = (Eigen::Matrix3d::Identity() - half_spin).inverse();
     const Eigen::Matrix3d Q = to_midpoint * (Eigen::Matrix3d::Identity() + half_spin);
-    const Eigen::Vector3d relative = vp[p] - mean[o];
+    const Eigen::Vector3d relative = vp[p] - velocity.mean[velocity.of(particles, p)];
     turned[p] = Q * relative;
     moved[p] = to_midpoint * (dt_ * relative);
-    turned_mean[o] += particles.mass[p] * turned[p];
-    moved_mean[o] += particles.mass[p] * moved[p];
     Cp[p] = Q * Cp[p] * Q.transpose();
   }
-  for (std::size_t o = 0; o < mean.size(); ++o)
-    if (body_mass[o] > 0) {
-      turned_mean[o] /= body_mass[o];
-      moved_mean[o] /= body_mass[o];
-    }
+  BodyMeans turned_mean, moved_mean;
+  turned_mean.Take(particles, turned);
+  moved_mean.Take(particles, moved);
   for (std::size_t p = 0; p < n; ++p) {
-    Mat3<double> Fe;
     double plastic = 0;
-    if (MaterialOf(p).fluid) {
-      // A fluid keeps only its volume ratio: J ← J (1 + Δt tr ∇v), the volume change that its energy (λ/2 tr(Ê)²,
-      // linear in tr ∇v) priced, not det((I + Δt ∇v) F). The solve leaves shear free (μ = 0), and a free shear of
-      // Δt ∇v above 1 (a stream stopped by the floor within a step) makes that determinant negative at no cost.
-      // Then raised to kMinFluidVolumeRatio, as the explicit fluid's return map does (mpm/constitutive/fluid.h).
-      const double J = F_[p].determinant() * (1.0 + dt_ * VelocityGradient(static_cast<int>(p), v).trace());
-      Fe = Mat3<double>::Identity() * std::cbrt(std::max(J, kMinFluidVolumeRatio<double>));
-    } else {
-      Fe = ObjectiveStepDeformation(static_cast<int>(p), v);
-      plastic = ModelOf(p).ReturnMap(rotation_[p], Fe);  // 0 without a yield stress: F left as it is
-    }
-    particles.F[p] = ToEigen(Fe);
+    particles.F[p] = StepF(p, v, plastic);
     if (particles.plastic_strain.size() == n) particles.plastic_strain[p] += plastic;
-    // Rigid motions exactly (docs/architecture.md, "Domains and couplings", step 4): relative to its body's mean
-    // velocity v̄ the particle turns with the step's spin W = skew(Δt ∇v) as the Cayley rotation Q = (I − ½W)⁻¹(I +
-    // ½W) that the stored F takes (ObjectiveStepDeformation):
-    //   x += Δt v̄ + (I − ½W)⁻¹ Δt (v_p − v̄),   v_p ← v̄ + Q (v_p − v̄),   C_p ← Q C_p Qᵀ
-    // (less the body's means of the turned parts, above). For v_p = v̄ + ω × (x − c) this is the rigid motion c + Δt v̄
-    // + Q (x − c) with its velocity turned along. The position's gradient over a neighbourhood is Q + O(Δt D), as F's.
-    // x += Δt v_p instead stretches a body spinning at ω by √(1 + ω²Δt²) a step, which F, a rotation, never records
-    // (a ball spun at 30 rad/s grew 45% in 0.4 s at 10 ms steps); and a velocity left unturned leaves each step a
-    // radial error ωΔt |v − v̄| that the implicit step removes, projecting instead of turning: the body loses ω²Δt²
-    // of its spin energy a step (30 → 14 rad/s in 0.4 s; ImplicitFreeMotion.SpinningBlockMovesRigidlyOverManySteps).
-    const auto o = static_cast<std::size_t>(by_object ? particles.object[p] : 0);
-    particles.x[p] += dt_ * mean[o] + moved[p] - moved_mean[o];
-    particles.v[p] = mean[o] + turned[p] - turned_mean[o];
+    const std::size_t o = velocity.of(particles, p);
+    particles.x[p] += dt_ * velocity.mean[o] + moved[p] - moved_mean.mean[o];
+    particles.v[p] = velocity.mean[o] + turned[p] - turned_mean.mean[o];
     particles.C[p] = Cp[p];
   }
 }

@@ -125,6 +125,12 @@ class ImplicitFreeMotion {
   // body spinning by ω Δt per step by √(1 + ω²Δt²), 6% a step at 35 rad/s and 10 ms (test
   // ImplicitFreeMotion.SpinningBlockKeepsItsShape). It is not what slows the rolling ball (docs/architecture.md).
   Mat3<double> ObjectiveStepDeformation(int p, const Eigen::VectorXd& v) const;
+  // Particle p's F after the step: the objective update and the return map (adding to `plastic`), or for a fluid
+  // its volume ratio alone.
+  Eigen::Matrix3d StepF(std::size_t p, const Eigen::VectorXd& v, double& plastic) const;
+  // G2P: each particle's velocity and APIC C at its position at the step's start.
+  void G2P(const Eigen::VectorXd& v, const ImplicitParticles& particles, std::vector<Eigen::Vector3d>& vp,
+           std::vector<Eigen::Matrix3d>& Cp) const;
   // Particle p's material as the constitutive model (constitutive/linear_corotated.h: Ψ, P, the return map).
   LinearCorotated<double> ModelOf(std::size_t p) const;
   // δF_p for grid velocities u (without F_pⁿ's factor on the right: Σⱼ uⱼ ∇w_jpᵀ).
