@@ -2,12 +2,11 @@
 // single-sample image, and a readback buffer; or, in the CPU viewport's mode, frames composed on the host by the
 // SceneRenderer (SceneRendererTarget::host_upscale), which need neither. With depth readback the depth attachment
 // is stored too and copied into a second buffer, whose window-space depth d is turned into the distance along the
-// viewing axis by inverting the perspective projection (render_math.cpp): z = f n / (f − d (f − n)). One frame at a
+// viewing axis by inverting the perspective projection (ViewDepth, render_math.h). One frame at a
 // time: Render waits for the device before returning.
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -17,6 +16,7 @@
 
 #include "ductile/render/renderer.h"
 #include "ductile/render/vulkan_util.h"
+#include "render_math.h"
 
 namespace ductile::render {
 namespace {
@@ -386,8 +386,7 @@ void OffscreenRenderer::Impl::LinearDepth(const Camera& camera, std::span<float>
       std::memcpy(&value, texels + 4 * i, 4);
       d = value;
     }
-    // The clear value 1 (the far plane) is where nothing was drawn.
-    distances[i] = d >= 1.0 ? std::numeric_limits<float>::infinity() : static_cast<float>(f * n / (f - d * (f - n)));
+    distances[i] = static_cast<float>(ViewDepth(d, n, f));
   }
 }
 

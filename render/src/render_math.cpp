@@ -1,6 +1,7 @@
 #include "render_math.h"
 
 #include <cmath>
+#include <limits>
 
 namespace ductile::render {
 
@@ -68,6 +69,11 @@ Mat4 Perspective(float fov_y, float aspect, float near_plane, float far_plane) {
   m[11] = -1.0f;
   m[14] = near_plane * far_plane / (near_plane - far_plane);
   return m;
+}
+
+double ViewDepth(double d, double near_plane, double far_plane) {
+  if (d >= 1.0) return std::numeric_limits<double>::infinity();
+  return far_plane * near_plane / (far_plane - d * (far_plane - near_plane));
 }
 
 Mat4 Orthographic(float left, float right, float bottom, float top, float near_plane, float far_plane) {

@@ -25,6 +25,9 @@ Vec3 TransformPoint(const Mat4& m, const Vec3& p);
 Mat4 LookAt(const Vec3& eye, const Vec3& target, const Vec3& up);
 /// Perspective projection to Vulkan clip space; `fov_y` [rad], `aspect` width / height, planes [m], 0 < near < far.
 Mat4 Perspective(float fov_y, float aspect, float near_plane, float far_plane);
+/// The inverse of Perspective's depth: the distance along the viewing axis [m] of window depth d ∈ [0, 1),
+/// z = f n / (f − d (f − n)); +infinity for d ≥ 1 (the far plane, where a cleared depth buffer says nothing was drawn).
+double ViewDepth(double d, double near_plane, double far_plane);
 /// Orthographic projection of the view-space box [left, right] x [bottom, top] x [-far, -near] to Vulkan clip
 /// space, without flipping y (a shadow map is sampled with the same convention it is rendered with).
 Mat4 Orthographic(float left, float right, float bottom, float top, float near_plane, float far_plane);

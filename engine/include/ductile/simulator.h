@@ -177,6 +177,8 @@ class Simulator {
   void CaptureSnapshot(Snapshot& out, bool with_stress = true) const;
   /// Names of the scene's robots, in scene order.
   std::vector<std::string> RobotNames() const;
+  /// Whether the scene has a robot of that name.
+  bool HasRobot(const std::string& robot) const;
   /// The pose of a robot link now: frame origin [m] and orientation (w, x, y, z), world. Returns an error message
   /// naming the unknown robot or link, empty on success.
   std::string LinkPose(const std::string& robot, const std::string& link, std::array<double, 3>& position,

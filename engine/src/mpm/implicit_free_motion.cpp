@@ -144,12 +144,10 @@ Mat3<double> ImplicitFreeMotion::StepDeformation(int p, const Eigen::VectorXd& v
   return ToMat3((Eigen::Matrix3d::Identity() + dt_ * VelocityGradient(p, v)) * F_[p]);
 }
 
-Mat3<double> ImplicitFreeMotion::ObjectiveStepDeformation(int p, const Eigen::VectorXd& v) const {
-  const Eigen::Matrix3d L = dt_ * VelocityGradient(p, v);
-  const Eigen::Matrix3d W = 0.5 * (L - L.transpose()), D = 0.5 * (L + L.transpose());
-  const Eigen::Matrix3d I = Eigen::Matrix3d::Identity();
-  const Eigen::Matrix3d rotation = (I - 0.5 * W).inverse() * (I + 0.5 * W);  // Cayley: orthogonal
-  return ToMat3(rotation * (I + D) * F_[p]);
+Mat3<double> ImplicitFreeMotion::ObjectiveStepDeformation(int p, const Eigen::Matrix3d& L,
+                                                          const Eigen::Matrix3d& Q) const {
+  const Eigen::Matrix3d D = 0.5 * (L + L.transpose());
+  return ToMat3(Q * (Eigen::Matrix3d::Identity() + D) * F_[p]);
 }
 
 LinearCorotated<double> ImplicitFreeMotion::ModelOf(std::size_t p) const {
@@ -368,16 +366,17 @@ void ImplicitFreeMotion::G2P(const Eigen::VectorXd& v, const ImplicitParticles& 
   }
 }
 
-Eigen::Matrix3d ImplicitFreeMotion::StepF(std::size_t p, const Eigen::VectorXd& v, double& plastic) const {
+Eigen::Matrix3d ImplicitFreeMotion::StepF(std::size_t p, const Eigen::Matrix3d& gradient, const Eigen::Matrix3d& Q,
+                                          double& plastic) const {
   if (MaterialOf(p).fluid) {
     // A fluid keeps only its volume ratio: J ← J (1 + Δt tr ∇v), the volume change that its energy (λ/2 tr(Ê)²,
     // linear in tr ∇v) priced, not det((I + Δt ∇v) F). The solve leaves shear free (μ = 0), and a free shear of
     // Δt ∇v above 1 (a stream stopped by the floor within a step) makes that determinant negative at no cost.
     // Then raised to kMinFluidVolumeRatio, as the explicit fluid's return map does (mpm/constitutive/fluid.h).
-    const double J = F_[p].determinant() * (1.0 + dt_ * VelocityGradient(static_cast<int>(p), v).trace());
+    const double J = F_[p].determinant() * (1.0 + dt_ * gradient.trace());
     return Eigen::Matrix3d::Identity() * std::cbrt(std::max(J, kMinFluidVolumeRatio<double>));
   }
-  Mat3<double> Fe = ObjectiveStepDeformation(static_cast<int>(p), v);
+  Mat3<double> Fe = ObjectiveStepDeformation(static_cast<int>(p), dt_ * gradient, Q);
   plastic += ModelOf(p).ReturnMap(rotation_[p], Fe);  // 0 without a yield stress: F left as it is
   return ToEigen(Fe);
 }
@@ -397,26 +396,27 @@ Eigen::Matrix3d ImplicitFreeMotion::StepF(std::size_t p, const Eigen::VectorXd& 
 void ImplicitFreeMotion::Apply(const Eigen::VectorXd& v, ImplicitParticles& particles) const {
   const std::size_t n = stencil_.size();
   std::vector<Eigen::Vector3d> vp, turned(n), moved(n);
-  std::vector<Eigen::Matrix3d> Cp;
+  std::vector<Eigen::Matrix3d> Cp, gradient(n), Q(n);
   G2P(v, particles, vp, Cp);
   BodyMeans velocity;
   velocity.Take(particles, vp);
   for (std::size_t p = 0; p < n; ++p) {
-    const Eigen::Matrix3d L = dt_ * VelocityGradient(static_cast<int>(p), v);
-    const Eigen::Matrix3d half_spin = 0.25 * (L - L.transpose());
+    gradient[p] = VelocityGradient(static_cast<int>(p), v);
+    const Eigen::Matrix3d L = dt_ * gradient[p];
+    const Eigen::Matrix3d half_spin = 0.25 * (L - L.transpose());  // W/2, W = skew(L)
     const Eigen::Matrix3d to_midpoint = (Eigen::Matrix3d::Identity() - half_spin).inverse();
-    const Eigen::Matrix3d Q = to_midpoint * (Eigen::Matrix3d::Identity() + half_spin);
+    Q[p] = to_midpoint * (Eigen::Matrix3d::Identity() + half_spin);
     const Eigen::Vector3d relative = vp[p] - velocity.mean[velocity.of(particles, p)];
-    turned[p] = Q * relative;
+    turned[p] = Q[p] * relative;
     moved[p] = to_midpoint * (dt_ * relative);
-    Cp[p] = Q * Cp[p] * Q.transpose();
+    Cp[p] = Q[p] * Cp[p] * Q[p].transpose();
   }
   BodyMeans turned_mean, moved_mean;
   turned_mean.Take(particles, turned);
   moved_mean.Take(particles, moved);
   for (std::size_t p = 0; p < n; ++p) {
     double plastic = 0;
-    particles.F[p] = StepF(p, v, plastic);
+    particles.F[p] = StepF(p, gradient[p], Q[p], plastic);
     if (particles.plastic_strain.size() == n) particles.plastic_strain[p] += plastic;
     const std::size_t o = velocity.of(particles, p);
     particles.x[p] += dt_ * velocity.mean[o] + moved[p] - moved_mean.mean[o];

@@ -120,14 +120,15 @@ class ImplicitFreeMotion {
   };
   // F_p(v) = (I + Δt Σᵢ vᵢ ∇w_ipᵀ) F_pⁿ.
   Mat3<double> StepDeformation(int p, const Eigen::VectorXd& v) const;
-  // The F stored after the step: (I + Δt ∇v) F_pⁿ with its spin W = skew(Δt ∇v) taken as the rotation
-  // (I − W/2)⁻¹(I + W/2) (Hughes and Winget 1980), (I + Δt ∇v) to first order. The linearised update stretches a
-  // body spinning by ω Δt per step by √(1 + ω²Δt²), 6% a step at 35 rad/s and 10 ms (test
-  // ImplicitFreeMotion.SpinningBlockKeepsItsShape). It is not what slows the rolling ball (docs/architecture.md).
-  Mat3<double> ObjectiveStepDeformation(int p, const Eigen::VectorXd& v) const;
-  // Particle p's F after the step: the objective update and the return map (adding to `plastic`), or for a fluid
-  // its volume ratio alone.
-  Eigen::Matrix3d StepF(std::size_t p, const Eigen::VectorXd& v, double& plastic) const;
+  // The F stored after the step: (I + L) F_pⁿ, L = Δt ∇v, with its spin W = skew(L) taken as the rotation Q = (I −
+  // W/2)⁻¹(I + W/2) (Hughes and Winget 1980; Apply computes Q once for this and for the particle's turn): Q (I +
+  // sym L) F_pⁿ, (I + L) F_pⁿ to first order. The linearised update stretches a body spinning by ω Δt per step by
+  // √(1 + ω²Δt²), 6% a step at 35 rad/s and 10 ms (test ImplicitFreeMotion.SpinningBlockKeepsItsShape).
+  Mat3<double> ObjectiveStepDeformation(int p, const Eigen::Matrix3d& L, const Eigen::Matrix3d& Q) const;
+  // Particle p's F after the step from its ∇v and Q: the objective update and the return map (adding to
+  // `plastic`), or for a fluid its volume ratio alone.
+  Eigen::Matrix3d StepF(std::size_t p, const Eigen::Matrix3d& gradient, const Eigen::Matrix3d& Q,
+                        double& plastic) const;
   // G2P: each particle's velocity and APIC C at its position at the step's start.
   void G2P(const Eigen::VectorXd& v, const ImplicitParticles& particles, std::vector<Eigen::Vector3d>& vp,
            std::vector<Eigen::Matrix3d>& Cp) const;

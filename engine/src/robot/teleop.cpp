@@ -7,9 +7,7 @@
 #include "multibody/spatial.h"
 
 namespace ductile::robot {
-namespace {
 
-// The controller driving body b's joint, −1 if none.
 int ControllerOf(const std::vector<contact::JointController>& controllers, int body) {
   for (std::size_t c = 0; c < controllers.size(); ++c) {
     if (controllers[c].body == body) return static_cast<int>(c);
@@ -21,6 +19,8 @@ bool IsRobotBody(const multibody::Body& body, const std::string& robot) {
   return body.name.size() > robot.size() && body.name.compare(0, robot.size(), robot) == 0 &&
          body.name[robot.size()] == '/';
 }
+
+namespace {
 
 bool IsOneDof(const multibody::Body& body) {
   return body.joint == JointType::kRevolute || body.joint == JointType::kPrismatic;

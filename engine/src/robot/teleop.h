@@ -36,6 +36,11 @@
 
 namespace ductile::robot {
 
+/// The controller driving body `body`'s joint (its index in `controllers`), −1 if none.
+int ControllerOf(const std::vector<contact::JointController>& controllers, int body);
+/// Whether `body` is a link of robot `robot` (named "<robot>/<link>").
+bool IsRobotBody(const multibody::Body& body, const std::string& robot);
+
 /// The inverse of SO(3)'s right Jacobian at the rotation vector φ (θ = |φ| ≤ π):
 ///   J_r⁻¹(φ) = I + ½[φ]× + (1/θ² − (1 + cos θ)/(2θ sin θ)) [φ]×²,
 /// the last coefficient taken as 1/12 + θ²/720 below θ = 1e-3 (its series) and tending to 1/π² at π. The rotation

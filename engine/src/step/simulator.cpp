@@ -14,6 +14,7 @@
 #include "model/rigid_model.h"
 #include "mpm/constitutive/constitutive.h"
 #include "params/model_editor.h"
+#include "robot/teleop.h"
 #include "state/state_data.h"
 #include "state/state_format.h"
 #include "step/inputs.h"
@@ -437,10 +438,14 @@ std::vector<std::string> Simulator::RobotNames() const {
   return names;
 }
 
+bool Simulator::HasRobot(const std::string& robot) const {
+  const std::vector<std::string> robots = RobotNames();
+  return std::find(robots.begin(), robots.end(), robot) != robots.end();
+}
+
 std::string Simulator::LinkPose(const std::string& robot, const std::string& link, std::array<double, 3>& position,
                                 std::array<double, 4>& quaternion) const {
-  const std::vector<std::string> robots = RobotNames();
-  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return "no robot named '" + robot + "'";
+  if (!HasRobot(robot)) return "no robot named '" + robot + "'";
   const int b = impl_->workspace.rigid->tree().FindBody(robot + "/" + link);
   if (b < 0) return "robot '" + robot + "' has no link '" + link + "'";
   const Eigen::Isometry3d& X = impl_->workspace.rigid->kinematics().X_WB[b];
@@ -458,8 +463,7 @@ std::string Simulator::SetTeleopTarget(const TeleopTarget& target) {
 }
 
 void Simulator::ClearTeleopTarget(const std::string& robot) {
-  const std::vector<std::string> robots = RobotNames();
-  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return;
+  if (!HasRobot(robot)) return;
   RobotTeleop& t = TeleopOf(impl_->data().inputs, robot);
   t.arm_active = false;
   t.manual = true;  // also before the script's first step: the robot keeps its controllers' targets
@@ -478,7 +482,7 @@ namespace {
 int JointBody(const multibody::MultibodyTree& tree, const std::string& robot, const std::string& joint) {
   for (int b = 0; b < tree.num_bodies(); ++b) {
     const multibody::Body& body = tree.body(b);
-    if (body.joint_name == joint && body.nv == 1 && body.name.rfind(robot + "/", 0) == 0) return b;
+    if (body.joint_name == joint && body.nv == 1 && robot::IsRobotBody(body, robot)) return b;
   }
   return -1;
 }
@@ -487,24 +491,21 @@ int JointBody(const multibody::MultibodyTree& tree, const std::string& robot, co
 
 std::string Simulator::RobotJoints(const std::string& robot, std::vector<JointStatus>& joints) const {
   joints.clear();
-  const std::vector<std::string> robots = RobotNames();
-  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return "no robot named '" + robot + "'";
+  if (!HasRobot(robot)) return "no robot named '" + robot + "'";
   const contact::RigidSystem& rigid = *impl_->workspace.rigid;
   const multibody::MultibodyTree& tree = rigid.tree();
   for (int b = 0; b < tree.num_bodies(); ++b) {
     const multibody::Body& body = tree.body(b);
-    if (body.nv != 1 || body.nq != 1 || body.name.rfind(robot + "/", 0) != 0) continue;
+    if (body.nv != 1 || !robot::IsRobotBody(body, robot)) continue;
     JointStatus j;
     j.name = body.joint_name;
     j.position = rigid.state().q[body.q_start];
     j.velocity = rigid.state().v[body.v_start];
     j.lower = body.lower;
     j.upper = body.upper;
-    for (const contact::JointController& c : rigid.state().controllers) {
-      if (c.body != b) continue;
-      j.controlled = true;
-      j.target = c.q_target;
-    }
+    const int c = robot::ControllerOf(rigid.state().controllers, b);
+    j.controlled = c >= 0;
+    if (j.controlled) j.target = rigid.state().controllers[static_cast<std::size_t>(c)].q_target;
     joints.push_back(std::move(j));
   }
   return {};
@@ -512,16 +513,12 @@ std::string Simulator::RobotJoints(const std::string& robot, std::vector<JointSt
 
 std::string Simulator::SetJointTarget(const std::string& robot, const std::string& joint, double position,
                                       double velocity) {
-  const std::vector<std::string> robots = RobotNames();
-  if (std::find(robots.begin(), robots.end(), robot) == robots.end()) return "no robot named '" + robot + "'";
+  if (!HasRobot(robot)) return "no robot named '" + robot + "'";
   contact::RigidSystem& rigid = *impl_->workspace.rigid;
   const int b = JointBody(rigid.tree(), robot, joint);
   if (b < 0) return "robot '" + robot + "' has no moving joint '" + joint + "'";
   std::vector<contact::JointController>& controllers = rigid.state().controllers;
-  int controller = -1;
-  for (std::size_t c = 0; c < controllers.size(); ++c) {
-    if (controllers[c].body == b) controller = static_cast<int>(c);
-  }
+  const int controller = robot::ControllerOf(controllers, b);
   const std::string what = "joint '" + joint + "' of robot '" + robot + "'";
   if (controller < 0) return what + " has no controller (robots: NAME: controllers: in the scene)";
   if (!std::isfinite(position) || !std::isfinite(velocity)) return what + ": the target is not finite";
