@@ -11,6 +11,11 @@ mean distance from its centre of mass against the start's, and its spin Σ r × 
 part APIC's C carries, about 11%, as the velocities are set without it).
 
     PYTHONPATH=build/release/python python3 bench/rolling_ball.py spin --coupling strong --dt 0.01
+
+hops: the rolling ball (μ = 0.5) stepped from Python for 0.4 s: every 4th step its particle contacts and its mean
+velocity along the slope's normal and its centre's height above the face.
+
+    PYTHONPATH=build/release/python python3 bench/rolling_ball.py hops
 """
 import argparse
 import csv
@@ -74,6 +79,19 @@ objects:
               f"spin {np.cross(r, v).sum(0)[1] / about_y:.2f} rad/s")
 
 
+def hops():
+    import ductile
+    sim = ductile.Simulator(str(ROOT / "scenes" / "ball_on_slope.yaml"), overrides=["rigid_bodies.ramp.friction=0.5"])
+    n = np.array([math.sin(THETA), 0, math.cos(THETA)])  # the ramp's top face normal; the face is at n·x = 0.05
+    for k in range(40):
+        sim.step()
+        if k % 4 == 3:
+            c = sim.particle_positions().astype(float).mean(0)
+            v = sim.particle_velocities().astype(float).mean(0)
+            print(f"t = {sim.time:.2f} s: {sim.telemetry()['mpm_contacts']} contacts, normal velocity {v @ n:+.3f} m/s, "
+                  f"centre {1e3 * (c @ n - 0.05):.2f} mm above the face")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -85,9 +103,12 @@ def main():
     s.add_argument("--dt", type=float, default=0.01)
     s.add_argument("--omega", type=float, default=30.0)
     s.add_argument("--substeps", type=int, default=1)
+    sub.add_parser("hops")
     a = parser.parse_args()
     if a.what == "rolling":
         rolling(a.set, a.duration)
+    elif a.what == "hops":
+        hops()
     else:
         spin(a.coupling, a.dt, a.omega, a.substeps)
 
