@@ -22,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "atomic_file.h"
 #include "ductile/scene.h"
 #include "run_command.h"
 
@@ -98,8 +99,8 @@ struct Job {
 class Sweeper {
  public:
   Sweeper(const SweepOptions& o, std::vector<std::string> columns, std::vector<Job> jobs)
-      : o_(o), columns_(std::move(columns)), jobs_(std::move(jobs)), runs_(jobs_.size()) {}
-  std::size_t runs() const { return runs_; }
+      : o_(o), columns_(std::move(columns)), jobs_(std::move(jobs)) {}
+  std::size_t runs() const { return jobs_.size(); }
 
   // Runs this process's share: run i when i mod size == rank. Each run is claimed by an exclusive lock on
   // DIR/.locks/run_NNNN (flock: released by the kernel when its holder dies, SIGKILL included), so two sweeps on
@@ -108,7 +109,7 @@ class Sweeper {
   void RunShare(int rank, int size, int jobs) {
     rank_ = rank;
     std::deque<std::size_t> todo;
-    for (std::size_t i = static_cast<std::size_t>(rank); i < runs_; i += static_cast<std::size_t>(size))
+    for (std::size_t i = static_cast<std::size_t>(rank); i < runs(); i += static_cast<std::size_t>(size))
       if (!Done(i)) todo.push_back(i);
     std::error_code ignored;
     fs::create_directories(fs::path(o_.out) / ".locks", ignored);
@@ -127,7 +128,7 @@ class Sweeper {
           continue;
         }
         const auto start = std::chrono::steady_clock::now();
-        if (const pid_t pid = Start(i, jobs); pid > 0) {
+        if (const pid_t pid = Start(i, jobs, lock); pid > 0) {
           running[pid] = {i, start, lock};
         } else {
           Unlock(lock);
@@ -150,13 +151,13 @@ class Sweeper {
 
   // DIR/summary.csv from the runs' result files.
   void WriteSummary() const {
-    const fs::path temp = fs::path(o_.out) / ("summary.csv.tmp-" + std::to_string(getpid()));
+    AtomicFile file(fs::path(o_.out) / "summary.csv");
     {
-      std::ofstream out(temp);
+      std::ofstream& out = file.stream();
       out << "run";
       for (const std::string& c : columns_) out << ',' << CsvField(c);
       out << ",status,exit_code,wall_s,rank,reason\n";
-      for (std::size_t i = 0; i < runs_; ++i) {
+      for (std::size_t i = 0; i < runs(); ++i) {
         std::map<std::string, std::string> result;
         std::ifstream in(fs::path(o_.out) / RunName(i) / "result.txt");
         for (std::string line; std::getline(in, line);)
@@ -168,7 +169,7 @@ class Sweeper {
             << result["wall_s"] << ',' << result["rank"] << ',' << CsvField(result["reason"]) << '\n';
       }
     }
-    fs::rename(temp, fs::path(o_.out) / "summary.csv");
+    file.Commit();
   }
 
  private:
@@ -192,7 +193,7 @@ class Sweeper {
   // Starts run i as `SELF run SCENE --set ...` (or `SELF replay LOG`) with --stats, --trajectory and --quiet in
   // DIR/run_i.partial, its output in log.txt there. Returns the child's pid, or 0 when it could not start (its
   // result says why).
-  pid_t Start(std::size_t i, int jobs) {
+  pid_t Start(std::size_t i, int jobs, int lock) {
     const fs::path partial = fs::path(o_.out) / (RunName(i) + ".partial");
     std::error_code ignored;
     fs::remove_all(partial, ignored);  // a run cut off by an earlier, interrupted sweep
@@ -218,6 +219,9 @@ class Sweeper {
     const std::string log = (partial / "log.txt").string();
     posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    // The child holds the run's lock too (as its descriptor 3), so that a run whose sweep was killed stays locked
+    // until the run itself ends: a restarted sweep then waits for it instead of deleting its folder.
+    if (lock >= 0) posix_spawn_file_actions_adddup2(&actions, lock, 3);
     pid_t pid = 0;
     const int error = posix_spawn(&pid, o_.self.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -250,7 +254,6 @@ class Sweeper {
   const SweepOptions& o_;
   std::vector<std::string> columns_;
   std::vector<Job> jobs_;
-  std::size_t runs_ = 0;
   int rank_ = 0;
 };
 

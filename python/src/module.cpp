@@ -88,10 +88,9 @@ py::tuple PoseTuple(const std::array<double, 3>& p, const std::array<double, 4>&
 class PySimulator {
  public:
   PySimulator(SceneDesc scene, int threads) : scene_(std::move(scene)) {
-    model_ = std::make_shared<const Model>(CompileModel(scene_));
     SimulatorOptions options;
     options.threads = threads;
-    sim_ = std::make_unique<Simulator>(model_, options);
+    sim_ = std::make_unique<Simulator>(std::make_shared<const Model>(CompileModel(scene_)), options);
   }
 
   static std::unique_ptr<PySimulator> FromFile(const std::string& path, const std::vector<std::string>& overrides,
@@ -152,15 +151,9 @@ class PySimulator {
     });
     return out;
   }
-  py::array_t<std::int32_t> Materials() const { return IntField(&mpm::Particles::material); }
-  py::array_t<std::int32_t> Objects() const { return IntField(&mpm::Particles::object); }
-  py::array_t<float> PlasticStrain() const {
-    const mpm::Particles& p = sim_->particles();
-    py::array_t<float> out(static_cast<py::ssize_t>(p.size()));
-    auto a = out.mutable_unchecked<1>();
-    ForEachById([&](std::size_t id, std::size_t at) { a(static_cast<py::ssize_t>(id)) = p.plastic_strain[at]; });
-    return out;
-  }
+  py::array_t<std::int32_t> Materials() const { return ScalarField(&mpm::Particles::material); }
+  py::array_t<std::int32_t> Objects() const { return ScalarField(&mpm::Particles::object); }
+  py::array_t<float> PlasticStrain() const { return ScalarField(&mpm::Particles::plastic_strain); }
   void SetPositions(const py::array_t<float, py::array::c_style | py::array::forcecast>& values) {
     EditVec3(values, &mpm::Particles::x, "set_particle_positions");
   }
@@ -312,11 +305,12 @@ class PySimulator {
     return out;
   }
 
-  py::array_t<std::int32_t> IntField(std::vector<std::int32_t> mpm::Particles::*field) const {
+  template <typename T>
+  py::array_t<T> ScalarField(std::vector<T> mpm::Particles::*field) const {
     const mpm::Particles& p = sim_->particles();
-    py::array_t<std::int32_t> out(static_cast<py::ssize_t>(p.size()));
-    auto a = out.mutable_unchecked<1>();
-    const std::vector<std::int32_t>& v = p.*field;
+    py::array_t<T> out(static_cast<py::ssize_t>(p.size()));
+    auto a = out.template mutable_unchecked<1>();
+    const std::vector<T>& v = p.*field;
     ForEachById([&](std::size_t id, std::size_t at) { a(static_cast<py::ssize_t>(id)) = v[at]; });
     return out;
   }
@@ -353,7 +347,6 @@ class PySimulator {
   }
 
   SceneDesc scene_;
-  std::shared_ptr<const Model> model_;
   std::unique_ptr<Simulator> sim_;
   FrameRenderer pictures_;
 };
