@@ -301,7 +301,7 @@ std::string Escaped(const std::string& text) {
 // every rigid shape and every cloth (triangles), their data items in frames.h5.
 std::string FrameExporter::Impl::Index() const {
   std::ostringstream x;
-  x << std::setprecision(17);  // frame times apart by 1 ms stay apart after 100 s
+  x << std::setprecision(17);  // frame times 1 ms apart stay apart past 1000 s (the default 6 digits merge them)
   const auto item = [&](const std::string& path, const std::string& dims, const char* type) {
     x << R"(<DataItem Dimensions=")" << dims << R"(" NumberType=")" << type
       << R"(" Precision="4" Format="HDF">frames.h5:)" << path << "</DataItem>";
