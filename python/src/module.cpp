@@ -4,7 +4,8 @@
 //
 // Particle arrays come in particle id order (the order at t = 0, stable across steps) and are copies: the engine
 // keeps its particles sorted by grid block and reorders them as they move (mpm/particles.h), so a view of its storage
-// would change meaning under the caller's feet.
+// would change meaning under the caller's feet. A Simulator is used by one thread at a time: a call from another
+// thread while it steps or draws waits for it (CallLock), so Python threads sharing one cannot race on its state.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -12,7 +13,9 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -102,46 +105,89 @@ class PySimulator {
     return std::make_unique<PySimulator>(LoadSceneFromString(text, name, ParseOverrides(overrides)), threads);
   }
 
-  const Simulator& simulator() const { return *sim_; }
+  /// f(the engine's simulator), holding it as the calls below do (the Exporter reads it).
+  void WithSimulator(const std::function<void(const Simulator&)>& f) const {
+    CallLock hold(mutex_);
+    f(*sim_);
+  }
 
   void Step(int n) {
+    CallLock hold(mutex_);
     if (n < 0) throw py::value_error("step: n must be ≥ 0, got " + std::to_string(n));
     py::gil_scoped_release release;
     for (int i = 0; i < n; ++i) sim_->Step();
   }
-  void Reset() { sim_->Reset(); }
-  double time() const { return sim_->time(); }
-  std::int64_t step_count() const { return sim_->step_count(); }
-  double dt() const { return sim_->model().dt; }
-  int threads() const { return sim_->threads(); }
-  std::uint64_t StateHash() const { return sim_->StateHash(); }
+  void Reset() {
+    CallLock hold(mutex_);
+    sim_->Reset();
+  }
+  double time() const {
+    CallLock hold(mutex_);
+    return sim_->time();
+  }
+  std::int64_t step_count() const {
+    CallLock hold(mutex_);
+    return sim_->step_count();
+  }
+  double dt() const {
+    CallLock hold(mutex_);
+    return sim_->model().dt;
+  }
+  int threads() const {
+    CallLock hold(mutex_);
+    return sim_->threads();
+  }
+  std::uint64_t StateHash() const {
+    CallLock hold(mutex_);
+    return sim_->StateHash();
+  }
 
   py::bytes SaveState() const {
+    CallLock hold(mutex_);
     const std::vector<std::uint8_t> bytes = sim_->SaveState();
     return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
   }
   void RestoreState(const py::bytes& blob) {
+    CallLock hold(mutex_);
     const std::string text = blob;
     sim_->RestoreState(std::vector<std::uint8_t>(text.begin(), text.end()));
   }
-  void SaveStateFile(const std::string& path) const { sim_->SaveStateFile(path); }
-  void LoadStateFile(const std::string& path) { sim_->LoadStateFile(path); }
+  void SaveStateFile(const std::string& path) const {
+    CallLock hold(mutex_);
+    sim_->SaveStateFile(path);
+  }
+  void LoadStateFile(const std::string& path) {
+    CallLock hold(mutex_);
+    sim_->LoadStateFile(path);
+  }
 
   void SetParameter(const std::string& key, const py::handle& value) {
+    CallLock hold(mutex_);
     const std::string why = sim_->SetParameter(key, ValueText(value));
     if (!why.empty()) throw py::value_error(why);
   }
   std::vector<std::string> Parameters() const {
+    CallLock hold(mutex_);
     std::vector<std::string> keys;
     for (const SceneParameter& p : ListParameters(scene_)) keys.push_back(p.key);
     return keys;
   }
 
   // ---- particles, in id order
-  std::size_t num_particles() const { return sim_->particles().size(); }
-  py::array_t<float> Positions() const { return Vec3Field(&mpm::Particles::x); }
-  py::array_t<float> Velocities() const { return Vec3Field(&mpm::Particles::v); }
+  std::size_t num_particles() const {
+    CallLock hold(mutex_);
+    return sim_->particles().size();
+  }
+  py::array_t<float> Positions() const {
+    CallLock hold(mutex_);
+    return Vec3Field(&mpm::Particles::x);
+  }
+  py::array_t<float> Velocities() const {
+    CallLock hold(mutex_);
+    return Vec3Field(&mpm::Particles::v);
+  }
   py::array_t<float> DeformationGradients() const {
+    CallLock hold(mutex_);
     const mpm::Particles& p = sim_->particles();
     py::array_t<float> out({static_cast<py::ssize_t>(p.size()), py::ssize_t{3}, py::ssize_t{3}});
     auto a = out.mutable_unchecked<3>();
@@ -151,28 +197,42 @@ class PySimulator {
     });
     return out;
   }
-  py::array_t<std::int32_t> Materials() const { return ScalarField(&mpm::Particles::material); }
-  py::array_t<std::int32_t> Objects() const { return ScalarField(&mpm::Particles::object); }
-  py::array_t<float> PlasticStrain() const { return ScalarField(&mpm::Particles::plastic_strain); }
+  py::array_t<std::int32_t> Materials() const {
+    CallLock hold(mutex_);
+    return ScalarField(&mpm::Particles::material);
+  }
+  py::array_t<std::int32_t> Objects() const {
+    CallLock hold(mutex_);
+    return ScalarField(&mpm::Particles::object);
+  }
+  py::array_t<float> PlasticStrain() const {
+    CallLock hold(mutex_);
+    return ScalarField(&mpm::Particles::plastic_strain);
+  }
   void SetPositions(const py::array_t<float, py::array::c_style | py::array::forcecast>& values) {
+    CallLock hold(mutex_);
     EditVec3(values, &mpm::Particles::x, "set_particle_positions");
   }
   void SetVelocities(const py::array_t<float, py::array::c_style | py::array::forcecast>& values) {
+    CallLock hold(mutex_);
     EditVec3(values, &mpm::Particles::v, "set_particle_velocities");
   }
 
   // ---- rigid bodies and objects
   std::vector<std::string> BodyNames() const {
+    CallLock hold(mutex_);
     std::vector<std::string> names;
     names.reserve(static_cast<std::size_t>(sim_->num_rigid_bodies()));
     for (int i = 0; i < sim_->num_rigid_bodies(); ++i) names.push_back(sim_->SummarizeRigidBody(i).name);
     return names;
   }
   py::tuple BodyPose(const std::string& name) const {
+    CallLock hold(mutex_);
     const RigidBodySummary s = Body(name);
     return PoseTuple(s.position, s.quaternion);
   }
   py::dict BodyContact(const std::string& name) const {
+    CallLock hold(mutex_);
     const RigidBodySummary s = Body(name);
     py::dict d;
     d["force"] = ToArray(s.contact_force);
@@ -181,11 +241,13 @@ class PySimulator {
     return d;
   }
   std::vector<std::string> ObjectNames() const {
+    CallLock hold(mutex_);
     std::vector<std::string> names;
     for (const ObjectInfo& o : sim_->model().objects) names.push_back(o.name);
     return names;
   }
   py::dict Object(const std::string& name) const {
+    CallLock hold(mutex_);
     const std::vector<ObjectInfo>& objects = sim_->model().objects;
     for (std::size_t i = 0; i < objects.size(); ++i)
       if (objects[i].name == name) {
@@ -203,9 +265,13 @@ class PySimulator {
   }
 
   // ---- robots
-  std::vector<std::string> Robots() const { return sim_->RobotNames(); }
+  std::vector<std::string> Robots() const {
+    CallLock hold(mutex_);
+    return sim_->RobotNames();
+  }
   void SetTeleopTarget(const std::string& robot, const std::string& link, const py::handle& position,
                        const py::object& quaternion, const py::handle& tool_point) {
+    CallLock hold(mutex_);
     TeleopTarget t;
     t.robot = robot;
     t.link = link;
@@ -216,12 +282,17 @@ class PySimulator {
     const std::string why = sim_->SetTeleopTarget(t);
     if (!why.empty()) throw py::value_error(why);
   }
-  void ClearTeleopTarget(const std::string& robot) { sim_->ClearTeleopTarget(robot); }
+  void ClearTeleopTarget(const std::string& robot) {
+    CallLock hold(mutex_);
+    sim_->ClearTeleopTarget(robot);
+  }
   void SetGripper(const std::string& robot, double opening, double force) {
+    CallLock hold(mutex_);
     const std::string why = sim_->SetGripper({robot, opening, force});
     if (!why.empty()) throw py::value_error(why);
   }
   py::list Joints(const std::string& robot) const {
+    CallLock hold(mutex_);
     std::vector<JointStatus> joints;
     const std::string why = sim_->RobotJoints(robot, joints);
     if (!why.empty()) throw py::key_error(why);
@@ -240,10 +311,12 @@ class PySimulator {
     return out;
   }
   void SetJointTarget(const std::string& robot, const std::string& joint, double position, double velocity) {
+    CallLock hold(mutex_);
     const std::string why = sim_->SetJointTarget(robot, joint, position, velocity);
     if (!why.empty()) throw py::value_error(why);
   }
   py::dict TeleopStatusOf(const std::string& robot) const {
+    CallLock hold(mutex_);
     const TeleopStatus s = sim_->GetTeleopStatus(robot);
     py::dict d;
     d["active"] = s.active;
@@ -257,6 +330,7 @@ class PySimulator {
     return d;
   }
   py::tuple LinkPose(const std::string& robot, const std::string& link) const {
+    CallLock hold(mutex_);
     std::array<double, 3> p{};
     std::array<double, 4> q{};
     const std::string why = sim_->LinkPose(robot, link, p, q);
@@ -266,10 +340,12 @@ class PySimulator {
 
   py::object Render(int width, int height, const py::object& camera, const std::string& color,
                     const std::string& particles, int samples, bool depth) {
+    CallLock hold(mutex_);
     return pictures_.Render(*sim_, scene_, width, height, camera, color, particles, samples, depth);
   }
 
   py::dict Telemetry() const {
+    CallLock hold(mutex_);
     const StepTelemetry& t = sim_->last_step();
     py::dict d;
     d["wall_ms"] = t.wall_ms;
@@ -349,6 +425,7 @@ class PySimulator {
   SceneDesc scene_;
   std::unique_ptr<Simulator> sim_;
   FrameRenderer pictures_;
+  mutable std::mutex mutex_;  // held by each call (CallLock): one thread at a time uses the simulator
 };
 
 }  // namespace
@@ -439,6 +516,7 @@ PYBIND11_MODULE(_ductile, m) {
            "distances along the camera's viewing axis [m] to the nearest opaque surface, inf where there is none "
            "(water, drawn translucent, writes no depth). Raises RuntimeError when there is no Vulkan device.");
   ductile::python::BindVideoWriter(m);
-  ductile::python::BindExporter(
-      m, [](const py::object& sim) -> const ductile::Simulator& { return sim.cast<PySimulator&>().simulator(); });
+  ductile::python::BindExporter(m, [](const py::object& sim, const std::function<void(const ductile::Simulator&)>& f) {
+    sim.cast<const PySimulator&>().WithSimulator(f);
+  });
 }

@@ -103,6 +103,7 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, int fps
 }
 
 void VideoWriter::Write(const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& frame) {
+  CallLock hold(mutex_);
   if (!encoder_.is_open()) throw py::value_error("the video " + path_ + " is closed");
   if (frame.ndim() != 3 || frame.shape(0) != encoder_.height() || frame.shape(1) != encoder_.width() ||
       (frame.shape(2) != 3 && frame.shape(2) != 4))
@@ -127,6 +128,7 @@ void VideoWriter::Write(const py::array_t<std::uint8_t, py::array::c_style | py:
 }
 
 void VideoWriter::Close() {
+  CallLock hold(mutex_);
   std::string why;
   {
     py::gil_scoped_release release;
@@ -159,15 +161,18 @@ class Exporter {
 
 }  // namespace
 
-void BindExporter(py::module_& m, const std::function<const Simulator&(const py::object&)>& simulator_of) {
+void BindExporter(py::module_& m, const WithSimulator& with_simulator) {
   py::class_<Exporter>(m, "Exporter",
                        "Frames of a simulator into DIR/frames.h5 (HDF5) and DIR/frames.xmf (its XDMF index for "
                        "ParaView), as ductile-cli run --export; use it as a context manager or call close().")
       .def(py::init<const std::string&>(), py::arg("dir"),
            "Creates the folder if needed. Raises ValueError when it cannot be written.")
       .def(
-          "write", [simulator_of](Exporter& e, const py::object& sim) { e.Write(simulator_of(sim)); }, py::arg("sim"),
-          "Adds the simulator's current state as a frame.")
+          "write",
+          [with_simulator](Exporter& e, const py::object& sim) {
+            with_simulator(sim, [&e](const Simulator& held) { e.Write(held); });
+          },
+          py::arg("sim"), "Adds the simulator's current state as a frame.")
       .def("close", &Exporter::Close, "Finishes frames.h5 and writes frames.xmf (both appear only then).")
       .def_property_readonly("frames", &Exporter::frames)
       .def("__enter__", [](Exporter& e) -> Exporter& { return e; })

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,22 @@
 #include "ductile/snapshot.h"
 
 namespace ductile::python {
+
+/// Holds `mutex` for one call from Python on an object whose calls release the GIL (a step, a frame, a video
+/// frame's encoding): a call from another thread meanwhile waits for it, with the GIL released while it waits so
+/// that the holder can take the GIL back and finish.
+class CallLock {
+ public:
+  explicit CallLock(std::mutex& mutex) : lock_(mutex, std::try_to_lock) {
+    if (!lock_.owns_lock()) {
+      pybind11::gil_scoped_release release;
+      lock_.lock();
+    }
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
 
 /// One simulator's renderer, made at the first frame and kept while the size and sample count stay.
 class FrameRenderer {
@@ -52,16 +69,22 @@ class VideoWriter {
   VideoWriter(const std::string& path, int width, int height, int fps);
   void Write(const pybind11::array_t<std::uint8_t, pybind11::array::c_style | pybind11::array::forcecast>& frame);
   void Close();
-  std::int64_t frames() const { return encoder_.frames_pushed(); }
+  std::int64_t frames() const {
+    CallLock hold(mutex_);
+    return encoder_.frames_pushed();
+  }
 
  private:
   record::VideoEncoder encoder_;
   std::string path_;
+  mutable std::mutex mutex_;  // held by Write, Close and frames (CallLock)
 };
 
 /// Adds VideoWriter and Exporter to the module.
 void BindVideoWriter(pybind11::module_& m);
-/// `simulator_of` gives the engine Simulator of a Python Simulator object.
-void BindExporter(pybind11::module_& m, const std::function<const Simulator&(const pybind11::object&)>& simulator_of);
+/// `with_simulator(sim, f)` calls f with the engine Simulator of the Python Simulator object `sim`, held from other
+/// threads' calls meanwhile.
+using WithSimulator = std::function<void(const pybind11::object&, const std::function<void(const Simulator&)>&)>;
+void BindExporter(pybind11::module_& m, const WithSimulator& with_simulator);
 
 }  // namespace ductile::python
