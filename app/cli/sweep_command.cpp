@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -139,8 +141,19 @@ class Sweeper {
         continue;
       }
       int status = 0;
-      const pid_t pid = waitpid(-1, &status, 0);
-      if (pid <= 0) break;
+      pid_t pid = 0;
+      do {
+        pid = waitpid(-1, &status, 0);
+      } while (pid < 0 && errno == EINTR);  // a signal (the terminal's, the MPI runtime's) is not the runs' end
+      if (pid < 0) {                        // no child left to wait for (ECHILD): those still listed cannot be followed
+        const std::string why = std::string("the sweep lost its run (waitpid: ") + std::strerror(errno) + ")";
+        for (const auto& [lost, child] : running) {
+          Finish(child, -1, why);
+          Unlock(child.lock);
+        }
+        running.clear();
+        break;
+      }
       const auto it = running.find(pid);
       if (it == running.end()) continue;
       Finish(it->second, status);
@@ -149,8 +162,10 @@ class Sweeper {
     }
   }
 
-  // DIR/summary.csv from the runs' result files.
-  void WriteSummary() const {
+  // DIR/summary.csv from the runs' result files. Returns how many runs have none (their status "missing"). Throws
+  // std::runtime_error when the summary cannot be written.
+  std::size_t WriteSummary() const {
+    std::size_t missing = 0;
     AtomicFile file(fs::path(o_.out) / "summary.csv");
     {
       std::ofstream& out = file.stream();
@@ -163,6 +178,7 @@ class Sweeper {
         for (std::string line; std::getline(in, line);)
           if (const std::size_t eq = line.find('='); eq != std::string::npos)
             result[line.substr(0, eq)] = line.substr(eq + 1);
+        if (!result.count("status")) ++missing;
         out << RunName(i);
         for (const std::string& v : jobs_[i].values) out << ',' << CsvField(v);
         out << ',' << (result.count("status") ? result["status"] : "missing") << ',' << result["exit_code"] << ','
@@ -170,6 +186,7 @@ class Sweeper {
       }
     }
     file.Commit();
+    return missing;
   }
 
  private:
@@ -195,15 +212,19 @@ class Sweeper {
   // result says why).
   pid_t Start(std::size_t i, int jobs, int lock) {
     const fs::path partial = fs::path(o_.out) / (RunName(i) + ".partial");
-    std::error_code ignored;
-    fs::remove_all(partial, ignored);  // a run cut off by an earlier, interrupted sweep
-    fs::create_directories(partial);
+    std::error_code error;
+    fs::remove_all(partial, error);  // a run cut off by an earlier, interrupted sweep
+    if (fs::create_directories(partial, error); error) {
+      std::cerr << "sweep: " << RunName(i) << ": cannot create '" << partial.string() << "': " << error.message()
+                << '\n';
+      return 0;
+    }
     std::vector<std::string> args{o_.self};
     args.insert(args.end(), jobs_[i].args.begin(), jobs_[i].args.end());
     args.insert(args.end(), {"--quiet", "--stats", (partial / "stats.json").string(), "--trajectory",
                              (partial / "trajectory.csv").string()});
     if (jobs > 1) args.insert(args.end(), {"--threads", "1"});
-    if (o_.duration && o_.replay.empty()) args.insert(args.end(), {"--duration", std::to_string(*o_.duration)});
+    if (o_.duration) args.insert(args.end(), {"--duration", std::to_string(*o_.duration)});
     if (o_.video) args.insert(args.end(), {"--video", (partial / "run.mp4").string(), "--size", "640x360"});
     std::ofstream(partial / "command.txt") << [&] {
       std::string text;
@@ -223,32 +244,43 @@ class Sweeper {
     // until the run itself ends: a restarted sweep then waits for it instead of deleting its folder.
     if (lock >= 0) posix_spawn_file_actions_adddup2(&actions, lock, 3);
     pid_t pid = 0;
-    const int error = posix_spawn(&pid, o_.self.c_str(), &actions, nullptr, argv.data(), environ);
+    const int spawned = posix_spawn(&pid, o_.self.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (error == 0) return pid;
-    Finish({i, std::chrono::steady_clock::now()}, -1);
+    if (spawned == 0) return pid;
+    Finish({i, std::chrono::steady_clock::now()}, -1, "could not start " + o_.self + ": " + std::strerror(spawned));
     return 0;
   }
 
-  // Writes the run's result.txt and renames its folder into place (the run counts as done from then on).
-  void Finish(const Child& child, int status) const {
+  // Writes the run's result.txt and renames its folder into place (the run counts as done from then on). `status`
+  // is waitpid's, or −1 with the reason when there is none. A result or folder that cannot be written is said on
+  // stderr, and the run stays without a result (its summary row "missing", the sweep's exit code 1).
+  void Finish(const Child& child, int status, const std::string& failure = {}) const {
     const fs::path partial = fs::path(o_.out) / (RunName(child.run) + ".partial");
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
     const int code = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     std::string reason;
     if (status < 0) {
-      reason = "could not start " + o_.self;
+      reason = failure;
     } else if (WIFSIGNALED(status)) {
       reason = "killed by signal " + std::to_string(WTERMSIG(status));
     } else if (code != 0) {
       reason = LastLine(partial / "log.txt");
     }
-    std::ofstream(partial / "result.txt") << "status=" << (code == 0 ? "ok" : "failed") << "\nexit_code=" << code
-                                          << "\nwall_s=" << wall << "\nrank=" << rank_ << "\nreason=" << reason << '\n';
+    std::ofstream result(partial / "result.txt");
+    result << "status=" << (code == 0 ? "ok" : "failed") << "\nexit_code=" << code << "\nwall_s=" << wall
+           << "\nrank=" << rank_ << "\nreason=" << reason << '\n';
+    result.close();
     const fs::path done = fs::path(o_.out) / RunName(child.run);
-    std::error_code ignored;
-    fs::remove_all(done, ignored);
-    fs::rename(partial, done);
+    std::error_code error;
+    if (!result) {
+      std::cerr << "sweep: " << RunName(child.run) << ": cannot write " << (partial / "result.txt").string() << '\n';
+      fs::remove(partial / "result.txt", error);  // a truncated result would read as done
+      return;
+    }
+    fs::remove_all(done, error);
+    if (fs::rename(partial, done, error); error)
+      std::cerr << "sweep: " << RunName(child.run) << ": cannot rename '" << partial.string()
+                << "': " << error.message() << '\n';
   }
 
   const SweepOptions& o_;
@@ -336,6 +368,10 @@ int Sweep(const SweepOptions& options) {
     std::cerr << "sweep: --seeds goes with a SCENE, not with --replay\n";
     return kExitBadInput;
   }
+  if (!options.replay.empty() && options.duration) {
+    std::cerr << "sweep: --duration goes with a SCENE; a replay runs as long as its demo log\n";
+    return kExitBadInput;
+  }
   if (const int code = options.replay.empty() ? GridJobs(options, columns, jobs) : ReplayJobs(options, columns, jobs);
       code != kExitOk)
     return code;
@@ -358,13 +394,24 @@ int Sweep(const SweepOptions& options) {
   Sweeper sweeper(options, columns, std::move(jobs));
   sweeper.RunShare(rank, size, concurrent);
   if (mpi) MPI_Barrier(MPI_COMM_WORLD);
+  int code = kExitOk;
   if (rank == 0) {
-    sweeper.WriteSummary();
-    std::cout << "sweep: " << sweeper.runs() << " runs in " << options.out << ", summary " << options.out
-              << "/summary.csv\n";
+    try {
+      const std::size_t missing = sweeper.WriteSummary();
+      std::cout << "sweep: " << sweeper.runs() << " runs in " << options.out << ", summary " << options.out
+                << "/summary.csv\n";
+      if (missing > 0) {
+        std::cerr << "sweep: " << missing << " of " << sweeper.runs()
+                  << " runs have no result (status missing in the summary; see the messages above)\n";
+        code = kExitFailure;
+      }
+    } catch (const std::runtime_error& e) {
+      std::cerr << "sweep: " << e.what() << '\n';
+      code = kExitFailure;
+    }
   }
   if (mpi) MPI_Finalize();
-  return kExitOk;
+  return code;
 }
 
 }  // namespace ductile::cli

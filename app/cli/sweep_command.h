@@ -27,7 +27,8 @@ struct SweepOptions {
   std::string self;    ///< This program's path, for the child runs.
 };
 
-/// Returns the exit code: 0 when every run was done (failed runs included: they are rows), 2 for bad arguments.
+/// Returns the exit code: 0 when every run was done (failed runs included: they are rows), 2 for bad arguments, 1
+/// when a run has no result (it could not be started or its folder written; said on stderr) or no summary.
 int Sweep(const SweepOptions& options);
 
 }  // namespace ductile::cli

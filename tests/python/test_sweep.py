@@ -8,6 +8,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 import ductile
 
 SOURCE = pathlib.Path(os.environ.get("DUCTILE_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
@@ -118,3 +120,26 @@ def test_replay_sweep_rerenders_a_folder_of_demo_logs(tmp_path):
     bad = subprocess.run([CLI, "sweep", "--replay", str(tmp_path / "nothing"), "--out", str(out)],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "no demo logs" in bad.stderr
+    timed = subprocess.run([CLI, "sweep", "--replay", str(logs), "--duration", "0.1", "--out", str(out)],
+                           capture_output=True, text=True)
+    assert timed.returncode == 2 and "--duration goes with a SCENE" in timed.stderr
+
+
+def test_a_run_whose_folder_cannot_be_written_is_missing_and_the_sweep_fails(tmp_path):
+    # run_0001's folder made immutable (chattr +i, which even root cannot write into): that run gets no result, the
+    # others do; the sweep says which on stderr, writes the summary with the run's status "missing" and exits 1,
+    # where it used to exit 0 (or end on an uncaught filesystem error).
+    out = tmp_path / "stuck"
+    blocked = out / "run_0001.partial"
+    blocked.mkdir(parents=True)
+    if subprocess.run(["chattr", "+i", str(blocked)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available on this filesystem")
+    try:
+        done = subprocess.run([CLI, "sweep", SCENE, "--grid", "materials.rubber.youngs_modulus=5e4,6e4,7e4",
+                               "--duration", "0.01", "--out", str(out)], capture_output=True, text=True,
+                              timeout=300)
+    finally:
+        subprocess.run(["chattr", "-i", str(blocked)], check=True)
+    assert done.returncode == 1, done.stderr
+    assert "run_0001" in done.stderr and "1 of 3 runs have no result" in done.stderr
+    assert [r["status"] for r in summary(out)] == ["ok", "missing", "ok"]
