@@ -54,6 +54,10 @@ std::string ValueText(const py::handle& value) {
     s << value.cast<double>();
     return s.str();
   }
+  // NumPy scalars and arrays (np.float32(3e4), np.int64(2), np.array([0, 0, -9.81])) as the Python numbers and lists
+  // they hold.
+  if (py::isinstance(value, py::module_::import("numpy").attr("generic")) || py::isinstance<py::array>(value))
+    return ValueText(value.attr("tolist")());
   if (py::isinstance<py::sequence>(value)) {
     std::string out = "[";
     bool first = true;
@@ -68,7 +72,13 @@ std::string ValueText(const py::handle& value) {
 
 template <std::size_t N>
 std::array<double, N> FixedArray(const py::handle& value, const char* what) {
-  const auto list = value.cast<std::vector<double>>();
+  std::vector<double> list;
+  try {
+    list = value.cast<std::vector<double>>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string(what) + " needs " + std::to_string(N) + " numbers, got a " +
+                         std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  }
   if (list.size() != N) throw py::value_error(std::string(what) + " needs " + std::to_string(N) + " numbers");
   std::array<double, N> out{};
   for (std::size_t i = 0; i < N; ++i) out[i] = list[i];

@@ -94,6 +94,24 @@ def test_live_parameters_apply_and_bad_ones_raise():
         soft.set_parameter("materials.nothing.density", 10)
 
 
+def test_numpy_numbers_are_parameter_values_and_wrong_types_raise_type_errors():
+    # NumPy's scalars and arrays set a parameter as the numbers they hold: a run with them equals one with Python
+    # numbers, bitwise.
+    plain, numpy = cube(), cube()
+    plain.set_parameter("materials.rubber.youngs_modulus", 30000)
+    plain.set_parameter("simulation.gravity", [0, 0, -5])
+    numpy.set_parameter("materials.rubber.youngs_modulus", np.float32(3e4))
+    numpy.set_parameter("simulation.gravity", np.array([0, 0, -5], dtype=np.int64))
+    plain.step(20)
+    numpy.step(20)
+    assert plain.state_hash() == numpy.state_hash()
+    with pytest.raises(TypeError, match="parameter value"):
+        plain.set_parameter("materials.rubber.density", {"not": "a number"})
+    robot = ductile.Simulator(str(SOURCE / "scenes" / "gripper_pinch_lift.yaml"), threads=1)
+    with pytest.raises(TypeError, match="position needs 3 numbers, got a str"):
+        robot.set_teleop_target(robot.robots()[0], "iiwa_link_7", "up")
+
+
 def test_writing_particle_velocities_moves_the_particles():
     sim = cube()
     v = np.zeros((sim.num_particles, 3), dtype=np.float32)
