@@ -1,8 +1,8 @@
-"""The rolling and spinning ball figures of docs/architecture.md ("Domains and couplings", the Open paragraph).
+"""The rolling and spinning ball figures of docs/architecture.md ("Domains and couplings": the ball on the slope).
 
 rolling: runs scenes/ball_on_slope.yaml with ductile-cli (extra --set overrides after the options) and fits the
 ball's centre-of-mass travel along the slope, s(t) = a t²/2 + ..., by least squares over windows of 0.2 s and over
-[0.1, 0.5] s, the acceleration compared with g sin θ/(1 + κ) (3.55 m/s² for the sampled ball).
+[0.1, 0.5] s, to compare with g sin θ/(1 + κ + h²/(2R²)) (3.38 m/s² for the sampled ball on this grid).
 
     PYTHONPATH=build/release/python python3 bench/rolling_ball.py rolling --set rigid_bodies.ramp.friction=0.5
 

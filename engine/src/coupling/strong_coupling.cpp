@@ -22,6 +22,9 @@ using WallClock = std::chrono::steady_clock;
 // earlier: tens to hundreds of iterations in the scenes).
 constexpr int kMaxFreeMotionIterations = 5000;
 
+// A contact registers within this share of h beyond its contact surface (FindContacts).
+constexpr double kReach = 0.05;
+
 double Ms(WallClock::time_point since) {
   return std::chrono::duration<double, std::milli>(WallClock::now() - since).count();
 }
@@ -137,6 +140,7 @@ void AddWallContacts(const Model& model, const mpm::Particles& particles, const 
         c.normal_W = Eigen::Vector3d::Unit(a) * (side == 0 ? 1.0 : -1.0);
         c.phi = phi - radius[p];
         c.friction = mu;
+        c.point = ToEigen3(particles.x[p]);
         out.push_back(c);
       }
 }
@@ -162,12 +166,19 @@ std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& m
   // A particle stands for the cube of material about it: its contact surface lies r_p = ½ V_p^(1/3) beyond its
   // centre, so contacts act on φ − r_p (without it a body rests half a particle spacing deep in what it lies on).
   // The reach beyond it is small: each registered contact that sticks pins the smooth grid velocity around it, and a
-  // wider band of them resists rolling (the rolling case of MpmIncline.StrongCouplingSlidesAtTenMillisecondSteps,
-  // with this reach edited: 1.87 m/s² with h/4 plus Δt‖v_p‖, 2.14 with h/20, against 3.55).
+  // wider band of them resists rolling (the ball on the slope, on its particles' spheres, with this reach edited:
+  // 1.87 m/s² with h/4 plus Δt‖v_p‖, 2.14 with h/20, against 3.55).
+  // A particle whose object carries a surface (coupling/object_surface.h) is a candidate from further away: that
+  // surface may lie up to about two particle spacings beyond it (a lattice's outer particles stand back from a
+  // round shape's surface by up to √3 spacings); OntoSurfaces then keeps the contacts within h/20 of its surface.
+  if (surface_model_ != &model) {
+    surfaces_ = coupling::ObjectSurfaces(model);
+    surface_model_ = &model;
+  }
   std::vector<double> radius(particles.size()), reach(particles.size());
   for (std::size_t p = 0; p < particles.size(); ++p) {
     radius[p] = 0.5 * std::cbrt(static_cast<double>(particles.volume[p]));
-    reach[p] = radius[p] + 0.05 * model.h;
+    reach[p] = (surfaces_.carries(particles.object[p]) ? 5 * radius[p] : radius[p]) + kReach * model.h;
   }
   std::vector<Contact> out;
   if (workspace.rigid && model.rigid && !model.rigid->empty()) {
@@ -183,18 +194,47 @@ std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& m
       c.normal_W = pc.normal_W;
       c.phi = pc.phi - radius[static_cast<std::size_t>(pc.particle)];
       c.friction = rigid_contact_->friction_of(particles.material[pc.particle], pc.geometry);
+      c.point = ToEigen3(particles.x[static_cast<std::size_t>(pc.particle)]);
       out.push_back(c);
     }
   }
   AddWallContacts(model, particles, radius, reach, out);
+  OntoSurfaces(model, particles, radius, out);
   return out;
+}
+
+void StrongCoupling::OntoSurfaces(const Model& model, const mpm::Particles& particles,
+                                  const std::vector<double>& radius, std::vector<Contact>& contacts) const {
+  std::size_t kept = 0;
+  for (Contact& c : contacts) {
+    const auto p = static_cast<std::size_t>(c.particle);
+    const int object = particles.object[p];
+    if (surfaces_.carries(object)) {
+      const std::array<float, 3>& X0 = model.x0[static_cast<std::size_t>(particles.id[p])];
+      Eigen::Matrix3d F;
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) F(r, k) = particles.F[p].m[r][k];
+      Eigen::Vector3d point;
+      double depth = 0;
+      // Support points within two particle spacings (4 r_p) of the particle's own nearest surface point.
+      if (!surfaces_.ContactPoint(object, Eigen::Vector3d(X0[0], X0[1], X0[2]), F, c.point, c.normal_W, 4 * radius[p],
+                                  point, depth))
+        continue;
+      c.phi += radius[p] - depth;
+      c.point = point;
+      c.on_surface = true;
+    }
+    if (c.phi < kReach * model.h) contacts[kept++] = c;
+  }
+  contacts.resize(kept);
 }
 
 void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& workspace,
                                 const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const {
   const int p = c.particle;
   const auto nr = static_cast<int>(rigid_A_inv.size());
-  const Eigen::Vector3d x = particles_.x[static_cast<std::size_t>(p)];
+  const Eigen::Vector3d& x_p = particles_.x[static_cast<std::size_t>(p)];
+  const Eigen::Vector3d& x = c.point;
   const Eigen::Matrix3d R_WC = contact::ContactFrame(c.normal_W);
   // Columns: the rigid dofs, then each stencil node's kept dofs.
   std::vector<int> cols;
@@ -212,10 +252,20 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
   for (int k = 0; k < nr; ++k) cols.push_back(k);
   int used = nr;
   const std::array<int, 27>& nodes = free_motion_.stencil_nodes(p);
-  const std::array<double, 27>& w = free_motion_.stencil_weights(p);
+  // The grid velocity at the contact point: at the particle, Σᵢ w_ip vᵢ; at a point of its object's surface,
+  // extrapolated along the particle's velocity gradient, Σᵢ (w_ip + ∇w_ip·(x_c − x_p)) vᵢ (exact for any affine field,
+  // so for a rigid motion of the object; the surface's nodes beyond the particle's stencil may hold no mass).
+  std::array<double, 27> w = free_motion_.stencil_weights(p);
+  if (c.on_surface) {
+    const std::array<Eigen::Vector3d, 27>& grad = free_motion_.stencil_gradients(p);
+    for (int m = 0; m < 27; ++m) w[m] += grad[m].dot(x - x_p);
+  }
   for (int m = 0; m < 27; ++m) {
     const double mass = free_motion_.node_mass()[static_cast<std::size_t>(nodes[m])];
-    if (mass > 0) delassus += w[m] * w[m] / mass;
+    // The Delassus estimate from the particle's own weights: an extrapolated weight may fall on a node at the edge
+    // of the object with a trace of mass, and 1/m there would make the contact as compliant as a point of that mass.
+    const double own = free_motion_.stencil_weights(p)[m];
+    if (mass > 0) delassus += own * own / mass;
     for (int a = 0; a < 3; ++a) {
       const int kept = kept_of_dof_[3 * static_cast<std::size_t>(nodes[m]) + static_cast<std::size_t>(a)];
       if (kept < 0) continue;  // held by a wall: its velocity is 0
@@ -353,7 +403,7 @@ void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const 
     // −γ at the particle, in the world frame, and its moment about the body origin at the step's start.
     const Eigen::Vector3d gamma_W =
         contact::ContactFrame(c.normal_W) * result.gamma[static_cast<std::size_t>(first) + k].head<3>();
-    const Eigen::Vector3d& x = particles_.x[static_cast<std::size_t>(c.particle)];
+    const Eigen::Vector3d& x = c.point;
     out.linear[static_cast<std::size_t>(c.body)] -= gamma_W;
     const Eigen::Vector3d origin = rigid->kinematics().X_WB[static_cast<std::size_t>(c.body)].translation();
     out.angular[static_cast<std::size_t>(c.body)] -= (x - origin).cross(gamma_W);

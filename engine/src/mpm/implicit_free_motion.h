@@ -87,6 +87,10 @@ class ImplicitFreeMotion {
   /// Particle p's 27 stencil nodes (indices into the node order) and weights w_ip.
   const std::array<int, 27>& stencil_nodes(int p) const { return stencil_[static_cast<std::size_t>(p)].node; }
   const std::array<double, 27>& stencil_weights(int p) const { return stencil_[static_cast<std::size_t>(p)].w; }
+  /// Their gradients ∇w_ip [1/m].
+  const std::array<Eigen::Vector3d, 27>& stencil_gradients(int p) const {
+    return stencil_[static_cast<std::size_t>(p)].grad;
+  }
   /// World position of node i [m].
   Eigen::Vector3d NodePosition(int i) const {
     const std::array<int, 3>& c = node_coord_[static_cast<std::size_t>(i)];
