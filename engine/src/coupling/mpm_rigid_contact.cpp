@@ -71,6 +71,7 @@ MpmContactSettings MpmContactSettingsOf(const Model& m) {
   settings.solver.max_iterations = m.rigid->max_solver_iterations;
   settings.material_friction = m.material_friction;
   settings.mesh_sdf_cell = 0.5 * m.h;
+  settings.surfaces = std::make_shared<const ObjectSurfaces>(m);
   return settings;
 }
 
@@ -119,7 +120,7 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   const int n = static_cast<int>(particles.size());
   // 1. Registration (Yu et al. 2025, Sec. V-A): the deepest geometry each particle is inside of, in parallel, then the
   //    contacts in particle order.
-  FindInsideGeometries(particles);
+  OntoSurfaces(particles);
   SubstepContacts sc;
   if (local_of_.size() < static_cast<std::size_t>(mpm.grid().nodes_data.size()))
     local_of_.assign(mpm.grid().nodes_data.size(), -1);
@@ -159,10 +160,8 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
     const int b = geometries_[sc.geometry_of[c]].body;
     if (b < 0) continue;
-    const int p = sc.particle_of[c];
-    const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
     out_->linear[b] -= r.gamma_W[c];
-    out_->angular[b] -= (x - origins_[b]).cross(r.gamma_W[c]);
+    out_->angular[b] -= (sc.point_of[c] - origins_[b]).cross(r.gamma_W[c]);
   }
 }
 
@@ -216,9 +215,19 @@ double MpmRigidContact::friction_of(int material, int g) const {
   return mu;
 }
 
-double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, SubstepContacts& sc, contact::GridContact& c) {
+double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, const Eigen::Vector3d& offset, SubstepContacts& sc,
+                                        contact::GridContact& c) {
   contact::GridContactProblem& problem = sc.problem;
   const mpm::Stencil s = mpm.ParticleStencil(p);
+  // The quadratic B-spline's derivatives per axis and offset, in 1/m (mpm/transfer_kernels.h's StencilWeights).
+  double dw[3][3];
+  for (int a = 0; a < 3; ++a) {
+    const double f = s.fx[a], inv_h = 1.0 / static_cast<double>(mpm.h());
+    dw[a][0] = -(1.5 - f) * inv_h;
+    dw[a][1] = -2.0 * (f - 1.0) * inv_h;
+    dw[a][2] = (f - 0.5) * inv_h;
+  }
+  const bool moved = !offset.isZero(0);
   double delassus = 0;
   int slot = 0;
   for (int i = 0; i < 3; ++i)
@@ -234,8 +243,12 @@ double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, SubstepConta
           sc.global_of.push_back(global);
         }
         c.nodes[slot] = local;
-        c.weights[slot] = static_cast<double>(s.w[0][i]) * s.w[1][j] * s.w[2][k];
-        if (problem.mass[local] > 0) delassus += c.weights[slot] * c.weights[slot] / problem.mass[local];
+        const double w = static_cast<double>(s.w[0][i]) * s.w[1][j] * s.w[2][k];
+        c.weights[slot] = w;
+        if (moved)
+          c.weights[slot] += offset.dot(Eigen::Vector3d(
+              dw[0][i] * s.w[1][j] * s.w[2][k], s.w[0][i] * dw[1][j] * s.w[2][k], s.w[0][i] * s.w[1][j] * dw[2][k]));
+        if (problem.mass[local] > 0) delassus += w * w / problem.mass[local];
       }
   return delassus;
 }
@@ -243,12 +256,19 @@ double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, SubstepConta
 void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc) {
   const mpm::Particles& particles = mpm.particles();
   const Frozen& f = geometries_[inside_[p]];
-  const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+  const Eigen::Vector3d x_p(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+  // Where it acts: the particle, or the point of its object's surface (OntoSurfaces), with the particle's affine
+  // velocity there, v_p + C_p (x − x_p).
+  const bool on_surface = !surface_.empty() && surface_[p];
+  const Eigen::Vector3d x = on_surface ? point_[p] : x_p;
   contact::GridContact c;
-  double delassus = AddContactNodes(mpm, p, sc, c);
+  double delassus = AddContactNodes(mpm, p, x - x_p, sc, c);
   c.R_WC = contact::ContactFrame(normal_[p]);
   c.v_rigid = f.body >= 0 ? multibody::PointVelocity(f.V, x) : Eigen::Vector3d::Zero();
-  const Eigen::Vector3d v_p(particles.v[p].x, particles.v[p].y, particles.v[p].z);
+  Eigen::Vector3d v_p(particles.v[p].x, particles.v[p].y, particles.v[p].z);
+  if (on_surface)
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k) v_p[r] += particles.C[p].m[r][k] * (x[k] - x_p[k]);
   c.params.dt = dt;
   c.params.phi0 = depth_[p];
   // k > 0: the lagged Hunt-Crossley model with that stiffness; 0: near-rigid, SAP's friction cone on the
@@ -268,6 +288,44 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
   sc.problem.contacts.push_back(c);
   sc.particle_of.push_back(p);
   sc.geometry_of.push_back(inside_[p]);
+  sc.point_of.push_back(x);
+}
+
+void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles) {
+  const ObjectSurfaces* surfaces = settings_.surfaces.get();
+  const int n = static_cast<int>(particles.size());
+  bool any = false;
+  if (surfaces) {
+    margin_.assign(n, 0.0);
+    for (int p = 0; p < n; ++p)
+      if (surfaces->carries(particles.object[p])) {
+        margin_[p] = 2.5 * std::cbrt(static_cast<double>(particles.volume[p]));  // 5 r_p
+        any = true;
+      }
+  }
+  FindInsideGeometries(particles, any ? &margin_ : nullptr);
+  surface_.assign(any ? n : 0, 0);
+  if (!any) return;
+  point_.resize(n);
+  tbb::parallel_for(tbb::blocked_range<int>(0, n, 1024), [&](const tbb::blocked_range<int>& r) {
+    for (int p = r.begin(); p != r.end(); ++p) {
+      if (inside_[p] < 0 || !surfaces->carries(particles.object[p])) continue;
+      Eigen::Matrix3d F;
+      for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k) F(i, k) = particles.F[p].m[i][k];
+      const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+      const double spread = 2 * std::cbrt(static_cast<double>(particles.volume[p]));  // 4 r_p
+      double depth = 0;
+      if (surfaces->ContactPoint(particles.object[p], surfaces->rest(particles.id[p]), F, x, normal_[p], spread,
+                                 point_[p], depth) &&
+          depth_[p] - depth < 0) {
+        depth_[p] -= depth;
+        surface_[p] = 1;
+      } else if (!(depth_[p] < 0)) {
+        inside_[p] = -1;  // near, not in: no contact
+      }
+    }
+  });
 }
 
 void MpmRigidContact::CountContacts(const SubstepContacts& sc) {

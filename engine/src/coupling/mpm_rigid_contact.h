@@ -1,6 +1,8 @@
 // Two-way MPM-rigid contact (Yu et al. 2025, Sec. IV and V): the rigid poses and
 // velocities are frozen at the start of a step; in every MPM substep each particle inside a rigid geometry
-// (φ < 0) becomes one contact, the grid velocities are corrected by the quasi-Newton contact solve
+// (φ < 0) becomes one contact (a particle of a round elastic object where the surface its object carries is inside:
+// coupling/object_surface.h, docs/architecture.md "MPM-rigid contact"), the grid velocities are corrected by the
+// quasi-Newton contact solve
 // (contact/mpm_contact_solver.h), and the contact impulses are summed per rigid body. The rigid step then takes
 // the sum as a known impulse (Eq. 3): the material pushes the bodies as hard as they push it (Newton's third law
 // per step, up to the solver tolerance).
@@ -14,6 +16,7 @@
 
 #include "contact/mpm_contact_solver.h"
 #include "contact/rigid_system.h"
+#include "coupling/object_surface.h"
 #include "ductile/model.h"
 #include "geometry/mesh_sdf.h"
 #include "mpm/mpm_solver.h"
@@ -32,6 +35,8 @@ struct MpmContactSettings {
   std::vector<double> material_friction;
   /// Grid spacing of the signed distance fields of mesh geometry [m] (the MPM grid's h / 2 by default).
   double mesh_sdf_cell = 0.01;
+  /// The surfaces that round elastic objects carry for contact (coupling/object_surface.h); null: none.
+  std::shared_ptr<const ObjectSurfaces> surfaces;
   contact::GridContactParams solver;
 };
 
@@ -110,15 +115,21 @@ class MpmRigidContact {
   struct SubstepContacts {
     contact::GridContactProblem problem;
     std::vector<int> particle_of, geometry_of, global_of;
+    std::vector<Eigen::Vector3d> point_of;  // where each contact acts (world)
   };
   /// The geometry each particle is deepest inside of (inside_, depth_, normal_), in parallel; with `margin`
   /// (per particle [m]), the one it is deepest in or closest to among those nearer than its margin.
   void FindInsideGeometries(const mpm::Particles& particles, const std::vector<double>* margin = nullptr);
   /// The contact of particle p with the geometry it is inside of, added to `sc`.
   void AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc);
-  /// The 27 nodes of particle p's stencil as contact c's nodes, with their weights; a node joins the problem when a
-  /// contact first touches it. Returns the contact's Delassus estimate Σ w²/m.
-  double AddContactNodes(mpm::MpmSolver& mpm, int p, SubstepContacts& sc, contact::GridContact& c);
+  /// The particles of objects that carry a surface (settings_.surfaces): registered from 5 r_p away, each moved onto
+  /// its object's surface (surface_[p], point_[p]) and kept where that point is inside the geometry.
+  void OntoSurfaces(const mpm::Particles& particles);
+  /// The 27 nodes of particle p's stencil as contact c's nodes, with their weights at the particle moved by
+  /// `offset` (Σᵢ (w_ip + ∇w_ip·offset) vᵢ, exact for an affine grid field); a node joins the problem when a
+  /// contact first touches it. Returns the contact's Delassus estimate Σ w_ip²/m from the particle's own weights.
+  double AddContactNodes(mpm::MpmSolver& mpm, int p, const Eigen::Vector3d& offset, SubstepContacts& sc,
+                         contact::GridContact& c);
   /// The substep's contact counts, into the statistics.
   void CountContacts(const SubstepContacts& sc);
   /// Clears local_of_ for the problem's nodes (all −1 between substeps).
@@ -134,6 +145,10 @@ class MpmRigidContact {
   std::vector<int> inside_;
   std::vector<double> depth_;
   std::vector<Eigen::Vector3d> normal_;
+  // Per particle (OntoSurfaces): its registration margin, whether its contact acts on its object's surface, where.
+  std::vector<double> margin_;
+  std::vector<char> surface_;
+  std::vector<Eigen::Vector3d> point_;
   // Per particle id: the geometry of its contact in the step's last substep (−1: none) and that contact's impulse
   // (world), the next substep's initial guess. Cleared at every BeginStep, so a step depends on the State alone.
   std::vector<int> warm_geometry_;

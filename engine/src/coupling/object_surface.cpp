@@ -62,6 +62,10 @@ ObjectSurfaces::ObjectSurfaces(const Model& model) {
     s.p_WS = model.objects[o].num_particles > 0 ? RestCentre(model, static_cast<int>(o)) : ToEigen(desc.pose.position);
     s.radius = desc.shape.radius;
     s.half_length = 0.5 * desc.shape.length;
+    if (rest_.empty()) {
+      rest_.reserve(model.x0.size());
+      for (const std::array<float, 3>& X : model.x0) rest_.emplace_back(X[0], X[1], X[2]);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
-// The surface that an elastic MPM object carries from its scene shape, for contact (the strong coupling's particle
-// contacts, coupling/strong_coupling.h; docs/architecture.md, "Domains and couplings").
+// The surface that an elastic MPM object carries from its scene shape, for contact: the strong coupling's particle
+// contacts (coupling/strong_coupling.h) and the weak one's (coupling/mpm_rigid_contact.h); docs/architecture.md,
+// "Domains and couplings" and "MPM-rigid contact".
 //
 // A particle stands for a cube of material, and contact on its sphere of radius r_p makes a body's surface a chain
 // of arcs with a kink between neighbours; sampled on a lattice, a ball is not even round (the lowest point of its
@@ -14,10 +15,10 @@
 // within `spread` of the surface point nearest X_p, else that nearest point; then
 //   x_c = x_p + F_p (X* − X_p),   depth = n·(x_p − x_c),
 // and the contact's gap is the particle's signed distance less the depth (the geometry's surface taken as flat over
-// |x_c − x_p|, a few millimetres). For any rigid motion of the object x_c lies on its moved shape exactly, so a ball
-// rolls on a round surface whatever its sampling. Boxes, meshes, plastic and fluid objects carry none (their
-// contacts stay on the particles' spheres): a box's faces are flat already, and plastic flow leaves no rest shape
-// to map.
+// |x_c − x_p|, a few millimetres). The shape is centred on the particles' centre of mass at t = 0 (RestCentre). For any
+// rigid motion of the object x_c lies on its moved shape exactly, so a ball rolls on a round surface whatever its
+// sampling. Boxes, meshes, plastic and fluid objects carry none (their contacts stay on the particles' spheres): a
+// box's faces are flat already, and plastic flow leaves no rest shape to map.
 #pragma once
 
 #include <Eigen/Core>
@@ -35,6 +36,9 @@ class ObjectSurfaces {
   ObjectSurfaces() = default;
   /// The surfaces of `model`'s objects (none when the model has no scene, as one built by hand).
   explicit ObjectSurfaces(const Model& model);
+
+  /// The position at t = 0 of the particle with id `id` (Model::x0), of an object that carries a surface.
+  const Eigen::Vector3d& rest(int id) const { return rest_[static_cast<std::size_t>(id)]; }
 
   /// Whether particles of object o carry a surface.
   bool carries(int object) const {
@@ -64,6 +68,7 @@ class ObjectSurfaces {
   static Eigen::Vector3d Support(const Shape& s, const Eigen::Vector3d& u, const Eigen::Vector3d& Y);
 
   std::vector<Shape> shapes_;
+  std::vector<Eigen::Vector3d> rest_;  // Model::x0 by particle id, when an object carries a surface
 };
 
 }  // namespace ductile::coupling

@@ -210,15 +210,14 @@ void StrongCoupling::OntoSurfaces(const Model& model, const mpm::Particles& part
     const auto p = static_cast<std::size_t>(c.particle);
     const int object = particles.object[p];
     if (surfaces_.carries(object)) {
-      const std::array<float, 3>& X0 = model.x0[static_cast<std::size_t>(particles.id[p])];
       Eigen::Matrix3d F;
       for (int r = 0; r < 3; ++r)
         for (int k = 0; k < 3; ++k) F(r, k) = particles.F[p].m[r][k];
       Eigen::Vector3d point;
       double depth = 0;
       // Support points within two particle spacings (4 r_p) of the particle's own nearest surface point.
-      if (!surfaces_.ContactPoint(object, Eigen::Vector3d(X0[0], X0[1], X0[2]), F, c.point, c.normal_W, 4 * radius[p],
-                                  point, depth))
+      if (!surfaces_.ContactPoint(object, surfaces_.rest(particles.id[p]), F, c.point, c.normal_W, 4 * radius[p], point,
+                                  depth))
         continue;
       c.phi += radius[p] - depth;
       c.point = point;

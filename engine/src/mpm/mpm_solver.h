@@ -129,6 +129,8 @@ class MpmSolver {
   std::string DescribeDivergence() const;
 
   const Particles& particles() const { return st_->particles; }
+  /// The grid spacing h [m].
+  float h() const { return h_; }
   /// Particle state for editing between substeps (tests).
   Particles& mutable_particles() {
     st_->cache.Invalidate(Invalidation::kParticlesEdited);
