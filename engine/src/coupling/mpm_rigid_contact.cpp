@@ -326,6 +326,35 @@ void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles) {
       }
     }
   });
+  if (settings_.stiffness > 0) KeepOnePerPoint(particles);
+}
+
+void MpmRigidContact::KeepOnePerPoint(const mpm::Particles& particles) {
+  struct Kept {
+    int particle, object, geometry;
+    double distance;
+  };
+  std::vector<Kept> kept;
+  for (int p = 0; p < static_cast<int>(particles.size()); ++p) {
+    if (inside_[p] < 0 || !surface_[p]) continue;
+    const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
+    const double near = 0.5 * std::cbrt(static_cast<double>(particles.volume[p]));  // r_p
+    const Kept mine{p, particles.object[p], inside_[p], (point_[p] - x).norm()};
+    bool twin = false;
+    for (Kept& k : kept) {
+      if (k.object != mine.object || k.geometry != mine.geometry || (point_[k.particle] - point_[p]).norm() >= near)
+        continue;
+      twin = true;
+      if (mine.distance < k.distance) {  // the particle nearer the point keeps it
+        inside_[k.particle] = -1;
+        k = mine;
+      } else {
+        inside_[p] = -1;
+      }
+      break;
+    }
+    if (!twin) kept.push_back(mine);
+  }
 }
 
 void MpmRigidContact::CountContacts(const SubstepContacts& sc) {

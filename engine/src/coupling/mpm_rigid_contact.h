@@ -125,6 +125,11 @@ class MpmRigidContact {
   /// The particles of objects that carry a surface (settings_.surfaces): registered from 5 r_p away, each moved onto
   /// its object's surface (surface_[p], point_[p]) and kept where that point is inside the geometry.
   void OntoSurfaces(const mpm::Particles& particles);
+  /// With the Hunt-Crossley model (a stiffness per particle), one contact per surface point: of the particles that
+  /// found the same point (within r_p) of one object against one geometry, the nearest keeps it. Several at one
+  /// point each push with k times the depth, and as their number changes from substep to substep the friction that
+  /// the lagged model bounds by the starting depth swings: the ball on the slope slid at 3.58 m/s² against 4.48.
+  void KeepOnePerPoint(const mpm::Particles& particles);
   /// The 27 nodes of particle p's stencil as contact c's nodes, with their weights at the particle moved by
   /// `offset` (Σᵢ (w_ip + ∇w_ip·offset) vᵢ, exact for an affine grid field); a node joins the problem when a
   /// contact first touches it. Returns the contact's Delassus estimate Σ w_ip²/m from the particle's own weights.
