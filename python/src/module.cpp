@@ -282,6 +282,7 @@ class PySimulator {
   void SetTeleopTarget(const std::string& robot, const std::string& link, const py::handle& position,
                        const py::object& quaternion, const py::handle& tool_point) {
     CallLock hold(mutex_);
+    RequireRobot(robot);
     TeleopTarget t;
     t.robot = robot;
     t.link = link;
@@ -294,15 +295,18 @@ class PySimulator {
   }
   void ClearTeleopTarget(const std::string& robot) {
     CallLock hold(mutex_);
+    RequireRobot(robot);
     sim_->ClearTeleopTarget(robot);
   }
   void SetGripper(const std::string& robot, double opening, double force) {
     CallLock hold(mutex_);
+    RequireRobot(robot);
     const std::string why = sim_->SetGripper({robot, opening, force});
     if (!why.empty()) throw py::value_error(why);
   }
   py::list Joints(const std::string& robot) const {
     CallLock hold(mutex_);
+    RequireRobot(robot);
     std::vector<JointStatus> joints;
     const std::string why = sim_->RobotJoints(robot, joints);
     if (!why.empty()) throw py::key_error(why);
@@ -322,11 +326,13 @@ class PySimulator {
   }
   void SetJointTarget(const std::string& robot, const std::string& joint, double position, double velocity) {
     CallLock hold(mutex_);
+    RequireRobot(robot);
     const std::string why = sim_->SetJointTarget(robot, joint, position, velocity);
     if (!why.empty()) throw py::value_error(why);
   }
   py::dict TeleopStatusOf(const std::string& robot) const {
     CallLock hold(mutex_);
+    RequireRobot(robot);
     const TeleopStatus s = sim_->GetTeleopStatus(robot);
     py::dict d;
     d["active"] = s.active;
@@ -341,6 +347,7 @@ class PySimulator {
   }
   py::tuple LinkPose(const std::string& robot, const std::string& link) const {
     CallLock hold(mutex_);
+    RequireRobot(robot);
     std::array<double, 3> p{};
     std::array<double, 4> q{};
     const std::string why = sim_->LinkPose(robot, link, p, q);
@@ -422,6 +429,11 @@ class PySimulator {
     }
     edited.data().mpm.cache.Invalidate(mpm::Invalidation::kParticlesEdited);
     sim_->SetState(edited);
+  }
+
+  // Unknown robot names raise KeyError, as unknown bodies, objects and cameras do.
+  void RequireRobot(const std::string& robot) const {
+    if (!sim_->HasRobot(robot)) throw py::key_error("no robot '" + robot + "' in the scene (robots() lists them)");
   }
 
   RigidBodySummary Body(const std::string& name) const {

@@ -110,6 +110,13 @@ def test_numpy_numbers_are_parameter_values_and_wrong_types_raise_type_errors():
     robot = ductile.Simulator(str(SOURCE / "scenes" / "gripper_pinch_lift.yaml"), threads=1)
     with pytest.raises(TypeError, match="position needs 3 numbers, got a str"):
         robot.set_teleop_target(robot.robots()[0], "iiwa_link_7", "up")
+    # An unknown robot is a KeyError in every call that names one, as unknown bodies and objects are.
+    for call in (lambda: robot.set_teleop_target("nobot", "iiwa_link_7", [0, 0, 0.5]),
+                 lambda: robot.clear_teleop_target("nobot"), lambda: robot.set_gripper("nobot", 0.5),
+                 lambda: robot.set_joint_target("nobot", "iiwa_joint_1", 0.1), lambda: robot.teleop_status("nobot"),
+                 lambda: robot.link_pose("nobot", "iiwa_link_7"), lambda: robot.joints("nobot")):
+        with pytest.raises(KeyError, match="no robot 'nobot'"):
+            call()
 
 
 def test_writing_particle_velocities_moves_the_particles():
