@@ -18,6 +18,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ductile/model.h"
@@ -428,7 +429,7 @@ class PySimulator {
       v[at] = Vec3f(in(id, 0), in(id, 1), in(id, 2));
     }
     edited.data().mpm.cache.Invalidate(mpm::Invalidation::kParticlesEdited);
-    sim_->SetState(edited);
+    sim_->SetState(std::move(edited));
   }
 
   // Unknown robot names raise KeyError, as unknown bodies, objects and cameras do.

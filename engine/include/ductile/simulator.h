@@ -140,6 +140,8 @@ class Simulator {
   /// Continues from `state`, a state of this simulator's scene (from state() or a copy of it). Throws StateError
   /// when it belongs to another scene; the current state is then unchanged.
   void SetState(const State& state);
+  /// The same, taking the state over (no copy of its particles).
+  void SetState(State&& state);
   /// The current state in its binary form (versioned, checksummed; docs/architecture.md, "State").
   std::vector<std::uint8_t> SaveState() const;
   /// Continues from a state that SaveState wrote. Throws StateError when the bytes are not a state file, of another

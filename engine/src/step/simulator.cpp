@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/hash.h"
@@ -73,9 +74,13 @@ const State& Simulator::state() const {
 }
 
 void Simulator::SetState(const State& state) {
+  SetState(State(state));
+}
+
+void Simulator::SetState(State&& state) {
   if (state.data().model_fingerprint != impl_->data().model_fingerprint)
     throw StateError("the state belongs to another scene (its particles, grid or rigid bodies differ)");
-  impl_->state = state;
+  impl_->state = std::move(state);
   impl_->workspace.Bind(*impl_->model, impl_->data());
 }
 
@@ -86,7 +91,7 @@ std::vector<std::uint8_t> Simulator::SaveState() const {
 void Simulator::RestoreState(const std::vector<std::uint8_t>& bytes) {
   State decoded;
   DecodeState(*impl_->model, bytes.data(), bytes.size(), decoded);
-  SetState(decoded);
+  SetState(std::move(decoded));
 }
 
 void Simulator::SaveStateFile(const std::string& path) const {
