@@ -4,8 +4,9 @@
 //
 // Particle arrays come in particle id order (the order at t = 0, stable across steps) and are copies: the engine
 // keeps its particles sorted by grid block and reorders them as they move (mpm/particles.h), so a view of its storage
-// would change meaning under the caller's feet. A Simulator is used by one thread at a time: a call from another
-// thread while it steps or draws waits for it (CallLock), so Python threads sharing one cannot race on its state.
+// would change meaning under the caller's feet. A Simulator is used by one thread at a time: each binding holds its
+// lock (Held), and a call from another thread while it steps or draws waits for it, so Python threads sharing one
+// cannot race on its state.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -116,89 +117,50 @@ class PySimulator {
     return std::make_unique<PySimulator>(LoadSceneFromString(text, name, ParseOverrides(overrides)), threads);
   }
 
-  /// f(the engine's simulator), holding it as the calls below do (the Exporter reads it).
+  /// f(the engine's simulator), holding its lock as the bound calls do (Held; the Exporter reads it).
   void WithSimulator(const std::function<void(const Simulator&)>& f) const {
     CallLock hold(mutex_);
     f(*sim_);
   }
 
   void Step(int n) {
-    CallLock hold(mutex_);
     if (n < 0) throw py::value_error("step: n must be ≥ 0, got " + std::to_string(n));
     py::gil_scoped_release release;
     for (int i = 0; i < n; ++i) sim_->Step();
   }
-  void Reset() {
-    CallLock hold(mutex_);
-    sim_->Reset();
-  }
-  double time() const {
-    CallLock hold(mutex_);
-    return sim_->time();
-  }
-  std::int64_t step_count() const {
-    CallLock hold(mutex_);
-    return sim_->step_count();
-  }
-  double dt() const {
-    CallLock hold(mutex_);
-    return sim_->model().dt;
-  }
-  int threads() const {
-    CallLock hold(mutex_);
-    return sim_->threads();
-  }
-  std::uint64_t StateHash() const {
-    CallLock hold(mutex_);
-    return sim_->StateHash();
-  }
+  void Reset() { sim_->Reset(); }
+  double time() const { return sim_->time(); }
+  std::int64_t step_count() const { return sim_->step_count(); }
+  double dt() const { return sim_->model().dt; }
+  int threads() const { return sim_->threads(); }
+  std::uint64_t StateHash() const { return sim_->StateHash(); }
 
   py::bytes SaveState() const {
-    CallLock hold(mutex_);
     const std::vector<std::uint8_t> bytes = sim_->SaveState();
     return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
   }
   void RestoreState(const py::bytes& blob) {
-    CallLock hold(mutex_);
     const std::string text = blob;
     sim_->RestoreState(std::vector<std::uint8_t>(text.begin(), text.end()));
   }
-  void SaveStateFile(const std::string& path) const {
-    CallLock hold(mutex_);
-    sim_->SaveStateFile(path);
-  }
-  void LoadStateFile(const std::string& path) {
-    CallLock hold(mutex_);
-    sim_->LoadStateFile(path);
-  }
+  void SaveStateFile(const std::string& path) const { sim_->SaveStateFile(path); }
+  void LoadStateFile(const std::string& path) { sim_->LoadStateFile(path); }
 
   void SetParameter(const std::string& key, const py::handle& value) {
-    CallLock hold(mutex_);
     const std::string why = sim_->SetParameter(key, ValueText(value));
     if (!why.empty()) throw py::value_error(why);
   }
   std::vector<std::string> Parameters() const {
-    CallLock hold(mutex_);
     std::vector<std::string> keys;
     for (const SceneParameter& p : ListParameters(scene_)) keys.push_back(p.key);
     return keys;
   }
 
   // ---- particles, in id order
-  std::size_t num_particles() const {
-    CallLock hold(mutex_);
-    return sim_->particles().size();
-  }
-  py::array_t<float> Positions() const {
-    CallLock hold(mutex_);
-    return Vec3Field(&mpm::Particles::x);
-  }
-  py::array_t<float> Velocities() const {
-    CallLock hold(mutex_);
-    return Vec3Field(&mpm::Particles::v);
-  }
+  std::size_t num_particles() const { return sim_->particles().size(); }
+  py::array_t<float> Positions() const { return Vec3Field(&mpm::Particles::x); }
+  py::array_t<float> Velocities() const { return Vec3Field(&mpm::Particles::v); }
   py::array_t<float> DeformationGradients() const {
-    CallLock hold(mutex_);
     const mpm::Particles& p = sim_->particles();
     py::array_t<float> out({static_cast<py::ssize_t>(p.size()), py::ssize_t{3}, py::ssize_t{3}});
     auto a = out.mutable_unchecked<3>();
@@ -208,42 +170,28 @@ class PySimulator {
     });
     return out;
   }
-  py::array_t<std::int32_t> Materials() const {
-    CallLock hold(mutex_);
-    return ScalarField(&mpm::Particles::material);
-  }
-  py::array_t<std::int32_t> Objects() const {
-    CallLock hold(mutex_);
-    return ScalarField(&mpm::Particles::object);
-  }
-  py::array_t<float> PlasticStrain() const {
-    CallLock hold(mutex_);
-    return ScalarField(&mpm::Particles::plastic_strain);
-  }
+  py::array_t<std::int32_t> Materials() const { return ScalarField(&mpm::Particles::material); }
+  py::array_t<std::int32_t> Objects() const { return ScalarField(&mpm::Particles::object); }
+  py::array_t<float> PlasticStrain() const { return ScalarField(&mpm::Particles::plastic_strain); }
   void SetPositions(const py::array_t<float, py::array::c_style | py::array::forcecast>& values) {
-    CallLock hold(mutex_);
     EditVec3(values, &mpm::Particles::x, "set_particle_positions");
   }
   void SetVelocities(const py::array_t<float, py::array::c_style | py::array::forcecast>& values) {
-    CallLock hold(mutex_);
     EditVec3(values, &mpm::Particles::v, "set_particle_velocities");
   }
 
   // ---- rigid bodies and objects
   std::vector<std::string> BodyNames() const {
-    CallLock hold(mutex_);
     std::vector<std::string> names;
     names.reserve(static_cast<std::size_t>(sim_->num_rigid_bodies()));
     for (int i = 0; i < sim_->num_rigid_bodies(); ++i) names.push_back(sim_->SummarizeRigidBody(i).name);
     return names;
   }
   py::tuple BodyPose(const std::string& name) const {
-    CallLock hold(mutex_);
     const RigidBodySummary s = Body(name);
     return PoseTuple(s.position, s.quaternion);
   }
   py::dict BodyContact(const std::string& name) const {
-    CallLock hold(mutex_);
     const RigidBodySummary s = Body(name);
     py::dict d;
     d["force"] = ToArray(s.contact_force);
@@ -252,13 +200,11 @@ class PySimulator {
     return d;
   }
   std::vector<std::string> ObjectNames() const {
-    CallLock hold(mutex_);
     std::vector<std::string> names;
     for (const ObjectInfo& o : sim_->model().objects) names.push_back(o.name);
     return names;
   }
   py::dict Object(const std::string& name) const {
-    CallLock hold(mutex_);
     const std::vector<ObjectInfo>& objects = sim_->model().objects;
     for (std::size_t i = 0; i < objects.size(); ++i)
       if (objects[i].name == name) {
@@ -276,13 +222,9 @@ class PySimulator {
   }
 
   // ---- robots
-  std::vector<std::string> Robots() const {
-    CallLock hold(mutex_);
-    return sim_->RobotNames();
-  }
+  std::vector<std::string> Robots() const { return sim_->RobotNames(); }
   void SetTeleopTarget(const std::string& robot, const std::string& link, const py::handle& position,
                        const py::object& quaternion, const py::handle& tool_point) {
-    CallLock hold(mutex_);
     RequireRobot(robot);
     TeleopTarget t;
     t.robot = robot;
@@ -295,18 +237,15 @@ class PySimulator {
     if (!why.empty()) throw py::value_error(why);
   }
   void ClearTeleopTarget(const std::string& robot) {
-    CallLock hold(mutex_);
     RequireRobot(robot);
     sim_->ClearTeleopTarget(robot);
   }
   void SetGripper(const std::string& robot, double opening, double force) {
-    CallLock hold(mutex_);
     RequireRobot(robot);
     const std::string why = sim_->SetGripper({robot, opening, force});
     if (!why.empty()) throw py::value_error(why);
   }
   py::list Joints(const std::string& robot) const {
-    CallLock hold(mutex_);
     RequireRobot(robot);
     std::vector<JointStatus> joints;
     const std::string why = sim_->RobotJoints(robot, joints);
@@ -326,13 +265,11 @@ class PySimulator {
     return out;
   }
   void SetJointTarget(const std::string& robot, const std::string& joint, double position, double velocity) {
-    CallLock hold(mutex_);
     RequireRobot(robot);
     const std::string why = sim_->SetJointTarget(robot, joint, position, velocity);
     if (!why.empty()) throw py::value_error(why);
   }
   py::dict TeleopStatusOf(const std::string& robot) const {
-    CallLock hold(mutex_);
     RequireRobot(robot);
     const TeleopStatus s = sim_->GetTeleopStatus(robot);
     py::dict d;
@@ -347,7 +284,6 @@ class PySimulator {
     return d;
   }
   py::tuple LinkPose(const std::string& robot, const std::string& link) const {
-    CallLock hold(mutex_);
     RequireRobot(robot);
     std::array<double, 3> p{};
     std::array<double, 4> q{};
@@ -358,12 +294,10 @@ class PySimulator {
 
   py::object Render(int width, int height, const py::object& camera, const std::string& color,
                     const std::string& particles, int samples, bool depth) {
-    CallLock hold(mutex_);
     return pictures_.Render(*sim_, scene_, width, height, camera, color, particles, samples, depth);
   }
 
   py::dict Telemetry() const {
-    CallLock hold(mutex_);
     const StepTelemetry& t = sim_->last_step();
     py::dict d;
     d["wall_ms"] = t.wall_ms;
@@ -448,13 +382,36 @@ class PySimulator {
   SceneDesc scene_;
   std::unique_ptr<Simulator> sim_;
   FrameRenderer pictures_;
-  mutable std::mutex mutex_;  // held by each call (CallLock): one thread at a time uses the simulator
+  mutable std::mutex mutex_;  // held by each bound call (Held) and by WithSimulator
+
+  template <auto, typename>
+  friend struct Held;
+};
+
+// A method of PySimulator as bound to Python: the call holds the simulator's lock (CallLock) throughout, so that one
+// thread at a time uses it; a step or a frame releases the GIL inside, after the lock is taken.
+template <auto Method, typename = decltype(Method)>
+struct Held;
+template <auto Method, typename R, typename... A>
+struct Held<Method, R (PySimulator::*)(A...)> {
+  static R Call(PySimulator& sim, A... args) {
+    CallLock hold(sim.mutex_);
+    return (sim.*Method)(std::forward<A>(args)...);
+  }
+};
+template <auto Method, typename R, typename... A>
+struct Held<Method, R (PySimulator::*)(A...) const> {
+  static R Call(const PySimulator& sim, A... args) {
+    CallLock hold(sim.mutex_);
+    return (sim.*Method)(std::forward<A>(args)...);
+  }
 };
 
 }  // namespace
 }  // namespace ductile::python
 
 PYBIND11_MODULE(_ductile, m) {
+  using ductile::python::Held;
   using ductile::python::PySimulator;
   m.doc() = "Ductile's simulator: MPM and rigid bodies with frictional contact (docs/python.md).";
   m.attr("__version__") = DUCTILE_VERSION;
@@ -474,62 +431,67 @@ PYBIND11_MODULE(_ductile, m) {
                   py::arg("overrides") = std::vector<std::string>{}, py::arg("name") = "<string>",
                   py::arg("threads") = 0,
                   "A scene given as YAML text; `name` is used in messages and to resolve relative mesh paths.")
-      .def("step", &PySimulator::Step, py::arg("n") = 1,
+      .def("step", &Held<&PySimulator::Step>::Call, py::arg("n") = 1,
            "Advances n steps of simulation.dt (the GIL released). Raises SimulationDiverged.")
-      .def("reset", &PySimulator::Reset, "Back to the initial state at t = 0 (live parameter edits stay).")
-      .def_property_readonly("time", &PySimulator::time, "Simulated time [s].")
-      .def_property_readonly("step_count", &PySimulator::step_count)
-      .def_property_readonly("dt", &PySimulator::dt, "The step Δt [s].")
-      .def_property_readonly("threads", &PySimulator::threads)
-      .def("state_hash", &PySimulator::StateHash, "64-bit hash of the full state: equal means bitwise equal.")
-      .def("save_state", &PySimulator::SaveState, "The state as bytes (versioned, checksummed).")
-      .def("restore_state", &PySimulator::RestoreState, py::arg("blob"),
+      .def("reset", &Held<&PySimulator::Reset>::Call, "Back to the initial state at t = 0 (live parameter edits stay).")
+      .def_property_readonly("time", &Held<&PySimulator::time>::Call, "Simulated time [s].")
+      .def_property_readonly("step_count", &Held<&PySimulator::step_count>::Call)
+      .def_property_readonly("dt", &Held<&PySimulator::dt>::Call, "The step Δt [s].")
+      .def_property_readonly("threads", &Held<&PySimulator::threads>::Call)
+      .def("state_hash", &Held<&PySimulator::StateHash>::Call,
+           "64-bit hash of the full state: equal means bitwise equal.")
+      .def("save_state", &Held<&PySimulator::SaveState>::Call, "The state as bytes (versioned, checksummed).")
+      .def("restore_state", &Held<&PySimulator::RestoreState>::Call, py::arg("blob"),
            "Continues from save_state's bytes. Raises StateError (corrupt, truncated, another scene).")
-      .def("save_state_file", &PySimulator::SaveStateFile, py::arg("path"))
-      .def("load_state_file", &PySimulator::LoadStateFile, py::arg("path"))
-      .def("set_parameter", &PySimulator::SetParameter, py::arg("key"), py::arg("value"),
+      .def("save_state_file", &Held<&PySimulator::SaveStateFile>::Call, py::arg("path"))
+      .def("load_state_file", &Held<&PySimulator::LoadStateFile>::Call, py::arg("path"))
+      .def("set_parameter", &Held<&PySimulator::SetParameter>::Call, py::arg("key"), py::arg("value"),
            "Sets a live parameter from the next step on, e.g. ('materials.dough.youngs_modulus', 3e4). Raises "
            "ValueError naming what is wrong.")
-      .def("parameters", &PySimulator::Parameters, "The parameter keys that apply to this scene.")
-      .def_property_readonly("num_particles", &PySimulator::num_particles)
-      .def("particle_positions", &PySimulator::Positions, "N×3 float32 [m], particle id order (a copy).")
-      .def("particle_velocities", &PySimulator::Velocities, "N×3 float32 [m/s], particle id order (a copy).")
-      .def("particle_F", &PySimulator::DeformationGradients, "N×3×3 float32 elastic deformation gradients.")
-      .def("particle_materials", &PySimulator::Materials, "N int32 material indices.")
-      .def("particle_objects", &PySimulator::Objects, "N int32 object indices.")
-      .def("particle_plastic_strain", &PySimulator::PlasticStrain, "N float32 accumulated plastic strain.")
-      .def("set_particle_positions", &PySimulator::SetPositions, py::arg("positions"),
+      .def("parameters", &Held<&PySimulator::Parameters>::Call, "The parameter keys that apply to this scene.")
+      .def_property_readonly("num_particles", &Held<&PySimulator::num_particles>::Call)
+      .def("particle_positions", &Held<&PySimulator::Positions>::Call, "N×3 float32 [m], particle id order (a copy).")
+      .def("particle_velocities", &Held<&PySimulator::Velocities>::Call,
+           "N×3 float32 [m/s], particle id order (a copy).")
+      .def("particle_F", &Held<&PySimulator::DeformationGradients>::Call,
+           "N×3×3 float32 elastic deformation gradients.")
+      .def("particle_materials", &Held<&PySimulator::Materials>::Call, "N int32 material indices.")
+      .def("particle_objects", &Held<&PySimulator::Objects>::Call, "N int32 object indices.")
+      .def("particle_plastic_strain", &Held<&PySimulator::PlasticStrain>::Call, "N float32 accumulated plastic strain.")
+      .def("set_particle_positions", &Held<&PySimulator::SetPositions>::Call, py::arg("positions"),
            "Writes N×3 positions (id order); the transfer cache is rebuilt at the next step.")
-      .def("set_particle_velocities", &PySimulator::SetVelocities, py::arg("velocities"),
+      .def("set_particle_velocities", &Held<&PySimulator::SetVelocities>::Call, py::arg("velocities"),
            "Writes N×3 velocities (id order); the transfer cache is rebuilt at the next step.")
-      .def("rigid_bodies", &PySimulator::BodyNames, "Names of the reported rigid bodies ('robot/link' for links).")
-      .def("body_pose", &PySimulator::BodyPose, py::arg("name"),
+      .def("rigid_bodies", &Held<&PySimulator::BodyNames>::Call,
+           "Names of the reported rigid bodies ('robot/link' for links).")
+      .def("body_pose", &Held<&PySimulator::BodyPose>::Call, py::arg("name"),
            "(position [m], quaternion (w, x, y, z)) of a rigid body, world.")
-      .def("body_contact", &PySimulator::BodyContact, py::arg("name"),
+      .def("body_contact", &Held<&PySimulator::BodyContact>::Call, py::arg("name"),
            "The body's mean contact force and torque over the last step [N, N·m] and its particle contacts.")
-      .def("objects", &PySimulator::ObjectNames, "Names of the MPM objects.")
-      .def("object_summary", &PySimulator::Object, py::arg("name"),
+      .def("objects", &Held<&PySimulator::ObjectNames>::Call, "Names of the MPM objects.")
+      .def("object_summary", &Held<&PySimulator::Object>::Call, py::arg("name"),
            "Mass, centre of mass, velocity, bounds and kinetic energy of an MPM object.")
-      .def("robots", &PySimulator::Robots)
-      .def("link_pose", &PySimulator::LinkPose, py::arg("robot"), py::arg("link"))
-      .def("set_teleop_target", &PySimulator::SetTeleopTarget, py::arg("robot"), py::arg("link"), py::arg("position"),
-           py::arg("quaternion") = py::none(), py::arg("tool_point") = std::vector<double>{0, 0, 0},
+      .def("robots", &Held<&PySimulator::Robots>::Call)
+      .def("link_pose", &Held<&PySimulator::LinkPose>::Call, py::arg("robot"), py::arg("link"))
+      .def("set_teleop_target", &Held<&PySimulator::SetTeleopTarget>::Call, py::arg("robot"), py::arg("link"),
+           py::arg("position"), py::arg("quaternion") = py::none(),
+           py::arg("tool_point") = std::vector<double>{0, 0, 0},
            "Moves a tool point of a robot link towards `position` (and the link to `quaternion` (w, x, y, z), "
            "when given) by the arm's IK from the next step on.")
-      .def("clear_teleop_target", &PySimulator::ClearTeleopTarget, py::arg("robot"))
-      .def("set_gripper", &PySimulator::SetGripper, py::arg("robot"), py::arg("opening") = 1.0, py::arg("force") = 0.0,
-           "Opening in [0, 1] (0 closed), or a squeeze force per finger [N] when > 0.")
-      .def("teleop_status", &PySimulator::TeleopStatusOf, py::arg("robot"))
-      .def("joints", &PySimulator::Joints, py::arg("robot"),
+      .def("clear_teleop_target", &Held<&PySimulator::ClearTeleopTarget>::Call, py::arg("robot"))
+      .def("set_gripper", &Held<&PySimulator::SetGripper>::Call, py::arg("robot"), py::arg("opening") = 1.0,
+           py::arg("force") = 0.0, "Opening in [0, 1] (0 closed), or a squeeze force per finger [N] when > 0.")
+      .def("teleop_status", &Held<&PySimulator::TeleopStatusOf>::Call, py::arg("robot"))
+      .def("joints", &Held<&PySimulator::Joints>::Call, py::arg("robot"),
            "The robot's moving joints, root to leaves: dicts of name, position, velocity, lower, upper (limits), "
            "controlled and target (the PD controller's, None without one). KeyError for an unknown robot.")
-      .def("set_joint_target", &PySimulator::SetJointTarget, py::arg("robot"), py::arg("joint"), py::arg("position"),
-           py::arg("velocity") = 0.0,
+      .def("set_joint_target", &Held<&PySimulator::SetJointTarget>::Call, py::arg("robot"), py::arg("joint"),
+           py::arg("position"), py::arg("velocity") = 0.0,
            "Sets a joint's PD controller target (position [rad or m], velocity) from the next step on; it holds until "
            "changed. ValueError for an unknown joint, one without a controller, a target outside the limits, or a "
            "joint that a teleoperation target or gripper command drives (clear_teleop_target first).")
-      .def("telemetry", &PySimulator::Telemetry, "The last step's timings, contacts and solver figures.")
-      .def("render", &PySimulator::Render, py::arg("width") = 640, py::arg("height") = 480,
+      .def("telemetry", &Held<&PySimulator::Telemetry>::Call, "The last step's timings, contacts and solver figures.")
+      .def("render", &Held<&PySimulator::Render>::Call, py::arg("width") = 640, py::arg("height") = 480,
            py::arg("camera") = py::none(), py::arg("color") = "material", py::arg("particles") = "surface",
            py::arg("samples") = 1, py::arg("depth") = false,
            "The current state drawn offscreen (Vulkan) as an H x W x 3 uint8 RGB array. camera: None (the scene's "

@@ -4,8 +4,9 @@
 // The ball on the slope in both regimes is in mpm_incline_test.cpp.
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
+
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "coupling/object_surface.h"
 #include "coupling_scenarios.h"
 #include "ductile/simulator.h"
 #include "mpm/particles.h"
@@ -76,14 +78,10 @@ rigid_bodies:
 )");
   testing::RunUntil(*sim, 0.4);
   const mpm::Particles& p = sim->particles();
-  const std::vector<std::array<float, 3>>& X = sim->model().x0;
-  std::array<double, 3> c0{};  // the particles' centre at t = 0, on which the surface is centred
-  for (const std::array<float, 3>& X0 : X)
-    for (int a = 0; a < 3; ++a) c0[a] += X0[a] / static_cast<double>(X.size());
+  const Eigen::Vector3d c0 = coupling::RestCentre(sim->model(), 0);  // where the surface is centred
   double centre = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {
-    const std::array<float, 3>& X0 = X[static_cast<std::size_t>(p.id[i])];
-    const double offset[3] = {c0[0] - X0[0], c0[1] - X0[1], c0[2] - X0[2]};
+    const Eigen::Vector3d offset = c0 - coupling::RestPosition(sim->model(), p.id[i]);
     centre += p.x[i].z + p.F[i].m[2][0] * offset[0] + p.F[i].m[2][1] * offset[1] + p.F[i].m[2][2] * offset[2];
   }
   centre /= static_cast<double>(p.size());

@@ -180,7 +180,8 @@ def test_a_simulator_shared_by_threads_is_used_by_one_at_a_time():
     # One thread steps (the GIL released meanwhile), another saves the state and reads the particles at the same
     # time. Every saved state must be one between steps: restored into a fresh simulator it hashes as one the
     # stepping thread saw after a step (a save in the middle of a step matches none, or crashes: without the
-    # simulator's lock this failed 2 runs in 5). Reading changes nothing: the result equals a run alone.
+    # simulator's lock this failed in 2 runs of 5, and 5 of 6). Reading changes nothing: the result equals a run
+    # alone.
     sim = cube()
     seen = [sim.state_hash()]
     blobs = []

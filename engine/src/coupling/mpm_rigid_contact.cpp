@@ -71,7 +71,6 @@ MpmContactSettings MpmContactSettingsOf(const Model& m) {
   settings.solver.max_iterations = m.rigid->max_solver_iterations;
   settings.material_friction = m.material_friction;
   settings.mesh_sdf_cell = 0.5 * m.h;
-  settings.surfaces = std::make_shared<const ObjectSurfaces>(m);
   return settings;
 }
 
@@ -120,7 +119,7 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   const int n = static_cast<int>(particles.size());
   // 1. Registration (Yu et al. 2025, Sec. V-A): the deepest geometry each particle is inside of, in parallel, then the
   //    contacts in particle order.
-  OntoSurfaces(particles);
+  OntoSurfaces(particles, mpm.model());
   SubstepContacts sc;
   if (local_of_.size() < static_cast<std::size_t>(mpm.grid().nodes_data.size()))
     local_of_.assign(mpm.grid().nodes_data.size(), -1);
@@ -219,15 +218,14 @@ double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, const Eigen:
                                         contact::GridContact& c) {
   contact::GridContactProblem& problem = sc.problem;
   const mpm::Stencil s = mpm.ParticleStencil(p);
-  // The quadratic B-spline's derivatives per axis and offset, in 1/m (mpm/transfer_kernels.h's StencilWeights).
-  double dw[3][3];
-  for (int a = 0; a < 3; ++a) {
-    const double f = s.fx[a], inv_h = 1.0 / static_cast<double>(mpm.h());
-    dw[a][0] = -(1.5 - f) * inv_h;
-    dw[a][1] = -2.0 * (f - 1.0) * inv_h;
-    dw[a][2] = (f - 0.5) * inv_h;
-  }
+  // Moved: the weights' derivatives per axis [1/m], w_ip + ∇w_ip·offset below.
   const bool moved = !offset.isZero(0);
+  double w_unused[3][3], dw[3][3];
+  if (moved)
+    for (int a = 0; a < 3; ++a) {
+      mpm::QuadraticBSpline(static_cast<double>(s.fx[a]), w_unused[a], dw[a]);
+      for (double& d : dw[a]) d /= mpm.model().h;
+    }
   double delassus = 0;
   int slot = 0;
   for (int i = 0; i < 3; ++i)
@@ -291,21 +289,20 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
   sc.point_of.push_back(x);
 }
 
-void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles) {
+void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles, const Model& model) {
   const ObjectSurfaces* surfaces = settings_.surfaces.get();
-  const int n = static_cast<int>(particles.size());
-  bool any = false;
-  if (surfaces) {
-    margin_.assign(n, 0.0);
-    for (int p = 0; p < n; ++p)
-      if (surfaces->carries(particles.object[p])) {
-        margin_[p] = 2.5 * std::cbrt(static_cast<double>(particles.volume[p]));  // 5 r_p
-        any = true;
-      }
+  if (!surfaces || !surfaces->any()) {  // most scenes: the particles' own contacts, no per-particle pass
+    FindInsideGeometries(particles);
+    surface_.clear();
+    return;
   }
-  FindInsideGeometries(particles, any ? &margin_ : nullptr);
-  surface_.assign(any ? n : 0, 0);
-  if (!any) return;
+  const int n = static_cast<int>(particles.size());
+  margin_.assign(n, 0.0);
+  for (int p = 0; p < n; ++p)
+    if (surfaces->carries(particles.object[p]))
+      margin_[p] = 2.5 * std::cbrt(static_cast<double>(particles.volume[p]));  // 5 r_p
+  FindInsideGeometries(particles, &margin_);
+  surface_.assign(n, 0);
   point_.resize(n);
   tbb::parallel_for(tbb::blocked_range<int>(0, n, 1024), [&](const tbb::blocked_range<int>& r) {
     for (int p = r.begin(); p != r.end(); ++p) {
@@ -316,7 +313,7 @@ void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles) {
       const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
       const double spread = 2 * std::cbrt(static_cast<double>(particles.volume[p]));  // 4 r_p
       double depth = 0;
-      if (surfaces->ContactPoint(particles.object[p], surfaces->rest(particles.id[p]), F, x, normal_[p], spread,
+      if (surfaces->ContactPoint(particles.object[p], RestPosition(model, particles.id[p]), F, x, normal_[p], spread,
                                  point_[p], depth) &&
           depth_[p] - depth < 0) {
         depth_[p] -= depth;

@@ -35,7 +35,8 @@ struct MpmContactSettings {
   std::vector<double> material_friction;
   /// Grid spacing of the signed distance fields of mesh geometry [m] (the MPM grid's h / 2 by default).
   double mesh_sdf_cell = 0.01;
-  /// The surfaces that round elastic objects carry for contact (coupling/object_surface.h); null: none.
+  /// The surfaces that round elastic objects carry for contact (coupling/object_surface.h); null: none (as
+  /// MpmContactSettingsOf leaves it: the weak scheme's domain sets it, the strong scheme moves its own contacts).
   std::shared_ptr<const ObjectSurfaces> surfaces;
   contact::GridContactParams solver;
 };
@@ -124,11 +125,12 @@ class MpmRigidContact {
   void AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc);
   /// The particles of objects that carry a surface (settings_.surfaces): registered from 5 r_p away, each moved onto
   /// its object's surface (surface_[p], point_[p]) and kept where that point is inside the geometry.
-  void OntoSurfaces(const mpm::Particles& particles);
+  void OntoSurfaces(const mpm::Particles& particles, const Model& model);
   /// With the Hunt-Crossley model (a stiffness per particle), one contact per surface point: of the particles that
   /// found the same point (within r_p) of one object against one geometry, the nearest keeps it. Several at one
   /// point each push with k times the depth, and as their number changes from substep to substep the friction that
-  /// the lagged model bounds by the starting depth swings: the ball on the slope slid at 3.58 m/s² against 4.48.
+  /// the lagged model bounds by the starting depth swings: the ball on the slope slid at 3.58 m/s² against 4.48 in a
+  /// run without this (MpmIncline.NearRigidBallSlidesWithTheCoulombAcceleration's default-contact case fails so).
   void KeepOnePerPoint(const mpm::Particles& particles);
   /// The 27 nodes of particle p's stencil as contact c's nodes, with their weights at the particle moved by
   /// `offset` (Σᵢ (w_ip + ∇w_ip·offset) vᵢ, exact for an affine grid field); a node joins the problem when a

@@ -22,12 +22,18 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <vector>
 
 #include "ductile/model.h"
 
 namespace ductile::coupling {
 
+/// The position at t = 0 (Model::x0) of the particle whose id is `id`.
+inline Eigen::Vector3d RestPosition(const Model& model, int id) {
+  const std::array<float, 3>& X = model.x0[static_cast<std::size_t>(id)];
+  return {X[0], X[1], X[2]};
+}
 /// Object o's particles' centre of mass at t = 0 (Model::x0), on which its surface is centred.
 Eigen::Vector3d RestCentre(const Model& model, int object);
 
@@ -37,16 +43,16 @@ class ObjectSurfaces {
   /// The surfaces of `model`'s objects (none when the model has no scene, as one built by hand).
   explicit ObjectSurfaces(const Model& model);
 
-  /// The position at t = 0 of the particle with id `id` (Model::x0), of an object that carries a surface.
-  const Eigen::Vector3d& rest(int id) const { return rest_[static_cast<std::size_t>(id)]; }
-
+  /// Whether any object carries a surface.
+  bool any() const { return any_; }
   /// Whether particles of object o carry a surface.
   bool carries(int object) const {
     return object >= 0 && object < static_cast<int>(shapes_.size()) &&
            shapes_[static_cast<std::size_t>(object)].kind != Kind::kNone;
   }
 
-  /// The contact point on object o's surface about a particle at x with rest position X and deformation gradient F,
+  /// The contact point on object o's surface about a particle at x with rest position X (RestPosition) and
+  /// deformation gradient F,
   /// against geometry of outward normal n (file comment), and its depth n·(x − point). `spread` [m] bounds the
   /// distance between the support point and the surface point nearest X. False when the object carries no
   /// surface or F is degenerate.
@@ -68,7 +74,7 @@ class ObjectSurfaces {
   static Eigen::Vector3d Support(const Shape& s, const Eigen::Vector3d& u, const Eigen::Vector3d& Y);
 
   std::vector<Shape> shapes_;
-  std::vector<Eigen::Vector3d> rest_;  // Model::x0 by particle id, when an object carries a surface
+  bool any_ = false;
 };
 
 }  // namespace ductile::coupling

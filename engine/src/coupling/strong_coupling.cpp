@@ -210,14 +210,12 @@ void StrongCoupling::OntoSurfaces(const Model& model, const mpm::Particles& part
     const auto p = static_cast<std::size_t>(c.particle);
     const int object = particles.object[p];
     if (surfaces_.carries(object)) {
-      Eigen::Matrix3d F;
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) F(r, k) = particles.F[p].m[r][k];
       Eigen::Vector3d point;
       double depth = 0;
-      // Support points within two particle spacings (4 r_p) of the particle's own nearest surface point.
-      if (!surfaces_.ContactPoint(object, surfaces_.rest(particles.id[p]), F, c.point, c.normal_W, 4 * radius[p], point,
-                                  depth))
+      // Support points within two particle spacings (4 r_p) of the particle's own nearest surface point; F as the
+      // step gathered it (particles_, in the same order).
+      if (!surfaces_.ContactPoint(object, coupling::RestPosition(model, particles.id[p]), particles_.F[p], c.point,
+                                  c.normal_W, 4 * radius[p], point, depth))
         continue;
       c.phi += radius[p] - depth;
       c.point = point;
@@ -251,10 +249,11 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
   for (int k = 0; k < nr; ++k) cols.push_back(k);
   int used = nr;
   const std::array<int, 27>& nodes = free_motion_.stencil_nodes(p);
+  const std::array<double, 27>& own = free_motion_.stencil_weights(p);
   // The grid velocity at the contact point: at the particle, Σᵢ w_ip vᵢ; at a point of its object's surface,
   // extrapolated along the particle's velocity gradient, Σᵢ (w_ip + ∇w_ip·(x_c − x_p)) vᵢ (exact for any affine field,
   // so for a rigid motion of the object; the surface's nodes beyond the particle's stencil may hold no mass).
-  std::array<double, 27> w = free_motion_.stencil_weights(p);
+  std::array<double, 27> w = own;
   if (c.on_surface) {
     const std::array<Eigen::Vector3d, 27>& grad = free_motion_.stencil_gradients(p);
     for (int m = 0; m < 27; ++m) w[m] += grad[m].dot(x - x_p);
@@ -263,8 +262,7 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
     const double mass = free_motion_.node_mass()[static_cast<std::size_t>(nodes[m])];
     // The Delassus estimate from the particle's own weights: an extrapolated weight may fall on a node at the edge
     // of the object with a trace of mass, and 1/m there would make the contact as compliant as a point of that mass.
-    const double own = free_motion_.stencil_weights(p)[m];
-    if (mass > 0) delassus += own * own / mass;
+    if (mass > 0) delassus += own[m] * own[m] / mass;
     for (int a = 0; a < 3; ++a) {
       const int kept = kept_of_dof_[3 * static_cast<std::size_t>(nodes[m]) + static_cast<std::size_t>(a)];
       if (kept < 0) continue;  // held by a wall: its velocity is 0

@@ -77,7 +77,8 @@ class StrongCoupling final : public CouplingScheme {
   // Moves the contacts of particles whose objects carry a surface onto it (coupling/object_surface.h) and drops
   // those whose gap is beyond the reach. The particles about a ball's lowest point all find that point: each keeps
   // its contact there, so that they share the load as the particles of a contact patch do (one contact with a
-  // Delassus estimate from one particle's stencil, Σ w²/mᵢ, held a dropped ball 2.4 mm deep; its ~20 at 0.06 mm).
+  // Delassus estimate from one particle's stencil, Σ w²/mᵢ, held a dropped ball 2.4 mm deep in a one-off run of
+  // that variant; all of them hold it 0.088 mm deep: StrongCoupling.ABallRestsOnItsSphereNotOnItsParticles).
   void OntoSurfaces(const Model& model, const mpm::Particles& particles, const std::vector<double>& radius,
                     std::vector<Contact>& contacts) const;
   // The contact's rows of the joint problem (its Jacobian over the rigid dofs and the kept grid dofs).

@@ -9,6 +9,7 @@
 
 #include "core/svd3.h"
 #include "mpm/constitutive/fluid.h"
+#include "mpm/transfer_kernels.h"
 
 namespace ductile::mpm {
 
@@ -26,18 +27,6 @@ Eigen::Matrix3d ToEigen(const Mat3<double>& m) {
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) a(r, c) = m.m[r][c];
   return a;
-}
-
-// Quadratic B-spline weights and their derivatives in cells for offset d = 0, 1, 2 of a stencil whose first node
-// lies fx cells below the particle (fx ∈ [½, 3/2)).
-void Weights(double fx, double (&w)[3], double (&dw)[3]) {
-  w[0] = 0.5 * (1.5 - fx) * (1.5 - fx);
-  w[1] = 0.75 - (fx - 1.0) * (fx - 1.0);
-  w[2] = 0.5 * (fx - 0.5) * (fx - 0.5);
-  // d/dx of w(x − xᵢ) with fx = (x − x_base)/h: the derivatives in fx.
-  dw[0] = -(1.5 - fx);
-  dw[1] = -2.0 * (fx - 1.0);
-  dw[2] = fx - 0.5;
 }
 
 // The first of node i's three velocity components in a grid vector.
@@ -70,7 +59,7 @@ void ImplicitFreeMotion::Build(const ImplicitParticles& particles, const std::ve
     double w[3][3], dw[3][3];
     for (int a = 0; a < 3; ++a) {
       base[a] = static_cast<int>(std::floor(xg[a] - 0.5));
-      Weights(xg[a] - base[a], w[a], dw[a]);
+      QuadraticBSpline(xg[a] - base[a], w[a], dw[a]);
     }
     Stencil& s = stencil_[p];
     int m = 0;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
+#include <utility>
 
 #include "ductile/model.h"
 #include "model/rigid_model.h"
@@ -36,7 +38,9 @@ void MpmDomain::ConfigureContact() {
   contact_.reset();
   const Model& m = *model_;
   if (!m.rigid || m.rigid->empty() || m.num_particles == 0) return;
-  contact_ = std::make_unique<coupling::MpmRigidContact>(coupling::MpmContactSettingsOf(m));
+  coupling::MpmContactSettings settings = coupling::MpmContactSettingsOf(m);
+  settings.surfaces = std::make_shared<const coupling::ObjectSurfaces>(m);
+  contact_ = std::make_unique<coupling::MpmRigidContact>(std::move(settings));
 }
 
 void MpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) {

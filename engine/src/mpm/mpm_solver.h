@@ -129,8 +129,8 @@ class MpmSolver {
   std::string DescribeDivergence() const;
 
   const Particles& particles() const { return st_->particles; }
-  /// The grid spacing h [m].
-  float h() const { return h_; }
+  /// The model it solves (its particles at t = 0, grid spacing, materials).
+  const Model& model() const { return *model_; }
   /// Particle state for editing between substeps (tests).
   Particles& mutable_particles() {
     st_->cache.Invalidate(Invalidation::kParticlesEdited);

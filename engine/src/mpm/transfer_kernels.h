@@ -54,6 +54,19 @@ SIM_HD void StencilWeights(Stencil& s) {
   }
 }
 
+/// The quadratic B-spline's weights along one axis (as StencilWeights computes them) and their derivatives in
+/// cells, dw[d] = ∂w[d]/∂f, for the offset f ∈ [½, 3/2) of the stencil's first node below the point. A node's
+/// weight gradient is, along each axis, that axis's dw/h times the other two axes' w.
+template <typename T>
+SIM_HD void QuadraticBSpline(T f, T (&w)[3], T (&dw)[3]) {
+  w[0] = T(0.5) * (T(1.5) - f) * (T(1.5) - f);
+  w[1] = T(0.75) - (f - T(1)) * (f - T(1));
+  w[2] = T(0.5) * (f - T(0.5)) * (f - T(0.5));
+  dw[0] = -(T(1.5) - f);
+  dw[1] = T(-2) * (f - T(1));
+  dw[2] = f - T(0.5);
+}
+
 /// The grid coordinate x̂ = (x − origin)·inv_h of one position component, clamped to [½, upper] so that the cast
 /// of x̂ − ½ to a base node is always defined: a NaN fails the first comparison and becomes the lower bound.
 SIM_HD float ClampedGridCoordinate(float x, float origin, float inv_h, float upper) {

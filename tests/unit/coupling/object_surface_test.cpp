@@ -27,10 +27,6 @@ objects:
   return CompileModel(LoadSceneFromString(yaml, "surface.yaml"));
 }
 
-Eigen::Vector3d Centroid(const Model& model, int o) {
-  return coupling::RestCentre(model, o);
-}
-
 // Round-off of a few operations on numbers of order 0.1 m.
 constexpr double kExact = 1e-12;
 
@@ -40,7 +36,7 @@ TEST(ObjectSurface, ARigidlyMovedBallTouchesAtItsLowestPoint) {
       "20, 30]}}\n");
   const coupling::ObjectSurfaces surfaces(model);
   ASSERT_TRUE(surfaces.carries(0));
-  const Eigen::Vector3d P = Centroid(model, 0);  // the ball's centre at t = 0 (0.1, 0, 0.2 to a few µm)
+  const Eigen::Vector3d P = coupling::RestCentre(model, 0);  // the ball's centre at t = 0 (0.1, 0, 0.2 to a few µm)
   EXPECT_LT((P - Eigen::Vector3d(0.1, 0, 0.2)).norm(), 1e-3);
   const Eigen::Vector3d X = P + Eigen::Vector3d(0.004, -0.003, -0.043);  // a particle near its bottom
   // Turned by 0.7 rad about an oblique axis and moved: the point is the moved ball's lowest, whatever the turn.
@@ -68,7 +64,7 @@ TEST(ObjectSurface, AStretchMapsTheShapeLinearly) {
   const coupling::ObjectSurfaces surfaces(model);
   // Squashed to half its height along z and widened along x: its lowest point is 2.5 cm below the particle's
   // image of the centre.
-  const Eigen::Vector3d P = Centroid(model, 0);
+  const Eigen::Vector3d P = coupling::RestCentre(model, 0);
   const Eigen::Matrix3d F = Eigen::Vector3d(1.2, 1.0, 0.5).asDiagonal();
   const Eigen::Vector3d X = P + Eigen::Vector3d(0.01, 0, -0.04), x = F * (X - P) + Eigen::Vector3d(0, 0, 0.3);
   Eigen::Vector3d point;
@@ -87,7 +83,7 @@ TEST(ObjectSurface, FlatSidesKeepTheParticlesOwnPoints) {
   const Eigen::Vector3d up = Eigen::Vector3d::UnitZ();
   Eigen::Vector3d point;
   double depth = 0;
-  const Eigen::Vector3d P = Centroid(model, 0), C = Centroid(model, 1);
+  const Eigen::Vector3d P = coupling::RestCentre(model, 0), C = coupling::RestCentre(model, 1);
   const Eigen::Vector3d X = P + Eigen::Vector3d(0.01, 0.005, -0.045);
   ASSERT_TRUE(surfaces.ContactPoint(0, X, Eigen::Matrix3d::Identity(), X, up, 0.1, point, depth));
   EXPECT_LT((point - (P + Eigen::Vector3d(0.01, 0.005, -0.05))).norm(), kExact);
@@ -95,7 +91,9 @@ TEST(ObjectSurface, FlatSidesKeepTheParticlesOwnPoints) {
   ASSERT_TRUE(surfaces.ContactPoint(0, X, tilt, tilt * (X - P), up, 0.1, point, depth));
   // The rim point at +x of the cap, which the tilt lowers.
   EXPECT_LT((point - tilt * Eigen::Vector3d(0.03, 0, -0.05)).norm(), kExact);
-  // A capsule lying along x: the bottom line at the particle's own x.
+  // A capsule lying along x: the bottom line at the particle's own x (to 1e-9: its frame turned by 90° about y
+  // comes from a quaternion whose cosine of 90° is 6e-17, not 0, times lengths of 0.05 m, and the centre from a sum
+  // over its particles).
   const Eigen::Vector3d Y = C + Eigen::Vector3d(0.03, 0.002, -0.015);
   ASSERT_TRUE(surfaces.ContactPoint(1, Y, Eigen::Matrix3d::Identity(), Y, up, 0.1, point, depth));
   EXPECT_LT((point - (C + Eigen::Vector3d(0.03, 0, -0.02))).norm(), 1e-9);
