@@ -88,7 +88,11 @@ void MpmDomain::Reset() {
 }
 
 void MpmDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
-  const Particles& p = solver_.particles();
+  CaptureParticles(*model_, solver_.particles(), out, with_stress);
+  out.cloths = cloths_;
+}
+
+void CaptureParticles(const Model& model, const Particles& p, Snapshot& out, bool with_stress) {
   SnapshotParticles& sp = out.particles;
   const std::size_t n = p.size();
   sp.position.resize(n);
@@ -110,7 +114,7 @@ void MpmDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
     volume += p.volume[i];
     if (!with_stress) continue;
     // Cauchy stress σ = τ/J; von Mises √(3/2 s:s) of its deviator s.
-    const MaterialParams& material = model_->materials[p.material[i]];
+    const MaterialParams& material = model.materials[p.material[i]];
     const Mat3f tau = KirchhoffStress(material, p.F[i], p.C[i]);
     const float J = p.F[i].Determinant();
     const float trace = (tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0f;
@@ -122,7 +126,6 @@ void MpmDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
       }
     sp.von_mises[id] = J > 0 ? std::sqrt(1.5f * ss) / J : 0.0f;
   }
-  out.cloths = cloths_;
   sp.radius = n > 0 ? 0.5f * static_cast<float>(std::cbrt(volume / static_cast<double>(n))) : 0.0f;
 }
 

@@ -13,6 +13,9 @@
 
 namespace ductile::mpm {
 
+/// The particles' part of a snapshot (positions, velocities, von Mises stress when `with_stress`, ...), by id.
+void CaptureParticles(const Model& model, const Particles& particles, Snapshot& out, bool with_stress);
+
 class MpmDomain final : public DeformableDomain {
  public:
   /// A domain of `model` working on `state` (reset to the model's initial particles) with the threads of `arena`.

@@ -54,22 +54,25 @@ void MpmSolver::ConfigureForModel() {
   }
 }
 
-void MpmSolver::Reset() {
-  const int n = model_->num_particles;
-  Particles& p = st_->particles;
+void InitialParticles(const Model& model, Particles& p) {
+  const int n = model.num_particles;
   p.Resize(n);
   for (int i = 0; i < n; ++i) {
-    p.x[i] = ToVec3f(model_->x0[i]);
-    p.v[i] = ToVec3f(model_->v0[i]);
+    p.x[i] = ToVec3f(model.x0[i]);
+    p.v[i] = ToVec3f(model.v0[i]);
     p.F[i] = Mat3f::Identity();
     p.C[i] = Mat3f::Zero();
-    p.mass[i] = model_->mass[i];
-    p.volume[i] = model_->volume[i];
+    p.mass[i] = model.mass[i];
+    p.volume[i] = model.volume[i];
     p.plastic_strain[i] = 0;
-    p.material[i] = model_->material[i];
-    p.object[i] = model_->object[i];
+    p.material[i] = model.material[i];
+    p.object[i] = model.object[i];
     p.id[i] = i;
   }
+}
+
+void MpmSolver::Reset() {
+  InitialParticles(*model_, st_->particles);
   st_->diverged = false;
   time_ = 0;
   pin_targets_.clear();
@@ -339,28 +342,33 @@ int MpmSolver::UpdateGrid(float dt) {
   return total;
 }
 
-std::string MpmSolver::DescribeDivergence() const {
-  if (!st_->diverged) return {};
+std::string DescribeDivergedParticle(const Model& model, const Particles& p) {
   // The first particle with a non-finite state, else the fastest one.
   int worst = -1;
   float worst_speed = -1;
-  for (std::size_t p = 0; p < st_->particles.size(); ++p) {
-    const float speed = Norm(st_->particles.v[p]);
-    if (!std::isfinite(speed) || !std::isfinite(st_->particles.F[p].Determinant())) {
-      worst = static_cast<int>(p);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const float speed = Norm(p.v[i]);
+    if (!std::isfinite(speed) || !std::isfinite(p.F[i].Determinant())) {
+      worst = static_cast<int>(i);
       worst_speed = speed;
       break;
     }
     if (speed > worst_speed) {
-      worst = static_cast<int>(p);
+      worst = static_cast<int>(i);
       worst_speed = speed;
     }
   }
+  if (worst < 0) return "no particle";
   std::ostringstream out;
-  const Vec3f& x = st_->particles.x[worst];
-  out << "object '" << model_->objects[st_->particles.object[worst]].name << "', particle " << st_->particles.id[worst]
-      << " at (" << x.x << ", " << x.y << ", " << x.z << ") m, speed " << worst_speed << " m/s";
+  const Vec3f& x = p.x[worst];
+  out << "object '" << model.objects[p.object[worst]].name << "', particle " << p.id[worst] << " at (" << x.x
+      << ", " << x.y << ", " << x.z << ") m, speed " << worst_speed << " m/s";
   return out.str();
+}
+
+std::string MpmSolver::DescribeDivergence() const {
+  if (!st_->diverged) return {};
+  return DescribeDivergedParticle(*model_, st_->particles);
 }
 
 }  // namespace ductile::mpm

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "ductile/model.h"
@@ -62,6 +63,13 @@ struct PinImpulse {
   std::int32_t group;
   Vec3f impulse;
 };
+
+/// The model's particles at t = 0, in id order (F = I, C = 0, no plastic strain).
+void InitialParticles(const Model& model, Particles& particles);
+
+/// A description of a diverged particle for the user: the first with a non-finite state, else the fastest; its
+/// object, id, position and speed.
+std::string DescribeDivergedParticle(const Model& model, const Particles& particles);
 
 /// Steps the MPM domain's state (MpmState: the particles and the transfer cache, grid included); owns scratch memory
 /// only. Not thread-safe; its methods parallelise internally, so call them inside the task arena that sets the

@@ -1,0 +1,39 @@
+// The device backend on the CPU implementation of the launch layer, and the checks that choose a backend.
+#include <sstream>
+
+#include "backend/cpu_device.h"
+#include "backend/device_mpm_impl.h"
+#include "model/rigid_model.h"
+
+namespace ductile::backend {
+
+std::unique_ptr<DeviceMpm> MakeEmulatedMpm(const Model& model) {
+  return std::make_unique<DeviceMpmOn<CpuDevice>>(model);
+}
+
+#if !defined(DUCTILE_HAVE_CUDA)
+bool CudaAvailable(std::string* reason) {
+  if (reason) *reason = "this build has no CUDA backend (nvcc was not found when it was configured)";
+  return false;
+}
+
+std::unique_ptr<DeviceMpm> MakeCudaMpm(const Model&) {
+  std::string reason;
+  CudaAvailable(&reason);
+  throw std::runtime_error("the CUDA backend cannot run: " + reason);
+}
+#endif
+
+std::string DeviceBackendLimitation(const Model& model) {
+  std::ostringstream out;
+  if (!model.cloth_elements.empty())
+    out << "cloth (the scene's cloth objects) does not run on the device backend yet";
+  else if (model.coupling == CouplingKind::kStrong && model.rigid && !model.rigid->empty())
+    out << "the strong coupling (simulation.coupling: strong) runs on the CPU backend only";
+  else if (model.rigid && !model.rigid->empty() && model.num_particles > 0)
+    out << "MPM-rigid contact (rigid bodies and robots touching the material) does not run on the device backend "
+           "yet";
+  return out.str();
+}
+
+}  // namespace ductile::backend

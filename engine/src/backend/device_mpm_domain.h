@@ -1,0 +1,46 @@
+// The MPM domain on the device backend (backend/device_mpm.h): the same stages as mpm::MpmDomain for a coupling
+// scheme, with the particles resident on the device. The State's MpmState is its host copy: refreshed from the
+// device on demand (SyncToHost: a snapshot, a saved state, a query), not per step; uploaded again when the State
+// is replaced (Bind) or edited between steps (the mouse spring's velocities). Its transfer cache is voided when it
+// is refreshed, so the CPU backend can continue from it (a live switch of backend).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend/device_mpm.h"
+#include "domain/deformable_domain.h"
+#include "mpm/mpm_state.h"
+
+namespace ductile::backend {
+
+class DeviceMpmDomain final : public DeformableDomain {
+ public:
+  /// A domain of `model` on `device`, continuing from `state` as it is (a State at any time). `model` and `state`
+  /// must outlive it (or the next SetModel or Bind).
+  DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::unique_ptr<DeviceMpm> device);
+
+  /// Works on `state` from now on, as it is: uploads it.
+  void Bind(mpm::MpmState& state);
+  /// Brings the host copy up to date with the device (nothing to do when it is).
+  void SyncToHost() const;
+  /// After the host copy's velocities were edited between steps (SyncToHost first): uploads them.
+  void UploadVelocities();
+  const char* backend_name() const { return device_->name(); }
+
+  void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) override;
+  void Advance(double time, double dt, StepTelemetry& telemetry) override;
+  bool diverged() const override { return device_->diverged(); }
+  std::string DescribeDivergence() const override;
+  void SetModel(const Model& model) override;
+  void Reset() override;
+  void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
+
+ private:
+  const Model* model_;
+  mpm::MpmState* state_;
+  std::unique_ptr<DeviceMpm> device_;
+  mutable bool host_current_ = true;  // the host copy holds the device's state
+};
+
+}  // namespace ductile::backend
