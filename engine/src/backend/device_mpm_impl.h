@@ -251,8 +251,8 @@ struct TransferBlockKernel {
         return;
       }
       mpm::GatherParticle(
-          s, g.h, g.inv_h, [&](int di, int dj, int dk) { return in[mpm::WindowIndex(w[0] + di, w[1] + dj, w[2] + dk)]; },
-          v, C);
+          s, g.h, g.inv_h,
+          [&](int di, int dj, int dk) { return in[mpm::WindowIndex(w[0] + di, w[1] + dj, w[2] + dk)]; }, v, C);
       x += v * dt;
       const Mat3f F_old = F;
       F = mpm::UpdateDeformationGradient(F_old, C, dt);
@@ -280,8 +280,8 @@ struct TransferBlockKernel {
 /// Node a of grid B (slot a / 64) = Σ of the windows of the occupied blocks around its block, in a fixed order.
 struct ReduceWindowsKernel {
   BlockDims dims;
-  const std::int32_t* active_b;      // slot -> block
-  const std::int32_t* occupied_of;   // block -> occupied index, or −1
+  const std::int32_t* active_b;     // slot -> block
+  const std::int32_t* occupied_of;  // block -> occupied index, or −1
   const Float4* windows;
   Float4* nodes_b;
   SIM_HD void operator()(std::int64_t a) const {
@@ -322,9 +322,9 @@ struct GridUpdateKernel {
     const int slot = static_cast<int>(a / mpm::kBlockNodes), local = static_cast<int>(a % mpm::kBlockNodes);
     int c[3];
     dims.Coords(active[slot], c);
-    const Vec3f v = mpm::UpdateNodeVelocity(params, c[0] * mpm::kBlockEdge + local / 16,
-                                            c[1] * mpm::kBlockEdge + local / 4 % 4,
-                                            c[2] * mpm::kBlockEdge + local % 4, m, Xyz(node));
+    const Vec3f v =
+        mpm::UpdateNodeVelocity(params, c[0] * mpm::kBlockEdge + local / 16, c[1] * mpm::kBlockEdge + local / 4 % 4,
+                                c[2] * mpm::kBlockEdge + local % 4, m, Xyz(node));
     node = MakeFloat4(v.x, v.y, v.z, m);
   }
 };
@@ -347,8 +347,8 @@ class DeviceMpmOn final : public DeviceMpm {
       plastic_strain.Resize(n), material.Resize(n), object.Resize(n), id.Resize(n);
     }
     ParticleView View() {
-      return {x.data(),    v.data(),      F.data(),           C.data(),      mass.data(), volume.data(),
-              plastic_strain.data(), material.data(), object.data(), id.data()};
+      return {x.data(),        v.data(),      F.data(), C.data(), mass.data(), volume.data(), plastic_strain.data(),
+              material.data(), object.data(), id.data()};
     }
     void swap(ParticleBuffers& o) {
       x.swap(o.x), v.swap(o.v), F.swap(o.F), C.swap(o.C), mass.swap(o.mass), volume.swap(o.volume);
@@ -515,8 +515,8 @@ class DeviceMpmOn final : public DeviceMpm {
     candidate_flags_.Resize(m);
     candidate_scan_.Resize(m);
     const auto invalid = static_cast<std::uint32_t>(num_blocks_);
-    device_.ForEach(m, NeighbourKernel{occupied_.data(), frame_.dims, invalid, candidates_.data(),
-                                       candidate_values_.data()});
+    device_.ForEach(
+        m, NeighbourKernel{occupied_.data(), frame_.dims, invalid, candidates_.data(), candidate_values_.data()});
     device_.SortPairs(candidates_, candidate_values_, m, key_bits_);
     device_.ForEach(m, RunStartKernel{candidates_.data(), invalid, candidate_flags_.data()});
     b.num_active = device_.ExclusiveScan(candidate_flags_, candidate_scan_, m);
@@ -531,14 +531,23 @@ class DeviceMpmOn final : public DeviceMpm {
     Grid& a = grids_[a_];
     Grid& b = grids_[1 - a_];
     windows_.Resize(num_occupied_ * mpm::kWindowNodes);
-    TransferBlockKernel kernel{particles_.View(), frame_,           occupied_.data(), first_.data(),
-                               a.table.data(),    a.nodes.data(),   windows_.data(),  materials_.data(),
-                               dt,                (frame_.h / dt) * (frame_.h / dt),  gather,
-                               scatter,           diverged_flag_.data()};
+    TransferBlockKernel kernel{particles_.View(),
+                               frame_,
+                               occupied_.data(),
+                               first_.data(),
+                               a.table.data(),
+                               a.nodes.data(),
+                               windows_.data(),
+                               materials_.data(),
+                               dt,
+                               (frame_.h / dt) * (frame_.h / dt),
+                               gather,
+                               scatter,
+                               diverged_flag_.data()};
     device_.ForEachBlock(static_cast<int>(num_occupied_), kLanes, 2 * mpm::kWindowNodes, kernel);
-    device_.ForEach(b.num_active * mpm::kBlockNodes, ReduceWindowsKernel{frame_.dims, b.active.data(),
-                                                                         occupied_of_.data(), windows_.data(),
-                                                                         b.nodes.data()});
+    device_.ForEach(
+        b.num_active * mpm::kBlockNodes,
+        ReduceWindowsKernel{frame_.dims, b.active.data(), occupied_of_.data(), windows_.data(), b.nodes.data()});
     a_ = 1 - a_;
     device_.Synchronize();
   }

@@ -361,8 +361,8 @@ std::string DescribeDivergedParticle(const Model& model, const Particles& p) {
   if (worst < 0) return "no particle";
   std::ostringstream out;
   const Vec3f& x = p.x[worst];
-  out << "object '" << model.objects[p.object[worst]].name << "', particle " << p.id[worst] << " at (" << x.x
-      << ", " << x.y << ", " << x.z << ") m, speed " << worst_speed << " m/s";
+  out << "object '" << model.objects[p.object[worst]].name << "', particle " << p.id[worst] << " at (" << x.x << ", "
+      << x.y << ", " << x.z << ") m, speed " << worst_speed << " m/s";
   return out.str();
 }
 

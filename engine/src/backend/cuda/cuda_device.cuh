@@ -7,10 +7,10 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cstdint>
 #include <stdexcept>
 #include <string>
 
