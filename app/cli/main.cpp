@@ -57,6 +57,7 @@ void AddOutputOptions(CLI::App& cmd, ductile::cli::RunOptions& o) {
 // What the command line asked for: the subcommand that was given, with its options.
 struct Arguments {
   std::vector<std::string> set_texts;  // --set of any subcommand
+  std::string backend;                 // --backend of validate, run and bench: simulation.backend after the --set
   std::string validate_scene;
   std::optional<double> validate_duration;
   ductile::cli::RunOptions run;
@@ -66,6 +67,15 @@ struct Arguments {
   ductile::cli::SweepOptions sweep;
 };
 
+// --backend: where the MPM domain runs (simulation.backend; docs/architecture.md, "The device backend").
+void AddBackendOption(CLI::App& cmd, Arguments& a) {
+  cmd.add_option("--backend", a.backend,
+                 "Where the MPM domain runs: cpu, cuda (refused without a CUDA device), auto (cuda when a device "
+                 "is present and runs the scene, else cpu) or emulated (the CUDA backend's code on the CPU); "
+                 "default: simulation.backend, else cpu")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto", "emulated"}));
+}
+
 CLI::App* AddValidate(CLI::App& app, Arguments& a) {
   CLI::App* cmd = app.add_subcommand("validate", "Check a scene file and report its first error");
   cmd->add_option("SCENE", a.validate_scene, "Scene file (YAML)")->required();
@@ -73,6 +83,7 @@ CLI::App* AddValidate(CLI::App& app, Arguments& a) {
   cmd->add_option("--duration", a.validate_duration,
                   "Simulated seconds of the planned run, for its step count and time estimate (default: "
                   "simulation.duration)");
+  AddBackendOption(*cmd, a);
   return cmd;
 }
 
@@ -87,6 +98,7 @@ CLI::App* AddRun(CLI::App& app, Arguments& a) {
   cmd->add_option("--load-state", a.run.load_state_file,
                   "Start from a state written by --save-state for the same scene, at its simulated time, instead "
                   "of t = 0");
+  AddBackendOption(*cmd, a);
   AddOutputOptions(*cmd, a.run);
   return cmd;
 }
@@ -117,6 +129,7 @@ CLI::App* AddBench(CLI::App& app, Arguments& a) {
   cmd->add_option("--threads", o.threads, "Worker threads (default: simulation.threads, 0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--quiet", o.quiet, "No progress line");
+  AddBackendOption(*cmd, a);
   cmd->add_flag("--strong-table", o.strong_table,
                 "Instead of SCENES: the five Table I scenes of Zong et al. 2024 (ball_on_slope, dough_tearing, "
                 "dough_rolling, water_pouring, close_lift_shake) under the strong coupling at dt = 0.01 s, one step "
@@ -177,6 +190,7 @@ int RunCommandLine(int argc, char** argv) {
     std::vector<Override> overrides;
     overrides.reserve(a.set_texts.size());
     for (const std::string& s : a.set_texts) overrides.push_back(ParseOverride(s));
+    if (!a.backend.empty()) overrides.push_back({"simulation.backend", a.backend});
     if (*validate) return cli::Validate(a.validate_scene, overrides, a.validate_duration);
     if (*bench) {
       a.bench.overrides = overrides;

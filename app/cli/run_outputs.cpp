@@ -164,7 +164,9 @@ void RunOutputs::PrintSummary(const Simulator& sim, const RunResult& result, con
   if (!options_.load_state_file.empty()) std::cout << "from t = " << result.start_time << " s to ";
   std::cout << "t = " << sim.time() << " s, " << sim.model().num_particles << " particles, " << std::setprecision(3)
             << wall << " s wall, " << result.statistics.MeanStepMs() << " ms/step, "
-            << result.RealtimeFactor(sim.time()) << "x real time\n";
+            << result.RealtimeFactor(sim.time()) << "x real time"
+            << (std::string(sim.backend()) == "cpu" ? std::string() : std::string(", ") + sim.backend() + " backend")
+            << '\n';
   if (!video.empty()) std::cout << "video: " << video << '\n';
   if (!verdict.empty()) std::cout << verdict << '\n';
   if (demo_log_) std::cout << "demo log: " << options_.demo_log_file << '\n';

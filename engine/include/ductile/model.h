@@ -77,6 +77,8 @@ struct Model {
   /// How the deformable domains and the rigid system advance together (simulation.coupling): the weak scheme's
   /// substeps, or the strong scheme's one implicit step per Δt (coupling/strong_coupling.h).
   CouplingKind coupling = CouplingKind::kWeak;
+  /// Where the MPM domain runs (simulation.backend; backend/device_mpm.h resolves `auto`).
+  BackendKind backend = BackendKind::kCpu;
   double strong_tolerance = 1e-6;  ///< ε_r of the strong scheme's joint SAP solve.
   /// The most kept grid dofs for the strong scheme's joint solve to be Schur-reduced (dense); above, it is sparse.
   int strong_dense_limit = 1500;

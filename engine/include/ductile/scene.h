@@ -71,6 +71,14 @@ enum class CouplingKind : std::int32_t {
   kStrong = 1,  ///< Zong, Jiang, Han 2024: one implicit MPM step and the rigid step in one convex problem.
 };
 
+/// Where the MPM domain runs (`simulation.backend`; docs/architecture.md, "The device backend").
+enum class BackendKind : std::int32_t {
+  kCpu = 0,       ///< The CPU backend (TBB), the reference.
+  kCuda = 1,      ///< The device backend on a CUDA GPU; refused where there is none.
+  kAuto = 2,      ///< CUDA when a device is present and runs the whole scene, else the CPU backend.
+  kEmulated = 3,  ///< The device backend's code on the CPU implementation of its launch layer (tests, bench/gpu-check).
+};
+
 /// Simulation settings (`simulation:`).
 struct SimulationDesc {
   double dt = 1e-3;                          ///< Rigid (outer) time step Δt [s], > 0.
@@ -85,6 +93,8 @@ struct SimulationDesc {
   int threads = 0;   ///< Worker threads; 0 = all cores.
   CouplingKind coupling = CouplingKind::kWeak;  ///< `weak` or `strong`.
   SourceLocation coupling_where;                ///< Where `coupling` was given (for the strong scheme's refusals).
+  BackendKind backend = BackendKind::kCpu;      ///< `cpu`, `cuda`, `auto` or `emulated`.
+  SourceLocation backend_where;                 ///< Where `backend` was given (for its refusals).
   double strong_tolerance = 1e-6;               ///< ε_r of the strong scheme's joint SAP solve, > 0.
   int strong_dense_limit = 1500;                ///< Most kept grid dofs for the dense (Schur) joint solve, ≥ 0.
   double implicit_tolerance = 1e-8;             ///< The strong scheme's free-motion CG residual, > 0.

@@ -156,6 +156,8 @@ class Simulator {
   double time() const;              ///< Simulated time [s].
   std::int64_t step_count() const;  ///< Steps since the last reset.
   int threads() const;              ///< Worker threads in use.
+  /// Where the MPM domain runs: "cpu", "cuda" or "emulated" (simulation.backend, `auto` resolved).
+  const char* backend() const;
   const Model& model() const;
   const StepTelemetry& last_step() const;
 

@@ -57,4 +57,12 @@ std::unique_ptr<DeviceMpm> MakeCudaMpm(const Model& model);
 /// What the device backend cannot run yet in `model`, or empty when it runs all of it.
 std::string DeviceBackendLimitation(const Model& model);
 
+/// Why `model.backend` cannot run `model` on this machine ("cuda: no CUDA device: ..."), or empty when it can
+/// (always for cpu and auto).
+std::string BackendRefusal(const Model& model);
+
+/// The backend that runs `model` here: its simulation.backend, with auto resolved (cuda when CudaAvailable and
+/// the device backend runs the whole scene, else cpu).
+BackendKind ResolveBackend(const Model& model);
+
 }  // namespace ductile::backend

@@ -28,12 +28,29 @@ std::string DeviceBackendLimitation(const Model& model) {
   std::ostringstream out;
   if (!model.cloth_elements.empty())
     out << "cloth (the scene's cloth objects) does not run on the device backend yet";
-  else if (model.coupling == CouplingKind::kStrong && model.rigid && !model.rigid->empty())
+  else if (model.coupling == CouplingKind::kStrong)
     out << "the strong coupling (simulation.coupling: strong) runs on the CPU backend only";
   else if (model.rigid && !model.rigid->empty() && model.num_particles > 0)
     out << "MPM-rigid contact (rigid bodies and robots touching the material) does not run on the device backend "
            "yet";
   return out.str();
+}
+
+std::string BackendRefusal(const Model& model) {
+  if (model.backend == BackendKind::kCuda) {
+    std::string reason;
+    if (!CudaAvailable(&reason)) return "cuda: the CUDA backend cannot run here: " + reason;
+  }
+  if (model.backend == BackendKind::kCuda || model.backend == BackendKind::kEmulated) {
+    if (std::string limitation = DeviceBackendLimitation(model); !limitation.empty())
+      return std::string(model.backend == BackendKind::kCuda ? "cuda" : "emulated") + ": " + limitation;
+  }
+  return {};
+}
+
+BackendKind ResolveBackend(const Model& model) {
+  if (model.backend != BackendKind::kAuto) return model.backend;
+  return CudaAvailable() && DeviceBackendLimitation(model).empty() ? BackendKind::kCuda : BackendKind::kCpu;
 }
 
 }  // namespace ductile::backend

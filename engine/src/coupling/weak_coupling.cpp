@@ -14,15 +14,15 @@ void WeakCoupling::Advance(const Model& model, State::Data& state, Workspace& wo
   AdvanceDomains(model, state, workspace);
   if (workspace.rigid && model.num_particles > 0)
     coupling::RecordContactTelemetry(state.impulses.stats, workspace.telemetry);
-  if (workspace.rigid && !workspace.mpm->diverged()) AdvanceRigid(model, state, workspace);
+  if (workspace.rigid && !workspace.domain().diverged()) AdvanceRigid(model, state, workspace);
 }
 
 void WeakCoupling::FreezeRigidGeometry(State::Data& state, Workspace& workspace) {
-  if (workspace.rigid) workspace.mpm->FreezeRigidGeometry(*workspace.rigid, state.impulses);
+  if (workspace.rigid) workspace.domain().FreezeRigidGeometry(*workspace.rigid, state.impulses);
 }
 
 void WeakCoupling::AdvanceDomains(const Model& model, const State::Data& state, Workspace& workspace) {
-  workspace.mpm->Advance(state.clock.time, model.dt, workspace.telemetry);
+  workspace.domain().Advance(state.clock.time, model.dt, workspace.telemetry);
 }
 
 // The rigid step with the scene's constant body wrenches and the domains' contact impulses of this step.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "backend/device_mpm.h"
 #include "coupling/strong_coupling.h"
 #include "ductile/model.h"
 #include "geometry/triangle_mesh.h"
@@ -341,6 +342,7 @@ void CompileSimulation(const SimulationDesc& sim, Model& model) {
   model.cfl = sim.cfl;
   model.threads = sim.threads;
   model.coupling = sim.coupling;
+  model.backend = sim.backend;
   model.strong_tolerance = sim.strong_tolerance;
   model.strong_dense_limit = sim.strong_dense_limit;
   model.implicit_tolerance = sim.implicit_tolerance;
@@ -500,6 +502,10 @@ Model CompileModel(const SceneDesc& scene) {
       const SourceLocation& at = scene.simulation.coupling_where;
       throw SceneError(at.file, at.line, at.column, "simulation.coupling: strong: " + refusal);
     }
+  }
+  if (const std::string refusal = backend::BackendRefusal(model); !refusal.empty()) {
+    const SourceLocation& at = scene.simulation.backend_where;
+    throw SceneError(at.file, at.line, at.column, "simulation.backend: " + refusal);
   }
   return model;
 }

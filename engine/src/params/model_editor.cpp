@@ -3,12 +3,14 @@
 #include <functional>
 #include <map>
 
+#include "backend/device_mpm.h"
 #include "coupling/strong_coupling.h"
 #include "ductile/parameters.h"
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
 #include "params/scene_slots.h"
 #include "scene/overrides.h"
+#include "scene/schema.h"
 
 namespace ductile::params {
 
@@ -73,6 +75,7 @@ const std::map<std::string, Derive>& DeriveRules() {
       {"simulation.output_rate", Timing},
       {"simulation.cfl", Timing},
       {"simulation.coupling", Timing},
+      {"simulation.backend", Timing},
       {"simulation.strong_tolerance", Timing},
       {"simulation.strong_dense_limit", Timing},
       {"simulation.implicit_tolerance", Timing},
@@ -122,6 +125,14 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
   const ParameterKey matched = *MatchParameter(key);
   const auto rule = DeriveRules().find(matched.info->key);
   if (matched.info->apply != ParameterApply::kLive || rule == DeriveRules().end()) return NeedsResetMessage(matched);
+  if (matched.info->key == "simulation.backend") {
+    Model trial = *model;
+    trial.backend = scene::BackendKindNames()[0].second;
+    for (const auto& [name, kind] : scene::BackendKindNames())
+      if (name == value) trial.backend = kind;
+    if (std::string refusal = backend::BackendRefusal(trial); !refusal.empty())
+      return key + " = " + value + ": " + refusal;
+  }
   if (matched.info->key == "simulation.coupling" && value == "strong") {
     if (std::string refusal = StrongCouplingRefusal(*model); !refusal.empty())
       return key + " = " + value + ": " + refusal;

@@ -124,6 +124,13 @@ std::vector<std::pair<std::string, int>> CouplingChoices() {
   return out;
 }
 
+// simulation.backend's names with their BackendKind values.
+std::vector<std::pair<std::string, int>> BackendChoices() {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [name, kind] : scene::BackendKindNames()) out.emplace_back(name, static_cast<int>(kind));
+  return out;
+}
+
 const char* const kInitial = "is an initial condition";
 const char* const kRigidStructure = "changes the rigid bodies' joints and controllers";
 
@@ -162,6 +169,12 @@ std::vector<ParameterInfo> SimulationRows() {
           .Default(0)
           .Doc("How MPM and the rigid bodies advance together: weak (substeps against frozen rigid geometry, Yu et "
                "al. 2025) or strong (one implicit step and one convex contact problem per Δt, Zong et al. 2024)."),
+      Choice("simulation.backend", "backend", BackendChoices())
+          .Default(0)
+          .Doc("Where the MPM domain runs: cpu (the reference), cuda (the device backend on a GPU; refused without "
+               "one), auto (cuda when a device is present and runs the whole scene, else cpu) or emulated (the "
+               "device backend's code on the CPU, for tests). A live switch carries the state over at the next "
+               "step."),
       Number("simulation.strong_tolerance", "joint solve tolerance", "ε_s", "")
           .In(Positive())
           .Default(1e-6)

@@ -47,6 +47,14 @@ Slot Of(CouplingKind& x) {
   return slot;
 }
 
+Slot Of(BackendKind& x) {
+  Slot slot;
+  slot.get_choice = [&x] { return static_cast<int>(x); };
+  slot.set_choice = [&x](int i) { x = static_cast<BackendKind>(i); };
+  slot.choices = &FindParameter("simulation.backend")->choices;
+  return slot;
+}
+
 template <typename Desc>
 Desc* Named(std::vector<Desc>& entries, const std::string& name) {
   for (Desc& entry : entries)
@@ -176,6 +184,7 @@ std::map<std::string, Accessor> SimulationAccessors() {
       {"simulation.cfl", Fixed([](SceneDesc& s) { return Of(s.simulation.cfl); })},
       {"simulation.threads", Fixed([](SceneDesc& s) { return Of(s.simulation.threads); })},
       {"simulation.coupling", Fixed([](SceneDesc& s) { return Of(s.simulation.coupling); })},
+      {"simulation.backend", Fixed([](SceneDesc& s) { return Of(s.simulation.backend); })},
       {"simulation.strong_tolerance", Fixed([](SceneDesc& s) { return Of(s.simulation.strong_tolerance); })},
       {"simulation.strong_dense_limit", Fixed([](SceneDesc& s) { return Of(s.simulation.strong_dense_limit); })},
       {"simulation.implicit_tolerance", Fixed([](SceneDesc& s) { return Of(s.simulation.implicit_tolerance); })},

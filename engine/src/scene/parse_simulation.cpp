@@ -25,6 +25,10 @@ SimulationDesc ParseSimulation(const ParseContext& context, const Field& field) 
     simulation.coupling = reader.Choice(*coupling, "coupling scheme", CouplingKindNames());
     simulation.coupling_where = context.Where(*coupling);
   }
+  if (const auto backend = map.Find("backend")) {
+    simulation.backend = reader.Choice(*backend, "backend", BackendKindNames());
+    simulation.backend_where = context.Where(*backend);
+  }
   map.Read(Row("simulation.strong_tolerance"), simulation.strong_tolerance);
   map.Read(Row("simulation.strong_dense_limit"), simulation.strong_dense_limit);
   map.Read(Row("simulation.implicit_tolerance"), simulation.implicit_tolerance);

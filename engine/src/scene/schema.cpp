@@ -181,7 +181,7 @@ SchemaNode Build() {
       {Section("simulation",
                {Value("dt"), Value("substeps"), Value("duration"), Vector("gravity", simulation.gravity),
                 Value("output_rate"), Value("contact_tolerance_relative"), Value("contact_tolerance_absolute"),
-                Value("max_solver_iterations"), Value("cfl"), Value("threads"), Value("coupling"),
+                Value("max_solver_iterations"), Value("cfl"), Value("threads"), Value("coupling"), Value("backend"),
                 Value("strong_tolerance"), Value("strong_dense_limit"), Value("implicit_tolerance"), Value("seed")}),
        Section("grid", {Value("h"), Section("domain", {Vector("min", grid.domain_min), Vector("max", grid.domain_max)}),
                         Boundary()}),
@@ -321,6 +321,14 @@ const std::vector<std::pair<std::string, BoundaryType>>& BoundaryTypeNames() {
 const std::vector<std::pair<std::string, CouplingKind>>& CouplingKindNames() {
   static const std::vector<std::pair<std::string, CouplingKind>> names{{"weak", CouplingKind::kWeak},
                                                                        {"strong", CouplingKind::kStrong}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, BackendKind>>& BackendKindNames() {
+  static const std::vector<std::pair<std::string, BackendKind>> names{{"cpu", BackendKind::kCpu},
+                                                                      {"cuda", BackendKind::kCuda},
+                                                                      {"auto", BackendKind::kAuto},
+                                                                      {"emulated", BackendKind::kEmulated}};
   return names;
 }
 

@@ -51,6 +51,8 @@ const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames
 const std::vector<std::pair<std::string, ShapeType>>& ShapeTypeNames();
 const std::vector<std::pair<std::string, BoundaryType>>& BoundaryTypeNames();
 const std::vector<std::pair<std::string, CouplingKind>>& CouplingKindNames();
+/// simulation.backend's names.
+const std::vector<std::pair<std::string, BackendKind>>& BackendKindNames();
 const std::vector<std::pair<std::string, ProbeQuantity>>& ProbeQuantityNames();
 const std::vector<std::pair<std::string, RigidBodyType>>& RigidBodyTypeNames();
 /// How a kinematic rigid body moves between keyframes: linear, smooth.

@@ -56,20 +56,20 @@ void PullBody(const Model& model, const PerturbationState& spring, contact::Rigi
 // The spring acts on the whole object's mass M, as on a rigid body: F = M (ω² (target − c) − 2ω v_c − g), with c
 // and v_c the grabbed patch's weighted centre and velocity. F is spread over the patch, more near the grabbed point
 // (the weights), so the material deforms there and the rest is dragged along.
-void PullObject(const Model& model, const PerturbationState& spring, mpm::MpmSolver& mpm) {
+void PullObject(const Model& model, const PerturbationState& spring, const mpm::Particles& particles,
+                std::vector<Vec3f>& velocities) {
   const Perturbation& p = spring.spec;
   const double omega = 2 * kPi * p.frequency;
   const Eigen::Vector3d target(p.target[0], p.target[1], p.target[2]);
-  const std::vector<std::int32_t> index = mpm::IndexById(mpm.particles());
+  const std::vector<std::int32_t> index = mpm::IndexById(particles);
   Eigen::Vector3d c, v;
-  const double wm = PatchCentre(spring, mpm.particles(), index, c, v);
+  const double wm = PatchCentre(spring, particles, index, c, v);
   const double M = model.objects[p.index].mass;
   const Eigen::Vector3d F = M * (omega * omega * (target - c) - 2 * omega * v - Gravity(model));
   // Δv_i = Δt F w_i / Σ w m, at most a quarter cell per substep so a hard pull cannot tear the grid apart.
   Eigen::Vector3d dv = model.dt * F / wm;
   const double limit = 0.25 * model.h * model.substeps / model.dt;
   if (dv.norm() > limit) dv *= limit / dv.norm();
-  std::vector<Vec3f>& velocities = mpm.mutable_velocities();
   for (std::size_t k = 0; k < spring.ids.size(); ++k) {
     Vec3f& vi = velocities[index[spring.ids[k]]];
     for (int a = 0; a < 3; ++a) vi[a] += static_cast<float>(spring.weights[k] * dv[a]);
@@ -215,7 +215,14 @@ void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
   if (spring.spec.kind == Perturbation::Kind::kBody && workspace.rigid) {
     PullBody(model, spring, *workspace.rigid);
   } else if (spring.PullsObject()) {
-    PullObject(model, spring, workspace.mpm->solver());
+    if (workspace.device) {  // the device's particles, edited on the host and uploaded again
+      workspace.device->SyncToHost();
+      PullObject(model, spring, state.mpm.particles, state.mpm.particles.v);
+      workspace.device->UploadVelocities();
+    } else {
+      mpm::MpmSolver& solver = workspace.mpm->solver();
+      PullObject(model, spring, solver.particles(), solver.mutable_velocities());
+    }
   }
   if (workspace.rigid) {
     ApplyScripts(model, state, workspace);
@@ -249,6 +256,7 @@ void SetPerturbation(const Model& model, const Perturbation& perturbation, State
     }
     spring.p_B = workspace.rigid->kinematics().X_WB[model.rigid->output_bodies[p.index]].inverse() * anchor;
   } else if (p.kind == Perturbation::Kind::kObject) {
+    workspace.SyncToHost();
     GrabObject(model, state.mpm.particles, p.index, anchor, spring);
     if (spring.ids.empty()) p.kind = Perturbation::Kind::kNone;
   }
@@ -262,6 +270,7 @@ bool PerturbationAnchor(const Model& model, const State::Data& state, const Work
     return true;
   }
   if (spring.PullsObject()) {
+    workspace.SyncToHost();
     Eigen::Vector3d v;
     PatchCentre(spring, state.mpm.particles, mpm::IndexById(state.mpm.particles), anchor, v);  // the point it pulls
     return true;

@@ -70,6 +70,7 @@ void Simulator::Reset() {
 }
 
 const State& Simulator::state() const {
+  impl_->workspace.SyncToHost();
   return impl_->state;
 }
 
@@ -85,6 +86,7 @@ void Simulator::SetState(State&& state) {
 }
 
 std::vector<std::uint8_t> Simulator::SaveState() const {
+  impl_->workspace.SyncToHost();
   return EncodeState(*impl_->model, impl_->state);
 }
 
@@ -152,6 +154,18 @@ double Simulator::time() const {
 std::int64_t Simulator::step_count() const {
   return impl_->data().clock.steps;
 }
+const char* Simulator::backend() const {
+  switch (impl_->workspace.backend) {
+    case BackendKind::kCuda:
+      return "cuda";
+    case BackendKind::kEmulated:
+      return "emulated";
+    case BackendKind::kCpu:
+    case BackendKind::kAuto:
+      break;
+  }
+  return "cpu";
+}
 int Simulator::threads() const {
   return impl_->workspace.threads;
 }
@@ -162,10 +176,12 @@ const StepTelemetry& Simulator::last_step() const {
   return impl_->workspace.telemetry;
 }
 const mpm::Particles& Simulator::particles() const {
+  impl_->workspace.SyncToHost();
   return impl_->data().mpm.particles;
 }
 
 ObjectSummary Simulator::SummarizeObject(int object) const {
+  impl_->workspace.SyncToHost();
   const mpm::Particles& p = impl_->data().mpm.particles;
   // Sums in id order, so the result does not depend on the block sort.
   const std::vector<std::int32_t> index = mpm::IndexById(p);
@@ -358,7 +374,7 @@ void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   out.object_names.resize(model.objects.size());
   for (std::size_t o = 0; o < model.objects.size(); ++o) out.object_names[o] = model.objects[o].name;
 
-  impl_->workspace.mpm->CaptureSnapshot(out, with_stress);
+  impl_->workspace.domain().CaptureSnapshot(out, with_stress);
 
   // Moving bodies and every drawn shape at its current pose.
   const contact::RigidSystem* rigid = impl_->workspace.rigid.get();
@@ -412,6 +428,7 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
 }
 
 std::uint64_t Simulator::StateHash() const {
+  impl_->workspace.SyncToHost();
   const mpm::Particles& p = impl_->data().mpm.particles;
   Fnv1a64 hash;
   for (std::int32_t i : mpm::IndexById(p)) {

@@ -26,14 +26,14 @@ void CheckDivergence(const Model& model, const State::Data& state, const Workspa
   if (!workspace.rigid_failure.empty()) {
     throw SimulationDiverged(at + workspace.rigid_failure + "; lower simulation.dt or the contact stiffness");
   }
-  if (workspace.mpm->diverged() && model.coupling == CouplingKind::kStrong) {
+  if (workspace.domain().diverged() && model.coupling == CouplingKind::kStrong) {
     throw SimulationDiverged(at +
                              "a particle's state is not finite after the strong coupling's implicit step; lower "
                              "simulation.dt or simulation.strong_tolerance");
   }
-  if (workspace.mpm->diverged()) {
+  if (workspace.domain().diverged()) {
     const std::string hint = ImplicitClothHint(model);
-    throw SimulationDiverged(at + workspace.mpm->DescribeDivergence() +
+    throw SimulationDiverged(at + workspace.domain().DescribeDivergence() +
                              "; the substep Δt/N is likely too large for the material stiffness or speed (raise "
                              "simulation.substeps, recommended ≥ " +
                              std::to_string(model.RecommendedSubsteps()) + (hint.empty() ? "" : ", " + hint) + ")");

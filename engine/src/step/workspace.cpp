@@ -33,6 +33,22 @@ void Workspace::ChooseCoupling(const Model& model) {
   coupling_kind = model.coupling;
 }
 
+void Workspace::ChooseBackend(const Model& model, State::Data& state) {
+  const BackendKind resolved = backend::ResolveBackend(model);
+  if (device && resolved == backend) return;
+  if (device) {
+    device->SyncToHost();
+    device.reset();
+    mpm->Bind(state.mpm);
+  }
+  backend = resolved;
+  if (resolved == BackendKind::kCuda) {
+    device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeCudaMpm(model));
+  } else if (resolved == BackendKind::kEmulated) {
+    device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeEmulatedMpm(model));
+  }
+}
+
 void Workspace::MakeRigid(const Model& model, State::Data& state) {
   rigid.reset();
   state.has_rigid = model.rigid && !model.rigid->empty();
@@ -50,6 +66,8 @@ void Workspace::Reset(const Model& model, State::Data& state) {
   state.inputs = {};
   state.impulses = {};
   mpm->Reset();
+  device.reset();
+  ChooseBackend(model, state);
   state.rigid = model.rigid && !model.rigid->empty() ? InitialRigidState(model) : contact::RigidState{};
   MakeRigid(model, state);
   telemetry = {};
@@ -58,13 +76,17 @@ void Workspace::Reset(const Model& model, State::Data& state) {
 
 void Workspace::Bind(const Model& model, State::Data& state) {
   mpm->Bind(state.mpm);
+  if (device) device->Bind(state.mpm);
   MakeRigid(model, state);
   telemetry = {};
   rigid_failure.clear();
 }
 
 void Workspace::SetModel(const Model& model, State::Data& state) {
+  SyncToHost();
   mpm->SetModel(model);
+  if (device) device->SetModel(model);
+  ChooseBackend(model, state);
   ChooseCoupling(model);
   if (!model.rigid || model.rigid->empty()) return;
   // Controller targets set while running (teleop) stay; gains and applied forces come from the new model.

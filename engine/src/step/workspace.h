@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/device_mpm_domain.h"
 #include "contact/rigid_system.h"
 #include "coupling/coupling_scheme.h"
 #include "ductile/model.h"
@@ -30,9 +31,23 @@ struct Workspace {
   /// Continues with `model`'s parameters; `state` carries over.
   void SetModel(const Model& model, State::Data& state);
 
+  /// The MPM domain that steps: the device backend's when the model runs on one, else the CPU backend's.
+  DeformableDomain& domain() { return device ? static_cast<DeformableDomain&>(*device) : *mpm; }
+  const DeformableDomain& domain() const { return device ? static_cast<const DeformableDomain&>(*device) : *mpm; }
+  /// Brings the State's particles up to date with the device backend (nothing to do on the CPU backend): call
+  /// before reading them.
+  void SyncToHost() const {
+    if (device) device->SyncToHost();
+  }
+
   int threads;
   tbb::task_arena arena;
+  /// The CPU backend's domain, always there: the strong scheme, the mouse spring and a switch back to the CPU use
+  /// its solver.
   std::unique_ptr<mpm::MpmDomain> mpm;
+  /// The device backend's domain when the model runs on one (backend/device_mpm_domain.h), else null.
+  std::unique_ptr<backend::DeviceMpmDomain> device;
+  BackendKind backend = BackendKind::kCpu;      ///< Which backend steps the MPM domain (simulation.backend resolved).
   std::unique_ptr<contact::RigidSystem> rigid;  ///< Null when the scene has no rigid bodies or robots.
   std::unique_ptr<CouplingScheme> coupling;
   CouplingKind coupling_kind = CouplingKind::kWeak;  ///< Which scheme `coupling` is.
@@ -44,6 +59,8 @@ struct Workspace {
  private:
   // The model's coupling scheme, kept when it is already the one (its scratch memory carries over).
   void ChooseCoupling(const Model& model);
+  // The model's backend (simulation.backend resolved); a switch carries the state over through the host copy.
+  void ChooseBackend(const Model& model, State::Data& state);
   // A rigid system for `model` on `state.rigid`, or none.
   void MakeRigid(const Model& model, State::Data& state);
 };

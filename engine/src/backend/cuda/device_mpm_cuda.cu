@@ -10,7 +10,10 @@ bool CudaAvailable(std::string* reason) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    if (reason) *reason = e != cudaSuccess ? std::string(cudaGetErrorString(e)) : std::string("no CUDA device");
+    if (reason)
+      *reason = e != cudaSuccess
+                    ? "no usable CUDA device (the CUDA runtime says: " + std::string(cudaGetErrorString(e)) + ")"
+                    : std::string("no CUDA device");
     return false;
   }
   return true;
