@@ -13,8 +13,11 @@
 // order they run).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ductile/model.h"
 #include "mpm/mpm_solver.h"
@@ -39,8 +42,16 @@ class DeviceMpm {
   /// Copies only the velocities to the device, in the order of the last Download (the mouse spring's edit).
   virtual void UploadVelocities(const mpm::Particles& particles) = 0;
   /// `substeps` substeps of dt [s]; stops at the substep where a particle diverged (non-finite F or a move of more
-  /// than a cell). Counters as the CPU backend's (phase times include waiting for the device).
-  virtual mpm::SubstepCounters Advance(float dt, int substeps) = 0;
+  /// than a cell). Counters as the CPU backend's (phase times include waiting for the device). `grid_hook(dt)`,
+  /// when given, runs after each grid update, before that substep's G2P (the MPM-rigid contact solve): it may
+  /// read the grid and the particles through DownloadGrid and Download and write node velocities back with
+  /// UploadGridVelocities.
+  virtual mpm::SubstepCounters Advance(float dt, int substeps, const std::function<void(float)>& grid_hook = {}) = 0;
+  /// Inside a grid hook: the grid after the update, as a dense block table (block → slot or −1; blocks numbered as
+  /// mpm::SparseGrid's) and 64 nodes per slot (velocity [m/s], mass [kg]).
+  virtual void DownloadGrid(std::vector<std::int32_t>& table, std::vector<Float4>& nodes) = 0;
+  /// Inside a grid hook: the nodes of DownloadGrid, edited, back to the device.
+  virtual void UploadGridVelocities(const std::vector<Float4>& nodes) = 0;
   virtual bool diverged() const = 0;
   /// Device memory in use [bytes].
   virtual std::size_t memory_bytes() const = 0;

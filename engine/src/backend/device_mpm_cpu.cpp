@@ -30,9 +30,6 @@ std::string DeviceBackendLimitation(const Model& model) {
     out << "cloth (the scene's cloth objects) does not run on the device backend yet";
   else if (model.coupling == CouplingKind::kStrong)
     out << "the strong coupling (simulation.coupling: strong) runs on the CPU backend only";
-  else if (model.rigid && !model.rigid->empty() && model.num_particles > 0)
-    out << "MPM-rigid contact (rigid bodies and robots touching the material) does not run on the device backend "
-           "yet";
   return out.str();
 }
 

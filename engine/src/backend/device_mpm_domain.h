@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backend/device_mpm.h"
+#include "coupling/mpm_rigid_contact.h"
 #include "domain/deformable_domain.h"
 #include "mpm/mpm_state.h"
 
@@ -37,10 +38,16 @@ class DeviceMpmDomain final : public DeformableDomain {
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
 
  private:
+  // The contact solve of one substep on a host copy of the device's particles and grid (HostContactGrid).
+  void SolveContact(float dt);
+
   const Model* model_;
   mpm::MpmState* state_;
   std::unique_ptr<DeviceMpm> device_;
-  mutable bool host_current_ = true;  // the host copy holds the device's state
+  std::unique_ptr<coupling::MpmRigidContact> contact_;  // when the scene has rigid geometry and particles
+  bool contact_this_step_ = false;                      // FreezeRigidGeometry was called for the coming Advance
+  std::unique_ptr<coupling::ContactGrid> host_grid_;    // the copy SolveContact works on, reused
+  mutable bool host_current_ = true;                    // the host copy holds the device's state
 };
 
 }  // namespace ductile::backend

@@ -442,7 +442,7 @@ class DeviceMpmOn final : public DeviceMpm {
     prepared_dt_ = 0;
   }
 
-  mpm::SubstepCounters Advance(float dt, int substeps) override {
+  mpm::SubstepCounters Advance(float dt, int substeps, const std::function<void(float)>& grid_hook) override {
     using Clock = std::chrono::steady_clock;
     const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     mpm::SubstepCounters counters;
@@ -460,6 +460,7 @@ class DeviceMpmOn final : public DeviceMpm {
     for (int k = 0; k < substeps; ++k) {
       Clock::time_point t0 = Clock::now();
       counters.active_nodes += UpdateGrid(dt);
+      if (grid_hook) grid_hook(dt);
       counters.grid_seconds += since(t0);
       counters.occupied_blocks = static_cast<int>(num_occupied_);
       counters.active_blocks = static_cast<int>(grids_[a_].num_active);
@@ -479,6 +480,21 @@ class DeviceMpmOn final : public DeviceMpm {
   }
 
   bool diverged() const override { return diverged_; }
+
+  void DownloadGrid(std::vector<std::int32_t>& table, std::vector<Float4>& nodes) override {
+    const Grid& a = grids_[a_];
+    table.resize(static_cast<std::size_t>(num_blocks_));
+    a.table.Download(table.data(), table.size());
+    nodes.resize(static_cast<std::size_t>(a.num_active) * mpm::kBlockNodes);
+    a.nodes.Download(nodes.data(), nodes.size());
+  }
+
+  void UploadGridVelocities(const std::vector<Float4>& nodes) override {
+    Grid& a = grids_[a_];
+    if (nodes.size() != static_cast<std::size_t>(a.num_active) * mpm::kBlockNodes)
+      throw std::logic_error("UploadGridVelocities: the node count changed");
+    a.nodes.Upload(nodes.data(), nodes.size());
+  }
 
   std::size_t memory_bytes() const override {
     std::size_t bytes = 2 * static_cast<std::size_t>(n_) *

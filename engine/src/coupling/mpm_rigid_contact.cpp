@@ -114,15 +114,14 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
   out.stats.body_contacts.assign(bodies, 0);
 }
 
-void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
+void MpmRigidContact::SolveSubstep(ContactGrid& mpm, float dt) {
   const mpm::Particles& particles = mpm.particles();
   const int n = static_cast<int>(particles.size());
   // 1. Registration (Yu et al. 2025, Sec. V-A): the deepest geometry each particle is inside of, in parallel, then the
   //    contacts in particle order.
   OntoSurfaces(particles, mpm.model());
   SubstepContacts sc;
-  if (local_of_.size() < static_cast<std::size_t>(mpm.grid().nodes_data.size()))
-    local_of_.assign(mpm.grid().nodes_data.size(), -1);
+  if (local_of_.size() < mpm.num_nodes()) local_of_.assign(mpm.num_nodes(), -1);
   for (int p = 0; p < n; ++p)
     if (inside_[p] >= 0) AddContact(mpm, p, dt, sc);
   // Nodes that received no mass (possible at the stencil's edge) take a tiny mass so that H stays positive.
@@ -214,7 +213,7 @@ double MpmRigidContact::friction_of(int material, int g) const {
   return mu;
 }
 
-double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, const Eigen::Vector3d& offset, SubstepContacts& sc,
+double MpmRigidContact::AddContactNodes(ContactGrid& mpm, int p, const Eigen::Vector3d& offset, SubstepContacts& sc,
                                         contact::GridContact& c) {
   contact::GridContactProblem& problem = sc.problem;
   const mpm::Stencil s = mpm.ParticleStencil(p);
@@ -251,7 +250,7 @@ double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, const Eigen:
   return delassus;
 }
 
-void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc) {
+void MpmRigidContact::AddContact(ContactGrid& mpm, int p, float dt, SubstepContacts& sc) {
   const mpm::Particles& particles = mpm.particles();
   const Frozen& f = geometries_[inside_[p]];
   const Eigen::Vector3d x_p(particles.x[p].x, particles.x[p].y, particles.x[p].z);

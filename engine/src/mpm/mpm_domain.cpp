@@ -34,13 +34,15 @@ void MpmDomain::ConfigureCloths() {
   }
 }
 
-void MpmDomain::ConfigureContact() {
-  contact_.reset();
-  const Model& m = *model_;
-  if (!m.rigid || m.rigid->empty() || m.num_particles == 0) return;
+std::unique_ptr<coupling::MpmRigidContact> MakeWeakContact(const Model& m) {
+  if (!m.rigid || m.rigid->empty() || m.num_particles == 0) return nullptr;
   coupling::MpmContactSettings settings = coupling::MpmContactSettingsOf(m);
   settings.surfaces = std::make_shared<const coupling::ObjectSurfaces>(m);
-  contact_ = std::make_unique<coupling::MpmRigidContact>(std::move(settings));
+  return std::make_unique<coupling::MpmRigidContact>(std::move(settings));
+}
+
+void MpmDomain::ConfigureContact() {
+  contact_ = MakeWeakContact(*model_);
 }
 
 void MpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) {

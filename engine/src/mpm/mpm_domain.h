@@ -16,6 +16,10 @@ namespace ductile::mpm {
 /// The particles' part of a snapshot (positions, velocities, von Mises stress when `with_stress`, ...), by id.
 void CaptureParticles(const Model& model, const Particles& particles, Snapshot& out, bool with_stress);
 
+/// The weak coupling's MPM-rigid contact for `model` (its settings and the surfaces round elastic objects carry),
+/// or null when the scene has no rigid geometry or no particles.
+std::unique_ptr<coupling::MpmRigidContact> MakeWeakContact(const Model& model);
+
 class MpmDomain final : public DeformableDomain {
  public:
   /// A domain of `model` working on `state` (reset to the model's initial particles) with the threads of `arena`.

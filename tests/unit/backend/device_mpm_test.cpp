@@ -246,7 +246,10 @@ TEST(DeviceMpm, SaysWhyCudaCannotRun) {
 TEST(DeviceMpm, NamesWhatItCannotRunYet) {
   EXPECT_EQ(backend::DeviceBackendLimitation(*ShippedScene("dam_break")), "");
   EXPECT_NE(backend::DeviceBackendLimitation(*ShippedScene("tshirt_drop")).find("cloth"), std::string::npos);
-  EXPECT_NE(backend::DeviceBackendLimitation(*ShippedScene("dough_rolling")).find("contact"), std::string::npos);
+  EXPECT_EQ(backend::DeviceBackendLimitation(*ShippedScene("dough_rolling")), "");
+  EXPECT_NE(backend::DeviceBackendLimitation(*ShippedScene("dough_rolling", {{"simulation.coupling", "strong"}}))
+                .find("strong"),
+            std::string::npos);
 }
 
 }  // namespace
