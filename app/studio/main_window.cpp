@@ -242,7 +242,7 @@ void MainWindow::ShowScene(const OpenedScene& opened) {
 }
 
 void MainWindow::SetInspectorScene(const std::vector<Override>& overrides) {
-  SyncCouplingMenu();
+  SyncChoiceMenus();
   SceneDesc shown = *scene_;
   if (!overrides.empty()) {
     try {
@@ -377,7 +377,8 @@ void MainWindow::ShowEvent(const Event& e) {
       teleop_->OnReset();  // the loaded state has its own targets: teleoperation starts again from the tool
   } else if (!e.key.empty()) {
     inspector_->ShowResult(message, e.kind == Event::Kind::kInfo);
-    if (e.key == "simulation.coupling") SyncCouplingMenu();  // checked as applied, or back where it was if refused
+    // Checked as applied, or back where it was if refused.
+    if (e.key == "simulation.coupling" || e.key == "simulation.backend") SyncChoiceMenus();
   }
   if (e.kind == Event::Kind::kError && message.contains("diverged")) {
     auto* box = new QMessageBox(QMessageBox::Warning, "Simulation paused", message, QMessageBox::Ok, this);

@@ -143,13 +143,15 @@ class MainWindow : public QMainWindow {
   void BuildMenus();
   void BuildFileMenu();
   void BuildSimulationMenu();
-  // Simulation > Coupling: the weak and strong schemes as a live edit of simulation.coupling.
-  void BuildCouplingMenu(QMenu* sim);
-  // Posts simulation.coupling = `name` and shows it in the inspector's field.
-  void SetCoupling(const std::string& name);
-  // Checks the coupling the running simulation uses: the last override of simulation.coupling in force, or the
-  // scene's.
-  void SyncCouplingMenu();
+  // A menu of `choices` (name, label) under `sim` whose items post a live edit of the choice parameter `key`;
+  // objects named PREFIX_menu and PREFIX_NAME.
+  QMenu* BuildChoiceMenu(QMenu* sim, const QString& title, const std::string& key, const QString& prefix,
+                         const std::vector<std::pair<const char*, const char*>>& choices);
+  // Posts `key` = `name` and shows it in the inspector's field.
+  void SetChoice(const std::string& key, const std::string& name);
+  // Checks, in each choice menu, the value the running simulation uses: the last override of its key in force, or
+  // the scene's.
+  void SyncChoiceMenus();
   void BuildHistoryMenu(QMenu* parent);
   void BuildRecordMenu();
   void BuildViewMenu();
@@ -207,7 +209,8 @@ class MainWindow : public QMainWindow {
   QProgressBar* opening_bar_ = nullptr;
   HistoryPanel* history_ = nullptr;
   QComboBox* speed_ = nullptr;
-  QMenu* coupling_menu_ = nullptr;
+  QMenu* coupling_menu_ = nullptr;  // Simulation > Coupling: simulation.coupling
+  QMenu* backend_menu_ = nullptr;   // Simulation > Backend: simulation.backend
   QComboBox* color_ = nullptr;
   QActionGroup* render_scale_group_ = nullptr;
   QActionGroup* frame_rate_group_ = nullptr;

@@ -115,7 +115,15 @@ void MainWindow::BuildSimulationMenu() {
   bar->addAction(play_);
   bar->addAction(step);
   bar->addAction(reset);
-  BuildCouplingMenu(sim);
+  coupling_menu_ =
+      BuildChoiceMenu(sim, "&Coupling", "simulation.coupling", "coupling",
+                      {{"weak", "&Weak: MPM substeps against frozen rigid geometry (Yu et al. 2025)"},
+                       {"strong", "&Strong: one implicit step and one contact problem per Δt (Zong et al. 2024)"}});
+  backend_menu_ = BuildChoiceMenu(sim, "&Backend", "simulation.backend", "backend",
+                                  {{"cpu", "&CPU: the reference backend (TBB)"},
+                                   {"cuda", "C&UDA: the device backend on the GPU (refused without one)"},
+                                   {"auto", "&Automatic: CUDA when a device runs the scene, else the CPU"},
+                                   {"emulated", "&Emulated: the CUDA backend's code on the CPU (for testing)"}});
   sim->addSeparator();
   QAction* back =
       sim->addAction("Step &back in history", QKeySequence(Qt::CTRL | Qt::Key_Left), this, [this] { StepHistory(-1); });
@@ -147,38 +155,42 @@ void MainWindow::BuildSimulationMenu() {
   bar->addWidget(speed_);
 }
 
-void MainWindow::BuildCouplingMenu(QMenu* sim) {
-  coupling_menu_ = sim->addMenu("&Coupling");
-  coupling_menu_->setObjectName("coupling_menu");
-  coupling_menu_->setToolTipsVisible(true);
-  auto* group = new QActionGroup(coupling_menu_);
-  const std::pair<const char*, const char*> schemes[] = {
-      {"weak", "&Weak: MPM substeps against frozen rigid geometry (Yu et al. 2025)"},
-      {"strong", "&Strong: one implicit step and one contact problem per Δt (Zong et al. 2024)"}};
-  for (const auto& [name, label] : schemes) {
-    QAction* action = coupling_menu_->addAction(label);
+QMenu* MainWindow::BuildChoiceMenu(QMenu* sim, const QString& title, const std::string& key, const QString& prefix,
+                                   const std::vector<std::pair<const char*, const char*>>& choices) {
+  QMenu* menu = sim->addMenu(title);
+  menu->setObjectName(prefix + "_menu");
+  menu->setToolTipsVisible(true);
+  menu->setProperty("parameter", QString::fromStdString(key));
+  auto* group = new QActionGroup(menu);
+  for (const auto& [name, label] : choices) {
+    QAction* action = menu->addAction(label);
     action->setCheckable(true);
-    action->setObjectName(QString("coupling_") + name);
+    action->setObjectName(prefix + "_" + name);
     action->setData(QString(name));
     group->addAction(action);
-    connect(action, &QAction::triggered, this, [this, key = std::string(name)] { SetCoupling(key); });
+    connect(action, &QAction::triggered, this, [this, key, value = std::string(name)] { SetChoice(key, value); });
   }
+  return menu;
 }
 
-void MainWindow::SetCoupling(const std::string& name) {
+void MainWindow::SetChoice(const std::string& key, const std::string& name) {
   if (!scene_) return;
-  if (QLineEdit* field = inspector_->field("simulation.coupling")) field->setText(QString::fromStdString(name));
-  controller_->Post(command::SetOverride{"simulation.coupling", name});
+  if (QLineEdit* field = inspector_->field(key)) field->setText(QString::fromStdString(name));
+  controller_->Post(command::SetOverride{key, name});
 }
 
-void MainWindow::SyncCouplingMenu() {
-  if (!scene_ || !coupling_menu_) return;
-  const std::vector<std::string>& names = FindParameter("simulation.coupling")->choices;
-  std::string value = names.at(static_cast<std::size_t>(scene_->simulation.coupling));
-  for (const Override& o : controller_->overrides())
-    if (o.path == "simulation.coupling") value = o.value;
-  for (QAction* action : coupling_menu_->actions())
-    action->setChecked(action->data().toString().toStdString() == value);
+void MainWindow::SyncChoiceMenus() {
+  if (!scene_) return;
+  const std::pair<QMenu*, int> menus[] = {{coupling_menu_, static_cast<int>(scene_->simulation.coupling)},
+                                          {backend_menu_, static_cast<int>(scene_->simulation.backend)}};
+  for (const auto& [menu, scene_value] : menus) {
+    if (!menu) continue;
+    const std::string key = menu->property("parameter").toString().toStdString();
+    std::string value = FindParameter(key)->choices.at(static_cast<std::size_t>(scene_value));
+    for (const Override& o : controller_->overrides())
+      if (o.path == key) value = o.value;
+    for (QAction* action : menu->actions()) action->setChecked(action->data().toString().toStdString() == value);
+  }
 }
 
 void MainWindow::BuildHistoryMenu(QMenu* parent) {

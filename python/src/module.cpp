@@ -109,13 +109,20 @@ class PySimulator {
   }
 
   static std::unique_ptr<PySimulator> FromFile(const std::string& path, const std::vector<std::string>& overrides,
-                                               int threads) {
-    return std::make_unique<PySimulator>(LoadScene(path, ParseOverrides(overrides)), threads);
+                                               int threads, const std::string& backend) {
+    return std::make_unique<PySimulator>(LoadScene(path, WithBackend(overrides, backend)), threads);
   }
   static std::unique_ptr<PySimulator> FromYaml(const std::string& text, const std::vector<std::string>& overrides,
-                                               const std::string& name, int threads) {
-    return std::make_unique<PySimulator>(LoadSceneFromString(text, name, ParseOverrides(overrides)), threads);
+                                               const std::string& name, int threads, const std::string& backend) {
+    return std::make_unique<PySimulator>(LoadSceneFromString(text, name, WithBackend(overrides, backend)), threads);
   }
+  // The overrides, then simulation.backend when `backend` is given (as ductile-cli's --backend).
+  static std::vector<Override> WithBackend(const std::vector<std::string>& overrides, const std::string& backend) {
+    std::vector<Override> out = ParseOverrides(overrides);
+    if (!backend.empty()) out.push_back({"simulation.backend", backend});
+    return out;
+  }
+  std::string backend() const { return sim_->backend(); }
 
   /// f(the engine's simulator), holding its lock as the bound calls do (Held; the Exporter reads it).
   void WithSimulator(const std::function<void(const Simulator&)>& f) const {
@@ -424,13 +431,16 @@ PYBIND11_MODULE(_ductile, m) {
                           "One scene's simulation. Simulator(path, overrides=[...]) loads a scene file; "
                           "Simulator.from_yaml(text) a scene given as text.")
       .def(py::init(&PySimulator::FromFile), py::arg("scene"), py::arg("overrides") = std::vector<std::string>{},
-           py::arg("threads") = 0,
+           py::arg("threads") = 0, py::arg("backend") = "",
            "Loads SCENE (a path) with `key=value` overrides (as ductile-cli --set); threads 0: the scene's or all "
-           "cores. Raises SceneError with FILE:LINE:COL on bad input.")
+           "cores; backend: where the MPM domain runs, 'cpu', 'cuda', 'auto' or 'emulated' (default: the scene's "
+           "simulation.backend; 'cuda' without a device raises SceneError with the reason). Raises SceneError with "
+           "FILE:LINE:COL on bad input.")
       .def_static("from_yaml", &PySimulator::FromYaml, py::arg("text"),
                   py::arg("overrides") = std::vector<std::string>{}, py::arg("name") = "<string>",
-                  py::arg("threads") = 0,
-                  "A scene given as YAML text; `name` is used in messages and to resolve relative mesh paths.")
+                  py::arg("threads") = 0, py::arg("backend") = "",
+                  "A scene given as YAML text (threads and backend as for Simulator()); `name` is used in messages and "
+                  "to resolve relative mesh paths.")
       .def("step", &Held<&PySimulator::Step>::Call, py::arg("n") = 1,
            "Advances n steps of simulation.dt (the GIL released). Raises SimulationDiverged.")
       .def("reset", &Held<&PySimulator::Reset>::Call, "Back to the initial state at t = 0 (live parameter edits stay).")
@@ -438,6 +448,9 @@ PYBIND11_MODULE(_ductile, m) {
       .def_property_readonly("step_count", &Held<&PySimulator::step_count>::Call)
       .def_property_readonly("dt", &Held<&PySimulator::dt>::Call, "The step Δt [s].")
       .def_property_readonly("threads", &Held<&PySimulator::threads>::Call)
+      .def_property_readonly("backend", &Held<&PySimulator::backend>::Call,
+                             "Where the MPM domain runs: 'cpu', 'cuda' or 'emulated' (simulation.backend, 'auto' "
+                             "resolved); set_parameter('simulation.backend', ...) switches it live.")
       .def("state_hash", &Held<&PySimulator::StateHash>::Call,
            "64-bit hash of the full state: equal means bitwise equal.")
       .def("save_state", &Held<&PySimulator::SaveState>::Call, "The state as bytes (versioned, checksummed).")

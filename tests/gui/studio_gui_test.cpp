@@ -28,6 +28,7 @@
 #include <mutex>
 #include <numbers>
 
+#include "backend/device_mpm.h"
 #include "cpu_placement.h"
 #include "decoded_video.h"
 #include "ductile/demo_log.h"
@@ -503,6 +504,37 @@ class StudioGuiTest : public QObject {
     window_->viewport()->requestUpdate();
     QTest::qWait(300);
     QVERIFY(window_->GrabWindow().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/strong_coupling.png"));
+    window_->SetPlaying(false);
+    QVERIFY(OpenAndWait(*window_, scene_));
+  }
+
+  // Simulation > Backend: a live switch to the emulated backend (the CUDA backend's code on the CPU) while playing
+  // carries the state over and the run goes on; CUDA without a device is refused with the reason and the menu
+  // goes back to the backend in force; back to the CPU.
+  void backendSwitchesLive() {
+    window_->SetPlaying(true);
+    QLineEdit* field = window_->inspector()->field("simulation.backend");
+    QVERIFY(field);
+    QAction* cpu = window_->findChild<QAction*>("backend_cpu");
+    QAction* emulated = window_->findChild<QAction*>("backend_emulated");
+    QAction* cuda = window_->findChild<QAction*>("backend_cuda");
+    QVERIFY(cpu && emulated && cuda);
+    QTRY_VERIFY_WITH_TIMEOUT(cpu->isChecked(), 5000);
+    emulated->trigger();
+    QCOMPARE(field->text(), QString("emulated"));
+    QTRY_VERIFY_WITH_TIMEOUT(emulated->isChecked() && !cpu->isChecked(), 10000);
+    const double t0 = window_->controller()->status().time;
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->status().time > t0 + 0.05, 30000);
+    window_->Poll();
+    QVERIFY(!window_->controller()->snapshot().particles.position.empty());
+    if (!backend::CudaAvailable()) {
+      cuda->trigger();
+      QTRY_VERIFY_WITH_TIMEOUT(emulated->isChecked() && !cuda->isChecked(), 10000);
+    }
+    cpu->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(cpu->isChecked(), 10000);
+    const double t1 = window_->controller()->status().time;
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->status().time > t1 + 0.05, 30000);
     window_->SetPlaying(false);
     QVERIFY(OpenAndWait(*window_, scene_));
   }

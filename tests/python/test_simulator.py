@@ -228,3 +228,29 @@ def test_joint_targets_drive_a_robots_joints():
         sim.set_joint_target(robot, "elbow", 0.0)
     with pytest.raises(KeyError, match="no robot"):
         sim.joints("nobody")
+
+
+def test_the_backend_option_and_a_live_switch():
+    # The CUBE scene (an elastic cube falling towards a table) on the emulated backend, the CUDA backend's code on
+    # the CPU: the same fall as on the CPU backend, its particle arrays in id order as on the CPU, and a live switch
+    # back to the CPU backend that carries the state over.
+    cpu = cube()
+    assert cpu.backend == "cpu"
+    sim = ductile.Simulator.from_yaml(CUBE, threads=1, backend="emulated")
+    assert sim.backend == "emulated"
+    x0 = sim.particle_positions()
+    assert np.array_equal(x0, cpu.particle_positions())
+    sim.step(10)
+    cpu.step(10)
+    # Round-off apart (the backends sum in different orders): 1e-6 m, 1e-4 of a cell.
+    assert np.abs(sim.particle_positions() - cpu.particle_positions()).max() < 1e-6
+    sim.set_parameter("simulation.backend", "cpu")
+    assert sim.backend == "cpu"
+    sim.step(10)
+    cpu.step(10)
+    assert np.abs(sim.particle_positions() - cpu.particle_positions()).max() < 1e-6
+    with pytest.raises(ductile.SceneError, match="backend"):
+        ductile.Simulator.from_yaml(CUBE, backend="gpu")
+    if ductile.Simulator.from_yaml(CUBE, backend="auto").backend == "cpu":  # no CUDA device here
+        with pytest.raises(ductile.SceneError, match="cuda"):
+            ductile.Simulator.from_yaml(CUBE, backend="cuda")
