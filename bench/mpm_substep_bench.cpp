@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "backend/device_mpm.h"
 #include "ductile/model.h"
 #include "ductile/scene.h"
 #include "mpm/mpm_solver.h"
@@ -113,6 +114,45 @@ void CubesOnThreads(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_MpmSubstep)->Apply(CubesOnThreads);
 BENCHMARK(BM_MpmSubstepUnfused)->Apply(CubesOnThreads);
 BENCHMARK(BM_MpmStep10)->Apply(CubesOnThreads);
+
+// The device backend (backend/device_mpm.h): one outer step of 10 substeps of the same cube per iteration, with
+// the particles and the grid resident on the device (nothing copied to the host). Arg backend: 0 the emulated
+// backend (the CUDA backend's code on the CPU, all threads), 1 CUDA (skipped where there is no device).
+// bench/gpu-check runs it; cells 80 is 4,096,000 particles.
+void BM_DeviceMpmStep10(benchmark::State& state) {
+  const int cells = static_cast<int>(state.range(0));
+  const bool cuda = state.range(1) == 1;
+  std::string reason;
+  if (cuda && !backend::CudaAvailable(&reason)) {
+    state.SkipWithError(("no CUDA: " + reason).c_str());
+    return;
+  }
+  const auto model = CubeModel(cells);
+  std::unique_ptr<backend::DeviceMpm> device = cuda ? backend::MakeCudaMpm(*model) : backend::MakeEmulatedMpm(*model);
+  mpm::Particles particles;
+  mpm::InitialParticles(*model, particles);
+  device->Upload(particles);
+  constexpr int kSubsteps = 10;
+  device->Advance(1e-4f, 2 * kSubsteps);  // settle into a deformed, moving state
+  mpm::SubstepCounters phases;
+  for (auto _ : state) phases.Accumulate(device->Advance(1e-4f, kSubsteps));
+  if (device->diverged()) state.SkipWithError("diverged");
+  const double n = model->num_particles;
+  state.counters["particles"] = n;
+  state.counters["Mparticle_substeps_per_s"] =
+      benchmark::Counter(n * kSubsteps * 1e-6, benchmark::Counter::kIsIterationInvariantRate);
+  const double per_particle = 1e9 / (n * kSubsteps * static_cast<double>(state.iterations()));
+  state.counters["sort_ns"] = phases.sort_seconds * per_particle;
+  state.counters["grid_ns"] = phases.grid_seconds * per_particle;
+  state.counters["g2p2g_ns"] = phases.g2p2g_seconds * per_particle;
+  state.counters["device_MB"] = static_cast<double>(device->memory_bytes()) * 1e-6;
+}
+BENCHMARK(BM_DeviceMpmStep10)
+    ->ArgsProduct({{18, 40, 80}, {0, 1}})
+    ->ArgNames({"cells", "backend"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
 
 }  // namespace
 }  // namespace ductile
