@@ -19,11 +19,29 @@
 #include <string>
 #include <vector>
 
+#include "core/float4.h"
 #include "ductile/model.h"
 #include "mpm/mpm_solver.h"
 #include "mpm/particles.h"
 
 namespace ductile::backend {
+
+/// A frozen rigid geometry's bound for the contact broad phase on the device (coupling::GeometryBound in floats):
+/// a world box, or for a half-space the plane n·x = offset with n its outward normal.
+struct ContactBound {
+  Vec3f box_min{}, box_max{};
+  int half_space = 0;
+  Vec3f normal{};
+  float offset = 0;
+};
+
+/// The particles near rigid geometry and the grid nodes their stencils touch, copied from the device inside a
+/// grid hook for the contact solve on the host.
+struct ContactRegion {
+  mpm::Particles particles;              ///< The near particles, in device storage order.
+  std::vector<std::int32_t> node_index;  ///< Per particle its 27 stencil nodes' device storage indices (−1: none).
+  std::vector<Float4> nodes;             ///< Those nodes after the grid update: velocity [m/s], mass [kg].
+};
 
 /// The MPM substeps on a device. Not thread-safe.
 class DeviceMpm {
@@ -44,14 +62,14 @@ class DeviceMpm {
   /// `substeps` substeps of dt [s]; stops at the substep where a particle diverged (non-finite F or a move of more
   /// than a cell). Counters as the CPU backend's (phase times include waiting for the device). `grid_hook(dt)`,
   /// when given, runs after each grid update, before that substep's G2P (the MPM-rigid contact solve): it may
-  /// read the grid and the particles through DownloadGrid and Download and write node velocities back with
-  /// UploadGridVelocities.
+  /// read the particles near rigid geometry and their nodes through DownloadContactRegion and write node
+  /// velocities back with UploadNodes.
   virtual mpm::SubstepCounters Advance(float dt, int substeps, const std::function<void(float)>& grid_hook = {}) = 0;
-  /// Inside a grid hook: the grid after the update, as a dense block table (block → slot or −1; blocks numbered as
-  /// mpm::SparseGrid's) and 64 nodes per slot (velocity [m/s], mass [kg]).
-  virtual void DownloadGrid(std::vector<std::int32_t>& table, std::vector<Float4>& nodes) = 0;
-  /// Inside a grid hook: the nodes of DownloadGrid, edited, back to the device.
-  virtual void UploadGridVelocities(const std::vector<Float4>& nodes) = 0;
+  /// Inside a grid hook: the particles within `reach` [m] (plus a float pad) of some bound, with their stencils'
+  /// nodes (a broad phase on the device: the rest of the particles and the grid stay there).
+  virtual void DownloadContactRegion(const std::vector<ContactBound>& bounds, float reach, ContactRegion& out) = 0;
+  /// Inside a grid hook: nodes[i] to device node storage index[i] (skipped where index[i] < 0).
+  virtual void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<Float4>& nodes) = 0;
   virtual bool diverged() const = 0;
   /// Device memory in use [bytes].
   virtual std::size_t memory_bytes() const = 0;

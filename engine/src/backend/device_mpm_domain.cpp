@@ -1,6 +1,7 @@
 #include "backend/device_mpm_domain.h"
 
 #include <functional>
+#include <unordered_map>
 #include <utility>
 
 #include "coupling/mpm_rigid_contact.h"
@@ -12,57 +13,76 @@
 namespace ductile::backend {
 namespace {
 
-// The device's particles and grid after a substep's grid update, copied to the host for the contact solve
-// (coupling::MpmRigidContact), whose corrected node velocities go back to the device. Two copies per substep: the
-// contact solve itself is not on the device yet (docs/architecture.md, "The device backend").
-class HostContactGrid final : public coupling::ContactGrid {
+// The particles near rigid geometry and their stencils' nodes after a substep's grid update (a broad phase on
+// the device: DeviceMpm::DownloadContactRegion), as the contact solve (coupling::MpmRigidContact) reads them; the
+// corrected node velocities go back to the device. Nodes are numbered in the order the particles' stencils first
+// reach them.
+class RegionContactGrid final : public coupling::ContactGrid {
  public:
-  explicit HostContactGrid(const Model& model) : model_(&model) {
+  explicit RegionContactGrid(const Model& model) : model_(&model) {
     origin_ = mpm::ToVec3f(model.grid_origin);
     inv_h_ = 1.0f / model.h;
     for (int a = 0; a < 3; ++a) {
       max_base_[a] = model.grid_nodes[a] - 3;
-      dims_[a] = model.grid_nodes[a] / mpm::kBlockEdge + 2;  // as mpm::SparseGrid::Resize
+      nodes_per_axis_[a] = model.grid_nodes[a];
     }
   }
-  void Fetch(DeviceMpm& device) {
-    device.Download(particles_);
-    device.DownloadGrid(table_, nodes_);
-  }
-  void Send(DeviceMpm& device) const { device.UploadGridVelocities(nodes_); }
 
-  const mpm::Particles& particles() const override { return particles_; }
+  // The region of the coming contact solve.
+  void Fetch(DeviceMpm& device, const std::vector<ContactBound>& bounds, float reach) {
+    device.DownloadContactRegion(bounds, reach, region_);
+    local_.clear();
+    index_.clear();
+    nodes_.clear();
+    for (std::size_t c = 0; c < region_.particles.size(); ++c) {
+      const mpm::Stencil s = ParticleStencil(static_cast<int>(c));
+      for (int e = 0; e < 27; ++e) {
+        const std::int64_t key = Key(s.base[0] + e / 9, s.base[1] + e / 3 % 3, s.base[2] + e % 3);
+        if (local_.emplace(key, static_cast<int>(nodes_.size())).second) {
+          index_.push_back(region_.node_index[27 * c + e]);
+          nodes_.push_back(region_.nodes[27 * c + e]);
+        }
+      }
+    }
+  }
+  // The nodes, as the contact solve left them, back to the device.
+  void Send(DeviceMpm& device) const { device.UploadNodes(index_, nodes_); }
+
+  const mpm::Particles& particles() const override { return region_.particles; }
   const Model& model() const override { return *model_; }
   std::size_t num_nodes() const override { return nodes_.size(); }
   int NodeIndex(int i, int j, int k) const override {
-    const int bx = i / mpm::kBlockEdge, by = j / mpm::kBlockEdge, bz = k / mpm::kBlockEdge;
-    if (i < 0 || j < 0 || k < 0 || bx >= dims_[0] || by >= dims_[1] || bz >= dims_[2]) return -1;
-    const std::int32_t slot = table_[(static_cast<std::size_t>(bx) * dims_[1] + by) * dims_[2] + bz];
-    if (slot < 0) return -1;
-    return slot * mpm::kBlockNodes + mpm::NodeInBlock(i % mpm::kBlockEdge, j % mpm::kBlockEdge, k % mpm::kBlockEdge);
+    const auto found = local_.find(Key(i, j, k));
+    return found == local_.end() ? -1 : found->second;
   }
   Float4& node(int index) override { return nodes_[static_cast<std::size_t>(index)]; }
   mpm::Stencil ParticleStencil(int p) const override {
     mpm::Stencil s;
-    mpm::ComputeStencil(particles_.x[p], origin_, inv_h_, max_base_, s);
+    mpm::ComputeStencil(region_.particles.x[p], origin_, inv_h_, max_base_, s);
     return s;
   }
 
  private:
+  std::int64_t Key(int i, int j, int k) const {
+    return (static_cast<std::int64_t>(i) * nodes_per_axis_[1] + j) * nodes_per_axis_[2] + k;
+  }
+
   const Model* model_;
   Vec3f origin_{};
   float inv_h_ = 0;
   int max_base_[3] = {0, 0, 0};
-  int dims_[3] = {0, 0, 0};
-  mpm::Particles particles_;
-  std::vector<std::int32_t> table_;
-  std::vector<Float4> nodes_;
+  int nodes_per_axis_[3] = {0, 0, 0};
+  ContactRegion region_;
+  std::unordered_map<std::int64_t, int> local_;  // grid node key -> local node
+  std::vector<std::int32_t> index_;              // per local node: its device storage index
+  std::vector<Float4> nodes_;                    // per local node: velocity, mass
 };
 
 }  // namespace
 
 DeviceMpmDomain::DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::unique_ptr<DeviceMpm> device)
-    : model_(&model), state_(&state), device_(std::move(device)), contact_(mpm::MakeWeakContact(model)) {
+    : model_(&model), state_(&state), device_(std::move(device)) {
+  ConfigureContact();
   Bind(state);
 }
 
@@ -90,10 +110,27 @@ void DeviceMpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, cou
   contact_this_step_ = true;
 }
 
+void DeviceMpmDomain::ConfigureContact() {
+  contact_ = mpm::MakeWeakContact(*model_);
+  contact_margin_ = contact_ ? contact_->MaxMargin(*model_) : 0;
+  host_grid_.reset();
+}
+
 void DeviceMpmDomain::SolveContact(float dt) {
-  if (!host_grid_) host_grid_ = std::make_unique<HostContactGrid>(*model_);
-  auto& grid = static_cast<HostContactGrid&>(*host_grid_);
-  grid.Fetch(*device_);
+  if (!host_grid_) host_grid_ = std::make_unique<RegionContactGrid>(*model_);
+  auto& grid = static_cast<RegionContactGrid&>(*host_grid_);
+  std::vector<ContactBound> bounds;
+  for (const coupling::GeometryBound& g : contact_->Bounds()) {
+    ContactBound b;
+    b.box_min = {g.box_min.x(), g.box_min.y(), g.box_min.z()};
+    b.box_max = {g.box_max.x(), g.box_max.y(), g.box_max.z()};
+    b.half_space = g.half_space ? 1 : 0;
+    b.normal = {static_cast<float>(g.normal_W.x()), static_cast<float>(g.normal_W.y()),
+                static_cast<float>(g.normal_W.z())};
+    b.offset = static_cast<float>(g.offset);
+    bounds.push_back(b);
+  }
+  grid.Fetch(*device_, bounds, static_cast<float>(contact_margin_));
   contact_->SolveSubstep(grid, dt);
   grid.Send(*device_);
 }
@@ -126,8 +163,7 @@ void DeviceMpmDomain::SetModel(const Model& model) {
   SyncToHost();
   model_ = &model;
   device_->SetModel(model);
-  contact_ = mpm::MakeWeakContact(model);
-  host_grid_.reset();
+  ConfigureContact();
   for (std::size_t i = 0; i < state_->particles.size(); ++i)
     state_->particles.mass[i] = model.mass[state_->particles.id[i]];
 }

@@ -38,7 +38,10 @@ class DeviceMpmDomain final : public DeformableDomain {
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
 
  private:
-  // The contact solve of one substep on a host copy of the device's particles and grid (HostContactGrid).
+  // The weak coupling's contact for the model, and the broad phase's reach.
+  void ConfigureContact();
+  // The contact solve of one substep on a host copy of the particles near rigid geometry and their nodes
+  // (RegionContactGrid).
   void SolveContact(float dt);
 
   const Model* model_;
@@ -46,6 +49,7 @@ class DeviceMpmDomain final : public DeformableDomain {
   std::unique_ptr<DeviceMpm> device_;
   std::unique_ptr<coupling::MpmRigidContact> contact_;  // when the scene has rigid geometry and particles
   bool contact_this_step_ = false;                      // FreezeRigidGeometry was called for the coming Advance
+  double contact_margin_ = 0;                           // the largest registration margin [m] (broad phase)
   std::unique_ptr<coupling::ContactGrid> host_grid_;    // the copy SolveContact works on, reused
   mutable bool host_current_ = true;                    // the host copy holds the device's state
 };

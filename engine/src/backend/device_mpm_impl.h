@@ -329,6 +329,80 @@ struct GridUpdateKernel {
   }
 };
 
+/// flags[p] = 1 when particle p is within `reach` (plus 1e-4 m for rounding) of some contact bound.
+struct NearBoundKernel {
+  const Vec3f* x;
+  const ContactBound* bounds;
+  int num_bounds;
+  float reach;
+  std::int32_t* flags;
+  SIM_HD void operator()(std::int64_t p) const {
+    const Vec3f xp = x[p];
+    const float r = reach + 1e-4f;
+    int near = 0;
+    for (int b = 0; b < num_bounds && !near; ++b) {
+      const ContactBound& c = bounds[b];
+      if (c.half_space) {
+        near = Dot(c.normal, xp) - c.offset < r ? 1 : 0;
+      } else {
+        near = xp.x >= c.box_min.x - r && xp.y >= c.box_min.y - r && xp.z >= c.box_min.z - r &&
+                       xp.x <= c.box_max.x + r && xp.y <= c.box_max.y + r && xp.z <= c.box_max.z + r
+                   ? 1
+                   : 0;
+      }
+    }
+    flags[p] = near;
+  }
+};
+
+/// list[scan[p]] = p where flags[p].
+struct CompactKernel {
+  const std::int32_t* flags;
+  const std::int32_t* scan;
+  std::int32_t* list;
+  SIM_HD void operator()(std::int64_t p) const {
+    if (flags[p]) list[scan[p]] = static_cast<std::int32_t>(p);
+  }
+};
+
+/// For entry i = 27 c + e: node e of particle c's stencil (of `x`, the region's particles) in grid A: its storage
+/// index (−1 where inactive) and value.
+struct RegionNodesKernel {
+  const Vec3f* x;
+  GridFrame g;
+  const std::int32_t* table_a;
+  const Float4* nodes_a;
+  std::int32_t* index;
+  Float4* nodes;
+  SIM_HD void operator()(std::int64_t i) const {
+    const std::int64_t c = i / 27;
+    const int e = static_cast<int>(i % 27);
+    mpm::Stencil s;
+    mpm::LocateStencil(x[c], g.origin, g.inv_h, g.max_base, s);
+    const int n[3] = {s.base[0] + e / 9, s.base[1] + e / 3 % 3, s.base[2] + e % 3};
+    const int bx = n[0] / mpm::kBlockEdge, by = n[1] / mpm::kBlockEdge, bz = n[2] / mpm::kBlockEdge;
+    const std::int32_t slot = g.dims.Inside(bx, by, bz) ? table_a[g.dims.Linear(bx, by, bz)] : -1;
+    if (slot < 0) {
+      index[i] = -1;
+      nodes[i] = ZeroFloat4();
+      return;
+    }
+    index[i] = slot * mpm::kBlockNodes +
+               mpm::NodeInBlock(n[0] % mpm::kBlockEdge, n[1] % mpm::kBlockEdge, n[2] % mpm::kBlockEdge);
+    nodes[i] = nodes_a[index[i]];
+  }
+};
+
+/// nodes_a[index[i]] = values[i] where index[i] ≥ 0.
+struct ScatterNodesKernel {
+  const std::int32_t* index;
+  const Float4* values;
+  Float4* nodes_a;
+  SIM_HD void operator()(std::int64_t i) const {
+    if (index[i] >= 0) nodes_a[index[i]] = values[i];
+  }
+};
+
 // ---- orchestration
 
 template <typename Device>
@@ -422,19 +496,7 @@ class DeviceMpmOn final : public DeviceMpm {
     device_.ForEach(1, SetKernel{diverged_flag_.data(), 0});
   }
 
-  void Download(mpm::Particles& p) override {
-    p.Resize(n_);
-    particles_.x.Download(p.x.data(), n_);
-    particles_.v.Download(p.v.data(), n_);
-    particles_.F.Download(p.F.data(), n_);
-    particles_.C.Download(p.C.data(), n_);
-    particles_.mass.Download(p.mass.data(), n_);
-    particles_.volume.Download(p.volume.data(), n_);
-    particles_.plastic_strain.Download(p.plastic_strain.data(), n_);
-    particles_.material.Download(p.material.data(), n_);
-    particles_.object.Download(p.object.data(), n_);
-    particles_.id.Download(p.id.data(), n_);
-  }
+  void Download(mpm::Particles& p) override { DownloadParticles(particles_, n_, p); }
 
   void UploadVelocities(const mpm::Particles& p) override {
     if (static_cast<std::int64_t>(p.size()) != n_) throw std::logic_error("UploadVelocities: particle count changed");
@@ -481,19 +543,33 @@ class DeviceMpmOn final : public DeviceMpm {
 
   bool diverged() const override { return diverged_; }
 
-  void DownloadGrid(std::vector<std::int32_t>& table, std::vector<Float4>& nodes) override {
-    const Grid& a = grids_[a_];
-    table.resize(static_cast<std::size_t>(num_blocks_));
-    a.table.Download(table.data(), table.size());
-    nodes.resize(static_cast<std::size_t>(a.num_active) * mpm::kBlockNodes);
-    a.nodes.Download(nodes.data(), nodes.size());
+  void DownloadContactRegion(const std::vector<ContactBound>& bounds, float reach, ContactRegion& out) override {
+    bounds_.Upload(bounds.data(), bounds.size());
+    device_.ForEach(n_, NearBoundKernel{particles_.x.data(), bounds_.data(), static_cast<int>(bounds.size()), reach,
+                                        flags_.data()});
+    const std::int64_t m = device_.ExclusiveScan(flags_, scan_, n_);
+    region_list_.Resize(m);
+    device_.ForEach(n_, CompactKernel{flags_.data(), scan_.data(), region_list_.data()});
+    region_.Resize(m);
+    device_.ForEach(m, GatherParticlesKernel{region_list_.data(), particles_.View(), region_.View()});
+    DownloadParticles(region_, m, out.particles);
+    Grid& a = grids_[a_];
+    region_index_.Resize(27 * m);
+    region_nodes_.Resize(27 * m);
+    device_.ForEach(27 * m, RegionNodesKernel{region_.x.data(), frame_, a.table.data(), a.nodes.data(),
+                                              region_index_.data(), region_nodes_.data()});
+    out.node_index.resize(27 * m);
+    out.nodes.resize(27 * m);
+    region_index_.Download(out.node_index.data(), out.node_index.size());
+    region_nodes_.Download(out.nodes.data(), out.nodes.size());
   }
 
-  void UploadGridVelocities(const std::vector<Float4>& nodes) override {
-    Grid& a = grids_[a_];
-    if (nodes.size() != static_cast<std::size_t>(a.num_active) * mpm::kBlockNodes)
-      throw std::logic_error("UploadGridVelocities: the node count changed");
-    a.nodes.Upload(nodes.data(), nodes.size());
+  void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<Float4>& nodes) override {
+    if (index.empty()) return;
+    upload_index_.Upload(index.data(), index.size());
+    upload_nodes_.Upload(nodes.data(), nodes.size());
+    device_.ForEach(static_cast<std::int64_t>(index.size()),
+                    ScatterNodesKernel{upload_index_.data(), upload_nodes_.data(), grids_[a_].nodes.data()});
   }
 
   std::size_t memory_bytes() const override {
@@ -507,6 +583,21 @@ class DeviceMpmOn final : public DeviceMpm {
   }
 
  private:
+  // The first n particles of `from` into host arrays.
+  static void DownloadParticles(const ParticleBuffers& from, std::int64_t n, mpm::Particles& p) {
+    p.Resize(n);
+    from.x.Download(p.x.data(), n);
+    from.v.Download(p.v.data(), n);
+    from.F.Download(p.F.data(), n);
+    from.C.Download(p.C.data(), n);
+    from.mass.Download(p.mass.data(), n);
+    from.volume.Download(p.volume.data(), n);
+    from.plastic_strain.Download(p.plastic_strain.data(), n);
+    from.material.Download(p.material.data(), n);
+    from.object.Download(p.object.data(), n);
+    from.id.Download(p.id.data(), n);
+  }
+
   // Sorts the particles by block (occupied blocks, their ranges and table) and activates grid B around them.
   void SortAndActivate(mpm::SubstepCounters& counters) {
     device_.ForEach(n_, BlockKeyKernel{particles_.x.data(), frame_, keys_.data(), order_.data()});
@@ -603,6 +694,11 @@ class DeviceMpmOn final : public DeviceMpm {
   Buffer<Float4> windows_;
   Buffer<std::int32_t> counted_;
   Buffer<std::int32_t> diverged_flag_;
+  // The contact region (DownloadContactRegion, UploadNodes).
+  Buffer<ContactBound> bounds_;
+  Buffer<std::int32_t> region_list_, region_index_, upload_index_;
+  ParticleBuffers region_;
+  Buffer<Float4> region_nodes_, upload_nodes_;
   float prepared_dt_ = 0;  // > 0: grid A holds the P2G of the current particles for this Δt
   bool diverged_ = false;
 };

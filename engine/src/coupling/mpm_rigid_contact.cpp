@@ -147,8 +147,8 @@ void MpmRigidContact::SolveSubstep(ContactGrid& mpm, float dt) {
   }
   ReleaseNodes(sc);
   // The impulses as the next substep's initial guess, by particle id (the block sort reorders storage).
-  warm_geometry_.assign(n, -1);
-  warm_gamma_.resize(n);
+  warm_geometry_.assign(mpm.model().num_particles, -1);  // by id: `particles` may be a subset (ContactGrid)
+  warm_gamma_.resize(mpm.model().num_particles);
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
     const int id = particles.id[sc.particle_of[c]];
     warm_geometry_[id] = sc.geometry_of[c];
@@ -204,6 +204,32 @@ std::vector<ParticleContact> MpmRigidContact::FindParticleContacts(const mpm::Pa
   for (std::size_t p = 0; p < particles.size(); ++p)
     if (inside_[p] >= 0) out.push_back({static_cast<int>(p), inside_[p], depth_[p], normal_[p]});
   return out;
+}
+
+double MpmRigidContact::MaxMargin(const Model& model) const {
+  const ObjectSurfaces* surfaces = settings_.surfaces.get();
+  if (!surfaces || !surfaces->any()) return 0;
+  double volume = 0;
+  for (int p = 0; p < model.num_particles; ++p)
+    if (surfaces->carries(model.object[p])) volume = std::max(volume, static_cast<double>(model.volume[p]));
+  return 2.5 * std::cbrt(volume);  // OntoSurfaces' margin, 5 r_p
+}
+
+std::vector<GeometryBound> MpmRigidContact::Bounds() const {
+  std::vector<GeometryBound> bounds;
+  bounds.reserve(geometries_.size());
+  for (const Frozen& f : geometries_) {
+    GeometryBound b;
+    b.box_min = f.box_min;
+    b.box_max = f.box_max;
+    b.half_space = f.geometry->type == ShapeType::kPlane;
+    if (b.half_space) {
+      b.normal_W = f.X_WG.linear() * f.geometry->normal.normalized();
+      b.offset = b.normal_W.dot(f.X_WG.translation());
+    }
+    bounds.push_back(b);
+  }
+  return bounds;
 }
 
 double MpmRigidContact::friction_of(int material, int g) const {

@@ -116,6 +116,16 @@ class SolverContactGrid final : public ContactGrid {
   mpm::MpmSolver* solver_;
 };
 
+/// Where one frozen geometry can touch particles: a world box (infinite for a half-space) and, for a half-space,
+/// its plane n·x = offset with n the outward normal. A particle farther than its registration margin from every
+/// geometry's bound is never a contact (for the device backend's broad phase).
+struct GeometryBound {
+  Eigen::Vector3f box_min, box_max;
+  bool half_space = false;
+  Eigen::Vector3d normal_W = Eigen::Vector3d::UnitZ();
+  double offset = 0;
+};
+
 class MpmRigidContact {
  public:
   explicit MpmRigidContact(MpmContactSettings settings) : settings_(std::move(settings)) {}
@@ -133,6 +143,11 @@ class MpmRigidContact {
   /// After BeginStep: each particle whose signed distance to some frozen geometry is below its margin
   /// (`margin[p]` [m], ≥ 0), with the geometry it is deepest in or closest to, in particle order.
   std::vector<ParticleContact> FindParticleContacts(const mpm::Particles& particles, const std::vector<double>& margin);
+  /// After BeginStep: each frozen geometry's bound, for a broad phase outside the contact solve.
+  std::vector<GeometryBound> Bounds() const;
+  /// The largest registration margin a particle of `model` can have [m]: 5 r_p of the largest particle when an
+  /// object carries a surface (OntoSurfaces), else 0.
+  double MaxMargin(const Model& model) const;
   /// The rigid body of frozen geometry g (−1: the world).
   int body_of(int g) const { return geometries_[static_cast<std::size_t>(g)].body; }
   /// The Coulomb μ between a particle of `material` and frozen geometry g.
