@@ -35,7 +35,7 @@ void WriteStatsJson(const std::string& scene, const Simulator& sim, const RunRes
       << "  \"start_time\": " << run.start_time << ",\n"
       << "  \"sim_time\": " << sim.time() << ",\n"
       << "  \"threads\": " << sim.threads() << ",\n"
-      << "  \"backend\": \"" << sim.backend() << "\",\n"
+      << "  \"backend\": " << JsonString(sim.backend()) << ",\n"
       << "  \"wall_seconds\": " << wall << ",\n"
       << "  \"ms_per_step_median\": " << Median(st.step_ms) << ",\n"
       << "  \"ms_per_step_mean\": " << st.MeanStepMs() << ",\n"
