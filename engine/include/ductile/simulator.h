@@ -119,12 +119,14 @@ class Simulator {
 
   /// Advances by one outer step Δt: N MPM substeps of Δt/N. Throws SimulationDiverged.
   void Step();
-  /// Back to the initial state at t = 0.
+  /// Back to the initial state at t = 0. Throws std::runtime_error when the model's device backend cannot take it.
   void Reset();
   /// Continues from the current state with the parameters of `model` (live editing: materials, friction,
   /// contact stiffness and dissipation, Δt, N, tolerances, gravity). `model` must come from the same scene
   /// structure: the same particles, grid and rigid bodies. Returns an empty string when applied, else why not (the
-  /// state is then unchanged); a Reset() afterwards starts from the new model's initial state either way.
+  /// state is then unchanged); a Reset() afterwards starts from the new model's initial state either way. Also
+  /// non-empty when the model was applied but its device backend could not start (the message says so; the CPU
+  /// backend goes on).
   std::string UpdateModel(std::shared_ptr<const Model> model);
   /// Sets one parameter of the parameter table (ductile/parameters.h), e.g. "materials.dough.youngs_modulus" to
   /// "3e4" or "simulation.gravity" to "[0, 0, -1.62]", from the next step on: the model is patched in place (no scene
@@ -132,7 +134,8 @@ class Simulator {
   /// state carries over (the particles keep their storage). Only the model's kLive parameters apply; the model must
   /// come from CompileModel. Returns an empty string when applied, else why not (an unknown key or entry, a value of
   /// the wrong type or out of range, "grid.h changes the grid and the particles: reset to apply"); nothing changes
-  /// then. Like UpdateModel, the edit also holds after a Reset().
+  /// then; or, as for UpdateModel, that the device backend could not start. Like UpdateModel, the edit also holds
+  /// after a Reset().
   std::string SetParameter(const std::string& key, const std::string& value);
 
   /// The current state (valid until the next call that changes it).

@@ -1,6 +1,7 @@
 #include "backend/device_mpm_domain.h"
 
 #include <functional>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -88,6 +89,7 @@ DeviceMpmDomain::DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::
 
 void DeviceMpmDomain::Bind(mpm::MpmState& state) {
   state_ = &state;
+  failure_.clear();
   device_->Upload(state.particles);
   host_current_ = true;
 }
@@ -140,7 +142,15 @@ void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {
   std::function<void(float)> contact_solve;
   if (contact_this_step_) contact_solve = [this](float h) { SolveContact(h); };
   contact_this_step_ = false;
-  const mpm::SubstepCounters sums = device_->Advance(static_cast<float>(dt / substeps), substeps, contact_solve);
+  mpm::SubstepCounters sums;
+  try {
+    sums = device_->Advance(static_cast<float>(dt / substeps), substeps, contact_solve);
+  } catch (const std::exception& e) {  // a CUDA error, or memory the emulated backend could not have
+    // The device's state is lost; the host copy keeps the last one it received.
+    failure_ = std::string("the ") + device_->name() + " backend failed: " + e.what();
+    host_current_ = true;
+    return;
+  }
   host_current_ = false;
   telemetry.substeps = substeps;
   telemetry.pin_forces.clear();
@@ -154,6 +164,7 @@ void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {
 }
 
 std::string DeviceMpmDomain::DescribeDivergence() const {
+  if (!failure_.empty()) return failure_;
   if (!device_->diverged()) return {};
   SyncToHost();
   return mpm::DescribeDivergedParticle(*model_, state_->particles);

@@ -31,7 +31,10 @@ class DeviceMpmDomain final : public DeformableDomain {
 
   void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) override;
   void Advance(double time, double dt, StepTelemetry& telemetry) override;
-  bool diverged() const override { return device_->diverged(); }
+  bool diverged() const override { return device_->diverged() || !failure_.empty(); }
+  /// Why the device failed in the last Advance (a CUDA error: out of memory, a failed launch), or empty. The state
+  /// on the device is then lost; the step reports it as a divergence.
+  const std::string& failure() const { return failure_; }
   std::string DescribeDivergence() const override;
   void SetModel(const Model& model) override;
   void Reset() override;
@@ -52,6 +55,7 @@ class DeviceMpmDomain final : public DeformableDomain {
   double contact_margin_ = 0;                           // the largest registration margin [m] (broad phase)
   std::unique_ptr<coupling::ContactGrid> host_grid_;    // the copy SolveContact works on, reused
   mutable bool host_current_ = true;                    // the host copy holds the device's state
+  std::string failure_;                                 // why the device failed, or empty
 };
 
 }  // namespace ductile::backend

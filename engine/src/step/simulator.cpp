@@ -31,13 +31,14 @@ struct Simulator::Impl {
   State::Data& data() { return state.data(); }
   const State::Data& data() const { return state.data(); }
   // Continues from the state with `model` after it changed (the step Δt was `dt` before).
-  void ContinueWithModel(double dt) {
+  // Returns why the model's backend could not start (the CPU backend goes on), or empty.
+  std::string ContinueWithModel(double dt) {
     Clock& clock = data().clock;
     if (model->dt != dt) {
       clock.time_base = clock.time;
       clock.steps_base = clock.steps;
     }
-    workspace.SetModel(*model, data());
+    return workspace.SetModel(*model, data());
   }
 
   std::shared_ptr<const Model> model;
@@ -133,8 +134,7 @@ std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
   // Applied: the new model drives every later step; the state carries over.
   const double dt = old.dt;
   s.model = std::move(model);
-  s.ContinueWithModel(dt);
-  return {};
+  return s.ContinueWithModel(dt);
 }
 
 std::string Simulator::SetParameter(const std::string& key, const std::string& value) {
@@ -144,8 +144,7 @@ std::string Simulator::SetParameter(const std::string& key, const std::string& v
   const std::shared_ptr<const RigidModel> before_rigid = s.model->rigid;
   const double dt = s.model->dt;
   if (std::string refused = s.editor.Apply(s.model, key, value); !refused.empty()) return refused;
-  s.ContinueWithModel(dt);
-  return {};
+  return s.ContinueWithModel(dt);
 }
 
 double Simulator::time() const {

@@ -26,6 +26,10 @@ void CheckDivergence(const Model& model, const State::Data& state, const Workspa
   if (!workspace.rigid_failure.empty()) {
     throw SimulationDiverged(at + workspace.rigid_failure + "; lower simulation.dt or the contact stiffness");
   }
+  if (workspace.device && !workspace.device->failure().empty()) {
+    throw SimulationDiverged(at + workspace.device->failure() +
+                             "; its particles are lost: switch simulation.backend to cpu and reset or load a state");
+  }
   if (workspace.domain().diverged() && model.coupling == CouplingKind::kStrong) {
     throw SimulationDiverged(at +
                              "a particle's state is not finite after the strong coupling's implicit step; lower "

@@ -1,5 +1,7 @@
 #include "step/workspace.h"
 
+#include <stdexcept>
+
 #include "coupling/strong_coupling.h"
 #include "coupling/weak_coupling.h"
 #include "model/rigid_model.h"
@@ -33,20 +35,28 @@ void Workspace::ChooseCoupling(const Model& model) {
   coupling_kind = model.coupling;
 }
 
-void Workspace::ChooseBackend(const Model& model, State::Data& state) {
+std::string Workspace::ChooseBackend(const Model& model, State::Data& state) {
   const BackendKind resolved = backend::ResolveBackend(model);
-  if (device && resolved == backend) return;
+  if (device && resolved == backend) return {};
   if (device) {
     device->SyncToHost();
     device.reset();
     mpm->Bind(state.mpm);
   }
   backend = resolved;
-  if (resolved == BackendKind::kCuda) {
-    device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeCudaMpm(model));
-  } else if (resolved == BackendKind::kEmulated) {
-    device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeEmulatedMpm(model));
+  try {
+    if (resolved == BackendKind::kCuda) {
+      device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeCudaMpm(model));
+    } else if (resolved == BackendKind::kEmulated) {
+      device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeEmulatedMpm(model));
+    }
+  } catch (const std::exception& e) {  // no memory for the particles on the device, a CUDA error
+    device.reset();
+    backend = BackendKind::kCpu;
+    return std::string("simulation.backend: the device backend could not start (") + e.what() +
+           "): the CPU backend goes on";
   }
+  return {};
 }
 
 void Workspace::MakeRigid(const Model& model, State::Data& state) {
@@ -67,7 +77,7 @@ void Workspace::Reset(const Model& model, State::Data& state) {
   state.impulses = {};
   mpm->Reset();
   device.reset();
-  ChooseBackend(model, state);
+  if (std::string failed = ChooseBackend(model, state); !failed.empty()) throw std::runtime_error(failed);
   state.rigid = model.rigid && !model.rigid->empty() ? InitialRigidState(model) : contact::RigidState{};
   MakeRigid(model, state);
   telemetry = {};
@@ -82,13 +92,13 @@ void Workspace::Bind(const Model& model, State::Data& state) {
   rigid_failure.clear();
 }
 
-void Workspace::SetModel(const Model& model, State::Data& state) {
+std::string Workspace::SetModel(const Model& model, State::Data& state) {
   SyncToHost();
   mpm->SetModel(model);
   if (device) device->SetModel(model);
-  ChooseBackend(model, state);
+  std::string failed = ChooseBackend(model, state);
   ChooseCoupling(model);
-  if (!model.rigid || model.rigid->empty()) return;
+  if (!model.rigid || model.rigid->empty()) return failed;
   // Controller targets set while running (teleop) stay; gains and applied forces come from the new model.
   const std::vector<contact::JointController> running = state.rigid.controllers;
   state.rigid.controllers = model.rigid->controllers;
@@ -98,6 +108,7 @@ void Workspace::SetModel(const Model& model, State::Data& state) {
   }
   state.rigid.tau_applied = model.rigid->tau_applied;
   MakeRigid(model, state);
+  return failed;
 }
 
 }  // namespace ductile

@@ -28,8 +28,9 @@ struct Workspace {
   void Reset(const Model& model, State::Data& state);
   /// Works on `state` as it is (restored or copied in), recomputing what follows from it (rigid kinematics).
   void Bind(const Model& model, State::Data& state);
-  /// Continues with `model`'s parameters; `state` carries over.
-  void SetModel(const Model& model, State::Data& state);
+  /// Continues with `model`'s parameters; `state` carries over. Returns why the model's backend could not start
+  /// (the device failed to take the state), in which case the CPU backend goes on; empty when it did.
+  std::string SetModel(const Model& model, State::Data& state);
 
   /// The MPM domain that steps: the device backend's when the model runs on one, else the CPU backend's.
   DeformableDomain& domain() { return device ? static_cast<DeformableDomain&>(*device) : *mpm; }
@@ -60,7 +61,8 @@ struct Workspace {
   // The model's coupling scheme, kept when it is already the one (its scratch memory carries over).
   void ChooseCoupling(const Model& model);
   // The model's backend (simulation.backend resolved); a switch carries the state over through the host copy.
-  void ChooseBackend(const Model& model, State::Data& state);
+  // Returns why the device backend could not start (the CPU backend then goes on), or empty.
+  std::string ChooseBackend(const Model& model, State::Data& state);
   // A rigid system for `model` on `state.rigid`, or none.
   void MakeRigid(const Model& model, State::Data& state);
 };
