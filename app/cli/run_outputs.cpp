@@ -118,7 +118,11 @@ std::string RunOutputs::ReplayVerdict(const Simulator& sim, RunResult& result) c
   const std::string hash = HashText(sim.StateHash());
   if (sim.StateHash() != *log->final_state_hash) {
     result.failure = "replay differs from the log: final state hash " + hash + ", the log has " +
-                     HashText(*log->final_state_hash) + " (same scene file? same build? the hash is bitwise)";
+                     HashText(*log->final_state_hash) + " (same scene file? same build? the hash is bitwise" +
+                     (std::string(sim.backend()) == "cuda"
+                          ? "; the CUDA backend is reproducible to round-off only: replay with --backend cpu a log "
+                            "recorded on the CPU)"
+                          : ")");
     return {};
   }
   return "replay reproduces the log: final state hash " + hash + " after " + std::to_string(result.statistics.steps()) +
