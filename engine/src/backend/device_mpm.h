@@ -13,6 +13,7 @@
 // order they run).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,12 +36,18 @@ struct ContactBound {
   float offset = 0;
 };
 
+/// A grid node's four lanes across the host/device boundary of this interface.
+using NodeValue = std::array<float, 4>;
+static_assert(sizeof(NodeValue) == sizeof(Float4), "a node is four floats on both sides");
+
 /// The particles near rigid geometry and the grid nodes their stencils touch, copied from the device inside a
 /// grid hook for the contact solve on the host.
 struct ContactRegion {
   mpm::Particles particles;              ///< The near particles, in device storage order.
   std::vector<std::int32_t> node_index;  ///< Per particle its 27 stencil nodes' device storage indices (−1: none).
-  std::vector<Float4> nodes;             ///< Those nodes after the grid update: velocity [m/s], mass [kg].
+  /// Those nodes after the grid update: velocity [m/s], mass [kg]. Plain arrays, not Float4, which is a vector
+  /// register in the host compiler's files and a struct in nvcc's (the same 16 bytes).
+  std::vector<NodeValue> nodes;
 };
 
 /// The MPM substeps on a device. Not thread-safe.
@@ -69,7 +76,7 @@ class DeviceMpm {
   /// nodes (a broad phase on the device: the rest of the particles and the grid stay there).
   virtual void DownloadContactRegion(const std::vector<ContactBound>& bounds, float reach, ContactRegion& out) = 0;
   /// Inside a grid hook: nodes[i] to device node storage index[i] (skipped where index[i] < 0).
-  virtual void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<Float4>& nodes) = 0;
+  virtual void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<NodeValue>& nodes) = 0;
   virtual bool diverged() const = 0;
   /// Device memory in use [bytes].
   virtual std::size_t memory_bytes() const = 0;

@@ -40,14 +40,20 @@ class RegionContactGrid final : public coupling::ContactGrid {
       for (int e = 0; e < 27; ++e) {
         const std::int64_t key = Key(s.base[0] + e / 9, s.base[1] + e / 3 % 3, s.base[2] + e % 3);
         if (local_.emplace(key, static_cast<int>(nodes_.size())).second) {
+          const NodeValue& v = region_.nodes[27 * c + e];
           index_.push_back(region_.node_index[27 * c + e]);
-          nodes_.push_back(region_.nodes[27 * c + e]);
+          nodes_.push_back(MakeFloat4(v[0], v[1], v[2], v[3]));
         }
       }
     }
   }
   // The nodes, as the contact solve left them, back to the device.
-  void Send(DeviceMpm& device) const { device.UploadNodes(index_, nodes_); }
+  void Send(DeviceMpm& device) {
+    values_.resize(nodes_.size());
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      values_[i] = {nodes_[i][0], nodes_[i][1], nodes_[i][2], nodes_[i][3]};
+    device.UploadNodes(index_, values_);
+  }
 
   const mpm::Particles& particles() const override { return region_.particles; }
   const Model& model() const override { return *model_; }
@@ -77,6 +83,7 @@ class RegionContactGrid final : public coupling::ContactGrid {
   std::unordered_map<std::int64_t, int> local_;  // grid node key -> local node
   std::vector<std::int32_t> index_;              // per local node: its device storage index
   std::vector<Float4> nodes_;                    // per local node: velocity, mass
+  std::vector<NodeValue> values_;                // nodes_ for the upload
 };
 
 }  // namespace

@@ -561,13 +561,13 @@ class DeviceMpmOn final : public DeviceMpm {
     out.node_index.resize(27 * m);
     out.nodes.resize(27 * m);
     region_index_.Download(out.node_index.data(), out.node_index.size());
-    region_nodes_.Download(out.nodes.data(), out.nodes.size());
+    region_nodes_.Download(reinterpret_cast<Float4*>(out.nodes.data()), out.nodes.size());
   }
 
-  void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<Float4>& nodes) override {
+  void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<NodeValue>& nodes) override {
     if (index.empty()) return;
     upload_index_.Upload(index.data(), index.size());
-    upload_nodes_.Upload(nodes.data(), nodes.size());
+    upload_nodes_.Upload(reinterpret_cast<const Float4*>(nodes.data()), nodes.size());
     device_.ForEach(static_cast<std::int64_t>(index.size()),
                     ScatterNodesKernel{upload_index_.data(), upload_nodes_.data(), grids_[a_].nodes.data()});
   }
