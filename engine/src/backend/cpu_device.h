@@ -76,11 +76,13 @@ class CpuDevice {
     std::uint32_t* k2 = key_scratch_.data();
     std::int32_t* v2 = value_scratch_.data();
     for (int shift = 0; shift < key_bits; shift += 8) {
+      // The digit's bits, only those below key_bits (the bits above do not count, as with CUB's end_bit).
+      const std::uint32_t digit = key_bits - shift >= 8 ? 0xFFu : (1u << (key_bits - shift)) - 1;
       std::array<std::int64_t, 257> offset{};
-      for (std::int64_t i = 0; i < n; ++i) ++offset[((k[i] >> shift) & 0xFFu) + 1];
+      for (std::int64_t i = 0; i < n; ++i) ++offset[((k[i] >> shift) & digit) + 1];
       for (int d = 0; d < 256; ++d) offset[d + 1] += offset[d];
       for (std::int64_t i = 0; i < n; ++i) {
-        const std::int64_t at = offset[(k[i] >> shift) & 0xFFu]++;
+        const std::int64_t at = offset[(k[i] >> shift) & digit]++;
         k2[at] = k[i];
         v2[at] = v[i];
       }
