@@ -98,7 +98,7 @@ std::string DeviceBackendLimitation(const Model& model);
 std::string BackendRefusal(const Model& model);
 
 /// The backend that runs `model` here: its simulation.backend, with auto resolved (cuda when CudaAvailable and
-/// the device backend runs the whole scene, else cpu).
+/// the device backend runs the whole scene, else cpu), and cpu for any scene the device backend cannot run.
 BackendKind ResolveBackend(const Model& model);
 
 }  // namespace ductile::backend

@@ -46,6 +46,8 @@ std::string BackendRefusal(const Model& model) {
 }
 
 BackendKind ResolveBackend(const Model& model) {
+  // A live edit may give a device backend what it cannot run (the strong coupling): the CPU takes over.
+  if (model.backend != BackendKind::kCpu && !DeviceBackendLimitation(model).empty()) return BackendKind::kCpu;
   if (model.backend != BackendKind::kAuto) return model.backend;
   return CudaAvailable() && DeviceBackendLimitation(model).empty() ? BackendKind::kCuda : BackendKind::kCpu;
 }

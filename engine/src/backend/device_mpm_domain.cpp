@@ -149,6 +149,7 @@ void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {
   std::function<void(float)> contact_solve;
   if (contact_this_step_) contact_solve = [this](float h) { SolveContact(h); };
   contact_this_step_ = false;
+  if (!failure_.empty()) return;  // the device's state is lost until a reset or a loaded state (Bind)
   mpm::SubstepCounters sums;
   try {
     sums = device_->Advance(static_cast<float>(dt / substeps), substeps, contact_solve);

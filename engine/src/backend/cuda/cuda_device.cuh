@@ -53,6 +53,7 @@ class CudaDevice {
       if (n > capacity_) {
         cudaFree(data_);
         data_ = nullptr;
+        capacity_ = size_ = 0;  // a failed allocation leaves an empty buffer, not a null one that looks allocated
         CheckCuda(cudaMalloc(&data_, n * sizeof(T)), "cudaMalloc");
         capacity_ = n;
       }
