@@ -160,15 +160,8 @@ void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {
     return;
   }
   host_current_ = false;
-  telemetry.substeps = substeps;
-  telemetry.pin_forces.clear();
-  telemetry.active_nodes_avg = static_cast<double>(sums.active_nodes) / substeps;
-  telemetry.active_blocks = sums.active_blocks;
-  telemetry.sort_ms = 1e3 * sums.sort_seconds;
-  telemetry.p2g_ms = 1e3 * sums.p2g_seconds;
-  telemetry.grid_ms = 1e3 * sums.grid_seconds;
-  telemetry.g2p_ms = 1e3 * sums.g2p_seconds;
-  telemetry.g2p2g_ms = 1e3 * sums.g2p2g_seconds;
+  telemetry.pin_forces.clear();  // no cloth pins on the device backend
+  mpm::RecordSubstepTelemetry(sums, substeps, telemetry);
 }
 
 std::string DeviceMpmDomain::DescribeDivergence() const {

@@ -64,10 +64,14 @@ void MpmDomain::Advance(double time, double dt, StepTelemetry& telemetry) {
     solver_.set_time(time);
     sums = solver_.Advance(sub_dt, substeps, contact_solve);
   });
-  telemetry.substeps = substeps;
   telemetry.pin_forces = solver_.TakePinImpulses();
   for (std::array<double, 3>& f : telemetry.pin_forces)
     for (double& c : f) c /= dt;
+  RecordSubstepTelemetry(sums, substeps, telemetry);
+}
+
+void RecordSubstepTelemetry(const SubstepCounters& sums, int substeps, StepTelemetry& telemetry) {
+  telemetry.substeps = substeps;
   telemetry.active_nodes_avg = static_cast<double>(sums.active_nodes) / substeps;
   telemetry.active_blocks = sums.active_blocks;
   telemetry.sort_ms = 1e3 * sums.sort_seconds;

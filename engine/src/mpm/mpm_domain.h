@@ -13,6 +13,9 @@
 
 namespace ductile::mpm {
 
+/// A step's MPM counters summed over its substeps into the step's telemetry (substeps, nodes, phase times).
+void RecordSubstepTelemetry(const SubstepCounters& sums, int substeps, StepTelemetry& telemetry);
+
 /// The particles' part of a snapshot (positions, velocities, von Mises stress when `with_stress`, ...), by id.
 void CaptureParticles(const Model& model, const Particles& particles, Snapshot& out, bool with_stress);
 

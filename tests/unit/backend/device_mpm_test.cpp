@@ -39,10 +39,8 @@ std::shared_ptr<const Model> ShippedScene(const std::string& name, const std::ve
 
 // Particles by id.
 mpm::Particles ById(const mpm::Particles& p) {
-  std::vector<std::int32_t> order(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) order[p.id[i]] = static_cast<std::int32_t>(i);
   mpm::Particles out;
-  mpm::GatherParticles(p, order, out);
+  mpm::GatherParticles(p, mpm::IndexById(p), out);
   return out;
 }
 
