@@ -3,19 +3,18 @@
 #pragma once
 
 #include <Eigen/Core>
-#include <Eigen/Geometry>
-#include <cmath>
+
+#include "contact/point_contact_kernels.h"
 
 namespace ductile::contact {
 
-/// R_WC whose third column is the unit normal n (world) and whose first two span the tangent plane.
+/// R_WC whose third column is the unit normal n (world) and whose first two span the tangent plane (the device
+/// backend's ContactFrameOf, contact/point_contact_kernels.h).
 inline Eigen::Matrix3d ContactFrame(const Eigen::Vector3d& n) {
-  const Eigen::Vector3d helper = std::abs(n.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
-  const Eigen::Vector3d t1 = helper.cross(n).normalized();
+  const Mat3<double> F = ContactFrameOf({n.x(), n.y(), n.z()});
   Eigen::Matrix3d R;
-  R.col(0) = t1;
-  R.col(1) = n.cross(t1);
-  R.col(2) = n;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) R(i, j) = F.m[i][j];
   return R;
 }
 

@@ -6,6 +6,8 @@
 
 #include <Eigen/Core>
 
+#include "contact/point_contact_kernels.h"  // NearRigidCompliance
+
 namespace ductile::contact {
 
 class SapConstraint {
@@ -29,14 +31,6 @@ double CalcThroughFixedSize(const PointContact& c, const Eigen::VectorXd& vc, Ei
   gamma = g3;
   if (G) *G = G3;
   return cost;
-}
-
-/// The near-rigid regularisation of Castro et al. 2022 (Sec. V-B): R = β²/(4π²)·w for a Delassus estimate w
-/// [1/kg or 1/(kg·m²)]; with β = 1 a constraint behaves like a critically damped spring whose period is one time
-/// step, the stiffest the step can resolve.
-inline double NearRigidCompliance(double beta, double w) {
-  constexpr double kPi = 3.14159265358979323846;
-  return beta * beta / (4 * kPi * kPi) * w;
 }
 
 }  // namespace ductile::contact

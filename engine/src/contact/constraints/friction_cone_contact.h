@@ -27,33 +27,21 @@
 
 #include <Eigen/Core>
 
+#include "contact/point_contact_kernels.h"
 #include "contact/sap_constraint.h"
 
 namespace ductile::contact {
 
-struct FrictionConeParams {
-  double dt = 1e-3;       ///< Time step Δt [s], > 0.
-  double phi0 = 0;        ///< Signed distance at the start of the step [m] (< 0 penetrating).
-  double friction = 0.5;  ///< μ, ≥ 0.
-  double delassus = 1;    ///< w [1/kg], > 0: the contact's Delassus estimate.
-  double beta = 1;        ///< Near-rigid parameter β, > 0.
-  double sigma = 1e-3;    ///< Friction regularisation σ, > 0.
-};
-
 class FrictionConeContact final : public SapConstraint {
  public:
-  explicit FrictionConeContact(const FrictionConeParams& p);
+  explicit FrictionConeContact(const FrictionConeParams& p) : cost_(FrictionConeCost::Make(p)) {}
   int num_rows() const override { return 3; }
   double Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const override;
   /// Returns ℓ(v_c) [J]; writes γ [N·s] and, when G is not null, G = ∂²ℓ/∂v_c² [kg].
   double Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const;
 
  private:
-  double mu_ = 0;
-  double mu_tilde_ = 0;  // μ √(R_t/R_n)
-  double sqrt_rt_ = 1;   // √R_t
-  double sqrt_rn_ = 1;   // √R_n
-  double v_hat_ = 0;     // v̂_n = −φ₀/(Δt + τ_d)
+  FrictionConeCost cost_;  // the formulas, shared with the device backend (contact/point_contact_kernels.h)
 };
 
 }  // namespace ductile::contact

@@ -17,40 +17,24 @@
 
 #include <Eigen/Core>
 
+#include "contact/point_contact_kernels.h"
 #include "contact/sap_constraint.h"
 
 namespace ductile::contact {
 
-struct HuntCrossleyParams {
-  double dt = 1e-3;              ///< Time step Δt [s], > 0.
-  double phi0 = 0;               ///< Signed distance at the start of the step [m] (< 0 penetrating).
-  double stiffness = 1e5;        ///< k [N/m], > 0.
-  double dissipation = 10;       ///< Hunt-Crossley d [s/m], ≥ 0.
-  double friction = 0.5;         ///< μ, ≥ 0.
-  double vn0 = 0;                ///< Normal velocity at the start of the step [m/s], for the lagged impulse n₀.
-  double stiction_speed = 1e-4;  ///< v_s [m/s], > 0.
-  double sigma = 1e-3;           ///< σ, dimensionless regularisation of friction.
-  double delassus = 0;           ///< w [1/kg], Delassus estimate of the contact.
-};
-
 class HuntCrossleyContact final : public SapConstraint {
  public:
-  explicit HuntCrossleyContact(const HuntCrossleyParams& p);
+  explicit HuntCrossleyContact(const HuntCrossleyParams& p) : cost_(HuntCrossleyCost::Make(p)) {}
   int num_rows() const override { return 3; }
   double Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const override;
   /// The same with fixed sizes, without allocation (the MPM contact solver calls it per particle contact).
   double Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const;
   /// n(v_n) [N·s].
-  double NormalImpulse(double vn) const;
-  double lagged_normal_impulse() const { return n0_; }
+  double NormalImpulse(double vn) const { return cost_.NormalImpulse(vn); }
+  double lagged_normal_impulse() const { return cost_.n0; }
 
  private:
-  double Antiderivative(double vn) const;  // N(v_n)
-  HuntCrossleyParams p_;
-  double fe0_;
-  double v_hat_;
-  double n0_;
-  double eps_;
+  HuntCrossleyCost cost_;  // the formulas, shared with the device backend (contact/point_contact_kernels.h)
 };
 
 }  // namespace ductile::contact
