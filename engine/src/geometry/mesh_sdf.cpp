@@ -38,8 +38,6 @@ constexpr double kThinCells = 2;
 constexpr int kCoverDepth = 8;
 // Sets of nodes all within this many cells of the surface are left outside (their sign does not matter).
 constexpr double kOnSurfaceCells = 1e-6;
-// |∇φ| of a distance is 1; the trilinear gradient falls below this only in cells that straddle the medial axis.
-constexpr double kMinGradientNorm = 1e-3;
 
 // Closest point of segment a–b to p (a itself when a = b).
 Vector3d ClosestPointOnSegment(const Vector3d& p, const Vector3d& a, const Vector3d& b) {
@@ -510,52 +508,37 @@ std::vector<char> MeshSdf::InsideBySet(const TriangleMesh& mesh, const NodeGrid&
   return inside;
 }
 
-double MeshSdf::Interpolate(const Vector3d& p, Vector3d* gradient) const {
-  const Vector3d s = (p - bounds_.min) / cell_;  // position in cells
-  std::array<int, 3> i{};
-  std::array<double, 3> t{};
-  for (int a = 0; a < 3; ++a) {
-    i[a] = std::clamp(static_cast<int>(std::floor(s[a])), 0, cells_[a] - 1);
-    t[a] = std::clamp(s[a] - i[a], 0.0, 1.0);
-  }
-  // φ = Σ_corners wx·wy·wz·φ_corner with w = 1 − t or t; ∂φ/∂x = Σ (±1)·wy·wz·φ_corner / cell, and so on.
-  double value = 0;
-  Vector3d slope = Vector3d::Zero();
-  for (int corner = 0; corner < 8; ++corner) {
-    const std::array<int, 3> o{corner >> 2 & 1, corner >> 1 & 1, corner & 1};
-    const double phi = Sample(i[0] + o[0], i[1] + o[1], i[2] + o[2]);
-    std::array<double, 3> w{};
-    for (int a = 0; a < 3; ++a) w[a] = o[a] ? t[a] : 1 - t[a];
-    value += w[0] * w[1] * w[2] * phi;
-    slope.x() += (o[0] ? 1 : -1) * w[1] * w[2] * phi;
-    slope.y() += (o[1] ? 1 : -1) * w[0] * w[2] * phi;
-    slope.z() += (o[2] ? 1 : -1) * w[0] * w[1] * phi;
-  }
-  if (gradient) *gradient = slope / cell_;
-  return value;
+SampledDistanceField MeshSdf::field() const {
+  SampledDistanceField f;
+  f.phi = phi_.data();
+  for (int a = 0; a < 3; ++a) f.cells[a] = cells_[a];
+  f.min = {bounds_.min.x(), bounds_.min.y(), bounds_.min.z()};
+  f.max = {bounds_.max.x(), bounds_.max.y(), bounds_.max.z()};
+  f.cell = cell_;
+  return f;
 }
 
 double MeshSdf::Distance(const Vector3d& p, Vector3d* normal) const {
-  const Vector3d c = p.cwiseMax(bounds_.min).cwiseMin(bounds_.max);  // p itself inside the grid box
-  Vector3d gradient;
-  const double phi_c = Interpolate(c, normal ? &gradient : nullptr);
+  const SampledDistanceField f = field();
+  bool medial = false;
+  Vec3<double> n;
+  const double phi = f.Distance({p.x(), p.y(), p.z()}, normal ? &n : nullptr, medial);
+  if (normal && medial) n = MedialNormal(p);
+  if (normal) *normal = {n.x, n.y, n.z};
+  return phi;
+}
+
+Vec3<double> MeshSdf::MedialNormal(const Vector3d& p) const {
+  // On the medial axis: away from (inside: towards) the nearest surface point of p's nearest grid point c.
+  const Vector3d c = p.cwiseMax(bounds_.min).cwiseMin(bounds_.max);
+  const SampledDistanceField f = field();
+  const double phi_c = f.Interpolate({c.x(), c.y(), c.z()}, nullptr);
+  const TriangleTree::Nearest nearest = tree_->Closest(c, -1, kInfinity);
+  const Vector3d away = c - nearest.point;
+  const Vector3d n = away.norm() > 0 ? Vector3d((phi_c < 0 ? -away : away).normalized())
+                                     : Vector3d(orientation_ * tree_->AreaNormal(nearest.triangle).normalized());
   const Vector3d outside = p - c;
-  if (normal) {
-    Vector3d n;
-    if (gradient.norm() >= kMinGradientNorm) {
-      n = gradient.normalized();
-    } else {  // medial axis: away from (inside: towards) the nearest surface point
-      const TriangleTree::Nearest nearest = tree_->Closest(c, -1, kInfinity);
-      const Vector3d away = c - nearest.point;
-      n = away.norm() > 0 ? Vector3d((phi_c < 0 ? -away : away).normalized())
-                          : Vector3d(orientation_ * tree_->AreaNormal(nearest.triangle).normalized());
-    }
-    // Outside the box: from the estimated nearest surface point c − φ(c)·n towards p. Every component of
-    // `outside` has the sign of n's (c is at least kMarginCells from the mesh), so the sum never vanishes.
-    if (outside.squaredNorm() > 0) n = (outside + phi_c * n).normalized();
-    *normal = n;
-  }
-  return outside.norm() + phi_c;
+  return SampledDistanceField::OutsideNormal({outside.x(), outside.y(), outside.z()}, phi_c, {n.x(), n.y(), n.z()});
 }
 
 }  // namespace ductile::geometry

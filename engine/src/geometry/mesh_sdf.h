@@ -51,6 +51,7 @@
 
 #include <Eigen/Core>
 
+#include "geometry/distance_kernels.h"
 #include "geometry/triangle_mesh.h"
 
 namespace ductile::geometry {
@@ -88,6 +89,13 @@ class MeshSdf {
   Bounds bounds() const { return bounds_; }
   /// Number of cells along each axis (nodes are one more).
   Eigen::Vector3i cell_counts() const { return cells_; }
+  /// φ [m] per node (i, j, k) at (i·(ny + 1) + j)·(nz + 1) + k, n = cell_counts().
+  const std::vector<float>& samples() const { return phi_; }
+  /// The samples as the shared query reads them (geometry/distance_kernels.h); valid while this field lives.
+  SampledDistanceField field() const;
+  /// The normal at p where the sampled gradient vanishes (SampledDistanceField::Distance's `medial`): from the
+  /// nearest surface point of p's nearest grid point (file comment, "Query").
+  Vec3<double> MedialNormal(const Eigen::Vector3d& p) const;
 
  private:
   class TriangleTree;  // bounding volume hierarchy over the triangles
@@ -113,13 +121,6 @@ class MeshSdf {
   // InsideNodes' step 3: per node, whether its set (`root`) is inside the mesh.
   static std::vector<char> InsideBySet(const TriangleMesh& mesh, const NodeGrid& grid,
                                        const std::vector<double>& distance, const std::vector<std::uint32_t>& root);
-
-  // φ at node (i, j, k) [m].
-  double Sample(int i, int j, int k) const {
-    return phi_[(static_cast<std::size_t>(i) * (cells_.y() + 1) + j) * (cells_.z() + 1) + k];
-  }
-  // Trilinear φ [m] and, when not null, its gradient at a point inside the grid box.
-  double Interpolate(const Eigen::Vector3d& p, Eigen::Vector3d* gradient) const;
 
   double cell_ = 0;         // grid spacing [m]
   Bounds bounds_;           // grid box [m]

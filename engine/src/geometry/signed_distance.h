@@ -7,8 +7,12 @@
 #include <Eigen/Geometry>
 
 #include "geometry/collision.h"
+#include "geometry/distance_kernels.h"
 
 namespace ductile::geometry {
+
+/// Geometry g as a primitive for PrimitiveDistance (geometry/distance_kernels.h; a mesh or sheet as such).
+PrimitiveShape PrimitiveOf(const CollisionGeometry& g);
 
 /// φ(p_W) [m] for geometry g placed at X_WG: negative inside, positive outside. Writes the outward unit normal
 /// ∇φ to `normal_W` when not null (at a point where φ is not differentiable, one of the one-sided gradients).
