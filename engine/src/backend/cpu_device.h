@@ -114,6 +114,13 @@ class CpuDevice {
     return sum;
   }
 
+  /// Σ values[i] in index order.
+  double Sum(const Buffer<double>& values, std::int64_t n) {
+    double sum = 0;
+    for (std::int64_t i = 0; i < n; ++i) sum += values.data()[i];
+    return sum;
+  }
+
   template <typename T>
   T Read(const Buffer<T>& buffer, std::int64_t i) {
     return buffer.data()[i];

@@ -20,8 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "contact/grid_contact_params.h"
+#include "contact/point_contact_kernels.h"
 #include "core/float4.h"
+#include "core/small_math.h"
 #include "ductile/model.h"
+#include "geometry/distance_kernels.h"
 #include "mpm/mpm_solver.h"
 #include "mpm/particles.h"
 
@@ -48,6 +52,80 @@ struct ContactRegion {
   /// Those nodes after the grid update: velocity [m/s], mass [kg]. Plain arrays, not Float4, which is a vector
   /// register in the host compiler's files and a struct in nvcc's (the same 16 bytes).
   std::vector<NodeValue> nodes;
+};
+
+/// A frozen rigid geometry of the weak coupling's contact solve on the device (coupling::MpmRigidContact's, in
+/// plain types): its shape, pose, broad-phase bounds and the velocity of its body, all for one step.
+struct DeviceGeometry {
+  geometry::PrimitiveShape shape;  ///< For a mesh (type kMesh): the sampled field `field`.
+  int field = -1;                  ///< Index into the fields of UploadContactFields.
+  Mat3<double> R_WG, R_GW;         ///< Orientation and its inverse.
+  Vec3<double> p_WG, p_GW;         ///< Position, and the inverse pose's translation: x_G = R_GW x_W + p_GW.
+  Vec3f box_min{}, box_max{};      ///< A world box that holds the geometry (infinite for a half-space).
+  double radius = 0;               ///< A sphere about p_WG that holds it (infinite for a half-space).
+  int body = -1;                   ///< Its rigid body, −1 the world.
+  Vec3<double> angular, linear;  ///< The body's spatial velocity about the world origin: v(x) = linear + angular × x.
+};
+
+/// A mesh's sampled signed distance (geometry::SampledDistanceField) within the samples of UploadContactFields.
+struct DeviceField {
+  std::int64_t offset = 0;  ///< Its first sample.
+  int cells[3] = {0, 0, 0};
+  Vec3<double> min, max;
+  double cell = 1;
+};
+
+/// One step's contact problem on the device: the frozen geometry and what the per-contact costs take (as
+/// coupling::MpmRigidContact sets them on the host).
+struct DeviceContactSetup {
+  std::vector<DeviceGeometry> geometries;
+  int num_materials = 0;
+  std::vector<double> friction;       ///< μ of material m against geometry g at [m · geometries + g].
+  std::vector<Vec3<double>> origins;  ///< Per rigid body: its origin at the step's start (moments about it).
+  double stiffness = 0;               ///< k [N/m] of the lagged Hunt-Crossley cost; 0: near-rigid cone.
+  double dissipation = 0, stiction_speed = 0, sigma = 0;
+  contact::GridContactParams solver;
+};
+
+/// A substep's contact problem handed to the host (small problems, solved there: HostContactHooks::solve): the
+/// nodes (mass, free-motion velocity) and per contact its 27 nodes, weights, frame, rigid velocity, cost
+/// parameters and impulse guess (contact::GridContactProblem's fields); the host writes the result fields.
+struct HostContactProblem {
+  std::vector<double> mass;
+  std::vector<Vec3<double>> v_star;
+  std::vector<std::array<std::int32_t, 27>> nodes;
+  std::vector<std::array<double, 27>> weights;
+  std::vector<Mat3<double>> R_WC;
+  std::vector<Vec3<double>> v_rigid;
+  std::vector<contact::HuntCrossleyParams> params;
+  std::vector<std::int32_t> near_rigid;
+  std::vector<Vec3<double>> gamma_guess;
+  // The result: per node its velocity, per contact its impulse on the material (world), and the solve's figures.
+  std::vector<Vec3<double>> v, gamma_W;
+  int iterations = 0;
+  double residual = 0;
+  bool converged = true;
+};
+
+/// What the device's contact solve asks of the host.
+struct HostContactHooks {
+  /// Solves a problem of at most GridContactParams::dense_contacts contacts (exact Newton directions by a dense
+  /// factorisation: contact::SolveGridContact).
+  std::function<void(HostContactProblem&)> solve;
+  /// The world normal of geometry g's mesh at world point x where its sampled gradient vanishes
+  /// (geometry::MeshSdf::MedialNormal: a search of its triangles).
+  std::function<Vec3<double>(int g, const Vec3<double>& x)> medial_normal;
+};
+
+/// One substep's contact solve on the device, as the coupling's statistics and the rigid step take it.
+struct DeviceContactOutcome {
+  int contacts = 0;
+  int iterations = 0;
+  double residual = 0;
+  bool converged = true;
+  bool on_host = false;                       ///< Small enough to be solved by HostContactHooks::solve.
+  std::vector<int> body_contacts;             ///< Per rigid body.
+  std::vector<Vec3<double>> linear, angular;  ///< Per rigid body: −Σγ [N·s] and its moment about the origin [N·m·s].
 };
 
 /// The MPM substeps on a device. Not thread-safe.
@@ -77,6 +155,14 @@ class DeviceMpm {
   virtual void DownloadContactRegion(const std::vector<ContactBound>& bounds, float reach, ContactRegion& out) = 0;
   /// Inside a grid hook: nodes[i] to device node storage index[i] (skipped where index[i] < 0).
   virtual void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<NodeValue>& nodes) = 0;
+  /// The sampled distance fields of the scene's mesh geometry (DeviceGeometry::field), once per set of meshes.
+  virtual void UploadContactFields(const std::vector<DeviceField>& fields, const std::vector<float>& samples) = 0;
+  /// Before a step's substeps: its frozen geometry; clears the impulse guesses of the last step.
+  virtual void BeginContactStep(const DeviceContactSetup& setup) = 0;
+  /// Inside a grid hook: the weak coupling's contact solve of this substep on the device (docs/architecture.md,
+  /// "The device backend"): registration of the particles inside the frozen geometry, the quasi-Newton solve
+  /// (Yu et al. 2025, Sec. V-B) and the corrected node velocities, the impulses summed per body.
+  virtual DeviceContactOutcome SolveContact(float dt, const HostContactHooks& hooks) = 0;
   virtual bool diverged() const = 0;
   /// Device memory in use [bytes].
   virtual std::size_t memory_bytes() const = 0;

@@ -1,11 +1,14 @@
 #include "backend/device_mpm_domain.h"
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
+#include "contact/mpm_contact_solver.h"
 #include "coupling/mpm_rigid_contact.h"
+#include "geometry/signed_distance.h"
 #include "mpm/model_views.h"
 #include "mpm/mpm_domain.h"
 #include "mpm/mpm_solver.h"
@@ -86,6 +89,54 @@ class RegionContactGrid final : public coupling::ContactGrid {
   std::vector<NodeValue> values_;                // nodes_ for the upload
 };
 
+Vec3<double> ToVec(const Eigen::Vector3d& v) {
+  return {v.x(), v.y(), v.z()};
+}
+Eigen::Vector3d ToEigen(const Vec3<double>& v) {
+  return {v.x, v.y, v.z};
+}
+Mat3<double> ToMat(const Eigen::Matrix3d& m) {
+  Mat3<double> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.m[i][j] = m(i, j);
+  return r;
+}
+Eigen::Matrix3d ToEigen(const Mat3<double>& m) {
+  Eigen::Matrix3d r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r(i, j) = m.m[i][j];
+  return r;
+}
+
+// A small problem from the device solved on the host (contact::SolveGridContact, with exact Newton directions).
+void SolveOnHost(const contact::GridContactParams& params, HostContactProblem& h) {
+  contact::GridContactProblem problem;
+  const std::size_t nodes = h.mass.size(), contacts = h.nodes.size();
+  problem.mass = h.mass;
+  problem.v_star.reserve(nodes);
+  for (const Vec3<double>& v : h.v_star) problem.v_star.push_back(ToEigen(v));
+  problem.contacts.resize(contacts);
+  problem.gamma_guess.reserve(contacts);
+  for (std::size_t c = 0; c < contacts; ++c) {
+    contact::GridContact& k = problem.contacts[c];
+    k.nodes = h.nodes[c];
+    k.weights = h.weights[c];
+    k.R_WC = ToEigen(h.R_WC[c]);
+    k.v_rigid = ToEigen(h.v_rigid[c]);
+    k.params = h.params[c];
+    k.near_rigid = h.near_rigid[c] != 0;
+    problem.gamma_guess.push_back(ToEigen(h.gamma_guess[c]));
+  }
+  const contact::GridContactResult r = contact::SolveGridContact(problem, params);
+  h.v.clear();
+  for (const Eigen::Vector3d& v : r.v) h.v.push_back(ToVec(v));
+  h.gamma_W.clear();
+  for (const Eigen::Vector3d& g : r.gamma_W) h.gamma_W.push_back(ToVec(g));
+  h.iterations = r.iterations;
+  h.residual = r.residual;
+  h.converged = r.converged;
+}
+
 }  // namespace
 
 DeviceMpmDomain::DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::unique_ptr<DeviceMpm> device)
@@ -117,15 +168,94 @@ void DeviceMpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, cou
   if (!contact_) return;
   contact_->BeginStep(rigid, impulses);
   contact_this_step_ = true;
+  if (contact_margin_ == 0) UploadContactStep();
+}
+
+void DeviceMpmDomain::UploadContactStep() {
+  const std::vector<coupling::MpmRigidContact::Frozen>& frozen = contact_->frozen();
+  // The meshes' sampled fields, when the set of meshes changed (they are built once per mesh).
+  std::vector<const geometry::MeshSdf*> sdfs;
+  for (const auto& f : frozen)
+    if (f.sdf && std::find(sdfs.begin(), sdfs.end(), f.sdf) == sdfs.end()) sdfs.push_back(f.sdf);
+  if (sdfs != uploaded_sdfs_) {
+    std::vector<DeviceField> fields;
+    std::vector<float> samples;
+    for (const geometry::MeshSdf* sdf : sdfs) {
+      const geometry::SampledDistanceField f = sdf->field();
+      DeviceField d;
+      d.offset = static_cast<std::int64_t>(samples.size());
+      for (int a = 0; a < 3; ++a) d.cells[a] = f.cells[a];
+      d.min = f.min;
+      d.max = f.max;
+      d.cell = f.cell;
+      fields.push_back(d);
+      samples.insert(samples.end(), sdf->samples().begin(), sdf->samples().end());
+    }
+    device_->UploadContactFields(fields, samples);
+    uploaded_sdfs_ = sdfs;
+  }
+  DeviceContactSetup setup;
+  for (const auto& f : frozen) {
+    DeviceGeometry g;
+    g.shape = geometry::PrimitiveOf(*f.geometry);
+    if (f.sdf) g.field = static_cast<int>(std::find(sdfs.begin(), sdfs.end(), f.sdf) - sdfs.begin());
+    g.R_WG = ToMat(f.X_WG.linear());
+    g.R_GW = ToMat(f.X_GW.linear());
+    g.p_WG = ToVec(f.X_WG.translation());
+    g.p_GW = ToVec(f.X_GW.translation());
+    g.box_min = {f.box_min.x(), f.box_min.y(), f.box_min.z()};
+    g.box_max = {f.box_max.x(), f.box_max.y(), f.box_max.z()};
+    g.radius = f.radius;
+    g.body = f.body;
+    g.angular = ToVec(f.V.head<3>());
+    g.linear = ToVec(f.V.tail<3>());
+    setup.geometries.push_back(g);
+  }
+  setup.num_materials = static_cast<int>(model_->materials.size());
+  for (int m = 0; m < setup.num_materials; ++m)
+    for (std::size_t g = 0; g < frozen.size(); ++g)
+      setup.friction.push_back(contact_->friction_of(m, static_cast<int>(g)));
+  for (const Eigen::Vector3d& o : contact_->origins()) setup.origins.push_back(ToVec(o));
+  const coupling::MpmContactSettings& settings = contact_->settings();
+  setup.stiffness = settings.stiffness;
+  setup.dissipation = settings.dissipation;
+  setup.stiction_speed = settings.stiction_speed;
+  setup.sigma = settings.sigma;
+  setup.solver = settings.solver;
+  device_->BeginContactStep(setup);
 }
 
 void DeviceMpmDomain::ConfigureContact() {
   contact_ = mpm::MakeWeakContact(*model_);
   contact_margin_ = contact_ ? contact_->MaxMargin(*model_) : 0;
   host_grid_.reset();
+  uploaded_sdfs_.clear();
 }
 
 void DeviceMpmDomain::SolveContact(float dt) {
+  if (contact_margin_ == 0) {  // registration and solve on the device
+    HostContactHooks hooks;
+    hooks.solve = [this](HostContactProblem& h) { SolveOnHost(contact_->settings().solver, h); };
+    hooks.medial_normal = [this](int g, const Vec3<double>& x) {
+      const coupling::MpmRigidContact::Frozen& f = contact_->frozen()[static_cast<std::size_t>(g)];
+      const Vec3<double> n_G = f.sdf->MedialNormal(f.X_GW * ToEigen(x));
+      return ToVec(f.X_WG.linear() * ToEigen(n_G));
+    };
+    const DeviceContactOutcome o = device_->SolveContact(dt, hooks);
+    coupling::SolvedSubstep s;
+    s.contacts = o.contacts;
+    s.body_contacts = o.body_contacts;
+    s.iterations = o.iterations;
+    s.residual = o.residual;
+    s.converged = o.converged;
+    for (std::size_t b = 0; b < o.linear.size(); ++b) {
+      s.linear.push_back(ToEigen(o.linear[b]));
+      s.angular.push_back(ToEigen(o.angular[b]));
+    }
+    contact_->AddSolvedSubstep(s);
+    return;
+  }
+  // Objects that carry a surface (coupling/object_surface.h): on a host copy of the particles near the geometry.
   if (!host_grid_) host_grid_ = std::make_unique<RegionContactGrid>(*model_);
   auto& grid = static_cast<RegionContactGrid&>(*host_grid_);
   std::vector<ContactBound> bounds;

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/device_mpm.h"
 #include "coupling/mpm_rigid_contact.h"
@@ -43,19 +44,23 @@ class DeviceMpmDomain final : public DeformableDomain {
  private:
   // The weak coupling's contact for the model, and the broad phase's reach.
   void ConfigureContact();
-  // The contact solve of one substep on a host copy of the particles near rigid geometry and their nodes
+  // The step's frozen geometry to the device (and the meshes' fields when they changed).
+  void UploadContactStep();
+  // The contact solve of one substep: on the device; for scenes whose objects carry a surface for contact
+  // (coupling/object_surface.h), on a host copy of the particles near rigid geometry and their nodes
   // (RegionContactGrid).
   void SolveContact(float dt);
 
   const Model* model_;
   mpm::MpmState* state_;
   std::unique_ptr<DeviceMpm> device_;
-  std::unique_ptr<coupling::MpmRigidContact> contact_;  // when the scene has rigid geometry and particles
-  bool contact_this_step_ = false;                      // FreezeRigidGeometry was called for the coming Advance
-  double contact_margin_ = 0;                           // the largest registration margin [m] (broad phase)
-  std::unique_ptr<coupling::ContactGrid> host_grid_;    // the copy SolveContact works on, reused
-  mutable bool host_current_ = true;                    // the host copy holds the device's state
-  std::string failure_;                                 // why the device failed, or empty
+  std::unique_ptr<coupling::MpmRigidContact> contact_;   // when the scene has rigid geometry and particles
+  bool contact_this_step_ = false;                       // FreezeRigidGeometry was called for the coming Advance
+  double contact_margin_ = 0;                            // the largest registration margin [m] (broad phase)
+  std::unique_ptr<coupling::ContactGrid> host_grid_;     // the copy SolveContact works on, reused
+  std::vector<const geometry::MeshSdf*> uploaded_sdfs_;  // the meshes whose fields the device holds
+  mutable bool host_current_ = true;                     // the host copy holds the device's state
+  std::string failure_;                                  // why the device failed, or empty
 };
 
 }  // namespace ductile::backend

@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include "backend/device_contact.h"
+#include "backend/device_kernels.h"
 #include "backend/device_mpm.h"
 #include "backend/launch.h"
 #include "ductile/model.h"
@@ -41,20 +43,6 @@
 #include "mpm/transfer_kernels.h"
 
 namespace ductile::backend {
-
-/// The particle arrays on the device (mpm::Particles' fields, same units).
-struct ParticleView {
-  Vec3f* x;
-  Vec3f* v;
-  Mat3f* F;
-  Mat3f* C;
-  float* mass;
-  float* volume;
-  float* plastic_strain;
-  std::int32_t* material;
-  std::int32_t* object;
-  std::int32_t* id;
-};
 
 /// The dense block table's geometry: blocks per axis (mpm::SparseGrid's, one spare per axis).
 struct BlockDims {
@@ -96,16 +84,6 @@ struct BlockKeyKernel {
   }
 };
 
-/// flags[i] = 1 where sorted key i starts a run of equal keys (and is below `invalid`), else 0.
-struct RunStartKernel {
-  const std::uint32_t* keys;
-  std::uint32_t invalid;
-  std::int32_t* flags;
-  SIM_HD void operator()(std::int64_t i) const {
-    flags[i] = keys[i] < invalid && (i == 0 || keys[i] != keys[i - 1]) ? 1 : 0;
-  }
-};
-
 /// At each run start i: list[scan[i]] = keys[i], first[scan[i]] = i (when given), table[keys[i]] = scan[i].
 struct WriteRunsKernel {
   const std::uint32_t* keys;
@@ -127,13 +105,6 @@ struct ClearTableKernel {
   const std::int32_t* list;
   std::int32_t* table;
   SIM_HD void operator()(std::int64_t i) const { table[list[i]] = -1; }
-};
-
-/// to[i] = value.
-struct SetKernel {
-  std::int32_t* to;
-  std::int32_t value;
-  SIM_HD void operator()(std::int64_t i) const { to[i] = value; }
 };
 
 /// The 27 neighbours (itself included) of occupied block o as candidate keys 27·o + e; `invalid` where the
@@ -355,16 +326,6 @@ struct NearBoundKernel {
   }
 };
 
-/// list[scan[p]] = p where flags[p].
-struct CompactKernel {
-  const std::int32_t* flags;
-  const std::int32_t* scan;
-  std::int32_t* list;
-  SIM_HD void operator()(std::int64_t p) const {
-    if (flags[p]) list[scan[p]] = static_cast<std::int32_t>(p);
-  }
-};
-
 /// For entry i = 27 c + e: node e of particle c's stencil (of `x`, the region's particles) in grid A: its storage
 /// index (−1 where inactive) and value.
 struct RegionNodesKernel {
@@ -457,6 +418,7 @@ class DeviceMpmOn final : public DeviceMpm {
     device_.ForEach(num_blocks_, SetKernel{occupied_of_.data(), -1});
     diverged_flag_.Resize(1);
     device_.ForEach(1, SetKernel{diverged_flag_.data(), 0});
+    contact_.Resize(model.num_particles);
     SetModel(model);
   }
 
@@ -572,6 +534,27 @@ class DeviceMpmOn final : public DeviceMpm {
                     ScatterNodesKernel{upload_index_.data(), upload_nodes_.data(), grids_[a_].nodes.data()});
   }
 
+  void UploadContactFields(const std::vector<DeviceField>& fields, const std::vector<float>& samples) override {
+    contact_.UploadFields(fields, samples);
+  }
+
+  void BeginContactStep(const DeviceContactSetup& setup) override { contact_.Begin(device_, setup); }
+
+  DeviceContactOutcome SolveContact(float dt, const HostContactHooks& hooks) override {
+    Grid& a = grids_[a_];
+    ContactGridView grid;
+    grid.origin = frame_.origin;
+    grid.inv_h = frame_.inv_h;
+    for (int i = 0; i < 3; ++i) {
+      grid.max_base[i] = frame_.max_base[i];
+      grid.block_dims[i] = frame_.dims.n[i];
+    }
+    grid.table = a.table.data();
+    grid.nodes = a.nodes.data();
+    grid.num_nodes = a.num_active * mpm::kBlockNodes;
+    return contact_.Solve(device_, particles_.View(), n_, grid, dt, hooks);
+  }
+
   std::size_t memory_bytes() const override {
     std::size_t bytes = 2 * static_cast<std::size_t>(n_) *
                         (2 * sizeof(Vec3f) + 2 * sizeof(Mat3f) + 3 * sizeof(float) + 3 * sizeof(std::int32_t));
@@ -579,7 +562,7 @@ class DeviceMpmOn final : public DeviceMpm {
     for (const Grid& grid : grids_)
       bytes += grid.table.size() * sizeof(std::int32_t) + grid.nodes.size() * sizeof(Float4);
     bytes += windows_.size() * sizeof(Float4) + occupied_of_.size() * sizeof(std::int32_t);
-    return bytes;
+    return bytes + contact_.memory_bytes();
   }
 
  private:
@@ -699,7 +682,8 @@ class DeviceMpmOn final : public DeviceMpm {
   Buffer<std::int32_t> region_list_, region_index_, upload_index_;
   ParticleBuffers region_;
   Buffer<Float4> region_nodes_, upload_nodes_;
-  float prepared_dt_ = 0;  // > 0: grid A holds the P2G of the current particles for this Δt
+  DeviceContactSolve<Device> contact_;  // the weak coupling's contact solve on the device
+  float prepared_dt_ = 0;               // > 0: grid A holds the P2G of the current particles for this Δt
   bool diverged_ = false;
 };
 

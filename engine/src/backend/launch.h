@@ -15,7 +15,7 @@
 //   SortPairs(keys, values, n, key_bits)
 //                             stable ascending radix sort of n (key, value) pairs by the low key_bits of the key
 //   ExclusiveScan(in, out, n) out[i] = Σ_{j<i} in[j]; returns the total to the host (waits for the device)
-//   Sum(values, n)            Σ values[i] to the host (waits)
+//   Sum(values, n)            Σ values[i] (int32 or double) to the host (waits); in a fixed order for a given n
 //   Read(buffer, i)           one element to the host (waits)
 //   Synchronize()             waits until every launch has finished (the CPU's launches finish before returning)
 //

@@ -163,6 +163,22 @@ void MpmRigidContact::SolveSubstep(ContactGrid& mpm, float dt) {
   }
 }
 
+void MpmRigidContact::AddSolvedSubstep(const SolvedSubstep& s) {
+  out_->stats.contacts = s.contacts;
+  out_->stats.max_contacts = std::max(out_->stats.max_contacts, s.contacts);
+  std::fill(out_->stats.body_contacts.begin(), out_->stats.body_contacts.end(), 0);
+  for (std::size_t b = 0; b < s.body_contacts.size() && b < out_->stats.body_contacts.size(); ++b)
+    out_->stats.body_contacts[b] = s.body_contacts[b];
+  out_->stats.substep_iterations.push_back(s.contacts > 0 ? s.iterations : 0);
+  out_->stats.substep_residuals.push_back(s.contacts > 0 ? s.residual : 0);
+  if (s.contacts == 0) return;
+  out_->stats.converged = out_->stats.converged && s.converged;
+  for (std::size_t b = 0; b < s.linear.size() && b < out_->linear.size(); ++b) {
+    out_->linear[b] += s.linear[b];
+    out_->angular[b] += s.angular[b];
+  }
+}
+
 void MpmRigidContact::FindInsideGeometries(const mpm::Particles& particles, const std::vector<double>* margin) {
   const int n = static_cast<int>(particles.size());
   inside_.assign(n, -1);

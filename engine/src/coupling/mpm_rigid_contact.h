@@ -126,8 +126,31 @@ struct GeometryBound {
   double offset = 0;
 };
 
+/// A substep whose contacts were solved elsewhere (the device backend, backend/device_contact.h), as
+/// MpmRigidContact::AddSolvedSubstep records it.
+struct SolvedSubstep {
+  int contacts = 0;
+  std::vector<int> body_contacts;  ///< Per rigid body.
+  int iterations = 0;
+  double residual = 0;
+  bool converged = true;
+  std::vector<Eigen::Vector3d> linear, angular;  ///< Per rigid body: impulse [N·s], moment about its origin [N·m·s].
+};
+
 class MpmRigidContact {
  public:
+  /// One frozen rigid geometry of the step (BeginStep).
+  struct Frozen {
+    const geometry::CollisionGeometry* geometry = nullptr;
+    const geometry::MeshSdf* sdf = nullptr;  // mesh geometry: its signed distance field
+    Eigen::Isometry3d X_WG = Eigen::Isometry3d::Identity();
+    Eigen::Isometry3d X_GW = Eigen::Isometry3d::Identity();  // its inverse, for the per-particle queries
+    int body = -1;
+    Eigen::Matrix<double, 6, 1> V = Eigen::Matrix<double, 6, 1>::Zero();  // body spatial velocity (world, at O)
+    double radius = 0;                 // bounding sphere about X_WG's origin; infinite for a half-space
+    Eigen::Vector3f box_min, box_max;  // a world box that holds the geometry (padded); infinite for a half-space
+  };
+
   explicit MpmRigidContact(MpmContactSettings settings) : settings_(std::move(settings)) {}
 
   /// Freezes the rigid geometry's poses and velocities for this step; the substeps' impulses will be summed into
@@ -148,22 +171,19 @@ class MpmRigidContact {
   /// The largest registration margin a particle of `model` can have [m]: 5 r_p of the largest particle when an
   /// object carries a surface (OntoSurfaces), else 0.
   double MaxMargin(const Model& model) const;
+  /// After BeginStep: the frozen geometry (the device backend's contact solve takes it over), and the rigid bodies'
+  /// origins at the step's start.
+  const std::vector<Frozen>& frozen() const { return geometries_; }
+  const std::vector<Eigen::Vector3d>& origins() const { return origins_; }
+  const MpmContactSettings& settings() const { return settings_; }
+  /// A substep solved elsewhere: its statistics and impulses into the step's sums, as SolveSubstep's own.
+  void AddSolvedSubstep(const SolvedSubstep& s);
   /// The rigid body of frozen geometry g (−1: the world).
   int body_of(int g) const { return geometries_[static_cast<std::size_t>(g)].body; }
   /// The Coulomb μ between a particle of `material` and frozen geometry g.
   double friction_of(int material, int g) const;
 
  private:
-  struct Frozen {
-    const geometry::CollisionGeometry* geometry = nullptr;
-    const geometry::MeshSdf* sdf = nullptr;  // mesh geometry: its signed distance field
-    Eigen::Isometry3d X_WG = Eigen::Isometry3d::Identity();
-    Eigen::Isometry3d X_GW = Eigen::Isometry3d::Identity();  // its inverse, for the per-particle queries
-    int body = -1;
-    Eigen::Matrix<double, 6, 1> V = Eigen::Matrix<double, 6, 1>::Zero();  // body spatial velocity (world, at O)
-    double radius = 0;                 // bounding sphere about X_WG's origin; infinite for a half-space
-    Eigen::Vector3f box_min, box_max;  // a world box that holds the geometry (padded); infinite for a half-space
-  };
   // One substep's contact problem, with per contact its particle and geometry (index in geometries_), and per
   // problem node its grid node (storage index).
   struct SubstepContacts {

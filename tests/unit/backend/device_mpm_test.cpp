@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/device_mpm.h"
+#include "contact/grid_contact_params.h"
 #include "ductile/scene.h"
 #include "mpm/mpm_solver.h"
 #include "physics/scene_fixture.h"
@@ -206,6 +207,74 @@ TEST(DeviceMpm, EmulatedIsBitwiseTheSameForAnyThreadCount) {
   ASSERT_EQ(a.size(), b.size());
   EXPECT_EQ(0, std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(Vec3f)));
   EXPECT_EQ(0, std::memcmp(a.F.data(), b.F.data(), a.F.size() * sizeof(Mat3f)));
+}
+
+// The contact solve on the device (backend/device_contact.h) against a mesh whose sampled field is flat (every
+// sample −1 cm, so its gradient vanishes everywhere: the medial-axis case): every particle is inside, each normal
+// comes from the host hook (here +x), and with μ = 0 each impulse lies along it, so the body's impulse is along −x
+// exactly, and its moment about an origin on the x axis through the cube's centre has no x part. Registration,
+// the host hook, the solve's iterations (more contacts than GridContactParams::dense_contacts) and the per-body
+// sums all run.
+TEST(DeviceMpm, ContactNormalsOnAMeshsMedialAxisComeFromTheHost) {
+  const auto model = ShippedScene("elastic_cube_drop");
+  for (const std::string& name : Backends()) {
+    std::unique_ptr<backend::DeviceMpm> device = Make(name, *model);
+    mpm::Particles p;
+    mpm::InitialParticles(*model, p);
+    device->Upload(p);
+    Vec3<double> lo(1e9, 1e9, 1e9), hi(-1e9, -1e9, -1e9);
+    for (const Vec3f& x : p.x)
+      for (int a = 0; a < 3; ++a) {
+        lo[a] = std::min(lo[a], static_cast<double>(x[a]) - 0.01);
+        hi[a] = std::max(hi[a], static_cast<double>(x[a]) + 0.01);
+      }
+    backend::DeviceField field;
+    for (int a = 0; a < 3; ++a) field.cells[a] = 2;
+    field.min = lo;
+    field.cell = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}) / 2;  // the box a field covers: a cube
+    field.max = lo + Vec3<double>::Constant(2 * field.cell);
+    device->UploadContactFields({field}, std::vector<float>(27, -0.01f));
+    backend::DeviceContactSetup setup;
+    backend::DeviceGeometry g;
+    g.shape.type = ShapeType::kMesh;
+    g.field = 0;
+    g.R_WG = g.R_GW = Mat3<double>::Identity();
+    g.box_min = {-1e9f, -1e9f, -1e9f};
+    g.box_max = {1e9f, 1e9f, 1e9f};
+    g.radius = 1e9;
+    g.body = 0;
+    setup.geometries = {g};
+    setup.num_materials = static_cast<int>(model->materials.size());
+    setup.friction.assign(setup.num_materials, 0.0);
+    const Vec3<double> centre = (lo + hi) * 0.5;
+    setup.origins = {Vec3<double>(0, centre.y, centre.z)};
+    setup.stiffness = 1e4;
+    setup.dissipation = 10;
+    setup.stiction_speed = 1e-4;
+    setup.sigma = 1e-3;
+    device->BeginContactStep(setup);
+    int asked = 0;
+    backend::HostContactHooks hooks;
+    hooks.solve = [](backend::HostContactProblem&) { FAIL() << "a problem this large stays on the device"; };
+    hooks.medial_normal = [&](int geometry, const Vec3<double>&) {
+      EXPECT_EQ(geometry, 0);
+      ++asked;
+      return Vec3<double>(1, 0, 0);
+    };
+    backend::DeviceContactOutcome outcome;
+    device->Advance(1e-4f, 1, [&](float dt) { outcome = device->SolveContact(dt, hooks); });
+    EXPECT_EQ(outcome.contacts, static_cast<int>(p.size())) << name;
+    EXPECT_EQ(asked, outcome.contacts) << name;
+    EXPECT_GT(outcome.contacts, contact::GridContactParams{}.dense_contacts);
+    EXPECT_FALSE(outcome.on_host);
+    EXPECT_TRUE(outcome.converged);
+    ASSERT_EQ(outcome.linear.size(), 1u);
+    EXPECT_EQ(outcome.body_contacts[0], outcome.contacts);
+    EXPECT_LT(outcome.linear[0].x, 0) << "the material is pushed along +x, the body along −x";
+    EXPECT_EQ(outcome.linear[0].y, 0);
+    EXPECT_EQ(outcome.linear[0].z, 0);
+    EXPECT_EQ(outcome.angular[0].x, 0);
+  }
 }
 
 // A particle moving more than a cell in a substep stops the run there, as on the CPU backend.

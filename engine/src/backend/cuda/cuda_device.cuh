@@ -137,6 +137,18 @@ class CudaDevice {
     return Read(sum_, 0);
   }
 
+  double Sum(const Buffer<double>& values, std::int64_t n) {
+    if (n <= 0) return 0;
+    sum_double_.Resize(1);
+    std::size_t bytes = 0;
+    CheckCuda(cub::DeviceReduce::Sum(nullptr, bytes, values.data(), sum_double_.data(), static_cast<int>(n)),
+              "sum size");
+    temp_.Resize(bytes);
+    CheckCuda(cub::DeviceReduce::Sum(temp_.data(), bytes, values.data(), sum_double_.data(), static_cast<int>(n)),
+              "sum");
+    return Read(sum_double_, 0);
+  }
+
   template <typename T>
   T Read(const Buffer<T>& buffer, std::int64_t i) {
     T value;
@@ -151,6 +163,7 @@ class CudaDevice {
   Buffer<std::int32_t> value_scratch_;
   Buffer<unsigned char> temp_;
   Buffer<long long> sum_;
+  Buffer<double> sum_double_;
 };
 
 }  // namespace ductile::backend

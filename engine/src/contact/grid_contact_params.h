@@ -1,0 +1,24 @@
+// The settings of the MPM-rigid contact solve (contact/mpm_contact_solver.h), in a header of their own without Eigen:
+// the device backend's solve (backend/device_contact.h) takes the same ones.
+#pragma once
+
+namespace ductile::contact {
+
+struct GridContactParams {
+  double abs_tolerance = 1e-6;  ///< ε_a.
+  double rel_tolerance = 5e-2;  ///< ε_r (Yu et al. 2025 default).
+  int max_iterations = 100;
+  double alpha_max = 1.5;
+  /// Conjugate-gradient steps that refine each block-diagonal direction toward the full Newton step on
+  /// (M + JᵀGJ)Δv = −∇ℓ (0: Algorithm 1's block-diagonal step alone). Sticking contacts couple neighbouring
+  /// nodes strongly, and the block-diagonal step alone then converges only linearly.
+  int cg_iterations = 20;
+  /// CG stops when its residual (D-norm) falls by max(cg_reduction, min(0.5, ½·bound/‖D∇ℓ‖)): no further than the
+  /// stopping rule needs (inexact Newton), at least 2x.
+  double cg_reduction = 1e-2;
+  /// Up to this many contacts each Newton direction is exact: H⁻¹ by the Woodbury identity in contact space, one
+  /// dense LU of size 3C (about (2/3)(3C)³ flops: 18 Mflop at 100 contacts); above it, CG as above.
+  int dense_contacts = 100;
+};
+
+}  // namespace ductile::contact
