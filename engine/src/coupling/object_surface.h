@@ -25,6 +25,7 @@
 #include <array>
 #include <vector>
 
+#include "coupling/surface_kernels.h"
 #include "ductile/model.h"
 
 namespace ductile::coupling {
@@ -48,7 +49,7 @@ class ObjectSurfaces {
   /// Whether particles of object o carry a surface.
   bool carries(int object) const {
     return object >= 0 && object < static_cast<int>(shapes_.size()) &&
-           shapes_[static_cast<std::size_t>(object)].kind != Kind::kNone;
+           shapes_[static_cast<std::size_t>(object)].kind != SurfaceShape::kNone;
   }
 
   /// The contact point on object o's surface about a particle at x with rest position X (RestPosition) and
@@ -59,21 +60,11 @@ class ObjectSurfaces {
   bool ContactPoint(int object, const Eigen::Vector3d& X, const Eigen::Matrix3d& F, const Eigen::Vector3d& x,
                     const Eigen::Vector3d& n, double spread, Eigen::Vector3d& point, double& depth) const;
 
- private:
-  enum class Kind { kNone, kSphere, kCapsule, kCylinder };
-  struct Shape {
-    Kind kind = Kind::kNone;
-    Eigen::Matrix3d R_WS = Eigen::Matrix3d::Identity();  // the shape's frame at t = 0
-    Eigen::Vector3d p_WS = Eigen::Vector3d::Zero();
-    double radius = 0;
-    double half_length = 0;  // capsule: of its segment; cylinder: of its side
-  };
-  // In the shape's frame S: the surface point nearest Y, and the support point in the direction −u (with Y's own
-  // coordinate along an axis in which the support is flat).
-  static Eigen::Vector3d Nearest(const Shape& s, const Eigen::Vector3d& Y);
-  static Eigen::Vector3d Support(const Shape& s, const Eigen::Vector3d& u, const Eigen::Vector3d& Y);
+  /// Per object its surface (kind kNone: none), for the device backend's registration.
+  const std::vector<SurfaceShape>& shapes() const { return shapes_; }
 
-  std::vector<Shape> shapes_;
+ private:
+  std::vector<SurfaceShape> shapes_;
   bool any_ = false;
 };
 
