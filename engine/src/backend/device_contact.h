@@ -26,6 +26,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -35,6 +36,7 @@
 #include "backend/launch.h"
 #include "contact/exact_line_search.h"
 #include "contact/point_contact_kernels.h"
+#include "coupling/surface_kernels.h"
 #include "geometry/distance_kernels.h"
 #include "mpm/transfer_block.h"
 #include "mpm/transfer_kernels.h"
@@ -89,6 +91,10 @@ struct ContactGridView {
 /// world normal; flags[p] whether it is a contact; medial[p] whether its normal is left to the host.
 struct RegisterKernel {
   const Vec3f* x;
+  const std::int32_t* object;
+  const float* volume;
+  const coupling::SurfaceShape* surfaces;  // per object, or null when none carries a surface
+  int num_objects;
   const DeviceGeometry* geometries;
   int num_geometries;
   const DeviceField* fields;
@@ -101,16 +107,22 @@ struct RegisterKernel {
   SIM_HD void operator()(std::int64_t p) const {
     const Vec3f xf = x[p];
     const Vec3d xw(xf.x, xf.y, xf.z);
+    // A particle of an object that carries a surface registers from 5 r_p away (MpmRigidContact::OntoSurfaces).
+    double margin = 0;
+    if (surfaces != nullptr && object[p] >= 0 && object[p] < num_objects &&
+        surfaces[object[p]].kind != coupling::SurfaceShape::kNone)
+      margin = 2.5 * std::cbrt(static_cast<double>(volume[p]));
+    const auto reach = static_cast<float>(margin);
     int best = -1;
-    double best_phi = 0;
+    double best_phi = margin;
     Vec3d best_normal(0, 0, 1);
     bool best_medial = false;
     for (int g = 0; g < num_geometries; ++g) {
       const DeviceGeometry& G = geometries[g];
-      if (xf.x < G.box_min.x || xf.y < G.box_min.y || xf.z < G.box_min.z || xf.x > G.box_max.x || xf.y > G.box_max.y ||
-          xf.z > G.box_max.z)
+      if (xf.x < G.box_min.x - reach || xf.y < G.box_min.y - reach || xf.z < G.box_min.z - reach ||
+          xf.x > G.box_max.x + reach || xf.y > G.box_max.y + reach || xf.z > G.box_max.z + reach)
         continue;
-      if (Norm(xw - G.p_WG) > G.radius) continue;
+      if (Norm(xw - G.p_WG) > G.radius + reach) continue;
       const Vec3d x_G = G.R_GW * xw + G.p_GW;
       Vec3d n_G;
       bool on_medial = false;
@@ -142,18 +154,88 @@ struct RegisterKernel {
   }
 };
 
+/// Per registered particle of an object that carries a surface: its contact moved onto that surface
+/// (SurfaceShape::ContactPoint), kept where the surface point is inside the geometry; a particle only near the
+/// geometry, not in it, is no contact (MpmRigidContact::OntoSurfaces).
+struct SurfaceKernel {
+  const Vec3f* x;
+  const Mat3f* F;
+  const float* volume;
+  const std::int32_t* object;
+  const std::int32_t* id;
+  const Vec3f* rest;  // positions at t = 0 by id
+  const coupling::SurfaceShape* surfaces;
+  int num_objects;
+  std::int32_t* inside;
+  double* depth;
+  const Vec3d* normal;
+  std::int32_t* surface;
+  Vec3d* point;
+  SIM_HD void operator()(std::int64_t p) const {
+    surface[p] = 0;
+    const int o = object[p];
+    if (inside[p] < 0 || o < 0 || o >= num_objects || surfaces[o].kind == coupling::SurfaceShape::kNone) return;
+    Mat3d F_p;
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) F_p.m[i][k] = F[p].m[i][k];
+    const Vec3d x_p(x[p].x, x[p].y, x[p].z);
+    const Vec3f& X = rest[id[p]];
+    const double spread = 2 * std::cbrt(static_cast<double>(volume[p]));  // 4 r_p
+    Vec3d at;
+    double d = 0;
+    if (surfaces[o].ContactPoint(Vec3d(X.x, X.y, X.z), F_p, x_p, normal[p], spread, at, d) && depth[p] - d < 0) {
+      depth[p] -= d;
+      surface[p] = 1;
+      point[p] = at;
+    } else if (!(depth[p] < 0)) {
+      inside[p] = -1;  // near, not in: no contact
+    }
+  }
+};
+
+/// flags[p] = whether particle p is a contact (and, with `surface`, one on its object's surface).
+struct ContactFlagsKernel {
+  const std::int32_t* inside;
+  const std::int32_t* surface;
+  std::int32_t* flags;
+  SIM_HD void operator()(std::int64_t p) const {
+    flags[p] = inside[p] >= 0 && (surface == nullptr || surface[p] != 0) ? 1 : 0;
+  }
+};
+
+/// to[i] = from[list[i]].
+template <typename T>
+struct GatherKernel {
+  const T* from;
+  const std::int32_t* list;
+  T* to;
+  SIM_HD void operator()(std::int64_t i) const { to[i] = from[list[i]]; }
+};
+
+/// to[list[i]] = value.
+struct SetAtKernel {
+  const std::int32_t* list;
+  std::int32_t* to;
+  std::int32_t value;
+  SIM_HD void operator()(std::int64_t i) const { to[list[i]] = value; }
+};
+
 /// Contact c of particle list[c]: its DeviceContact, and its 27 entries e = 27c + k: the node's grid storage index
 /// as a sort key (`dummy` where the node is not active), the entry as the value, the weight.
 struct BuildContactsKernel {
   const std::int32_t* list;
   const Vec3f* x;
   const Vec3f* v;
+  const Mat3f* C;
   const float* mass;
   const std::int32_t* material;
   const std::int32_t* id;
   const std::int32_t* inside;
   const double* depth;
   const Vec3d* normal;
+  const std::int32_t* surface;  // per particle: whether its contact acts on its object's surface (null: none do)
+  const Vec3d* point;           // there
+  double h;                     // grid spacing [m]
   const DeviceGeometry* geometries;
   int num_geometries;
   const double* friction;  // [material · geometries + g]
@@ -174,6 +256,20 @@ struct BuildContactsKernel {
     const DeviceGeometry& G = geometries[g];
     mpm::Stencil s;
     mpm::ComputeStencil(x[p], grid.origin, grid.inv_h, grid.max_base, s);
+    // Where it acts: the particle, or the point of its object's surface, with the weights there to first order,
+    // w_ip + ∇w_ip·offset (exact for an affine grid field), and the particle's affine velocity there.
+    const Vec3d x_p(x[p].x, x[p].y, x[p].z);
+    const bool on_surface = surface != nullptr && surface[p] != 0;
+    const Vec3d at = on_surface ? point[p] : x_p;
+    const Vec3d offset = at - x_p;
+    const bool moved = offset.x != 0 || offset.y != 0 || offset.z != 0;
+    double dw[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    if (moved)
+      for (int a = 0; a < 3; ++a) {
+        double w_unused[3];
+        mpm::QuadraticBSpline(static_cast<double>(s.fx[a]), w_unused, dw[a]);
+        for (double& d : dw[a]) d /= h;
+      }
     double delassus = 0;
     int slot = 0;
     for (int i = 0; i < 3; ++i)
@@ -185,14 +281,20 @@ struct BuildContactsKernel {
           keys[e] = node >= 0 ? static_cast<std::uint32_t>(node) : dummy;
           values[e] = static_cast<std::int32_t>(e);
           weights[e] = w;
+          if (moved)
+            weights[e] += Dot(offset, Vec3d(dw[0][i] * s.w[1][j] * s.w[2][k], s.w[0][i] * dw[1][j] * s.w[2][k],
+                                            s.w[0][i] * s.w[1][j] * dw[2][k]));
           const double m = node >= 0 ? grid.nodes[node][3] : 0.0;
           if (m > 0) delassus += w * w / m;
         }
     DeviceContact out;
-    out.point = Vec3d(x[p].x, x[p].y, x[p].z);
+    out.point = at;
     out.R_WC = contact::ContactFrameOf(normal[p]);
-    out.v_rigid = G.body >= 0 ? G.linear + Cross(G.angular, out.point) : Vec3d(0, 0, 0);
-    const Vec3d v_p(v[p].x, v[p].y, v[p].z);
+    out.v_rigid = G.body >= 0 ? G.linear + Cross(G.angular, at) : Vec3d(0, 0, 0);
+    Vec3d v_p(v[p].x, v[p].y, v[p].z);
+    if (on_surface)
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) v_p[r] += C[p].m[r][k] * (at[k] - x_p[k]);
     if (delassus <= 0) delassus = 1 / static_cast<double>(mass[p]);
     out.params = base;
     out.params.phi0 = depth[p];
@@ -587,10 +689,17 @@ class DeviceContactSolve {
 
  public:
   /// The particle ids are below `num_ids` (the impulse guesses are kept by id).
-  void Resize(std::int64_t num_ids) {
+  void Resize(std::int64_t num_ids, double h) {
     num_ids_ = num_ids;
+    h_ = h;
     warm_geometry_.Resize(num_ids);
     warm_gamma_.Resize(num_ids);
+  }
+
+  /// The particles' positions at t = 0 by id (Model::x0), where objects' surfaces are defined.
+  void SetRestPositions(const std::vector<std::array<float, 3>>& x0) {
+    static_assert(sizeof(Vec3f) == sizeof(std::array<float, 3>), "a position is three floats on both sides");
+    rest_.Upload(reinterpret_cast<const Vec3f*>(x0.data()), x0.size());
   }
 
   void UploadFields(const std::vector<DeviceField>& fields, const std::vector<float>& samples) {
@@ -603,6 +712,7 @@ class DeviceContactSolve {
     geometries_.Upload(setup.geometries.data(), setup.geometries.size());
     friction_.Upload(setup.friction.data(), setup.friction.size());
     origins_.Upload(setup.origins.data(), setup.origins.size());
+    surfaces_.Upload(setup.surfaces.data(), setup.surfaces.size());
     device.ForEach(num_ids_, SetKernel{warm_geometry_.data(), -1});
   }
 
@@ -618,9 +728,13 @@ class DeviceContactSolve {
     if (n == 0 || num_geometries == 0) return out;
     // Registration.
     inside_.Resize(n), depth_.Resize(n), normal_.Resize(n), flags_.Resize(n), medial_.Resize(n), scan_.Resize(n);
-    device.ForEach(n, RegisterKernel{p.x, geometries_.data(), num_geometries, fields_.data(), samples_.data(),
-                                     inside_.data(), depth_.data(), normal_.data(), flags_.data(), medial_.data()});
+    const auto num_objects = static_cast<int>(setup_.surfaces.size());
+    const coupling::SurfaceShape* surfaces = num_objects > 0 ? surfaces_.data() : nullptr;
+    device.ForEach(n, RegisterKernel{p.x, p.object, p.volume, surfaces, num_objects, geometries_.data(), num_geometries,
+                                     fields_.data(), samples_.data(), inside_.data(), depth_.data(), normal_.data(),
+                                     flags_.data(), medial_.data()});
     if (device.Sum(medial_, n) > 0) MedialNormals(device, p, n, hooks);
+    if (surfaces != nullptr) OntoSurfaces(device, p, n, hooks);
     const std::int64_t C = device.ExclusiveScan(flags_, scan_, n);
     out.contacts = static_cast<int>(C);
     if (C == 0) return out;
@@ -636,29 +750,35 @@ class DeviceContactSolve {
     base.dissipation = setup_.dissipation;
     base.stiction_speed = setup_.stiction_speed;
     base.sigma = setup_.sigma;
-    device.ForEach(C, BuildContactsKernel{list_.data(),
-                                          p.x,
-                                          p.v,
-                                          p.mass,
-                                          p.material,
-                                          p.id,
-                                          inside_.data(),
-                                          depth_.data(),
-                                          normal_.data(),
-                                          geometries_.data(),
-                                          num_geometries,
-                                          friction_.data(),
-                                          warm_geometry_.data(),
-                                          warm_gamma_.data(),
-                                          grid,
-                                          dummy,
-                                          base,
-                                          setup_.stiffness > 0 ? 0 : 1,
-                                          contacts_.data(),
-                                          guess_.data(),
-                                          keys_.data(),
-                                          values_.data(),
-                                          entry_weight_.data()});
+    BuildContactsKernel build{};
+    build.list = list_.data();
+    build.x = p.x;
+    build.v = p.v;
+    build.C = p.C;
+    build.mass = p.mass;
+    build.material = p.material;
+    build.id = p.id;
+    build.inside = inside_.data();
+    build.depth = depth_.data();
+    build.normal = normal_.data();
+    build.surface = surfaces != nullptr ? surface_.data() : nullptr;
+    build.point = point_.data();
+    build.h = h_;
+    build.geometries = geometries_.data();
+    build.num_geometries = num_geometries;
+    build.friction = friction_.data();
+    build.warm_geometry = warm_geometry_.data();
+    build.warm_gamma = warm_gamma_.data();
+    build.grid = grid;
+    build.dummy = dummy;
+    build.base = base;
+    build.near_rigid = setup_.stiffness > 0 ? 0 : 1;
+    build.contacts = contacts_.data();
+    build.gamma_guess = guess_.data();
+    build.keys = keys_.data();
+    build.values = values_.data();
+    build.weights = entry_weight_.data();
+    device.ForEach(C, build);
     // The node set: entries sorted by node (stable: each node's contacts in contact order), unique by scan.
     int key_bits = 1;
     while ((std::uint64_t{1} << key_bits) <= dummy) ++key_bits;
@@ -714,6 +834,57 @@ class DeviceContactSolve {
     }
     medial_normals_.Upload(normals.data(), m);
     device.ForEach(m, ScatterNormalsKernel{list_.data(), medial_normals_.data(), normal_.data()});
+  }
+
+  // The contacts of particles of objects that carry a surface, moved onto it, and with the Hunt-Crossley cost one
+  // per surface point (the host's rule over the few surface contacts); the contact flags again.
+  void OntoSurfaces(Device& device, const ParticleView& p, std::int64_t n, const HostContactHooks& hooks) {
+    surface_.Resize(n), point_.Resize(n);
+    device.ForEach(n, SurfaceKernel{p.x, p.F, p.volume, p.object, p.id, rest_.data(), surfaces_.data(),
+                                    static_cast<int>(setup_.surfaces.size()), inside_.data(), depth_.data(),
+                                    normal_.data(), surface_.data(), point_.data()});
+    if (setup_.stiffness > 0) {
+      device.ForEach(n, ContactFlagsKernel{inside_.data(), surface_.data(), flags_.data()});
+      const std::int64_t m = device.ExclusiveScan(flags_, scan_, n);
+      if (m > 1) {
+        list_.Resize(m);
+        device.ForEach(n, CompactKernel{flags_.data(), scan_.data(), list_.data()});
+        std::vector<std::int32_t> list(m), object(m), geometry(m);
+        std::vector<Vec3f> x(m);
+        std::vector<float> volume(m);
+        std::vector<Vec3d> point(m);
+        list_.Download(list.data(), m);
+        Gathered(device, p.object, m, gather_int_, object);
+        Gathered(device, static_cast<const std::int32_t*>(inside_.data()), m, gather_int_, geometry);
+        Gathered(device, static_cast<const Vec3f*>(p.x), m, gather_vec3f_, x);
+        Gathered(device, static_cast<const float*>(p.volume), m, gather_float_, volume);
+        Gathered(device, static_cast<const Vec3d*>(point_.data()), m, gather_vec3d_, point);
+        std::vector<coupling::SurfaceCandidate> candidates(m);
+        for (std::int64_t i = 0; i < m; ++i) {
+          coupling::SurfaceCandidate& k = candidates[i];
+          k.particle = list[i];
+          k.object = object[i];
+          k.geometry = geometry[i];
+          k.point = point[i];
+          k.distance = Norm(point[i] - Vec3d(x[i].x, x[i].y, x[i].z));
+          k.near = 0.5 * std::cbrt(static_cast<double>(volume[i]));  // r_p
+        }
+        const std::vector<int> dropped = hooks.drop_twins(candidates);
+        if (!dropped.empty()) {
+          dropped_.Upload(dropped.data(), dropped.size());
+          device.ForEach(static_cast<std::int64_t>(dropped.size()), SetAtKernel{dropped_.data(), inside_.data(), -1});
+        }
+      }
+    }
+    device.ForEach(n, ContactFlagsKernel{inside_.data(), nullptr, flags_.data()});
+  }
+
+  // from[list_[i]] for the first m entries of list_, to the host through `staging`.
+  template <typename T>
+  void Gathered(Device& device, const T* from, std::int64_t m, Buffer<T>& staging, std::vector<T>& to) {
+    staging.Resize(m);
+    device.ForEach(m, GatherKernel<T>{from, list_.data(), staging.data()});
+    staging.Download(to.data(), m);
   }
 
   // A small problem: to the host, solved there, the velocities and impulses back.
@@ -888,6 +1059,9 @@ class DeviceContactSolve {
   Buffer<float> samples_;
   Buffer<double> friction_;
   Buffer<Vec3d> origins_;
+  Buffer<coupling::SurfaceShape> surfaces_;
+  Buffer<Vec3f> rest_;
+  double h_ = 0;  // grid spacing [m]
   Buffer<std::int32_t> warm_geometry_;
   Buffer<Vec3d> warm_gamma_;
   // Registration, per particle.
@@ -895,6 +1069,10 @@ class DeviceContactSolve {
   Buffer<double> depth_;
   Buffer<Vec3d> normal_, medial_normals_;
   Buffer<Vec3f> staging_;
+  Buffer<std::int32_t> surface_, dropped_, gather_int_;
+  Buffer<Vec3d> point_, gather_vec3d_;
+  Buffer<Vec3f> gather_vec3f_;
+  Buffer<float> gather_float_;
   // Per contact and per entry (27 per contact).
   Buffer<DeviceContact> contacts_;
   Buffer<Vec3d> guess_, gamma_W_, vc_, dvc_, scratch_;

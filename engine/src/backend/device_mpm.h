@@ -24,35 +24,13 @@
 #include "contact/point_contact_kernels.h"
 #include "core/float4.h"
 #include "core/small_math.h"
+#include "coupling/surface_kernels.h"
 #include "ductile/model.h"
 #include "geometry/distance_kernels.h"
 #include "mpm/mpm_solver.h"
 #include "mpm/particles.h"
 
 namespace ductile::backend {
-
-/// A frozen rigid geometry's bound for the contact broad phase on the device (coupling::GeometryBound in floats):
-/// a world box, or for a half-space the plane n·x = offset with n its outward normal.
-struct ContactBound {
-  Vec3f box_min{}, box_max{};
-  int half_space = 0;
-  Vec3f normal{};
-  float offset = 0;
-};
-
-/// A grid node's four lanes across the host/device boundary of this interface.
-using NodeValue = std::array<float, 4>;
-static_assert(sizeof(NodeValue) == sizeof(Float4), "a node is four floats on both sides");
-
-/// The particles near rigid geometry and the grid nodes their stencils touch, copied from the device inside a
-/// grid hook for the contact solve on the host.
-struct ContactRegion {
-  mpm::Particles particles;              ///< The near particles, in device storage order.
-  std::vector<std::int32_t> node_index;  ///< Per particle its 27 stencil nodes' device storage indices (−1: none).
-  /// Those nodes after the grid update: velocity [m/s], mass [kg]. Plain arrays, not Float4, which is a vector
-  /// register in the host compiler's files and a struct in nvcc's (the same 16 bytes).
-  std::vector<NodeValue> nodes;
-};
 
 /// A frozen rigid geometry of the weak coupling's contact solve on the device (coupling::MpmRigidContact's, in
 /// plain types): its shape, pose, broad-phase bounds and the velocity of its body, all for one step.
@@ -82,7 +60,10 @@ struct DeviceContactSetup {
   int num_materials = 0;
   std::vector<double> friction;       ///< μ of material m against geometry g at [m · geometries + g].
   std::vector<Vec3<double>> origins;  ///< Per rigid body: its origin at the step's start (moments about it).
-  double stiffness = 0;               ///< k [N/m] of the lagged Hunt-Crossley cost; 0: near-rigid cone.
+  /// Per object the surface it carries for contact (coupling/object_surface.h; kind kNone: none); empty when no
+  /// object carries one.
+  std::vector<coupling::SurfaceShape> surfaces;
+  double stiffness = 0;  ///< k [N/m] of the lagged Hunt-Crossley cost; 0: near-rigid cone.
   double dissipation = 0, stiction_speed = 0, sigma = 0;
   contact::GridContactParams solver;
 };
@@ -115,6 +96,9 @@ struct HostContactHooks {
   /// The world normal of geometry g's mesh at world point x where its sampled gradient vanishes
   /// (geometry::MeshSdf::MedialNormal: a search of its triangles).
   std::function<Vec3<double>(int g, const Vec3<double>& x)> medial_normal;
+  /// With surfaces and the Hunt-Crossley cost: which of these contacts on objects' surfaces give way to a twin at the
+  /// same point (coupling::DropTwinContacts: sequential, over the few surface contacts), as particle indices.
+  std::function<std::vector<int>(const std::vector<coupling::SurfaceCandidate>&)> drop_twins;
 };
 
 /// One substep's contact solve on the device, as the coupling's statistics and the rigid step take it.
@@ -146,15 +130,8 @@ class DeviceMpm {
   virtual void UploadVelocities(const mpm::Particles& particles) = 0;
   /// `substeps` substeps of dt [s]; stops at the substep where a particle diverged (non-finite F or a move of more
   /// than a cell). Counters as the CPU backend's (phase times include waiting for the device). `grid_hook(dt)`,
-  /// when given, runs after each grid update, before that substep's G2P (the MPM-rigid contact solve): it may
-  /// read the particles near rigid geometry and their nodes through DownloadContactRegion and write node
-  /// velocities back with UploadNodes.
+  /// when given, runs after each grid update, before that substep's G2P (the MPM-rigid contact solve: SolveContact).
   virtual mpm::SubstepCounters Advance(float dt, int substeps, const std::function<void(float)>& grid_hook = {}) = 0;
-  /// Inside a grid hook: the particles within `reach` [m] (plus a float pad) of some bound, with their stencils'
-  /// nodes (a broad phase on the device: the rest of the particles and the grid stay there).
-  virtual void DownloadContactRegion(const std::vector<ContactBound>& bounds, float reach, ContactRegion& out) = 0;
-  /// Inside a grid hook: nodes[i] to device node storage index[i] (skipped where index[i] < 0).
-  virtual void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<NodeValue>& nodes) = 0;
   /// The sampled distance fields of the scene's mesh geometry (DeviceGeometry::field), once per set of meshes.
   virtual void UploadContactFields(const std::vector<DeviceField>& fields, const std::vector<float>& samples) = 0;
   /// Before a step's substeps: its frozen geometry; clears the impulse guesses of the last step.

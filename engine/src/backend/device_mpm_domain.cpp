@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
-#include <unordered_map>
 #include <utility>
 
 #include "contact/mpm_contact_solver.h"
@@ -12,82 +11,9 @@
 #include "mpm/model_views.h"
 #include "mpm/mpm_domain.h"
 #include "mpm/mpm_solver.h"
-#include "mpm/transfer_block.h"
 
 namespace ductile::backend {
 namespace {
-
-// The particles near rigid geometry and their stencils' nodes after a substep's grid update (a broad phase on
-// the device: DeviceMpm::DownloadContactRegion), as the contact solve (coupling::MpmRigidContact) reads them; the
-// corrected node velocities go back to the device. Nodes are numbered in the order the particles' stencils first
-// reach them.
-class RegionContactGrid final : public coupling::ContactGrid {
- public:
-  explicit RegionContactGrid(const Model& model) : model_(&model) {
-    origin_ = mpm::ToVec3f(model.grid_origin);
-    inv_h_ = 1.0f / model.h;
-    for (int a = 0; a < 3; ++a) {
-      max_base_[a] = model.grid_nodes[a] - 3;
-      nodes_per_axis_[a] = model.grid_nodes[a];
-    }
-  }
-
-  // The region of the coming contact solve.
-  void Fetch(DeviceMpm& device, const std::vector<ContactBound>& bounds, float reach) {
-    device.DownloadContactRegion(bounds, reach, region_);
-    local_.clear();
-    index_.clear();
-    nodes_.clear();
-    for (std::size_t c = 0; c < region_.particles.size(); ++c) {
-      const mpm::Stencil s = ParticleStencil(static_cast<int>(c));
-      for (int e = 0; e < 27; ++e) {
-        const std::int64_t key = Key(s.base[0] + e / 9, s.base[1] + e / 3 % 3, s.base[2] + e % 3);
-        if (local_.emplace(key, static_cast<int>(nodes_.size())).second) {
-          const NodeValue& v = region_.nodes[27 * c + e];
-          index_.push_back(region_.node_index[27 * c + e]);
-          nodes_.push_back(MakeFloat4(v[0], v[1], v[2], v[3]));
-        }
-      }
-    }
-  }
-  // The nodes, as the contact solve left them, back to the device.
-  void Send(DeviceMpm& device) {
-    values_.resize(nodes_.size());
-    for (std::size_t i = 0; i < nodes_.size(); ++i)
-      values_[i] = {nodes_[i][0], nodes_[i][1], nodes_[i][2], nodes_[i][3]};
-    device.UploadNodes(index_, values_);
-  }
-
-  const mpm::Particles& particles() const override { return region_.particles; }
-  const Model& model() const override { return *model_; }
-  std::size_t num_nodes() const override { return nodes_.size(); }
-  int NodeIndex(int i, int j, int k) const override {
-    const auto found = local_.find(Key(i, j, k));
-    return found == local_.end() ? -1 : found->second;
-  }
-  Float4& node(int index) override { return nodes_[static_cast<std::size_t>(index)]; }
-  mpm::Stencil ParticleStencil(int p) const override {
-    mpm::Stencil s;
-    mpm::ComputeStencil(region_.particles.x[p], origin_, inv_h_, max_base_, s);
-    return s;
-  }
-
- private:
-  std::int64_t Key(int i, int j, int k) const {
-    return (static_cast<std::int64_t>(i) * nodes_per_axis_[1] + j) * nodes_per_axis_[2] + k;
-  }
-
-  const Model* model_;
-  Vec3f origin_{};
-  float inv_h_ = 0;
-  int max_base_[3] = {0, 0, 0};
-  int nodes_per_axis_[3] = {0, 0, 0};
-  ContactRegion region_;
-  std::unordered_map<std::int64_t, int> local_;  // grid node key -> local node
-  std::vector<std::int32_t> index_;              // per local node: its device storage index
-  std::vector<Float4> nodes_;                    // per local node: velocity, mass
-  std::vector<NodeValue> values_;                // nodes_ for the upload
-};
 
 Vec3<double> ToVec(const Eigen::Vector3d& v) {
   return {v.x(), v.y(), v.z()};
@@ -168,7 +94,7 @@ void DeviceMpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, cou
   if (!contact_) return;
   contact_->BeginStep(rigid, impulses);
   contact_this_step_ = true;
-  if (contact_margin_ == 0) UploadContactStep();
+  UploadContactStep();
 }
 
 void DeviceMpmDomain::UploadContactStep() {
@@ -217,6 +143,7 @@ void DeviceMpmDomain::UploadContactStep() {
       setup.friction.push_back(contact_->friction_of(m, static_cast<int>(g)));
   for (const Eigen::Vector3d& o : contact_->origins()) setup.origins.push_back(ToVec(o));
   const coupling::MpmContactSettings& settings = contact_->settings();
+  if (settings.surfaces && settings.surfaces->any()) setup.surfaces = settings.surfaces->shapes();
   setup.stiffness = settings.stiffness;
   setup.dissipation = settings.dissipation;
   setup.stiction_speed = settings.stiction_speed;
@@ -227,51 +154,30 @@ void DeviceMpmDomain::UploadContactStep() {
 
 void DeviceMpmDomain::ConfigureContact() {
   contact_ = mpm::MakeWeakContact(*model_);
-  contact_margin_ = contact_ ? contact_->MaxMargin(*model_) : 0;
-  host_grid_.reset();
   uploaded_sdfs_.clear();
 }
 
 void DeviceMpmDomain::SolveContact(float dt) {
-  if (contact_margin_ == 0) {  // registration and solve on the device
-    HostContactHooks hooks;
-    hooks.solve = [this](HostContactProblem& h) { SolveOnHost(contact_->settings().solver, h); };
-    hooks.medial_normal = [this](int g, const Vec3<double>& x) {
-      const coupling::MpmRigidContact::Frozen& f = contact_->frozen()[static_cast<std::size_t>(g)];
-      const Vec3<double> n_G = f.sdf->MedialNormal(f.X_GW * ToEigen(x));
-      return ToVec(f.X_WG.linear() * ToEigen(n_G));
-    };
-    const DeviceContactOutcome o = device_->SolveContact(dt, hooks);
-    coupling::SolvedSubstep s;
-    s.contacts = o.contacts;
-    s.body_contacts = o.body_contacts;
-    s.iterations = o.iterations;
-    s.residual = o.residual;
-    s.converged = o.converged;
-    for (std::size_t b = 0; b < o.linear.size(); ++b) {
-      s.linear.push_back(ToEigen(o.linear[b]));
-      s.angular.push_back(ToEigen(o.angular[b]));
-    }
-    contact_->AddSolvedSubstep(s);
-    return;
+  HostContactHooks hooks;
+  hooks.solve = [this](HostContactProblem& h) { SolveOnHost(contact_->settings().solver, h); };
+  hooks.medial_normal = [this](int g, const Vec3<double>& x) {
+    const coupling::MpmRigidContact::Frozen& f = contact_->frozen()[static_cast<std::size_t>(g)];
+    const Vec3<double> n_G = f.sdf->MedialNormal(f.X_GW * ToEigen(x));
+    return ToVec(f.X_WG.linear() * ToEigen(n_G));
+  };
+  hooks.drop_twins = coupling::DropTwinContacts;
+  const DeviceContactOutcome o = device_->SolveContact(dt, hooks);
+  coupling::SolvedSubstep s;
+  s.contacts = o.contacts;
+  s.body_contacts = o.body_contacts;
+  s.iterations = o.iterations;
+  s.residual = o.residual;
+  s.converged = o.converged;
+  for (std::size_t b = 0; b < o.linear.size(); ++b) {
+    s.linear.push_back(ToEigen(o.linear[b]));
+    s.angular.push_back(ToEigen(o.angular[b]));
   }
-  // Objects that carry a surface (coupling/object_surface.h): on a host copy of the particles near the geometry.
-  if (!host_grid_) host_grid_ = std::make_unique<RegionContactGrid>(*model_);
-  auto& grid = static_cast<RegionContactGrid&>(*host_grid_);
-  std::vector<ContactBound> bounds;
-  for (const coupling::GeometryBound& g : contact_->Bounds()) {
-    ContactBound b;
-    b.box_min = {g.box_min.x(), g.box_min.y(), g.box_min.z()};
-    b.box_max = {g.box_max.x(), g.box_max.y(), g.box_max.z()};
-    b.half_space = g.half_space ? 1 : 0;
-    b.normal = {static_cast<float>(g.normal_W.x()), static_cast<float>(g.normal_W.y()),
-                static_cast<float>(g.normal_W.z())};
-    b.offset = static_cast<float>(g.offset);
-    bounds.push_back(b);
-  }
-  grid.Fetch(*device_, bounds, static_cast<float>(contact_margin_));
-  contact_->SolveSubstep(grid, dt);
-  grid.Send(*device_);
+  contact_->AddSolvedSubstep(s);
 }
 
 void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {

@@ -46,9 +46,7 @@ class DeviceMpmDomain final : public DeformableDomain {
   void ConfigureContact();
   // The step's frozen geometry to the device (and the meshes' fields when they changed).
   void UploadContactStep();
-  // The contact solve of one substep: on the device; for scenes whose objects carry a surface for contact
-  // (coupling/object_surface.h), on a host copy of the particles near rigid geometry and their nodes
-  // (RegionContactGrid).
+  // The contact solve of one substep on the device (DeviceMpm::SolveContact), its results into the step's sums.
   void SolveContact(float dt);
 
   const Model* model_;
@@ -57,7 +55,6 @@ class DeviceMpmDomain final : public DeformableDomain {
   std::unique_ptr<coupling::MpmRigidContact> contact_;   // when the scene has rigid geometry and particles
   bool contact_this_step_ = false;                       // FreezeRigidGeometry was called for the coming Advance
   double contact_margin_ = 0;                            // the largest registration margin [m] (broad phase)
-  std::unique_ptr<coupling::ContactGrid> host_grid_;     // the copy SolveContact works on, reused
   std::vector<const geometry::MeshSdf*> uploaded_sdfs_;  // the meshes whose fields the device holds
   mutable bool host_current_ = true;                     // the host copy holds the device's state
   std::string failure_;                                  // why the device failed, or empty

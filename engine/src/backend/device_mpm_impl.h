@@ -300,70 +300,6 @@ struct GridUpdateKernel {
   }
 };
 
-/// flags[p] = 1 when particle p is within `reach` (plus 1e-4 m for rounding) of some contact bound.
-struct NearBoundKernel {
-  const Vec3f* x;
-  const ContactBound* bounds;
-  int num_bounds;
-  float reach;
-  std::int32_t* flags;
-  SIM_HD void operator()(std::int64_t p) const {
-    const Vec3f xp = x[p];
-    const float r = reach + 1e-4f;
-    int near = 0;
-    for (int b = 0; b < num_bounds && !near; ++b) {
-      const ContactBound& c = bounds[b];
-      if (c.half_space) {
-        near = Dot(c.normal, xp) - c.offset < r ? 1 : 0;
-      } else {
-        near = xp.x >= c.box_min.x - r && xp.y >= c.box_min.y - r && xp.z >= c.box_min.z - r &&
-                       xp.x <= c.box_max.x + r && xp.y <= c.box_max.y + r && xp.z <= c.box_max.z + r
-                   ? 1
-                   : 0;
-      }
-    }
-    flags[p] = near;
-  }
-};
-
-/// For entry i = 27 c + e: node e of particle c's stencil (of `x`, the region's particles) in grid A: its storage
-/// index (−1 where inactive) and value.
-struct RegionNodesKernel {
-  const Vec3f* x;
-  GridFrame g;
-  const std::int32_t* table_a;
-  const Float4* nodes_a;
-  std::int32_t* index;
-  Float4* nodes;
-  SIM_HD void operator()(std::int64_t i) const {
-    const std::int64_t c = i / 27;
-    const int e = static_cast<int>(i % 27);
-    mpm::Stencil s;
-    mpm::LocateStencil(x[c], g.origin, g.inv_h, g.max_base, s);
-    const int n[3] = {s.base[0] + e / 9, s.base[1] + e / 3 % 3, s.base[2] + e % 3};
-    const int bx = n[0] / mpm::kBlockEdge, by = n[1] / mpm::kBlockEdge, bz = n[2] / mpm::kBlockEdge;
-    const std::int32_t slot = g.dims.Inside(bx, by, bz) ? table_a[g.dims.Linear(bx, by, bz)] : -1;
-    if (slot < 0) {
-      index[i] = -1;
-      nodes[i] = ZeroFloat4();
-      return;
-    }
-    index[i] = slot * mpm::kBlockNodes +
-               mpm::NodeInBlock(n[0] % mpm::kBlockEdge, n[1] % mpm::kBlockEdge, n[2] % mpm::kBlockEdge);
-    nodes[i] = nodes_a[index[i]];
-  }
-};
-
-/// nodes_a[index[i]] = values[i] where index[i] ≥ 0.
-struct ScatterNodesKernel {
-  const std::int32_t* index;
-  const Float4* values;
-  Float4* nodes_a;
-  SIM_HD void operator()(std::int64_t i) const {
-    if (index[i] >= 0) nodes_a[index[i]] = values[i];
-  }
-};
-
 // ---- orchestration
 
 template <typename Device>
@@ -418,7 +354,8 @@ class DeviceMpmOn final : public DeviceMpm {
     device_.ForEach(num_blocks_, SetKernel{occupied_of_.data(), -1});
     diverged_flag_.Resize(1);
     device_.ForEach(1, SetKernel{diverged_flag_.data(), 0});
-    contact_.Resize(model.num_particles);
+    contact_.Resize(model.num_particles, model.h);
+    contact_.SetRestPositions(model.x0);
     SetModel(model);
   }
 
@@ -504,35 +441,6 @@ class DeviceMpmOn final : public DeviceMpm {
   }
 
   bool diverged() const override { return diverged_; }
-
-  void DownloadContactRegion(const std::vector<ContactBound>& bounds, float reach, ContactRegion& out) override {
-    bounds_.Upload(bounds.data(), bounds.size());
-    device_.ForEach(n_, NearBoundKernel{particles_.x.data(), bounds_.data(), static_cast<int>(bounds.size()), reach,
-                                        flags_.data()});
-    const std::int64_t m = device_.ExclusiveScan(flags_, scan_, n_);
-    region_list_.Resize(m);
-    device_.ForEach(n_, CompactKernel{flags_.data(), scan_.data(), region_list_.data()});
-    region_.Resize(m);
-    device_.ForEach(m, GatherParticlesKernel{region_list_.data(), particles_.View(), region_.View()});
-    DownloadParticles(region_, m, out.particles);
-    Grid& a = grids_[a_];
-    region_index_.Resize(27 * m);
-    region_nodes_.Resize(27 * m);
-    device_.ForEach(27 * m, RegionNodesKernel{region_.x.data(), frame_, a.table.data(), a.nodes.data(),
-                                              region_index_.data(), region_nodes_.data()});
-    out.node_index.resize(27 * m);
-    out.nodes.resize(27 * m);
-    region_index_.Download(out.node_index.data(), out.node_index.size());
-    region_nodes_.Download(reinterpret_cast<Float4*>(out.nodes.data()), out.nodes.size());
-  }
-
-  void UploadNodes(const std::vector<std::int32_t>& index, const std::vector<NodeValue>& nodes) override {
-    if (index.empty()) return;
-    upload_index_.Upload(index.data(), index.size());
-    upload_nodes_.Upload(reinterpret_cast<const Float4*>(nodes.data()), nodes.size());
-    device_.ForEach(static_cast<std::int64_t>(index.size()),
-                    ScatterNodesKernel{upload_index_.data(), upload_nodes_.data(), grids_[a_].nodes.data()});
-  }
 
   void UploadContactFields(const std::vector<DeviceField>& fields, const std::vector<float>& samples) override {
     contact_.UploadFields(fields, samples);
@@ -677,11 +585,6 @@ class DeviceMpmOn final : public DeviceMpm {
   Buffer<Float4> windows_;
   Buffer<std::int32_t> counted_;
   Buffer<std::int32_t> diverged_flag_;
-  // The contact region (DownloadContactRegion, UploadNodes).
-  Buffer<ContactBound> bounds_;
-  Buffer<std::int32_t> region_list_, region_index_, upload_index_;
-  ParticleBuffers region_;
-  Buffer<Float4> region_nodes_, upload_nodes_;
   DeviceContactSolve<Device> contact_;  // the weak coupling's contact solve on the device
   float prepared_dt_ = 0;               // > 0: grid A holds the P2G of the current particles for this Δt
   bool diverged_ = false;

@@ -114,14 +114,14 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
   out.stats.body_contacts.assign(bodies, 0);
 }
 
-void MpmRigidContact::SolveSubstep(ContactGrid& mpm, float dt) {
+void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   const mpm::Particles& particles = mpm.particles();
   const int n = static_cast<int>(particles.size());
   // 1. Registration (Yu et al. 2025, Sec. V-A): the deepest geometry each particle is inside of, in parallel, then the
   //    contacts in particle order.
   OntoSurfaces(particles, mpm.model());
   SubstepContacts sc;
-  if (local_of_.size() < mpm.num_nodes()) local_of_.assign(mpm.num_nodes(), -1);
+  if (local_of_.size() < mpm.grid().nodes_data.size()) local_of_.assign(mpm.grid().nodes_data.size(), -1);
   for (int p = 0; p < n; ++p)
     if (inside_[p] >= 0) AddContact(mpm, p, dt, sc);
   // Nodes that received no mass (possible at the stencil's edge) take a tiny mass so that H stays positive.
@@ -147,7 +147,7 @@ void MpmRigidContact::SolveSubstep(ContactGrid& mpm, float dt) {
   }
   ReleaseNodes(sc);
   // The impulses as the next substep's initial guess, by particle id (the block sort reorders storage).
-  warm_geometry_.assign(mpm.model().num_particles, -1);  // by id: `particles` may be a subset (ContactGrid)
+  warm_geometry_.assign(mpm.model().num_particles, -1);
   warm_gamma_.resize(mpm.model().num_particles);
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
     const int id = particles.id[sc.particle_of[c]];
@@ -222,32 +222,6 @@ std::vector<ParticleContact> MpmRigidContact::FindParticleContacts(const mpm::Pa
   return out;
 }
 
-double MpmRigidContact::MaxMargin(const Model& model) const {
-  const ObjectSurfaces* surfaces = settings_.surfaces.get();
-  if (!surfaces || !surfaces->any()) return 0;
-  double volume = 0;
-  for (int p = 0; p < model.num_particles; ++p)
-    if (surfaces->carries(model.object[p])) volume = std::max(volume, static_cast<double>(model.volume[p]));
-  return 2.5 * std::cbrt(volume);  // OntoSurfaces' margin, 5 r_p
-}
-
-std::vector<GeometryBound> MpmRigidContact::Bounds() const {
-  std::vector<GeometryBound> bounds;
-  bounds.reserve(geometries_.size());
-  for (const Frozen& f : geometries_) {
-    GeometryBound b;
-    b.box_min = f.box_min;
-    b.box_max = f.box_max;
-    b.half_space = f.geometry->type == ShapeType::kPlane;
-    if (b.half_space) {
-      b.normal_W = f.X_WG.linear() * f.geometry->normal.normalized();
-      b.offset = b.normal_W.dot(f.X_WG.translation());
-    }
-    bounds.push_back(b);
-  }
-  return bounds;
-}
-
 double MpmRigidContact::friction_of(int material, int g) const {
   const double mu = geometries_[static_cast<std::size_t>(g)].geometry->friction;
   if (material < static_cast<int>(settings_.material_friction.size()) && settings_.material_friction[material] >= 0)
@@ -255,7 +229,7 @@ double MpmRigidContact::friction_of(int material, int g) const {
   return mu;
 }
 
-double MpmRigidContact::AddContactNodes(ContactGrid& mpm, int p, const Eigen::Vector3d& offset, SubstepContacts& sc,
+double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, const Eigen::Vector3d& offset, SubstepContacts& sc,
                                         contact::GridContact& c) {
   contact::GridContactProblem& problem = sc.problem;
   const mpm::Stencil s = mpm.ParticleStencil(p);
@@ -292,7 +266,7 @@ double MpmRigidContact::AddContactNodes(ContactGrid& mpm, int p, const Eigen::Ve
   return delassus;
 }
 
-void MpmRigidContact::AddContact(ContactGrid& mpm, int p, float dt, SubstepContacts& sc) {
+void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc) {
   const mpm::Particles& particles = mpm.particles();
   const Frozen& f = geometries_[inside_[p]];
   const Eigen::Vector3d x_p(particles.x[p].x, particles.x[p].y, particles.x[p].z);
@@ -368,31 +342,37 @@ void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles, const Model&
 }
 
 void MpmRigidContact::KeepOnePerPoint(const mpm::Particles& particles) {
-  struct Kept {
-    int particle, object, geometry;
-    double distance;
-  };
-  std::vector<Kept> kept;
+  std::vector<SurfaceCandidate> candidates;
   for (int p = 0; p < static_cast<int>(particles.size()); ++p) {
     if (inside_[p] < 0 || !surface_[p]) continue;
     const Eigen::Vector3d x(particles.x[p].x, particles.x[p].y, particles.x[p].z);
     const double near = 0.5 * std::cbrt(static_cast<double>(particles.volume[p]));  // r_p
-    const Kept mine{p, particles.object[p], inside_[p], (point_[p] - x).norm()};
+    const Eigen::Vector3d& at = point_[p];
+    candidates.push_back({p, particles.object[p], inside_[p], {at.x(), at.y(), at.z()}, (at - x).norm(), near});
+  }
+  for (int p : DropTwinContacts(candidates)) inside_[p] = -1;
+}
+
+std::vector<int> DropTwinContacts(const std::vector<SurfaceCandidate>& candidates) {
+  std::vector<const SurfaceCandidate*> kept;
+  std::vector<int> dropped;
+  for (const SurfaceCandidate& mine : candidates) {
     bool twin = false;
-    for (Kept& k : kept) {
-      if (k.object != mine.object || k.geometry != mine.geometry || (point_[k.particle] - point_[p]).norm() >= near)
+    for (const SurfaceCandidate*& k : kept) {
+      if (k->object != mine.object || k->geometry != mine.geometry || Norm(k->point - mine.point) >= mine.near)
         continue;
       twin = true;
-      if (mine.distance < k.distance) {  // the particle nearer the point keeps it
-        inside_[k.particle] = -1;
-        k = mine;
+      if (mine.distance < k->distance) {  // the particle nearer the point keeps it
+        dropped.push_back(k->particle);
+        k = &mine;
       } else {
-        inside_[p] = -1;
+        dropped.push_back(mine.particle);
       }
       break;
     }
-    if (!twin) kept.push_back(mine);
+    if (!twin) kept.push_back(&mine);
   }
+  return dropped;
 }
 
 void MpmRigidContact::CountContacts(const SubstepContacts& sc) {

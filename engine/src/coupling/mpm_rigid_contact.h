@@ -82,50 +82,6 @@ struct ParticleContact {
   Eigen::Vector3d normal_W = Eigen::Vector3d::UnitZ();  ///< The geometry's outward normal there.
 };
 
-/// The MPM particles and grid one substep's contact solve reads, and the node velocities it corrects: the CPU
-/// solver's (SolverContactGrid), or a host copy of the device backend's (backend/device_mpm_domain.cpp).
-class ContactGrid {
- public:
-  virtual ~ContactGrid() = default;
-  /// The particles, in the storage order the grid's stencils refer to.
-  virtual const mpm::Particles& particles() const = 0;
-  /// The model (grid spacing, objects' rest shapes).
-  virtual const Model& model() const = 0;
-  /// Node storage size: node indices are below it.
-  virtual std::size_t num_nodes() const = 0;
-  /// Storage index of grid node (i, j, k), or −1 when its block is not active.
-  virtual int NodeIndex(int i, int j, int k) const = 0;
-  /// A node after the grid update: velocity [m/s] in lanes 0-2, mass [kg] in lane 3.
-  virtual Float4& node(int index) = 0;
-  /// The stencil of particle p at its current position.
-  virtual mpm::Stencil ParticleStencil(int p) const = 0;
-};
-
-/// The CPU solver's particles and grid as a ContactGrid.
-class SolverContactGrid final : public ContactGrid {
- public:
-  explicit SolverContactGrid(mpm::MpmSolver& solver) : solver_(&solver) {}
-  const mpm::Particles& particles() const override { return solver_->particles(); }
-  const Model& model() const override { return solver_->model(); }
-  std::size_t num_nodes() const override { return solver_->grid().nodes_data.size(); }
-  int NodeIndex(int i, int j, int k) const override { return solver_->NodeIndex(i, j, k); }
-  Float4& node(int index) override { return solver_->node(index); }
-  mpm::Stencil ParticleStencil(int p) const override { return solver_->ParticleStencil(p); }
-
- private:
-  mpm::MpmSolver* solver_;
-};
-
-/// Where one frozen geometry can touch particles: a world box (infinite for a half-space) and, for a half-space,
-/// its plane n·x = offset with n the outward normal. A particle farther than its registration margin from every
-/// geometry's bound is never a contact (for the device backend's broad phase).
-struct GeometryBound {
-  Eigen::Vector3f box_min, box_max;
-  bool half_space = false;
-  Eigen::Vector3d normal_W = Eigen::Vector3d::UnitZ();
-  double offset = 0;
-};
-
 /// A substep whose contacts were solved elsewhere (the device backend, backend/device_contact.h), as
 /// MpmRigidContact::AddSolvedSubstep records it.
 struct SolvedSubstep {
@@ -136,6 +92,10 @@ struct SolvedSubstep {
   bool converged = true;
   std::vector<Eigen::Vector3d> linear, angular;  ///< Per rigid body: impulse [N·s], moment about its origin [N·m·s].
 };
+
+/// Of candidates (in particle order) that found the same point (within the later one's r_p) of one object against
+/// one geometry, the one nearer its point keeps it: the particles of the others, in the order they were dropped.
+std::vector<int> DropTwinContacts(const std::vector<SurfaceCandidate>& candidates);
 
 class MpmRigidContact {
  public:
@@ -157,20 +117,11 @@ class MpmRigidContact {
   /// `out`, cleared here (it must outlive the step).
   void BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out);
   /// The contact solve of one substep: pass as MpmSolver::Substep's grid hook.
-  void SolveSubstep(ContactGrid& mpm, float dt);
-  void SolveSubstep(mpm::MpmSolver& mpm, float dt) {
-    SolverContactGrid grid(mpm);
-    SolveSubstep(grid, dt);
-  }
+  void SolveSubstep(mpm::MpmSolver& mpm, float dt);
 
   /// After BeginStep: each particle whose signed distance to some frozen geometry is below its margin
   /// (`margin[p]` [m], ≥ 0), with the geometry it is deepest in or closest to, in particle order.
   std::vector<ParticleContact> FindParticleContacts(const mpm::Particles& particles, const std::vector<double>& margin);
-  /// After BeginStep: each frozen geometry's bound, for a broad phase outside the contact solve.
-  std::vector<GeometryBound> Bounds() const;
-  /// The largest registration margin a particle of `model` can have [m]: 5 r_p of the largest particle when an
-  /// object carries a surface (OntoSurfaces), else 0.
-  double MaxMargin(const Model& model) const;
   /// After BeginStep: the frozen geometry (the device backend's contact solve takes it over), and the rigid bodies'
   /// origins at the step's start.
   const std::vector<Frozen>& frozen() const { return geometries_; }
@@ -195,7 +146,7 @@ class MpmRigidContact {
   /// (per particle [m]), the one it is deepest in or closest to among those nearer than its margin.
   void FindInsideGeometries(const mpm::Particles& particles, const std::vector<double>* margin = nullptr);
   /// The contact of particle p with the geometry it is inside of, added to `sc`.
-  void AddContact(ContactGrid& mpm, int p, float dt, SubstepContacts& sc);
+  void AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc);
   /// The particles of objects that carry a surface (settings_.surfaces): registered from 5 r_p away, each moved onto
   /// its object's surface (surface_[p], point_[p]) and kept where that point is inside the geometry.
   void OntoSurfaces(const mpm::Particles& particles, const Model& model);
@@ -208,7 +159,7 @@ class MpmRigidContact {
   /// The 27 nodes of particle p's stencil as contact c's nodes, with their weights at the particle moved by
   /// `offset` (Σᵢ (w_ip + ∇w_ip·offset) vᵢ, exact for an affine grid field); a node joins the problem when a
   /// contact first touches it. Returns the contact's Delassus estimate Σ w_ip²/m from the particle's own weights.
-  double AddContactNodes(ContactGrid& mpm, int p, const Eigen::Vector3d& offset, SubstepContacts& sc,
+  double AddContactNodes(mpm::MpmSolver& mpm, int p, const Eigen::Vector3d& offset, SubstepContacts& sc,
                          contact::GridContact& c);
   /// The substep's contact counts, into the statistics.
   void CountContacts(const SubstepContacts& sc);

@@ -109,4 +109,16 @@ struct SurfaceShape {
   }
 };
 
+/// A contact on an object's surface before the one-per-point rule (coupling::DropTwinContacts): its particle
+/// (storage index), object and geometry, where it acts, that point's distance from the particle [m], and the
+/// particle's radius r_p [m].
+struct SurfaceCandidate {
+  int particle = -1;
+  int object = -1;
+  int geometry = -1;
+  Vec3<double> point;
+  double distance = 0;
+  double near = 0;
+};
+
 }  // namespace ductile::coupling
