@@ -65,8 +65,9 @@ void SolveOnHost(const contact::GridContactParams& params, HostContactProblem& h
 
 }  // namespace
 
-DeviceMpmDomain::DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::unique_ptr<DeviceMpm> device)
-    : model_(&model), state_(&state), device_(std::move(device)) {
+DeviceMpmDomain::DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::unique_ptr<DeviceMpm> device,
+                                 tbb::task_arena& arena)
+    : model_(&model), state_(&state), device_(std::move(device)), arena_(&arena) {
   ConfigureContact();
   Bind(state);
 }
@@ -188,7 +189,7 @@ void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {
   if (!failure_.empty()) return;  // the device's state is lost until a reset or a loaded state (Bind)
   mpm::SubstepCounters sums;
   try {
-    sums = device_->Advance(static_cast<float>(dt / substeps), substeps, contact_solve);
+    arena_->execute([&] { sums = device_->Advance(static_cast<float>(dt / substeps), substeps, contact_solve); });
   } catch (const std::exception& e) {  // a CUDA error, or memory the emulated backend could not have
     // The device's state is lost; the host copy keeps the last one it received.
     failure_ = std::string("the ") + device_->name() + " backend failed: " + e.what();

@@ -5,6 +5,8 @@
 // is refreshed, so the CPU backend can continue from it (a live switch of backend).
 #pragma once
 
+#include <tbb/task_arena.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,9 +20,10 @@ namespace ductile::backend {
 
 class DeviceMpmDomain final : public DeformableDomain {
  public:
-  /// A domain of `model` on `device`, continuing from `state` as it is (a State at any time). `model` and `state`
-  /// must outlive it (or the next SetModel or Bind).
-  DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::unique_ptr<DeviceMpm> device);
+  /// A domain of `model` on `device`, continuing from `state` as it is (a State at any time), its host work (the
+  /// emulated backend's launches, the contact solve's host parts) on the threads of `arena`. `model`, `state` and
+  /// `arena` must outlive it (or the next SetModel or Bind).
+  DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::unique_ptr<DeviceMpm> device, tbb::task_arena& arena);
 
   /// Works on `state` from now on, as it is: uploads it.
   void Bind(mpm::MpmState& state);
@@ -52,6 +55,7 @@ class DeviceMpmDomain final : public DeformableDomain {
   const Model* model_;
   mpm::MpmState* state_;
   std::unique_ptr<DeviceMpm> device_;
+  tbb::task_arena* arena_;
   std::unique_ptr<coupling::MpmRigidContact> contact_;   // when the scene has rigid geometry and particles
   bool contact_this_step_ = false;                       // FreezeRigidGeometry was called for the coming Advance
   double contact_margin_ = 0;                            // the largest registration margin [m] (broad phase)

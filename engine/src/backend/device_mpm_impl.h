@@ -385,6 +385,14 @@ class DeviceMpmOn final : public DeviceMpm {
     particles_.material.Upload(p.material.data(), n_);
     particles_.object.Upload(p.object.data(), n_);
     particles_.id.Upload(p.id.data(), n_);
+    // A fresh start: every table cleared, whatever a failed substep left in them.
+    for (Grid* grid : {&grids_[0], &grids_[1]}) {
+      device_.ForEach(num_blocks_, SetKernel{grid->table.data(), -1});
+      grid->num_active = 0;
+    }
+    device_.ForEach(num_blocks_, SetKernel{occupied_of_.data(), -1});
+    num_occupied_ = 0;
+    a_ = 0;
     sorted_.Resize(n_);
     keys_.Resize(n_);
     order_.Resize(n_);

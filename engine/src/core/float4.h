@@ -9,7 +9,9 @@
 namespace ductile {
 
 #if defined(__CUDACC__) || !(defined(__GNUC__) || defined(__clang__))
-struct Float4 {
+// Aligned as the host's vector type, so that a struct holding one has the same layout in both compilers' files,
+// and a node loads in one 16-byte access on the GPU.
+struct alignas(16) Float4 {
   float v[4];
   SIM_HD float& operator[](int i) { return v[i]; }
   SIM_HD float operator[](int i) const { return v[i]; }

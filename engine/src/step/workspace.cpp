@@ -46,13 +46,14 @@ std::string Workspace::ChooseBackend(const Model& model, State::Data& state) {
   backend = resolved;
   try {
     if (resolved == BackendKind::kCuda) {
-      device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeCudaMpm(model));
+      device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeCudaMpm(model), arena);
     } else if (resolved == BackendKind::kEmulated) {
-      device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeEmulatedMpm(model));
+      device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeEmulatedMpm(model), arena);
     }
   } catch (const std::exception& e) {  // no memory for the particles on the device, a CUDA error
     device.reset();
     backend = BackendKind::kCpu;
+    if (model.backend == BackendKind::kAuto) return {};  // `auto` runs where it can
     return std::string("simulation.backend: the device backend could not start (") + e.what() +
            "): the CPU backend goes on";
   }
@@ -95,7 +96,15 @@ void Workspace::Bind(const Model& model, State::Data& state) {
 std::string Workspace::SetModel(const Model& model, State::Data& state) {
   SyncToHost();
   mpm->SetModel(model);
-  if (device) device->SetModel(model);
+  if (device && backend::ResolveBackend(model) == backend) {  // staying on the device: it takes the new model
+    try {
+      device->SetModel(model);
+    } catch (const std::exception&) {  // a CUDA error: start a fresh device below (or the CPU backend goes on)
+      device.reset();
+      mpm->Bind(state.mpm);
+      backend = BackendKind::kCpu;
+    }
+  }
   std::string failed = ChooseBackend(model, state);
   ChooseCoupling(model);
   if (!model.rigid || model.rigid->empty()) return failed;
