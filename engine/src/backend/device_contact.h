@@ -21,14 +21,21 @@
 //               −γ and its moment summed per rigid body in chunks of contacts (fixed order), to the host
 //
 // Every sum runs in a fixed order (per node over its contacts in contact order; the device's reductions), so the
-// emulated backend is bitwise the same for any thread count. Against the host solve the results differ by the
-// order of summation (the problem's nodes are numbered by grid index here, by first touch there).
+// emulated backend is bitwise the same for any thread count. Against the host the results differ at round-off: the
+// problem's nodes are numbered by grid index here (by first touch there), so sums run in another order; the 3x3
+// Hessian blocks are inverted by cofactors (there by Cholesky); the cost is Σ nodes + Σ contacts (there one running
+// sum), which can flip the choice of the impulse guess in a near tie; bodies' impulses are summed in chunks. And
+// the particles' storage order differs from the CPU backend's, so where two surface contacts tie for one point
+// (DropTwinContacts keeps the first of equals) a different one may keep it.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "backend/device_kernels.h"
@@ -238,9 +245,10 @@ struct BuildContactsKernel {
   double h;                     // grid spacing [m]
   const DeviceGeometry* geometries;
   int num_geometries;
-  const double* friction;  // [material · geometries + g]
-  const std::int32_t* warm_geometry;
+  const double* friction;             // [material · geometries + g]
+  const std::int32_t* warm_geometry;  // by particle id, below num_ids
   const Vec3d* warm_gamma;
+  std::int64_t num_ids;
   ContactGridView grid;
   std::uint32_t dummy;
   contact::HuntCrossleyParams base;  // dt, stiffness, dissipation, stiction speed, σ
@@ -306,7 +314,7 @@ struct BuildContactsKernel {
     out.body = G.body;
     out.id = id[p];
     contacts[c] = out;
-    gamma_guess[c] = warm_geometry[out.id] == g ? warm_gamma[out.id] : Vec3d(0, 0, 0);
+    gamma_guess[c] = out.id < num_ids && warm_geometry[out.id] == g ? warm_gamma[out.id] : Vec3d(0, 0, 0);
   }
 };
 
@@ -702,6 +710,9 @@ class DeviceContactSolve {
     rest_.Upload(reinterpret_cast<const Vec3f*>(x0.data()), x0.size());
   }
 
+  /// The positions at t = 0 by id on the device.
+  const Vec3f* rest() const { return rest_.data(); }
+
   void UploadFields(const std::vector<DeviceField>& fields, const std::vector<float>& samples) {
     fields_.Upload(fields.data(), fields.size());
     samples_.Upload(samples.data(), samples.size());
@@ -740,8 +751,10 @@ class DeviceContactSolve {
     if (C == 0) return out;
     list_.Resize(C);
     device.ForEach(n, CompactKernel{flags_.data(), scan_.data(), list_.data()});
-    // The contacts and their entries.
+    // The contacts and their entries (int32 indices, as the launch layer's sorts and scans count).
     const std::int64_t E = 27 * C;
+    if (E > INT32_MAX)
+      throw std::runtime_error("the contact solve has more contacts than it can index (" + std::to_string(C) + ")");
     contacts_.Resize(C), guess_.Resize(C), keys_.Resize(E), values_.Resize(E), entry_weight_.Resize(E);
     const auto dummy = static_cast<std::uint32_t>(grid.num_nodes);
     contact::HuntCrossleyParams base;
@@ -769,6 +782,7 @@ class DeviceContactSolve {
     build.friction = friction_.data();
     build.warm_geometry = warm_geometry_.data();
     build.warm_gamma = warm_gamma_.data();
+    build.num_ids = num_ids_;
     build.grid = grid;
     build.dummy = dummy;
     build.base = base;
@@ -820,18 +834,12 @@ class DeviceContactSolve {
     const std::int64_t m = device.ExclusiveScan(medial_, scan_, n);
     list_.Resize(m);
     device.ForEach(n, CompactKernel{medial_.data(), scan_.data(), list_.data()});
-    std::vector<std::int32_t> list(m), geometry(n);
-    list_.Download(list.data(), m);
-    inside_.Download(geometry.data(), n);
-    std::vector<Vec3f> x(n);
-    staging_.Resize(n);
-    device.ForEach(n, CopyKernel<Vec3f>{p.x, staging_.data()});
-    staging_.Download(x.data(), n);
+    std::vector<std::int32_t> geometry(m);
+    std::vector<Vec3f> x(m);
+    Gathered(device, static_cast<const std::int32_t*>(inside_.data()), m, gather_int_, geometry);
+    Gathered(device, static_cast<const Vec3f*>(p.x), m, gather_vec3f_, x);
     std::vector<Vec3d> normals(m);
-    for (std::int64_t i = 0; i < m; ++i) {
-      const Vec3f& xi = x[list[i]];
-      normals[i] = hooks.medial_normal(geometry[list[i]], Vec3d(xi.x, xi.y, xi.z));
-    }
+    for (std::int64_t i = 0; i < m; ++i) normals[i] = hooks.medial_normal(geometry[i], Vec3d(x[i].x, x[i].y, x[i].z));
     medial_normals_.Upload(normals.data(), m);
     device.ForEach(m, ScatterNormalsKernel{list_.data(), medial_normals_.data(), normal_.data()});
   }
@@ -911,6 +919,8 @@ class DeviceContactSolve {
       h.near_rigid.push_back(contacts[c].near_rigid);
     }
     hooks.solve(h);
+    if (static_cast<std::int64_t>(h.v.size()) != N || static_cast<std::int64_t>(h.gamma_W.size()) != C)
+      throw std::logic_error("the host's contact solve returned the wrong number of velocities or impulses");
     v_.Upload(h.v.data(), N);
     gamma_W_.Upload(h.gamma_W.data(), C);
     out.iterations = h.iterations;
@@ -1068,7 +1078,6 @@ class DeviceContactSolve {
   Buffer<std::int32_t> inside_, flags_, medial_, scan_, list_;
   Buffer<double> depth_;
   Buffer<Vec3d> normal_, medial_normals_;
-  Buffer<Vec3f> staging_;
   Buffer<std::int32_t> surface_, dropped_, gather_int_;
   Buffer<Vec3d> point_, gather_vec3d_;
   Buffer<Vec3f> gather_vec3f_;

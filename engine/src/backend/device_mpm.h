@@ -132,6 +132,14 @@ class DeviceMpm {
   /// than a cell). Counters as the CPU backend's (phase times include waiting for the device). `grid_hook(dt)`,
   /// when given, runs after each grid update, before that substep's G2P (the MPM-rigid contact solve: SolveContact).
   virtual mpm::SubstepCounters Advance(float dt, int substeps, const std::function<void(float)>& grid_hook = {}) = 0;
+  /// The simulated time [s] at which the next Advance starts (where the cloth's pins are).
+  virtual void SetTime(double t) = 0;
+  /// The cloth triangles' transverse directions d₃ (MpmState::cloth_normal), to and from the device.
+  virtual void UploadCloth(const std::vector<Vec3f>& normals) = 0;
+  virtual void DownloadCloth(std::vector<Vec3f>& normals) = 0;
+  /// Per pin group, the impulse [N·s] its pins put on their vertices since the last call (as
+  /// mpm::MpmSolver::TakePinImpulses).
+  virtual std::vector<std::array<double, 3>> TakePinImpulses() = 0;
   /// The sampled distance fields of the scene's mesh geometry (DeviceGeometry::field), once per set of meshes.
   virtual void UploadContactFields(const std::vector<DeviceField>& fields, const std::vector<float>& samples) = 0;
   /// Before a step's substeps: its frozen geometry; clears the impulse guesses of the last step.

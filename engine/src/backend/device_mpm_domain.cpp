@@ -76,12 +76,18 @@ void DeviceMpmDomain::Bind(mpm::MpmState& state) {
   state_ = &state;
   failure_.clear();
   device_->Upload(state.particles);
+  if (!model_->cloth_elements.empty()) {
+    if (state.cloth_normal.size() != model_->cloth_elements.size())
+      mpm::InitialClothNormals(*model_, state.cloth_normal);
+    device_->UploadCloth(state.cloth_normal);
+  }
   host_current_ = true;
 }
 
 void DeviceMpmDomain::SyncToHost() const {
   if (host_current_) return;
   device_->Download(state_->particles);
+  if (!model_->cloth_elements.empty()) device_->DownloadCloth(state_->cloth_normal);
   state_->cache.Invalidate(mpm::Invalidation::kParticlesEdited);  // the device's order, no CPU transfer cache
   state_->diverged = device_->diverged();
   host_current_ = true;
@@ -95,7 +101,12 @@ void DeviceMpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, cou
   if (!contact_) return;
   contact_->BeginStep(rigid, impulses);
   contact_this_step_ = true;
-  UploadContactStep();
+  if (!failure_.empty()) return;  // the device's state is lost until a reset or a loaded state (Bind)
+  try {
+    arena_->execute([&] { UploadContactStep(); });
+  } catch (const std::exception& e) {  // a CUDA error, no memory: reported by the coming Advance as a divergence
+    failure_ = std::string("the ") + device_->name() + " backend failed: " + e.what();
+  }
 }
 
 void DeviceMpmDomain::UploadContactStep() {
@@ -181,7 +192,7 @@ void DeviceMpmDomain::SolveContact(float dt) {
   contact_->AddSolvedSubstep(s);
 }
 
-void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {
+void DeviceMpmDomain::Advance(double time, double dt, StepTelemetry& telemetry) {
   const int substeps = model_->substeps;
   std::function<void(float)> contact_solve;
   if (contact_this_step_) contact_solve = [this](float h) { SolveContact(h); };
@@ -189,7 +200,10 @@ void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {
   if (!failure_.empty()) return;  // the device's state is lost until a reset or a loaded state (Bind)
   mpm::SubstepCounters sums;
   try {
-    arena_->execute([&] { sums = device_->Advance(static_cast<float>(dt / substeps), substeps, contact_solve); });
+    arena_->execute([&] {
+      device_->SetTime(time);
+      sums = device_->Advance(static_cast<float>(dt / substeps), substeps, contact_solve);
+    });
   } catch (const std::exception& e) {  // a CUDA error, or memory the emulated backend could not have
     // The device's state is lost; the host copy keeps the last one it received.
     failure_ = std::string("the ") + device_->name() + " backend failed: " + e.what();
@@ -197,7 +211,9 @@ void DeviceMpmDomain::Advance(double, double dt, StepTelemetry& telemetry) {
     return;
   }
   host_current_ = false;
-  telemetry.pin_forces.clear();  // no cloth pins on the device backend
+  telemetry.pin_forces = device_->TakePinImpulses();
+  for (std::array<double, 3>& f : telemetry.pin_forces)
+    for (double& c : f) c /= dt;
   mpm::RecordSubstepTelemetry(sums, substeps, telemetry);
 }
 

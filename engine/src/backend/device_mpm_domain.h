@@ -58,7 +58,6 @@ class DeviceMpmDomain final : public DeformableDomain {
   tbb::task_arena* arena_;
   std::unique_ptr<coupling::MpmRigidContact> contact_;   // when the scene has rigid geometry and particles
   bool contact_this_step_ = false;                       // FreezeRigidGeometry was called for the coming Advance
-  double contact_margin_ = 0;                            // the largest registration margin [m] (broad phase)
   std::vector<const geometry::MeshSdf*> uploaded_sdfs_;  // the meshes whose fields the device holds
   mutable bool host_current_ = true;                     // the host copy holds the device's state
   std::string failure_;                                  // why the device failed, or empty

@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/device_cloth.h"
 #include "backend/device_contact.h"
 #include "backend/device_kernels.h"
 #include "backend/device_mpm.h"
@@ -168,6 +169,7 @@ struct TransferBlockKernel {
   bool gather;
   bool scatter;
   std::int32_t* diverged;  // set to 1 when a particle diverged
+  PinView pins;            // cloth pins (backend/device_cloth.h); group_of_id null: none
 
   SIM_HD void operator()(const BlockLanes& b) const {
     Float4* in = b.shared;
@@ -210,6 +212,23 @@ struct TransferBlockKernel {
     return inside;
   }
 
+  // A pinned cloth vertex that its group still holds: at its rest position plus the group's offset, moving with it
+  // (C = 0), whatever the grid said; the impulse that takes, m (v_pin − v), kept for the group's reaction.
+  SIM_HD void ApplyPin(int q, Vec3f& x, Vec3f& v, Mat3f& C) const {
+    const std::int32_t id = p.id[q];
+    const std::int32_t group = pins.group_of_id[id];
+    Vec3f impulse{};
+    if (group >= 0 && pins.targets[group].holds) {
+      const DevicePinTarget& target = pins.targets[group];
+      const float m = p.mass[q];
+      impulse = Vec3f{m * (target.velocity.x - v.x), m * (target.velocity.y - v.y), m * (target.velocity.z - v.z)};
+      x = pins.x0[id] + target.offset;
+      v = target.velocity;
+      C = Mat3f::Zero();
+    }
+    pins.impulse[q] = impulse;
+  }
+
   SIM_HD void Particle(int q, const int o[3], const Float4* in, Float4* out) const {
     Vec3f x = p.x[q], v = p.v[q];
     Mat3f F = p.F[q], C = p.C[q];
@@ -225,6 +244,7 @@ struct TransferBlockKernel {
           s, g.h, g.inv_h,
           [&](int di, int dj, int dk) { return in[mpm::WindowIndex(w[0] + di, w[1] + dj, w[2] + dk)]; }, v, C);
       x += v * dt;
+      if (pins.group_of_id != nullptr) ApplyPin(q, x, v, C);
       const Mat3f F_old = F;
       F = mpm::UpdateDeformationGradient(F_old, C, dt);
       p.plastic_strain[q] += mpm::ReturnMap(material, F_old, F);
@@ -359,6 +379,18 @@ class DeviceMpmOn final : public DeviceMpm {
     SetModel(model);
   }
 
+  void SetTime(double t) override { time_ = t; }
+
+  void UploadCloth(const std::vector<Vec3f>& normals) override {
+    if (cloth_.active()) cloth_.UploadNormals(normals);
+  }
+
+  void DownloadCloth(std::vector<Vec3f>& normals) override {
+    if (cloth_.active()) cloth_.DownloadNormals(normals);
+  }
+
+  std::vector<std::array<double, 3>> TakePinImpulses() override { return cloth_.TakePinImpulses(); }
+
   const char* name() const override { return Device::kName == std::string("cpu") ? "emulated" : "cuda"; }
 
   void SetModel(const Model& model) override {
@@ -366,6 +398,7 @@ class DeviceMpmOn final : public DeviceMpm {
     materials_.Upload(model.materials.data(), model.materials.size());
     colliders_.Upload(model.colliders.data(), model.colliders.size());
     grid_params_ = mpm::GridUpdateParamsFor(model, colliders_.data());
+    if (!model.cloth_elements.empty()) cloth_.Configure(model);
     if (n_ > 0) {
       model_mass_.Upload(model.mass.data(), model.mass.size());
       device_.ForEach(n_, MassByIdKernel{model_mass_.data(), particles_.id.data(), particles_.mass.data()});
@@ -401,6 +434,7 @@ class DeviceMpmOn final : public DeviceMpm {
     prepared_dt_ = 0;
     diverged_ = false;
     device_.ForEach(1, SetKernel{diverged_flag_.data(), 0});
+    if (cloth_.active()) cloth_.Index(device_, particles_.id.data(), n_);
   }
 
   void Download(mpm::Particles& p) override { DownloadParticles(particles_, n_, p); }
@@ -421,7 +455,7 @@ class DeviceMpmOn final : public DeviceMpm {
       SortAndActivate(counters);
       counters.sort_seconds += since(t0);
       t0 = Clock::now();
-      Transfer(dt, false, true);
+      Transfer(dt, false, true, cloth_.Pins(contact_.rest(), time_, n_));
       counters.p2g_seconds += since(t0);
       ++counters.p2g_passes;
     }
@@ -430,6 +464,7 @@ class DeviceMpmOn final : public DeviceMpm {
       Clock::time_point t0 = Clock::now();
       counters.active_nodes += UpdateGrid(dt);
       if (grid_hook) grid_hook(dt);
+      if (cloth_.active()) cloth_.Advect(device_, particles_.x.data(), GridView(grids_[a_]), frame_.h, dt);
       counters.grid_seconds += since(t0);
       counters.occupied_blocks = static_cast<int>(num_occupied_);
       counters.active_blocks = static_cast<int>(grids_[a_].num_active);
@@ -437,13 +472,15 @@ class DeviceMpmOn final : public DeviceMpm {
       SortAndActivate(counters);
       counters.sort_seconds += since(t0);
       t0 = Clock::now();
-      Transfer(dt, true, true);
+      Transfer(dt, true, true, cloth_.Pins(contact_.rest(), time_ + (k + 1) * double(dt), n_));
       counters.g2p2g_seconds += since(t0);
       if (device_.Read(diverged_flag_, 0) != 0) {
         diverged_ = true;
+        time_ += (k + 1) * double(dt);
         return counters;
       }
     }
+    time_ += substeps * double(dt);
     prepared_dt_ = dt;
     return counters;
   }
@@ -457,18 +494,7 @@ class DeviceMpmOn final : public DeviceMpm {
   void BeginContactStep(const DeviceContactSetup& setup) override { contact_.Begin(device_, setup); }
 
   DeviceContactOutcome SolveContact(float dt, const HostContactHooks& hooks) override {
-    Grid& a = grids_[a_];
-    ContactGridView grid;
-    grid.origin = frame_.origin;
-    grid.inv_h = frame_.inv_h;
-    for (int i = 0; i < 3; ++i) {
-      grid.max_base[i] = frame_.max_base[i];
-      grid.block_dims[i] = frame_.dims.n[i];
-    }
-    grid.table = a.table.data();
-    grid.nodes = a.nodes.data();
-    grid.num_nodes = a.num_active * mpm::kBlockNodes;
-    return contact_.Solve(device_, particles_.View(), n_, grid, dt, hooks);
+    return contact_.Solve(device_, particles_.View(), n_, GridView(grids_[a_]), dt, hooks);
   }
 
   std::size_t memory_bytes() const override {
@@ -478,7 +504,7 @@ class DeviceMpmOn final : public DeviceMpm {
     for (const Grid& grid : grids_)
       bytes += grid.table.size() * sizeof(std::int32_t) + grid.nodes.size() * sizeof(Float4);
     bytes += windows_.size() * sizeof(Float4) + occupied_of_.size() * sizeof(std::int32_t);
-    return bytes + contact_.memory_bytes();
+    return bytes + contact_.memory_bytes() + cloth_.memory_bytes();
   }
 
  private:
@@ -511,6 +537,7 @@ class DeviceMpmOn final : public DeviceMpm {
     device_.ForEach(1, SetKernel{first_.data() + num_occupied_, static_cast<std::int32_t>(n_)});
     device_.ForEach(n_, GatherParticlesKernel{order_.data(), particles_.View(), sorted_.View()});
     particles_.swap(sorted_);
+    if (cloth_.active()) cloth_.Index(device_, particles_.id.data(), n_);
     ++counters.sorts;
     // Grid B: the 27-neighbourhoods of the occupied blocks, ascending, unique.
     Grid& b = grids_[1 - a_];
@@ -532,8 +559,24 @@ class DeviceMpmOn final : public DeviceMpm {
     b.nodes.Resize(b.num_active * mpm::kBlockNodes);
   }
 
-  // The per-block pass from grid A (gather) into grid B (scatter and reduce); B becomes A.
-  void Transfer(float dt, bool gather, bool scatter) {
+  // A grid's storage with the frame (for the contact solve and the cloth).
+  ContactGridView GridView(Grid& grid) const {
+    ContactGridView view;
+    view.origin = frame_.origin;
+    view.inv_h = frame_.inv_h;
+    for (int i = 0; i < 3; ++i) {
+      view.max_base[i] = frame_.max_base[i];
+      view.block_dims[i] = frame_.dims.n[i];
+    }
+    view.table = grid.table.data();
+    view.nodes = grid.nodes.data();
+    view.num_nodes = grid.num_active * mpm::kBlockNodes;
+    return view;
+  }
+
+  // The per-block pass from grid A (gather, with `pins`) into grid B (scatter and reduce, then the cloth's forces);
+  // B becomes A.
+  void Transfer(float dt, bool gather, bool scatter, const PinView& pins) {
     Grid& a = grids_[a_];
     Grid& b = grids_[1 - a_];
     windows_.Resize(num_occupied_ * mpm::kWindowNodes);
@@ -549,12 +592,17 @@ class DeviceMpmOn final : public DeviceMpm {
                                (frame_.h / dt) * (frame_.h / dt),
                                gather,
                                scatter,
-                               diverged_flag_.data()};
+                               diverged_flag_.data(),
+                               gather ? pins : PinView{}};
     device_.ForEachBlock(static_cast<int>(num_occupied_), kLanes, 2 * mpm::kWindowNodes, kernel);
     device_.ForEach(
         b.num_active * mpm::kBlockNodes,
         ReduceWindowsKernel{frame_.dims, b.active.data(), occupied_of_.data(), windows_.data(), b.nodes.data()});
     a_ = 1 - a_;
+    if (gather) cloth_.SumGatherPins(device_, particles_.id.data(), n_);
+    if (cloth_.active())
+      cloth_.Scatter(device_, particles_.x.data(), materials_.data(), GridView(grids_[a_]), frame_.h, dt, pins,
+                     diverged_flag_.data());
     device_.Synchronize();
   }
 
@@ -594,6 +642,8 @@ class DeviceMpmOn final : public DeviceMpm {
   Buffer<std::int32_t> counted_;
   Buffer<std::int32_t> diverged_flag_;
   DeviceContactSolve<Device> contact_;  // the weak coupling's contact solve on the device
+  DeviceCloth<Device> cloth_;           // the cloth's triangles and pins
+  double time_ = 0;                     // the simulated time at the next Advance's start [s] (pins)
   float prepared_dt_ = 0;               // > 0: grid A holds the P2G of the current particles for this Δt
   bool diverged_ = false;
 };

@@ -65,15 +65,18 @@ void MpmSolver::ConfigureCloth() {
   cloth_stencils_valid_ = false;
 }
 
-void MpmSolver::ResetClothNormals() {
-  const std::vector<ClothElement>& elements = model_->cloth_elements;
-  st_->cloth_normal.resize(elements.size());
+void InitialClothNormals(const Model& model, std::vector<Vec3f>& normals) {
+  const std::vector<ClothElement>& elements = model.cloth_elements;
+  normals.resize(elements.size());
   for (std::size_t e = 0; e < elements.size(); ++e) {
-    const Vec3f x0 = ToVec3f(model_->x0[elements[e].vertex[0]]);
-    const Vec3f n =
-        Cross(ToVec3f(model_->x0[elements[e].vertex[1]]) - x0, ToVec3f(model_->x0[elements[e].vertex[2]]) - x0);
-    st_->cloth_normal[e] = n / Norm(n);
+    const Vec3f x0 = ToVec3f(model.x0[elements[e].vertex[0]]);
+    const Vec3f n = Cross(ToVec3f(model.x0[elements[e].vertex[1]]) - x0, ToVec3f(model.x0[elements[e].vertex[2]]) - x0);
+    normals[e] = n / Norm(n);
   }
+}
+
+void MpmSolver::ResetClothNormals() {
+  InitialClothNormals(*model_, st_->cloth_normal);
 }
 
 void MpmSolver::UpdatePinTargets(double t) {

@@ -66,6 +66,8 @@ struct PinImpulse {
 
 /// The model's particles at t = 0, in id order (F = I, C = 0, no plastic strain).
 void InitialParticles(const Model& model, Particles& particles);
+/// The model's cloth triangles' transverse directions d₃ at t = 0: their unit normals (MpmState::cloth_normal).
+void InitialClothNormals(const Model& model, std::vector<Vec3f>& normals);
 
 /// A description of a diverged particle for the user: the first with a non-finite state, else the fastest; its
 /// object, id, position and speed.
