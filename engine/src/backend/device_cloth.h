@@ -11,13 +11,14 @@
 //              (TransferBlockKernel): a held vertex is put at its rest position plus the offset, at the group's
 //              velocity, C = 0; the impulse that takes is kept per particle and summed per group
 //   forces     after the scatter: per triangle F = [d₁ d₂ d₃] D⁻¹, the return map, G = P D⁻ᵀ (mpm/constitutive/cloth.h,
-//              the CPU's functions), its impulses; per vertex their sum in triangle order (a held vertex's goes into
-//              its pin); each vertex's 27 node terms (mpm::ScatterMomentum) sorted by node and summed per node in
-//              vertex order onto the grid
+//              the CPU's functions), its impulses; per vertex their sum in triangle order; for stiff cloth
+//              (a material's implicit_in_plane θ > 0) the in-plane impulses replaced by the linearly implicit step's
+//              (mpm/cloth_implicit.cpp: preconditioned CG over the implicit vertices, the product per triangle and
+//              per vertex, dot products as device sums); a held vertex's impulse into its pin; each vertex's 27 node
+//              terms (mpm::ScatterMomentum) sorted by node and summed per node in vertex order onto the grid
 //
 // Every sum runs in a fixed order, so the emulated backend stays bitwise the same for any thread count; against
-// the CPU the node sums differ in order (round-off). The linearly implicit in-plane step (cloth_implicit > 0,
-// mpm/cloth_implicit.cpp) does not run here yet (backend::DeviceBackendLimitation says so).
+// the CPU the node sums differ in order (round-off).
 #pragma once
 
 #include <algorithm>
@@ -106,6 +107,7 @@ struct TriangleForceKernel {
   Vec3f* normal;
   Vec3f* impulse;  // 2 per triangle
   Mat3f* affine;
+  Vec3f* rotation;  // 2 per triangle: the in-plane rotation's columns, for triangles of implicit materials
   std::int32_t* diverged;
   SIM_HD void operator()(std::int64_t e) const {
     const mpm::ClothElement& element = elements[e];
@@ -119,6 +121,8 @@ struct TriangleForceKernel {
     const mpm::Cloth<float> cloth{m.mu, m.lambda, m.cloth_shear, m.cloth_normal, m.cloth_friction};
     mpm::ClothQr<float> qr = mpm::ClothQrDecompose(F);
     const Mat3f P = cloth.ReturnMapAndFirstPiola(F, qr);
+    // The implicit in-plane step's rotation, from the same factors (the return map leaves Q and R̂ as they are).
+    if (m.cloth_implicit > 0) mpm::Cloth<float>::InPlaneRotationOfQr(qr, rotation[2 * e], rotation[2 * e + 1]);
     const Vec3f d3 = F.Column(2);
     normal[e] = d3;
     // G = P D⁻ᵀ, D⁻ᵀ = [[a, 0, 0], [b, c, 0], [0, 0, 1]].
@@ -134,17 +138,14 @@ struct TriangleForceKernel {
 };
 
 /// Per cloth vertex, in triangle order: the sum of its triangles' in-plane impulses (f₀ = −f₁ − f₂) and a third of
-/// their transverse terms; a vertex its pin holds gives its impulse to the pin (absorbed) instead of the grid.
+/// their transverse terms.
 struct VertexForceKernel {
   const std::int32_t* offsets;
   const std::int32_t* triangles;  // (triangle << 2 | corner)
   const Vec3f* impulse;
   const Mat3f* affine;
-  const std::int32_t* vertex_id;
-  PinView pins;
   Vec3f* vertex_impulse;
   Mat3f* vertex_affine;
-  Vec3f* absorbed;
   SIM_HD void operator()(std::int64_t c) const {
     Vec3f q{};
     Mat3f A = Mat3f::Zero();
@@ -154,16 +155,202 @@ struct VertexForceKernel {
       q += k == 0 ? -(impulse[2 * e] + impulse[2 * e + 1]) : impulse[2 * e + k - 1];
       A += affine[e] * (1.0f / 3.0f);
     }
-    absorbed[c] = Vec3f{};
-    if (pins.group_of_id != nullptr) {
-      const std::int32_t g = pins.group_of_id[vertex_id[c]];
-      if (g >= 0 && pins.targets[g].holds) {
-        absorbed[c] = -q;
-        q = Vec3f{};
-      }
-    }
     vertex_impulse[c] = q;
     vertex_affine[c] = A;
+  }
+};
+
+/// Per cloth vertex: one its pin holds gives its impulse to the pin (absorbed) instead of the grid
+/// (MpmSolver::AbsorbPinnedImpulses).
+struct AbsorbPinnedKernel {
+  const std::int32_t* vertex_id;
+  PinView pins;
+  Vec3f* vertex_impulse;
+  Vec3f* absorbed;
+  SIM_HD void operator()(std::int64_t c) const {
+    absorbed[c] = Vec3f{};
+    const std::int32_t g = pins.group_of_id[vertex_id[c]];
+    if (g < 0 || !pins.targets[g].holds) return;
+    absorbed[c] = -vertex_impulse[c];
+    vertex_impulse[c] = Vec3f{};
+  }
+};
+
+// ---- the linearly implicit in-plane step (mpm/cloth_implicit.cpp, whose comment has the equations)
+
+/// Per implicit vertex i: its mass, velocity after the gather, whether a pin holds it, and the preconditioner
+/// (M + θ Δt² H's diagonal averaged over the three directions).
+struct ImplicitPrepareKernel {
+  const std::int32_t* implicit_vertex;  // cloth-vertex position
+  const std::int32_t* vertex_id;
+  const std::int32_t* index_of_id;
+  const float* mass;
+  const Vec3f* v;
+  const std::int32_t* entry_offsets;
+  const std::int32_t* entries;  // (implicit triangle << 2 | corner)
+  const std::int32_t* implicit_triangle;
+  const mpm::ClothElement* elements;
+  const mpm::MaterialParams* materials;
+  PinView pins;
+  float dt2;
+  float* out_mass;
+  Vec3f* velocity;
+  std::int32_t* held;
+  float* diagonal;
+  SIM_HD void operator()(std::int64_t i) const {
+    const std::int32_t id = vertex_id[implicit_vertex[i]];
+    const std::int32_t p = index_of_id[id];
+    out_mass[i] = mass[p];
+    velocity[i] = v[p];
+    held[i] = 0;
+    if (pins.group_of_id != nullptr) {
+      const std::int32_t g = pins.group_of_id[id];
+      held[i] = g >= 0 && pins.targets[g].holds ? 1 : 0;
+    }
+    float d = out_mass[i];
+    for (std::int32_t j = entry_offsets[i]; j < entry_offsets[i + 1]; ++j) {
+      const mpm::ClothElement& element = elements[implicit_triangle[entries[j] >> 2]];
+      const mpm::MaterialParams& m = materials[element.material];
+      const int k = entries[j] & 3;
+      const float a = element.rest_inverse[0], b = element.rest_inverse[1], cc = element.rest_inverse[2];
+      const float beta2 = k == 0 ? a * a + (b + cc) * (b + cc) : k == 1 ? a * a + b * b : cc * cc;
+      d += dt2 * m.cloth_implicit * element.volume * (3.0f * m.mu + m.lambda) / 3.0f * beta2;
+    }
+    diagonal[i] = d;
+  }
+};
+
+/// Per implicit triangle t: its forces θ V δP̂ β₁, θ V δP̂ β₂ on corners 1 and 2 for the vertex displacements u
+/// (the first half of y = H u).
+struct ImplicitTriangleKernel {
+  const std::int32_t* implicit_triangle;
+  const std::array<std::int32_t, 3>* corners;  // implicit-vertex numbers
+  const mpm::ClothElement* elements;
+  const mpm::MaterialParams* materials;
+  const Vec3f* rotation;
+  const Vec3f* u;
+  Vec3f* force;  // 2 per implicit triangle
+  SIM_HD void operator()(std::int64_t t) const {
+    const std::int32_t e = implicit_triangle[t];
+    const mpm::ClothElement& element = elements[e];
+    const mpm::MaterialParams& m = materials[element.material];
+    const std::array<std::int32_t, 3>& corner = corners[t];
+    const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
+    const Vec3f du1 = u[corner[1]] - u[corner[0]];
+    const Vec3f du2 = u[corner[2]] - u[corner[0]];
+    const Vec3f df1 = du1 * a, df2 = du1 * b + du2 * c;
+    const Vec3f& r1 = rotation[2 * e];
+    const Vec3f& r2 = rotation[2 * e + 1];
+    const float e11 = Dot(r1, df1), e22 = Dot(r2, df2);
+    const float e12 = 0.5f * (Dot(r1, df2) + Dot(r2, df1));
+    const float trace = m.lambda * (e11 + e22);
+    const float two_mu = 2.0f * m.mu;
+    const Vec3f p1 = r1 * (two_mu * e11 + trace) + r2 * (two_mu * e12);
+    const Vec3f p2 = r1 * (two_mu * e12) + r2 * (two_mu * e22 + trace);
+    const float weight = m.cloth_implicit * element.volume;  // θ V
+    force[2 * t] = (p1 * a + p2 * b) * weight;
+    force[2 * t + 1] = p2 * (c * weight);
+  }
+};
+
+/// Per implicit vertex, in triangle order: y = Σ its triangles' forces on it (the second half of y = H u).
+struct ImplicitVertexKernel {
+  const std::int32_t* entry_offsets;
+  const std::int32_t* entries;
+  const Vec3f* force;
+  Vec3f* y;
+  SIM_HD void operator()(std::int64_t i) const {
+    Vec3f sum{};
+    for (std::int32_t j = entry_offsets[i]; j < entry_offsets[i + 1]; ++j) {
+      const int k = entries[j] & 3;
+      const std::int32_t t = entries[j] >> 2;
+      sum += k == 0 ? -(force[2 * t] + force[2 * t + 1]) : force[2 * t + k - 1];
+    }
+    y[i] = sum;
+  }
+};
+
+/// One per-vertex update of the implicit step, by `op` (each the CPU's loop body, cloth_implicit.cpp).
+struct ImplicitUpdateKernel {
+  enum Op : int {
+    kRhs,           // rhs = held ? 0 : vertex_impulse − y Δt²
+    kPrecondition,  // z = a / diagonal; dot = a·z
+    kWarmResidual,  // dv = held ? 0 : dv; (after y = H dv) res = held ? 0 : rhs − dv m − y Δt²
+    kOperator,      // y = held ? 0 : dir m + y Δt²; dot = dir·y
+    kStep,          // dv += dir α; res −= y α; z = res / diagonal; dot = res·z
+    kDirection,     // dir = z + dir β
+    kVelocity,      // a = velocity + dv
+    kImpulse,       // vertex_impulse −= y Δt²
+  };
+  int op;
+  float dt2, alpha, beta;
+  const std::int32_t* implicit_vertex;
+  const std::int32_t* held;
+  const float* mass;
+  const float* diagonal;
+  const Vec3f* velocity;
+  const Vec3f* a;
+  Vec3f* vertex_impulse;
+  Vec3f* rhs;
+  Vec3f* dv;
+  Vec3f* res;
+  Vec3f* z;
+  Vec3f* dir;
+  Vec3f* y;
+  Vec3f* out;
+  double* dot;
+  SIM_HD static double Dot3(const Vec3f& u, const Vec3f& w) {
+    return double(u.x) * w.x + double(u.y) * w.y + double(u.z) * w.z;
+  }
+  SIM_HD void operator()(std::int64_t i) const {
+    switch (op) {
+      case kRhs:
+        rhs[i] = held[i] ? Vec3f{} : vertex_impulse[implicit_vertex[i]] - y[i] * dt2;
+        break;
+      case kPrecondition:
+        z[i] = a[i] / diagonal[i];
+        dot[i] = Dot3(a[i], z[i]);
+        break;
+      case kWarmResidual:
+        res[i] = held[i] ? Vec3f{} : rhs[i] - dv[i] * mass[i] - y[i] * dt2;
+        break;
+      case kOperator:
+        y[i] = held[i] ? Vec3f{} : dir[i] * mass[i] + y[i] * dt2;
+        dot[i] = Dot3(dir[i], y[i]);
+        break;
+      case kStep:
+        dv[i] += dir[i] * alpha;
+        res[i] -= y[i] * alpha;
+        z[i] = res[i] / diagonal[i];
+        dot[i] = Dot3(res[i], z[i]);
+        break;
+      case kDirection:
+        dir[i] = z[i] + dir[i] * beta;
+        break;
+      case kVelocity:
+        out[i] = velocity[i] + dv[i];
+        break;
+      case kImpulse:
+        vertex_impulse[implicit_vertex[i]] -= y[i] * dt2;
+        break;
+      default:
+        break;
+    }
+  }
+};
+
+/// v[i] = 0.
+struct FillVec3fKernel {
+  Vec3f* v;
+  SIM_HD void operator()(std::int64_t i) const { v[i] = Vec3f{}; }
+};
+
+/// dv[i] = 0 where held[i].
+struct ClearHeldKernel {
+  const std::int32_t* held;
+  Vec3f* dv;
+  SIM_HD void operator()(std::int64_t i) const {
+    if (held[i]) dv[i] = Vec3f{};
   }
 };
 
@@ -296,6 +483,7 @@ class DeviceCloth {
     pin_sums_.assign(num_groups_, {0, 0, 0});
     pending_absorbed_.assign(num_groups_, {0, 0, 0});
     index_of_id_.Resize(model.num_particles);
+    ConfigureImplicit(model, corners, offsets, triangles);
   }
 
   bool active() const { return num_triangles_ > 0; }
@@ -348,16 +536,20 @@ class DeviceCloth {
   }
 
   /// After the scatter into grid B (`grid`): the triangles' forces onto it. `pins` as the last gather applied them.
-  void Scatter(Device& device, const Vec3f* x, const mpm::MaterialParams* materials, const ContactGridView& grid,
+  void Scatter(Device& device, const ParticleView& p, const mpm::MaterialParams* materials, const ContactGridView& grid,
                float h, float dt, const PinView& pins, std::int32_t* diverged) {
-    impulse_.Resize(2 * num_triangles_), affine_.Resize(num_triangles_);
+    const Vec3f* x = p.x;
+    impulse_.Resize(2 * num_triangles_), affine_.Resize(num_triangles_), rotation_.Resize(2 * num_triangles_);
     device.ForEach(num_triangles_,
                    TriangleForceKernel{elements_.data(), materials, index_of_id_.data(), x, dt, grid.inv_h,
-                                       normal_.data(), impulse_.data(), affine_.data(), diverged});
+                                       normal_.data(), impulse_.data(), affine_.data(), rotation_.data(), diverged});
     vertex_impulse_.Resize(num_vertices_), vertex_affine_.Resize(num_vertices_), absorbed_.Resize(num_vertices_);
     device.ForEach(num_vertices_, VertexForceKernel{offsets_.data(), triangles_.data(), impulse_.data(), affine_.data(),
-                                                    vertex_id_.data(), pins, vertex_impulse_.data(),
-                                                    vertex_affine_.data(), absorbed_.data()});
+                                                    vertex_impulse_.data(), vertex_affine_.data()});
+    if (num_implicit_vertices_ > 0) ImplicitInPlaneImpulses(device, p, materials, pins, dt);
+    if (pins.group_of_id != nullptr)
+      device.ForEach(num_vertices_,
+                     AbsorbPinnedKernel{vertex_id_.data(), pins, vertex_impulse_.data(), absorbed_.data()});
     // Counted with the gather that takes this scatter's momenta (MpmSolver::AbsorbPinnedImpulses).
     if (pinned()) {
       pending_absorbed_.assign(num_groups_, {0, 0, 0});
@@ -383,6 +575,9 @@ class DeviceCloth {
     device.ForEach(runs, AddRunsKernel{first_.data(), keys_.data(), values_.data(), terms_.data(), grid.nodes});
   }
 
+  /// At an Advance's start: the implicit step's CG starts from zero (a step depends on the State alone).
+  void BeginAdvance() { implicit_warm_ = false; }
+
   /// The pins' impulses per group since the last call [N·s].
   std::vector<std::array<double, 3>> TakePinImpulses() {
     std::vector<std::array<double, 3>> sums(num_groups_, {0, 0, 0});
@@ -396,6 +591,150 @@ class DeviceCloth {
   }
 
  private:
+  // The triangles of implicit materials and the vertices they touch (in cloth-vertex order), each vertex's implicit
+  // triangles in triangle order, and their corners among those vertices (MpmSolver::IndexImplicitCloth).
+  void ConfigureImplicit(const Model& model, const std::vector<std::array<std::int32_t, 3>>& corners,
+                         const std::vector<std::int32_t>& offsets, const std::vector<std::int32_t>& triangles) {
+    const std::vector<mpm::ClothElement>& elements = model.cloth_elements;
+    std::vector<std::int32_t> implicit_triangles;
+    for (std::size_t e = 0; e < elements.size(); ++e)
+      if (model.materials[elements[e].material].cloth_implicit > 0)
+        implicit_triangles.push_back(static_cast<std::int32_t>(e));
+    num_implicit_triangles_ = static_cast<std::int64_t>(implicit_triangles.size());
+    num_implicit_vertices_ = 0;
+    if (implicit_triangles.empty()) return;
+    std::vector<std::int32_t> local_of_vertex(static_cast<std::size_t>(num_vertices_), -1);
+    for (const std::int32_t e : implicit_triangles)
+      for (int k = 0; k < 3; ++k) local_of_vertex[corners[e][k]] = 0;
+    std::vector<std::int32_t> implicit_vertices;
+    for (std::size_t c = 0; c < local_of_vertex.size(); ++c)
+      if (local_of_vertex[c] == 0) {
+        local_of_vertex[c] = static_cast<std::int32_t>(implicit_vertices.size());
+        implicit_vertices.push_back(static_cast<std::int32_t>(c));
+      }
+    num_implicit_vertices_ = static_cast<std::int64_t>(implicit_vertices.size());
+    std::vector<std::int32_t> local_of_triangle(elements.size(), -1);
+    for (std::size_t t = 0; t < implicit_triangles.size(); ++t)
+      local_of_triangle[implicit_triangles[t]] = static_cast<std::int32_t>(t);
+    std::vector<std::int32_t> entry_offsets(implicit_vertices.size() + 1, 0), entries;
+    for (std::size_t i = 0; i < implicit_vertices.size(); ++i) {
+      const std::int32_t c = implicit_vertices[i];
+      for (std::int32_t j = offsets[c]; j < offsets[c + 1]; ++j) {
+        const std::int32_t t = local_of_triangle[triangles[j] >> 2];
+        if (t >= 0) entries.push_back(t << 2 | (triangles[j] & 3));
+      }
+      entry_offsets[i + 1] = static_cast<std::int32_t>(entries.size());
+    }
+    std::vector<std::array<std::int32_t, 3>> implicit_corners(implicit_triangles.size());
+    for (std::size_t t = 0; t < implicit_triangles.size(); ++t)
+      for (int k = 0; k < 3; ++k) implicit_corners[t][k] = local_of_vertex[corners[implicit_triangles[t]][k]];
+    implicit_triangle_.Upload(implicit_triangles.data(), implicit_triangles.size());
+    implicit_vertex_.Upload(implicit_vertices.data(), implicit_vertices.size());
+    implicit_offsets_.Upload(entry_offsets.data(), entry_offsets.size());
+    implicit_entries_.Upload(entries.data(), entries.size());
+    implicit_corners_.Upload(implicit_corners.data(), implicit_corners.size());
+  }
+
+  // y = H u over the implicit vertices.
+  void ApplyImplicitStiffness(Device& device, const mpm::MaterialParams* materials, const Vec3f* u, Vec3f* y) {
+    device.ForEach(num_implicit_triangles_,
+                   ImplicitTriangleKernel{implicit_triangle_.data(), implicit_corners_.data(), elements_.data(),
+                                          materials, rotation_.data(), u, implicit_force_.data()});
+    device.ForEach(num_implicit_vertices_,
+                   ImplicitVertexKernel{implicit_offsets_.data(), implicit_entries_.data(), implicit_force_.data(), y});
+  }
+
+  // One per-vertex update (ImplicitUpdateKernel::Op) over the implicit vertices; returns Σ dot when it has one.
+  double Update(Device& device, int op, float dt2, const Vec3f* a = nullptr, Vec3f* out = nullptr, float alpha = 0,
+                float beta = 0) {
+    ImplicitUpdateKernel k{op,
+                           dt2,
+                           alpha,
+                           beta,
+                           implicit_vertex_.data(),
+                           held_.data(),
+                           implicit_mass_.data(),
+                           diagonal_.data(),
+                           implicit_velocity_.data(),
+                           a,
+                           vertex_impulse_.data(),
+                           rhs_.data(),
+                           dv_.data(),
+                           res_.data(),
+                           z_.data(),
+                           dir_.data(),
+                           q_.data(),
+                           out,
+                           dot_.data()};
+    device.ForEach(num_implicit_vertices_, k);
+    const bool sums = op == ImplicitUpdateKernel::kPrecondition || op == ImplicitUpdateKernel::kOperator ||
+                      op == ImplicitUpdateKernel::kStep;
+    return sums ? device.Sum(dot_, num_implicit_vertices_) : 0.0;
+  }
+
+  // The linearly implicit in-plane step: each implicit vertex's in-plane impulse replaced by J = Δt f − θ Δt² H
+  // (v + Δv), Δv by preconditioned CG from the last substep's (mpm/cloth_implicit.cpp, step for step).
+  void ImplicitInPlaneImpulses(Device& device, const ParticleView& p, const mpm::MaterialParams* materials,
+                               const PinView& pins, float dt) {
+    using Op = ImplicitUpdateKernel;
+    const std::int64_t n = num_implicit_vertices_;
+    const float dt2 = dt * dt;
+    implicit_mass_.Resize(n), diagonal_.Resize(n), implicit_velocity_.Resize(n), held_.Resize(n);
+    implicit_force_.Resize(2 * num_implicit_triangles_);
+    for (Buffer<Vec3f>* b : {&rhs_, &res_, &z_, &dir_, &q_, &w_}) b->Resize(n);
+    dot_.Resize(n);
+    device.ForEach(n,
+                   ImplicitPrepareKernel{implicit_vertex_.data(), vertex_id_.data(), index_of_id_.data(), p.mass, p.v,
+                                         implicit_offsets_.data(), implicit_entries_.data(), implicit_triangle_.data(),
+                                         elements_.data(), materials, pins, dt2, implicit_mass_.data(),
+                                         implicit_velocity_.data(), held_.data(), diagonal_.data()});
+    // The right-hand side Δt f − θ Δt² H v (Δt f: the explicit impulse already summed per vertex).
+    ApplyImplicitStiffness(device, materials, implicit_velocity_.data(), q_.data());
+    Update(device, Op::kRhs, dt2);
+    SolveImplicitVelocity(device, materials, dt2);
+    // J = Δt f − θ Δt² H (v + Δv) in place of each vertex's explicit in-plane impulse.
+    Update(device, Op::kVelocity, dt2, nullptr, w_.data());
+    ApplyImplicitStiffness(device, materials, w_.data(), q_.data());
+    Update(device, Op::kImpulse, dt2);
+  }
+
+  void SolveImplicitVelocity(Device& device, const mpm::MaterialParams* materials, float dt2) {
+    using Op = ImplicitUpdateKernel;
+    const std::int64_t n = num_implicit_vertices_;
+    const double stop = Update(device, Op::kPrecondition, dt2, rhs_.data()) * mpm::kImplicitClothTolerance *
+                        mpm::kImplicitClothTolerance;
+    const bool warm = implicit_warm_ && static_cast<std::int64_t>(dv_.size()) == n;
+    if (!warm) {
+      dv_.Resize(n);
+      device.ForEach(n, FillVec3fKernel{dv_.data()});
+    }
+    if (!(stop > 0)) {  // nothing to solve for (at rest, or every vertex held): Δv = 0
+      device.ForEach(n, FillVec3fKernel{dv_.data()});
+      return;
+    }
+    if (warm) {  // from the last substep's Δv (this Advance solved for the same vertices)
+      device.ForEach(n, ClearHeldKernel{held_.data(), dv_.data()});
+      ApplyImplicitStiffness(device, materials, dv_.data(), q_.data());
+      Update(device, Op::kWarmResidual, dt2);
+    } else {
+      device.ForEach(n, CopyKernel<Vec3f>{rhs_.data(), res_.data()});
+    }
+    double rz = Update(device, Op::kPrecondition, dt2, res_.data());
+    device.ForEach(n, CopyKernel<Vec3f>{z_.data(), dir_.data()});
+    int iterations = 0;
+    while (rz > stop && rz > 0 && iterations < mpm::kImplicitClothMaxIterations) {
+      ApplyImplicitStiffness(device, materials, dir_.data(), q_.data());
+      const double dq = Update(device, Op::kOperator, dt2);
+      if (!(dq > 0)) break;
+      const double rz_next = Update(device, Op::kStep, dt2, nullptr, nullptr, static_cast<float>(rz / dq));
+      const auto beta = static_cast<float>(rz_next / rz);
+      rz = rz_next;
+      Update(device, Op::kDirection, dt2, nullptr, nullptr, 0, beta);
+      ++iterations;
+    }
+    implicit_warm_ = true;
+  }
+
   // into += per group Σ impulse[i] over items i whose particle id id_of_item[i] is in the group, in chunks of
   // 1,024 items summed on the host in order.
   void AddPartials(Device& device, const Vec3f* impulse, const std::int32_t* id_of_item, std::int64_t items,
@@ -426,6 +765,15 @@ class DeviceCloth {
   Buffer<std::int32_t> values_, flags_, scan_, first_;
   Buffer<Float4> terms_;
   Buffer<Vec3<double>> partials_;
+  // The implicit in-plane step: tables (ConfigureImplicit), per implicit triangle its forces, per implicit vertex
+  // the solver's vectors; its CG starts from the last Δv within an Advance.
+  std::int64_t num_implicit_triangles_ = 0, num_implicit_vertices_ = 0;
+  Buffer<std::int32_t> implicit_triangle_, implicit_vertex_, implicit_offsets_, implicit_entries_, held_;
+  Buffer<std::array<std::int32_t, 3>> implicit_corners_;
+  Buffer<Vec3f> rotation_, implicit_force_, implicit_velocity_, rhs_, dv_, res_, z_, dir_, q_, w_;
+  Buffer<float> implicit_mass_, diagonal_;
+  Buffer<double> dot_;
+  bool implicit_warm_ = false;
   std::vector<std::array<double, 3>> pin_sums_;          // per group, since the last TakePinImpulses
   std::vector<std::array<double, 3>> pending_absorbed_;  // per group: what the last scatter's pins absorbed
 };

@@ -161,7 +161,7 @@ bool CudaAvailable(std::string* reason = nullptr);
 /// The device backend on CUDA (throws std::runtime_error with the reason when CudaAvailable is false).
 std::unique_ptr<DeviceMpm> MakeCudaMpm(const Model& model);
 
-/// What the device backend cannot run yet in `model`, or empty when it runs all of it.
+/// What the device backend cannot run in `model` (the strong coupling), or empty when it runs all of it.
 std::string DeviceBackendLimitation(const Model& model);
 
 /// Why `model.backend` cannot run `model` on this machine ("cuda: no CUDA device: ..."), or empty when it can

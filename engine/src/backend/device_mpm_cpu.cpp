@@ -26,14 +26,7 @@ std::unique_ptr<DeviceMpm> MakeCudaMpm(const Model&) {
 
 std::string DeviceBackendLimitation(const Model& model) {
   std::ostringstream out;
-  bool implicit_cloth = false;
-  for (const mpm::ClothElement& e : model.cloth_elements)
-    implicit_cloth = implicit_cloth || model.materials[static_cast<std::size_t>(e.material)].cloth_implicit > 0;
-  if (implicit_cloth)
-    out << "the linearly implicit in-plane cloth step (a cloth material's `implicit_in_plane` > 0) does not run on the "
-           "device "
-           "backend yet";
-  else if (model.coupling == CouplingKind::kStrong)
+  if (model.coupling == CouplingKind::kStrong)
     out << "the strong coupling (simulation.coupling: strong) runs on the CPU backend only";
   return out.str();
 }

@@ -450,6 +450,7 @@ class DeviceMpmOn final : public DeviceMpm {
     const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     mpm::SubstepCounters counters;
     if (substeps < 1 || n_ == 0 || diverged_) return counters;
+    cloth_.BeginAdvance();
     if (prepared_dt_ != dt) {
       Clock::time_point t0 = Clock::now();
       SortAndActivate(counters);
@@ -601,7 +602,7 @@ class DeviceMpmOn final : public DeviceMpm {
     a_ = 1 - a_;
     if (gather) cloth_.SumGatherPins(device_, particles_.id.data(), n_);
     if (cloth_.active())
-      cloth_.Scatter(device_, particles_.x.data(), materials_.data(), GridView(grids_[a_]), frame_.h, dt, pins,
+      cloth_.Scatter(device_, particles_.View(), materials_.data(), GridView(grids_[a_]), frame_.h, dt, pins,
                      diverged_flag_.data());
     device_.Synchronize();
   }

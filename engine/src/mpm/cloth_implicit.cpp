@@ -165,7 +165,7 @@ void MpmSolver::SolveImplicitVelocity(float dt, const std::vector<Vec3f>& rhs) {
   std::vector<Vec3f>& q = implicit_q_;
   z.resize(n);
   for (std::size_t i = 0; i < n; ++i) z[i] = rhs[i] / implicit_diagonal_[i];
-  const double stop = Dot3(rhs, z) * kImplicitTolerance * kImplicitTolerance;
+  const double stop = Dot3(rhs, z) * kImplicitClothTolerance * kImplicitClothTolerance;
   if (!(stop > 0)) {  // nothing to solve for (at rest, or every vertex held): Δv = 0
     dv.assign(n, Vec3f{});
     return;
@@ -187,7 +187,7 @@ void MpmSolver::SolveImplicitVelocity(float dt, const std::vector<Vec3f>& rhs) {
   dir = z;
   double rz = Dot3(res, z);
   int iterations = 0;
-  while (rz > stop && rz > 0 && iterations < kImplicitMaxIterations) {
+  while (rz > stop && rz > 0 && iterations < kImplicitClothMaxIterations) {
     ApplyImplicitStiffness(dir, q);
     for (std::size_t i = 0; i < n; ++i) q[i] = implicit_held_[i] ? Vec3f{} : dir[i] * implicit_mass_[i] + q[i] * dt2;
     const double dq = Dot3(dir, q);

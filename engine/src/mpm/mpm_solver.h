@@ -64,6 +64,11 @@ struct PinImpulse {
   Vec3f impulse;
 };
 
+/// The linearly implicit in-plane cloth step's CG (cloth_implicit.cpp; the device backend's too): it stops at this
+/// preconditioned residual, relative to the right-hand side's, or after this many iterations.
+inline constexpr double kImplicitClothTolerance = 1e-2;
+inline constexpr int kImplicitClothMaxIterations = 100;
+
 /// The model's particles at t = 0, in id order (F = I, C = 0, no plastic strain).
 void InitialParticles(const Model& model, Particles& particles);
 /// The model's cloth triangles' transverse directions d₃ at t = 0: their unit normals (MpmState::cloth_normal).
@@ -270,8 +275,6 @@ class MpmSolver {
   // numbering, per-vertex triangle table and corners (from the model); per implicit triangle its forces for a
   // matrix-vector product; per vertex the solver's vectors.
   std::vector<std::array<Vec3f, 2>> cloth_rotation_;
-  static constexpr double kImplicitTolerance = 1e-2;  // CG stops at this preconditioned residual, relative
-  static constexpr int kImplicitMaxIterations = 100;
   static constexpr std::size_t kGrain = 4096;     // few enough tasks for a mesh of a few thousand vertices
   std::vector<std::int32_t> implicit_triangles_;  // ascending
   std::vector<std::int32_t> implicit_vertices_;   // cloth-vertex positions, ascending

@@ -324,9 +324,8 @@ TEST(DeviceMpm, SaysWhyCudaCannotRun) {
 
 TEST(DeviceMpm, NamesWhatItCannotRunYet) {
   EXPECT_EQ(backend::DeviceBackendLimitation(*ShippedScene("dam_break")), "");
-  EXPECT_EQ(backend::DeviceBackendLimitation(*ShippedScene("tshirt_drop")), "");  // explicit cloth runs there
-  EXPECT_NE(backend::DeviceBackendLimitation(*ShippedScene("box_bagging")).find("implicit_in_plane"),
-            std::string::npos);
+  EXPECT_EQ(backend::DeviceBackendLimitation(*ShippedScene("tshirt_drop")), "");  // cloth
+  EXPECT_EQ(backend::DeviceBackendLimitation(*ShippedScene("box_bagging")), "");  // the implicit in-plane step, pins
   EXPECT_EQ(backend::DeviceBackendLimitation(*ShippedScene("dough_rolling")), "");
   EXPECT_NE(backend::DeviceBackendLimitation(*ShippedScene("dough_rolling", {{"simulation.coupling", "strong"}}))
                 .find("strong"),
