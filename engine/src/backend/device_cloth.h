@@ -150,7 +150,7 @@ struct VertexForceKernel {
     Vec3f q{};
     Mat3f A = Mat3f::Zero();
     for (std::int32_t t = offsets[c]; t < offsets[c + 1]; ++t) {
-      const std::int32_t e = triangles[t] >> 2;
+      const std::int64_t e = triangles[t] >> 2;
       const int k = triangles[t] & 3;
       q += k == 0 ? -(impulse[2 * e] + impulse[2 * e + 1]) : impulse[2 * e + k - 1];
       A += affine[e] * (1.0f / 3.0f);
@@ -231,7 +231,7 @@ struct ImplicitTriangleKernel {
   const Vec3f* u;
   Vec3f* force;  // 2 per implicit triangle
   SIM_HD void operator()(std::int64_t t) const {
-    const std::int32_t e = implicit_triangle[t];
+    const std::int64_t e = implicit_triangle[t];
     const mpm::ClothElement& element = elements[e];
     const mpm::MaterialParams& m = materials[element.material];
     const std::array<std::int32_t, 3>& corner = corners[t];
@@ -263,7 +263,7 @@ struct ImplicitVertexKernel {
     Vec3f sum{};
     for (std::int32_t j = entry_offsets[i]; j < entry_offsets[i + 1]; ++j) {
       const int k = entries[j] & 3;
-      const std::int32_t t = entries[j] >> 2;
+      const std::int64_t t = entries[j] >> 2;
       sum += k == 0 ? -(force[2 * t] + force[2 * t + 1]) : force[2 * t + k - 1];
     }
     y[i] = sum;
@@ -374,7 +374,7 @@ struct VertexEntriesKernel {
     const Vec3f& q = vertex_impulse[c];
     mpm::ScatterMomentum(s, h, MakeFloat4(q.x, q.y, q.z, 0.0f), vertex_affine[c],
                          [&](int di, int dj, int dk, const Float4& dq) {
-                           const std::int64_t e = 27 * c + (di * 3 + dj) * 3 + dk;
+                           const std::int64_t e = 27 * c + static_cast<std::int64_t>((di * 3 + dj) * 3 + dk);
                            const std::int64_t node = grid.NodeIndex(s.base[0] + di, s.base[1] + dj, s.base[2] + dk);
                            keys[e] = node >= 0 ? static_cast<std::uint32_t>(node) : dummy;
                            values[e] = static_cast<std::int32_t>(e);
