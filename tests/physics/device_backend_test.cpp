@@ -262,6 +262,19 @@ TEST(DeviceBackend, ClothRunsAsOnTheCpu) {
       EXPECT_GT(moved, 5e-3) << name << ": the cloth must have moved for the comparison to mean anything";
       EXPECT_LT(d.particle, 1e-3 * cpu->model().h) << name;
       EXPECT_LE(pin_apart, 1e-4 * pin_largest) << name;
+      // What the studio and the recorder draw: the same cloth meshes over the same vertex positions.
+      Snapshot a, b;
+      cpu->CaptureSnapshot(a, false);
+      device->CaptureSnapshot(b, false);
+      ASSERT_EQ(a.cloths.size(), b.cloths.size()) << name;
+      for (std::size_t k = 0; k < a.cloths.size(); ++k) EXPECT_EQ(a.cloths[k].triangles, b.cloths[k].triangles) << name;
+      ASSERT_EQ(a.particles.position.size(), b.particles.position.size());
+      double drawn = 0;
+      for (std::size_t i = 0; i < a.particles.position.size(); ++i)
+        for (int k = 0; k < 3; ++k)
+          drawn =
+              std::max(drawn, std::abs(static_cast<double>(a.particles.position[i][k] - b.particles.position[i][k])));
+      EXPECT_LT(drawn, 1e-3 * cpu->model().h) << name;
       if (name.find("pinned_towel") != std::string::npos) {
         EXPECT_GT(pin_largest, 0.01) << "the pins must hold the towel";
       }

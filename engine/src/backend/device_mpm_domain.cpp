@@ -68,7 +68,7 @@ void SolveOnHost(const contact::GridContactParams& params, HostContactProblem& h
 DeviceMpmDomain::DeviceMpmDomain(const Model& model, mpm::MpmState& state, std::unique_ptr<DeviceMpm> device,
                                  tbb::task_arena& arena)
     : model_(&model), state_(&state), device_(std::move(device)), arena_(&arena) {
-  ConfigureContact();
+  ConfigureModel();
   Bind(state);
 }
 
@@ -164,7 +164,8 @@ void DeviceMpmDomain::UploadContactStep() {
   device_->BeginContactStep(setup);
 }
 
-void DeviceMpmDomain::ConfigureContact() {
+void DeviceMpmDomain::ConfigureModel() {
+  cloths_ = mpm::ClothSnapshots(*model_);
   contact_ = mpm::MakeWeakContact(*model_);
   uploaded_sdfs_.clear();
 }
@@ -228,7 +229,7 @@ void DeviceMpmDomain::SetModel(const Model& model) {
   SyncToHost();
   model_ = &model;
   device_->SetModel(model);
-  ConfigureContact();
+  ConfigureModel();
   for (std::size_t i = 0; i < state_->particles.size(); ++i)
     state_->particles.mass[i] = model.mass[state_->particles.id[i]];
 }
@@ -242,6 +243,7 @@ void DeviceMpmDomain::Reset() {
 void DeviceMpmDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   SyncToHost();  // once per published frame
   mpm::CaptureParticles(*model_, state_->particles, out, with_stress);
+  out.cloths = cloths_;
 }
 
 }  // namespace ductile::backend

@@ -45,8 +45,8 @@ class DeviceMpmDomain final : public DeformableDomain {
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
 
  private:
-  // The weak coupling's contact for the model, and the broad phase's reach.
-  void ConfigureContact();
+  // The weak coupling's contact for the model, and the cloth objects' triangles for snapshots.
+  void ConfigureModel();
   // The step's frozen geometry to the device (and the meshes' fields when they changed).
   void UploadContactStep();
   // The contact solve of one substep on the device (DeviceMpm::SolveContact), its results into the step's sums.
@@ -58,6 +58,7 @@ class DeviceMpmDomain final : public DeformableDomain {
   tbb::task_arena* arena_;
   std::unique_ptr<coupling::MpmRigidContact> contact_;   // when the scene has rigid geometry and particles
   bool contact_this_step_ = false;                       // FreezeRigidGeometry was called for the coming Advance
+  std::vector<SnapshotCloth> cloths_;                    // mpm::ClothSnapshots of the model
   std::vector<const geometry::MeshSdf*> uploaded_sdfs_;  // the meshes whose fields the device holds
   mutable bool host_current_ = true;                     // the host copy holds the device's state
   std::string failure_;                                  // why the device failed, or empty

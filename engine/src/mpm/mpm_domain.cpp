@@ -14,24 +14,25 @@ namespace ductile::mpm {
 MpmDomain::MpmDomain(const Model& model, MpmState& state, tbb::task_arena& arena)
     : model_(&model), arena_(&arena), solver_(model, state) {
   ConfigureContact();
-  ConfigureCloths();
+  cloths_ = ClothSnapshots(*model_);
 }
 
-void MpmDomain::ConfigureCloths() {
-  cloths_.clear();
-  for (const ClothElement& e : model_->cloth_elements) {
-    const int object = model_->object[e.vertex[0]];
-    if (cloths_.empty() || cloths_.back().object != object) {
+std::vector<SnapshotCloth> ClothSnapshots(const Model& model) {
+  std::vector<SnapshotCloth> cloths;
+  for (const ClothElement& e : model.cloth_elements) {
+    const int object = model.object[e.vertex[0]];
+    if (cloths.empty() || cloths.back().object != object) {
       SnapshotCloth cloth;
       cloth.object = object;
-      cloth.first_particle = model_->objects[object].first_particle;
-      cloth.num_vertices = model_->objects[object].num_particles;
-      cloths_.push_back(std::move(cloth));
+      cloth.first_particle = model.objects[object].first_particle;
+      cloth.num_vertices = model.objects[object].num_particles;
+      cloths.push_back(std::move(cloth));
     }
-    SnapshotCloth& cloth = cloths_.back();
+    SnapshotCloth& cloth = cloths.back();
     const auto local = [&](int k) { return static_cast<std::uint32_t>(e.vertex[k] - cloth.first_particle); };
     cloth.triangles.push_back({local(0), local(1), local(2)});
   }
+  return cloths;
 }
 
 std::unique_ptr<coupling::MpmRigidContact> MakeWeakContact(const Model& m) {
@@ -85,7 +86,7 @@ void MpmDomain::SetModel(const Model& model) {
   model_ = &model;
   solver_.SetModel(model);
   ConfigureContact();
-  ConfigureCloths();
+  cloths_ = ClothSnapshots(*model_);
 }
 
 void MpmDomain::Reset() {

@@ -18,6 +18,8 @@ void RecordSubstepTelemetry(const SubstepCounters& sums, int substeps, StepTelem
 
 /// The particles' part of a snapshot (positions, velocities, von Mises stress when `with_stress`, ...), by id.
 void CaptureParticles(const Model& model, const Particles& particles, Snapshot& out, bool with_stress);
+/// Each cloth object's triangles, for a snapshot (its vertices are the object's particles, numbered from its first).
+std::vector<SnapshotCloth> ClothSnapshots(const Model& model);
 
 /// The weak coupling's MPM-rigid contact for `model` (its settings and the surfaces round elastic objects carry),
 /// or null when the scene has no rigid geometry or no particles.
@@ -47,15 +49,13 @@ class MpmDomain final : public DeformableDomain {
  private:
   // The contact solver, when the scene has rigid geometry and particles.
   void ConfigureContact();
-  // The cloths' meshes for snapshots, from the model's triangles.
-  void ConfigureCloths();
 
   const Model* model_;
   tbb::task_arena* arena_;
   MpmSolver solver_;
   std::unique_ptr<coupling::MpmRigidContact> contact_;
-  bool contact_this_step_ = false;  // FreezeRigidGeometry was called for the coming Advance
-  std::vector<SnapshotCloth> cloths_;
+  bool contact_this_step_ = false;     // FreezeRigidGeometry was called for the coming Advance
+  std::vector<SnapshotCloth> cloths_;  // ClothSnapshots of the model
 };
 
 }  // namespace ductile::mpm
