@@ -116,11 +116,12 @@ QString RollingPinScene() {
 }
 
 // A teleop key held for `held` seconds of wall time moved the target for `acted` seconds of the panel's ticks
-// (TeleopPanel::moved_seconds). At most about a tick more (see keyboardDrivesTheToolAlongY); less by what stalls of the
-// loaded UI thread lose (a tick counts at most 0.5 s, as in the studio), which has no bound under a busy machine (one
-// hold under a full ctest run acted 1.04 s of 1.76 s), so below only that the key acted at all: the motion's rate
-// over `acted` is what the tests check exactly.
-constexpr double kTickSlack = 0.25;
+// (TeleopPanel::moved_seconds). At most a tick more (see keyboardDrivesTheToolAlongY): the first tick after the press
+// counts the time since the tick before it, at most 0.5 s as in the studio, and a loaded UI thread takes that long
+// (a full ctest run's hold acted 1.976 s of 1.516 s held); less by what stalls lose, which has no bound under a busy
+// machine (one hold acted 1.04 s of 1.76 s), so below only that the key acted at all: the motion's rate over `acted`
+// is what the tests check exactly.
+constexpr double kTickSlack = 0.5;
 bool ActedFor(double acted, double held) {
   return acted < held + kTickSlack && acted > 0.1;
 }
