@@ -23,7 +23,10 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "backend/device_contact.h"
@@ -35,6 +38,11 @@
 #include "mpm/transfer_kernels.h"
 
 namespace ductile::backend {
+
+/// A triangle's three corners (cloth-vertex or implicit-vertex numbers): a plain array for kernels.
+struct Corners {
+  std::int32_t v[3];
+};
 
 /// A pin group's target for one gather (mpm::PinTarget in plain types).
 struct DevicePinTarget {
@@ -83,12 +91,12 @@ struct VertexGradientKernel {
 
 /// Per triangle: d₃ ← d₃ + (C̄ d₃) Δt, C̄ the mean of its vertices' gradients.
 struct AdvectNormalKernel {
-  const std::array<std::int32_t, 3>* corners;
+  const Corners* corners;
   const Mat3f* gradient;
   float dt;
   Vec3f* normal;
   SIM_HD void operator()(std::int64_t e) const {
-    const std::array<std::int32_t, 3>& corner = corners[e];
+    const std::int32_t* corner = corners[e].v;
     const Mat3f C = (gradient[corner[0]] + gradient[corner[1]] + gradient[corner[2]]) * (1.0f / 3.0f);
     Vec3f& d3 = normal[e];
     d3 += (C * d3) * dt;
@@ -224,7 +232,7 @@ struct ImplicitPrepareKernel {
 /// (the first half of y = H u).
 struct ImplicitTriangleKernel {
   const std::int32_t* implicit_triangle;
-  const std::array<std::int32_t, 3>* corners;  // implicit-vertex numbers
+  const Corners* corners;  // implicit-vertex numbers
   const mpm::ClothElement* elements;
   const mpm::MaterialParams* materials;
   const Vec3f* rotation;
@@ -234,7 +242,7 @@ struct ImplicitTriangleKernel {
     const std::int64_t e = implicit_triangle[t];
     const mpm::ClothElement& element = elements[e];
     const mpm::MaterialParams& m = materials[element.material];
-    const std::array<std::int32_t, 3>& corner = corners[t];
+    const std::int32_t* corner = corners[t].v;
     const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
     const Vec3f du1 = u[corner[1]] - u[corner[0]];
     const Vec3f du2 = u[corner[2]] - u[corner[0]];
@@ -448,6 +456,10 @@ class DeviceCloth {
     model_ = &model;
     const std::vector<mpm::ClothElement>& elements = model.cloth_elements;
     num_triangles_ = static_cast<std::int64_t>(elements.size());
+    // The node sums index 27 entries per vertex as int32, as the launch layer's sorts and scans count.
+    if (num_triangles_ * 3 * 27 > INT32_MAX)
+      throw std::runtime_error("the cloth has more triangles than the device backend can index (" +
+                               std::to_string(num_triangles_) + ")");
     elements_.Upload(elements.data(), elements.size());
     // The vertices (ids, ascending), each triangle's corners among them, each vertex's triangles in triangle order.
     std::vector<std::int32_t> vertices;
@@ -455,19 +467,19 @@ class DeviceCloth {
     std::sort(vertices.begin(), vertices.end());
     vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
     num_vertices_ = static_cast<std::int64_t>(vertices.size());
-    std::vector<std::array<std::int32_t, 3>> corners(elements.size());
+    std::vector<Corners> corners(elements.size());
     for (std::size_t e = 0; e < elements.size(); ++e)
       for (int k = 0; k < 3; ++k)
-        corners[e][k] = static_cast<std::int32_t>(
+        corners[e].v[k] = static_cast<std::int32_t>(
             std::lower_bound(vertices.begin(), vertices.end(), elements[e].vertex[k]) - vertices.begin());
     std::vector<std::int32_t> offsets(vertices.size() + 1, 0);
     for (const auto& corner : corners)
-      for (int k = 0; k < 3; ++k) ++offsets[corner[k] + 1];
+      for (int k = 0; k < 3; ++k) ++offsets[corner.v[k] + 1];
     for (std::size_t c = 0; c < vertices.size(); ++c) offsets[c + 1] += offsets[c];
     std::vector<std::int32_t> triangles(offsets.back());
     std::vector<std::int32_t> fill(offsets.begin(), offsets.end() - 1);
     for (std::size_t e = 0; e < elements.size(); ++e)
-      for (int k = 0; k < 3; ++k) triangles[fill[corners[e][k]]++] = static_cast<std::int32_t>(e << 2) | k;
+      for (int k = 0; k < 3; ++k) triangles[fill[corners[e].v[k]]++] = static_cast<std::int32_t>(e << 2) | k;
     vertex_id_.Upload(vertices.data(), vertices.size());
     corners_.Upload(corners.data(), corners.size());
     offsets_.Upload(offsets.data(), offsets.size());
@@ -575,6 +587,12 @@ class DeviceCloth {
     device.ForEach(runs, AddRunsKernel{first_.data(), keys_.data(), values_.data(), terms_.data(), grid.nodes});
   }
 
+  /// A new State (an upload): no pin impulses pending or summed from before it.
+  void ClearPins() {
+    pin_sums_.assign(num_groups_, {0, 0, 0});
+    pending_absorbed_.assign(num_groups_, {0, 0, 0});
+  }
+
   /// At an Advance's start: the implicit step's CG starts from zero (a step depends on the State alone).
   void BeginAdvance() { implicit_warm_ = false; }
 
@@ -593,7 +611,7 @@ class DeviceCloth {
  private:
   // The triangles of implicit materials and the vertices they touch (in cloth-vertex order), each vertex's implicit
   // triangles in triangle order, and their corners among those vertices (MpmSolver::IndexImplicitCloth).
-  void ConfigureImplicit(const Model& model, const std::vector<std::array<std::int32_t, 3>>& corners,
+  void ConfigureImplicit(const Model& model, const std::vector<Corners>& corners,
                          const std::vector<std::int32_t>& offsets, const std::vector<std::int32_t>& triangles) {
     const std::vector<mpm::ClothElement>& elements = model.cloth_elements;
     std::vector<std::int32_t> implicit_triangles;
@@ -605,7 +623,7 @@ class DeviceCloth {
     if (implicit_triangles.empty()) return;
     std::vector<std::int32_t> local_of_vertex(static_cast<std::size_t>(num_vertices_), -1);
     for (const std::int32_t e : implicit_triangles)
-      for (int k = 0; k < 3; ++k) local_of_vertex[corners[e][k]] = 0;
+      for (int k = 0; k < 3; ++k) local_of_vertex[corners[e].v[k]] = 0;
     std::vector<std::int32_t> implicit_vertices;
     for (std::size_t c = 0; c < local_of_vertex.size(); ++c)
       if (local_of_vertex[c] == 0) {
@@ -625,9 +643,9 @@ class DeviceCloth {
       }
       entry_offsets[i + 1] = static_cast<std::int32_t>(entries.size());
     }
-    std::vector<std::array<std::int32_t, 3>> implicit_corners(implicit_triangles.size());
+    std::vector<Corners> implicit_corners(implicit_triangles.size());
     for (std::size_t t = 0; t < implicit_triangles.size(); ++t)
-      for (int k = 0; k < 3; ++k) implicit_corners[t][k] = local_of_vertex[corners[implicit_triangles[t]][k]];
+      for (int k = 0; k < 3; ++k) implicit_corners[t].v[k] = local_of_vertex[corners[implicit_triangles[t]].v[k]];
     implicit_triangle_.Upload(implicit_triangles.data(), implicit_triangles.size());
     implicit_vertex_.Upload(implicit_vertices.data(), implicit_vertices.size());
     implicit_offsets_.Upload(entry_offsets.data(), entry_offsets.size());
@@ -757,7 +775,7 @@ class DeviceCloth {
   int num_groups_ = 0;
   Buffer<mpm::ClothElement> elements_;
   Buffer<std::int32_t> vertex_id_, offsets_, triangles_, index_of_id_, group_of_id_;
-  Buffer<std::array<std::int32_t, 3>> corners_;
+  Buffer<Corners> corners_;
   Buffer<Vec3f> normal_, impulse_, vertex_impulse_, absorbed_, pin_impulse_;
   Buffer<Mat3f> gradient_, affine_, vertex_affine_;
   Buffer<DevicePinTarget> targets_;
@@ -769,7 +787,7 @@ class DeviceCloth {
   // the solver's vectors; its CG starts from the last Δv within an Advance.
   std::int64_t num_implicit_triangles_ = 0, num_implicit_vertices_ = 0;
   Buffer<std::int32_t> implicit_triangle_, implicit_vertex_, implicit_offsets_, implicit_entries_, held_;
-  Buffer<std::array<std::int32_t, 3>> implicit_corners_;
+  Buffer<Corners> implicit_corners_;
   Buffer<Vec3f> rotation_, implicit_force_, implicit_velocity_, rhs_, dv_, res_, z_, dir_, q_, w_;
   Buffer<float> implicit_mass_, diagonal_;
   Buffer<double> dot_;

@@ -227,8 +227,14 @@ std::string DeviceMpmDomain::DescribeDivergence() const {
 
 void DeviceMpmDomain::SetModel(const Model& model) {
   SyncToHost();
+  const bool new_cloth = model.cloth_elements.size() != model_->cloth_elements.size();
   model_ = &model;
   device_->SetModel(model);
+  if (new_cloth && !model.cloth_elements.empty()) {  // the device has no d₃ for these triangles yet
+    if (state_->cloth_normal.size() != model.cloth_elements.size())
+      mpm::InitialClothNormals(model, state_->cloth_normal);
+    device_->UploadCloth(state_->cloth_normal);
+  }
   ConfigureModel();
   for (std::size_t i = 0; i < state_->particles.size(); ++i)
     state_->particles.mass[i] = model.mass[state_->particles.id[i]];

@@ -230,6 +230,7 @@ struct TransferBlockKernel {
   }
 
   SIM_HD void Particle(int q, const int o[3], const Float4* in, Float4* out) const {
+    if (gather && pins.group_of_id != nullptr) pins.impulse[q] = Vec3f{};  // every slot summed, even on divergence
     Vec3f x = p.x[q], v = p.v[q];
     Mat3f F = p.F[q], C = p.C[q];
     const mpm::MaterialParams& material = materials[p.material[q]];
@@ -375,7 +376,6 @@ class DeviceMpmOn final : public DeviceMpm {
     diverged_flag_.Resize(1);
     device_.ForEach(1, SetKernel{diverged_flag_.data(), 0});
     contact_.Resize(model.num_particles, model.h);
-    contact_.SetRestPositions(model.x0);
     SetModel(model);
   }
 
@@ -398,7 +398,8 @@ class DeviceMpmOn final : public DeviceMpm {
     materials_.Upload(model.materials.data(), model.materials.size());
     colliders_.Upload(model.colliders.data(), model.colliders.size());
     grid_params_ = mpm::GridUpdateParamsFor(model, colliders_.data());
-    if (!model.cloth_elements.empty()) cloth_.Configure(model);
+    cloth_.Configure(model);  // none when the model has no cloth
+    contact_.SetRestPositions(model.x0);
     if (n_ > 0) {
       model_mass_.Upload(model.mass.data(), model.mass.size());
       device_.ForEach(n_, MassByIdKernel{model_mass_.data(), particles_.id.data(), particles_.mass.data()});
@@ -435,6 +436,7 @@ class DeviceMpmOn final : public DeviceMpm {
     diverged_ = false;
     device_.ForEach(1, SetKernel{diverged_flag_.data(), 0});
     if (cloth_.active()) cloth_.Index(device_, particles_.id.data(), n_);
+    cloth_.ClearPins();
   }
 
   void Download(mpm::Particles& p) override { DownloadParticles(particles_, n_, p); }
