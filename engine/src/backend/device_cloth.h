@@ -33,6 +33,7 @@
 #include "backend/device_kernels.h"
 #include "backend/launch.h"
 #include "ductile/model.h"
+#include "mpm/cloth_implicit_kernels.h"
 #include "mpm/constitutive/cloth.h"
 #include "mpm/constitutive/constitutive.h"
 #include "mpm/transfer_kernels.h"
@@ -218,11 +219,7 @@ struct ImplicitPrepareKernel {
     float d = out_mass[i];
     for (std::int32_t j = entry_offsets[i]; j < entry_offsets[i + 1]; ++j) {
       const mpm::ClothElement& element = elements[implicit_triangle[entries[j] >> 2]];
-      const mpm::MaterialParams& m = materials[element.material];
-      const int k = entries[j] & 3;
-      const float a = element.rest_inverse[0], b = element.rest_inverse[1], cc = element.rest_inverse[2];
-      const float beta2 = k == 0 ? a * a + (b + cc) * (b + cc) : k == 1 ? a * a + b * b : cc * cc;
-      d += dt2 * m.cloth_implicit * element.volume * (3.0f * m.mu + m.lambda) / 3.0f * beta2;
+      d += mpm::ImplicitDiagonalTerm(element, materials[element.material], entries[j] & 3, dt2);
     }
     diagonal[i] = d;
   }
@@ -241,23 +238,9 @@ struct ImplicitTriangleKernel {
   SIM_HD void operator()(std::int64_t t) const {
     const std::int64_t e = implicit_triangle[t];
     const mpm::ClothElement& element = elements[e];
-    const mpm::MaterialParams& m = materials[element.material];
     const std::int32_t* corner = corners[t].v;
-    const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
-    const Vec3f du1 = u[corner[1]] - u[corner[0]];
-    const Vec3f du2 = u[corner[2]] - u[corner[0]];
-    const Vec3f df1 = du1 * a, df2 = du1 * b + du2 * c;
-    const Vec3f& r1 = rotation[2 * e];
-    const Vec3f& r2 = rotation[2 * e + 1];
-    const float e11 = Dot(r1, df1), e22 = Dot(r2, df2);
-    const float e12 = 0.5f * (Dot(r1, df2) + Dot(r2, df1));
-    const float trace = m.lambda * (e11 + e22);
-    const float two_mu = 2.0f * m.mu;
-    const Vec3f p1 = r1 * (two_mu * e11 + trace) + r2 * (two_mu * e12);
-    const Vec3f p2 = r1 * (two_mu * e12) + r2 * (two_mu * e22 + trace);
-    const float weight = m.cloth_implicit * element.volume;  // θ V
-    force[2 * t] = (p1 * a + p2 * b) * weight;
-    force[2 * t + 1] = p2 * (c * weight);
+    mpm::ImplicitTriangleForce(element, materials[element.material], rotation[2 * e], rotation[2 * e + 1], u[corner[0]],
+                               u[corner[1]], u[corner[2]], force[2 * t], force[2 * t + 1]);
   }
 };
 

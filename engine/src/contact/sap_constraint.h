@@ -33,4 +33,17 @@ double CalcThroughFixedSize(const PointContact& c, const Eigen::VectorXd& vc, Ei
   return cost;
 }
 
+/// Calc3 of a 3-row point contact through its SIM_HD cost (contact/point_contact_kernels.h): Eigen in and out.
+template <typename Cost>
+double Calc3ThroughKernel(const Cost& cost, const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) {
+  Vec3<double> g;
+  Mat3<double> H;
+  const double value = cost.Calc3({vc.x(), vc.y(), vc.z()}, g, G ? &H : nullptr);
+  gamma = {g.x, g.y, g.z};
+  if (G)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) (*G)(i, j) = H.m[i][j];
+  return value;
+}
+
 }  // namespace ductile::contact

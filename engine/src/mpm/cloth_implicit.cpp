@@ -28,6 +28,7 @@
 #include <cmath>
 
 #include "ductile/model.h"
+#include "mpm/cloth_implicit_kernels.h"
 #include "mpm/mpm_solver.h"
 
 namespace ductile::mpm {
@@ -102,11 +103,7 @@ void MpmSolver::PrepareImplicitCloth(float dt) {
       float diagonal = implicit_mass_[i];
       for (std::int32_t j = implicit_entry_offsets_[i]; j < implicit_entry_offsets_[i + 1]; ++j) {
         const ClothElement& element = elements[implicit_triangles_[implicit_entries_[j] >> 2]];
-        const MaterialParams& m = model_->materials[element.material];
-        const int k = implicit_entries_[j] & 3;
-        const float a = element.rest_inverse[0], b = element.rest_inverse[1], cc = element.rest_inverse[2];
-        const float beta2 = k == 0 ? a * a + (b + cc) * (b + cc) : k == 1 ? a * a + b * b : cc * cc;
-        diagonal += dt2 * m.cloth_implicit * element.volume * (3.0f * m.mu + m.lambda) / 3.0f * beta2;
+        diagonal += ImplicitDiagonalTerm(element, model_->materials[element.material], implicit_entries_[j] & 3, dt2);
       }
       implicit_diagonal_[i] = diagonal;
     }
@@ -122,22 +119,10 @@ void MpmSolver::ApplyImplicitStiffness(const std::vector<Vec3f>& u, std::vector<
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nt, kGrain), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t t = r.begin(); t != r.end(); ++t) {
       const ClothElement& element = elements[implicit_triangles_[t]];
-      const MaterialParams& m = model_->materials[element.material];
       const std::array<std::int32_t, 3>& corner = implicit_corners_[t];
-      const float a = element.rest_inverse[0], b = element.rest_inverse[1], c = element.rest_inverse[2];
-      const Vec3f du1 = u[corner[1]] - u[corner[0]];
-      const Vec3f du2 = u[corner[2]] - u[corner[0]];
-      const Vec3f df1 = du1 * a, df2 = du1 * b + du2 * c;
-      const Vec3f& r1 = cloth_rotation_[implicit_triangles_[t]][0];
-      const Vec3f& r2 = cloth_rotation_[implicit_triangles_[t]][1];
-      const float e11 = Dot(r1, df1), e22 = Dot(r2, df2);
-      const float e12 = 0.5f * (Dot(r1, df2) + Dot(r2, df1));
-      const float trace = m.lambda * (e11 + e22);
-      const float two_mu = 2.0f * m.mu;
-      const Vec3f p1 = r1 * (two_mu * e11 + trace) + r2 * (two_mu * e12);
-      const Vec3f p2 = r1 * (two_mu * e12) + r2 * (two_mu * e22 + trace);
-      const float weight = m.cloth_implicit * element.volume;  // θ V
-      implicit_triangle_force_[t] = {(p1 * a + p2 * b) * weight, p2 * (c * weight)};
+      const std::array<Vec3f, 2>& rotation = cloth_rotation_[implicit_triangles_[t]];
+      ImplicitTriangleForce(element, model_->materials[element.material], rotation[0], rotation[1], u[corner[0]],
+                            u[corner[1]], u[corner[2]], implicit_triangle_force_[t][0], implicit_triangle_force_[t][1]);
     }
   });
   y.resize(n);

@@ -7,14 +7,7 @@ double HuntCrossleyContact::Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gam
 }
 
 double HuntCrossleyContact::Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const {
-  Vec3<double> g;
-  Mat3<double> H;
-  const double cost = cost_.Calc3({vc.x(), vc.y(), vc.z()}, g, G ? &H : nullptr);
-  gamma = {g.x, g.y, g.z};
-  if (G)
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) (*G)(i, j) = H.m[i][j];
-  return cost;
+  return Calc3ThroughKernel(cost_, vc, gamma, G);
 }
 
 }  // namespace ductile::contact
