@@ -1,0 +1,256 @@
+// Energy densities, stresses and Hessians of the three elastic models and the linear tetrahedron element; the
+// equations, the vec(F) ordering and the polar-rotation differential are written out in fem/elasticity.h. Each
+// Hessian is assembled column by column from the stress differential dP(F)[dF] at the nine unit directions dF.
+#include "fem/elasticity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <Eigen/Dense>
+
+namespace ductile::fem {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+/// Smallest magnitude of σᵢ + σⱼ in the polar-rotation differential (see the header), where R is not differentiable.
+constexpr double kMinSingularSum = 1e-12;
+
+Vector9d Vec(const Eigen::Matrix3d& A) {
+  return Eigen::Map<const Vector9d>(A.data());
+}
+
+/// The 9x9 matrix whose column k is vec(dP(E_k)), E_k the unit matrix with vec(E_k) = e_k; symmetrized to remove the
+/// round-off asymmetry (the exact Hessian is symmetric).
+template <typename Differential>
+Matrix9d HessianFromDifferential(const Differential& dP) {
+  Matrix9d H;
+  for (int k = 0; k < 9; ++k) {
+    Eigen::Matrix3d dF = Eigen::Matrix3d::Zero();
+    dF.data()[k] = 1.0;
+    H.col(k) = Vec(dP(dF));
+  }
+  return 0.5 * (H + H.transpose());
+}
+
+/// cof F = J F⁻ᵀ, column by column: the columns of F are f₀, f₁, f₂ and cof F = [f₁×f₂, f₂×f₀, f₀×f₁] (finite and
+/// exact also for singular F).
+Eigen::Matrix3d Cofactor(const Eigen::Matrix3d& F) {
+  Eigen::Matrix3d C;
+  C.col(0) = F.col(1).cross(F.col(2));
+  C.col(1) = F.col(2).cross(F.col(0));
+  C.col(2) = F.col(0).cross(F.col(1));
+  return C;
+}
+
+/// d(cof F) in direction dF (cof F is quadratic in F: the product rule on each cross product).
+Eigen::Matrix3d CofactorDifferential(const Eigen::Matrix3d& F, const Eigen::Matrix3d& dF) {
+  Eigen::Matrix3d dC;
+  dC.col(0) = dF.col(1).cross(F.col(2)) + F.col(1).cross(dF.col(2));
+  dC.col(1) = dF.col(2).cross(F.col(0)) + F.col(2).cross(dF.col(0));
+  dC.col(2) = dF.col(0).cross(F.col(1)) + F.col(0).cross(dF.col(1));
+  return dC;
+}
+
+/// F = R S with R ∈ SO(3) and S = V diag(sigma) Vᵀ, sigma the signed singular values (only the smallest may be
+/// negative).
+struct SignedPolar {
+  Eigen::Matrix3d R;
+  Eigen::Matrix3d V;
+  Eigen::Vector3d sigma;
+};
+
+SignedPolar ComputeSignedPolar(const Eigen::Matrix3d& F) {
+  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d U = svd.matrixU();
+  SignedPolar polar{.R = Eigen::Matrix3d::Identity(), .V = svd.matrixV(), .sigma = svd.singularValues()};
+  if (U.determinant() * polar.V.determinant() < 0) {
+    U.col(2) *= -1.0;  // the singular values are sorted in decreasing order: index 2 is the smallest
+    polar.sigma(2) *= -1.0;
+  }
+  polar.R = U * polar.V.transpose();
+  return polar;
+}
+
+/// dR in direction dF: dR = R [ω]×, ω = V diag(1/(σⱼ + σₖ)) Vᵀ axial(Rᵀ dF − dFᵀ R) (header).
+Eigen::Matrix3d RotationDifferential(const SignedPolar& polar, const Eigen::Matrix3d& dF) {
+  const Eigen::Matrix3d M = polar.R.transpose() * dF - dF.transpose() * polar.R;
+  const Eigen::Vector3d axial(M(2, 1), M(0, 2), M(1, 0));
+  Eigen::Vector3d inverse_sums;
+  for (int i = 0; i < 3; ++i) {
+    const double sum = polar.sigma((i + 1) % 3) + polar.sigma((i + 2) % 3);
+    inverse_sums(i) = 1.0 / std::copysign(std::max(std::abs(sum), kMinSingularSum), sum);
+  }
+  const Eigen::Vector3d omega = polar.V * inverse_sums.asDiagonal() * polar.V.transpose() * axial;
+  Eigen::Matrix3d omega_cross;
+  omega_cross << 0, -omega(2), omega(1), omega(2), 0, -omega(0), -omega(1), omega(0), 0;
+  return polar.R * omega_cross;
+}
+
+// ---- neo-Hookean ----
+
+double NeoHookeanEnergy(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const double J = F.determinant();
+  if (!(J > 0)) return std::numeric_limits<double>::infinity();
+  const double log_J = std::log(J);
+  return 0.5 * lame.mu * (F.squaredNorm() - 3.0) - lame.mu * log_J + 0.5 * lame.lambda * log_J * log_J;
+}
+
+Eigen::Matrix3d NeoHookeanPiola(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const double J = F.determinant();
+  if (!(J > 0)) return Eigen::Matrix3d::Constant(kNaN);
+  const Eigen::Matrix3d F_inv_T = F.inverse().transpose();
+  return lame.mu * (F - F_inv_T) + lame.lambda * std::log(J) * F_inv_T;
+}
+
+Matrix9d NeoHookeanHessian(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const double J = F.determinant();
+  if (!(J > 0)) return Matrix9d::Constant(kNaN);
+  const Eigen::Matrix3d F_inv = F.inverse();
+  const Eigen::Matrix3d F_inv_T = F_inv.transpose();
+  const double transpose_coefficient = lame.mu - lame.lambda * std::log(J);
+  return HessianFromDifferential([&](const Eigen::Matrix3d& dF) -> Eigen::Matrix3d {
+    return lame.mu * dF + transpose_coefficient * F_inv_T * dF.transpose() * F_inv_T +
+           lame.lambda * (F_inv * dF).trace() * F_inv_T;
+  });
+}
+
+// ---- fixed corotated ----
+
+double FixedCorotatedEnergy(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const SignedPolar polar = ComputeSignedPolar(F);
+  const double J_minus_1 = F.determinant() - 1.0;
+  return lame.mu * (F - polar.R).squaredNorm() + 0.5 * lame.lambda * J_minus_1 * J_minus_1;
+}
+
+Eigen::Matrix3d FixedCorotatedPiola(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const SignedPolar polar = ComputeSignedPolar(F);
+  return 2.0 * lame.mu * (F - polar.R) + lame.lambda * (F.determinant() - 1.0) * Cofactor(F);
+}
+
+Matrix9d FixedCorotatedHessian(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const SignedPolar polar = ComputeSignedPolar(F);
+  const Eigen::Matrix3d cofactor = Cofactor(F);
+  const double J_minus_1 = F.determinant() - 1.0;
+  return HessianFromDifferential([&](const Eigen::Matrix3d& dF) -> Eigen::Matrix3d {
+    return 2.0 * lame.mu * (dF - RotationDifferential(polar, dF)) +
+           lame.lambda * cofactor.cwiseProduct(dF).sum() * cofactor +
+           lame.lambda * J_minus_1 * CofactorDifferential(F, dF);
+  });
+}
+
+// ---- St. Venant–Kirchhoff ----
+
+Eigen::Matrix3d GreenStrain(const Eigen::Matrix3d& F) {
+  return 0.5 * (F.transpose() * F - Eigen::Matrix3d::Identity());
+}
+
+double StVKEnergy(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const Eigen::Matrix3d E = GreenStrain(F);
+  const double trace = E.trace();
+  return lame.mu * E.squaredNorm() + 0.5 * lame.lambda * trace * trace;
+}
+
+/// The second Piola-Kirchhoff stress S = 2μ E + λ tr(E) I; P = F S.
+Eigen::Matrix3d StVKSecondPiola(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const Eigen::Matrix3d E = GreenStrain(F);
+  return 2.0 * lame.mu * E + lame.lambda * E.trace() * Eigen::Matrix3d::Identity();
+}
+
+Matrix9d StVKHessian(const LameParameters& lame, const Eigen::Matrix3d& F) {
+  const Eigen::Matrix3d S = StVKSecondPiola(lame, F);
+  return HessianFromDifferential([&](const Eigen::Matrix3d& dF) -> Eigen::Matrix3d {
+    const Eigen::Matrix3d dE = 0.5 * (dF.transpose() * F + F.transpose() * dF);
+    return dF * S + F * (2.0 * lame.mu * dE + lame.lambda * dE.trace() * Eigen::Matrix3d::Identity());
+  });
+}
+
+}  // namespace
+
+LameParameters LameFromYoungPoisson(double youngs_modulus, double poisson_ratio) {
+  const double E = youngs_modulus;
+  const double nu = poisson_ratio;
+  return {.mu = E / (2.0 * (1.0 + nu)), .lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu))};
+}
+
+double EnergyDensity(ElasticModel model, const LameParameters& lame, const Eigen::Matrix3d& F) {
+  if (model == ElasticModel::kNeoHookean) return NeoHookeanEnergy(lame, F);
+  if (model == ElasticModel::kFixedCorotated) return FixedCorotatedEnergy(lame, F);
+  return StVKEnergy(lame, F);
+}
+
+Eigen::Matrix3d FirstPiola(ElasticModel model, const LameParameters& lame, const Eigen::Matrix3d& F) {
+  if (model == ElasticModel::kNeoHookean) return NeoHookeanPiola(lame, F);
+  if (model == ElasticModel::kFixedCorotated) return FixedCorotatedPiola(lame, F);
+  return F * StVKSecondPiola(lame, F);
+}
+
+Matrix9d EnergyDensityHessian(ElasticModel model, const LameParameters& lame, const Eigen::Matrix3d& F) {
+  if (model == ElasticModel::kNeoHookean) return NeoHookeanHessian(lame, F);
+  if (model == ElasticModel::kFixedCorotated) return FixedCorotatedHessian(lame, F);
+  return StVKHessian(lame, F);
+}
+
+std::optional<TetRest> MakeTetRest(const Eigen::Vector3d& X0, const Eigen::Vector3d& X1, const Eigen::Vector3d& X2,
+                                   const Eigen::Vector3d& X3) {
+  Eigen::Matrix3d Dm;
+  Dm << X1 - X0, X2 - X0, X3 - X0;
+  const double volume = Dm.determinant() / 6.0;
+  if (!(volume > 0) || !std::isfinite(volume)) return std::nullopt;
+  return TetRest{.Dm_inv = Dm.inverse(), .volume = volume};
+}
+
+Eigen::Matrix3d DeformationGradient(const TetRest& rest, const Eigen::Vector3d& x0, const Eigen::Vector3d& x1,
+                                    const Eigen::Vector3d& x2, const Eigen::Vector3d& x3) {
+  Eigen::Matrix3d Ds;
+  Ds << x1 - x0, x2 - x0, x3 - x0;
+  return Ds * rest.Dm_inv;
+}
+
+Matrix9x12d DeformationGradientJacobian(const TetRest& rest) {
+  // F(i, j) = Σₐ (x_{a+1} − x₀)(i) Dm⁻¹(a, j): ∂F(i, j)/∂x_{a+1}(i) = Dm⁻¹(a, j), ∂F(i, j)/∂x₀(i) = −Σₐ Dm⁻¹(a, j).
+  const Eigen::Matrix3d& B = rest.Dm_inv;
+  Matrix9x12d dF_dx = Matrix9x12d::Zero();
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 3; ++i) {
+      const int row = i + 3 * j;
+      dF_dx(row, i) = -B.col(j).sum();
+      for (int a = 0; a < 3; ++a) dF_dx(row, 3 * (a + 1) + i) = B(a, j);
+    }
+  }
+  return dF_dx;
+}
+
+double TetEnergy(ElasticModel model, const LameParameters& lame, const TetRest& rest, const Eigen::Vector3d& x0,
+                 const Eigen::Vector3d& x1, const Eigen::Vector3d& x2, const Eigen::Vector3d& x3) {
+  return rest.volume * EnergyDensity(model, lame, DeformationGradient(rest, x0, x1, x2, x3));
+}
+
+Vector12d TetGradient(ElasticModel model, const LameParameters& lame, const TetRest& rest, const Eigen::Vector3d& x0,
+                      const Eigen::Vector3d& x1, const Eigen::Vector3d& x2, const Eigen::Vector3d& x3) {
+  const Eigen::Matrix3d P = FirstPiola(model, lame, DeformationGradient(rest, x0, x1, x2, x3));
+  return rest.volume * DeformationGradientJacobian(rest).transpose() * Vec(P);
+}
+
+Matrix12d TetHessian(ElasticModel model, const LameParameters& lame, const TetRest& rest, const Eigen::Vector3d& x0,
+                     const Eigen::Vector3d& x1, const Eigen::Vector3d& x2, const Eigen::Vector3d& x3, bool project) {
+  Matrix9d H = EnergyDensityHessian(model, lame, DeformationGradient(rest, x0, x1, x2, x3));
+  if (project) ProjectToPsd(H);
+  const Matrix9x12d dF_dx = DeformationGradientJacobian(rest);
+  return rest.volume * dF_dx.transpose() * H * dF_dx;
+}
+
+std::vector<double> LumpedMasses(std::span<const Eigen::Vector3d> rest_positions,
+                                 std::span<const std::array<int, 4>> tets, double density) {
+  std::vector<double> masses(rest_positions.size(), 0.0);
+  for (const std::array<int, 4>& tet : tets) {
+    const Eigen::Vector3d& X0 = rest_positions[tet[0]];
+    Eigen::Matrix3d Dm;
+    Dm << rest_positions[tet[1]] - X0, rest_positions[tet[2]] - X0, rest_positions[tet[3]] - X0;
+    const double vertex_mass = density * Dm.determinant() / 6.0 / 4.0;
+    for (const int v : tet) masses[v] += vertex_mass;
+  }
+  return masses;
+}
+
+}  // namespace ductile::fem

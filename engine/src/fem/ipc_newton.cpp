@@ -1,0 +1,265 @@
+// The FEM–IPC step: projected Newton with a CCD-bounded backtracking line search (the method: fem/ipc_system.h).
+#include <Eigen/SparseCore>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "contact/cholmod_support.h"
+#include "fem/affine_body.h"
+#include "fem/ipc_barrier.h"
+#include "fem/ipc_ccd.h"
+#include "fem/ipc_system.h"
+
+namespace ductile::fem {
+
+using Eigen::Vector3d;
+
+namespace {
+
+// Seconds since `start`, added to `total`.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+double MaxDisplacement(const std::vector<Vector3d>& from, const std::vector<Vector3d>& to) {
+  double max = 0;
+  for (std::size_t i = 0; i < from.size(); ++i) max = std::max(max, (to[i] - from[i]).norm());
+  return max;
+}
+
+}  // namespace
+
+double IpcSystem::StepBound(const std::vector<Vector3d>& from, const std::vector<Vector3d>& to) const {
+  Candidates swept;
+  FindCandidates(surface_, from, to, 0.0, swept);
+  double t = 1;
+  for (const PointTriangleCandidate& c : swept.point_triangle) {
+    const auto& f = surface_.faces[c.face];
+    t = std::min(
+        t, PointTriangleTimeOfImpact(from[c.vertex], from[f[0]], from[f[1]], from[f[2]], to[c.vertex] - from[c.vertex],
+                                     to[f[0]] - from[f[0]], to[f[1]] - from[f[1]], to[f[2]] - from[f[2]], t));
+  }
+  for (const EdgeEdgeCandidate& c : swept.edge_edge) {
+    const auto& a = surface_.edges[c.edge_a];
+    const auto& b = surface_.edges[c.edge_b];
+    t = std::min(t, EdgeEdgeTimeOfImpact(from[a[0]], from[a[1]], from[b[0]], from[b[1]], to[a[0]] - from[a[0]],
+                                         to[a[1]] - from[a[1]], to[b[0]] - from[b[0]], to[b[1]] - from[b[1]], t));
+  }
+  for (std::size_t p = 0; p < from.size(); ++p)
+    for (const HalfSpaceDesc& plane : half_spaces_)
+      t = std::min(t, PointPlaneTimeOfImpact(from[p], to[p] - from[p], plane.normal, plane.offset, t));
+  return t;
+}
+
+// κ at a step's start (Li et al. 2020, supplement "adaptive barrier stiffness"): the lower bound κ_min makes the
+// barrier's stiffness at a tiny distance (10⁻⁸ of the scene's size) comparable to the average mass, κ_max = 100 κ_min;
+// with contacts, κ balances the barrier's gradient against the rest, −∇Eᵀ∇B / ‖∇B‖², clamped to [κ_min, κ_max]. A
+// user-set stiffness [J/m⁴ per s²] is used as it is.
+void IpcSystem::UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Candidates& candidates, double h) {
+  if (settings_.barrier_stiffness > 0) {
+    kappa_ = settings_.barrier_stiffness * h * h;
+    return;
+  }
+  const double s_hat = settings_.dhat * settings_.dhat;
+  const double s0 = std::min(std::pow(1e-8 * bbox_diagonal_, 2), 0.25 * s_hat);
+  const double kappa_min = 1e11 * average_mass_ / (4 * s0 * Barrier(s0, s_hat).second);
+  const double kappa_max = 100 * kappa_min;
+  Derivative free, barrier;
+  Derivatives(z, kinematic_points_, {}, candidates, h, kInertiaAndElastic, false, free);
+  const double saved = kappa_;
+  kappa_ = 1;
+  Derivatives(z, kinematic_points_, {}, candidates, h, kBarrier, false, barrier);
+  kappa_ = saved;
+  const double norm2 = barrier.gradient.squaredNorm();
+  const double balance = norm2 > 0 ? -free.gradient.dot(barrier.gradient) / norm2 : 0;
+  kappa_ = std::clamp(std::max(balance, kappa_), kappa_min, kappa_max);
+  kappa_max_ = kappa_max;
+}
+
+// The Newton system's lower triangle handed to CHOLMOD's supernodal Cholesky; the symbolic analysis (fill-reducing
+// ordering, supernodes) is kept while the sparsity pattern stays the same (the elements' pattern is fixed; contacts
+// add blocks when pairs appear).
+bool IpcSystem::SolveNewtonSystem(const Derivative& d, Eigen::VectorXd& step) {
+  Eigen::SparseMatrix<double> full(dof_count_, dof_count_);
+  full.setFromTriplets(d.hessian.begin(), d.hessian.end());
+  Eigen::SparseMatrix<double> lower = full.triangularView<Eigen::Lower>();
+  lower.makeCompressed();
+  const auto n = static_cast<std::size_t>(dof_count_);
+  const auto nonzeros = static_cast<std::size_t>(lower.nonZeros());
+  const bool same_pattern = linear_solver_ && linear_solver_->factor && pattern_outer_.size() == n + 1 &&
+                            std::equal(pattern_outer_.begin(), pattern_outer_.end(), lower.outerIndexPtr()) &&
+                            pattern_inner_.size() == nonzeros &&
+                            std::equal(pattern_inner_.begin(), pattern_inner_.end(), lower.innerIndexPtr());
+  cholmod_sparse view =
+      contact::LowerTriangleView(n, nonzeros, lower.outerIndexPtr(), lower.innerIndexPtr(), lower.valuePtr());
+  if (!same_pattern) {
+    linear_solver_ = std::make_unique<contact::CholmodWorkspace>();
+    linear_solver_->common.supernodal = CHOLMOD_SUPERNODAL;
+    linear_solver_->factor = cholmod_analyze(&view, &linear_solver_->common);
+    if (!linear_solver_->factor) return false;
+    pattern_outer_.assign(lower.outerIndexPtr(), lower.outerIndexPtr() + n + 1);
+    pattern_inner_.assign(lower.innerIndexPtr(), lower.innerIndexPtr() + nonzeros);
+  }
+  cholmod_common& cm = linear_solver_->common;
+  if (!cholmod_factorize(&view, linear_solver_->factor, &cm) || cm.status == CHOLMOD_NOT_POSDEF) return false;
+  Eigen::VectorXd rhs = d.prescribed - d.gradient;
+  cholmod_dense b{};
+  b.nrow = n;
+  b.ncol = 1;
+  b.nzmax = n;
+  b.d = n;
+  b.x = rhs.data();
+  b.xtype = CHOLMOD_REAL;
+  b.dtype = CHOLMOD_DOUBLE;
+  cholmod_dense* x = cholmod_solve(CHOLMOD_A, linear_solver_->factor, &b, &cm);
+  if (!x) return false;
+  step = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(x->x), dof_count_);
+  cholmod_free_dense(&x, &cm);
+  return step.allFinite();
+}
+
+IpcStepReport IpcSystem::Step(double h) {
+  IpcStepReport report;
+  iterate_min_distance_.clear();
+  // Predictions z̃ of implicit Euler.
+  x_start_ = x_;
+  x_tilde_.resize(x_.size());
+  for (std::size_t i = 0; i < x_.size(); ++i) x_tilde_[i] = x_[i] + h * v_[i] + h * h * settings_.gravity;
+  for (AffineBody& b : affine_) {
+    b.q_start = b.q;
+    b.q_tilde = b.q + h * b.q_dot;
+    b.q_tilde.segment<3>(0) += h * h * settings_.gravity;
+  }
+  Eigen::VectorXd z = GatherDofs();
+  std::vector<Vector3d> kinematic = kinematic_points_;
+  const std::vector<Vector3d> kinematic_target = KinematicTargets();
+  Candidates candidates;
+  {
+    PhaseTimer timer(report.time_collision);
+    const std::vector<Vector3d> surface = SurfaceFrom(z, kinematic);
+    FindCandidates(surface_, surface, surface, settings_.dhat, candidates);
+  }
+  UpdateBarrierStiffnessAtStart(z, candidates, h);
+  LagFriction(SurfaceFrom(z, kinematic), candidates, h);
+  double previous_min = std::numeric_limits<double>::infinity();
+  Derivative d;
+  Eigen::VectorXd dz;
+  for (int iteration = 0; iteration < settings_.max_newton_iterations; ++iteration) {
+    std::vector<Vector3d> kinematic_step(kinematic.size());
+    for (std::size_t k = 0; k < kinematic.size(); ++k) kinematic_step[k] = kinematic_target[k] - kinematic[k];
+    const bool kinematic_moves = MaxDisplacement(kinematic, kinematic_target) > 0;
+    const std::vector<Vector3d> surface = SurfaceFrom(z, kinematic);
+    {
+      PhaseTimer timer(report.time_collision);
+      FindCandidates(surface_, surface, surface, settings_.dhat, candidates);
+    }
+    {
+      PhaseTimer timer(report.time_hessian);
+      Derivatives(z, kinematic, kinematic_step, candidates, h, kAllTerms, true, d);
+    }
+    {
+      PhaseTimer timer(report.time_linear_solve);
+      if (!SolveNewtonSystem(d, dz)) break;
+    }
+    report.newton_iterations = iteration + 1;
+    std::vector<Vector3d> kinematic_end(kinematic.size());
+    for (std::size_t k = 0; k < kinematic.size(); ++k) kinematic_end[k] = kinematic[k] + kinematic_step[k];
+    const std::vector<Vector3d> surface_end = SurfaceFrom(z + dz, kinematic_end);
+    const double step_size =
+        std::max(MaxDisplacement(surface, surface_end), MaxDisplacement(SoftFrom(z), SoftFrom(z + dz)));
+    if (!kinematic_moves && step_size / h < settings_.newton_tolerance) {
+      report.converged = true;
+      break;
+    }
+    double alpha = 1;
+    {
+      PhaseTimer timer(report.time_ccd);
+      alpha = StepBound(surface, surface_end);
+    }
+    Candidates line_search;
+    {
+      PhaseTimer timer(report.time_collision);
+      const std::vector<Vector3d> surface_alpha = SurfaceFrom(z + alpha * dz, [&] {
+        std::vector<Vector3d> k(kinematic.size());
+        for (std::size_t i = 0; i < k.size(); ++i) k[i] = kinematic[i] + alpha * kinematic_step[i];
+        return k;
+      }());
+      FindCandidates(surface_, surface, surface_alpha, settings_.dhat, line_search);
+    }
+    auto kinematic_at = [&](double a) {
+      std::vector<Vector3d> k(kinematic.size());
+      for (std::size_t i = 0; i < k.size(); ++i) k[i] = kinematic[i] + a * kinematic_step[i];
+      return k;
+    };
+    {
+      PhaseTimer timer(report.time_energy);
+      const double e0 = Energy(z, kinematic, line_search, h);
+      // A prescribed kinematic motion may add energy: only a finite energy is asked of its steps.
+      for (int halving = 0; halving < 40; ++halving) {
+        const double e = Energy(z + alpha * dz, kinematic_at(alpha), line_search, h);
+        if (std::isfinite(e) && (kinematic_moves || e <= e0)) break;
+        alpha *= 0.5;
+      }
+    }
+    z += alpha * dz;
+    kinematic = kinematic_at(alpha);
+    if (alpha == 1) kinematic = kinematic_target;
+    // The iterate's minimum distance, and κ doubled when the gap keeps closing at a tiny distance (Li et al. 2020,
+    // supplement).
+    std::vector<ActivePair> pairs;
+    double min_distance = settings_.dhat;
+    {
+      PhaseTimer timer(report.time_collision);
+      CollectPairs(SurfaceFrom(z, kinematic), line_search, pairs, min_distance);
+    }
+    iterate_min_distance_.push_back(min_distance);
+    const double tiny = 1e-9 * bbox_diagonal_;
+    if (settings_.barrier_stiffness <= 0 && min_distance < tiny && min_distance < previous_min)
+      kappa_ = std::min(kappa_max_, 2 * kappa_);
+    previous_min = min_distance;
+  }
+  FinishStep(z, kinematic, kinematic_target, h, report);
+  return report;
+}
+
+void IpcSystem::FinishStep(const Eigen::VectorXd& z, const std::vector<Vector3d>& kinematic,
+                           const std::vector<Vector3d>& kinematic_target, double h, IpcStepReport& report) {
+  ScatterDofs(z);
+  for (std::size_t i = 0; i < x_.size(); ++i)
+    if (soft_dof_[i] >= 0) v_[i] = (x_[i] - x_start_[i]) / h;
+  for (AffineBody& b : affine_) b.q_dot = (b.q - b.q_start) / h;
+  report.kinematic_lag = MaxDisplacement(kinematic, kinematic_target);
+  kinematic_points_ = kinematic;
+  // Contact forces on kinematic bodies and half-spaces at the final configuration: −∇(barrier + friction)/h².
+  Candidates candidates;
+  const std::vector<Vector3d> surface = SurfacePositions();
+  FindCandidates(surface_, surface, surface, settings_.dhat, candidates);
+  Derivative d;
+  Derivatives(z, kinematic_points_, {}, candidates, h, kBarrier | kFriction, false, d);
+  for (KinematicBody& b : kinematic_) b.wrench = {};
+  for (std::size_t k = 0; k < kinematic_points_.size(); ++k) {
+    KinematicBody& b = kinematic_[kinematic_point_body_[k]];
+    const Vector3d f = -d.kinematic_gradient[k] / (h * h);
+    b.wrench.force += f;
+    b.wrench.moment += (kinematic_points_[k] - b.target.translation()).cross(f);
+  }
+  half_space_force_ = d.half_space_force;
+  std::vector<ActivePair> pairs;
+  double min_distance = settings_.dhat;
+  CollectPairs(surface, candidates, pairs, min_distance);
+  report.active_pairs = static_cast<int>(pairs.size());
+  report.min_distance = min_distance;
+  for (double m : iterate_min_distance_) report.min_distance = std::min(report.min_distance, m);
+  report.barrier_stiffness = kappa_ / (h * h);
+}
+
+}  // namespace ductile::fem
