@@ -196,7 +196,7 @@ std::optional<TetRest> MakeTetRest(const Eigen::Vector3d& X0, const Eigen::Vecto
   Eigen::Matrix3d Dm;
   Dm << X1 - X0, X2 - X0, X3 - X0;
   const double volume = Dm.determinant() / 6.0;
-  if (!(volume > 0) || !std::isfinite(volume)) return std::nullopt;
+  if (!(volume > 0 && std::isfinite(volume))) return std::nullopt;
   return TetRest{.Dm_inv = Dm.inverse(), .volume = volume};
 }
 

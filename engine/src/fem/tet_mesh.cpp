@@ -1,5 +1,7 @@
 #include "fem/tet_mesh.h"
 
+#include "geometry/triangle_mesh.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -186,18 +188,7 @@ TetSurface BuildSurface(const TetMesh& mesh) {
 }
 
 void RemoveUnreferencedVertices(TetMesh& mesh) {
-  std::vector<int> renumbered(mesh.vertices.size(), -1);
-  for (const std::array<int, 4>& tet : mesh.tets)
-    for (const int v : tet) renumbered[v] = 0;
-  int next = 0;
-  for (std::size_t v = 0; v < mesh.vertices.size(); ++v) {
-    if (renumbered[v] < 0) continue;
-    renumbered[v] = next;
-    mesh.vertices[next++] = mesh.vertices[v];
-  }
-  mesh.vertices.resize(next);
-  for (std::array<int, 4>& tet : mesh.tets)
-    for (int& v : tet) v = renumbered[v];
+  geometry::RemoveUnusedVertices(mesh.vertices, mesh.tets);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,5 +1,8 @@
 #include "fem/tetrahedralise.h"
 
+#include "geometry/mesh_sdf.h"
+#include "geometry/triangle_mesh.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -251,73 +254,6 @@ void RequireBox(const Eigen::Vector3d& half_extents) {
 // ---------------------------------------------------------------------------------------------------------------
 // Closed triangle meshes.
 
-// Why the triangle mesh cannot bound a solid (tetrahedralise.h), or "" when it can.
-std::string FindTriangleMeshDefect(const std::vector<Eigen::Vector3d>& vertices,
-                                   const std::vector<std::array<int, 3>>& triangles) {
-  if (triangles.empty()) return "the triangle mesh has no triangles";
-  const int n = static_cast<int>(vertices.size());
-  std::map<std::pair<int, int>, int> directed;  // (a, b) -> triangles that run from a to b
-  for (std::size_t f = 0; f < triangles.size(); ++f) {
-    const std::array<int, 3>& t = triangles[f];
-    const std::string name = "triangle " + std::to_string(f) + " (" + std::to_string(t[0]) + ", " +
-                             std::to_string(t[1]) + ", " + std::to_string(t[2]) + ")";
-    for (const int v : t) {
-      if (v < 0 || v >= n) return name + " refers to a vertex out of range (" + std::to_string(n) + " vertices)";
-      if (!vertices[v].allFinite()) return name + " has a non-finite vertex";
-    }
-    if (t[0] == t[1] || t[1] == t[2] || t[2] == t[0]) return name + " repeats a vertex";
-    for (int k = 0; k < 3; ++k) ++directed[{t[k], t[(k + 1) % 3]}];
-  }
-  for (const auto& [edge, forward] : directed) {
-    const auto reverse = directed.find({edge.second, edge.first});
-    const int backward = reverse == directed.end() ? 0 : reverse->second;
-    const std::string name = "edge (" + std::to_string(std::min(edge.first, edge.second)) + ", " +
-                             std::to_string(std::max(edge.first, edge.second)) + ")";
-    if (forward + backward != 2)
-      return name + " is shared by " + std::to_string(forward + backward) +
-             " triangle(s): the mesh is not closed (every edge must be shared by exactly two triangles)";
-    if (forward != 1) return name + " is run twice in the same direction: the triangles are not consistently oriented";
-  }
-  return "";
-}
-
-// Generalized winding number of the triangles at p (Jacobson et al. 2013): the sum of the signed solid
-// angles Ω of the triangles seen from p over 4π, with tan(Ω/2) = a·(b × c) / (|a||b||c| + (a·b)|c| + (b·c)|a| +
-// (c·a)|b|) for corners a, b, c relative to p (Van Oosterom and Strackee 1983).
-double WindingNumber(const std::vector<Eigen::Vector3d>& vertices, const std::vector<std::array<int, 3>>& triangles,
-                     const Eigen::Vector3d& p) {
-  double sum = 0;
-  for (const std::array<int, 3>& t : triangles) {
-    const Eigen::Vector3d a = vertices[t[0]] - p, b = vertices[t[1]] - p, c = vertices[t[2]] - p;
-    const double la = a.norm(), lb = b.norm(), lc = c.norm();
-    sum += 2 * std::atan2(a.dot(b.cross(c)), la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb);
-  }
-  return sum / (4 * std::numbers::pi);
-}
-
-// The point of triangle (a, b, c) closest to p, by the Voronoi region of p among the corners, edges and face
-// (Ericson 2005, §5.1.5).
-Eigen::Vector3d ClosestPointOnTriangle(const Eigen::Vector3d& p, const Eigen::Vector3d& a, const Eigen::Vector3d& b,
-                                       const Eigen::Vector3d& c) {
-  const Eigen::Vector3d ab = b - a, ac = c - a;
-  const double d1 = ab.dot(p - a), d2 = ac.dot(p - a);
-  if (d1 <= 0 && d2 <= 0) return a;
-  const double d3 = ab.dot(p - b), d4 = ac.dot(p - b);
-  if (d3 >= 0 && d4 <= d3) return b;
-  const double d5 = ab.dot(p - c), d6 = ac.dot(p - c);
-  if (d6 >= 0 && d5 <= d6) return c;
-  // Barycentric weights (unnormalised) of c, b and a: the signed areas opposite them.
-  const double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) return a + d1 / (d1 - d3) * ab;
-  const double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) return a + d2 / (d2 - d6) * ac;
-  const double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && d4 >= d3 && d5 >= d6) return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b);
-  const double sum = va + vb + vc;
-  if (!(sum > 0)) return a;  // zero area, and p beside it: any corner is as close as round-off allows
-  return a + (vb / sum) * ab + (vc / sum) * ac;
-}
-
 }  // namespace
 
 TetMesh TetrahedraliseBox(const Eigen::Vector3d& half_extents, double h) {
@@ -390,26 +326,28 @@ TetMesh TetrahedraliseCapsule(double radius, double half_length, double h) {
   return TetrahedraliseSdf(sdf, -extent, extent, h);
 }
 
-TetMeshResult TetrahedraliseTriangleMesh(const std::vector<Eigen::Vector3d>& vertices,
-                                         const std::vector<std::array<int, 3>>& triangles, double h) {
+TetMeshResult TetrahedraliseTriangleMesh(const geometry::TriangleMesh& mesh, double h) {
   RequirePositive(h, "h");
   TetMeshResult result;
-  result.error = FindTriangleMeshDefect(vertices, triangles);
-  if (!result.error.empty()) return result;
-  Eigen::Vector3d low = vertices[triangles[0][0]], high = low;
-  for (const std::array<int, 3>& t : triangles)
-    for (const int v : t) {
-      low = low.cwiseMin(vertices[v]);
-      high = high.cwiseMax(vertices[v]);
-    }
+  if (mesh.triangles.empty()) {
+    result.error = "the triangle mesh has no triangles";
+    return result;
+  }
+  if (const auto defect = geometry::FindOpenEdge(mesh)) {
+    result.error = *defect + " (a solid needs a closed, consistently oriented mesh)";
+    return result;
+  }
+  const geometry::Bounds bounds = geometry::AxisAlignedBounds(mesh);
+  const Eigen::Vector3d low = bounds.min, high = bounds.max;
   const auto inside = [&](const Eigen::Vector3d& p) {
     if ((p.array() < low.array()).any() || (p.array() > high.array()).any()) return false;
-    return std::abs(WindingNumber(vertices, triangles, p)) > 0.5;
+    return geometry::Contains(mesh, p);
   };
   const auto project = [&](const Eigen::Vector3d& p) {
-    Eigen::Vector3d closest = vertices[triangles[0][0]];
-    for (const std::array<int, 3>& t : triangles) {
-      const Eigen::Vector3d q = ClosestPointOnTriangle(p, vertices[t[0]], vertices[t[1]], vertices[t[2]]);
+    Eigen::Vector3d closest = mesh.vertices[mesh.triangles[0][0]];
+    for (const std::array<int, 3>& t : mesh.triangles) {
+      const Eigen::Vector3d q =
+          geometry::ClosestPointOnTriangle(p, mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]);
       if ((q - p).squaredNorm() < (closest - p).squaredNorm()) closest = q;
     }
     return closest;

@@ -41,6 +41,10 @@
 
 #include "fem/tet_mesh.h"
 
+namespace ductile::geometry {
+struct TriangleMesh;
+}
+
 namespace ductile::fem {
 
 /// A signed distance φ(p) [m] of a point p [m]: negative inside the solid, positive outside. It only needs to be
@@ -76,13 +80,11 @@ TetMesh TetrahedraliseCylinder(double radius, double half_length, double h);
 /// (0, 0, +half_length) [m] ≥ 0 (TetrahedraliseSdf). Throws like it.
 TetMesh TetrahedraliseCapsule(double radius, double half_length, double h);
 
-/// The solid that a closed triangle mesh encloses (`vertices` [m], `triangles` indexing them; either orientation,
-/// but consistent), meshed as the file comment says with target edge length `h` [m] > 0. `error` (and no mesh) when
-/// a triangle index is out of range, a triangle repeats a vertex, the mesh is open (an edge not shared by exactly
-/// two triangles) or inconsistently oriented, or no tet is kept; the message names the triangle or edge (indices
-/// from 0). Throws std::invalid_argument on a non-positive h or a grid of more than 2·10⁶ cells. Cost O(tets ×
-/// triangles) (file comment).
-TetMeshResult TetrahedraliseTriangleMesh(const std::vector<Eigen::Vector3d>& vertices,
-                                         const std::vector<std::array<int, 3>>& triangles, double h);
+/// The solid that a closed triangle mesh encloses (outward or inward, but consistently oriented), meshed as the file
+/// comment says with target edge length `h` [m] > 0. `error` (and no mesh) when a triangle index is out of range, a
+/// triangle repeats a vertex, the mesh is open (an edge not shared by exactly two triangles) or inconsistently
+/// oriented, or no tet is kept; the message names the triangle or edge (indices from 0). Throws std::invalid_argument
+/// on a non-positive h or a grid of more than 2·10⁶ cells. Cost O(tets × triangles) (file comment).
+TetMeshResult TetrahedraliseTriangleMesh(const geometry::TriangleMesh& mesh, double h);
 
 }  // namespace ductile::fem

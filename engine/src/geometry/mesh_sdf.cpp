@@ -46,28 +46,6 @@ Vector3d ClosestPointOnSegment(const Vector3d& p, const Vector3d& a, const Vecto
   return length2 > 0 ? Vector3d(a + std::clamp((p - a).dot(ab) / length2, 0.0, 1.0) * ab) : a;
 }
 
-// Closest point of triangle (a, b, c), of nonzero area, to p: Ericson 2005, Real-Time Collision Detection
-// §5.1.5, by the Voronoi region (vertex, edge or face) that contains p.
-Vector3d ClosestPointOnTriangle(const Vector3d& p, const Vector3d& a, const Vector3d& b, const Vector3d& c) {
-  const Vector3d ab = b - a, ac = c - a, ap = p - a;
-  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
-  if (d1 <= 0 && d2 <= 0) return a;
-  const Vector3d bp = p - b;
-  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
-  if (d3 >= 0 && d4 <= d3) return b;
-  const double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) return a + d1 / (d1 - d3) * ab;
-  const Vector3d cp = p - c;
-  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
-  if (d6 >= 0 && d5 <= d6) return c;
-  const double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) return a + d2 / (d2 - d6) * ac;
-  const double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b);
-  const double denominator = 1 / (va + vb + vc);
-  return a + ab * (vb * denominator) + ac * (vc * denominator);
-}
-
 // Squared distance [m²] from p to the box [lo, hi]; 0 inside.
 double BoxDistance2(const Vector3d& p, const Vector3d& lo, const Vector3d& hi) {
   return (lo - p).cwiseMax(p - hi).cwiseMax(0.0).squaredNorm();
@@ -116,6 +94,27 @@ class DisjointSets {
 };
 
 }  // namespace
+
+// Ericson 2005, Real-Time Collision Detection §5.1.5: by the Voronoi region (vertex, edge or face) that contains p.
+Vector3d ClosestPointOnTriangle(const Vector3d& p, const Vector3d& a, const Vector3d& b, const Vector3d& c) {
+  const Vector3d ab = b - a, ac = c - a, ap = p - a;
+  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
+  if (d1 <= 0 && d2 <= 0) return a;
+  const Vector3d bp = p - b;
+  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
+  if (d3 >= 0 && d4 <= d3) return b;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) return a + d1 / (d1 - d3) * ab;
+  const Vector3d cp = p - c;
+  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
+  if (d6 >= 0 && d5 <= d6) return c;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) return a + d2 / (d2 - d6) * ac;
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b);
+  const double denominator = 1 / (va + vb + vc);
+  return a + ab * (vb * denominator) + ac * (vc * denominator);
+}
 
 // A bounding volume hierarchy over the triangles for exact nearest-triangle queries: binary, split at the median
 // centroid along the longest axis of the centroids' bounds, so its depth is about log2(triangles / kLeafSize).

@@ -56,6 +56,10 @@
 
 namespace ductile::geometry {
 
+/// The point of triangle (a, b, c) of nonzero area closest to p [m]. Pure.
+Eigen::Vector3d ClosestPointOnTriangle(const Eigen::Vector3d& p, const Eigen::Vector3d& a, const Eigen::Vector3d& b,
+                                       const Eigen::Vector3d& c);
+
 /// The signed distance field of a closed triangle mesh in the mesh's own frame. Immutable after construction;
 /// const member functions are safe to call from any number of threads at once. Cheap to copy (the triangle
 /// hierarchy is shared).

@@ -106,18 +106,7 @@ std::optional<std::string> FindOpenEdge(const TriangleMesh& mesh) {
 }
 
 void RemoveUnusedVertices(TriangleMesh& mesh) {
-  std::vector<int> renumbered(mesh.vertices.size(), -1);
-  for (const std::array<int, 3>& t : mesh.triangles)
-    for (const int v : t) renumbered[v] = 0;
-  int next = 0;
-  for (std::size_t v = 0; v < mesh.vertices.size(); ++v) {
-    if (renumbered[v] < 0) continue;
-    renumbered[v] = next;
-    mesh.vertices[next++] = mesh.vertices[v];
-  }
-  mesh.vertices.resize(next);
-  for (std::array<int, 3>& t : mesh.triangles)
-    for (int& v : t) v = renumbered[v];
+  RemoveUnusedVertices(mesh.vertices, mesh.triangles);
 }
 
 std::optional<std::string> FindClothDefect(const TriangleMesh& mesh) {

@@ -49,6 +49,24 @@ std::optional<std::string> FindOpenEdge(const TriangleMesh& mesh);
 /// file's vertices at distinct positions that some face uses, in the order of their first `v` line.
 void RemoveUnusedVertices(TriangleMesh& mesh);
 
+/// The same for any cells of N corners (triangles, tetrahedra) indexing `vertices`: unused vertices dropped, the
+/// others renumbered from 0 in their order.
+template <std::size_t N>
+void RemoveUnusedVertices(std::vector<Eigen::Vector3d>& vertices, std::vector<std::array<int, N>>& cells) {
+  std::vector<int> renumbered(vertices.size(), -1);
+  for (const std::array<int, N>& cell : cells)
+    for (const int v : cell) renumbered[v] = 0;
+  int next = 0;
+  for (std::size_t v = 0; v < vertices.size(); ++v) {
+    if (renumbered[v] < 0) continue;
+    renumbered[v] = next;
+    vertices[next++] = vertices[v];
+  }
+  vertices.resize(next);
+  for (std::array<int, N>& cell : cells)
+    for (int& v : cell) v = renumbered[v];
+}
+
 /// Checks that `mesh` can be a cloth, an open or closed surface of triangles: no triangle repeats a vertex or has
 /// zero area (twice its area at most 1e-12 times its longest edge squared: collinear corners up to round-off), no
 /// two triangles have the same corners, and no edge borders more than two triangles. Returns nullopt when it can,

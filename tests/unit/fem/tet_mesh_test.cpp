@@ -17,6 +17,7 @@
 
 #include "fem/tet_mesh.h"
 #include "fem/tetrahedralise.h"
+#include "geometry/triangle_mesh.h"
 
 namespace ductile::fem {
 namespace {
@@ -296,7 +297,7 @@ TEST(FemTetMeshTriangleMesh, FillsARotatedClosedCubeToItsVolume) {
   const double side = 0.1;
   const Eigen::Matrix3d rotation = Eigen::AngleAxisd(0.4, Vector3d(1, 2, 3).normalized()).toRotationMatrix();
   const auto [vertices, triangles] = CubeTriangles(side, rotation);
-  const TetMeshResult result = TetrahedraliseTriangleMesh(vertices, triangles, side / 8);
+  const TetMeshResult result = TetrahedraliseTriangleMesh(geometry::TriangleMesh{vertices, triangles}, side / 8);
   ASSERT_TRUE(result.ok()) << result.error;
   const double volume = side * side * side;
   EXPECT_NEAR(TotalVolume(result.mesh), volume, 0.05 * volume);
@@ -314,12 +315,12 @@ TEST(FemTetMeshTriangleMesh, RefusesAnOpenOrInconsistentMesh) {
   auto [vertices, triangles] = CubeTriangles(1, Eigen::Matrix3d::Identity());
   std::vector<std::array<int, 3>> open = triangles;
   open.pop_back();
-  const TetMeshResult refused = TetrahedraliseTriangleMesh(vertices, open, 0.2);
+  const TetMeshResult refused = TetrahedraliseTriangleMesh(geometry::TriangleMesh{vertices, open}, 0.2);
   EXPECT_FALSE(refused.ok());
-  EXPECT_NE(refused.error.find("is shared by 1 triangle(s): the mesh is not closed"), std::string::npos)
-      << refused.error;
+  EXPECT_NE(refused.error.find("is used by 1 face(s)"), std::string::npos) << refused.error;
   std::swap(triangles[0][1], triangles[0][2]);
-  EXPECT_NE(TetrahedraliseTriangleMesh(vertices, triangles, 0.2).error.find("not consistently oriented"),
+  EXPECT_NE(TetrahedraliseTriangleMesh(geometry::TriangleMesh{vertices, triangles}, 0.2)
+                .error.find("not consistently oriented"),
             std::string::npos);
 }
 
