@@ -220,5 +220,33 @@ TEST(FemIpc, AFastSmallBodyNeverPassesThroughAThinPlate) {
   EXPECT_GT(system.affine_q(0)[2], 0.001 + 0.005);  // above the plate's top face
 }
 
+// A saved state restores bitwise: the run from it repeats exactly; a state of another scene is refused.
+TEST(FemIpc, ASavedStateRestoresBitwise) {
+  IpcSystem system;
+  system.AddAffineBody(AffineBox({0.05, 0.05, 0.05}, 500, At({0, 0, 0.06})));
+  SoftBodyDesc soft;
+  const TetMesh mesh = TetrahedraliseBox({0.02, 0.02, 0.02}, 0.02);
+  for (const Vector3d& p : mesh.vertices) soft.vertices.push_back(p + Vector3d(0.01, 0, 0.14));
+  soft.tets = mesh.tets;
+  soft.lame = LameFromYoungPoisson(1e5, 0.3);
+  system.AddSoftBody(soft);
+  system.AddHalfSpace({});
+  system.Finalize();
+  for (int s = 0; s < 5; ++s) system.Step(0.01);
+  const IpcState saved = system.state();
+  for (int s = 0; s < 10; ++s) system.Step(0.01);
+  const IpcState first = system.state();
+  system.set_state(saved);
+  for (int s = 0; s < 10; ++s) system.Step(0.01);
+  const IpcState second = system.state();
+  ASSERT_EQ(first.x.size(), second.x.size());
+  for (std::size_t i = 0; i < first.x.size(); ++i) EXPECT_EQ(first.x[i], second.x[i]);
+  EXPECT_EQ(first.q[0], second.q[0]);
+  EXPECT_EQ(first.kappa, second.kappa);
+  IpcState wrong = saved;
+  wrong.x.pop_back();
+  EXPECT_THROW(system.set_state(wrong), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace ductile::fem

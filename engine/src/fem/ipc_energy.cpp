@@ -148,7 +148,7 @@ double IpcSystem::Energy(const Eigen::VectorXd& z, const std::vector<Vector3d>& 
       const auto v = PairPoints(p.points, surface);
       mollifier = EdgeEdgeMollifier((v[1] - v[0]).cross(v[3] - v[2]).squaredNorm(), p.eps_x).value;
     }
-    energy += kappa_ * mollifier * Barrier(p.s, s_hat).value;
+    energy += state_.kappa * mollifier * Barrier(p.s, s_hat).value;
   }
   const double eps = settings_.friction_velocity * h;
   for (std::size_t k = 0; k < friction_pairs_.size(); ++k) {
@@ -255,16 +255,16 @@ void IpcSystem::BarrierDerivatives(const ActivePair& p, const std::vector<Vector
     const Vector3d& n = half_spaces_[p.plane].normal;
     const double d = std::sqrt(p.s);
     const ScalarDerivatives b = Barrier(p.s, s_hat);
-    e.gradient.segment<3>(0) = kappa_ * b.first * 2 * d * n;
-    e.hessian.block<3, 3>(0, 0) = std::max(0.0, kappa_ * (b.second * 4 * p.s + 2 * b.first)) * n * n.transpose();
-    out.half_space_force[p.plane] += BarrierForceMagnitude(p.s, s_hat, kappa_ / h2);
+    e.gradient.segment<3>(0) = state_.kappa * b.first * 2 * d * n;
+    e.hessian.block<3, 3>(0, 0) = std::max(0.0, state_.kappa * (b.second * 4 * p.s + 2 * b.first)) * n * n.transpose();
+    out.half_space_force[p.plane] += BarrierForceMagnitude(p.s, s_hat, state_.kappa / h2);
   } else {
     const auto v = PairPoints(p.points, surface);
     e = p.edge_edge ? EdgeEdgeBarrier(v[0], v[1], v[2], v[3], static_cast<EdgeEdgeCase>(p.kind), s_hat, p.eps_x)
                     : PointTriangleBarrier(v[0], v[1], v[2], v[3], static_cast<PointTriangleCase>(p.kind), s_hat);
-    e.gradient *= kappa_;
+    e.gradient *= state_.kappa;
     if (with_hessian) {
-      e.hessian *= kappa_;
+      e.hessian *= state_.kappa;
       ProjectToPsd<12>(e.hessian);
     }
   }
@@ -281,7 +281,7 @@ void IpcSystem::LagFriction(const std::vector<Vector3d>& surface, const Candidat
   CollectPairs(surface, candidates, pairs, min_distance);
   const double s_hat = settings_.dhat * settings_.dhat;
   for (const ActivePair& p : pairs) {
-    const double force = BarrierForceMagnitude(p.s, s_hat, kappa_ / (h * h));
+    const double force = BarrierForceMagnitude(p.s, s_hat, state_.kappa / (h * h));
     if (force <= 0) continue;
     const auto v = PairPoints(p.points, surface);
     FrictionFrame frame;

@@ -66,7 +66,7 @@ double IpcSystem::StepBound(const std::vector<Vector3d>& from, const std::vector
 // user-set stiffness [J/m⁴ per s²] is used as it is.
 void IpcSystem::UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Candidates& candidates, double h) {
   if (settings_.barrier_stiffness > 0) {
-    kappa_ = settings_.barrier_stiffness * h * h;
+    state_.kappa = settings_.barrier_stiffness * h * h;
     return;
   }
   const double s_hat = settings_.dhat * settings_.dhat;
@@ -74,14 +74,14 @@ void IpcSystem::UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Ca
   const double kappa_min = 1e11 * average_mass_ / (4 * s0 * Barrier(s0, s_hat).second);
   const double kappa_max = 100 * kappa_min;
   Derivative free, barrier;
-  Derivatives(z, kinematic_points_, {}, candidates, h, kInertiaAndElastic, false, free);
-  const double saved = kappa_;
-  kappa_ = 1;
-  Derivatives(z, kinematic_points_, {}, candidates, h, kBarrier, false, barrier);
-  kappa_ = saved;
+  Derivatives(z, state_.kinematic_points, {}, candidates, h, kInertiaAndElastic, false, free);
+  const double saved = state_.kappa;
+  state_.kappa = 1;
+  Derivatives(z, state_.kinematic_points, {}, candidates, h, kBarrier, false, barrier);
+  state_.kappa = saved;
   const double norm2 = barrier.gradient.squaredNorm();
   const double balance = norm2 > 0 ? -free.gradient.dot(barrier.gradient) / norm2 : 0;
-  kappa_ = std::clamp(std::max(balance, kappa_), kappa_min, kappa_max);
+  state_.kappa = std::clamp(std::max(balance, state_.kappa), kappa_min, kappa_max);
   kappa_max_ = kappa_max;
 }
 
@@ -131,16 +131,17 @@ IpcStepReport IpcSystem::Step(double h) {
   IpcStepReport report;
   iterate_min_distance_.clear();
   // Predictions z̃ of implicit Euler.
-  x_start_ = x_;
-  x_tilde_.resize(x_.size());
-  for (std::size_t i = 0; i < x_.size(); ++i) x_tilde_[i] = x_[i] + h * v_[i] + h * h * settings_.gravity;
-  for (AffineBody& b : affine_) {
-    b.q_start = b.q;
-    b.q_tilde = b.q + h * b.q_dot;
-    b.q_tilde.segment<3>(0) += h * h * settings_.gravity;
+  x_start_ = state_.x;
+  x_tilde_.resize(state_.x.size());
+  for (std::size_t i = 0; i < state_.x.size(); ++i)
+    x_tilde_[i] = state_.x[i] + h * state_.v[i] + h * h * settings_.gravity;
+  for (std::size_t b = 0; b < affine_.size(); ++b) {
+    affine_[b].q_start = state_.q[b];
+    affine_[b].q_tilde = state_.q[b] + h * state_.q_dot[b];
+    affine_[b].q_tilde.segment<3>(0) += h * h * settings_.gravity;
   }
   Eigen::VectorXd z = GatherDofs();
-  std::vector<Vector3d> kinematic = kinematic_points_;
+  std::vector<Vector3d> kinematic = state_.kinematic_points;
   const std::vector<Vector3d> kinematic_target = KinematicTargets();
   Candidates candidates;
   {
@@ -224,7 +225,7 @@ IpcStepReport IpcSystem::Step(double h) {
     iterate_min_distance_.push_back(min_distance);
     const double tiny = 1e-9 * bbox_diagonal_;
     if (settings_.barrier_stiffness <= 0 && min_distance < tiny && min_distance < previous_min)
-      kappa_ = std::min(kappa_max_, 2 * kappa_);
+      state_.kappa = std::min(kappa_max_, 2 * state_.kappa);
     previous_min = min_distance;
   }
   FinishStep(z, kinematic, kinematic_target, h, report);
@@ -234,23 +235,23 @@ IpcStepReport IpcSystem::Step(double h) {
 void IpcSystem::FinishStep(const Eigen::VectorXd& z, const std::vector<Vector3d>& kinematic,
                            const std::vector<Vector3d>& kinematic_target, double h, IpcStepReport& report) {
   ScatterDofs(z);
-  for (std::size_t i = 0; i < x_.size(); ++i)
-    if (soft_dof_[i] >= 0) v_[i] = (x_[i] - x_start_[i]) / h;
-  for (AffineBody& b : affine_) b.q_dot = (b.q - b.q_start) / h;
+  for (std::size_t i = 0; i < state_.x.size(); ++i)
+    if (soft_dof_[i] >= 0) state_.v[i] = (state_.x[i] - x_start_[i]) / h;
+  for (std::size_t b = 0; b < affine_.size(); ++b) state_.q_dot[b] = (state_.q[b] - affine_[b].q_start) / h;
   report.kinematic_lag = MaxDisplacement(kinematic, kinematic_target);
-  kinematic_points_ = kinematic;
+  state_.kinematic_points = kinematic;
   // Contact forces on kinematic bodies and half-spaces at the final configuration: −∇(barrier + friction)/h².
   Candidates candidates;
   const std::vector<Vector3d> surface = SurfacePositions();
   FindCandidates(surface_, surface, surface, settings_.dhat, candidates);
   Derivative d;
-  Derivatives(z, kinematic_points_, {}, candidates, h, kBarrier | kFriction, false, d);
+  Derivatives(z, state_.kinematic_points, {}, candidates, h, kBarrier | kFriction, false, d);
   for (KinematicBody& b : kinematic_) b.wrench = {};
-  for (std::size_t k = 0; k < kinematic_points_.size(); ++k) {
+  for (std::size_t k = 0; k < state_.kinematic_points.size(); ++k) {
     KinematicBody& b = kinematic_[kinematic_point_body_[k]];
     const Vector3d f = -d.kinematic_gradient[k] / (h * h);
     b.wrench.force += f;
-    b.wrench.moment += (kinematic_points_[k] - b.target.translation()).cross(f);
+    b.wrench.moment += (state_.kinematic_points[k] - b.target.translation()).cross(f);
   }
   half_space_force_ = d.half_space_force;
   std::vector<ActivePair> pairs;
@@ -259,7 +260,7 @@ void IpcSystem::FinishStep(const Eigen::VectorXd& z, const std::vector<Vector3d>
   report.active_pairs = static_cast<int>(pairs.size());
   report.min_distance = min_distance;
   for (double m : iterate_min_distance_) report.min_distance = std::min(report.min_distance, m);
-  report.barrier_stiffness = kappa_ / (h * h);
+  report.barrier_stiffness = state_.kappa / (h * h);
 }
 
 }  // namespace ductile::fem

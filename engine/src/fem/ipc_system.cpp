@@ -50,7 +50,7 @@ int IpcSystem::AddSoftBody(const SoftBodyDesc& desc) {
   const int body = static_cast<int>(soft_.size());
   const std::string name = "soft body " + std::to_string(body);
   SoftBody b;
-  b.first_vertex = static_cast<int>(x_.size());
+  b.first_vertex = static_cast<int>(state_.x.size());
   b.vertex_count = static_cast<int>(desc.vertices.size());
   b.first_tet = static_cast<int>(tets_.size());
   b.tet_count = static_cast<int>(desc.tets.size());
@@ -72,8 +72,8 @@ int IpcSystem::AddSoftBody(const SoftBodyDesc& desc) {
   }
   const std::vector<double> mass = LumpedMasses(desc.vertices, desc.tets, desc.density);
   for (int i = 0; i < b.vertex_count; ++i) {
-    x_.push_back(desc.vertices[i]);
-    v_.push_back(desc.velocity);
+    state_.x.push_back(desc.vertices[i]);
+    state_.v.push_back(desc.velocity);
     vertex_mass_.push_back(mass[i]);
     pinned_.push_back(mass[i] <= 0);  // a vertex of no tetrahedron has no dynamics: held where it is
   }
@@ -82,7 +82,7 @@ int IpcSystem::AddSoftBody(const SoftBodyDesc& desc) {
       throw std::invalid_argument(name + ": pinned vertex " + std::to_string(p) + " outside 0.." +
                                   std::to_string(b.vertex_count - 1));
     pinned_[b.first_vertex + p] = true;
-    v_[b.first_vertex + p].setZero();
+    state_.v[b.first_vertex + p].setZero();
   }
   soft_.push_back(b);
   finalized_ = false;
@@ -104,8 +104,11 @@ int IpcSystem::AddAffineBody(const AffineBodyDesc& desc) {
        -desc.angular_velocity.x(), -desc.angular_velocity.y(), desc.angular_velocity.x(), 0)
           .finished() *
       R;
-  b.q << desc.pose.translation(), R.col(0), R.col(1), R.col(2);
-  b.q_dot << desc.velocity, R_dot.col(0), R_dot.col(1), R_dot.col(2);
+  Eigen::Matrix<double, 12, 1> q, q_dot;
+  q << desc.pose.translation(), R.col(0), R.col(1), R.col(2);
+  q_dot << desc.velocity, R_dot.col(0), R_dot.col(1), R_dot.col(2);
+  state_.q.push_back(q);
+  state_.q_dot.push_back(q_dot);
   affine_.push_back(b);
   affine_surfaces_.push_back({desc.vertices, desc.faces});
   finalized_ = false;
@@ -116,11 +119,11 @@ int IpcSystem::AddKinematicBody(const KinematicBodyDesc& desc) {
   const int body = static_cast<int>(kinematic_.size());
   CheckFaces(desc.faces, desc.vertices.size(), ("kinematic body " + std::to_string(body)).c_str());
   KinematicBody b;
-  b.first_point = static_cast<int>(kinematic_points_.size());
+  b.first_point = static_cast<int>(state_.kinematic_points.size());
   b.local = desc.vertices;
   b.target = desc.pose;
   for (const Vector3d& p : desc.vertices) {
-    kinematic_points_.push_back(desc.pose * p);
+    state_.kinematic_points.push_back(desc.pose * p);
     kinematic_point_body_.push_back(body);
   }
   kinematic_.push_back(b);
@@ -134,6 +137,17 @@ void IpcSystem::AddHalfSpace(const HalfSpaceDesc& desc) {
   half_space_force_.push_back(0);
 }
 
+void IpcSystem::set_state(const IpcState& state) {
+  if (state.x.size() != state_.x.size() || state.v.size() != state_.v.size() || state.q.size() != state_.q.size() ||
+      state.q_dot.size() != state_.q_dot.size() || state.kinematic_points.size() != state_.kinematic_points.size())
+    throw std::invalid_argument("the FEM–IPC state has " + std::to_string(state.x.size()) + " soft vertices, " +
+                                std::to_string(state.q.size()) + " affine bodies and " +
+                                std::to_string(state.kinematic_points.size()) + " kinematic points; the scene has " +
+                                std::to_string(state_.x.size()) + ", " + std::to_string(state_.q.size()) + " and " +
+                                std::to_string(state_.kinematic_points.size()));
+  state_ = state;
+}
+
 void IpcSystem::SetKinematicTarget(int body, const Eigen::Isometry3d& pose) {
   kinematic_.at(body).target = pose;
 }
@@ -145,7 +159,7 @@ void IpcSystem::BuildContactSurface() {
   for (std::size_t b = 0; b < soft_.size(); ++b) {
     TetMesh mesh;
     const SoftBody& s = soft_[b];
-    mesh.vertices.assign(x_.begin() + s.first_vertex, x_.begin() + s.first_vertex + s.vertex_count);
+    mesh.vertices.assign(state_.x.begin() + s.first_vertex, state_.x.begin() + s.first_vertex + s.vertex_count);
     for (int t = 0; t < s.tet_count; ++t) {
       auto tet = tets_[s.first_tet + t];
       for (int& v : tet) v -= s.first_vertex;
@@ -189,9 +203,9 @@ void IpcSystem::BuildContactSurface() {
 void IpcSystem::Finalize() {
   BuildContactSurface();
   // Degrees of freedom: free soft coordinates, then 12 per affine body.
-  soft_dof_.assign(x_.size(), -1);
+  soft_dof_.assign(state_.x.size(), -1);
   dof_count_ = 0;
-  for (std::size_t i = 0; i < x_.size(); ++i)
+  for (std::size_t i = 0; i < state_.x.size(); ++i)
     if (!pinned_[i]) soft_dof_[i] = dof_count_, dof_count_ += 3;
   affine_dof_.clear();
   for (std::size_t b = 0; b < affine_.size(); ++b) affine_dof_.push_back(dof_count_), dof_count_ += 12;
@@ -214,11 +228,11 @@ void IpcSystem::ComputeScales() {
   const std::vector<Vector3d> surface = SurfacePositions();
   Eigen::AlignedBox3d box;
   for (const Vector3d& p : surface) box.extend(p);
-  for (const Vector3d& p : x_) box.extend(p);
+  for (const Vector3d& p : state_.x) box.extend(p);
   bbox_diagonal_ = box.isEmpty() ? 1.0 : std::max(box.diagonal().norm(), 1e-6);
   double mass = 0;
   int count = 0;
-  for (std::size_t i = 0; i < x_.size(); ++i)
+  for (std::size_t i = 0; i < state_.x.size(); ++i)
     if (!pinned_[i]) mass += vertex_mass_[i], ++count;
   for (const AffineBody& b : affine_) mass += b.mass, ++count;
   average_mass_ = count ? mass / count : 1.0;
@@ -226,20 +240,20 @@ void IpcSystem::ComputeScales() {
 
 Eigen::VectorXd IpcSystem::GatherDofs() const {
   Eigen::VectorXd z(dof_count_);
-  for (std::size_t i = 0; i < x_.size(); ++i)
-    if (soft_dof_[i] >= 0) z.segment<3>(soft_dof_[i]) = x_[i];
-  for (std::size_t b = 0; b < affine_.size(); ++b) z.segment<12>(affine_dof_[b]) = affine_[b].q;
+  for (std::size_t i = 0; i < state_.x.size(); ++i)
+    if (soft_dof_[i] >= 0) z.segment<3>(soft_dof_[i]) = state_.x[i];
+  for (std::size_t b = 0; b < affine_.size(); ++b) z.segment<12>(affine_dof_[b]) = state_.q[b];
   return z;
 }
 
 void IpcSystem::ScatterDofs(const Eigen::VectorXd& z) {
-  for (std::size_t i = 0; i < x_.size(); ++i)
-    if (soft_dof_[i] >= 0) x_[i] = z.segment<3>(soft_dof_[i]);
-  for (std::size_t b = 0; b < affine_.size(); ++b) affine_[b].q = z.segment<12>(affine_dof_[b]);
+  for (std::size_t i = 0; i < state_.x.size(); ++i)
+    if (soft_dof_[i] >= 0) state_.x[i] = z.segment<3>(soft_dof_[i]);
+  for (std::size_t b = 0; b < affine_.size(); ++b) state_.q[b] = z.segment<12>(affine_dof_[b]);
 }
 
 std::vector<Vector3d> IpcSystem::SoftFrom(const Eigen::VectorXd& z) const {
-  std::vector<Vector3d> x = x_;
+  std::vector<Vector3d> x = state_.x;
   for (std::size_t i = 0; i < x.size(); ++i)
     if (soft_dof_[i] >= 0) x[i] = z.segment<3>(soft_dof_[i]);
   return x;
@@ -255,7 +269,7 @@ std::vector<Vector3d> IpcSystem::SurfaceFrom(const Eigen::VectorXd& z, const std
     const SurfacePoint& point = points_[p];
     switch (point.kind) {
       case PointKind::kSoft:
-        out[p] = soft_dof_[point.index] >= 0 ? Vector3d(z.segment<3>(soft_dof_[point.index])) : x_[point.index];
+        out[p] = soft_dof_[point.index] >= 0 ? Vector3d(z.segment<3>(soft_dof_[point.index])) : state_.x[point.index];
         break;
       case PointKind::kAffine:
         out[p] = AffinePoint(AffineFrom(z, point.index), point.x_bar);
@@ -269,11 +283,11 @@ std::vector<Vector3d> IpcSystem::SurfaceFrom(const Eigen::VectorXd& z, const std
 }
 
 std::vector<Vector3d> IpcSystem::SurfacePositions() const {
-  return SurfaceFrom(GatherDofs(), kinematic_points_);
+  return SurfaceFrom(GatherDofs(), state_.kinematic_points);
 }
 
 std::vector<Vector3d> IpcSystem::KinematicTargets() const {
-  std::vector<Vector3d> out(kinematic_points_.size());
+  std::vector<Vector3d> out(state_.kinematic_points.size());
   for (const KinematicBody& b : kinematic_)
     for (std::size_t i = 0; i < b.local.size(); ++i) out[b.first_point + i] = b.target * b.local[i];
   return out;

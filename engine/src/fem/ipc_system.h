@@ -70,6 +70,16 @@ struct IpcStepReport {
   double time_ccd = 0;           ///< Continuous collision detection.
 };
 
+/// What changes as the system steps: the soft vertices' positions and velocities, the affine bodies' q and q̇, where
+/// each kinematic point has got to (it may lag its body's pose where contact blocked it), and the barrier stiffness
+/// κ (adaptive: it only grows within a run). A value: a copy saves it, assigning it back restores it, bitwise.
+struct IpcState {
+  std::vector<Eigen::Vector3d> x, v;                   ///< Soft vertices [m], [m/s].
+  std::vector<Eigen::Matrix<double, 12, 1>> q, q_dot;  ///< Affine bodies: (p, a₁, a₂, a₃) [m, –] and its rate.
+  std::vector<Eigen::Vector3d> kinematic_points;       ///< [m], world frame.
+  double kappa = 0;                                    ///< κ inside the incremental potential (includes h²).
+};
+
 /// The contact force and moment (about the body's origin) on a kinematic body over the last step [N, N m].
 struct KinematicWrench {
   Eigen::Vector3d force = Eigen::Vector3d::Zero();
@@ -140,15 +150,19 @@ class IpcSystem {
   IpcStepReport Step(double h);
 
   // State.
-  int soft_vertex_count() const { return static_cast<int>(x_.size()); }
-  const std::vector<Eigen::Vector3d>& soft_positions() const { return x_; }
-  const std::vector<Eigen::Vector3d>& soft_velocities() const { return v_; }
+  int soft_vertex_count() const { return static_cast<int>(state_.x.size()); }
+  const std::vector<Eigen::Vector3d>& soft_positions() const { return state_.x; }
+  const std::vector<Eigen::Vector3d>& soft_velocities() const { return state_.v; }
   int affine_body_count() const { return static_cast<int>(affine_.size()); }
-  const Eigen::Matrix<double, 12, 1>& affine_q(int body) const { return affine_[body].q; }
-  const Eigen::Matrix<double, 12, 1>& affine_q_dot(int body) const { return affine_[body].q_dot; }
+  const Eigen::Matrix<double, 12, 1>& affine_q(int body) const { return state_.q[body]; }
+  const Eigen::Matrix<double, 12, 1>& affine_q_dot(int body) const { return state_.q_dot[body]; }
   double affine_mass(int body) const { return affine_[body].mass; }
   const Eigen::Matrix3d& affine_second_moment(int body) const { return affine_[body].second_moment; }
   const KinematicWrench& kinematic_wrench(int body) const { return kinematic_[body].wrench; }
+  /// The whole changing state (save), and a state of this system's bodies to go on from (restore; sizes checked:
+  /// throws std::invalid_argument when they do not match).
+  const IpcState& state() const { return state_; }
+  void set_state(const IpcState& state);
   /// Every surface point's current position (soft, affine, kinematic), the contact surface's vertex order.
   std::vector<Eigen::Vector3d> SurfacePositions() const;
   const ContactSurface& surface() const { return surface_; }
@@ -165,9 +179,10 @@ class IpcSystem {
   };
   struct AffineBody {
     double mass = 0, volume = 0, stiffness = 0;
-    Eigen::Matrix3d second_moment;
-    Eigen::Matrix<double, 12, 12> mass_matrix;
-    Eigen::Matrix<double, 12, 1> q, q_dot, q_start, q_tilde;
+    Eigen::Matrix3d second_moment = Eigen::Matrix3d::Zero();
+    Eigen::Matrix<double, 12, 12> mass_matrix = Eigen::Matrix<double, 12, 12>::Zero();
+    Eigen::Matrix<double, 12, 1> q_start = Eigen::Matrix<double, 12, 1>::Zero();  // this step's start
+    Eigen::Matrix<double, 12, 1> q_tilde = Eigen::Matrix<double, 12, 1>::Zero();  // and prediction
   };
   struct KinematicBody {
     int first_point = 0;
@@ -253,7 +268,8 @@ class IpcSystem {
   IpcSettings settings_;
   // Soft bodies: vertices (x, v, mass, pinned) and tets, concatenated.
   std::vector<SoftBody> soft_;
-  std::vector<Eigen::Vector3d> x_, v_, x_start_, x_tilde_;
+  IpcState state_;
+  std::vector<Eigen::Vector3d> x_start_, x_tilde_;
   std::vector<double> vertex_mass_;
   std::vector<bool> pinned_;
   std::vector<std::array<int, 4>> tets_;
@@ -263,7 +279,6 @@ class IpcSystem {
   std::vector<std::pair<std::vector<Eigen::Vector3d>, std::vector<std::array<int, 3>>>> affine_surfaces_;
   std::vector<std::vector<std::array<int, 3>>> kinematic_faces_;
   std::vector<KinematicBody> kinematic_;
-  std::vector<Eigen::Vector3d> kinematic_points_;  // every kinematic point's current position (reached, not target)
   std::vector<int> kinematic_point_body_;
   std::vector<HalfSpaceDesc> half_spaces_;
   std::vector<double> half_space_force_;
@@ -274,8 +289,7 @@ class IpcSystem {
   std::vector<int> soft_dof_;    // per soft vertex: first dof or −1 (pinned)
   std::vector<int> affine_dof_;  // per affine body: first dof
   int dof_count_ = 0;
-  double kappa_ = 0;      // κ inside E (includes h²)
-  double kappa_max_ = 0;  // its adaptive upper bound
+  double kappa_max_ = 0;  // κ's adaptive upper bound
   double bbox_diagonal_ = 1, average_mass_ = 1;
   bool finalized_ = false;
   std::vector<ActivePair> friction_pairs_;
