@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "fem/affine_body.h"
 #include "fem/ipc_barrier.h"
 #include "fem/ipc_distance.h"
@@ -204,21 +207,27 @@ void IpcSystem::InertiaAndElasticDerivatives(const Eigen::VectorXd& z, double h2
     if (with_hessian)
       for (int r = 0; r < 3; ++r) out.hessian.emplace_back(dof + r, dof + r, vertex_mass_[i]);
   }
+  // Each element's gradient and projected Hessian in parallel (independent), then added in element order, so the
+  // sums are the same for any thread count.
+  element_gradient_.resize(tets_.size());
+  if (with_hessian) element_hessian_.resize(tets_.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tets_.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t t = r.begin(); t < r.end(); ++t) {
+      const SoftBody& body = soft_[tet_body_[t]];
+      const auto& tet = tets_[t];
+      element_gradient_[t] =
+          h2 * TetGradient(body.model, body.lame, tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]]);
+      if (with_hessian)
+        element_hessian_[t] =
+            h2 * TetHessian(body.model, body.lame, tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]], true);
+    }
+  });
   const std::vector<Vector3d> no_step;
   for (std::size_t t = 0; t < tets_.size(); ++t) {
-    const SoftBody& body = soft_[tet_body_[t]];
     const auto& tet = tets_[t];
     const std::array<PointMap, 4> maps = {SoftVertexMap(tet[0]), SoftVertexMap(tet[1]), SoftVertexMap(tet[2]),
                                           SoftVertexMap(tet[3])};
-    const Vector12d g =
-        h2 * TetGradient(body.model, body.lame, tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]]);
-    if (!with_hessian) {
-      Scatter<4>(maps, g, nullptr, no_step, out);
-      continue;
-    }
-    const Matrix12d H =
-        h2 * TetHessian(body.model, body.lame, tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]], true);
-    Scatter<4>(maps, g, &H, no_step, out);
+    Scatter<4>(maps, element_gradient_[t], with_hessian ? &element_hessian_[t] : nullptr, no_step, out);
   }
   for (std::size_t b = 0; b < affine_.size(); ++b) {
     const AffineBody& body = affine_[b];

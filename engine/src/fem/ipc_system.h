@@ -297,6 +297,9 @@ class IpcSystem {
   std::vector<Eigen::Vector3d> friction_start_;  // surface positions at the step's start (xᵗ of the friction)
   std::vector<Eigen::Vector3d> surface_rest_;    // the surface's initial positions (edge lengths for ε×)
   std::vector<double> iterate_min_distance_;
+  // Per element: gradient and Hessian of the last evaluation (scratch).
+  mutable std::vector<Vector12d> element_gradient_;
+  mutable std::vector<Matrix12d> element_hessian_;
   // The linear solver, and the sparsity pattern its symbolic analysis was made for.
   std::unique_ptr<contact::CholmodWorkspace> linear_solver_;
   std::vector<int> pattern_outer_, pattern_inner_;
