@@ -49,8 +49,8 @@
 #include <span>
 #include <vector>
 
-#include <Eigen/Core>
 #include <Eigen/Cholesky>
+#include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 
 namespace ductile::fem {

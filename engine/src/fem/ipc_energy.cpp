@@ -67,7 +67,8 @@ void IpcSystem::Scatter(const std::array<PointMap, N>& maps, const Eigen::Matrix
         for (int j = 0; j < mb.count; ++j)
           for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-              out.hessian.emplace_back(ma.dof[i] + r, mb.dof[j] + c, ma.c[i] * mb.c[j] * block(r, c));
+              if (ma.dof[i] + r >= mb.dof[j] + c)  // the lower triangle, as CHOLMOD reads it
+                out.hessian.emplace_back(ma.dof[i] + r, mb.dof[j] + c, ma.c[i] * mb.c[j] * block(r, c));
     }
   }
 }
@@ -158,7 +159,7 @@ double IpcSystem::Energy(const Eigen::VectorXd& z, const std::vector<Vector3d>& 
     const auto now = PairPoints(friction_pairs_[k].points, surface);
     const auto start = PairPoints(friction_pairs_[k].points, friction_start_);
     Vector12d displacement;
-    for (int i = 0; i < 4; ++i) displacement.segment<3>(3 * i) = now[i] - start[i];
+    for (std::size_t i = 0; i < 4; ++i) displacement.segment<3>(3 * static_cast<Eigen::Index>(i)) = now[i] - start[i];
     energy += h2 * FrictionPotential(friction_frames_[k], displacement, settings_.friction, eps).energy;
   }
   return energy;
@@ -179,7 +180,19 @@ void IpcSystem::Derivatives(const Eigen::VectorXd& z, const std::vector<Vector3d
     std::vector<ActivePair> pairs;
     double min_distance = settings_.dhat;
     CollectPairs(surface, candidates, pairs, min_distance);
-    for (const ActivePair& p : pairs) BarrierDerivatives(p, surface, kinematic_step, h2, with_hessian, out);
+    // Each pair's energy in parallel, added in pair order (the same sums for any thread count).
+    pair_energy_.resize(pairs.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 16),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        for (std::size_t k = r.begin(); k < r.end(); ++k)
+                          pair_energy_[k] = BarrierEnergy(pairs[k], surface, with_hessian);
+                      });
+    const double s_hat = settings_.dhat * settings_.dhat;
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const ActivePair& p = pairs[k];
+      if (p.plane >= 0) out.half_space_force[p.plane] += BarrierForceMagnitude(p.s, s_hat, state_.kappa / h2);
+      ScatterPair(p, pair_energy_[k], kinematic_step, with_hessian, out);
+    }
   }
   if (terms & kFriction) {
     const double eps = settings_.friction_velocity * h;
@@ -188,7 +201,7 @@ void IpcSystem::Derivatives(const Eigen::VectorXd& z, const std::vector<Vector3d
       const auto now = PairPoints(p.points, surface);
       const auto start = PairPoints(p.points, friction_start_);
       Vector12d displacement;
-      for (int i = 0; i < 4; ++i) displacement.segment<3>(3 * i) = now[i] - start[i];
+      for (std::size_t i = 0; i < 4; ++i) displacement.segment<3>(3 * static_cast<Eigen::Index>(i)) = now[i] - start[i];
       PairEnergy f = FrictionPotential(friction_frames_[k], displacement, settings_.friction, eps);
       f.gradient *= h2;
       f.hessian *= h2;
@@ -197,38 +210,64 @@ void IpcSystem::Derivatives(const Eigen::VectorXd& z, const std::vector<Vector3d
   }
 }
 
+// The Hessian's fixed part (inertia, elements, affine bodies) has a pattern known at Finalize: its lower triangle is
+// assembled straight into the values of `base_pattern_` through per-element slot maps (no triplets, no sort).
+void IpcSystem::BuildBasePattern() {
+  std::vector<Eigen::Triplet<double>> entries;
+  auto each_tet_entry = [&](std::size_t t, auto f) {
+    const auto& tet = tets_[t];
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) {
+        const int da = soft_dof_[tet[a]], db = soft_dof_[tet[b]];
+        if (da < 0 || db < 0) continue;
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c)
+            if (da + r >= db + c) f(12 * (3 * a + r) + 3 * b + c, da + r, db + c);
+      }
+  };
+  for (std::size_t i = 0; i < soft_dof_.size(); ++i)
+    if (soft_dof_[i] >= 0)
+      for (int r = 0; r < 3; ++r) entries.emplace_back(soft_dof_[i] + r, soft_dof_[i] + r, 1.0);
+  for (std::size_t t = 0; t < tets_.size(); ++t)
+    each_tet_entry(t, [&](int, int row, int col) { entries.emplace_back(row, col, 1.0); });
+  for (int base : affine_dof_)
+    for (int r = 0; r < 12; ++r)
+      for (int c = 0; c <= r; ++c) entries.emplace_back(base + r, base + c, 1.0);
+  base_pattern_.resize(dof_count_, dof_count_);
+  base_pattern_.setFromTriplets(entries.begin(), entries.end());
+  base_pattern_.makeCompressed();
+  auto slot = [&](int row, int col) {
+    const int* first = base_pattern_.innerIndexPtr() + base_pattern_.outerIndexPtr()[col];
+    const int* last = base_pattern_.innerIndexPtr() + base_pattern_.outerIndexPtr()[col + 1];
+    return static_cast<int>(std::lower_bound(first, last, row) - base_pattern_.innerIndexPtr());
+  };
+  tet_slots_.assign(tets_.size(), {});
+  for (std::size_t t = 0; t < tets_.size(); ++t) {
+    tet_slots_[t].fill(-1);
+    each_tet_entry(t, [&](int k, int row, int col) { tet_slots_[t][k] = slot(row, col); });
+  }
+  mass_slots_.assign(3 * soft_dof_.size(), -1);
+  for (std::size_t i = 0; i < soft_dof_.size(); ++i)
+    for (int r = 0; r < 3 && soft_dof_[i] >= 0; ++r) mass_slots_[3 * i + r] = slot(soft_dof_[i] + r, soft_dof_[i] + r);
+  affine_slots_.assign(affine_dof_.size(), {});
+  for (std::size_t b = 0; b < affine_dof_.size(); ++b)
+    for (int r = 0; r < 12; ++r)
+      for (int c = 0; c < 12; ++c)
+        affine_slots_[b][12 * r + c] = r >= c ? slot(affine_dof_[b] + r, affine_dof_[b] + c) : -1;
+}
+
 void IpcSystem::InertiaAndElasticDerivatives(const Eigen::VectorXd& z, double h2, bool with_hessian,
                                              Derivative& out) const {
   const std::vector<Vector3d> x = SoftFrom(z);
+  if (with_hessian) out.base_values.assign(static_cast<std::size_t>(base_pattern_.nonZeros()), 0.0);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const int dof = soft_dof_[i];
     if (dof < 0) continue;
     out.gradient.segment<3>(dof) += vertex_mass_[i] * (x[i] - x_tilde_[i]);
     if (with_hessian)
-      for (int r = 0; r < 3; ++r) out.hessian.emplace_back(dof + r, dof + r, vertex_mass_[i]);
+      for (int r = 0; r < 3; ++r) out.base_values[mass_slots_[3 * i + r]] += vertex_mass_[i];
   }
-  // Each element's gradient and projected Hessian in parallel (independent), then added in element order, so the
-  // sums are the same for any thread count.
-  element_gradient_.resize(tets_.size());
-  if (with_hessian) element_hessian_.resize(tets_.size());
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tets_.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t t = r.begin(); t < r.end(); ++t) {
-      const SoftBody& body = soft_[tet_body_[t]];
-      const auto& tet = tets_[t];
-      element_gradient_[t] =
-          h2 * TetGradient(body.model, body.lame, tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]]);
-      if (with_hessian)
-        element_hessian_[t] =
-            h2 * TetHessian(body.model, body.lame, tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]], true);
-    }
-  });
-  const std::vector<Vector3d> no_step;
-  for (std::size_t t = 0; t < tets_.size(); ++t) {
-    const auto& tet = tets_[t];
-    const std::array<PointMap, 4> maps = {SoftVertexMap(tet[0]), SoftVertexMap(tet[1]), SoftVertexMap(tet[2]),
-                                          SoftVertexMap(tet[3])};
-    Scatter<4>(maps, element_gradient_[t], with_hessian ? &element_hessian_[t] : nullptr, no_step, out);
-  }
+  ElementDerivatives(x, h2, with_hessian, out);
   for (std::size_t b = 0; b < affine_.size(); ++b) {
     const AffineBody& body = affine_[b];
     const int base = affine_dof_[b];
@@ -238,11 +277,39 @@ void IpcSystem::InertiaAndElasticDerivatives(const Eigen::VectorXd& z, double h2
     const OrthogonalityTerms o = Orthogonality(AffineMatrix(q), with_hessian);
     out.gradient.segment<9>(base + 3) += scale * o.gradient;
     if (!with_hessian) continue;
-    for (int r = 0; r < 12; ++r)
-      for (int c = 0; c < 12; ++c)
-        if (body.mass_matrix(r, c) != 0) out.hessian.emplace_back(base + r, base + c, body.mass_matrix(r, c));
-    for (int r = 0; r < 9; ++r)
-      for (int c = 0; c < 9; ++c) out.hessian.emplace_back(base + 3 + r, base + 3 + c, scale * o.hessian(r, c));
+    Eigen::Matrix<double, 12, 12> H = body.mass_matrix;
+    H.block<9, 9>(3, 3) += scale * o.hessian;
+    for (int k = 0; k < 144; ++k)
+      if (affine_slots_[b][k] >= 0) out.base_values[affine_slots_[b][k]] += H(k / 12, k % 12);
+  }
+}
+
+// Each element's gradient and projected Hessian in parallel (independent), then added in element order, so the sums
+// are the same for any thread count.
+void IpcSystem::ElementDerivatives(const std::vector<Vector3d>& x, double h2, bool with_hessian,
+                                   Derivative& out) const {
+  element_gradient_.resize(tets_.size());
+  if (with_hessian) element_hessian_.resize(tets_.size());
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, tets_.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t t = r.begin(); t < r.end(); ++t) {
+          const SoftBody& body = soft_[tet_body_[t]];
+          const auto& tet = tets_[t];
+          element_gradient_[t] =
+              h2 * TetGradient(body.model, body.lame, tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]]);
+          if (with_hessian)
+            element_hessian_[t] =
+                h2 * TetHessian(body.model, body.lame, tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]], true);
+        }
+      });
+  for (std::size_t t = 0; t < tets_.size(); ++t) {
+    const auto& tet = tets_[t];
+    for (Eigen::Index a = 0; a < 4; ++a)
+      if (soft_dof_[tet[a]] >= 0) out.gradient.segment<3>(soft_dof_[tet[a]]) += element_gradient_[t].segment<3>(3 * a);
+    if (!with_hessian) continue;
+    const double* H = element_hessian_[t].data();  // column-major: entry (row, col) at 12 col + row; symmetric
+    for (int k = 0; k < 144; ++k)
+      if (tet_slots_[t][k] >= 0) out.base_values[tet_slots_[t][k]] += H[k];
   }
 }
 
@@ -254,9 +321,9 @@ void IpcSystem::ScatterPair(const ActivePair& p, const PairEnergy& e, const std:
   Scatter<4>(maps, e.gradient, with_hessian ? &e.hessian : nullptr, kinematic_step, out);
 }
 
-void IpcSystem::BarrierDerivatives(const ActivePair& p, const std::vector<Vector3d>& surface,
-                                   const std::vector<Vector3d>& kinematic_step, double h2, bool with_hessian,
-                                   Derivative& out) const {
+// κ b of one pair with its gradient and PSD-projected Hessian.
+PairEnergy IpcSystem::BarrierEnergy(const ActivePair& p, const std::vector<Vector3d>& surface,
+                                    bool with_hessian) const {
   const double s_hat = settings_.dhat * settings_.dhat;
   PairEnergy e;
   if (p.plane >= 0) {
@@ -266,18 +333,17 @@ void IpcSystem::BarrierDerivatives(const ActivePair& p, const std::vector<Vector
     const ScalarDerivatives b = Barrier(p.s, s_hat);
     e.gradient.segment<3>(0) = state_.kappa * b.first * 2 * d * n;
     e.hessian.block<3, 3>(0, 0) = std::max(0.0, state_.kappa * (b.second * 4 * p.s + 2 * b.first)) * n * n.transpose();
-    out.half_space_force[p.plane] += BarrierForceMagnitude(p.s, s_hat, state_.kappa / h2);
-  } else {
-    const auto v = PairPoints(p.points, surface);
-    e = p.edge_edge ? EdgeEdgeBarrier(v[0], v[1], v[2], v[3], static_cast<EdgeEdgeCase>(p.kind), s_hat, p.eps_x)
-                    : PointTriangleBarrier(v[0], v[1], v[2], v[3], static_cast<PointTriangleCase>(p.kind), s_hat);
-    e.gradient *= state_.kappa;
-    if (with_hessian) {
-      e.hessian *= state_.kappa;
-      ProjectToPsd<12>(e.hessian);
-    }
+    return e;
   }
-  ScatterPair(p, e, kinematic_step, with_hessian, out);
+  const auto v = PairPoints(p.points, surface);
+  e = p.edge_edge ? EdgeEdgeBarrier(v[0], v[1], v[2], v[3], static_cast<EdgeEdgeCase>(p.kind), s_hat, p.eps_x)
+                  : PointTriangleBarrier(v[0], v[1], v[2], v[3], static_cast<PointTriangleCase>(p.kind), s_hat);
+  e.gradient *= state_.kappa;
+  if (with_hessian) {
+    e.hessian *= state_.kappa;
+    ProjectToPsd<12>(e.hessian);
+  }
+  return e;
 }
 
 void IpcSystem::LagFriction(const std::vector<Vector3d>& surface, const Candidates& candidates, double h) {

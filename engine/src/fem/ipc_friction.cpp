@@ -9,7 +9,7 @@ namespace {
 
 Eigen::Matrix<double, 2, 12> Gamma(const FrictionFrame& frame) {
   Eigen::Matrix<double, 2, 12> gamma;
-  for (int i = 0; i < 4; ++i) gamma.block<2, 3>(0, 3 * i) = frame.weights[i] * frame.basis.transpose();
+  for (Eigen::Index i = 0; i < 4; ++i) gamma.block<2, 3>(0, 3 * i) = frame.weights[i] * frame.basis.transpose();
   return gamma;
 }
 

@@ -38,9 +38,8 @@ double MaxDisplacement(const std::vector<Vector3d>& from, const std::vector<Vect
 
 }  // namespace
 
-double IpcSystem::StepBound(const std::vector<Vector3d>& from, const std::vector<Vector3d>& to) const {
-  Candidates swept;
-  FindCandidates(surface_, from, to, 0.0, swept);
+double IpcSystem::StepBound(const std::vector<Vector3d>& from, const std::vector<Vector3d>& to,
+                            const Candidates& swept) const {
   double t = 1;
   for (const PointTriangleCandidate& c : swept.point_triangle) {
     const auto& f = surface_.faces[c.face];
@@ -89,9 +88,13 @@ void IpcSystem::UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Ca
 // ordering, supernodes) is kept while the sparsity pattern stays the same (the elements' pattern is fixed; contacts
 // add blocks when pairs appear).
 bool IpcSystem::SolveNewtonSystem(const Derivative& d, Eigen::VectorXd& step) {
-  Eigen::SparseMatrix<double> full(dof_count_, dof_count_);
-  full.setFromTriplets(d.hessian.begin(), d.hessian.end());
-  Eigen::SparseMatrix<double> lower = full.triangularView<Eigen::Lower>();
+  Eigen::SparseMatrix<double> lower = base_pattern_;
+  std::copy(d.base_values.begin(), d.base_values.end(), lower.valuePtr());
+  if (!d.hessian.empty()) {
+    Eigen::SparseMatrix<double> contact(dof_count_, dof_count_);
+    contact.setFromTriplets(d.hessian.begin(), d.hessian.end());
+    lower += contact;
+  }
   lower.makeCompressed();
   const auto n = static_cast<std::size_t>(dof_count_);
   const auto nonzeros = static_cast<std::size_t>(lower.nonZeros());
@@ -130,7 +133,33 @@ bool IpcSystem::SolveNewtonSystem(const Derivative& d, Eigen::VectorXd& step) {
 IpcStepReport IpcSystem::Step(double h) {
   IpcStepReport report;
   iterate_min_distance_.clear();
-  // Predictions z̃ of implicit Euler.
+  Predict(h);
+  NewtonState newton;
+  newton.z = GatherDofs();
+  newton.kinematic = state_.kinematic_points;
+  newton.target = KinematicTargets();
+  {
+    PhaseTimer timer(report.time_collision);
+    const std::vector<Vector3d> surface = SurfaceFrom(newton.z, newton.kinematic);
+    FindCandidates(surface_, surface, surface, settings_.dhat, newton.candidates);
+  }
+  UpdateBarrierStiffnessAtStart(newton.z, newton.candidates, h);
+  LagFriction(SurfaceFrom(newton.z, newton.kinematic), newton.candidates, h);
+  for (int iteration = 0; iteration < settings_.max_newton_iterations; ++iteration) {
+    const IterationResult result = NewtonIteration(newton, h, report);
+    if (result == IterationResult::kFailed) break;
+    report.newton_iterations = iteration + 1;
+    if (result == IterationResult::kConverged) {
+      report.converged = true;
+      break;
+    }
+  }
+  FinishStep(newton.z, newton.kinematic, newton.target, h, report);
+  return report;
+}
+
+// Predictions z̃ = zᵗ + h żᵗ + h² g of implicit Euler.
+void IpcSystem::Predict(double h) {
   x_start_ = state_.x;
   x_tilde_.resize(state_.x.size());
   for (std::size_t i = 0; i < state_.x.size(); ++i)
@@ -140,96 +169,74 @@ IpcStepReport IpcSystem::Step(double h) {
     affine_[b].q_tilde = state_.q[b] + h * state_.q_dot[b];
     affine_[b].q_tilde.segment<3>(0) += h * h * settings_.gravity;
   }
-  Eigen::VectorXd z = GatherDofs();
-  std::vector<Vector3d> kinematic = state_.kinematic_points;
-  const std::vector<Vector3d> kinematic_target = KinematicTargets();
-  Candidates candidates;
+}
+
+// One Newton iteration: derivatives over the candidates (those of the previous iteration's swept query, a superset
+// of the pairs within d̂ now), the direction, its convergence test, one broad-phase query over the whole motion
+// inflated by d̂ (what CCD, the line search and the next iteration read), the CCD bound, backtracking, the update.
+IpcSystem::IterationResult IpcSystem::NewtonIteration(NewtonState& newton, double h, IpcStepReport& report) {
+  const std::size_t kinematic_count = newton.kinematic.size();
+  std::vector<Vector3d> kinematic_step(kinematic_count), kinematic_end = newton.target;
+  for (std::size_t k = 0; k < kinematic_count; ++k) kinematic_step[k] = newton.target[k] - newton.kinematic[k];
+  const bool kinematic_moves = MaxDisplacement(newton.kinematic, newton.target) > 0;
+  const std::vector<Vector3d> surface = SurfaceFrom(newton.z, newton.kinematic);
+  {
+    PhaseTimer timer(report.time_hessian);
+    Derivatives(newton.z, newton.kinematic, kinematic_step, newton.candidates, h, kAllTerms, true, derivative_);
+  }
+  Eigen::VectorXd dz;
+  {
+    PhaseTimer timer(report.time_linear_solve);
+    if (!SolveNewtonSystem(derivative_, dz)) return IterationResult::kFailed;
+  }
+  const std::vector<Vector3d> surface_end = SurfaceFrom(newton.z + dz, kinematic_end);
+  const double step_size =
+      std::max(MaxDisplacement(surface, surface_end), MaxDisplacement(SoftFrom(newton.z), SoftFrom(newton.z + dz)));
+  if (!kinematic_moves && step_size / h < settings_.newton_tolerance) return IterationResult::kConverged;
   {
     PhaseTimer timer(report.time_collision);
-    const std::vector<Vector3d> surface = SurfaceFrom(z, kinematic);
-    FindCandidates(surface_, surface, surface, settings_.dhat, candidates);
+    FindCandidates(surface_, surface, surface_end, settings_.dhat, newton.candidates);
   }
-  UpdateBarrierStiffnessAtStart(z, candidates, h);
-  LagFriction(SurfaceFrom(z, kinematic), candidates, h);
-  double previous_min = std::numeric_limits<double>::infinity();
-  Derivative d;
-  Eigen::VectorXd dz;
-  for (int iteration = 0; iteration < settings_.max_newton_iterations; ++iteration) {
-    std::vector<Vector3d> kinematic_step(kinematic.size());
-    for (std::size_t k = 0; k < kinematic.size(); ++k) kinematic_step[k] = kinematic_target[k] - kinematic[k];
-    const bool kinematic_moves = MaxDisplacement(kinematic, kinematic_target) > 0;
-    const std::vector<Vector3d> surface = SurfaceFrom(z, kinematic);
-    {
-      PhaseTimer timer(report.time_collision);
-      FindCandidates(surface_, surface, surface, settings_.dhat, candidates);
-    }
-    {
-      PhaseTimer timer(report.time_hessian);
-      Derivatives(z, kinematic, kinematic_step, candidates, h, kAllTerms, true, d);
-    }
-    {
-      PhaseTimer timer(report.time_linear_solve);
-      if (!SolveNewtonSystem(d, dz)) break;
-    }
-    report.newton_iterations = iteration + 1;
-    std::vector<Vector3d> kinematic_end(kinematic.size());
-    for (std::size_t k = 0; k < kinematic.size(); ++k) kinematic_end[k] = kinematic[k] + kinematic_step[k];
-    const std::vector<Vector3d> surface_end = SurfaceFrom(z + dz, kinematic_end);
-    const double step_size =
-        std::max(MaxDisplacement(surface, surface_end), MaxDisplacement(SoftFrom(z), SoftFrom(z + dz)));
-    if (!kinematic_moves && step_size / h < settings_.newton_tolerance) {
-      report.converged = true;
-      break;
-    }
-    double alpha = 1;
-    {
-      PhaseTimer timer(report.time_ccd);
-      alpha = StepBound(surface, surface_end);
-    }
-    Candidates line_search;
-    {
-      PhaseTimer timer(report.time_collision);
-      const std::vector<Vector3d> surface_alpha = SurfaceFrom(z + alpha * dz, [&] {
-        std::vector<Vector3d> k(kinematic.size());
-        for (std::size_t i = 0; i < k.size(); ++i) k[i] = kinematic[i] + alpha * kinematic_step[i];
-        return k;
-      }());
-      FindCandidates(surface_, surface, surface_alpha, settings_.dhat, line_search);
-    }
-    auto kinematic_at = [&](double a) {
-      std::vector<Vector3d> k(kinematic.size());
-      for (std::size_t i = 0; i < k.size(); ++i) k[i] = kinematic[i] + a * kinematic_step[i];
-      return k;
-    };
-    {
-      PhaseTimer timer(report.time_energy);
-      const double e0 = Energy(z, kinematic, line_search, h);
-      // A prescribed kinematic motion may add energy: only a finite energy is asked of its steps.
-      for (int halving = 0; halving < 40; ++halving) {
-        const double e = Energy(z + alpha * dz, kinematic_at(alpha), line_search, h);
-        if (std::isfinite(e) && (kinematic_moves || e <= e0)) break;
-        alpha *= 0.5;
-      }
-    }
-    z += alpha * dz;
-    kinematic = kinematic_at(alpha);
-    if (alpha == 1) kinematic = kinematic_target;
-    // The iterate's minimum distance, and κ doubled when the gap keeps closing at a tiny distance (Li et al. 2020,
-    // supplement).
-    std::vector<ActivePair> pairs;
-    double min_distance = settings_.dhat;
-    {
-      PhaseTimer timer(report.time_collision);
-      CollectPairs(SurfaceFrom(z, kinematic), line_search, pairs, min_distance);
-    }
-    iterate_min_distance_.push_back(min_distance);
-    const double tiny = 1e-9 * bbox_diagonal_;
-    if (settings_.barrier_stiffness <= 0 && min_distance < tiny && min_distance < previous_min)
-      state_.kappa = std::min(kappa_max_, 2 * state_.kappa);
-    previous_min = min_distance;
+  double alpha = 1;
+  {
+    PhaseTimer timer(report.time_ccd);
+    alpha = StepBound(surface, surface_end, newton.candidates);
   }
-  FinishStep(z, kinematic, kinematic_target, h, report);
-  return report;
+  auto kinematic_at = [&](double a) {
+    std::vector<Vector3d> k(kinematic_count);
+    for (std::size_t i = 0; i < kinematic_count; ++i) k[i] = newton.kinematic[i] + a * kinematic_step[i];
+    return k;
+  };
+  {
+    PhaseTimer timer(report.time_energy);
+    const double e0 = Energy(newton.z, newton.kinematic, newton.candidates, h);
+    // A prescribed kinematic motion may add energy: only a finite energy is asked of its steps.
+    for (int halving = 0; halving < 40; ++halving) {
+      const double e = Energy(newton.z + alpha * dz, kinematic_at(alpha), newton.candidates, h);
+      if (std::isfinite(e) && (kinematic_moves || e <= e0)) break;
+      alpha *= 0.5;
+    }
+  }
+  newton.z += alpha * dz;
+  newton.kinematic = alpha == 1 ? newton.target : kinematic_at(alpha);
+  RecordIterate(newton, report);
+  return IterationResult::kContinue;
+}
+
+// The iterate's minimum distance, and κ doubled when the gap keeps closing at a tiny distance (Li et al. 2020,
+// supplement).
+void IpcSystem::RecordIterate(NewtonState& newton, IpcStepReport& report) {
+  std::vector<ActivePair> pairs;
+  double min_distance = settings_.dhat;
+  {
+    PhaseTimer timer(report.time_collision);
+    CollectPairs(SurfaceFrom(newton.z, newton.kinematic), newton.candidates, pairs, min_distance);
+  }
+  iterate_min_distance_.push_back(min_distance);
+  const double tiny = 1e-9 * bbox_diagonal_;
+  if (settings_.barrier_stiffness <= 0 && min_distance < tiny && min_distance < newton.previous_min)
+    state_.kappa = std::min(kappa_max_, 2 * state_.kappa);
+  newton.previous_min = min_distance;
 }
 
 void IpcSystem::FinishStep(const Eigen::VectorXd& z, const std::vector<Vector3d>& kinematic,

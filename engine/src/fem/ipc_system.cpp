@@ -110,7 +110,7 @@ int IpcSystem::AddAffineBody(const AffineBodyDesc& desc) {
   state_.q.push_back(q);
   state_.q_dot.push_back(q_dot);
   affine_.push_back(b);
-  affine_surfaces_.push_back({desc.vertices, desc.faces});
+  affine_surfaces_.emplace_back(desc.vertices, desc.faces);
   finalized_ = false;
   return body;
 }
@@ -210,6 +210,7 @@ void IpcSystem::Finalize() {
   affine_dof_.clear();
   for (std::size_t b = 0; b < affine_.size(); ++b) affine_dof_.push_back(dof_count_), dof_count_ += 12;
   ComputeScales();
+  BuildBasePattern();
   surface_rest_ = SurfacePositions();
   // The initial configuration must be free of contact closer than zero (IPC's invariant starts here).
   Candidates candidates;

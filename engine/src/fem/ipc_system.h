@@ -29,6 +29,7 @@
 #include <Eigen/Geometry>
 #include <Eigen/SparseCore>
 #include <array>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -210,10 +211,13 @@ class IpcSystem {
   };
   // Which terms of the incremental potential an evaluation includes.
   enum Terms : unsigned { kInertiaAndElastic = 1, kBarrier = 2, kFriction = 4, kAllTerms = 7 };
-  // Gradient and Hessian of the potential over the free degrees of freedom; `prescribed` holds −H_zk Δk, the free
-  // side's answer to the kinematic points' displacement Δk; `kinematic_gradient` the gradient at kinematic points.
+  // Gradient and Hessian of the potential over the free degrees of freedom: the Hessian's lower triangle as the
+  // values of the fixed pattern (`base_values`, inertia, elements, affine bodies) plus contact triplets (`hessian`);
+  // `prescribed` holds −H_zk Δk, the free side's answer to the kinematic points' displacement Δk;
+  // `kinematic_gradient` the gradient at kinematic points.
   struct Derivative {
     Eigen::VectorXd gradient, prescribed;
+    std::vector<double> base_values;
     std::vector<Eigen::Triplet<double>> hessian;
     std::vector<Eigen::Vector3d> kinematic_gradient;
     std::vector<double> half_space_force;
@@ -251,15 +255,27 @@ class IpcSystem {
   void Derivatives(const Eigen::VectorXd& z, const std::vector<Eigen::Vector3d>& kinematic,
                    const std::vector<Eigen::Vector3d>& kinematic_step, const Candidates& candidates, double h,
                    unsigned terms, bool with_hessian, Derivative& out) const;
+  void BuildBasePattern();
   void InertiaAndElasticDerivatives(const Eigen::VectorXd& z, double h2, bool with_hessian, Derivative& out) const;
-  void BarrierDerivatives(const ActivePair& p, const std::vector<Eigen::Vector3d>& surface,
-                          const std::vector<Eigen::Vector3d>& kinematic_step, double h2, bool with_hessian,
-                          Derivative& out) const;
+  void ElementDerivatives(const std::vector<Eigen::Vector3d>& x, double h2, bool with_hessian, Derivative& out) const;
+  PairEnergy BarrierEnergy(const ActivePair& p, const std::vector<Eigen::Vector3d>& surface, bool with_hessian) const;
   void ScatterPair(const ActivePair& p, const PairEnergy& e, const std::vector<Eigen::Vector3d>& kinematic_step,
                    bool with_hessian, Derivative& out) const;
   void LagFriction(const std::vector<Eigen::Vector3d>& surface, const Candidates& candidates, double h);
   // ipc_newton.cpp: the step.
-  double StepBound(const std::vector<Eigen::Vector3d>& from, const std::vector<Eigen::Vector3d>& to) const;
+  // The Newton loop's iterate: degrees of freedom, kinematic points reached, their targets, the candidates.
+  struct NewtonState {
+    Eigen::VectorXd z;
+    std::vector<Eigen::Vector3d> kinematic, target;
+    Candidates candidates;
+    double previous_min = std::numeric_limits<double>::infinity();
+  };
+  enum class IterationResult { kContinue, kConverged, kFailed };
+  void Predict(double h);
+  IterationResult NewtonIteration(NewtonState& newton, double h, IpcStepReport& report);
+  void RecordIterate(NewtonState& newton, IpcStepReport& report);
+  double StepBound(const std::vector<Eigen::Vector3d>& from, const std::vector<Eigen::Vector3d>& to,
+                   const Candidates& swept) const;
   void UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Candidates& candidates, double h);
   bool SolveNewtonSystem(const Derivative& d, Eigen::VectorXd& step);
   void FinishStep(const Eigen::VectorXd& z, const std::vector<Eigen::Vector3d>& kinematic,
@@ -297,9 +313,17 @@ class IpcSystem {
   std::vector<Eigen::Vector3d> friction_start_;  // surface positions at the step's start (xᵗ of the friction)
   std::vector<Eigen::Vector3d> surface_rest_;    // the surface's initial positions (edge lengths for ε×)
   std::vector<double> iterate_min_distance_;
+  Derivative derivative_;  // the last iteration's (scratch, reused)
   // Per element: gradient and Hessian of the last evaluation (scratch).
   mutable std::vector<Vector12d> element_gradient_;
   mutable std::vector<Matrix12d> element_hessian_;
+  mutable std::vector<PairEnergy> pair_energy_;
+  // The Hessian's fixed pattern (lower triangle) and where each element's, vertex mass's and affine body's entries go
+  // in its values (−1: upper triangle or a held dof).
+  Eigen::SparseMatrix<double> base_pattern_;
+  std::vector<std::array<int, 144>> tet_slots_;
+  std::vector<int> mass_slots_;
+  std::vector<std::array<int, 144>> affine_slots_;
   // The linear solver, and the sparsity pattern its symbolic analysis was made for.
   std::unique_ptr<contact::CholmodWorkspace> linear_solver_;
   std::vector<int> pattern_outer_, pattern_inner_;
