@@ -106,8 +106,7 @@ void BM_IpcGripperCloseLift(benchmark::State& state) {
   for (auto _ : state) {
     const double t = (step % 35 + 1) * dt;  // 0.7 s schedule
     const double close = std::min(t / 0.2, 1.0) * 0.004, lift = std::clamp((t - 0.2) / 0.5, 0.0, 1.0) * 0.05;
-    for (int side : {0, 1})
-      system.SetKinematicTarget(side, At({(side ? 1 : -1) * (gap - close), 0, 0.025 + lift}));
+    for (int side : {0, 1}) system.SetKinematicTarget(side, At({(side ? 1 : -1) * (gap - close), 0, 0.025 + lift}));
     totals.Add(system.Step(dt));
     ++step;
   }
@@ -143,7 +142,14 @@ void BM_IpcRigidMeshSize(benchmark::State& state) {
   state.counters["rigid_vertices"] = static_cast<double>(ball.vertices.size());
   totals.Report(state, dt);
 }
-BENCHMARK(BM_IpcRigidMeshSize)->Arg(680)->Arg(2500)->Arg(10000)->Arg(40000)->Arg(78000)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_IpcRigidMeshSize)
+    ->Arg(680)
+    ->Arg(2500)
+    ->Arg(10000)
+    ->Arg(40000)
+    ->Arg(78000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(5);
 
 }  // namespace
 }  // namespace ductile::fem
