@@ -220,6 +220,60 @@ TEST(FemIpc, AFastSmallBodyNeverPassesThroughAThinPlate) {
   EXPECT_GT(system.affine_q(0)[2], 0.001 + 0.005);  // above the plate's top face
 }
 
+// Two kinematic fingers close 4 mm on a soft cube (E = 1e5 Pa, 5 cm) resting on the ground, then lift 5 cm in
+// 0.5 s (ZeMa's close–lift): friction (μ = 0.8) carries the cube up with them — its centre rises by the lift within
+// 5 mm of slip — and the fingers feel its weight: the vertical force on them, averaged over the last 0.1 s of the
+// lift (constant speed), is m g within 10%. The Newton tolerance is 1e-6 m/s: the stopping rule bounds the step, so
+// the force left unbalanced is up to the stiffness times h·tol, and sticking friction is stiff (μλ/(ε_v h) ≈ 2e6 N/m
+// here: 1e-3 m/s would leave tens of newtons).
+TEST(FemIpc, KinematicFingersLiftASoftCubeByFriction) {
+  IpcSystem system;
+  IpcSettings settings;
+  settings.friction = 0.8;
+  settings.newton_tolerance = 1e-6;
+  system.set_settings(settings);
+  SoftBodyDesc cube;
+  const TetMesh mesh = TetrahedraliseBox({0.025, 0.025, 0.025}, 0.0125);
+  for (const Vector3d& p : mesh.vertices) cube.vertices.push_back(p + Vector3d(0, 0, 0.0255));
+  cube.tets = mesh.tets;
+  cube.lame = LameFromYoungPoisson(1e5, 0.4);
+  system.AddSoftBody(cube);
+  const double gap = 0.0253 + 0.005;
+  for (int side : {-1, 1}) {
+    KinematicBodyDesc finger;
+    BoxSurface({0.005, 0.02, 0.02}, finger.vertices, finger.faces);
+    finger.pose = At({side * gap, 0, 0.025});
+    system.AddKinematicBody(finger);
+  }
+  system.AddHalfSpace({});
+  system.Finalize();
+  auto centre = [&] {
+    Vector3d c = Vector3d::Zero();
+    for (const Vector3d& p : system.soft_positions()) c += p;
+    return Vector3d(c / static_cast<double>(system.soft_positions().size()));
+  };
+  const double z0 = centre().z(), dt = 0.02;
+  double lift_force = 0;
+  int averaged = 0;
+  for (int step = 1; step <= 35; ++step) {
+    const double t = step * dt;
+    const double close = std::min(t / 0.2, 1.0) * 0.004, lift = std::clamp((t - 0.2) / 0.5, 0.0, 1.0) * 0.05;
+    for (int side : {0, 1}) system.SetKinematicTarget(side, At({(side ? 1 : -1) * (gap - close), 0, 0.025 + lift}));
+    const IpcStepReport r = system.Step(dt);
+    ASSERT_GT(r.min_distance, 0);
+    ASSERT_TRUE(r.converged) << "step " << step;
+    ASSERT_LE(r.kinematic_lag, settings.newton_tolerance * dt) << "step " << step;
+    if (step > 30) {
+      lift_force -= system.kinematic_wrench(0).force.z() + system.kinematic_wrench(1).force.z();
+      ++averaged;
+    }
+  }
+  ASSERT_FALSE(AnyTrianglesIntersect(system));
+  EXPECT_NEAR(centre().z() - z0, 0.05, 0.005);
+  const double weight = 1000 * std::pow(0.05, 3) * kGravity;
+  EXPECT_NEAR(lift_force / averaged, weight, 0.1 * weight);
+}
+
 // A saved state restores bitwise: the run from it repeats exactly; a state of another scene is refused.
 TEST(FemIpc, ASavedStateRestoresBitwise) {
   IpcSystem system;

@@ -175,10 +175,14 @@ void IpcSystem::Predict(double h) {
 // of the pairs within d̂ now), the direction, its convergence test, one broad-phase query over the whole motion
 // inflated by d̂ (what CCD, the line search and the next iteration read), the CCD bound, backtracking, the update.
 IpcSystem::IterationResult IpcSystem::NewtonIteration(NewtonState& newton, double h, IpcStepReport& report) {
+  // The kinematic points' prescribed motion is part of the direction until what is left of it is below the
+  // tolerance (CCD may shorten each approach, so it shrinks geometrically); the rest is the step's kinematic lag.
   const std::size_t kinematic_count = newton.kinematic.size();
-  std::vector<Vector3d> kinematic_step(kinematic_count), kinematic_end = newton.target;
-  for (std::size_t k = 0; k < kinematic_count; ++k) kinematic_step[k] = newton.target[k] - newton.kinematic[k];
-  const bool kinematic_moves = MaxDisplacement(newton.kinematic, newton.target) > 0;
+  const bool kinematic_moves = MaxDisplacement(newton.kinematic, newton.target) / h >= settings_.newton_tolerance;
+  std::vector<Vector3d> kinematic_step(kinematic_count, Vector3d::Zero());
+  std::vector<Vector3d> kinematic_end = kinematic_moves ? newton.target : newton.kinematic;
+  for (std::size_t k = 0; k < kinematic_count && kinematic_moves; ++k)
+    kinematic_step[k] = newton.target[k] - newton.kinematic[k];
   const std::vector<Vector3d> surface = SurfaceFrom(newton.z, newton.kinematic);
   {
     PhaseTimer timer(report.time_hessian);
@@ -192,7 +196,7 @@ IpcSystem::IterationResult IpcSystem::NewtonIteration(NewtonState& newton, doubl
   const std::vector<Vector3d> surface_end = SurfaceFrom(newton.z + dz, kinematic_end);
   const double step_size =
       std::max(MaxDisplacement(surface, surface_end), MaxDisplacement(SoftFrom(newton.z), SoftFrom(newton.z + dz)));
-  if (!kinematic_moves && step_size / h < settings_.newton_tolerance) return IterationResult::kConverged;
+  if (step_size / h < settings_.newton_tolerance) return IterationResult::kConverged;
   {
     PhaseTimer timer(report.time_collision);
     FindCandidates(surface_, surface, surface_end, settings_.dhat, newton.candidates);
@@ -210,7 +214,8 @@ IpcSystem::IterationResult IpcSystem::NewtonIteration(NewtonState& newton, doubl
   {
     PhaseTimer timer(report.time_energy);
     const double e0 = Energy(newton.z, newton.kinematic, newton.candidates, h);
-    // A prescribed kinematic motion may add energy: only a finite energy is asked of its steps.
+    // A prescribed kinematic motion may add energy: only a finite energy is asked of its steps until what is left of
+    // it is below the tolerance; then the energy must decrease (no cycling of the free side).
     for (int halving = 0; halving < 40; ++halving) {
       const double e = Energy(newton.z + alpha * dz, kinematic_at(alpha), newton.candidates, h);
       if (std::isfinite(e) && (kinematic_moves || e <= e0)) break;
@@ -218,7 +223,7 @@ IpcSystem::IterationResult IpcSystem::NewtonIteration(NewtonState& newton, doubl
     }
   }
   newton.z += alpha * dz;
-  newton.kinematic = alpha == 1 ? newton.target : kinematic_at(alpha);
+  newton.kinematic = alpha == 1 ? kinematic_end : kinematic_at(alpha);
   RecordIterate(newton, report);
   return IterationResult::kContinue;
 }
