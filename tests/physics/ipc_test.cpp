@@ -262,6 +262,7 @@ TEST(FemIpc, KinematicFingersLiftASoftCubeByFriction) {
     const IpcStepReport r = system.Step(dt);
     ASSERT_GT(r.min_distance, 0);
     ASSERT_TRUE(r.converged) << "step " << step;
+    ASSERT_FALSE(AnyTrianglesIntersect(system)) << "step " << step;
     ASSERT_LE(r.kinematic_lag, settings.newton_tolerance * dt) << "step " << step;
     if (step > 30) {
       lift_force -= system.kinematic_wrench(0).force.z() + system.kinematic_wrench(1).force.z();
