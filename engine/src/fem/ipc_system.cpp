@@ -23,12 +23,14 @@ std::vector<std::array<int, 2>> SurfaceEdges(const std::vector<std::array<int, 3
   return {edges.begin(), edges.end()};
 }
 
-// Appends a body's surface (faces over `points`, global surface indices of its local vertices) to the surface.
+// Appends a body's surface (faces over `points`, global surface indices of its local vertices, −1 for vertices not
+// on it) to the surface.
 void AppendSurface(ContactSurface& surface, const std::vector<std::array<int, 3>>& faces,
                    const std::vector<int>& points, int body) {
   for (const auto& f : faces) surface.faces.push_back({points[f[0]], points[f[1]], points[f[2]]});
   for (const auto& e : SurfaceEdges(faces)) surface.edges.push_back({points[e[0]], points[e[1]]});
-  for (int p : points) surface.vertex_body[p] = body;
+  for (int p : points)
+    if (p >= 0) surface.vertex_body[p] = body;  // −1: a soft body's interior vertex, not on the surface
 }
 
 void CheckFaces(const std::vector<std::array<int, 3>>& faces, std::size_t vertex_count, const char* what) {
