@@ -9,25 +9,15 @@
 
 #include "fem/ipc_system.h"
 #include "fem/tetrahedralise.h"
+#include "support/ipc_fixture.h"
 
 namespace ductile::fem {
 namespace {
 
 using Eigen::Vector3d;
-
-void BoxSurface(const Vector3d& half, std::vector<Vector3d>& v, std::vector<std::array<int, 3>>& f) {
-  v.clear();
-  for (int i = 0; i < 8; ++i)
-    v.emplace_back((i & 1 ? 1 : -1) * half.x(), (i & 2 ? 1 : -1) * half.y(), (i & 4 ? 1 : -1) * half.z());
-  f = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
-       {2, 6, 3}, {3, 6, 7}, {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
-}
-
-Eigen::Isometry3d At(const Vector3d& p) {
-  Eigen::Isometry3d X = Eigen::Isometry3d::Identity();
-  X.translation() = p;
-  return X;
-}
+using testing::At;
+using testing::CloseLift;
+using testing::SoftBox;
 
 // A UV sphere of `rings` × `segments` (+ 2 poles) vertices, outward.
 void SphereSurface(double r, int rings, int segments, std::vector<Vector3d>& v, std::vector<std::array<int, 3>>& f) {
@@ -86,31 +76,16 @@ void BM_IpcGripperCloseLift(benchmark::State& state) {
   IpcSettings settings;
   settings.friction = 0.8;
   system.set_settings(settings);
-  SoftBodyDesc cube;
-  const TetMesh mesh = TetrahedraliseBox({0.025, 0.025, 0.025}, 0.05 / 6);
-  for (const Vector3d& p : mesh.vertices) cube.vertices.push_back(p + Vector3d(0, 0, 0.0255));
-  cube.tets = mesh.tets;
-  cube.lame = LameFromYoungPoisson(1e5, 0.4);
-  system.AddSoftBody(cube);
-  const double gap = 0.0253 + 0.005;  // finger centre: cube half width + d̂-ish clearance + finger half thickness
-  for (int side : {-1, 1}) {
-    KinematicBodyDesc finger;
-    BoxSurface({0.005, 0.02, 0.02}, finger.vertices, finger.faces);
-    finger.pose = At({side * gap, 0, 0.025});
-    system.AddKinematicBody(finger);
-  }
-  system.AddHalfSpace({});
+  CloseLift::Build(system, 0.05 / 6);
   system.Finalize();
   PhaseTotals totals;
   int step = 0;
   for (auto _ : state) {
-    const double t = (step % 35 + 1) * dt;  // 0.7 s schedule
-    const double close = std::min(t / 0.2, 1.0) * 0.004, lift = std::clamp((t - 0.2) / 0.5, 0.0, 1.0) * 0.05;
-    for (int side : {0, 1}) system.SetKinematicTarget(side, At({(side ? 1 : -1) * (gap - close), 0, 0.025 + lift}));
+    CloseLift::SetTargets(system, (step % 35 + 1) * dt);  // the 0.7 s schedule, repeated
     totals.Add(system.Step(dt));
     ++step;
   }
-  state.counters["tets"] = static_cast<double>(mesh.tets.size());
+  state.counters["tets"] = static_cast<double>(system.soft_tet_count());
   totals.Report(state, dt);
 }
 BENCHMARK(BM_IpcGripperCloseLift)->Unit(benchmark::kMillisecond)->Iterations(35);
@@ -120,12 +95,7 @@ BENCHMARK(BM_IpcGripperCloseLift)->Unit(benchmark::kMillisecond)->Iterations(35)
 void BM_IpcRigidMeshSize(benchmark::State& state) {
   const double dt = 0.02;
   IpcSystem system;
-  SoftBodyDesc slab;
-  const TetMesh mesh = TetrahedraliseBox({0.05, 0.05, 0.01}, 0.01);
-  for (const Vector3d& p : mesh.vertices) slab.vertices.push_back(p + Vector3d(0, 0, 0.0105));
-  slab.tets = mesh.tets;
-  slab.lame = LameFromYoungPoisson(1e5, 0.4);
-  system.AddSoftBody(slab);
+  system.AddSoftBody(SoftBox({0.05, 0.05, 0.01}, 0.01, {0, 0, 0.0105}, 1e5, 0.4));
   AffineBodyDesc ball;
   const int segments = static_cast<int>(std::sqrt(2.0 * state.range(0)));
   SphereSurface(0.05, segments / 2, segments, ball.vertices, ball.faces);

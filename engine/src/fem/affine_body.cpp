@@ -1,7 +1,8 @@
 // Affine body dynamics (the formulas: fem/affine_body.h).
 #include "fem/affine_body.h"
 
-#include <Eigen/Eigenvalues>
+#include "fem/elasticity.h"
+
 #include <Eigen/Geometry>
 
 namespace ductile::fem {
@@ -49,8 +50,7 @@ OrthogonalityTerms Orthogonality(const Eigen::Matrix3d& A, bool with_hessian) {
     const Eigen::Matrix3d dG = 4 * ((dA * A.transpose() + A * dA.transpose()) * A + E * dA);
     out.hessian.col(c) = Eigen::Map<const Vector9d>(dG.data());
   }
-  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 9, 9>> eigen(out.hessian);
-  out.hessian = eigen.eigenvectors() * eigen.eigenvalues().cwiseMax(0).asDiagonal() * eigen.eigenvectors().transpose();
+  ProjectToPsd<9>(out.hessian);
   return out;
 }
 

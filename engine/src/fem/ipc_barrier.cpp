@@ -1,6 +1,7 @@
 // The IPC log barrier and the edge–edge mollifier (the formulas: fem/ipc_barrier.h).
 #include "fem/ipc_barrier.h"
 
+#include <Eigen/Geometry>
 #include <cmath>
 
 namespace ductile::fem {
@@ -45,9 +46,8 @@ PairEnergy PointTriangleBarrier(const Eigen::Vector3d& p, const Eigen::Vector3d&
 PairEnergy EdgeEdgeBarrier(const Eigen::Vector3d& a0, const Eigen::Vector3d& a1, const Eigen::Vector3d& b0,
                            const Eigen::Vector3d& b1, EdgeEdgeCase c, double s_hat, double eps_x) {
   PairEnergy b = ComposeBarrier(EdgeEdgeDistanceDerivatives(a0, a1, b0, b1, c), s_hat);
-  if (b.energy == 0) return b;
+  if (b.energy == 0 || (a1 - a0).cross(b1 - b0).squaredNorm() >= eps_x) return b;  // the mollifier is 1
   const DistanceDerivatives cross = EdgeCrossSquaredNormDerivatives(a0, a1, b0, b1);
-  if (cross.d >= eps_x) return b;
   const ScalarDerivatives m = EdgeEdgeMollifier(cross.d, eps_x);
   const Vector12d grad_m = m.first * cross.gradient;
   PairEnergy out;

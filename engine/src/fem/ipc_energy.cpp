@@ -118,6 +118,15 @@ std::array<Vector3d, 4> PairPoints(const std::array<int, 4>& points, const std::
   return out;
 }
 
+// The pair's four points' displacements since `start`, stacked (12).
+Vector12d PairDisplacement(const std::array<int, 4>& points, const std::vector<Vector3d>& x,
+                           const std::vector<Vector3d>& start) {
+  Vector12d displacement = Vector12d::Zero();
+  for (Eigen::Index i = 0; i < 4; ++i)
+    if (points[i] >= 0) displacement.segment<3>(3 * i) = x[points[i]] - start[points[i]];
+  return displacement;
+}
+
 }  // namespace
 
 double IpcSystem::Energy(const Eigen::VectorXd& z, const std::vector<Vector3d>& kinematic, const Candidates& candidates,
@@ -156,10 +165,7 @@ double IpcSystem::Energy(const Eigen::VectorXd& z, const std::vector<Vector3d>& 
   }
   const double eps = settings_.friction_velocity * h;
   for (std::size_t k = 0; k < friction_pairs_.size(); ++k) {
-    const auto now = PairPoints(friction_pairs_[k].points, surface);
-    const auto start = PairPoints(friction_pairs_[k].points, friction_start_);
-    Vector12d displacement;
-    for (std::size_t i = 0; i < 4; ++i) displacement.segment<3>(3 * static_cast<Eigen::Index>(i)) = now[i] - start[i];
+    const Vector12d displacement = PairDisplacement(friction_pairs_[k].points, surface, friction_start_);
     energy += h2 * FrictionPotential(friction_frames_[k], displacement, settings_.friction, eps).energy;
   }
   return energy;
@@ -198,11 +204,8 @@ void IpcSystem::Derivatives(const Eigen::VectorXd& z, const std::vector<Vector3d
     const double eps = settings_.friction_velocity * h;
     for (std::size_t k = 0; k < friction_pairs_.size(); ++k) {
       const ActivePair& p = friction_pairs_[k];
-      const auto now = PairPoints(p.points, surface);
-      const auto start = PairPoints(p.points, friction_start_);
-      Vector12d displacement;
-      for (std::size_t i = 0; i < 4; ++i) displacement.segment<3>(3 * static_cast<Eigen::Index>(i)) = now[i] - start[i];
-      PairEnergy f = FrictionPotential(friction_frames_[k], displacement, settings_.friction, eps);
+      PairEnergy f = FrictionPotential(friction_frames_[k], PairDisplacement(p.points, surface, friction_start_),
+                                       settings_.friction, eps);
       f.gradient *= h2;
       f.hessian *= h2;
       ScatterPair(p, f, kinematic_step, with_hessian, out);

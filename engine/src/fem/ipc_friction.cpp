@@ -1,6 +1,8 @@
 // Lagged smoothed friction (the formulas: fem/ipc_friction.h).
 #include "fem/ipc_friction.h"
 
+#include "contact/contact_frame.h"
+
 #include <Eigen/Geometry>
 #include <cmath>
 
@@ -16,14 +18,7 @@ Eigen::Matrix<double, 2, 12> Gamma(const FrictionFrame& frame) {
 }  // namespace
 
 Eigen::Matrix<double, 3, 2> TangentBasis(const Eigen::Vector3d& normal) {
-  const Eigen::Vector3d n = normal.normalized();
-  // The coordinate axis least aligned with n gives a well-conditioned first tangent.
-  Eigen::Index axis = 0;
-  n.cwiseAbs().minCoeff(&axis);
-  const Eigen::Vector3d t0 = n.cross(Eigen::Vector3d::Unit(axis)).normalized();
-  Eigen::Matrix<double, 3, 2> basis;
-  basis << t0, n.cross(t0);
-  return basis;
+  return contact::ContactFrame(normal.normalized()).leftCols<2>();
 }
 
 FrictionFrame MakeFrictionFrame(const Eigen::Vector4d& w, const Eigen::Vector3d& x0, const Eigen::Vector3d& x1,

@@ -154,7 +154,7 @@ IpcStepReport IpcSystem::Step(double h) {
       break;
     }
   }
-  FinishStep(newton.z, newton.kinematic, newton.target, h, report);
+  FinishStep(newton, h, report);
   return report;
 }
 
@@ -244,18 +244,18 @@ void IpcSystem::RecordIterate(NewtonState& newton, IpcStepReport& report) {
   newton.previous_min = min_distance;
 }
 
-void IpcSystem::FinishStep(const Eigen::VectorXd& z, const std::vector<Vector3d>& kinematic,
-                           const std::vector<Vector3d>& kinematic_target, double h, IpcStepReport& report) {
+void IpcSystem::FinishStep(const NewtonState& newton, double h, IpcStepReport& report) {
+  const Eigen::VectorXd& z = newton.z;
   ScatterDofs(z);
   for (std::size_t i = 0; i < state_.x.size(); ++i)
     if (soft_dof_[i] >= 0) state_.v[i] = (state_.x[i] - x_start_[i]) / h;
   for (std::size_t b = 0; b < affine_.size(); ++b) state_.q_dot[b] = (state_.q[b] - affine_[b].q_start) / h;
-  report.kinematic_lag = MaxDisplacement(kinematic, kinematic_target);
-  state_.kinematic_points = kinematic;
-  // Contact forces on kinematic bodies and half-spaces at the final configuration: −∇(barrier + friction)/h².
-  Candidates candidates;
-  const std::vector<Vector3d> surface = SurfacePositions();
-  FindCandidates(surface_, surface, surface, settings_.dhat, candidates);
+  report.kinematic_lag = MaxDisplacement(newton.kinematic, newton.target);
+  state_.kinematic_points = newton.kinematic;
+  // Contact forces on kinematic bodies and half-spaces at the final configuration: −∇(barrier + friction)/h², over
+  // the last iteration's candidates (a superset of the pairs within d̂ there).
+  const Candidates& candidates = newton.candidates;
+  const std::vector<Vector3d> surface = SurfaceFrom(z, state_.kinematic_points);
   Derivative d;
   Derivatives(z, state_.kinematic_points, {}, candidates, h, kBarrier | kFriction, false, d);
   for (KinematicBody& b : kinematic_) b.wrench = {};

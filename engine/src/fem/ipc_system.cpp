@@ -87,7 +87,6 @@ int IpcSystem::AddSoftBody(const SoftBodyDesc& desc) {
     state_.v[b.first_vertex + p].setZero();
   }
   soft_.push_back(b);
-  finalized_ = false;
   return body;
 }
 
@@ -113,7 +112,6 @@ int IpcSystem::AddAffineBody(const AffineBodyDesc& desc) {
   state_.q_dot.push_back(q_dot);
   affine_.push_back(b);
   affine_surfaces_.emplace_back(desc.vertices, desc.faces);
-  finalized_ = false;
   return body;
 }
 
@@ -130,7 +128,6 @@ int IpcSystem::AddKinematicBody(const KinematicBodyDesc& desc) {
   }
   kinematic_.push_back(b);
   kinematic_faces_.push_back(desc.faces);
-  finalized_ = false;
   return body;
 }
 
@@ -224,7 +221,6 @@ void IpcSystem::Finalize() {
   if (!(min_distance > 0))
     throw std::invalid_argument("the initial configuration has touching or intersecting surfaces (distance " +
                                 std::to_string(min_distance) + " m)");
-  finalized_ = true;
 }
 
 void IpcSystem::ComputeScales() {

@@ -153,6 +153,7 @@ class IpcSystem {
   // State.
   int soft_vertex_count() const { return static_cast<int>(state_.x.size()); }
   const std::vector<Eigen::Vector3d>& soft_positions() const { return state_.x; }
+  int soft_tet_count() const { return static_cast<int>(tets_.size()); }
   const std::vector<Eigen::Vector3d>& soft_velocities() const { return state_.v; }
   int affine_body_count() const { return static_cast<int>(affine_.size()); }
   const Eigen::Matrix<double, 12, 1>& affine_q(int body) const { return state_.q[body]; }
@@ -278,8 +279,7 @@ class IpcSystem {
                    const Candidates& swept) const;
   void UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Candidates& candidates, double h);
   bool SolveNewtonSystem(const Derivative& d, Eigen::VectorXd& step);
-  void FinishStep(const Eigen::VectorXd& z, const std::vector<Eigen::Vector3d>& kinematic,
-                  const std::vector<Eigen::Vector3d>& kinematic_target, double h, IpcStepReport& report);
+  void FinishStep(const NewtonState& newton, double h, IpcStepReport& report);
 
   IpcSettings settings_;
   // Soft bodies: vertices (x, v, mass, pinned) and tets, concatenated.
@@ -307,7 +307,6 @@ class IpcSystem {
   int dof_count_ = 0;
   double kappa_max_ = 0;  // κ's adaptive upper bound
   double bbox_diagonal_ = 1, average_mass_ = 1;
-  bool finalized_ = false;
   std::vector<ActivePair> friction_pairs_;
   std::vector<FrictionFrame> friction_frames_;
   std::vector<Eigen::Vector3d> friction_start_;  // surface positions at the step's start (xᵗ of the friction)

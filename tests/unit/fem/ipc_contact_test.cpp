@@ -139,7 +139,9 @@ TEST(FemIpcDistance, ClassifiedDistancesAreTheMinimumOverThePrimitives) {
           pt_sampled = std::min(pt_sampled, (v[0] - (v[1] + a * (v[2] - v[1]) + b * (v[3] - v[1]))).squaredNorm());
         ee_sampled = std::min(ee_sampled, ((v[0] + a * (v[1] - v[0])) - (v[2] + b * (v[3] - v[2]))).squaredNorm());
       }
-    // The sampled minimum is never below the exact one (up to round-off) and is near it (grid spacing 1/60).
+    // The sampled minimum is never below the exact one (up to round-off) and is near it: the closest point lies
+    // within half a grid step (1/120 of the parameter) along each of two edges no longer than 2√3 (corners in
+    // [−1, 1]³), so the nearest sample is at most 2 · 2√3/120 ≈ 0.058 from it, and the distance differs by no more.
     EXPECT_LE(pt, pt_sampled + 1e-12);
     EXPECT_LE(ee, ee_sampled + 1e-12);
     EXPECT_NEAR(std::sqrt(pt), std::sqrt(pt_sampled), 0.06);
@@ -178,6 +180,9 @@ TEST(FemIpcBarrier, BarrierDerivativesMatchFiniteDifferencesAndVanishAtTheThresh
   EXPECT_GT(Barrier(1e-12, s_hat).value, Barrier(1e-6, s_hat).value);  // grows without bound as s → 0
 }
 
+// Tolerance 1e-5 relative (floor 1e-3 of the norm): the barrier's derivatives grow like 1/s near contact, so the FD
+// round-off (~ε/h of the energy, ε the machine epsilon) is larger than for the distances alone; 1e-5 still leaves an
+// order of magnitude over what the samples show and catches any wrong term, which is O(1) relative.
 TEST(FemIpcBarrier, PairBarriersMatchFiniteDifferencesIncludingTheMollifier) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -231,7 +236,10 @@ TEST(FemIpcFriction, PotentialMatchesFiniteDifferencesInBothRegimesAndIsConvex) 
     for (int i = 0; i < 12; ++i) x[i] = u(rng), dx[i] = u(rng);
     const auto v = Split(x);
     const FrictionFrame frame = MakeFrictionFrame(Eigen::Vector4d(1, -0.2, -0.5, -0.3), v[0], v[1], v[2], v[3], 2.5);
-    // Sliding (‖u‖ ~ 1 ≫ ε) and sticking (‖u‖ < ε) displacements.
+    // Sliding (‖u‖ ~ 1 ≫ ε) and sticking (‖u‖ < ε) displacements, the FD step scaled with them (1e-6 of them). The
+    // central differences' error is then below 1e-8 relative in both regimes (round-off ~ 1e-16/1e-6 times the ratio
+    // of gradient to Hessian scale over the displacement, truncation ~ (1e-6)²); the tolerances (1e-5 gradient, 1e-4
+    // Hessian) are loose against that but catch any wrong term, which is O(1) relative.
     for (double scale : {1.0, 3e-4}) {
       const Vector12d d = scale * dx;
       auto value = [&](const Vector12d& y) { return FrictionPotential(frame, y, mu, eps).energy; };
