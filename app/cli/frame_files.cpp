@@ -85,6 +85,16 @@ void FrameFiles::WriteTrajectoryRows(const Simulator& sim, std::ostream& out) co
     out << t << ',' << model.objects[o].name << ',' << s.center_of_mass[0] << ',' << s.center_of_mass[1] << ','
         << s.center_of_mass[2] << ",,,,\n";
   }
+  for (int b = 0; b < sim.num_ipc_bodies(); ++b) {
+    const IpcBodySummary s = sim.SummarizeIpcBody(b);
+    out << t << ',' << s.name << ',' << s.position[0] << ',' << s.position[1] << ',' << s.position[2];
+    if (s.affine) {
+      out << ',' << s.quaternion[0] << ',' << s.quaternion[1] << ',' << s.quaternion[2] << ',' << s.quaternion[3]
+          << '\n';
+    } else {
+      out << ",,,,\n";
+    }
+  }
   for (int b = 0; b < sim.num_rigid_bodies(); ++b) {
     const RigidBodySummary s = sim.SummarizeRigidBody(b);
     out << t << ',' << s.name << ',' << s.position[0] << ',' << s.position[1] << ',' << s.position[2] << ','

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "run_support.h"
@@ -16,6 +18,27 @@ double Median(std::vector<double> v) {
   const double upper = v[mid];
   if (v.size() % 2 == 1) return upper;
   return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + mid));
+}
+
+// The FEM–IPC domain's figures (none when the scene has no soft or affine bodies).
+std::string IpcStats(const StepStatistics& st) {
+  if (!st.has_ipc) return {};
+  std::ostringstream out;
+  out << std::setprecision(9) << "  \"ipc_min_distance\": " << st.ipc_min_distance << ",\n"
+      << "  \"ipc_newton_iterations_mean\": " << st.PerStep(st.ipc_newton_sum) << ",\n"
+      << "  \"ipc_newton_iterations_max\": " << st.ipc_newton_max << ",\n"
+      << "  \"ipc_steps_not_converged\": " << st.ipc_not_converged << ",\n"
+      << "  \"ipc_active_pairs_mean\": " << st.PerStep(st.ipc_active_pairs_sum) << ",\n"
+      << "  \"ipc_active_pairs_max\": " << st.ipc_active_pairs_max << ",\n"
+      << "  \"ipc_kinematic_lag_max\": " << st.ipc_kinematic_lag_max << ",\n"
+      << "  \"ipc_contact_force_max\": " << st.ipc_contact_force_max << ",\n"
+      << "  \"ms_per_step_ipc\": " << st.PerStep(st.phase_sums.ipc_ms) << ",\n"
+      << "  \"ms_per_step_ipc_collision\": " << st.PerStep(st.phase_sums.ipc_collision_ms) << ",\n"
+      << "  \"ms_per_step_ipc_energy\": " << st.PerStep(st.phase_sums.ipc_energy_ms) << ",\n"
+      << "  \"ms_per_step_ipc_hessian\": " << st.PerStep(st.phase_sums.ipc_hessian_ms) << ",\n"
+      << "  \"ms_per_step_ipc_linear_solve\": " << st.PerStep(st.phase_sums.ipc_solve_ms) << ",\n"
+      << "  \"ms_per_step_ipc_ccd\": " << st.PerStep(st.phase_sums.ipc_ccd_ms) << ",\n";
+  return out.str();
 }
 
 }  // namespace
@@ -57,7 +80,7 @@ void WriteStatsJson(const std::string& scene, const Simulator& sim, const RunRes
       << "  \"mpm_contacts_max\": " << st.mpm_contacts_max << ",\n"
       << "  \"mpm_contact_iterations_per_substep\": " << st.MpmIterationsPerSubstep(model.substeps) << ",\n"
       << "  \"mpm_contact_steps_not_converged\": " << st.mpm_not_converged << ",\n"
-      << "  \"realtime_factor\": " << run.RealtimeFactor(sim.time()) << ",\n"
+      << IpcStats(st) << "  \"realtime_factor\": " << run.RealtimeFactor(sim.time()) << ",\n"
       << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
       << "  \"recommended_substeps\": " << model.RecommendedSubsteps() << ",\n"
       << "  \"diverged\": " << (run.diverged ? "true" : "false") << ",\n"

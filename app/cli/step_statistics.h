@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "ductile/simulator.h"
@@ -21,6 +22,16 @@ struct StepStatistics {
   double mpm_iterations_sum = 0;  ///< Contact-solver iterations summed over all substeps.
   int mpm_contacts_max = 0;       ///< Most particle contacts in one substep.
   std::int64_t mpm_not_converged = 0;
+  // The FEM–IPC domain (when the scene has soft or affine bodies).
+  bool has_ipc = false;
+  double ipc_min_distance = std::numeric_limits<double>::infinity();  ///< Smallest over every step's iterates [m].
+  double ipc_newton_sum = 0;
+  int ipc_newton_max = 0;
+  std::int64_t ipc_not_converged = 0;
+  double ipc_active_pairs_sum = 0;
+  int ipc_active_pairs_max = 0;
+  double ipc_kinematic_lag_max = 0;
+  double ipc_contact_force_max = 0;
 
   void Add(const StepTelemetry& t) {
     step_ms.push_back(t.wall_ms);
@@ -40,6 +51,23 @@ struct StepStatistics {
     mpm_contacts_max = std::max(mpm_contacts_max, t.mpm_contacts_max);
     mpm_iterations_sum += t.mpm_contact_iterations;
     if (!t.mpm_contact_converged) ++mpm_not_converged;
+    if (t.has_ipc) {
+      has_ipc = true;
+      ipc_min_distance = std::min(ipc_min_distance, t.ipc_min_distance);
+      ipc_newton_sum += t.ipc_newton_iterations;
+      ipc_newton_max = std::max(ipc_newton_max, t.ipc_newton_iterations);
+      if (!t.ipc_converged) ++ipc_not_converged;
+      ipc_active_pairs_sum += t.ipc_active_pairs;
+      ipc_active_pairs_max = std::max(ipc_active_pairs_max, t.ipc_active_pairs);
+      ipc_kinematic_lag_max = std::max(ipc_kinematic_lag_max, t.ipc_kinematic_lag);
+      ipc_contact_force_max = std::max(ipc_contact_force_max, t.ipc_contact_force);
+      phase_sums.ipc_ms += t.ipc_ms;
+      phase_sums.ipc_collision_ms += t.ipc_collision_ms;
+      phase_sums.ipc_energy_ms += t.ipc_energy_ms;
+      phase_sums.ipc_hessian_ms += t.ipc_hessian_ms;
+      phase_sums.ipc_solve_ms += t.ipc_solve_ms;
+      phase_sums.ipc_ccd_ms += t.ipc_ccd_ms;
+    }
   }
 
   std::size_t steps() const { return step_ms.size(); }

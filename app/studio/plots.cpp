@@ -129,8 +129,8 @@ QString PlotLabelFormat(double lo, double hi, int ticks) {
 }
 
 std::pair<double, double> Plots::vertical_range(int chart) const {
-  QChart* const charts[] = {force_chart_, solver_chart_, timing_chart_};
-  const QValueAxis* y = VerticalAxis(charts[std::clamp(chart, 0, 2)]);
+  QChart* const charts[] = {force_chart_, solver_chart_, timing_chart_, ipc_chart_};
+  const QValueAxis* y = VerticalAxis(charts[std::clamp(chart, 0, 3)]);
   return {y->min(), y->max()};
 }
 
@@ -169,9 +169,17 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
   step_ms_ = AddSeries(timing_chart_, "ms / step");
   rtf_ = AddSeries(timing_chart_, "% of real time");
   Axes(timing_chart_, "t [s]", "", {step_ms_, rtf_});
+  ipc_chart_ = new QChart;
+  ipc_chart_->setTitle("Soft bodies: IPC solve");
+  ipc_iterations_ = AddSeries(ipc_chart_, "Newton iterations / step");
+  ipc_distance_ = AddSeries(ipc_chart_, "min distance [µm]");
+  Axes(ipc_chart_, "t [s]", "", {ipc_iterations_, ipc_distance_});
   layout->addWidget(MakeView(force_chart_), 1);
   layout->addWidget(MakeView(solver_chart_), 1);
   layout->addWidget(MakeView(timing_chart_), 1);
+  ipc_view_ = MakeView(ipc_chart_);
+  ipc_view_->setVisible(false);
+  layout->addWidget(ipc_view_, 1);
 
   connect(body_, &QComboBox::currentIndexChanged, this, [this] { Redraw(); });
   connect(body_, &QComboBox::activated, this, [this] { body_chosen_ = true; });
@@ -275,9 +283,17 @@ void Plots::Redraw() {
   residual_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return 1e3 * s.mpm_residual; }));
   step_ms_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return s.step_ms; }));
   rtf_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return 100 * s.realtime_factor; }));
+  const bool ipc = !samples_.empty() && samples_.back().has_ipc;
+  ipc_view_->setVisible(ipc);
+  ipc_iterations_->replace(
+      ipc ? SeriesPoints(samples_, [](const TelemetrySample& s) { return static_cast<double>(s.ipc_iterations); })
+          : QList<QPointF>());
+  ipc_distance_->replace(ipc ? SeriesPoints(samples_, [](const TelemetrySample& s) { return 1e6 * s.ipc_min_distance; })
+                             : QList<QPointF>());
   Fit(force_chart_);
   Fit(solver_chart_);
   Fit(timing_chart_);
+  Fit(ipc_chart_);
 }
 
 bool Plots::ExportCsv(const QString& path, QString* error) const {
@@ -287,14 +303,14 @@ bool Plots::ExportCsv(const QString& path, QString* error) const {
     return false;
   }
   QTextStream out(&file);
-  out << "time,step_ms,realtime_factor,mpm_iterations,mpm_residual,sap_iterations";
+  out << "time,step_ms,realtime_factor,mpm_iterations,mpm_residual,sap_iterations,ipc_iterations,ipc_min_distance";
   for (std::size_t b = 0; b < body_names_.size() && b < static_cast<std::size_t>(kMaxPlotBodies); ++b)
     for (const char* c : {"fx", "fy", "fz"}) out << ',' << QString::fromStdString(body_names_[b]) << '.' << c;
   out << '\n';
   out.setRealNumberPrecision(9);
   for (const TelemetrySample& s : samples_) {
     out << s.time << ',' << s.step_ms << ',' << s.realtime_factor << ',' << s.mpm_iterations << ',' << s.mpm_residual
-        << ',' << s.sap_iterations;
+        << ',' << s.sap_iterations << ',' << s.ipc_iterations << ',' << s.ipc_min_distance;
     for (int b = 0; b < s.num_bodies; ++b)
       for (int a = 0; a < 3; ++a) out << ',' << s.force[b][a];
     out << '\n';

@@ -55,7 +55,8 @@ class Plots : public QWidget {
   /// The ms-per-step chart's points as last drawn (time [s], ms): every sample's, or at most 800 for a longer
   /// history, the lowest and highest of each of 400 runs of consecutive samples.
   QList<QPointF> drawn_step_ms() const;
-  /// The vertical axis ranges as last drawn (for tests): chart 0 the force, 1 the solver, 2 the speed.
+  /// The vertical axis ranges as last drawn (for tests): chart 0 the force, 1 the solver, 2 the speed, 3 the IPC
+  /// solve (shown only while the samples come from a scene with soft or affine bodies).
   std::pair<double, double> vertical_range(int chart) const;
 
  private:
@@ -74,11 +75,15 @@ class Plots : public QWidget {
   QChart* force_chart_ = nullptr;
   QChart* solver_chart_ = nullptr;
   QChart* timing_chart_ = nullptr;
+  QChart* ipc_chart_ = nullptr;
+  QWidget* ipc_view_ = nullptr;
   QLineSeries* force_[3] = {};
   QLineSeries* iterations_ = nullptr;
   QLineSeries* residual_ = nullptr;
   QLineSeries* step_ms_ = nullptr;
   QLineSeries* rtf_ = nullptr;
+  QLineSeries* ipc_iterations_ = nullptr;
+  QLineSeries* ipc_distance_ = nullptr;
 };
 
 }  // namespace ductile::studio

@@ -256,6 +256,9 @@ void SimController::PushTelemetry() {
   sample.mpm_iterations = t.mpm_contact_iterations;
   sample.mpm_residual = t.mpm_contact_residual;
   sample.sap_iterations = t.sap_iterations;
+  sample.has_ipc = t.has_ipc;
+  sample.ipc_iterations = t.ipc_newton_iterations;
+  sample.ipc_min_distance = t.ipc_min_distance;
   sample.num_bodies = std::min(sim_->num_rigid_bodies(), kMaxPlotBodies);
   for (int b = 0; b < sample.num_bodies; ++b) {
     const RigidBodySummary body = sim_->SummarizeRigidBody(b);

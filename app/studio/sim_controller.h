@@ -82,13 +82,16 @@ inline constexpr int kMaxPlotBodies = 16;
 
 /// One step's numbers for the plots.
 struct TelemetrySample {
-  double time = 0;             ///< Simulated time after the step [s].
-  double step_ms = 0;          ///< Wall time of the step [ms].
-  double realtime_factor = 0;  ///< Simulated over wall time, over the last second of wall time.
-  int mpm_iterations = 0;      ///< MPM contact-solver iterations, summed over the substeps.
-  double mpm_residual = 0;     ///< Final residual of the last substep's contact solve.
-  int sap_iterations = 0;      ///< Rigid (SAP) Newton iterations.
-  int num_bodies = 0;          ///< Bodies in `force` (the first kMaxPlotBodies moving bodies).
+  double time = 0;              ///< Simulated time after the step [s].
+  double step_ms = 0;           ///< Wall time of the step [ms].
+  double realtime_factor = 0;   ///< Simulated over wall time, over the last second of wall time.
+  int mpm_iterations = 0;       ///< MPM contact-solver iterations, summed over the substeps.
+  double mpm_residual = 0;      ///< Final residual of the last substep's contact solve.
+  int sap_iterations = 0;       ///< Rigid (SAP) Newton iterations.
+  bool has_ipc = false;         ///< The scene has soft or affine bodies (the FEM–IPC domain); then:
+  int ipc_iterations = 0;       ///< its projected Newton iterations,
+  double ipc_min_distance = 0;  ///< the smallest surface distance over the step's iterates [m].
+  int num_bodies = 0;           ///< Bodies in `force` (the first kMaxPlotBodies moving bodies).
   std::array<std::array<float, 3>, kMaxPlotBodies> force{};  ///< Contact force per body [N], world.
   std::uint64_t run = 0;  ///< ControllerStatus::run of the step: the samples of an earlier run after `run_from` are
   double run_from = 0;    ///< not this run's past [s] (see ControllerStatus::run_from).

@@ -61,6 +61,8 @@ struct Bounds {
 Bounds SceneBounds(const Snapshot& s) {
   Bounds b;
   for (const auto& p : s.particles.position) b.Add(p);
+  for (const SnapshotSoftBody& body : s.soft_bodies)
+    for (const auto& p : body.vertices) b.Add(p);
   for (const SnapshotShape& shape : s.shapes)
     if (shape.type != ShapeType::kPlane) b.Add(shape.position, ShapeReach(shape));
   if (b.empty()) {
@@ -431,6 +433,53 @@ void AddCloths(const Snapshot& snapshot, const std::vector<Rgba>& particle_color
   }
 }
 
+// The soft and affine bodies of the FEM–IPC domain as lit surfaces (vertex normals the area-weighted means of the
+// adjacent faces'): in the stress colour mode a soft body coloured per vertex by its von Mises stress (through
+// ColorMap up to the colour range, or the largest over the soft bodies), otherwise each body in its colour.
+void AddSoftBodies(const Snapshot& snapshot, const ViewOptions& options, RenderScene& scene) {
+  float top = options.color_range;
+  if (!(top > 0)) {
+    std::vector<float> all;
+    for (const SnapshotSoftBody& body : snapshot.soft_bodies)
+      all.insert(all.end(), body.von_mises.begin(), body.von_mises.end());
+    top = all.empty() ? 1.0f : UpperValue(all);
+    if (!(top > 0)) top = 1;
+  }
+  for (const SnapshotSoftBody& body : snapshot.soft_bodies) {
+    const std::size_t n = body.vertices.size();
+    if (n == 0 || !body.triangles) continue;
+    const bool indices_valid = std::all_of(body.triangles->begin(), body.triangles->end(),
+                                           [n](const auto& t) { return t[0] < n && t[1] < n && t[2] < n; });
+    if (!indices_valid) continue;  // an inconsistent snapshot: draw nothing rather than read past the vertices
+    MeshData mesh;
+    mesh.positions.assign(body.vertices.begin(), body.vertices.end());
+    std::vector<Vec3> normals(n, Vec3{0, 0, 0});
+    for (const std::array<std::uint32_t, 3>& t : *body.triangles) {
+      const Vec3 face = Cross(Subtract(mesh.positions[t[1]], mesh.positions[t[0]]),
+                              Subtract(mesh.positions[t[2]], mesh.positions[t[0]]));
+      for (std::uint32_t v : t)
+        for (int a = 0; a < 3; ++a) normals[v][a] += face[a];
+      mesh.indices.insert(mesh.indices.end(), {t[0], t[1], t[2]});
+    }
+    for (Vec3& normal : normals) normal = Normalize(normal, Vec3{0, 0, 1});
+    mesh.normals = std::move(normals);
+    if (options.color_mode == ColorMode::kVonMises && body.von_mises.size() == n) {
+      SurfaceMesh surface;
+      surface.positions = std::move(mesh.positions);
+      surface.normals = std::move(mesh.normals);
+      surface.indices = std::move(mesh.indices);
+      for (float stress : body.von_mises) surface.colors.push_back(ColorMap(stress / top));
+      scene.surfaces.push_back(std::move(surface));
+      continue;
+    }
+    MeshInstance instance;
+    instance.mesh = static_cast<int>(scene.meshes.size());
+    instance.color = body.rgba;
+    scene.meshes.push_back(std::move(mesh));
+    scene.instances.push_back(instance);
+  }
+}
+
 // The mesh of a rigid shape in its frame: empty for a mesh shape without a mesh, and for a horizontal static plane at
 // `ground_height`; any other plane is a square of half side `size` (at least 1 m).
 MeshData ShapeMesh(const SnapshotShape& shape, float ground_height, float size) {
@@ -561,6 +610,8 @@ RenderScene BuildRenderScene(const Snapshot& snapshot, const ViewOptions& option
     DropParticles(hidden, set);
     if (!set.positions.empty()) scene.particles.push_back(std::move(set));
   }
+
+  AddSoftBodies(snapshot, options, scene);
 
   // Rigid shapes.
   for (const SnapshotShape& shape : snapshot.shapes) {

@@ -49,6 +49,8 @@ struct ProbeInfo {
 
 /// The compiled rigid bodies and robots (engine/src/model/rigid_model.h).
 struct RigidModel;
+/// The compiled soft and affine bodies of the FEM–IPC domain (engine/src/model/fem_model.h).
+struct FemModel;
 namespace mpm {
 /// A static analytic collider, placed for the grid kernels (engine/src/mpm/boundary.h).
 struct Collider;
@@ -118,6 +120,9 @@ struct Model {
 
   // ---- rigid bodies and robots (never null; empty when the scene has none)
   std::shared_ptr<const RigidModel> rigid;
+
+  // ---- soft and affine bodies with IPC contact (never null; empty when the scene has none)
+  std::shared_ptr<const FemModel> fem;
 
   // ---- source
   /// The validated scene this model was compiled from (null for a model built by hand). Simulator::SetParameter

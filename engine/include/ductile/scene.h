@@ -389,6 +389,55 @@ struct CameraDesc {
   SourceLocation where;
 };
 
+/// The elastic energy of a soft body (fem/elasticity.h).
+enum class SoftModelDesc { kNeoHookean, kFixedCorotated, kStvk };
+
+/// A tetrahedral FEM soft body of the IPC domain (`soft_bodies: NAME: {...}`).
+struct SoftBodyDesc {
+  std::string name;
+  /// box, sphere, cylinder, capsule, sheet (one layer of tets `thickness` thick), or mesh: a Gmsh `.msh` tet mesh
+  /// as it is, or a closed OBJ surface tetrahedralised at `resolution`.
+  ShapeDesc shape;
+  double resolution = 0.01;  ///< Target tet edge length h [m], > 0 (not for a `.msh` mesh).
+  double thickness = 0.005;  ///< Sheet thickness [m], > 0 (sheets only).
+  SoftModelDesc model = SoftModelDesc::kNeoHookean;
+  double youngs_modulus = 1e5;  ///< E [Pa], > 0.
+  double poisson_ratio = 0.4;   ///< ν, in (−1, 0.5).
+  double density = 1000;        ///< ρ [kg/m³], > 0.
+  PoseDesc pose;                ///< X_WS: where the shape's frame is placed.
+  Vector3 velocity{0, 0, 0};    ///< Initial velocity [m/s].
+  bool has_pin_box = false;     ///< The vertices initially inside [pin_min, pin_max] (world) are held in place.
+  Vector3 pin_min{0, 0, 0};
+  Vector3 pin_max{0, 0, 0};
+  std::array<double, 4> rgba{0.85, 0.45, 0.35, 1.0};  ///< Colour for drawing.
+  SourceLocation where;
+};
+
+/// An affine rigid body of the IPC domain (`affine_bodies: NAME: {...}`; Lan et al. 2022).
+struct AffineBodyDesc {
+  std::string name;
+  ShapeDesc shape;                                  ///< box, sphere, cylinder, capsule or a closed OBJ mesh.
+  double resolution = 0.01;                         ///< Surface resolution of round shapes [m], > 0.
+  double density = 1000;                            ///< ρ [kg/m³], > 0.
+  double stiffness = 1e8;                           ///< Orthogonality stiffness κ_A [Pa], > 0.
+  PoseDesc pose;                                    ///< Initial pose of the shape's frame.
+  Vector3 velocity{0, 0, 0};                        ///< Initial velocity of the shape frame's origin [m/s].
+  Vector3 angular_velocity{0, 0, 0};                ///< Initial ω [rad/s], world frame.
+  std::array<double, 4> rgba{0.55, 0.6, 0.7, 1.0};  ///< Colour for drawing.
+  SourceLocation where;
+};
+
+/// The IPC domain's contact and solver settings (`ipc:`; fem/ipc_system.h).
+struct IpcDesc {
+  double dhat = 1e-3;               ///< d̂: barrier activation distance [m], > 0.
+  double barrier_stiffness = 0;     ///< κ, ≥ 0; 0: adaptive (Li et al. 2020, Sec. 4.3).
+  double friction = 0.5;            ///< μ between every pair, ≥ 0.
+  double friction_velocity = 1e-3;  ///< ε_v [m/s], > 0.
+  double newton_tolerance = 1e-3;   ///< Newton stops when max vertex increment / Δt is below it [m/s], > 0.
+  int max_newton_iterations = 200;  ///< ≥ 1.
+  SourceLocation where;
+};
+
 /// A whole scene. Maps are ordered by name; objects keep their file order in `objects`.
 struct SceneDesc {
   std::filesystem::path file;  ///< The scene file it was loaded from.
@@ -405,6 +454,9 @@ struct SceneDesc {
   std::vector<WeldDesc> welds;                         ///< In file order.
   std::vector<CollisionFilterDesc> collision_filters;  ///< In file order.
   std::vector<CameraDesc> cameras;                     ///< In file order; the first is the studio's initial view.
+  std::vector<SoftBodyDesc> soft_bodies;               ///< In file order.
+  std::vector<AffineBodyDesc> affine_bodies;           ///< In file order.
+  IpcDesc ipc;
 
   const MaterialDesc* FindMaterial(const std::string& name) const {
     for (const MaterialDesc& m : materials)

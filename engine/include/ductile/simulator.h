@@ -43,6 +43,16 @@ struct ObjectSummary {
   double kinetic_energy = 0;               ///< ½ Σ m v² [J].
 };
 
+/// Where one soft or affine body of the FEM–IPC domain is (scene `soft_bodies`, then `affine_bodies`).
+struct IpcBodySummary {
+  std::string name;
+  bool affine = false;
+  /// Soft body: the centre of mass of its vertices (lumped masses); affine body: its centre of mass [m].
+  std::array<double, 3> position{};
+  /// Affine body: the rotation nearest its A (w, x, y, z); a soft body: identity.
+  std::array<double, 4> quaternion{1, 0, 0, 0};
+};
+
 /// Pose and contact loads of one rigid body after the last step.
 struct RigidBodySummary {
   std::string name;                    ///< Body name, "<robot>/<link>" for robot links.
@@ -170,6 +180,9 @@ class Simulator {
   /// Rigid bodies reported in outputs (Model::rigid.output_bodies).
   int num_rigid_bodies() const;
   RigidBodySummary SummarizeRigidBody(int i) const;
+  /// Soft bodies, then affine bodies (Model::fem), in scene order.
+  int num_ipc_bodies() const;
+  IpcBodySummary SummarizeIpcBody(int i) const;
   /// Starts, moves (same kind and index: only the target is taken) or ends (kind kNone) the mouse spring; it acts
   /// on every later step. A body is grabbed at `anchor`, fixed in the body from then on. An object is grabbed by
   /// its particles within 3 grid cells of `anchor` (the nearest one if none is that close), weighted towards the

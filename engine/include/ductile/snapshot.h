@@ -64,6 +64,17 @@ struct SnapshotCloth {
   std::vector<std::array<std::uint32_t, 3>> triangles;  ///< Local vertex indices, counter-clockwise about d₃ at rest.
 };
 
+/// A soft or affine body of the FEM–IPC domain (Model::fem): its contact surface in the world now.
+struct SnapshotSoftBody {
+  std::string name;
+  bool affine = false;                         ///< An affine (rigid) body; else a soft body.
+  std::vector<std::array<float, 3>> vertices;  ///< World [m].
+  /// Counter-clockwise seen from outside, shared between snapshots.
+  std::shared_ptr<const std::vector<std::array<std::uint32_t, 3>>> triangles;
+  std::vector<float> von_mises;  ///< Per vertex: von Mises stress of the tets around it [Pa]; empty for affine bodies.
+  std::array<float, 4> rgba{0.85f, 0.45f, 0.35f, 1.0f};
+};
+
 /// The constants a material runs with (after live edits).
 struct SnapshotMaterial {
   MaterialModelDesc model = MaterialModelDesc::kFixedCorotated;  ///< How the renderer draws its surface.
@@ -81,7 +92,8 @@ struct Snapshot {
   int substeps = 0;         ///< MPM substeps N in force.
   StepTelemetry telemetry;  ///< The last step's measurements.
   SnapshotParticles particles;
-  std::vector<SnapshotCloth> cloths;  ///< Drawn as meshes through their vertex particles.
+  std::vector<SnapshotCloth> cloths;          ///< Drawn as meshes through their vertex particles.
+  std::vector<SnapshotSoftBody> soft_bodies;  ///< The FEM–IPC domain's bodies, drawn as lit surfaces.
   std::vector<std::string> material_names;
   std::vector<std::array<float, 4>> material_rgba;  ///< Display colour per material.
   std::vector<SnapshotMaterial> materials;          ///< Constants per material, same order.

@@ -50,6 +50,20 @@ struct StepTelemetry {
   bool mpm_contact_converged = true;          ///< Whether every substep's contact solve met its tolerance.
   std::vector<int> mpm_substep_iterations;    ///< Contact-solver iterations of each substep (0: no contact).
   std::vector<double> mpm_substep_residuals;  ///< Each substep's final residual ‖M^(−1/2)∇ℓ‖ [kg^(1/2)·m/s].
+  // The FEM–IPC domain, when the scene has soft or affine bodies (fem/ipc_system.h).
+  bool has_ipc = false;           ///< The scene has the domain (the fields below are its step's).
+  int ipc_newton_iterations = 0;  ///< Projected Newton iterations of the step.
+  bool ipc_converged = true;      ///< Whether Newton met its tolerance within the iteration limit.
+  double ipc_min_distance = 0;    ///< Smallest pair distance over the step's iterates [m] (d̂ if none).
+  int ipc_active_pairs = 0;       ///< Contact pairs closer than d̂ at the step's end.
+  double ipc_kinematic_lag = 0;   ///< How far a kinematic (rigid) point fell short of its pose [m].
+  double ipc_contact_force = 0;   ///< Sum of the contact force magnitudes on the rigid bodies [N].
+  double ipc_ms = 0;              ///< Wall-clock time of the IPC step [ms], of which:
+  double ipc_collision_ms = 0;    ///< broad and narrow phase,
+  double ipc_energy_ms = 0;       ///< energies and gradients (line search included),
+  double ipc_hessian_ms = 0;      ///< Hessians, projection and assembly,
+  double ipc_solve_ms = 0;        ///< the sparse Cholesky factorisation and solve,
+  double ipc_ccd_ms = 0;          ///< continuous collision detection.
   /// Per cloth pin group (Model::pin_groups, same order): the mean force over the step with which the pins hold
   /// their vertices [N], world; zero once released.
   std::vector<std::array<double, 3>> pin_forces;

@@ -10,6 +10,7 @@
 #include "contact/schur_complement.h"
 #include "contact/sparse_newton.h"
 #include "coupling/coupling_telemetry.h"
+#include "model/fem_model.h"
 #include "model/rigid_model.h"
 #include "step/workspace.h"
 
@@ -151,6 +152,9 @@ std::string StrongCouplingRefusal(const Model& model) {
   if (!model.colliders.empty())
     return "the strong coupling takes no colliders (collider '" + model.collider_names.front() +
            "'): make it a static rigid body";
+  if (model.fem && !model.fem->empty())
+    return "the strong coupling does not take soft or affine bodies yet (the FEM–IPC domain couples weakly): use "
+           "simulation.coupling: weak";
   for (std::size_t m = 0; m < model.materials.size(); ++m) {
     const mpm::MaterialModel kind = model.materials[m].model;
     if (kind == mpm::MaterialModel::kDruckerPrager || kind == mpm::MaterialModel::kCloth)

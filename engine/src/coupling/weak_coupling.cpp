@@ -14,15 +14,29 @@ void WeakCoupling::Advance(const Model& model, State::Data& state, Workspace& wo
   AdvanceDomains(model, state, workspace);
   if (workspace.rigid && model.num_particles > 0)
     coupling::RecordContactTelemetry(state.impulses.stats, workspace.telemetry);
-  if (workspace.rigid && !workspace.domain().diverged()) AdvanceRigid(model, state, workspace);
+  const bool fem_diverged = workspace.fem && workspace.fem->diverged();
+  if (workspace.rigid && !workspace.domain().diverged() && !fem_diverged) AdvanceRigid(model, state, workspace);
 }
 
+// The impulses are cleared for the step (by the MPM domain's freeze when it has contacts); the FEM–IPC domain's
+// freeze, after it, adds its own to them.
 void WeakCoupling::FreezeRigidGeometry(State::Data& state, Workspace& workspace) {
-  if (workspace.rigid) workspace.domain().FreezeRigidGeometry(*workspace.rigid, state.impulses);
+  if (!workspace.rigid) return;
+  if (workspace.fem) {
+    const std::size_t bodies = static_cast<std::size_t>(workspace.rigid->tree().num_bodies());
+    state.impulses.linear.assign(bodies, Eigen::Vector3d::Zero());
+    state.impulses.angular.assign(bodies, Eigen::Vector3d::Zero());
+    state.impulses.stats = {};
+    state.impulses.stats.body_contacts.assign(bodies, 0);
+  }
+  workspace.domain().FreezeRigidGeometry(*workspace.rigid, state.impulses);
+  if (workspace.fem) workspace.fem->FreezeRigidGeometry(*workspace.rigid, state.impulses);
 }
 
 void WeakCoupling::AdvanceDomains(const Model& model, const State::Data& state, Workspace& workspace) {
   workspace.domain().Advance(state.clock.time, model.dt, workspace.telemetry);
+  if (workspace.fem && !workspace.domain().diverged())
+    workspace.fem->Advance(state.clock.time, model.dt, workspace.telemetry);
 }
 
 // The rigid step with the scene's constant body wrenches and the domains' contact impulses of this step.

@@ -53,9 +53,13 @@ double IpcSystem::StepBound(const std::vector<Vector3d>& from, const std::vector
     t = std::min(t, EdgeEdgeTimeOfImpact(from[a[0]], from[a[1]], from[b[0]], from[b[1]], to[a[0]] - from[a[0]],
                                          to[a[1]] - from[a[1]], to[b[0]] - from[b[0]], to[b[1]] - from[b[1]], t));
   }
-  for (std::size_t p = 0; p < from.size(); ++p)
+  // Kinematic and held points never meet a fixed plane (CollectPairs skips them too): the rigid step handles a
+  // robot link on the ground.
+  for (std::size_t p = 0; p < from.size(); ++p) {
+    if (SurfacePointMap(static_cast<int>(p)).count == 0) continue;
     for (const HalfSpaceDesc& plane : half_spaces_)
       t = std::min(t, PointPlaneTimeOfImpact(from[p], to[p] - from[p], plane.normal, plane.offset, t));
+  }
   return t;
 }
 

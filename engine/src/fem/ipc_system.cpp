@@ -2,6 +2,7 @@
 #include "fem/ipc_system.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 
@@ -145,6 +146,41 @@ void IpcSystem::set_state(const IpcState& state) {
                                 std::to_string(state_.x.size()) + ", " + std::to_string(state_.q.size()) + " and " +
                                 std::to_string(state_.kinematic_points.size()));
   state_ = state;
+}
+
+void IpcSystem::SetSoftMaterial(int body, ElasticModel model, const LameParameters& lame) {
+  SoftBody& b = soft_.at(static_cast<std::size_t>(body));
+  b.model = model;
+  b.lame = lame;
+}
+
+void IpcSystem::SetAffineStiffness(int body, double stiffness) {
+  affine_.at(static_cast<std::size_t>(body)).stiffness = stiffness;
+}
+
+std::vector<double> IpcSystem::SoftVonMises() const {
+  std::vector<double> sum(state_.x.size(), 0.0);
+  std::vector<int> count(state_.x.size(), 0);
+  const std::vector<Eigen::Vector3d>& x = state_.x;
+  for (std::size_t t = 0; t < tets_.size(); ++t) {
+    const std::array<int, 4>& tet = tets_[t];
+    const SoftBody& body = soft_[static_cast<std::size_t>(tet_body_[t])];
+    const Eigen::Matrix3d F = DeformationGradient(tet_rest_[t], x[tet[0]], x[tet[1]], x[tet[2]], x[tet[3]]);
+    const double J = F.determinant();
+    double von_mises = 0;
+    if (J > 0) {
+      const Eigen::Matrix3d sigma = FirstPiola(body.model, body.lame, F) * F.transpose() / J;
+      const Eigen::Matrix3d dev = sigma - sigma.trace() / 3 * Eigen::Matrix3d::Identity();
+      von_mises = std::sqrt(1.5 * dev.squaredNorm());
+    }
+    for (int c : tet) {
+      sum[static_cast<std::size_t>(c)] += von_mises;
+      ++count[static_cast<std::size_t>(c)];
+    }
+  }
+  for (std::size_t v = 0; v < sum.size(); ++v)
+    if (count[v] > 0) sum[v] /= count[v];
+  return sum;
 }
 
 void IpcSystem::SetKinematicTarget(int body, const Eigen::Isometry3d& pose) {

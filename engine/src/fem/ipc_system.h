@@ -79,6 +79,11 @@ struct IpcState {
   std::vector<Eigen::Matrix<double, 12, 1>> q, q_dot;  ///< Affine bodies: (p, a₁, a₂, a₃) [m, –] and its rate.
   std::vector<Eigen::Vector3d> kinematic_points;       ///< [m], world frame.
   double kappa = 0;                                    ///< κ inside the incremental potential (includes h²).
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(x, v, q, q_dot, kinematic_points, kappa);
+  }
 };
 
 /// The contact force and moment (about the body's origin) on a kinematic body over the last step [N, N m].
@@ -145,6 +150,10 @@ class IpcSystem {
   void set_settings(const IpcSettings& settings) { settings_ = settings; }
   const IpcSettings& settings() const { return settings_; }
 
+  /// Live edits for the next steps: a soft body's energy and Lamé parameters, an affine body's orthogonality
+  /// stiffness κ_A [Pa]. Throws std::out_of_range for a body that does not exist.
+  void SetSoftMaterial(int body, ElasticModel model, const LameParameters& lame);
+  void SetAffineStiffness(int body, double stiffness);
   /// The pose a kinematic body reaches at the end of the next step.
   void SetKinematicTarget(int body, const Eigen::Isometry3d& pose);
   /// Advances by h [s].
@@ -158,13 +167,20 @@ class IpcSystem {
   int affine_body_count() const { return static_cast<int>(affine_.size()); }
   const Eigen::Matrix<double, 12, 1>& affine_q(int body) const { return state_.q[body]; }
   const Eigen::Matrix<double, 12, 1>& affine_q_dot(int body) const { return state_.q_dot[body]; }
+  /// Lumped mass of every soft vertex [kg].
+  const std::vector<double>& soft_vertex_masses() const { return vertex_mass_; }
   double affine_mass(int body) const { return affine_[body].mass; }
   const Eigen::Matrix3d& affine_second_moment(int body) const { return affine_[body].second_moment; }
   const KinematicWrench& kinematic_wrench(int body) const { return kinematic_[body].wrench; }
+  /// The pose a kinematic body was set to reach in the last step (its target).
+  const Eigen::Isometry3d& kinematic_target(int body) const { return kinematic_[body].target; }
   /// The whole changing state (save), and a state of this system's bodies to go on from (restore; sizes checked:
   /// throws std::invalid_argument when they do not match).
   const IpcState& state() const { return state_; }
   void set_state(const IpcState& state);
+  /// Per soft vertex: the mean over the tets around it of the von Mises equivalent √(3/2)‖dev σ‖ of the Cauchy
+  /// stress σ = P Fᵀ / det F [Pa] (what the studio colours soft bodies by).
+  std::vector<double> SoftVonMises() const;
   /// Every surface point's current position (soft, affine, kinematic), the contact surface's vertex order.
   std::vector<Eigen::Vector3d> SurfacePositions() const;
   const ContactSurface& surface() const { return surface_; }

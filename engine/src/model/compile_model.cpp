@@ -12,6 +12,7 @@
 #include "geometry/triangle_mesh.h"
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
+#include "model/fem_model.h"
 #include "scene/desc_eigen.h"
 #include "scene/schema.h"
 
@@ -496,6 +497,7 @@ Model CompileModel(const SceneDesc& scene) {
     model.probes.push_back(info);
   }
   model.rigid = std::make_shared<const RigidModel>(CompileRigid(scene));
+  CompileFem(scene, model);
   model.scene = std::make_shared<const SceneDesc>(scene);
   if (model.coupling == CouplingKind::kStrong) {
     if (const std::string refusal = StrongCouplingRefusal(model); !refusal.empty()) {

@@ -8,6 +8,7 @@
 #include "ductile/parameters.h"
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
+#include "model/fem_model.h"
 #include "params/scene_slots.h"
 #include "scene/overrides.h"
 #include "scene/schema.h"
@@ -66,6 +67,21 @@ void Material(const Edit& e) {
     if (e.model.objects[o].material == static_cast<int>(m)) CompileObjectMasses(e.scene, static_cast<int>(o), e.model);
 }
 
+// The IPC domain's live parameters: a copy of the FEM model with the edited settings, soft body material or affine
+// body stiffness (the meshes are shared by value: a copy of their vectors).
+void Fem(const Edit& e) {
+  auto fem = std::make_shared<FemModel>(*e.model.fem);
+  fem->settings = CompileIpcSettings(e.scene);
+  for (std::size_t b = 0; b < fem->soft_bodies.size(); ++b) {
+    const SoftBodyDesc& desc = e.scene.soft_bodies[b];
+    fem->soft_bodies[b].desc.model = ElasticModelOf(desc.model);
+    fem->soft_bodies[b].desc.lame = fem::LameFromYoungPoisson(desc.youngs_modulus, desc.poisson_ratio);
+  }
+  for (std::size_t b = 0; b < fem->affine_bodies.size(); ++b)
+    fem->affine_bodies[b].desc.stiffness = e.scene.affine_bodies[b].stiffness;
+  e.model.fem = std::move(fem);
+}
+
 const std::map<std::string, Derive>& DeriveRules() {
   static const std::map<std::string, Derive> rules{
       {"simulation.dt", Timing},
@@ -107,6 +123,15 @@ const std::map<std::string, Derive>& DeriveRules() {
       {"materials.*.bulk_modulus", Material},
       {"materials.*.gamma", Material},
       {"materials.*.viscosity", Material},
+      {"soft_bodies.*.youngs_modulus", Fem},
+      {"soft_bodies.*.poisson_ratio", Fem},
+      {"affine_bodies.*.stiffness", Fem},
+      {"ipc.dhat", Fem},
+      {"ipc.barrier_stiffness", Fem},
+      {"ipc.friction", Fem},
+      {"ipc.friction_velocity", Fem},
+      {"ipc.newton_tolerance", Fem},
+      {"ipc.max_newton_iterations", Fem},
   };
   return rules;
 }

@@ -484,10 +484,92 @@ std::vector<ParameterInfo> RobotWeldCameraRows() {
   };
 }
 
+// The FEM–IPC domain (fem/ipc_system.h): soft bodies, affine bodies and the `ipc` settings.
+std::vector<ParameterInfo> FemRows() {
+  const char* const mesh = "changes the body's mesh";
+  const char* const mass = "changes the body's mass";
+  return {
+      Number("soft_bodies.*.resolution", "tet size", "h", "m")
+          .In(Positive())
+          .Default(0.01)
+          .Reset(mesh)
+          .Doc("Target edge length of the tets a shape or closed OBJ mesh is cut into (not a `.msh` mesh, not a "
+               "sheet)."),
+      Number("soft_bodies.*.thickness", "sheet thickness", "t", "m")
+          .In(Positive())
+          .Default(0.005)
+          .Reset(mesh)
+          .Doc("A sheet's thickness: one layer of tets."),
+      Number("soft_bodies.*.youngs_modulus", "Young's modulus", "E", "Pa")
+          .In(Positive())
+          .Default(1e5)
+          .Doc("Stiffness of the soft body's material."),
+      Number("soft_bodies.*.poisson_ratio", "Poisson's ratio", "ν", "")
+          .In({-1, 0.5, true, true})
+          .Default(0.4)
+          .Doc("Lateral contraction; near 0.5 nearly incompressible."),
+      Number("soft_bodies.*.density", "density", "ρ", "kg/m³")
+          .In(Positive())
+          .Default(1000)
+          .Reset(mass)
+          .Doc("Mass per volume; lumped onto the vertices."),
+      Vector("soft_bodies.*.velocity", "initial velocity", "v₀", "m/s")
+          .Default(Vector3{0, 0, 0})
+          .Reset(kInitial)
+          .Doc("Initial velocity of every vertex."),
+      Number("affine_bodies.*.resolution", "surface resolution", "h", "m")
+          .In(Positive())
+          .Default(0.01)
+          .Reset(mesh)
+          .Doc("Edge length of the surface of a sphere, cylinder or capsule."),
+      Number("affine_bodies.*.density", "density", "ρ", "kg/m³")
+          .In(Positive())
+          .Default(1000)
+          .Reset(mass)
+          .Doc("Mass per volume of the body's shape."),
+      Number("affine_bodies.*.stiffness", "orthogonality stiffness", "κ_A", "Pa")
+          .In(Positive())
+          .Default(1e8)
+          .Doc("Stiffness of the potential κ_A V ‖AAᵀ − I‖² that keeps the affine body rigid."),
+      Vector("affine_bodies.*.velocity", "initial velocity", "v₀", "m/s")
+          .Default(Vector3{0, 0, 0})
+          .Reset(kInitial)
+          .Doc("Initial velocity of the shape frame's origin."),
+      Vector("affine_bodies.*.angular_velocity", "initial angular velocity", "ω₀", "rad/s")
+          .Default(Vector3{0, 0, 0})
+          .Reset(kInitial)
+          .Doc("Initial angular velocity, world frame."),
+      Number("ipc.dhat", "barrier distance", "d̂", "m")
+          .In(Positive())
+          .Default(1e-3)
+          .Doc("Distance below which the contact barrier acts: bodies rest about this far apart."),
+      Number("ipc.barrier_stiffness", "barrier stiffness", "κ", "")
+          .In(NonNegative())
+          .Default(0)
+          .Doc("Stiffness κ of the barrier (squared-distance units, including Δt²); 0: adaptive (Li et al. 2020)."),
+      Number("ipc.friction", "friction", "μ", "")
+          .In(NonNegative())
+          .Default(0.5)
+          .Doc("Coulomb friction coefficient between every pair of IPC surfaces."),
+      Number("ipc.friction_velocity", "friction smoothing speed", "ε_v", "m/s")
+          .In(Positive())
+          .Default(1e-3)
+          .Doc("Tangential speeds below ε_v are treated as sticking (smoothed static friction)."),
+      Number("ipc.newton_tolerance", "Newton tolerance", "ε_d", "m/s")
+          .In(Positive())
+          .Default(1e-3)
+          .Doc("Newton stops when the largest vertex increment divided by Δt is below ε_d."),
+      Integer("ipc.max_newton_iterations", "Newton iteration limit", "n_max")
+          .In(AtLeast(1))
+          .Default(200)
+          .Doc("A step that needs more keeps its last iterate and says so in its telemetry."),
+  };
+}
+
 std::vector<ParameterInfo> BuildTable() {
   std::vector<ParameterInfo> table;
   for (const auto& rows : {SimulationRows(), GridAndContactRows(), MaterialRows(), ClothMaterialRows(), ObjectRows(),
-                           RigidBodyRows(), BodyJointRows(), RobotWeldCameraRows()})
+                           RigidBodyRows(), BodyJointRows(), RobotWeldCameraRows(), FemRows()})
     table.insert(table.end(), rows.begin(), rows.end());
   return table;
 }

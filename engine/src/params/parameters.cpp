@@ -39,6 +39,8 @@ std::vector<std::string> EntryNames(const SceneDesc& scene, const std::string& s
   if (section == "robots") add(scene.robots);
   if (section == "welds") add(scene.welds);
   if (section == "cameras") add(scene.cameras);
+  if (section == "soft_bodies") add(scene.soft_bodies);
+  if (section == "affine_bodies") add(scene.affine_bodies);
   return names;
 }
 

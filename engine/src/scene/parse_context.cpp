@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "fem/tet_mesh.h"
 #include "scene/desc_eigen.h"
 #include "scene/schema.h"
 #include "scene/suggest.h"
@@ -97,6 +98,17 @@ std::filesystem::path ParseContext::LoadMesh(const Field& field, bool cloth) {
   return path;
 }
 
+std::filesystem::path ParseContext::LoadTetMesh(const Field& field) const {
+  const std::string name = reader_.Text(field);
+  std::filesystem::path path = Resolve(name);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    reader_.Fail(field, "mesh file '" + name + "' not found (looked for " + path.string() + ")");
+  const fem::TetMeshResult read = fem::ReadGmsh(path);
+  if (!read.ok()) reader_.Fail(field, "cannot use tet mesh '" + name + "': " + read.error);
+  return path;
+}
+
 ShapeDesc ParseShape(ParseContext& context, const Field& field, const std::string& owner, ShapeUse use,
                      const std::vector<std::string>& related) {
   const Reader& reader = context.reader();
@@ -105,9 +117,17 @@ ShapeDesc ParseShape(ParseContext& context, const Field& field, const std::strin
   const Field type = map.Require("type");
   shape.type = reader.Choice(type, "shape type", ShapeTypeNames());
   const bool object = use == ShapeUse::kMpmObject || use == ShapeUse::kCloth;
+  const bool ipc_body = use == ShapeUse::kSoftBody || use == ShapeUse::kAffineBody;
   if (object && shape.type == ShapeType::kPlane)
     reader.Fail(type, "shape type 'plane' cannot be an MPM object (use box, sphere, cylinder, capsule or mesh)");
-  if (!object && shape.type == ShapeType::kSheet) reader.Fail(type, "shape type 'sheet' is only for cloth objects");
+  if (ipc_body && shape.type == ShapeType::kPlane)
+    reader.Fail(type,
+                "shape type 'plane' cannot be a soft or affine body (use box, sphere, cylinder, capsule or "
+                "mesh; the ground is a static rigid body)");
+  if (use == ShapeUse::kAffineBody && shape.type == ShapeType::kSheet)
+    reader.Fail(type, "shape type 'sheet' cannot be an affine body (a rigid body needs a volume: use a thin box)");
+  if (!object && use != ShapeUse::kSoftBody && shape.type == ShapeType::kSheet)
+    reader.Fail(type, "shape type 'sheet' is only for cloth objects and soft bodies");
   if (use == ShapeUse::kCollider && (shape.type == ShapeType::kMesh || shape.type == ShapeType::kCapsule))
     reader.Fail(type, "shape type '" + NameOf(shape.type) +
                           "' is not supported for colliders (use plane, box, sphere or cylinder)");
@@ -130,7 +150,11 @@ ShapeDesc ParseShape(ParseContext& context, const Field& field, const std::strin
       break;
     case ShapeType::kMesh:
       map.Read("scale", shape.mesh_scale, Positive());
-      shape.mesh_file = context.LoadMesh(map.Require("file"), use == ShapeUse::kCloth);
+      if (use == ShapeUse::kSoftBody && reader.Text(map.Require("file")).ends_with(".msh")) {
+        shape.mesh_file = context.LoadTetMesh(map.Require("file"));
+      } else {
+        shape.mesh_file = context.LoadMesh(map.Require("file"), use == ShapeUse::kCloth);
+      }
       break;
     case ShapeType::kSheet:
       shape.width = reader.Number(map.Require("width"), Positive());

@@ -61,6 +61,8 @@ class ParseContext {
   /// Resolves a mesh path against the scene's folder, loads it and checks that it is closed (a solid) or, for a
   /// `cloth`, that it is a surface a cloth can be made of (geometry::FindClothDefect); returns the path.
   std::filesystem::path LoadMesh(const Field& field, bool cloth);
+  /// Resolves a Gmsh tetrahedral mesh's path and checks that it reads as one (fem/tet_mesh.h); returns the path.
+  std::filesystem::path LoadTetMesh(const Field& field) const;
   /// A mesh that LoadMesh loaded, by its resolved path.
   const geometry::TriangleMesh& mesh(const std::filesystem::path& path) const { return meshes_.at(path); }
 
@@ -83,6 +85,8 @@ enum class ShapeUse {
   kCollider,    ///< An analytic MPM collider: plane, box, sphere, cylinder.
   kStaticBody,  ///< A static rigid body: every type.
   kMovingBody,  ///< A dynamic or kinematic rigid body: every type but plane.
+  kSoftBody,    ///< An FEM soft body: box, sphere, cylinder, capsule, sheet, mesh (closed OBJ or Gmsh `.msh`).
+  kAffineBody,  ///< An affine body: box, sphere, cylinder, capsule, mesh (closed OBJ).
 };
 
 /// A shape of `owner` ("object 'cube'"); `use` selects the shape types allowed; an override of a `related` path

@@ -51,6 +51,11 @@ SceneDesc ParseSceneTree(const Reader& reader, const std::filesystem::path& file
     for (const Field& entry : entries) scene.rigid_bodies.push_back(ParseRigidBody(context, entry, entries, scene));
   }
   ParseEntries(context, top, "robots", scene.robots, [&](const Field& e) { return ParseRobot(context, e); });
+  ParseEntries(context, top, "soft_bodies", scene.soft_bodies,
+               [&](const Field& e) { return ParseSoftBody(context, e); });
+  ParseEntries(context, top, "affine_bodies", scene.affine_bodies,
+               [&](const Field& e) { return ParseAffineBody(context, e); });
+  if (const auto field = top.Find("ipc")) scene.ipc = ParseIpc(context, *field);
   if (top.Find("welds")) {
     const std::vector<WeldBody> bodies = WeldBodies(scene);
     ParseEntries(context, top, "welds", scene.welds, [&](const Field& e) { return ParseWeld(context, e, bodies); });

@@ -1,8 +1,8 @@
 // The parsers of a scene file's sections, one file each: parse_simulation.cpp (simulation, contact), parse_grid.cpp,
 // parse_materials.cpp, parse_objects.cpp (objects, colliders), parse_rigid_bodies.cpp (rigid bodies, their joints
-// and keyframes), parse_robots.cpp, parse_welds.cpp (welds, collision filters), parse_outputs.cpp (probes,
-// cameras). scene_loader.cpp calls them in the order of the format (docs/scene-format.md); each checks its keys
-// and values and throws SceneError (Reader::Fail) at the first problem.
+// and keyframes), parse_robots.cpp, parse_fem.cpp (soft and affine bodies, ipc), parse_welds.cpp (welds, collision
+// filters), parse_outputs.cpp (probes, cameras). scene_loader.cpp calls them in the order of the format
+// (docs/scene-format.md); each checks its keys and values and throws SceneError (Reader::Fail) at the first problem.
 #pragma once
 
 #include <string>
@@ -30,6 +30,13 @@ std::vector<PinGroupDesc> ParsePinGroups(const ParseContext& context, const Fiel
 RigidBodyDesc ParseRigidBody(ParseContext& context, const Field& entry, const std::vector<Field>& entries,
                              const SceneDesc& scene);
 RobotDesc ParseRobot(ParseContext& context, const Field& entry);
+
+/// A soft body of the IPC domain (parse_fem.cpp).
+SoftBodyDesc ParseSoftBody(ParseContext& context, const Field& entry);
+/// An affine body of the IPC domain.
+AffineBodyDesc ParseAffineBody(ParseContext& context, const Field& entry);
+/// The `ipc` section.
+IpcDesc ParseIpc(const ParseContext& context, const Field& field);
 
 /// How a body that a weld names moves.
 enum class Mobility {

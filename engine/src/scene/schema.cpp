@@ -172,6 +172,22 @@ SchemaNode Material() {
   return Section("material", std::move(children));
 }
 
+SchemaNode SoftBody() {
+  const SoftBodyDesc body;
+  return Section(
+      "soft body",
+      {Shape(), Value("resolution"), Value("thickness"), Value("model"), Value("youngs_modulus"),
+       Value("poisson_ratio"), Value("density"), Pose(), Vector("velocity", body.velocity),
+       Section("pin_box", {Vector("min", body.pin_min), Vector("max", body.pin_max)}), Vector("color", body.rgba)});
+}
+
+SchemaNode AffineBody() {
+  const AffineBodyDesc body;
+  return Section("affine body", {Shape(), Value("resolution"), Value("density"), Value("stiffness"), Pose(),
+                                 Vector("velocity", body.velocity), Vector("angular_velocity", body.angular_velocity),
+                                 Vector("color", body.rgba)});
+}
+
 SchemaNode Build() {
   const SimulationDesc simulation;
   const GridDesc grid;
@@ -196,6 +212,9 @@ SchemaNode Build() {
        NamedMap("welds", "weld", Weld()),
        NamedMap("collision_filters", "collision filter",
                 Section("collision filter", {Value("body_a"), Value("body_b")})),
+       NamedMap("soft_bodies", "soft body", SoftBody()), NamedMap("affine_bodies", "affine body", AffineBody()),
+       Section("ipc", {Value("dhat"), Value("barrier_stiffness"), Value("friction"), Value("friction_velocity"),
+                       Value("newton_tolerance"), Value("max_newton_iterations")}),
        Section("output", {NamedMap("probes", "probe", Section("probe", {Value("object"), Value("quantity")}))}),
        NamedMap("cameras", "camera",
                 Section("camera",
@@ -299,6 +318,14 @@ const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames
       {"drucker_prager", MaterialModelDesc::kDruckerPrager},
       {"fluid", MaterialModelDesc::kFluid},
       {"cloth", MaterialModelDesc::kCloth}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, SoftModelDesc>>& SoftModelNames() {
+  static const std::vector<std::pair<std::string, SoftModelDesc>> names{
+      {"neo_hookean", SoftModelDesc::kNeoHookean},
+      {"fixed_corotated", SoftModelDesc::kFixedCorotated},
+      {"stvk", SoftModelDesc::kStvk}};
   return names;
 }
 

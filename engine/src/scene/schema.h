@@ -48,6 +48,8 @@ const std::vector<std::string>& BodyJointKeys(JointType type);
 
 /// Names of enumerated values as written in scene files, in documentation order.
 const std::vector<std::pair<std::string, MaterialModelDesc>>& MaterialModelNames();
+/// A soft body's elastic energies: neo_hookean, fixed_corotated, stvk.
+const std::vector<std::pair<std::string, SoftModelDesc>>& SoftModelNames();
 const std::vector<std::pair<std::string, ShapeType>>& ShapeTypeNames();
 const std::vector<std::pair<std::string, BoundaryType>>& BoundaryTypeNames();
 const std::vector<std::pair<std::string, CouplingKind>>& CouplingKindNames();

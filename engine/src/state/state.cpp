@@ -11,6 +11,7 @@
 
 #include "core/archive.h"
 #include "core/hash.h"
+#include "model/fem_model.h"
 #include "model/rigid_model.h"
 #include "state/state_data.h"
 #include "state/state_format.h"
@@ -56,6 +57,9 @@ std::size_t State::MemoryBytes() const {
   const contact::RigidState& r = data_->rigid;
   bytes += sizeof(double) * static_cast<std::size_t>(r.q.size() + r.v.size() + r.tau_applied.size());
   bytes += VectorBytes(r.controllers) + VectorBytes(r.contacts) + VectorBytes(r.contact_origins);
+  const fem::IpcState& f = data_->fem;
+  bytes +=
+      VectorBytes(f.x) + VectorBytes(f.v) + VectorBytes(f.q) + VectorBytes(f.q_dot) + VectorBytes(f.kinematic_points);
   return bytes;
 }
 
@@ -89,6 +93,19 @@ std::uint64_t ModelFingerprint(const Model& model) {
     const std::uint64_t controllers = model.rigid->controllers.size();
     hash.Add(&controllers, sizeof(controllers));
   }
+  if (model.fem && !model.fem->empty()) {  // the IPC state's sizes
+    const FemModel& fem = *model.fem;
+    std::uint64_t sizes[3] = {fem.soft_bodies.size(), fem.affine_bodies.size(), fem.kinematic.size()};
+    hash.Add(sizes, sizeof(sizes));
+    for (const FemModel::SoftBody& b : fem.soft_bodies) {
+      const std::uint64_t n[2] = {b.desc.vertices.size(), b.desc.tets.size()};
+      hash.Add(n, sizeof(n));
+    }
+    for (const FemModel::Kinematic& k : fem.kinematic) {
+      const std::uint64_t n = k.desc.vertices.size();
+      hash.Add(&n, sizeof(n));
+    }
+  }
   return hash.value();
 }
 
@@ -97,6 +114,9 @@ std::string DescribeModel(const Model& model) {
                     " object" + (model.objects.size() == 1 ? "" : "s");
   const int nq = model.rigid ? model.rigid->tree.nq() : 0;
   out += ", " + std::to_string(nq) + " rigid position" + (nq == 1 ? "" : "s");
+  if (model.fem && !model.fem->empty())
+    out += ", " + std::to_string(model.fem->soft_bodies.size()) + " soft and " +
+           std::to_string(model.fem->affine_bodies.size()) + " affine bodies";
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The contents of a State (engine/include/ductile/state.h), grouped by who changes them: the clock, each domain
-// (MPM now), the rigid system, the coupling's impulses of the last step, and the inputs that act on every step
+// (MPM, FEM–IPC), the rigid system, the coupling's impulses of the last step, and the inputs that act on every step
 // (teleoperation, the mouse spring). Every field lists itself in a Serialize member, which state_file.cpp writes
 // and reads.
 #pragma once
@@ -13,6 +13,7 @@
 #include "coupling/mpm_rigid_contact.h"
 #include "ductile/simulator.h"
 #include "ductile/state.h"
+#include "fem/ipc_system.h"
 #include "mpm/mpm_state.h"
 #include "robot/teleop.h"
 
@@ -84,13 +85,14 @@ struct State::Data {
   mpm::MpmState mpm;
   bool has_rigid = false;  ///< The scene has rigid bodies or robots.
   contact::RigidState rigid;
-  coupling::RigidImpulses impulses;  ///< The MPM contact impulses of the last step on each rigid body.
+  coupling::RigidImpulses impulses;  ///< The MPM and IPC contact impulses of the last step on each rigid body.
+  fem::IpcState fem;                 ///< The soft and affine bodies (empty when the scene has none).
   InputState inputs;
 
   /// Every field but the fingerprint, which the file's header carries.
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(clock, mpm, has_rigid, rigid, impulses, inputs);
+    ar(clock, mpm, has_rigid, rigid, impulses, fem, inputs);
   }
 };
 

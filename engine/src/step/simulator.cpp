@@ -5,6 +5,7 @@
 
 #include <tbb/info.h>
 
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "core/hash.h"
+#include "fem/affine_body.h"
+#include "model/fem_model.h"
 #include "model/rigid_model.h"
 #include "mpm/constitutive/constitutive.h"
 #include "params/model_editor.h"
@@ -127,6 +130,7 @@ std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
   if (ra.tree.num_bodies() != rb.tree.num_bodies() || ra.tree.nq() != rb.tree.nq() || ra.tree.nv() != rb.tree.nv() ||
       ra.world.num_geometries() != rb.world.num_geometries() || ra.empty() != rb.empty())
     return "the rigid bodies or robots changed: reset to apply";
+  if (FemStructureChanged(old, m)) return "the soft or affine bodies changed: reset to apply";
   for (int i = 0; i < m.num_particles; ++i)
     if (m.material[i] != old.material[i] || m.object[i] != old.object[i])
       return "the particles' materials changed: reset to apply";
@@ -142,6 +146,7 @@ std::string Simulator::SetParameter(const std::string& key, const std::string& v
   // The models the workspace refers to stay alive until it has moved on to the edited ones.
   const std::shared_ptr<const Model> before = s.model;
   const std::shared_ptr<const RigidModel> before_rigid = s.model->rigid;
+  const std::shared_ptr<const FemModel> before_fem = s.model->fem;
   const double dt = s.model->dt;
   if (std::string refused = s.editor.Apply(s.model, key, value); !refused.empty()) return refused;
   return s.ContinueWithModel(dt);
@@ -374,6 +379,7 @@ void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   for (std::size_t o = 0; o < model.objects.size(); ++o) out.object_names[o] = model.objects[o].name;
 
   impl_->workspace.domain().CaptureSnapshot(out, with_stress);
+  if (impl_->workspace.fem) impl_->workspace.fem->CaptureSnapshot(out, with_stress);
 
   // Moving bodies and every drawn shape at its current pose.
   const contact::RigidSystem* rigid = impl_->workspace.rigid.get();
@@ -399,6 +405,45 @@ bool Simulator::PerturbationAnchor(std::array<double, 3>& anchor) const {
 
 int Simulator::num_rigid_bodies() const {
   return static_cast<int>(impl_->model->rigid->output_bodies.size());
+}
+
+int Simulator::num_ipc_bodies() const {
+  const FemModel* fem = impl_->model->fem.get();
+  return fem ? static_cast<int>(fem->soft_bodies.size() + fem->affine_bodies.size()) : 0;
+}
+
+IpcBodySummary Simulator::SummarizeIpcBody(int i) const {
+  const FemModel& fem = *impl_->model->fem;
+  const fem::IpcState& state = impl_->data().fem;
+  IpcBodySummary out;
+  const auto soft_count = static_cast<int>(fem.soft_bodies.size());
+  if (i < soft_count) {
+    const std::vector<double>& mass = impl_->workspace.fem->system().soft_vertex_masses();
+    std::size_t first = 0;
+    for (int b = 0; b < i; ++b) first += fem.soft_bodies[static_cast<std::size_t>(b)].desc.vertices.size();
+    const FemModel::SoftBody& body = fem.soft_bodies[static_cast<std::size_t>(i)];
+    out.name = body.name;
+    Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+    double total = 0;
+    for (std::size_t v = first; v < first + body.desc.vertices.size(); ++v) {
+      sum += mass[v] * state.x[v];
+      total += mass[v];
+    }
+    const Eigen::Vector3d c = total > 0 ? Eigen::Vector3d(sum / total) : Eigen::Vector3d::Zero();
+    out.position = {c.x(), c.y(), c.z()};
+    return out;
+  }
+  const auto a = static_cast<std::size_t>(i - soft_count);
+  out.name = fem.affine_bodies[a].name;
+  out.affine = true;
+  const Eigen::Matrix<double, 12, 1>& q = state.q[a];
+  out.position = {q[0], q[1], q[2]};
+  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(fem::AffineMatrix(q), Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d R = svd.matrixU() * svd.matrixV().transpose();
+  if (R.determinant() < 0) R = -R;  // not reached for an orientation-preserving A
+  const Eigen::Quaterniond rotation(R);
+  out.quaternion = {rotation.w(), rotation.x(), rotation.y(), rotation.z()};
+  return out;
 }
 
 RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
@@ -444,6 +489,13 @@ std::uint64_t Simulator::StateHash() const {
     hash.Add(r.q.data(), sizeof(double) * r.q.size());
     hash.Add(r.v.data(), sizeof(double) * r.v.size());
   }
+  const fem::IpcState& f = impl_->data().fem;  // soft vertices and affine bodies, if any
+  const auto add = [&hash](const auto& v) { hash.Add(v.data(), sizeof(v[0]) * v.size()); };
+  add(f.x);
+  add(f.v);
+  add(f.q);
+  add(f.q_dot);
+  add(f.kinematic_points);
   return hash.value();
 }
 

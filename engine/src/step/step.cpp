@@ -30,6 +30,10 @@ void CheckDivergence(const Model& model, const State::Data& state, const Workspa
     throw SimulationDiverged(at + workspace.device->failure() +
                              "; its particles are lost: switch simulation.backend to cpu and reset or load a state");
   }
+  if (workspace.fem && workspace.fem->diverged()) {
+    throw SimulationDiverged(at + workspace.fem->DescribeDivergence() +
+                             "; lower simulation.dt or the soft bodies' stiffness, or raise ipc.dhat");
+  }
   if (workspace.domain().diverged() && model.coupling == CouplingKind::kStrong) {
     throw SimulationDiverged(at +
                              "a particle's state is not finite after the strong coupling's implicit step; lower "

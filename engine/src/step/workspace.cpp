@@ -4,6 +4,7 @@
 
 #include "coupling/strong_coupling.h"
 #include "coupling/weak_coupling.h"
+#include "model/fem_model.h"
 #include "model/rigid_model.h"
 
 namespace ductile {
@@ -21,6 +22,7 @@ contact::RigidState InitialRigidState(const Model& model) {
 Workspace::Workspace(const Model& model, State::Data& state, int num_threads)
     : threads(num_threads), arena(num_threads) {
   mpm = std::make_unique<mpm::MpmDomain>(model, state.mpm, arena);
+  if (model.fem && !model.fem->empty()) fem = std::make_unique<fem::FemDomain>(model, state.fem);
   ChooseCoupling(model);
   Reset(model, state);
 }
@@ -77,6 +79,7 @@ void Workspace::Reset(const Model& model, State::Data& state) {
   state.inputs = {};
   state.impulses = {};
   mpm->Reset();
+  if (fem) fem->Reset();
   device.reset();
   if (std::string failed = ChooseBackend(model, state); !failed.empty()) throw std::runtime_error(failed);
   state.rigid = model.rigid && !model.rigid->empty() ? InitialRigidState(model) : contact::RigidState{};
@@ -88,6 +91,7 @@ void Workspace::Reset(const Model& model, State::Data& state) {
 void Workspace::Bind(const Model& model, State::Data& state) {
   mpm->Bind(state.mpm);
   if (device) device->Bind(state.mpm);
+  if (fem) fem->Bind(state.fem);
   MakeRigid(model, state);
   telemetry = {};
   rigid_failure.clear();
@@ -96,6 +100,7 @@ void Workspace::Bind(const Model& model, State::Data& state) {
 std::string Workspace::SetModel(const Model& model, State::Data& state) {
   SyncToHost();
   mpm->SetModel(model);
+  if (fem) fem->SetModel(model);
   if (device && backend::ResolveBackend(model) == backend) {  // staying on the device: it takes the new model
     try {
       device->SetModel(model);

@@ -15,6 +15,7 @@
 #include "ductile/model.h"
 #include "ductile/snapshot.h"
 #include "ductile/telemetry.h"
+#include "fem/fem_domain.h"
 #include "mpm/mpm_domain.h"
 #include "state/state_data.h"
 
@@ -48,6 +49,8 @@ struct Workspace {
   std::unique_ptr<mpm::MpmDomain> mpm;
   /// The device backend's domain when the model runs on one (backend/device_mpm_domain.h), else null.
   std::unique_ptr<backend::DeviceMpmDomain> device;
+  /// The FEM–IPC domain of the soft and affine bodies (fem/fem_domain.h); null when the scene has none.
+  std::unique_ptr<fem::FemDomain> fem;
   BackendKind backend = BackendKind::kCpu;      ///< Which backend steps the MPM domain (simulation.backend resolved).
   std::unique_ptr<contact::RigidSystem> rigid;  ///< Null when the scene has no rigid bodies or robots.
   std::unique_ptr<CouplingScheme> coupling;

@@ -61,10 +61,18 @@ std::pair<std::string, std::string> PlaceOf(const std::string& key) {
   }
   if (key.find(".boundary.") != std::string::npos) return {"### Boundaries", name};
   if (key.rfind("rigid_bodies.*.joint.", 0) == 0) return {"#### Joints: bodies on a parent", name};
-  const std::vector<std::pair<std::string, std::string>> sections{
-      {"simulation.", "## `simulation`"}, {"grid.", "## `grid`"},       {"contact.", "### `contact`"},
-      {"materials.", "## `materials`"},   {"objects.", "## `objects`"}, {"rigid_bodies.", "### `rigid_bodies`"},
-      {"robots.", "### `robots`"},        {"welds.", "### `welds`"},    {"cameras.", "## `cameras`"}};
+  const std::vector<std::pair<std::string, std::string>> sections{{"simulation.", "## `simulation`"},
+                                                                  {"grid.", "## `grid`"},
+                                                                  {"contact.", "### `contact`"},
+                                                                  {"materials.", "## `materials`"},
+                                                                  {"objects.", "## `objects`"},
+                                                                  {"rigid_bodies.", "### `rigid_bodies`"},
+                                                                  {"robots.", "### `robots`"},
+                                                                  {"welds.", "### `welds`"},
+                                                                  {"cameras.", "## `cameras`"},
+                                                                  {"soft_bodies.", "### `soft_bodies`"},
+                                                                  {"affine_bodies.", "### `affine_bodies`"},
+                                                                  {"ipc.", "### `ipc`"}};
   for (const auto& [prefix, heading] : sections)
     if (key.rfind(prefix, 0) == 0) return {heading, name};
   return {"", name};

@@ -43,6 +43,11 @@ welds:
   hold: {body_a: world, body_b: crate}
 cameras:
   side: {eye: [0, -1, 0.1]}
+soft_bodies:
+  toy: {shape: {type: sheet, width: 0.1, length: 0.1, vertices: 5}, pose: {position: [-0.3, 0.3, 0.5]}}
+affine_bodies:
+  block: {shape: {type: box, size: [0.05, 0.05, 0.05]}, pose: {position: [-0.3, -0.3, 0.5]}}
+ipc: {}
 )";
 
 // The keys kEveryKind gives (they do not have their defaults).

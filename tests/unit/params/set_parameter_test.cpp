@@ -14,6 +14,7 @@
 #include "ductile/parameters.h"
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
+#include "model/fem_model.h"
 #include "model/rigid_model.h"
 #include "mpm/boundary.h"
 #include "mpm/particles.h"
@@ -23,7 +24,7 @@ namespace {
 
 // One object of every material model (a cloth with a pinned corner among them), falling onto a static ground (MPM-rigid
 // contact), a box collider with friction and the friction walls; a ball resting on the ground (rigid-rigid contact)
-// that a cube falls onto.
+// that a cube falls onto; a soft and an affine body of the FEM–IPC domain hitting the ground.
 constexpr const char* kScene = R"(
 simulation: {dt: 1.0e-3, substeps: 4}
 grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.3]}, boundary: {type: friction, friction: 0.2}}
@@ -54,6 +55,11 @@ colliders:
 rigid_bodies:
   ground: {type: static, shape: {type: plane}}
   ball: {shape: {type: sphere, radius: 0.02}, mass: 0.1, pose: {position: [0.1, 0, 0.0195]}, friction: 0.6}
+soft_bodies:
+  toy: {shape: {type: box, size: [0.03, 0.03, 0.03]}, resolution: 0.015, pose: {position: [-0.15, 0.15, 0.0155]},
+        velocity: [0, 0, -0.5]}
+affine_bodies:
+  block: {shape: {type: box, size: [0.03, 0.03, 0.03]}, pose: {position: [0.15, 0.15, 0.0155]}, velocity: [0, 0, -0.5]}
 )";
 
 std::shared_ptr<const Model> Compile(const std::vector<Override>& overrides = {}) {
@@ -124,6 +130,19 @@ void ExpectSameParameters(const Model& a, const Model& b) {
   EXPECT_EQ(a.material_friction, b.material_friction);
   EXPECT_EQ(a.mass, b.mass);
   for (std::size_t o = 0; o < a.objects.size(); ++o) EXPECT_EQ(a.objects[o].mass, b.objects[o].mass);
+  const FemModel &fa = *a.fem, &fb = *b.fem;
+  EXPECT_EQ(fa.settings.dhat, fb.settings.dhat);
+  EXPECT_EQ(fa.settings.barrier_stiffness, fb.settings.barrier_stiffness);
+  EXPECT_EQ(fa.settings.friction, fb.settings.friction);
+  EXPECT_EQ(fa.settings.friction_velocity, fb.settings.friction_velocity);
+  EXPECT_EQ(fa.settings.newton_tolerance, fb.settings.newton_tolerance);
+  EXPECT_EQ(fa.settings.max_newton_iterations, fb.settings.max_newton_iterations);
+  for (std::size_t i = 0; i < fa.soft_bodies.size(); ++i) {
+    EXPECT_EQ(fa.soft_bodies[i].desc.lame.mu, fb.soft_bodies[i].desc.lame.mu);
+    EXPECT_EQ(fa.soft_bodies[i].desc.lame.lambda, fb.soft_bodies[i].desc.lame.lambda);
+  }
+  for (std::size_t i = 0; i < fa.affine_bodies.size(); ++i)
+    EXPECT_EQ(fa.affine_bodies[i].desc.stiffness, fb.affine_bodies[i].desc.stiffness);
   const RigidModel &r = *a.rigid, &s = *b.rigid;
   EXPECT_EQ(r.stiction_speed, s.stiction_speed);
   EXPECT_EQ(r.max_solver_iterations, s.max_solver_iterations);

@@ -1,0 +1,176 @@
+#include "fem/fem_domain.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "contact/rigid_system.h"
+#include "coupling/mpm_rigid_contact.h"
+#include "fem/affine_body.h"
+#include "model/fem_model.h"
+#include "multibody/spatial.h"
+
+namespace ductile::fem {
+
+namespace {
+
+std::shared_ptr<const std::vector<std::array<std::uint32_t, 3>>> Triangles(
+    const std::vector<std::array<int, 3>>& faces) {
+  auto out = std::make_shared<std::vector<std::array<std::uint32_t, 3>>>();
+  out->reserve(faces.size());
+  for (const std::array<int, 3>& f : faces)
+    out->push_back(
+        {static_cast<std::uint32_t>(f[0]), static_cast<std::uint32_t>(f[1]), static_cast<std::uint32_t>(f[2])});
+  return out;
+}
+
+std::array<float, 3> ToFloat(const Eigen::Vector3d& x) {
+  return {static_cast<float>(x.x()), static_cast<float>(x.y()), static_cast<float>(x.z())};
+}
+
+std::array<float, 4> ToFloat(const std::array<double, 4>& c) {
+  return {static_cast<float>(c[0]), static_cast<float>(c[1]), static_cast<float>(c[2]), static_cast<float>(c[3])};
+}
+
+}  // namespace
+
+FemDomain::FemDomain(const Model& model, IpcState& state)
+    : model_(&model), fem_(model.fem.get()), state_(&state), system_(BuildIpcSystem(*model.fem)) {
+  for (const FemModel::SoftBody& b : fem_->soft_bodies) triangles_.push_back(Triangles(b.surface));
+  for (const FemModel::AffineBody& b : fem_->affine_bodies) triangles_.push_back(Triangles(b.desc.faces));
+  ApplyParameters();
+  *state_ = system_.state();
+}
+
+void FemDomain::ApplyParameters() {
+  IpcSettings settings = fem_->settings;
+  settings.gravity = Eigen::Vector3d(model_->gravity[0], model_->gravity[1], model_->gravity[2]);
+  system_.set_settings(settings);
+  for (std::size_t b = 0; b < fem_->soft_bodies.size(); ++b)
+    system_.SetSoftMaterial(static_cast<int>(b), fem_->soft_bodies[b].desc.model, fem_->soft_bodies[b].desc.lame);
+  for (std::size_t b = 0; b < fem_->affine_bodies.size(); ++b)
+    system_.SetAffineStiffness(static_cast<int>(b), fem_->affine_bodies[b].desc.stiffness);
+}
+
+void FemDomain::Bind(IpcState& state) {
+  system_.set_state(state);
+  state_ = &state;
+  divergence_.clear();
+}
+
+void FemDomain::SetModel(const Model& model) {
+  model_ = &model;
+  fem_ = model.fem.get();
+  ApplyParameters();
+}
+
+void FemDomain::Reset() {
+  system_ = BuildIpcSystem(*fem_);
+  ApplyParameters();
+  *state_ = system_.state();
+  report_ = {};
+  divergence_.clear();
+}
+
+void FemDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) {
+  const multibody::Kinematics& kin = rigid.kinematics();
+  const std::vector<multibody::Vector6d> V = multibody::CalcSpatialVelocities(rigid.tree(), kin, rigid.state().v);
+  const double dt = model_->dt;
+  for (std::size_t k = 0; k < fem_->kinematic.size(); ++k) {
+    const FemModel::Kinematic& kinematic = fem_->kinematic[k];
+    if (kinematic.body < 0) continue;  // static: stays at its pose
+    const geometry::CollisionGeometry& g = rigid.world().geometry(kinematic.geometry);
+    const Eigen::Isometry3d X_WG = kin.X_WB[kinematic.body] * g.X_BG;
+    const multibody::Vector6d& Vb = V[kinematic.body];
+    Eigen::Isometry3d target = X_WG;
+    target.translation() += dt * multibody::PointVelocity(Vb, X_WG.translation());
+    const Eigen::Vector3d turn = dt * Vb.head<3>();
+    if (turn.norm() > 0) target.linear() = Eigen::AngleAxisd(turn.norm(), turn.normalized()) * X_WG.linear();
+    system_.SetKinematicTarget(static_cast<int>(k), target);
+  }
+  const int bodies = rigid.tree().num_bodies();
+  origins_.resize(static_cast<std::size_t>(bodies));
+  for (int b = 0; b < bodies; ++b) origins_[static_cast<std::size_t>(b)] = kin.X_WB[b].translation();
+  // The coupling scheme sized and cleared the impulses for this step; this domain adds to them.
+  impulses_ = &impulses;
+}
+
+void FemDomain::Advance(double /*time*/, double dt, StepTelemetry& telemetry) {
+  const auto start = std::chrono::steady_clock::now();
+  divergence_.clear();
+  try {
+    report_ = system_.Step(dt);
+  } catch (const std::exception& e) {  // the factorisation failed (a non-finite Hessian)
+    divergence_ = std::string("the FEM–IPC step failed: ") + e.what();
+  }
+  const IpcState& now = system_.state();
+  for (std::size_t v = 0; v < now.x.size() && divergence_.empty(); ++v)
+    if (!now.x[v].allFinite() || !now.v[v].allFinite())
+      divergence_ = "soft vertex " + std::to_string(v) + " has a non-finite position or velocity";
+  for (std::size_t b = 0; b < now.q.size() && divergence_.empty(); ++b)
+    if (!now.q[b].allFinite() || !now.q_dot[b].allFinite())
+      divergence_ = "affine body '" + fem_->affine_bodies[b].name + "' has a non-finite state";
+  if (!divergence_.empty()) return;  // the State keeps the last good step
+  *state_ = now;
+
+  double force_sum = 0;
+  for (std::size_t k = 0; k < fem_->kinematic.size(); ++k) {
+    const KinematicWrench& w = system_.kinematic_wrench(static_cast<int>(k));
+    force_sum += w.force.norm();
+    const int body = fem_->kinematic[k].body;
+    if (impulses_ == nullptr || body < 0 || !impulses_->has(body)) continue;
+    // The moment is about the geometry's target origin; move it to the body origin at the step's start.
+    const Eigen::Isometry3d& target = system_.kinematic_target(static_cast<int>(k));
+    const Eigen::Vector3d moment =
+        w.moment + (target.translation() - origins_[static_cast<std::size_t>(body)]).cross(w.force);
+    impulses_->linear[static_cast<std::size_t>(body)] += dt * w.force;
+    impulses_->angular[static_cast<std::size_t>(body)] += dt * moment;
+  }
+  for (double f : system_.half_space_normal_forces()) force_sum += std::abs(f);
+  impulses_ = nullptr;
+
+  telemetry.has_ipc = true;
+  telemetry.ipc_newton_iterations = report_.newton_iterations;
+  telemetry.ipc_converged = report_.converged;
+  telemetry.ipc_min_distance = report_.min_distance;
+  telemetry.ipc_active_pairs = report_.active_pairs;
+  telemetry.ipc_kinematic_lag = report_.kinematic_lag;
+  telemetry.ipc_contact_force = force_sum;
+  telemetry.ipc_collision_ms = 1e3 * report_.time_collision;
+  telemetry.ipc_energy_ms = 1e3 * report_.time_energy;
+  telemetry.ipc_hessian_ms = 1e3 * report_.time_hessian;
+  telemetry.ipc_solve_ms = 1e3 * report_.time_linear_solve;
+  telemetry.ipc_ccd_ms = 1e3 * report_.time_ccd;
+  telemetry.ipc_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void FemDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
+  const IpcState& s = system_.state();
+  const std::vector<double> stress = with_stress ? system_.SoftVonMises() : std::vector<double>{};
+  std::size_t first = 0, drawn = 0;
+  for (const FemModel::SoftBody& b : fem_->soft_bodies) {
+    SnapshotSoftBody body;
+    body.name = b.name;
+    body.rgba = ToFloat(b.rgba);
+    body.triangles = triangles_[drawn++];
+    const std::size_t n = b.desc.vertices.size();
+    body.vertices.reserve(n);
+    for (std::size_t v = 0; v < n; ++v) body.vertices.push_back(ToFloat(s.x[first + v]));
+    if (!stress.empty())
+      for (std::size_t v = 0; v < n; ++v) body.von_mises.push_back(static_cast<float>(stress[first + v]));
+    first += n;
+    out.soft_bodies.push_back(std::move(body));
+  }
+  for (std::size_t a = 0; a < fem_->affine_bodies.size(); ++a) {
+    const FemModel::AffineBody& b = fem_->affine_bodies[a];
+    SnapshotSoftBody body;
+    body.name = b.name;
+    body.affine = true;
+    body.rgba = ToFloat(b.rgba);
+    body.triangles = triangles_[drawn++];
+    for (const Eigen::Vector3d& x_bar : b.desc.vertices) body.vertices.push_back(ToFloat(AffinePoint(s.q[a], x_bar)));
+    out.soft_bodies.push_back(std::move(body));
+  }
+}
+
+}  // namespace ductile::fem

@@ -1,0 +1,59 @@
+// The FEM–IPC domain (docs/architecture.md, "FEM with IPC contact"): the soft and affine bodies of Model::fem stepped
+// by fem::IpcSystem, one implicit step per outer Δt. Coupled to the rigid system as the weak scheme couples MPM
+// (Yu et al. 2025, Sec. IV-A): at the step's start every rigid geometry's pose X_WG and spatial velocity V are
+// frozen, and it enters the IPC solve as a kinematic body that moves over the step to the pose its velocity reaches,
+// X_WG(t + Δt) ≈ (exp(ω Δt) R_WG, p_WG + v_G Δt); the barrier and friction forces on it over the step, times Δt, are
+// added to its rigid body's impulse (about the body origin at the step's start) for the rigid step (Eq. 3). Static
+// planes are half-spaces. Works on the State's fem::IpcState.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "domain/deformable_domain.h"
+#include "fem/ipc_system.h"
+
+namespace ductile {
+struct FemModel;
+}
+
+namespace ductile::fem {
+
+class FemDomain final : public DeformableDomain {
+ public:
+  /// A domain of `model`'s soft and affine bodies (Model::fem, not empty) working on `state`, reset to t = 0.
+  /// Both must outlive it (or the next SetModel or Bind).
+  FemDomain(const Model& model, IpcState& state);
+
+  /// Works on `state` from now on, as it is (a restored state of the same model). Throws std::invalid_argument
+  /// when its sizes do not match the model.
+  void Bind(IpcState& state);
+  /// The last step's report.
+  const IpcStepReport& report() const { return report_; }
+  const IpcSystem& system() const { return system_; }
+
+  void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) override;
+  void Advance(double time, double dt, StepTelemetry& telemetry) override;
+  bool diverged() const override { return !divergence_.empty(); }
+  std::string DescribeDivergence() const override { return divergence_; }
+  void SetModel(const Model& model) override;
+  void Reset() override;
+  void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
+
+ private:
+  // The model's live parameters (settings, gravity, materials, stiffness) into the system.
+  void ApplyParameters();
+
+  const Model* model_;
+  const FemModel* fem_;
+  IpcState* state_;
+  IpcSystem system_;
+  IpcStepReport report_;
+  coupling::RigidImpulses* impulses_ = nullptr;  // set by FreezeRigidGeometry for the coming Advance
+  std::vector<Eigen::Vector3d> origins_;         // rigid body origins at the step's start
+  std::string divergence_;
+  std::vector<std::shared_ptr<const std::vector<std::array<std::uint32_t, 3>>>> triangles_;  // per drawn body
+};
+
+}  // namespace ductile::fem

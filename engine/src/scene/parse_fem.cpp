@@ -1,0 +1,79 @@
+// The `soft_bodies`, `affine_bodies` and `ipc` sections: the bodies of the FEM–IPC domain (fem/ipc_system.h) and
+// its contact and solver settings (docs/scene-format.md, "soft_bodies", "affine_bodies", "ipc").
+#include "scene/scene_sections.h"
+#include "scene/schema.h"
+
+namespace ductile::scene {
+
+SoftBodyDesc ParseSoftBody(ParseContext& context, const Field& entry) {
+  const Reader& reader = context.reader();
+  context.CheckName(entry, "soft body");
+  context.ClaimName(entry, "soft body");
+  SoftBodyDesc body;
+  body.name = entry.key;
+  body.where = context.Where(entry);
+  const std::string what = "soft body '" + entry.key + "'";
+  const MapFields map(reader, entry, what);
+  map.CheckKeys(KeysOf({"soft_bodies", ""}));
+  const Field shape = map.Require("shape");
+  body.shape = ParseShape(context, shape, what, ShapeUse::kSoftBody);
+  map.Read(Row("soft_bodies.*.resolution"), body.resolution);
+  if (const auto thickness = map.Find("thickness"); thickness && body.shape.type != ShapeType::kSheet)
+    reader.FailAtKey(*thickness, "'thickness' of " + what + " applies to sheets only");
+  map.Read(Row("soft_bodies.*.thickness"), body.thickness);
+  if (const auto model = map.Find("model")) body.model = reader.Choice(*model, "soft body model", SoftModelNames());
+  map.Read(Row("soft_bodies.*.youngs_modulus"), body.youngs_modulus);
+  map.Read(Row("soft_bodies.*.poisson_ratio"), body.poisson_ratio);
+  map.Read(Row("soft_bodies.*.density"), body.density);
+  if (const auto pose = map.Find("pose")) body.pose = ParsePose(context, *pose, what);
+  map.Read(Row("soft_bodies.*.velocity"), body.velocity);
+  if (const auto box = map.Find("pin_box")) {
+    const MapFields box_map(reader, *box, "'pin_box' of " + what);
+    box_map.CheckKeys(KeysOf({"soft_bodies", "", "pin_box"}));
+    body.has_pin_box = true;
+    body.pin_min = reader.Numbers<3>(box_map.Require("min"));
+    body.pin_max = reader.Numbers<3>(box_map.Require("max"));
+    for (int a = 0; a < 3; ++a)
+      if (body.pin_min[a] > body.pin_max[a])
+        reader.Fail(*box, "'pin_box' of " + what + ": 'min' must not exceed 'max' (axis " + std::to_string(a) + ")");
+  }
+  if (const auto color = map.Find("color")) body.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
+  return body;
+}
+
+AffineBodyDesc ParseAffineBody(ParseContext& context, const Field& entry) {
+  const Reader& reader = context.reader();
+  context.CheckName(entry, "affine body");
+  context.ClaimName(entry, "affine body");
+  AffineBodyDesc body;
+  body.name = entry.key;
+  body.where = context.Where(entry);
+  const std::string what = "affine body '" + entry.key + "'";
+  const MapFields map(reader, entry, what);
+  map.CheckKeys(KeysOf({"affine_bodies", ""}));
+  body.shape = ParseShape(context, map.Require("shape"), what, ShapeUse::kAffineBody);
+  map.Read(Row("affine_bodies.*.resolution"), body.resolution);
+  map.Read(Row("affine_bodies.*.density"), body.density);
+  map.Read(Row("affine_bodies.*.stiffness"), body.stiffness);
+  if (const auto pose = map.Find("pose")) body.pose = ParsePose(context, *pose, what);
+  map.Read(Row("affine_bodies.*.velocity"), body.velocity);
+  map.Read(Row("affine_bodies.*.angular_velocity"), body.angular_velocity);
+  if (const auto color = map.Find("color")) body.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
+  return body;
+}
+
+IpcDesc ParseIpc(const ParseContext& context, const Field& field) {
+  IpcDesc ipc;
+  ipc.where = context.Where(field);
+  const MapFields map(context.reader(), field, "section 'ipc'");
+  map.CheckKeys(KeysOf({"ipc"}));
+  map.Read(Row("ipc.dhat"), ipc.dhat);
+  map.Read(Row("ipc.barrier_stiffness"), ipc.barrier_stiffness);
+  map.Read(Row("ipc.friction"), ipc.friction);
+  map.Read(Row("ipc.friction_velocity"), ipc.friction_velocity);
+  map.Read(Row("ipc.newton_tolerance"), ipc.newton_tolerance);
+  map.Read(Row("ipc.max_newton_iterations"), ipc.max_newton_iterations);
+  return ipc;
+}
+
+}  // namespace ductile::scene

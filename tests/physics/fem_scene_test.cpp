@@ -1,0 +1,199 @@
+// The FEM–IPC domain inside the Simulator (docs/architecture.md, "FEM with IPC contact"): the soft-cube grasp scene
+// (scenes/soft_cube_grasp.yaml) lifts and shakes the cube by friction with every surface apart, the fingers feel its
+// weight through the coupling's impulses, a saved state resumes bitwise, live edits act, and bad scenes are refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ductile/model.h"
+#include "ductile/scene.h"
+#include "ductile/simulator.h"
+#include "fem/affine_body.h"
+#include "model/fem_model.h"
+#include "physics/cloth_checks.h"
+#include "physics/scene_fixture.h"
+#include "state/state_data.h"
+
+namespace ductile {
+namespace {
+
+constexpr double kGravity = 9.81;
+
+std::shared_ptr<const Model> GraspScene(const std::vector<Override>& overrides = {}) {
+  return std::make_shared<const Model>(
+      CompileModel(LoadScene(std::string(DUCTILE_SOURCE_DIR) + "/scenes/soft_cube_grasp.yaml", overrides)));
+}
+
+// Every IPC surface triangle at the state's positions (doubles, as the solver has them), with corners numbered over
+// all surfaces so that triangles sharing a vertex are not counted as intersecting.
+int IntersectingIpcTriangles(const Model& model, const fem::IpcState& state) {
+  const FemModel& fem = *model.fem;
+  std::vector<testing::Triangle> triangles;
+  std::vector<std::array<std::uint32_t, 3>> corners;
+  std::vector<Eigen::Vector3d> points;
+  const auto add = [&](const std::vector<std::array<int, 3>>& faces, std::size_t first) {
+    for (const std::array<int, 3>& f : faces) {
+      testing::Triangle t;
+      std::array<std::uint32_t, 3> c{};
+      for (int k = 0; k < 3; ++k) {
+        const Eigen::Vector3d& p = points[first + static_cast<std::size_t>(f[k])];
+        t[k] = {p.x(), p.y(), p.z()};
+        c[k] = static_cast<std::uint32_t>(first + static_cast<std::size_t>(f[k]));
+      }
+      triangles.push_back(t);
+      corners.push_back(c);
+    }
+  };
+  std::size_t first = 0;
+  points = state.x;
+  for (const FemModel::SoftBody& b : fem.soft_bodies) {
+    add(b.surface, first);
+    first += b.desc.vertices.size();
+  }
+  for (std::size_t a = 0; a < fem.affine_bodies.size(); ++a) {
+    first = points.size();
+    for (const Eigen::Vector3d& x_bar : fem.affine_bodies[a].desc.vertices)
+      points.push_back(fem::AffinePoint(state.q[a], x_bar));
+    add(fem.affine_bodies[a].desc.faces, first);
+  }
+  std::size_t kinematic = 0;
+  for (const FemModel::Kinematic& k : fem.kinematic) {
+    first = points.size();
+    for (std::size_t v = 0; v < k.desc.vertices.size(); ++v) points.push_back(state.kinematic_points[kinematic + v]);
+    kinematic += k.desc.vertices.size();
+    add(k.desc.faces, first);
+  }
+  return testing::CountIntersectingPairs(triangles, corners);
+}
+
+// The soft cube's centre of mass (the trajectory's row).
+Eigen::Vector3d CubeCentre(const Simulator& sim) {
+  const IpcBodySummary s = sim.SummarizeIpcBody(0);
+  return {s.position[0], s.position[1], s.position[2]};
+}
+
+// Close, lift 5 cm, shake ±1 cm, hold (the scene's comment): the cube rises with the fingers within 5 mm (it may
+// slip a little while the grip builds up, and it sags under its weight: the library's close–lift test in
+// tests/physics/ipc_test.cpp holds it to the same bound), follows the shake sideways within 3 mm, the minimum
+// distance stays positive in every step (over every Newton iterate), and no two IPC surface triangles intersect
+// (exact test) at any output frame (every step here: 50 Hz at Δt = 0.02 s).
+TEST(FemScene, SoftCubeIsGraspedLiftedAndShakenWithoutInterpenetration) {
+  Simulator sim(GraspScene());
+  const Eigen::Vector3d start = CubeCentre(sim);
+  ASSERT_EQ(IntersectingIpcTriangles(sim.model(), sim.state().data().fem), 0);
+  double max_y = -1, min_y = 1;
+  while (sim.time() < sim.model().duration - 1e-9) {
+    sim.Step();
+    const StepTelemetry& t = sim.last_step();
+    ASSERT_TRUE(t.has_ipc);
+    ASSERT_GT(t.ipc_min_distance, 0) << "t = " << sim.time();
+    ASSERT_TRUE(t.ipc_converged) << "t = " << sim.time();
+    ASSERT_EQ(IntersectingIpcTriangles(sim.model(), sim.state().data().fem), 0) << "t = " << sim.time();
+    if (sim.time() > 0.7 && sim.time() < 1.3) {
+      max_y = std::max(max_y, CubeCentre(sim).y());
+      min_y = std::min(min_y, CubeCentre(sim).y());
+    }
+    if (std::abs(sim.time() - 0.7) < 1e-9) {
+      EXPECT_NEAR(CubeCentre(sim).z() - start.z(), 0.05, 0.005);
+    }
+  }
+  EXPECT_NEAR(CubeCentre(sim).z() - start.z(), 0.05, 0.005);
+  EXPECT_NEAR(max_y, 0.01, 0.003);
+  EXPECT_NEAR(min_y, -0.01, 0.003);
+}
+
+// While the fingers hold the cube still (from t = 1.3 s), their contact forces (the IPC impulses the rigid step
+// takes, divided by Δt) carry its weight: the vertical forces on the two fingers sum to −m g within 5% (measured 1%:
+// the Newton tolerance of 1e-5 m/s leaves a friction force error of about tolerance / ε_v of μλ, the scene's comment;
+// the cube also creeps down at under ε_v, which the smoothed friction needs to carry it).
+TEST(FemScene, TheFingersFeelTheCubesWeight) {
+  Simulator sim(GraspScene());
+  testing::RunUntil(sim, 1.36);
+  double fz = 0;
+  int samples = 0;
+  while (sim.time() < 1.6 - 1e-9) {
+    sim.Step();
+    for (int b = 0; b < sim.num_rigid_bodies(); ++b) fz += sim.SummarizeRigidBody(b).contact_force[2];
+    ++samples;
+  }
+  const double weight = sim.model().fem->soft_bodies[0].mass * kGravity;
+  EXPECT_NEAR(-fz / samples, weight, 0.05 * weight);
+}
+
+// Save at 0.4 s (the cube in the lifting grip), go on 0.2 s; restore and go on again: the same state, bitwise.
+TEST(FemScene, ASavedStateResumesBitwise) {
+  Simulator sim(GraspScene());
+  testing::RunUntil(sim, 0.4);
+  const std::vector<std::uint8_t> saved = sim.SaveState();
+  testing::RunUntil(sim, 0.6);
+  const std::uint64_t straight = sim.StateHash();
+  sim.RestoreState(saved);
+  testing::RunUntil(sim, 0.6);
+  EXPECT_EQ(sim.StateHash(), straight);
+
+  Simulator other(GraspScene());  // a fresh simulator of the same scene takes the state too
+  other.RestoreState(saved);
+  testing::RunUntil(other, 0.6);
+  EXPECT_EQ(other.StateHash(), straight);
+}
+
+// A live edit of the soft body's Young's modulus acts from the next step: the squeezed cube of E = 4e5 Pa pushes the
+// fingers apart harder than the one of 1e5 Pa (the finger force grows with the stiffness at a given squeeze).
+TEST(FemScene, ALiveEditOfTheStiffnessActs) {
+  Simulator soft(GraspScene()), stiff(GraspScene());
+  testing::RunUntil(soft, 0.2);
+  testing::RunUntil(stiff, 0.2);
+  ASSERT_EQ(stiff.SetParameter("soft_bodies.cube.youngs_modulus", "4e5"), "");
+  testing::RunUntil(soft, 0.3);
+  testing::RunUntil(stiff, 0.3);
+  const auto squeeze = [](const Simulator& sim) {
+    double f = 0;
+    for (int b = 0; b < sim.num_rigid_bodies(); ++b) f += std::abs(sim.SummarizeRigidBody(b).contact_force[0]);
+    return f;
+  };
+  EXPECT_GT(squeeze(stiff), 2 * squeeze(soft));
+  EXPECT_NE(soft.SetParameter("soft_bodies.cube.resolution", "0.01"), "") << "a new mesh needs a reset";
+}
+
+// Bad input names what and where: a soft body that starts inside a rigid body, a missing Gmsh file, a pin box that
+// holds nothing, the strong coupling.
+TEST(FemScene, BadScenesAreRefusedWithTheReason) {
+  const std::string base = R"(
+grid: {h: 0.05, domain: {min: [-0.1, -0.1, 0], max: [0.1, 0.1, 0.2]}}
+rigid_bodies:
+  ground: {type: static, shape: {type: plane}}
+)";
+  const auto error = [&](const std::string& extra) {
+    try {
+      CompileModel(LoadSceneFromString(base + extra, "bad.yaml"));
+    } catch (const SceneError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("soft_bodies: {cube: {shape: {type: box, size: [0.04, 0.04, 0.04]}, pose: {position: [0, 0, 0.01]}}}")
+                .find("touching or intersecting"),
+            std::string::npos);
+  EXPECT_NE(error("soft_bodies: {cube: {shape: {type: mesh, file: missing.msh}}}").find("not found"),
+            std::string::npos);
+  EXPECT_NE(error("soft_bodies: {cube: {shape: {type: box, size: [0.04, 0.04, 0.04]}, pose: {position: [0, 0, 0.03]},"
+                  " pin_box: {min: [1, 1, 1], max: [2, 2, 2]}}}")
+                .find("holds none"),
+            std::string::npos);
+  EXPECT_NE(error("soft_bodies: {cube: {shape: {type: box, size: [0.04, 0.04, 0.04]}, poisson_ratio: 0.5}}")
+                .find("poisson_ratio"),
+            std::string::npos);
+  EXPECT_NE(error("simulation: {coupling: strong}\n"
+                  "soft_bodies: {cube: {shape: {type: box, size: [0.04, 0.04, 0.04]}, pose: {position: [0, 0, 0.03]}}}")
+                .find("soft or affine"),
+            std::string::npos);
+  EXPECT_NE(error("affine_bodies: {plate: {shape: {type: sheet, width: 0.1, length: 0.1, vertices: 3}}}").find("sheet"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ductile
