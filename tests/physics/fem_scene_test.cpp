@@ -168,6 +168,51 @@ TEST(FemScene, ALiveEditOfTheStiffnessActs) {
   EXPECT_NE(soft.SetParameter("soft_bodies.cube.resolution", "0.01"), "") << "a new mesh needs a reset";
 }
 
+// Steps `sim` until `t_end` [s], checking in every step that the minimum distance stayed positive (over every Newton
+// iterate) and that no IPC surface triangles intersect.
+void RunCheckingContact(Simulator& sim, double t_end) {
+  while (sim.time() + 0.5 * sim.model().dt < t_end) {
+    sim.Step();
+    ASSERT_GT(sim.last_step().ipc_min_distance, 0) << "t = " << sim.time();
+    ASSERT_EQ(IntersectingIpcTriangles(sim.model(), sim.state().data().fem), 0) << "t = " << sim.time();
+  }
+}
+
+// The soft ball dropped on the stack of three affine blocks (scenes/soft_ball_on_stack.yaml) comes to rest on the
+// top block (its centre within its radius of the block's top: it squashes by about 1 mm under its weight), and the
+// stack stands: no block moves more than 2 mm sideways or tilts more than 1°.
+TEST(FemScene, ASoftBallSettlesOnAStackOfAffineBlocks) {
+  auto sim = testing::SimulatorForScene("soft_ball_on_stack.yaml", {});
+  std::vector<IpcBodySummary> start;
+  for (int b = 1; b < sim->num_ipc_bodies(); ++b) start.push_back(sim->SummarizeIpcBody(b));
+  RunCheckingContact(*sim, 1.0);
+  const double top_of_stack = 0.1825;  // the top block's upper face
+  EXPECT_NEAR(sim->SummarizeIpcBody(0).position[2], top_of_stack + 0.03, 0.003);
+  for (int b = 1; b < sim->num_ipc_bodies(); ++b) {
+    const IpcBodySummary now = sim->SummarizeIpcBody(b);
+    const IpcBodySummary& then = start[static_cast<std::size_t>(b - 1)];
+    SCOPED_TRACE(now.name);
+    EXPECT_LT(std::hypot(now.position[0] - then.position[0], now.position[1] - then.position[1]), 0.002);
+    EXPECT_LT(2 * std::acos(std::min(1.0, std::abs(now.quaternion[0]))), M_PI / 180);
+  }
+}
+
+// The soft sheet dropped on the cone (scenes/soft_sheet_on_cone.yaml) drapes over it: after 1 s it rests on the apex
+// (its highest point above the cone's 12 cm), its edges hang at least 3 cm lower, and its surface never touched or
+// crossed the cone or itself.
+TEST(FemScene, ASoftSheetDrapesOverAConeWithoutInterpenetration) {
+  auto sim = testing::SimulatorForScene("soft_sheet_on_cone.yaml", {});
+  RunCheckingContact(*sim, 1.0);
+  double low = 1, high = -1;
+  for (const Eigen::Vector3d& x : sim->state().data().fem.x) {
+    low = std::min(low, x.z());
+    high = std::max(high, x.z());
+  }
+  EXPECT_GT(high, 0.12);
+  EXPECT_LT(high, 0.135);
+  EXPECT_LT(low, high - 0.03);
+}
+
 // The iiwa picks the soft toy off the table (scenes/soft_toy_pick.yaml) as a person at the Teleop dock would: the tool
 // comes down 10 cm around the toy in 0.5 s, the gripper closes with 2 N per finger, the tool lifts 10 cm from 0.8 s
 // to 1.4 s and holds until 2 s. The toy rises with the tool (within 1.5 cm: it sags in the grip and the fingers'
