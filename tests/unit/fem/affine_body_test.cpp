@@ -1,5 +1,5 @@
-// Affine bodies: the orthogonality potential's derivatives, the mass matrix, and a pair barrier through the affine
-// Jacobian against finite differences.
+// Affine bodies: the orthogonality potential's derivatives, the mass matrix, and a pair's barrier and friction through
+// the affine Jacobian against finite differences.
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
@@ -8,6 +8,7 @@
 
 #include "fem/affine_body.h"
 #include "fem/ipc_barrier.h"
+#include "fem/ipc_friction.h"
 
 namespace ductile::fem {
 namespace {
@@ -106,6 +107,55 @@ TEST(FemAffineBody, BarrierThroughTheAffineJacobianMatchesFiniteDifferences) {
   const Eigen::Matrix<double, 12, 12> H = J.transpose() * e.hessian.block<3, 3>(0, 0) * J;
   EXPECT_LT((gradient(q) - fd_g).norm(), 1e-6 * fd_g.norm());
   EXPECT_LT((H - fd_H).norm(), 1e-5 * fd_H.norm());
+}
+
+// The lagged friction of a point of an affine body sliding or sticking on a fixed triangle, as a function of the
+// body's q through x = J(x̄) q: its gradient Jᵀ g and Hessian Jᵀ H J (how ipc_energy.cpp scatters a pair onto an
+// affine body) against central differences in both regimes of the smoothing (‖u‖ ≫ ε and ‖u‖ < ε). The FD step is
+// 1e-6 of the displacement, as in FemIpcFriction.PotentialMatchesFiniteDifferencesInBothRegimesAndIsConvex, which
+// gives the same error budget (below 1e-8 relative) against the same tolerances.
+TEST(FemAffineBody, FrictionThroughTheAffineJacobianMatchesFiniteDifferences) {
+  const Vector3d x_bar(0.03, -0.02, 0.05);
+  const Vector3d t0(-1, -1, 0), t1(1, -1, 0), t2(0, 1, 0);
+  Vector12 q_start;
+  q_start << 0.1, 0.05, 0.002, 1, 0, 0, 0, 1, 0, 0, 0, 1;
+  const Vector3d p_start = AffinePoint(q_start, x_bar);
+  // The point over the triangle's interior: weights (1, −b) with b its barycentric coordinates there.
+  const Eigen::Vector4d w(1, -0.3, -0.3, -0.4);
+  const FrictionFrame frame = MakeFrictionFrame(w, p_start, t0, t1, t2, 2.5);
+  const double mu = 0.4, eps = 1e-3;
+  Eigen::Matrix<double, 3, 12> J;
+  J << Eigen::Matrix3d::Identity(), x_bar[0] * Eigen::Matrix3d::Identity(), x_bar[1] * Eigen::Matrix3d::Identity(),
+      x_bar[2] * Eigen::Matrix3d::Identity();
+  const auto displacement = [&](const Vector12& q) {
+    Vector12 d = Vector12::Zero();
+    d.segment<3>(0) = AffinePoint(q, x_bar) - p_start;  // the triangle is fixed
+    return d;
+  };
+  Vector12 dq;
+  dq << 0.3, -0.2, 0.05, 0.1, -0.4, 0.2, 0.3, 0.1, -0.2, 0.05, 0.2, 0.1;
+  for (double scale : {1.0, 3e-4}) {
+    SCOPED_TRACE(scale);
+    const Vector12 q = q_start + scale * dq;
+    auto energy = [&](const Vector12& qq) { return FrictionPotential(frame, displacement(qq), mu, eps).energy; };
+    auto gradient = [&](const Vector12& qq) {
+      return Vector12(J.transpose() * FrictionPotential(frame, displacement(qq), mu, eps).gradient.segment<3>(0));
+    };
+    const PairEnergy f = FrictionPotential(frame, displacement(q), mu, eps);
+    const Eigen::Matrix<double, 12, 12> H = J.transpose() * f.hessian.block<3, 3>(0, 0) * J;
+    const double h = 1e-6 * scale;
+    Vector12 fd_g;
+    Eigen::Matrix<double, 12, 12> fd_H;
+    for (int i = 0; i < 12; ++i) {
+      Vector12 qp = q, qm = q;
+      qp[i] += h, qm[i] -= h;
+      fd_g[i] = (energy(qp) - energy(qm)) / (2 * h);
+      fd_H.col(i) = (gradient(qp) - gradient(qm)) / (2 * h);
+    }
+    ASSERT_GT(fd_g.norm(), 0);
+    EXPECT_LT((gradient(q) - fd_g).norm(), 1e-5 * fd_g.norm());
+    EXPECT_LT((H - fd_H).norm(), 1e-4 * fd_H.norm());
+  }
 }
 
 }  // namespace
