@@ -433,9 +433,26 @@ void AddCloths(const Snapshot& snapshot, const std::vector<Rgba>& particle_color
   }
 }
 
-// The soft and affine bodies of the FEM–IPC domain as lit surfaces (vertex normals the area-weighted means of the
-// adjacent faces'): in the stress colour mode a soft body coloured per vertex by its von Mises stress (through
-// ColorMap up to the colour range, or the largest over the soft bodies), otherwise each body in its colour.
+// An affine (rigid) body's surface with flat faces: a vertex per corner with its face's normal.
+MeshData FlatMesh(const SnapshotSoftBody& body) {
+  MeshData mesh;
+  for (const std::array<std::uint32_t, 3>& t : *body.triangles) {
+    const Vec3 face = Normalize(
+        Cross(Subtract(body.vertices[t[1]], body.vertices[t[0]]), Subtract(body.vertices[t[2]], body.vertices[t[0]])),
+        Vec3{0, 0, 1});
+    for (std::uint32_t v : t) {
+      mesh.indices.push_back(static_cast<std::uint32_t>(mesh.positions.size()));
+      mesh.positions.push_back(body.vertices[v]);
+      mesh.normals.push_back(face);
+    }
+  }
+  return mesh;
+}
+
+// The soft and affine bodies of the FEM–IPC domain as lit surfaces: an affine (rigid) body flat-shaded, a soft body
+// with vertex normals the area-weighted means of the adjacent faces'; in the stress colour mode a soft body coloured
+// per vertex by its von Mises stress (through ColorMap up to the colour range, or the largest over the soft bodies),
+// otherwise each body in its colour.
 void AddSoftBodies(const Snapshot& snapshot, const ViewOptions& options, RenderScene& scene) {
   float top = options.color_range;
   if (!(top > 0)) {
@@ -452,6 +469,15 @@ void AddSoftBodies(const Snapshot& snapshot, const ViewOptions& options, RenderS
                                            [n](const auto& t) { return t[0] < n && t[1] < n && t[2] < n; });
     if (!indices_valid) continue;  // an inconsistent snapshot: draw nothing rather than read past the vertices
     MeshData mesh;
+    if (body.affine) {
+      mesh = FlatMesh(body);
+      MeshInstance instance;
+      instance.mesh = static_cast<int>(scene.meshes.size());
+      instance.color = body.rgba;
+      scene.meshes.push_back(std::move(mesh));
+      scene.instances.push_back(instance);
+      continue;
+    }
     mesh.positions.assign(body.vertices.begin(), body.vertices.end());
     std::vector<Vec3> normals(n, Vec3{0, 0, 0});
     for (const std::array<std::uint32_t, 3>& t : *body.triangles) {

@@ -3,6 +3,7 @@
 // weight through the coupling's impulses, a saved state resumes bitwise, live edits act, and bad scenes are refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "ductile/model.h"
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
+#include "ductile/snapshot.h"
 #include "fem/affine_body.h"
 #include "model/fem_model.h"
 #include "physics/cloth_checks.h"
@@ -252,6 +254,29 @@ TEST(TeleopScenes, SoftToyIsPickedOffTheTable) {
   EXPECT_NEAR(lifted_z - start_z, 0.1, 0.015);
   EXPECT_LT(drift, 0.005);
   EXPECT_LT(worst_tracking, 5e-3);
+}
+
+// A snapshot holds each soft and affine body once, at the state's positions, also when the caller reuses it from step
+// to step (the studio and the recorder do: a video once showed every earlier pose of the toy); with stresses, the
+// squeezed cube's von Mises stress is positive where the fingers press.
+TEST(FemScene, ASnapshotHoldsEachBodyOnceAtItsPosition) {
+  Simulator sim(GraspScene());
+  Snapshot snapshot;
+  sim.CaptureSnapshot(snapshot, false);
+  testing::RunUntil(sim, 0.3);
+  sim.CaptureSnapshot(snapshot, true);
+  ASSERT_EQ(snapshot.soft_bodies.size(), 1u);
+  const SnapshotSoftBody& body = snapshot.soft_bodies[0];
+  EXPECT_EQ(body.name, "cube");
+  EXPECT_FALSE(body.affine);
+  const std::vector<Eigen::Vector3d>& x = sim.state().data().fem.x;
+  ASSERT_EQ(body.vertices.size(), x.size());
+  for (std::size_t v = 0; v < x.size(); ++v)
+    for (int a = 0; a < 3; ++a) EXPECT_EQ(body.vertices[v][a], static_cast<float>(x[v][a]));
+  ASSERT_EQ(body.von_mises.size(), x.size());
+  EXPECT_GT(*std::max_element(body.von_mises.begin(), body.von_mises.end()), 0.0f);
+  ASSERT_TRUE(body.triangles);
+  EXPECT_EQ(body.triangles->size(), sim.model().fem->soft_bodies[0].surface.size());
 }
 
 // Bad input names what and where: a soft body that starts inside a rigid body, a missing Gmsh file, a pin box that

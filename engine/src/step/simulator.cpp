@@ -379,6 +379,7 @@ void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   for (std::size_t o = 0; o < model.objects.size(); ++o) out.object_names[o] = model.objects[o].name;
 
   impl_->workspace.domain().CaptureSnapshot(out, with_stress);
+  out.soft_bodies.clear();  // `out` is reused from snapshot to snapshot
   if (impl_->workspace.fem) impl_->workspace.fem->CaptureSnapshot(out, with_stress);
 
   // Moving bodies and every drawn shape at its current pose.
