@@ -318,6 +318,13 @@ void MainWindow::FillSceneTree(const SceneDesc& scene) {
   QTreeWidgetItem* fixed = section("Static bodies");
   for (const RigidBodyDesc& r : scene.rigid_bodies)
     if (r.type == RigidBodyType::kStatic) new QTreeWidgetItem(fixed, {QString::fromStdString(r.name)});
+  if (scene.soft_bodies.empty() && scene.affine_bodies.empty()) return;
+  QTreeWidgetItem* ipc = section("Soft and affine bodies (IPC)");
+  const char* energies[] = {"neo-Hookean", "fixed corotated", "StVK"};
+  for (const SoftBodyDesc& b : scene.soft_bodies)
+    new QTreeWidgetItem(ipc, {QString::fromStdString(b.name), energies[static_cast<int>(b.model)]});
+  for (const AffineBodyDesc& b : scene.affine_bodies)
+    new QTreeWidgetItem(ipc, {QString::fromStdString(b.name), "affine"});
 }
 
 void MainWindow::Poll() {
