@@ -92,7 +92,10 @@ int Validate(const std::string& scene, const std::vector<Override>& overrides, s
     WarnIfSlow(model, steps, DefaultThreads(model));
     std::cout << scene << ": ok (" << model.num_particles << " particles, " << model.objects.size() << " objects, "
               << model.materials.size() << " materials, " << model.RigidOutputBodies() << " moving rigid bodies with "
-              << model.RigidDofs() << " dofs)\n";
+              << model.RigidDofs() << " dofs";
+    if (!desc.soft_bodies.empty() || !desc.affine_bodies.empty())
+      std::cout << ", " << desc.soft_bodies.size() << " soft and " << desc.affine_bodies.size() << " affine bodies";
+    std::cout << ")\n";
     return kExitOk;
   } catch (const SceneError& e) {
     std::cerr << e.what() << '\n';
