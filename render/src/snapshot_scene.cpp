@@ -373,6 +373,20 @@ void AddSurfaces(const Snapshot& snapshot, const ParticleSet& beads, const std::
   }
 }
 
+// Per vertex, the area-weighted mean of the adjacent triangles' normals (unit; +z where a vertex has none).
+std::vector<Vec3> VertexNormals(const std::vector<Vec3>& positions,
+                                const std::vector<std::array<std::uint32_t, 3>>& triangles) {
+  std::vector<Vec3> normals(positions.size(), Vec3{0, 0, 0});
+  for (const std::array<std::uint32_t, 3>& t : triangles) {
+    const Vec3 face = Cross(Subtract(positions[t[1]], positions[t[0]]),
+                            Subtract(positions[t[2]], positions[t[0]]));  // twice the area along the normal
+    for (std::uint32_t v : t)
+      for (int a = 0; a < 3; ++a) normals[v][a] += face[a];
+  }
+  for (Vec3& normal : normals) normal = Normalize(normal, Vec3{0, 0, 1});
+  return normals;
+}
+
 // Each cloth as a lit, two-sided mesh through its vertex particles: every triangle twice, with opposite windings,
 // the back copy with the vertex normals reversed, the two copies apart by a fifth of a cell. Vertex normals are the
 // area-weighted means of the adjacent triangles' normals. In the material colour mode a mesh instance in the
@@ -389,14 +403,7 @@ void AddCloths(const Snapshot& snapshot, const std::vector<Rgba>& particle_color
     if (!indices_valid) continue;  // an inconsistent snapshot: draw nothing rather than read past the vertices
     MeshData mesh;
     mesh.positions.assign(sp.position.begin() + cloth.first_particle, sp.position.begin() + cloth.first_particle + n);
-    std::vector<Vec3> normals(n, Vec3{0, 0, 0});
-    for (const std::array<std::uint32_t, 3>& t : cloth.triangles) {
-      const Vec3 face = Cross(Subtract(mesh.positions[t[1]], mesh.positions[t[0]]),
-                              Subtract(mesh.positions[t[2]], mesh.positions[t[0]]));  // twice the area along the normal
-      for (std::uint32_t v : t)
-        for (int a = 0; a < 3; ++a) normals[v][a] += face[a];
-    }
-    for (Vec3& normal : normals) normal = Normalize(normal, Vec3{0, 0, 1});
+    const std::vector<Vec3> normals = VertexNormals(mesh.positions, cloth.triangles);
     mesh.normals = normals;
     // Each side a tenth of a grid cell out along its normal: a cloth lying on a curved body (whose contact holds
     // the vertices at its surface, the flat triangles between them dipping into it) hides the body.
@@ -454,8 +461,9 @@ MeshData FlatMesh(const SnapshotSoftBody& body) {
 // per vertex by its von Mises stress (through ColorMap up to the colour range, or the largest over the soft bodies),
 // otherwise each body in its colour.
 void AddSoftBodies(const Snapshot& snapshot, const ViewOptions& options, RenderScene& scene) {
+  const bool stress = options.color_mode == ColorMode::kVonMises;
   float top = options.color_range;
-  if (!(top > 0)) {
+  if (stress && !(top > 0)) {
     std::vector<float> all;
     for (const SnapshotSoftBody& body : snapshot.soft_bodies)
       all.insert(all.end(), body.von_mises.begin(), body.von_mises.end());
@@ -471,30 +479,18 @@ void AddSoftBodies(const Snapshot& snapshot, const ViewOptions& options, RenderS
     MeshData mesh;
     if (body.affine) {
       mesh = FlatMesh(body);
-      MeshInstance instance;
-      instance.mesh = static_cast<int>(scene.meshes.size());
-      instance.color = body.rgba;
-      scene.meshes.push_back(std::move(mesh));
-      scene.instances.push_back(instance);
-      continue;
+    } else {
+      mesh.positions.assign(body.vertices.begin(), body.vertices.end());
+      mesh.normals = VertexNormals(mesh.positions, *body.triangles);
+      for (const std::array<std::uint32_t, 3>& t : *body.triangles)
+        mesh.indices.insert(mesh.indices.end(), {t[0], t[1], t[2]});
     }
-    mesh.positions.assign(body.vertices.begin(), body.vertices.end());
-    std::vector<Vec3> normals(n, Vec3{0, 0, 0});
-    for (const std::array<std::uint32_t, 3>& t : *body.triangles) {
-      const Vec3 face = Cross(Subtract(mesh.positions[t[1]], mesh.positions[t[0]]),
-                              Subtract(mesh.positions[t[2]], mesh.positions[t[0]]));
-      for (std::uint32_t v : t)
-        for (int a = 0; a < 3; ++a) normals[v][a] += face[a];
-      mesh.indices.insert(mesh.indices.end(), {t[0], t[1], t[2]});
-    }
-    for (Vec3& normal : normals) normal = Normalize(normal, Vec3{0, 0, 1});
-    mesh.normals = std::move(normals);
-    if (options.color_mode == ColorMode::kVonMises && body.von_mises.size() == n) {
+    if (stress && !body.affine && body.von_mises.size() == n) {
       SurfaceMesh surface;
       surface.positions = std::move(mesh.positions);
       surface.normals = std::move(mesh.normals);
       surface.indices = std::move(mesh.indices);
-      for (float stress : body.von_mises) surface.colors.push_back(ColorMap(stress / top));
+      for (float value : body.von_mises) surface.colors.push_back(ColorMap(value / top));
       scene.surfaces.push_back(std::move(surface));
       continue;
     }

@@ -32,10 +32,13 @@ inline std::vector<Triangle> ClothTriangles(const Snapshot& s, std::vector<std::
   return triangles;
 }
 
-// Pairs of triangles that share no vertex and intersect (exactly, touching included). Broad phase: the triangles'
-// bounding boxes sorted by their lower x, each box tested against those that start before it ends.
+// Pairs of triangles that share no vertex and intersect (exactly, touching included), leaving out pairs of which both
+// triangles stand at `unchecked_from` or later (rigid geometry, whose overlaps are not the test's business). Broad
+// phase: the triangles' bounding boxes sorted by their lower x, each box tested against those that start before it
+// ends.
 inline int CountIntersectingPairs(const std::vector<Triangle>& triangles,
-                                  const std::vector<std::array<std::uint32_t, 3>>& corners) {
+                                  const std::vector<std::array<std::uint32_t, 3>>& corners,
+                                  std::size_t unchecked_from = static_cast<std::size_t>(-1)) {
   const std::size_t n = triangles.size();
   std::vector<std::array<double, 6>> box(n);  // min x, y, z, max x, y, z
   for (std::size_t i = 0; i < n; ++i)
@@ -51,6 +54,7 @@ inline int CountIntersectingPairs(const std::vector<Triangle>& triangles,
     const std::size_t i = order[u];
     for (std::size_t w = u + 1; w < n && box[order[w]][0] <= box[i][3]; ++w) {
       const std::size_t j = order[w];
+      if (i >= unchecked_from && j >= unchecked_from) continue;
       if (box[j][1] > box[i][4] || box[i][1] > box[j][4] || box[j][2] > box[i][5] || box[i][2] > box[j][5]) continue;
       bool shared = false;
       for (int a = 0; a < 3; ++a)

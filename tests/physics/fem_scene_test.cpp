@@ -74,11 +74,7 @@ int IntersectingIpcTriangles(const Model& model, const fem::IpcState& state) {
     kinematic += k.desc.vertices.size();
     add(k.desc.faces, first);
   }
-  const std::vector<testing::Triangle> rigid(triangles.begin() + static_cast<std::ptrdiff_t>(deformable_triangles),
-                                             triangles.end());
-  const std::vector<std::array<std::uint32_t, 3>> rigid_corners(
-      corners.begin() + static_cast<std::ptrdiff_t>(deformable_triangles), corners.end());
-  return testing::CountIntersectingPairs(triangles, corners) - testing::CountIntersectingPairs(rigid, rigid_corners);
+  return testing::CountIntersectingPairs(triangles, corners, deformable_triangles);
 }
 
 // The first soft body's centre of mass (the trajectory's row).

@@ -88,7 +88,7 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
       f.sdf = mesh_sdfs_[g].get();
     }
     f.body = geometry.body;
-    f.X_WG = geometry.body >= 0 ? kin.X_WB[geometry.body] * geometry.X_BG : geometry.X_BG;
+    f.X_WG = geometry::WorldPose(geometry, kin.X_WB);
     f.X_GW = f.X_WG.inverse();
     if (geometry.body >= 0) f.V = V[geometry.body];
     f.radius = BoundingRadius(geometry, f.sdf);

@@ -18,17 +18,14 @@ void WeakCoupling::Advance(const Model& model, State::Data& state, Workspace& wo
   if (workspace.rigid && !workspace.domain().diverged() && !fem_diverged) AdvanceRigid(model, state, workspace);
 }
 
-// The impulses are cleared for the step (by the MPM domain's freeze when it has contacts); the FEM–IPC domain's
-// freeze, after it, adds its own to them.
+// The impulses are cleared for the step here, once for every domain; each domain's freeze then sums its own into them.
 void WeakCoupling::FreezeRigidGeometry(State::Data& state, Workspace& workspace) {
   if (!workspace.rigid) return;
-  if (workspace.fem) {
-    const std::size_t bodies = static_cast<std::size_t>(workspace.rigid->tree().num_bodies());
-    state.impulses.linear.assign(bodies, Eigen::Vector3d::Zero());
-    state.impulses.angular.assign(bodies, Eigen::Vector3d::Zero());
-    state.impulses.stats = {};
-    state.impulses.stats.body_contacts.assign(bodies, 0);
-  }
+  const std::size_t bodies = static_cast<std::size_t>(workspace.rigid->tree().num_bodies());
+  state.impulses.linear.assign(bodies, Eigen::Vector3d::Zero());
+  state.impulses.angular.assign(bodies, Eigen::Vector3d::Zero());
+  state.impulses.stats = {};
+  state.impulses.stats.body_contacts.assign(bodies, 0);
   workspace.domain().FreezeRigidGeometry(*workspace.rigid, state.impulses);
   if (workspace.fem) workspace.fem->FreezeRigidGeometry(*workspace.rigid, state.impulses);
 }

@@ -26,8 +26,8 @@ class DeformableDomain {
   virtual ~DeformableDomain() = default;
 
   /// Freezes the poses and velocities of the rigid geometry at the step's start for this step's contacts (the
-  /// asynchronous splitting of Yu et al. 2025, Sec. IV-A) and clears `impulses`, into which Advance sums the contact
-  /// impulses on each body. Not called when the scene has no rigid bodies.
+  /// asynchronous splitting of Yu et al. 2025, Sec. IV-A); Advance sums the contact impulses on each body into
+  /// `impulses`, which the coupling scheme cleared for the step. Not called when the scene has no rigid bodies.
   virtual void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) = 0;
   /// Advances the domain's state by one outer step of `dt` [s] from simulated time `time` [s] (what moves on a
   /// schedule, such as pinned cloth vertices, follows it), with the contact solve against the frozen geometry when

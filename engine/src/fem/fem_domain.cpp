@@ -39,7 +39,8 @@ FemDomain::FemDomain(const Model& model, IpcState& state)
   for (const FemModel::SoftBody& b : fem_->soft_bodies) triangles_.push_back(Triangles(b.surface));
   for (const FemModel::AffineBody& b : fem_->affine_bodies) triangles_.push_back(Triangles(b.desc.faces));
   ApplyParameters();
-  *state_ = system_.state();
+  initial_ = system_.state();
+  *state_ = initial_;
 }
 
 void FemDomain::ApplyParameters() {
@@ -65,9 +66,8 @@ void FemDomain::SetModel(const Model& model) {
 }
 
 void FemDomain::Reset() {
-  system_ = BuildIpcSystem(*fem_);
-  ApplyParameters();
-  *state_ = system_.state();
+  system_.set_state(initial_);
+  *state_ = initial_;
   report_ = {};
   divergence_.clear();
 }
@@ -79,8 +79,7 @@ void FemDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling:
   for (std::size_t k = 0; k < fem_->kinematic.size(); ++k) {
     const FemModel::Kinematic& kinematic = fem_->kinematic[k];
     if (kinematic.body < 0) continue;  // static: stays at its pose
-    const geometry::CollisionGeometry& g = rigid.world().geometry(kinematic.geometry);
-    const Eigen::Isometry3d X_WG = kin.X_WB[kinematic.body] * g.X_BG;
+    const Eigen::Isometry3d X_WG = geometry::WorldPose(rigid.world().geometry(kinematic.geometry), kin.X_WB);
     const multibody::Vector6d& Vb = V[kinematic.body];
     Eigen::Isometry3d target = X_WG;
     target.translation() += dt * multibody::PointVelocity(Vb, X_WG.translation());
@@ -110,7 +109,10 @@ void FemDomain::Advance(double /*time*/, double dt, StepTelemetry& telemetry) {
   for (std::size_t b = 0; b < now.q.size() && divergence_.empty(); ++b)
     if (!now.q[b].allFinite() || !now.q_dot[b].allFinite())
       divergence_ = "affine body '" + fem_->affine_bodies[b].name + "' has a non-finite state";
-  if (!divergence_.empty()) return;  // the State keeps the last good step
+  if (!divergence_.empty()) {  // the State keeps the last good step, and so does the system (what it draws)
+    system_.set_state(*state_);
+    return;
+  }
   *state_ = now;
 
   double force_sum = 0;

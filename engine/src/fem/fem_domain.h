@@ -49,6 +49,7 @@ class FemDomain final : public DeformableDomain {
   const FemModel* fem_;
   IpcState* state_;
   IpcSystem system_;
+  IpcState initial_;  // the state at t = 0, which Reset restores (the system itself is built once)
   IpcStepReport report_;
   coupling::RigidImpulses* impulses_ = nullptr;  // set by FreezeRigidGeometry for the coming Advance
   std::vector<Eigen::Vector3d> origins_;         // rigid body origins at the step's start

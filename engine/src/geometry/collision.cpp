@@ -15,10 +15,6 @@ struct Aabb {
   bool infinite = false;  // a half-space
 };
 
-Eigen::Isometry3d WorldPose(const CollisionGeometry& g, const std::vector<Eigen::Isometry3d>& X_WB) {
-  return g.body >= 0 ? X_WB[g.body] * g.X_BG : g.X_BG;
-}
-
 Aabb WorldBounds(const CollisionGeometry& g, const Eigen::Isometry3d& X_WG) {
   Aabb box;
   const Eigen::Vector3d c = X_WG.translation();
@@ -144,6 +140,10 @@ std::shared_ptr<fcl::CollisionGeometryd> MakeFclGeometry(const CollisionGeometry
 }
 
 }  // namespace
+
+Eigen::Isometry3d WorldPose(const CollisionGeometry& g, const std::vector<Eigen::Isometry3d>& X_WB) {
+  return g.body >= 0 ? X_WB[g.body] * g.X_BG : g.X_BG;
+}
 
 struct CollisionWorld::FclData {
   std::vector<std::shared_ptr<fcl::CollisionGeometryd>> shapes;

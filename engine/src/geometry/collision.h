@@ -45,6 +45,9 @@ struct ContactPoint {
   double depth = 0;                                ///< Penetration [m], > 0.
 };
 
+/// The geometry's pose in the world at the body poses X_WB (its X_BG when it is static).
+Eigen::Isometry3d WorldPose(const CollisionGeometry& g, const std::vector<Eigen::Isometry3d>& X_WB);
+
 class CollisionWorld {
  public:
   CollisionWorld();

@@ -18,6 +18,18 @@
 #include "scene/desc_eigen.h"
 
 namespace ductile {
+[[noreturn]] void Fail(const SourceLocation& where, const std::string& message) {
+  throw SceneError(where.file, where.line, where.column, message);
+}
+
+void FileMesh(const ShapeDesc& shape, std::vector<Eigen::Vector3d>& vertices, std::vector<std::array<int, 3>>& faces) {
+  geometry::TriangleMesh mesh = geometry::LoadObjMesh(shape.mesh_file);
+  geometry::RemoveUnusedVertices(mesh);
+  vertices = std::move(mesh.vertices);
+  for (Eigen::Vector3d& v : vertices) v *= shape.mesh_scale;
+  faces = std::move(mesh.triangles);
+}
+
 namespace {
 
 // The sheet's vertices (in its frame S) and triangles, counter-clockwise seen from +z (normals along +z).
@@ -35,19 +47,6 @@ void SheetMesh(const ShapeDesc& shape, std::vector<Eigen::Vector3d>& vertices, s
       faces.push_back({a, b, d});
       faces.push_back({a, d, c});
     }
-}
-
-// The mesh file's surface in the object's frame S: its used vertices, scaled, and its triangles.
-void FileMesh(const ShapeDesc& shape, std::vector<Eigen::Vector3d>& vertices, std::vector<std::array<int, 3>>& faces) {
-  geometry::TriangleMesh mesh = geometry::LoadObjMesh(shape.mesh_file);
-  geometry::RemoveUnusedVertices(mesh);
-  vertices = std::move(mesh.vertices);
-  for (Eigen::Vector3d& v : vertices) v *= shape.mesh_scale;
-  faces = std::move(mesh.triangles);
-}
-
-[[noreturn]] void Fail(const SourceLocation& where, const std::string& message) {
-  throw SceneError(where.file, where.line, where.column, message);
 }
 
 // The object's pin groups: vertex indices from each group's selection, and its keyframes.

@@ -7,6 +7,7 @@
 #include "fem/affine_body.h"
 #include "fem/tetrahedralise.h"
 #include "geometry/triangle_mesh.h"
+#include "model/compile_parts.h"
 #include "model/compile_rigid.h"
 #include "model/fem_model.h"
 #include "model/rigid_model.h"
@@ -15,10 +16,6 @@
 namespace ductile {
 
 namespace {
-
-[[noreturn]] void Fail(const SourceLocation& where, const std::string& message) {
-  throw SceneError(where.file, where.line, where.column, message);
-}
 
 // The tet mesh of a shape in its frame S: a sheet one tet layer `thickness` thick with the spacing of its `vertices`,
 // a `.msh` file as it is (scaled), every other shape tetrahedralised at `h`.
@@ -40,22 +37,21 @@ fem::TetMesh ShapeTetMesh(const ShapeDesc& shape, double h, double thickness, co
         fem::TetMeshResult result;
         if (shape.mesh_file.extension() == ".msh") {
           result = fem::ReadGmsh(shape.mesh_file);
+          for (Eigen::Vector3d& v : result.mesh.vertices) v *= shape.mesh_scale;
         } else {
-          geometry::TriangleMesh surface = geometry::LoadObjMesh(shape.mesh_file);
-          geometry::RemoveUnusedVertices(surface);
-          for (Eigen::Vector3d& v : surface.vertices) v *= shape.mesh_scale;
+          geometry::TriangleMesh surface;
+          FileMesh(shape, surface.vertices, surface.triangles);
           result = fem::TetrahedraliseTriangleMesh(surface, h);
         }
         if (!result.ok()) Fail(where, what + ": " + result.error);
-        if (shape.mesh_file.extension() == ".msh")
-          for (Eigen::Vector3d& v : result.mesh.vertices) v *= shape.mesh_scale;
         return std::move(result.mesh);
       }
       case ShapeType::kPlane:
         break;
     }
+  } catch (const SceneError&) {
+    throw;
   } catch (const std::exception& e) {  // std::invalid_argument from the mesher, runtime_error from a file
-    if (dynamic_cast<const SceneError*>(&e) != nullptr) throw;
     Fail(where, what + ": cannot mesh its shape: " + e.what());
   }
   Fail(where, what + ": a plane cannot be meshed");
@@ -107,11 +103,7 @@ void CompileAffineBody(const AffineBodyDesc& desc, FemModel& fem) {
   std::vector<Eigen::Vector3d> vertices;
   std::vector<std::array<int, 3>> faces;
   if (desc.shape.type == ShapeType::kMesh) {
-    geometry::TriangleMesh mesh = geometry::LoadObjMesh(desc.shape.mesh_file);
-    geometry::RemoveUnusedVertices(mesh);
-    for (Eigen::Vector3d& v : mesh.vertices) v *= desc.shape.mesh_scale;
-    vertices = std::move(mesh.vertices);
-    faces = std::move(mesh.triangles);
+    FileMesh(desc.shape, vertices, faces);
   } else {
     // A box as one cell (8 corners, 12 triangles); round shapes at the body's resolution.
     const double h = desc.shape.type == ShapeType::kBox ? 2 * ToEigen(desc.shape.size).maxCoeff() : desc.resolution;
@@ -119,7 +111,6 @@ void CompileAffineBody(const AffineBodyDesc& desc, FemModel& fem) {
   }
   const ShapeMassProperties props = ComputeShapeMassProperties(desc.shape);
   if (!(props.volume > 0)) Fail(desc.where, what + ": its shape encloses no volume");
-  body.X_CS.translation() = -props.center;
   for (Eigen::Vector3d& v : vertices) v -= props.center;
   body.desc.vertices = std::move(vertices);
   body.desc.faces = std::move(faces);
@@ -142,7 +133,7 @@ void CompileKinematic(const RigidModel& rigid, FemModel& fem) {
   const SourceLocation nowhere;
   for (int g = 0; g < rigid.world.num_geometries(); ++g) {
     const geometry::CollisionGeometry& geometry = rigid.world.geometry(g);
-    const Eigen::Isometry3d X_WG = geometry.body >= 0 ? kin.X_WB[geometry.body] * geometry.X_BG : geometry.X_BG;
+    const Eigen::Isometry3d X_WG = geometry::WorldPose(geometry, kin.X_WB);
     if (geometry.type == ShapeType::kPlane) {
       if (geometry.body >= 0) continue;  // the loader allows planes on static bodies only
       fem::HalfSpaceDesc plane;
@@ -175,12 +166,6 @@ void CompileKinematic(const RigidModel& rigid, FemModel& fem) {
 }
 
 }  // namespace
-
-int FemModel::TetCount() const {
-  int n = 0;
-  for (const SoftBody& b : soft_bodies) n += static_cast<int>(b.desc.tets.size());
-  return n;
-}
 
 fem::ElasticModel ElasticModelOf(SoftModelDesc model) {
   switch (model) {

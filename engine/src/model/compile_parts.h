@@ -9,6 +9,13 @@
 
 namespace ductile {
 
+/// Throws SceneError at `where` with `message` (the compile steps' refusals name the scene entry).
+[[noreturn]] void Fail(const SourceLocation& where, const std::string& message);
+
+/// A mesh shape's file as a closed or open surface in its frame: its used vertices, scaled by `mesh_scale`, and its
+/// triangles (compile_cloth.cpp).
+void FileMesh(const ShapeDesc& shape, std::vector<Eigen::Vector3d>& vertices, std::vector<std::array<int, 3>>& faces);
+
 /// The constants the MPM kernels read: the Lamé parameters μ = E/(2(1 + ν)) and λ = Eν/((1 + ν)(1 − 2ν)), the
 /// Drucker-Prager α = √(2/3)·2 sin φ/(3 − sin φ) (Klár et al. 2016), the fluid's κ, γ and viscosity.
 mpm::MaterialParams CompileMaterial(const MaterialDesc& material);

@@ -6,16 +6,13 @@
 
 #include "ductile/multibody_desc.h"
 #include "geometry/mesh_import.h"
+#include "model/compile_parts.h"
 #include "multibody/add_multibody.h"
 #include "robot/teleop.h"
 #include "scene/desc_eigen.h"
 
 namespace ductile {
 namespace {
-
-[[noreturn]] void Fail(const SourceLocation& where, const std::string& message) {
-  throw SceneError(where.file, where.line, where.column, message);
-}
 
 // The visual geometries of a link, attached to body b.
 void AddVisuals(const LinkDesc& link, int b, const multibody::ContactDefaults& defaults, RigidModel& rigid) {

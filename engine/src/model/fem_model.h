@@ -30,8 +30,6 @@ struct FemModel {
   struct AffineBody {
     std::string name;
     fem::AffineBodyDesc desc;  ///< Surface about the centre of mass, mass properties, initial pose and velocity.
-    /// The shape frame in the centre-of-mass frame (the scene's pose is of the shape frame).
-    Eigen::Isometry3d X_CS = Eigen::Isometry3d::Identity();
     std::array<double, 4> rgba{0.55, 0.6, 0.7, 1.0};
   };
   std::vector<AffineBody> affine_bodies;
@@ -48,7 +46,6 @@ struct FemModel {
 
   /// No soft and no affine bodies: the domain does not exist.
   bool empty() const { return soft_bodies.empty() && affine_bodies.empty(); }
-  int TetCount() const;
 };
 
 /// The IPC settings of the scene's `ipc:` section and gravity.

@@ -9,12 +9,23 @@
 #include "fem/affine_body.h"
 #include "fem/ipc_barrier.h"
 #include "fem/ipc_friction.h"
+#include "support/finite_differences.h"
 
 namespace ductile::fem {
 namespace {
 
 using Eigen::Vector3d;
+using testing::FdGradient;
+using testing::FdHessian;
 using Vector12 = Eigen::Matrix<double, 12, 1>;
+
+// J(x̄) of x = J q: [I, x̄₁I, x̄₂I, x̄₃I].
+Eigen::Matrix<double, 3, 12> AffineJacobian(const Vector3d& x_bar) {
+  Eigen::Matrix<double, 3, 12> J;
+  J << Eigen::Matrix3d::Identity(), x_bar[0] * Eigen::Matrix3d::Identity(), x_bar[1] * Eigen::Matrix3d::Identity(),
+      x_bar[2] * Eigen::Matrix3d::Identity();
+  return J;
+}
 
 TEST(FemAffineBody, OrthogonalityGradientMatchesFiniteDifferencesAndHessianIsPsd) {
   std::mt19937 rng(2);
@@ -81,29 +92,20 @@ TEST(FemAffineBody, BarrierThroughTheAffineJacobianMatchesFiniteDifferences) {
     const Vector3d p = AffinePoint(qq, x_bar);
     return PointTriangleBarrier(p, t0, t1, t2, ClassifyPointTriangle(p, t0, t1, t2), s_hat).energy;
   };
+  const Eigen::Matrix<double, 3, 12> J = AffineJacobian(x_bar);
   auto gradient = [&](const Vector12& qq) {
     const Vector3d p = AffinePoint(qq, x_bar);
     const PairEnergy e = PointTriangleBarrier(p, t0, t1, t2, ClassifyPointTriangle(p, t0, t1, t2), s_hat);
-    Eigen::Matrix<double, 3, 12> J;
-    J << Eigen::Matrix3d::Identity(), x_bar[0] * Eigen::Matrix3d::Identity(), x_bar[1] * Eigen::Matrix3d::Identity(),
-        x_bar[2] * Eigen::Matrix3d::Identity();
     return Vector12(J.transpose() * e.gradient.segment<3>(0));
   };
   ASSERT_GT(energy(q), 0);
+  // h = 1e-7 on O(1) coordinates: truncation ~h² ≈ 1e-14 relative, round-off ~ε/h ≈ 2e-9 of the barrier's scale, so
+  // 1e-6 (gradient) and 1e-5 (Hessian, one more difference) hold with margin and still catch a wrong term (O(1)).
   const double h = 1e-7;
-  Vector12 fd_g;
-  Eigen::Matrix<double, 12, 12> fd_H;
-  for (int i = 0; i < 12; ++i) {
-    Vector12 qp = q, qm = q;
-    qp[i] += h, qm[i] -= h;
-    fd_g[i] = (energy(qp) - energy(qm)) / (2 * h);
-    fd_H.col(i) = (gradient(qp) - gradient(qm)) / (2 * h);
-  }
+  const Vector12 fd_g = FdGradient(energy, q, h);
+  const Eigen::Matrix<double, 12, 12> fd_H = FdHessian(gradient, q, h);
   const Vector3d p = AffinePoint(q, x_bar);
   const PairEnergy e = PointTriangleBarrier(p, t0, t1, t2, ClassifyPointTriangle(p, t0, t1, t2), s_hat);
-  Eigen::Matrix<double, 3, 12> J;
-  J << Eigen::Matrix3d::Identity(), x_bar[0] * Eigen::Matrix3d::Identity(), x_bar[1] * Eigen::Matrix3d::Identity(),
-      x_bar[2] * Eigen::Matrix3d::Identity();
   const Eigen::Matrix<double, 12, 12> H = J.transpose() * e.hessian.block<3, 3>(0, 0) * J;
   EXPECT_LT((gradient(q) - fd_g).norm(), 1e-6 * fd_g.norm());
   EXPECT_LT((H - fd_H).norm(), 1e-5 * fd_H.norm());
@@ -124,9 +126,7 @@ TEST(FemAffineBody, FrictionThroughTheAffineJacobianMatchesFiniteDifferences) {
   const Eigen::Vector4d w(1, -0.3, -0.3, -0.4);
   const FrictionFrame frame = MakeFrictionFrame(w, p_start, t0, t1, t2, 2.5);
   const double mu = 0.4, eps = 1e-3;
-  Eigen::Matrix<double, 3, 12> J;
-  J << Eigen::Matrix3d::Identity(), x_bar[0] * Eigen::Matrix3d::Identity(), x_bar[1] * Eigen::Matrix3d::Identity(),
-      x_bar[2] * Eigen::Matrix3d::Identity();
+  const Eigen::Matrix<double, 3, 12> J = AffineJacobian(x_bar);
   const auto displacement = [&](const Vector12& q) {
     Vector12 d = Vector12::Zero();
     d.segment<3>(0) = AffinePoint(q, x_bar) - p_start;  // the triangle is fixed
@@ -144,14 +144,8 @@ TEST(FemAffineBody, FrictionThroughTheAffineJacobianMatchesFiniteDifferences) {
     const PairEnergy f = FrictionPotential(frame, displacement(q), mu, eps);
     const Eigen::Matrix<double, 12, 12> H = J.transpose() * f.hessian.block<3, 3>(0, 0) * J;
     const double h = 1e-6 * scale;
-    Vector12 fd_g;
-    Eigen::Matrix<double, 12, 12> fd_H;
-    for (int i = 0; i < 12; ++i) {
-      Vector12 qp = q, qm = q;
-      qp[i] += h, qm[i] -= h;
-      fd_g[i] = (energy(qp) - energy(qm)) / (2 * h);
-      fd_H.col(i) = (gradient(qp) - gradient(qm)) / (2 * h);
-    }
+    const Vector12 fd_g = FdGradient(energy, q, h);
+    const Eigen::Matrix<double, 12, 12> fd_H = FdHessian(gradient, q, h);
     ASSERT_GT(fd_g.norm(), 0);
     EXPECT_LT((gradient(q) - fd_g).norm(), 1e-5 * fd_g.norm());
     EXPECT_LT((H - fd_H).norm(), 1e-4 * fd_H.norm());

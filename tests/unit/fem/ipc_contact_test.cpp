@@ -10,6 +10,7 @@
 #include "fem/ipc_barrier.h"
 #include "fem/ipc_distance.h"
 #include "fem/ipc_friction.h"
+#include "support/finite_differences.h"
 
 namespace ductile::fem {
 namespace {
@@ -20,30 +21,9 @@ std::array<Vector3d, 4> Split(const Vector12d& x) {
   return {x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9)};
 }
 
-// Central differences of f (step h, error O(h²)) and of its gradient g.
-Vector12d FdGradient(const std::function<double(const Vector12d&)>& f, const Vector12d& x, double h) {
-  Vector12d g;
-  for (int i = 0; i < 12; ++i) {
-    Vector12d xp = x, xm = x;
-    xp[i] += h, xm[i] -= h;
-    g[i] = (f(xp) - f(xm)) / (2 * h);
-  }
-  return g;
-}
-Matrix12d FdHessian(const std::function<Vector12d(const Vector12d&)>& g, const Vector12d& x, double h) {
-  Matrix12d H;
-  for (int i = 0; i < 12; ++i) {
-    Vector12d xp = x, xm = x;
-    xp[i] += h, xm[i] -= h;
-    H.col(i) = (g(xp) - g(xm)) / (2 * h);
-  }
-  return H;
-}
-
-// Relative error of a against b, with a floor of `scale` for values near zero.
-double RelativeError(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double scale) {
-  return (a - b).norm() / std::max(b.norm(), scale);
-}
+using testing::FdGradient;
+using testing::FdHessian;
+using testing::RelativeError;
 
 // The tolerance of every FD comparison below: with h = 1e-6 on O(1) coordinates the central difference's truncation
 // error is ~h² ≈ 1e-12 relative and its round-off ~ε/h ≈ 1e-10 of the function's scale, so 1e-6 relative leaves
