@@ -8,12 +8,21 @@
 
 namespace ductile::contact {
 
+/// Asks the BLAS under CHOLMOD for one thread, once per process, when it is OpenBLAS (looked up at run time, so any
+/// BLAS links): the supernodal factorisations here are small (n of about 1,000, dense blocks of tens of columns), and
+/// OpenBLAS's pthread build otherwise keeps a second thread spin-waiting that competes with TBB's workers on few cores
+/// (soft_cube_grasp on 2 cores: 20 ms per step against 23–27 ms; bench/results/amd-epyc-2core-ipc.md).
+void UseSingleThreadedBlas();
+
 /// A CHOLMOD workspace (cholmod_start / cholmod_finish) with the factor and the sparse matrix it made, freed with it.
 struct CholmodWorkspace {
   cholmod_common common{};
   cholmod_factor* factor = nullptr;
   cholmod_sparse* sparse = nullptr;
-  CholmodWorkspace() { cholmod_start(&common); }
+  CholmodWorkspace() {
+    UseSingleThreadedBlas();
+    cholmod_start(&common);
+  }
   ~CholmodWorkspace() {
     if (factor) cholmod_free_factor(&factor, &common);
     if (sparse) cholmod_free_sparse(&sparse, &common);

@@ -4,6 +4,7 @@
 #include "fem/elasticity.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -165,6 +166,111 @@ Matrix9d StVKHessian(const LameParameters& lame, const Eigen::Matrix3d& F) {
   });
 }
 
+// ---- Analytic eigensystems (Smith, De Goes, Kim 2019, "Analytic eigensystems for isotropic distortion energies",
+// Sec. 5-7; the same blocks as Teran, Sifakis, Irving, Fedkiw 2005, "Robust quasistatic finite elements and flesh
+// simulation", Sec. 5) ----
+//
+// For an isotropic Ψ(F) = Ψ̂(σ₀, σ₁, σ₂) of the signed singular values (F = U diag(σ) Vᵀ, U and V rotations), the
+// 9x9 ∂²Ψ/∂F² has the eigenvectors vec(U M Vᵀ) for nine orthonormal M: three scalings M = diag(q) with q and the
+// eigenvalues from the 3x3 ∂²Ψ̂/∂σ², and per pair (i, j) a flip M = (eᵢeⱼᵀ + eⱼeᵢᵀ)/√2 with eigenvalue
+// (ψᵢ − ψⱼ)/(σᵢ − σⱼ) and a twist M = (eᵢeⱼᵀ − eⱼeᵢᵀ)/√2 with eigenvalue (ψᵢ + ψⱼ)/(σᵢ + σⱼ), ψᵢ = ∂Ψ̂/∂σᵢ. The
+// quotients are written out per model below with the division by σᵢ − σⱼ cancelled, so repeated singular values
+// need no special case. Clamping the nine eigenvalues at zero is the PSD projection, without a 9x9
+// eigen-decomposition.
+struct SingularSystem {
+  Eigen::Matrix3d U, V;
+  Eigen::Vector3d sigma;
+  Eigen::Matrix3d scaling;      // ∂²Ψ̂/∂σ²
+  Eigen::Vector3d flip, twist;  // pair k is (i, j) = ((k + 1) % 3, (k + 2) % 3)
+};
+
+// U, V rotations and signed σ (only the smallest negative, where det F < 0).
+void SignedSvd(const Eigen::Matrix3d& F, SingularSystem& s) {
+  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  s.U = svd.matrixU();
+  s.V = svd.matrixV();
+  s.sigma = svd.singularValues();
+  if (s.U.determinant() < 0) s.U.col(2) *= -1.0, s.sigma(2) *= -1.0;
+  if (s.V.determinant() < 0) s.V.col(2) *= -1.0, s.sigma(2) *= -1.0;
+}
+
+void NeoHookeanSingularSystem(const LameParameters& lame, SingularSystem& s) {
+  const Eigen::Vector3d& sg = s.sigma;
+  const double J = sg.prod();
+  const double log_J = std::log(J);
+  // ψᵢ = μσᵢ − (μ − λ ln J)/σᵢ: the pair quotients are μ ± (μ − λ ln J)/(σᵢσⱼ) = μ ± (μ − λ ln J) σₖ / J.
+  for (int k = 0; k < 3; ++k) {
+    const double c = (lame.mu - lame.lambda * log_J) * sg(k) / J;
+    s.flip(k) = lame.mu + c;
+    s.twist(k) = lame.mu - c;
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      s.scaling(i, j) =
+          i == j ? lame.mu + (lame.mu + lame.lambda * (1.0 - log_J)) / (sg(i) * sg(i)) : lame.lambda / (sg(i) * sg(j));
+}
+
+void FixedCorotatedSingularSystem(const LameParameters& lame, SingularSystem& s) {
+  const Eigen::Vector3d& sg = s.sigma;
+  const double J = sg.prod();
+  // ψᵢ = 2μ(σᵢ − 1) + λ(J − 1)σⱼσₖ.
+  for (int k = 0; k < 3; ++k) {
+    const double sum = sg((k + 1) % 3) + sg((k + 2) % 3);
+    const double clamped = std::copysign(std::max(std::abs(sum), kMinSingularSum), sum);
+    s.flip(k) = 2.0 * lame.mu - lame.lambda * (J - 1.0) * sg(k);
+    s.twist(k) = 2.0 * lame.mu - 4.0 * lame.mu / clamped + lame.lambda * (J - 1.0) * sg(k);
+  }
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3, k = (i + 2) % 3;
+    s.scaling(i, i) = 2.0 * lame.mu + lame.lambda * sg(j) * sg(j) * sg(k) * sg(k);
+    s.scaling(j, k) = s.scaling(k, j) = lame.lambda * sg(i) * (2.0 * J - 1.0);
+  }
+}
+
+void StVKSingularSystem(const LameParameters& lame, SingularSystem& s) {
+  const Eigen::Vector3d& sg = s.sigma;
+  // ψᵢ = σᵢ (μ(σᵢ² − 1) + t), t = λ/2 Σ(σₘ² − 1).
+  const double t = 0.5 * lame.lambda * (sg.squaredNorm() - 3.0);
+  for (int k = 0; k < 3; ++k) {
+    const double a = sg((k + 1) % 3), b = sg((k + 2) % 3);
+    s.flip(k) = lame.mu * (a * a + a * b + b * b - 1.0) + t;
+    s.twist(k) = lame.mu * (a * a - a * b + b * b - 1.0) + t;
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      s.scaling(i, j) = i == j ? lame.mu * (3.0 * sg(i) * sg(i) - 1.0) + t + lame.lambda * sg(i) * sg(i)
+                               : lame.lambda * sg(i) * sg(j);
+}
+
+// Σ max(λ, 0) vec(U M Vᵀ) vec(U M Vᵀ)ᵀ over the nine modes.
+Matrix9d HessianFromSingularSystem(const SingularSystem& s) {
+  // w[i][j] = vec(uᵢ vⱼᵀ).
+  std::array<std::array<Vector9d, 3>, 3> w;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) w[i][j] = Vec(s.U.col(i) * s.V.col(j).transpose());
+  Matrix9d H = Matrix9d::Zero();
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> scaling(s.scaling);
+  for (int m = 0; m < 3; ++m) {
+    const double value = scaling.eigenvalues()(m);
+    if (value <= 0) continue;
+    const Eigen::Vector3d q = scaling.eigenvectors().col(m);
+    const Vector9d e = q(0) * w[0][0] + q(1) * w[1][1] + q(2) * w[2][2];
+    H.noalias() += value * e * e.transpose();
+  }
+  for (int k = 0; k < 3; ++k) {
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    if (s.flip(k) > 0) {
+      const Vector9d e = M_SQRT1_2 * (w[i][j] + w[j][i]);
+      H.noalias() += s.flip(k) * e * e.transpose();
+    }
+    if (s.twist(k) > 0) {
+      const Vector9d e = M_SQRT1_2 * (w[i][j] - w[j][i]);
+      H.noalias() += s.twist(k) * e * e.transpose();
+    }
+  }
+  return H;
+}
+
 }  // namespace
 
 LameParameters LameFromYoungPoisson(double youngs_modulus, double poisson_ratio) {
@@ -189,6 +295,19 @@ Matrix9d EnergyDensityHessian(ElasticModel model, const LameParameters& lame, co
   if (model == ElasticModel::kNeoHookean) return NeoHookeanHessian(lame, F);
   if (model == ElasticModel::kFixedCorotated) return FixedCorotatedHessian(lame, F);
   return StVKHessian(lame, F);
+}
+
+Matrix9d ProjectedEnergyDensityHessian(ElasticModel model, const LameParameters& lame, const Eigen::Matrix3d& F) {
+  if (model == ElasticModel::kNeoHookean && !(F.determinant() > 0)) return Matrix9d::Constant(kNaN);
+  SingularSystem s;
+  SignedSvd(F, s);
+  if (model == ElasticModel::kNeoHookean)
+    NeoHookeanSingularSystem(lame, s);
+  else if (model == ElasticModel::kFixedCorotated)
+    FixedCorotatedSingularSystem(lame, s);
+  else
+    StVKSingularSystem(lame, s);
+  return HessianFromSingularSystem(s);
 }
 
 std::optional<TetRest> MakeTetRest(const Eigen::Vector3d& X0, const Eigen::Vector3d& X1, const Eigen::Vector3d& X2,
@@ -234,8 +353,8 @@ Vector12d TetGradient(ElasticModel model, const LameParameters& lame, const TetR
 
 Matrix12d TetHessian(ElasticModel model, const LameParameters& lame, const TetRest& rest, const Eigen::Vector3d& x0,
                      const Eigen::Vector3d& x1, const Eigen::Vector3d& x2, const Eigen::Vector3d& x3, bool project) {
-  Matrix9d H = EnergyDensityHessian(model, lame, DeformationGradient(rest, x0, x1, x2, x3));
-  if (project) ProjectToPsd(H);
+  const Eigen::Matrix3d F = DeformationGradient(rest, x0, x1, x2, x3);
+  const Matrix9d H = project ? ProjectedEnergyDensityHessian(model, lame, F) : EnergyDensityHessian(model, lame, F);
   const Matrix9x12d dF_dx = DeformationGradientJacobian(rest);
   return rest.volume * dF_dx.transpose() * H * dF_dx;
 }

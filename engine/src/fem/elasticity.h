@@ -40,8 +40,9 @@
 //
 // PSD projection (the projected Newton method of Li et al. 2020): the 9x9 ∂²Ψ/∂F² is projected (negative
 // eigenvalues set to 0) before it is mapped to the 12x12. Since yᵀ (Aᵀ H A) y = (Ay)ᵀ H (Ay), a PSD H gives a PSD
-// element Hessian; it costs a 9x9 instead of a 12x12 eigen-decomposition (and differs in general from projecting the
-// 12x12, which is PSD too).
+// element Hessian (it differs in general from projecting the 12x12, which is PSD too). The 9x9 projection comes
+// from the energies' analytic eigensystems (ProjectedEnergyDensityHessian: Smith, De Goes, Kim 2019), not from a
+// numerical eigen-decomposition.
 #pragma once
 
 #include <array>
@@ -85,6 +86,12 @@ Eigen::Matrix3d FirstPiola(ElasticModel model, const LameParameters& lame, const
 /// Hessian ∂²Ψ/∂vec(F)² [Pa] (9x9, column-major vec, symmetric, not projected; may be indefinite). For the
 /// neo-Hookean model only defined for det F > 0 (NaN otherwise). Pure, thread-safe.
 Matrix9d EnergyDensityHessian(ElasticModel model, const LameParameters& lame, const Eigen::Matrix3d& F);
+
+/// The projection of ∂²Ψ/∂vec(F)² onto the positive semi-definite cone (what ProjectToPsd does to
+/// EnergyDensityHessian) from the analytic eigensystem of the isotropic energy (Smith, De Goes, Kim 2019; the modes
+/// and the per-model eigenvalues in elasticity.cpp): one 3x3 SVD and a 3x3 eigenproblem instead of a 9x9 one. NaN
+/// for the neo-Hookean model when det F ≤ 0. Pure, thread-safe.
+Matrix9d ProjectedEnergyDensityHessian(ElasticModel model, const LameParameters& lame, const Eigen::Matrix3d& F);
 
 /// Replaces symmetric H (only its lower triangle is read) by its projection onto the positive semi-definite cone:
 /// H = Q max(Λ, 0) Qᵀ from its eigen-decomposition. Leaves H unchanged when no eigenvalue is negative. Thread-safe

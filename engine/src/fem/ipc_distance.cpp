@@ -97,6 +97,12 @@ YDerivatives<2> LineDistance(const Vector3d& a, const Vector3d& b) {
   return d;
 }
 
+// The value of LineDistance alone (what classification, CCD and the energies read, many times a Newton iteration).
+double LineSquaredDistance(const Vector3d& a, const Vector3d& b) {
+  const double ab = a.dot(b);
+  return b.squaredNorm() - ab * ab / a.squaredNorm();
+}
+
 // Maps y-derivatives (y_k = Σ_j C(k, j) x_{slot[j]}) into the 12 coordinates of the pair's four points.
 template <int K, int V>
 DistanceDerivatives MapToPair(const YDerivatives<K>& y, const Eigen::Matrix<double, K, V>& C,
@@ -295,11 +301,11 @@ double PointTriangleDistance(const Vector3d& p, const Vector3d& t0, const Vector
     case PointTriangleCase::kT2:
       return (p - t2).squaredNorm();
     case PointTriangleCase::kE0:
-      return LineDistance(t1 - t0, p - t0).value;
+      return LineSquaredDistance(t1 - t0, p - t0);
     case PointTriangleCase::kE1:
-      return LineDistance(t2 - t1, p - t1).value;
+      return LineSquaredDistance(t2 - t1, p - t1);
     case PointTriangleCase::kE2:
-      return LineDistance(t0 - t2, p - t2).value;
+      return LineSquaredDistance(t0 - t2, p - t2);
     case PointTriangleCase::kFace:
       break;
   }
@@ -320,13 +326,13 @@ double EdgeEdgeDistance(const Vector3d& a0, const Vector3d& a1, const Vector3d& 
     case EdgeEdgeCase::kA1B1:
       return (a1 - b1).squaredNorm();
     case EdgeEdgeCase::kA0B:
-      return LineDistance(b1 - b0, a0 - b0).value;
+      return LineSquaredDistance(b1 - b0, a0 - b0);
     case EdgeEdgeCase::kA1B:
-      return LineDistance(b1 - b0, a1 - b0).value;
+      return LineSquaredDistance(b1 - b0, a1 - b0);
     case EdgeEdgeCase::kAB0:
-      return LineDistance(a1 - a0, b0 - a0).value;
+      return LineSquaredDistance(a1 - a0, b0 - a0);
     case EdgeEdgeCase::kAB1:
-      return LineDistance(a1 - a0, b1 - a0).value;
+      return LineSquaredDistance(a1 - a0, b1 - a0);
     case EdgeEdgeCase::kInterior:
       break;
   }

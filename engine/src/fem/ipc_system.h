@@ -47,7 +47,7 @@ namespace ductile::fem {
 /// IPC's settings (every one a scene key under `ipc:`).
 struct IpcSettings {
   double dhat = 1e-3;               ///< d̂: the barrier's activation distance [m], > 0.
-  double barrier_stiffness = 0;     ///< κ [J/m⁴ in squared-distance units, including h²]; 0: adaptive.
+  double barrier_stiffness = 0;     ///< κ [J/(m⁴ s²)]: the potential holds κ h² b(s); 0: adaptive.
   double friction = 0.5;            ///< μ between every pair, ≥ 0.
   double friction_velocity = 1e-3;  ///< ε_v [m/s]: tangential speeds below it are smoothed into sticking, > 0.
   double newton_tolerance = 1e-3;   ///< Stop when max vertex displacement of a Newton step / h < this [m/s].
@@ -60,7 +60,7 @@ struct IpcStepReport {
   int newton_iterations = 0;
   bool converged = false;
   double min_distance = 0;       ///< The smallest pair distance over every iterate of the step [m] (d̂ if none).
-  double barrier_stiffness = 0;  ///< κ at the step's end.
+  double barrier_stiffness = 0;  ///< κ at the step's end [J/(m⁴ s²)], as the setting.
   int active_pairs = 0;          ///< Pairs closer than d̂ at the step's end.
   double kinematic_lag = 0;      ///< The largest distance a kinematic point fell short of its target [m].
   // Time by phase [s].
@@ -69,6 +69,8 @@ struct IpcStepReport {
   double time_hessian = 0;       ///< Hessians, projection and assembly.
   double time_linear_solve = 0;  ///< CHOLMOD factorisation and solve.
   double time_ccd = 0;           ///< Continuous collision detection.
+  int factorizations = 0;        ///< Sparse Cholesky factorisations of the Newton matrix.
+  int cg_iterations = 0;         ///< Preconditioned CG iterations (fem/ipc_linear_solve.cpp).
 };
 
 /// What changes as the system steps: the soft vertices' positions and velocities, the affine bodies' q and q̇, where
@@ -194,6 +196,7 @@ class IpcSystem {
     int first_vertex = 0, vertex_count = 0, first_tet = 0, tet_count = 0;
     ElasticModel model = ElasticModel::kNeoHookean;
     LameParameters lame;
+    double element_size = 0;  // ℓ = ∛(6 × mean rest volume) [m]
   };
   struct AffineBody {
     double mass = 0, volume = 0, stiffness = 0;
@@ -294,7 +297,12 @@ class IpcSystem {
   double StepBound(const std::vector<Eigen::Vector3d>& from, const std::vector<Eigen::Vector3d>& to,
                    const Candidates& swept) const;
   void UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Candidates& candidates, double h);
-  bool SolveNewtonSystem(const Derivative& d, Eigen::VectorXd& step);
+  // ipc_linear_solve.cpp: the Newton system.
+  bool SolveNewtonSystem(const Derivative& d, Eigen::VectorXd& step, IpcStepReport& report);
+  void AssembleNewtonMatrix(const Derivative& d);
+  bool Factorize();
+  bool ApplyFactor(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
+  bool PreconditionedCg(const Eigen::VectorXd& b, Eigen::VectorXd& x, IpcStepReport& report) const;
   void FinishStep(const NewtonState& newton, double h, IpcStepReport& report);
 
   IpcSettings settings_;
@@ -339,9 +347,12 @@ class IpcSystem {
   std::vector<std::array<int, 144>> tet_slots_;
   std::vector<int> mass_slots_;
   std::vector<std::array<int, 144>> affine_slots_;
-  // The linear solver, and the sparsity pattern its symbolic analysis was made for.
+  // The Newton matrix (lower triangle), the linear solver, the sparsity pattern its symbolic analysis was made for,
+  // and whether the next solve factorises (the first of each step; fem/ipc_linear_solve.cpp).
+  Eigen::SparseMatrix<double> newton_matrix_;
   std::unique_ptr<contact::CholmodWorkspace> linear_solver_;
   std::vector<int> pattern_outer_, pattern_inner_;
+  bool refactor_ = true;
 };
 
 }  // namespace ductile::fem
