@@ -184,8 +184,26 @@ struct SingularSystem {
   Eigen::Vector3d flip, twist;  // pair k is (i, j) = ((k + 1) % 3, (k + 2) % 3)
 };
 
-// U, V rotations and signed σ (only the smallest negative, where det F < 0).
+// U, V rotations and signed σ (decreasing in magnitude, only the last negative, where det F < 0). From the
+// closed-form eigen-decomposition of FᵀF = V Σ² Vᵀ (a cubic's roots, a fraction of a Jacobi SVD's cost): u₀ ∥ F v₀,
+// u₁ from F v₁ orthogonalised against u₀, u₂ = u₀ × u₁, and σᵢ = uᵢ·F vᵢ, which carries det F's sign into σ₂. Where
+// F is nearly rank-deficient (σ₁ below 10⁻⁶ σ₀) the columns F vᵢ / σᵢ lose their accuracy, and Eigen's Jacobi SVD
+// is used instead.
 void SignedSvd(const Eigen::Matrix3d& F, SingularSystem& s) {
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen;
+  eigen.computeDirect(F.transpose() * F);
+  s.V = eigen.eigenvectors().rowwise().reverse();  // decreasing eigenvalues
+  if (s.V.determinant() < 0) s.V.col(2) *= -1.0;
+  const Eigen::Matrix3d FV = F * s.V;
+  const double sigma0 = FV.col(0).norm();
+  Eigen::Vector3d u1 = FV.col(1) - FV.col(1).dot(FV.col(0)) / (sigma0 * sigma0) * FV.col(0);
+  if (sigma0 > 0 && u1.norm() > 1e-6 * sigma0) {
+    s.U.col(0) = FV.col(0) / sigma0;
+    s.U.col(1) = u1.normalized();
+    s.U.col(2) = s.U.col(0).cross(s.U.col(1));
+    for (int i = 0; i < 3; ++i) s.sigma(i) = s.U.col(i).dot(FV.col(i));
+    return;
+  }
   const Eigen::JacobiSVD<Eigen::Matrix3d> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
   s.U = svd.matrixU();
   s.V = svd.matrixV();

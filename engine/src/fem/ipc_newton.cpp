@@ -171,7 +171,11 @@ IpcSystem::IterationResult IpcSystem::NewtonIteration(NewtonState& newton, doubl
   const std::vector<Vector3d> surface_end = SurfaceFrom(newton.z + dz, kinematic_end);
   const double step_size =
       std::max(MaxDisplacement(surface, surface_end), MaxDisplacement(SoftFrom(newton.z), SoftFrom(newton.z + dz)));
-  if (step_size / h < settings_.newton_tolerance) return IterationResult::kConverged;
+  // A direction below the tolerance ends the loop, but it is taken too (CCD-bounded and backtracked as any other):
+  // its solve is paid for, and the last iterate's contact forces (the gradients the kinematic bodies take) are then
+  // a Newton step more accurate. The grasp's fingers feel the cube's weight within 2% at the tolerance 1e-3 m/s this
+  // way, against 39% when the loop stops before the step (scenes/soft_cube_grasp.yaml).
+  const bool converged = step_size / h < settings_.newton_tolerance;
   {
     PhaseTimer timer(report.time_collision);
     FindCandidates(surface_, surface, surface_end, settings_.dhat, newton.candidates);
@@ -200,7 +204,7 @@ IpcSystem::IterationResult IpcSystem::NewtonIteration(NewtonState& newton, doubl
   newton.z += alpha * dz;
   newton.kinematic = alpha == 1 ? kinematic_end : kinematic_at(alpha);
   RecordIterate(newton, report);
-  return IterationResult::kContinue;
+  return converged ? IterationResult::kConverged : IterationResult::kContinue;
 }
 
 // The iterate's minimum distance, and κ doubled when the gap keeps closing at a tiny distance (Li et al. 2020,

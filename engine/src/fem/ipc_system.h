@@ -14,10 +14,12 @@
 // derivatives reach q through Jᵀ (fem/affine_body.h).
 //
 // Projected Newton (Li et al. 2020, Algorithm 1): every element, orthogonality and pair Hessian is projected to be
-// positive semi-definite, the system is solved by a sparse Cholesky factorisation (CHOLMOD), and the step length
-// starts at the additive-CCD bound (fem/ipc_ccd.h) over all candidate pairs of the motion, then backtracks until the
-// energy decreases, so that no iterate ever has an intersection. It stops when the largest vertex displacement of
-// the Newton step divided by h is below the tolerance [m/s].
+// positive semi-definite, the system is solved by a sparse Cholesky factorisation (CHOLMOD; later iterations of a
+// step by CG preconditioned with it, fem/ipc_linear_solve.cpp), and the step length starts at the additive-CCD bound
+// (fem/ipc_ccd.h) over all candidate pairs of the motion, then backtracks until the energy decreases, so that no
+// iterate ever has an intersection. It stops after the first Newton step whose largest vertex displacement divided by
+// h is below the tolerance [m/s] (that step is taken too). The barrier stiffness κ is adaptive with an elastic floor
+// (ipc_newton.cpp, UpdateBarrierStiffnessAtStart).
 //
 // Kinematic bodies move from their pose at the step's start to their target over the step. Their displacement enters
 // the Newton direction as a prescribed part (the free degrees of freedom answer it through the coupling blocks of the

@@ -543,10 +543,11 @@ std::vector<ParameterInfo> FemRows() {
           .In(Positive())
           .Default(1e-3)
           .Doc("Distance below which the contact barrier acts: bodies rest about this far apart."),
-      Number("ipc.barrier_stiffness", "barrier stiffness", "κ", "")
+      Number("ipc.barrier_stiffness", "barrier stiffness", "κ", "J/(m⁴ s²)")
           .In(NonNegative())
           .Default(0)
-          .Doc("Stiffness κ of the barrier (squared-distance units, including Δt²); 0: adaptive (Li et al. 2020)."),
+          .Doc("Stiffness κ of the barrier on squared distances (the potential holds κ Δt² b); 0: adaptive (Li et al. "
+               "2020) with an elastic floor."),
       Number("ipc.friction", "friction", "μ", "")
           .In(NonNegative())
           .Default(0.5)
@@ -558,7 +559,7 @@ std::vector<ParameterInfo> FemRows() {
       Number("ipc.newton_tolerance", "Newton tolerance", "ε_d", "m/s")
           .In(Positive())
           .Default(1e-3)
-          .Doc("Newton stops when the largest vertex increment divided by Δt is below ε_d."),
+          .Doc("Newton stops after the first step whose largest vertex increment divided by Δt is below ε_d."),
       Integer("ipc.max_newton_iterations", "Newton iteration limit", "n_max")
           .In(AtLeast(1))
           .Default(200)
