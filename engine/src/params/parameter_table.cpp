@@ -546,8 +546,7 @@ std::vector<ParameterInfo> FemRows() {
       Number("ipc.barrier_stiffness", "barrier stiffness", "κ", "J/(m⁴ s²)")
           .In(NonNegative())
           .Default(0)
-          .Doc("Stiffness κ of the barrier on squared distances (the potential holds κ Δt² b); 0: adaptive (Li et al. "
-               "2020) with an elastic floor."),
+          .Doc("Barrier stiffness κ on squared distances (the potential holds κ Δt² b); 0: adaptive, elastic floor."),
       Number("ipc.friction", "friction", "μ", "")
           .In(NonNegative())
           .Default(0.5)
