@@ -4,6 +4,8 @@
 #include <Eigen/Geometry>
 #include <cmath>
 
+#include "fem/elasticity.h"
+
 namespace ductile::fem {
 
 ScalarDerivatives Barrier(double s, double s_hat) {
@@ -37,6 +39,49 @@ PairEnergy ComposeBarrier(const DistanceDerivatives& d, double s_hat) {
 }
 
 }  // namespace
+
+namespace {
+
+template <int N>
+void ProjectLeadingBlock(Eigen::Matrix<double, 9, 9>& H) {
+  Eigen::Matrix<double, N, N> block = H.topLeftCorner<N, N>();
+  ProjectToPsd<N>(block);
+  H.topLeftCorner<N, N>() = block;
+}
+
+// b(d(y)) with its Hessian b″∇d∇dᵀ + b′∇²d projected to PSD over y (3k x 3k), then mapped to the 12 coordinates.
+PairEnergy ComposeProjectedBarrier(const ReducedDistance& r, double s_hat) {
+  PairEnergy out;
+  if (r.d >= s_hat) return out;
+  const ScalarDerivatives b = Barrier(r.d, s_hat);
+  ReducedDistance composed = r;
+  composed.gradient = b.first * r.gradient;
+  composed.hessian = b.second * r.gradient * r.gradient.transpose() + b.first * r.hessian;
+  if (r.k == 1) ProjectLeadingBlock<3>(composed.hessian);
+  if (r.k == 2) ProjectLeadingBlock<6>(composed.hessian);
+  if (r.k == 3) ProjectToPsd<9>(composed.hessian);
+  const DistanceDerivatives mapped = Expand(composed);
+  out.energy = b.value;
+  out.gradient = mapped.gradient;
+  out.hessian = mapped.hessian;
+  return out;
+}
+
+}  // namespace
+
+PairEnergy ProjectedPointTriangleBarrier(const Eigen::Vector3d& p, const Eigen::Vector3d& t0, const Eigen::Vector3d& t1,
+                                         const Eigen::Vector3d& t2, PointTriangleCase c, double s_hat) {
+  return ComposeProjectedBarrier(PointTriangleReducedDistance(p, t0, t1, t2, c), s_hat);
+}
+
+PairEnergy ProjectedEdgeEdgeBarrier(const Eigen::Vector3d& a0, const Eigen::Vector3d& a1, const Eigen::Vector3d& b0,
+                                    const Eigen::Vector3d& b1, EdgeEdgeCase c, double s_hat, double eps_x) {
+  if ((a1 - a0).cross(b1 - b0).squaredNorm() >= eps_x)  // the mollifier is 1
+    return ComposeProjectedBarrier(EdgeEdgeReducedDistance(a0, a1, b0, b1, c), s_hat);
+  PairEnergy e = EdgeEdgeBarrier(a0, a1, b0, b1, c, s_hat, eps_x);  // m(c(x)) b(d(x)): its own y, so over x
+  ProjectToPsd<12>(e.hessian);
+  return e;
+}
 
 PairEnergy PointTriangleBarrier(const Eigen::Vector3d& p, const Eigen::Vector3d& t0, const Eigen::Vector3d& t1,
                                 const Eigen::Vector3d& t2, PointTriangleCase c, double s_hat) {

@@ -48,6 +48,16 @@ PairEnergy PointTriangleBarrier(const Eigen::Vector3d& p, const Eigen::Vector3d&
 PairEnergy EdgeEdgeBarrier(const Eigen::Vector3d& a0, const Eigen::Vector3d& a1, const Eigen::Vector3d& b0,
                            const Eigen::Vector3d& b1, EdgeEdgeCase c, double s_hat, double eps_x);
 
+/// The same with the Hessian projected to PSD for projected Newton. The projection acts on the Hessian over the
+/// distance's difference vectors y (fem/ipc_distance.h, ReducedDistance: at most 9 x 9, no translation null space)
+/// before it is mapped to the 12 coordinates, which keeps it PSD (yᵀMᵀHMy = (My)ᵀH(My)), leaves an already PSD
+/// Hessian unchanged (M has full row rank), and costs a 9x9 eigenproblem at most instead of the 12x12 one. A mollified
+/// edge–edge pair (the mollifier reads other difference vectors) is projected over its 12 coordinates.
+PairEnergy ProjectedPointTriangleBarrier(const Eigen::Vector3d& p, const Eigen::Vector3d& t0, const Eigen::Vector3d& t1,
+                                         const Eigen::Vector3d& t2, PointTriangleCase c, double s_hat);
+PairEnergy ProjectedEdgeEdgeBarrier(const Eigen::Vector3d& a0, const Eigen::Vector3d& a1, const Eigen::Vector3d& b0,
+                                    const Eigen::Vector3d& b1, EdgeEdgeCase c, double s_hat, double eps_x);
+
 /// The contact force magnitude λ = −2κ√s b′(s) [N] of a pair at squared distance s (zero beyond s_hat).
 double BarrierForceMagnitude(double s, double s_hat, double kappa);
 

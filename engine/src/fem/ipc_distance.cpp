@@ -103,36 +103,35 @@ double LineSquaredDistance(const Vector3d& a, const Vector3d& b) {
   return b.squaredNorm() - ab * ab / a.squaredNorm();
 }
 
-// Maps y-derivatives (y_k = Σ_j C(k, j) x_{slot[j]}) into the 12 coordinates of the pair's four points.
+// y-derivatives (y_k = Σ_j C(k, j) x_{slot[j]}) with C spread over the pair's four points.
 template <int K, int V>
-DistanceDerivatives MapToPair(const YDerivatives<K>& y, const Eigen::Matrix<double, K, V>& C,
-                              const std::array<int, V>& slot) {
-  Eigen::Matrix<double, 3 * K, 12> M = Eigen::Matrix<double, 3 * K, 12>::Zero();
-  for (int k = 0; k < K; ++k)
-    for (int j = 0; j < V; ++j) M.template block<3, 3>(3 * k, 3 * slot[j]) += C(k, j) * Matrix3d::Identity();
-  DistanceDerivatives out;
+ReducedDistance Reduce(const YDerivatives<K>& y, const Eigen::Matrix<double, K, V>& C, const std::array<int, V>& slot) {
+  ReducedDistance out;
+  out.k = K;
   out.d = y.value;
-  out.gradient = M.transpose() * y.gradient;
-  out.hessian = M.transpose() * y.hessian * M;
+  out.gradient.template head<3 * K>() = y.gradient;
+  out.hessian.template topLeftCorner<3 * K, 3 * K>() = y.hessian;
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < V; ++j) out.C(k, slot[j]) += C(k, j);
   return out;
 }
 
-DistanceDerivatives PointPoint(const std::array<Vector3d, 4>& x, int i, int j) {
+ReducedDistance PointPoint(const std::array<Vector3d, 4>& x, int i, int j) {
   YDerivatives<1> y;
   const Vector3d r = x[i] - x[j];
   y.value = r.squaredNorm();
   y.gradient = 2 * r;
   y.hessian = 2 * Matrix3d::Identity();
-  return MapToPair<1, 2>(y, Eigen::Matrix<double, 1, 2>(1, -1), {i, j});
+  return Reduce<1, 2>(y, Eigen::Matrix<double, 1, 2>(1, -1), {i, j});
 }
 
 // Point x[p] against the line through x[e0], x[e1].
-DistanceDerivatives PointLine(const std::array<Vector3d, 4>& x, int p, int e0, int e1) {
+ReducedDistance PointLine(const std::array<Vector3d, 4>& x, int p, int e0, int e1) {
   const YDerivatives<2> y = LineDistance(x[e1] - x[e0], x[p] - x[e0]);
   Eigen::Matrix<double, 2, 3> C;
   C << 0, -1, 1,  // a = e1 − e0
       1, -1, 0;   // b = p − e0
-  return MapToPair<2, 3>(y, C, {p, e0, e1});
+  return Reduce<2, 3>(y, C, {p, e0, e1});
 }
 
 // Segment parameter of the closest point to p on e0 + s (e1 − e0), clamped to [0, 1].
@@ -233,8 +232,8 @@ EdgeEdgeCase ClassifyEdgeEdge(const Vector3d& a0, const Vector3d& a1, const Vect
   return t <= 0 ? EdgeEdgeCase::kAB0 : EdgeEdgeCase::kAB1;
 }
 
-DistanceDerivatives PointTriangleDistanceDerivatives(const Vector3d& p, const Vector3d& t0, const Vector3d& t1,
-                                                     const Vector3d& t2, PointTriangleCase c) {
+ReducedDistance PointTriangleReducedDistance(const Vector3d& p, const Vector3d& t0, const Vector3d& t1,
+                                             const Vector3d& t2, PointTriangleCase c) {
   const std::array<Vector3d, 4> x = {p, t0, t1, t2};
   switch (c) {
     case PointTriangleCase::kT0:
@@ -257,11 +256,11 @@ DistanceDerivatives PointTriangleDistanceDerivatives(const Vector3d& p, const Ve
   C << 0, -1, 1, 0,  // a = t1 − t0
       0, -1, 0, 1,   // b = t2 − t0
       1, -1, 0, 0;   // c = p − t0
-  return MapToPair<3, 4>(y, C, {0, 1, 2, 3});
+  return Reduce<3, 4>(y, C, {0, 1, 2, 3});
 }
 
-DistanceDerivatives EdgeEdgeDistanceDerivatives(const Vector3d& a0, const Vector3d& a1, const Vector3d& b0,
-                                                const Vector3d& b1, EdgeEdgeCase c) {
+ReducedDistance EdgeEdgeReducedDistance(const Vector3d& a0, const Vector3d& a1, const Vector3d& b0, const Vector3d& b1,
+                                        EdgeEdgeCase c) {
   const std::array<Vector3d, 4> x = {a0, a1, b0, b1};
   switch (c) {
     case EdgeEdgeCase::kA0B0:
@@ -288,7 +287,28 @@ DistanceDerivatives EdgeEdgeDistanceDerivatives(const Vector3d& a0, const Vector
   C << -1, 1, 0, 0,  // a = a1 − a0
       0, 0, -1, 1,   // b = b1 − b0
       -1, 0, 1, 0;   // c = b0 − a0
-  return MapToPair<3, 4>(y, C, {0, 1, 2, 3});
+  return Reduce<3, 4>(y, C, {0, 1, 2, 3});
+}
+
+DistanceDerivatives Expand(const ReducedDistance& r) {
+  Eigen::Matrix<double, 9, 12> M = Eigen::Matrix<double, 9, 12>::Zero();
+  for (int k = 0; k < r.k; ++k)
+    for (int j = 0; j < 4; ++j) M.block<3, 3>(3 * k, 3 * j) = r.C(k, j) * Matrix3d::Identity();
+  DistanceDerivatives out;
+  out.d = r.d;
+  out.gradient = M.transpose() * r.gradient;
+  out.hessian = M.transpose() * r.hessian * M;
+  return out;
+}
+
+DistanceDerivatives PointTriangleDistanceDerivatives(const Vector3d& p, const Vector3d& t0, const Vector3d& t1,
+                                                     const Vector3d& t2, PointTriangleCase c) {
+  return Expand(PointTriangleReducedDistance(p, t0, t1, t2, c));
+}
+
+DistanceDerivatives EdgeEdgeDistanceDerivatives(const Vector3d& a0, const Vector3d& a1, const Vector3d& b0,
+                                                const Vector3d& b1, EdgeEdgeCase c) {
+  return Expand(EdgeEdgeReducedDistance(a0, a1, b0, b1, c));
 }
 
 double PointTriangleDistance(const Vector3d& p, const Vector3d& t0, const Vector3d& t1, const Vector3d& t2,
@@ -418,7 +438,7 @@ DistanceDerivatives EdgeCrossSquaredNormDerivatives(const Vector3d& a0, const Ve
   Eigen::Matrix<double, 2, 4> C;
   C << -1, 1, 0, 0,  // a = a1 − a0
       0, 0, -1, 1;   // b = b1 − b0
-  return MapToPair<2, 4>(y, C, {0, 1, 2, 3});
+  return Expand(Reduce<2, 4>(y, C, {0, 1, 2, 3}));
 }
 
 }  // namespace ductile::fem

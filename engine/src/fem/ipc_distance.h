@@ -48,6 +48,24 @@ struct DistanceDerivatives {
   Matrix12d hessian = Matrix12d::Zero();
 };
 
+/// The same squared distance as a function of its K ≤ 3 difference vectors y = C x (yₖ = Σⱼ C(k, j) xⱼ over the
+/// pair's four points): value, gradient and Hessian in y (the first 3K entries and the leading 3K x 3K block), and
+/// C (the first K rows). ∇ₓd = Mᵀ∇_y d and ∇²ₓd = Mᵀ∇²_y d M with M = C ⊗ I₃ (Expand); ∇²_y d has no translation
+/// null space, so the barrier projects its Hessian to PSD here, a smaller eigenproblem (fem/ipc_barrier.h).
+struct ReducedDistance {
+  int k = 0;
+  double d = 0;
+  Eigen::Matrix<double, 9, 1> gradient = Eigen::Matrix<double, 9, 1>::Zero();
+  Eigen::Matrix<double, 9, 9> hessian = Eigen::Matrix<double, 9, 9>::Zero();
+  Eigen::Matrix<double, 3, 4> C = Eigen::Matrix<double, 3, 4>::Zero();
+};
+ReducedDistance PointTriangleReducedDistance(const Eigen::Vector3d& p, const Eigen::Vector3d& t0,
+                                             const Eigen::Vector3d& t1, const Eigen::Vector3d& t2, PointTriangleCase c);
+ReducedDistance EdgeEdgeReducedDistance(const Eigen::Vector3d& a0, const Eigen::Vector3d& a1, const Eigen::Vector3d& b0,
+                                        const Eigen::Vector3d& b1, EdgeEdgeCase c);
+/// The derivatives over the 12 coordinates of the pair.
+DistanceDerivatives Expand(const ReducedDistance& r);
+
 /// The squared distance of point p to triangle (t0, t1, t2) in case `c` (the value only).
 double PointTriangleDistance(const Eigen::Vector3d& p, const Eigen::Vector3d& t0, const Eigen::Vector3d& t1,
                              const Eigen::Vector3d& t2, PointTriangleCase c);

@@ -339,13 +339,17 @@ PairEnergy IpcSystem::BarrierEnergy(const ActivePair& p, const std::vector<Vecto
     return e;
   }
   const auto v = PairPoints(p.points, surface);
-  e = p.edge_edge ? EdgeEdgeBarrier(v[0], v[1], v[2], v[3], static_cast<EdgeEdgeCase>(p.kind), s_hat, p.eps_x)
-                  : PointTriangleBarrier(v[0], v[1], v[2], v[3], static_cast<PointTriangleCase>(p.kind), s_hat);
-  e.gradient *= state_.kappa;
+  const auto ee = static_cast<EdgeEdgeCase>(p.kind);
+  const auto pt = static_cast<PointTriangleCase>(p.kind);
   if (with_hessian) {
+    e = p.edge_edge ? ProjectedEdgeEdgeBarrier(v[0], v[1], v[2], v[3], ee, s_hat, p.eps_x)
+                    : ProjectedPointTriangleBarrier(v[0], v[1], v[2], v[3], pt, s_hat);
     e.hessian *= state_.kappa;
-    ProjectToPsd<12>(e.hessian);
+  } else {
+    e = p.edge_edge ? EdgeEdgeBarrier(v[0], v[1], v[2], v[3], ee, s_hat, p.eps_x)
+                    : PointTriangleBarrier(v[0], v[1], v[2], v[3], pt, s_hat);
   }
+  e.gradient *= state_.kappa;
   return e;
 }
 

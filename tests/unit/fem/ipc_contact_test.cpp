@@ -207,6 +207,46 @@ TEST(FemIpcBarrier, PairBarriersMatchFiniteDifferencesIncludingTheMollifier) {
   EXPECT_GE(mollified, 5);  // the mollified branch was exercised
 }
 
+// The projected pair barriers (projection over the distance's difference vectors, fem/ipc_barrier.h): the same
+// energy and gradient as the exact ones, a PSD Hessian, and one that only adds curvature to the exact Hessian where
+// that is negative (projected − exact = Mᵀ Q max(−Λ, 0) Qᵀ M is PSD), so a positive part is never lost. Eigenvalues
+// to −1e-10 ‖H‖ (round-off of the 12x12 eigen-decomposition that checks them). Every point–triangle and edge–edge
+// case within d̂, and mollified edge pairs, appear; the pairs' Hessians are indefinite (b′ < 0), so each is projected.
+TEST(FemIpcBarrier, ProjectedPairBarriersArePsdAndOnlyAddCurvature) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const double s_hat = 0.3;
+  int indefinite = 0;
+  auto min_eigenvalue = [](const Matrix12d& H) {
+    return Eigen::SelfAdjointEigenSolver<Matrix12d>(H).eigenvalues().minCoeff();
+  };
+  auto check = [&](const PairEnergy& exact, const PairEnergy& projected) {
+    EXPECT_EQ(projected.energy, exact.energy);
+    EXPECT_LT((projected.gradient - exact.gradient).norm(), 1e-12 * (1 + exact.gradient.norm()));
+    const double scale = exact.hessian.norm();
+    EXPECT_GE(min_eigenvalue(projected.hessian), -1e-10 * scale);
+    EXPECT_GE(min_eigenvalue(projected.hessian - exact.hessian), -1e-10 * scale);
+    indefinite += min_eigenvalue(exact.hessian) < -1e-6 * scale;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    Vector12d x;
+    for (int i = 0; i < 12; ++i) x[i] = u(rng);
+    if (trial % 2) x.segment<3>(9) = x.segment<3>(6) + (x.segment<3>(3) - x.segment<3>(0)) + 0.02 * x.segment<3>(9);
+    const auto v = Split(x);
+    const EdgeEdgeCase ec = ClassifyEdgeEdge(v[0], v[1], v[2], v[3]);
+    if (EdgeEdgeDistance(v[0], v[1], v[2], v[3], ec) < s_hat) {
+      const double eps_x = EdgeEdgeMollifierThreshold(v[0], v[1], v[2], v[3]) * 50;
+      check(EdgeEdgeBarrier(v[0], v[1], v[2], v[3], ec, s_hat, eps_x),
+            ProjectedEdgeEdgeBarrier(v[0], v[1], v[2], v[3], ec, s_hat, eps_x));
+    }
+    const PointTriangleCase pc = ClassifyPointTriangle(v[0], v[1], v[2], v[3]);
+    if (PointTriangleDistance(v[0], v[1], v[2], v[3], pc) < s_hat)
+      check(PointTriangleBarrier(v[0], v[1], v[2], v[3], pc, s_hat),
+            ProjectedPointTriangleBarrier(v[0], v[1], v[2], v[3], pc, s_hat));
+  }
+  EXPECT_GE(indefinite, 20);  // the projection was exercised
+}
+
 TEST(FemIpcFriction, PotentialMatchesFiniteDifferencesInBothRegimesAndIsConvex) {
   std::mt19937 rng(9);
   std::uniform_real_distribution<double> u(-1, 1);
