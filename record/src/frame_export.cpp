@@ -133,13 +133,42 @@ struct FrameExporter::Impl {
   std::vector<std::string> shape_names;
   std::vector<std::size_t> cloth_triangles;
   std::vector<std::string> cloth_names;
+  // FEM–IPC bodies: surface triangles, vertex counts, names, whether they carry stress (soft, not affine).
+  std::vector<std::size_t> soft_triangles, soft_vertices;
+  std::vector<std::string> soft_names;
+  std::vector<bool> soft_stress;
   std::vector<double> times;
   std::size_t bodies = 0;
 
   std::string Problem(const std::string& what) const { return "export to " + dir.string() + ": " + what; }
   std::string First(const Snapshot& s);
   std::string Index() const;
+  bool SameSoftBodies(const Snapshot& s) const {
+    if (s.soft_bodies.size() != soft_vertices.size()) return false;
+    for (std::size_t b = 0; b < soft_vertices.size(); ++b)
+      if (s.soft_bodies[b].vertices.size() != soft_vertices[b]) return false;
+    return true;
+  }
+  // /frames/k/soft_bodies/b/position (and von_mises for soft ones).
+  bool WriteSoftBodies(hid_t frame, const Snapshot& s) const;
 };
+
+bool FrameExporter::Impl::WriteSoftBodies(hid_t frame, const Snapshot& s) const {
+  if (s.soft_bodies.empty()) return true;
+  Group all(frame, "soft_bodies");
+  bool ok = all.id >= 0;
+  for (std::size_t b = 0; b < s.soft_bodies.size() && ok; ++b) {
+    const SnapshotSoftBody& body = s.soft_bodies[b];
+    Group one(all.id, std::to_string(b));
+    ok = one.id >= 0 && Dataset(one.id, "position", H5T_NATIVE_FLOAT, {body.vertices.size(), 3}, body.vertices.data());
+    if (ok && soft_stress[b]) {
+      std::vector<float> von_mises = body.von_mises;
+      von_mises.resize(body.vertices.size(), 0.0f);  // a snapshot taken without stress: zeros
+      ok = Dataset(one.id, "von_mises", H5T_NATIVE_FLOAT, {von_mises.size()}, von_mises.data());
+    }
+  }
+  return ok;
+}
 
 FrameExporter::FrameExporter() : impl_(std::make_unique<Impl>()) {}
 
@@ -217,6 +246,25 @@ std::string FrameExporter::Impl::First(const Snapshot& s) {
            Dataset(one.id, "triangles", H5T_NATIVE_INT32, {triangles.size(), 3}, triangles.data());
     }
   }
+  {
+    Group g(file, "soft_bodies");
+    for (std::size_t b = 0; b < s.soft_bodies.size() && ok; ++b) {
+      const SnapshotSoftBody& body = s.soft_bodies[b];
+      std::vector<std::array<std::int32_t, 3>> triangles;
+      if (body.triangles)
+        for (const auto& t : *body.triangles)
+          triangles.push_back(
+              {static_cast<std::int32_t>(t[0]), static_cast<std::int32_t>(t[1]), static_cast<std::int32_t>(t[2])});
+      soft_triangles.push_back(triangles.size());
+      soft_vertices.push_back(body.vertices.size());
+      soft_names.push_back(body.name);
+      soft_stress.push_back(!body.affine);
+      Group one(g.id, std::to_string(b));
+      ok = one.id >= 0 && Strings(one.id, "name", {body.name}) &&
+           Scalar(one.id, "affine", H5T_NATIVE_INT32, static_cast<std::int32_t>(body.affine)) &&
+           Dataset(one.id, "triangles", H5T_NATIVE_INT32, {triangles.size(), 3}, triangles.data());
+    }
+  }
   Group frames_group(file, "frames");
   return ok && frames_group.id >= 0 ? std::string() : Problem("cannot write the file's layout");
 }
@@ -227,7 +275,7 @@ std::string FrameExporter::Write(const Snapshot& s) {
   if (m.frames == 0) {
     if (std::string problem = m.First(s); !problem.empty()) return problem;
   } else if (s.particles.position.size() != m.particles || s.shapes.size() != m.shapes.size() ||
-             s.bodies.size() != m.bodies) {
+             s.bodies.size() != m.bodies || !m.SameSoftBodies(s)) {
     return m.Problem("frame " + std::to_string(m.frames) + " has other particles or bodies than the first");
   }
   const std::size_t n = m.particles;
@@ -261,6 +309,7 @@ std::string FrameExporter::Write(const Snapshot& s) {
         world.push_back(Place(v, s.shapes[k].quaternion, s.shapes[k].position));
       ok = shapes.id >= 0 && Dataset(shapes.id, std::to_string(k), H5T_NATIVE_FLOAT, {world.size(), 3}, world.data());
     }
+    ok = ok && m.WriteSoftBodies(g.id, s);
   }
   if (frames_group >= 0) H5Gclose(frames_group);
   if (!ok) return m.Problem("cannot write frame " + std::to_string(m.frames) + " (disk full?)");
@@ -298,7 +347,7 @@ std::string Escaped(const std::string& text) {
 }  // namespace
 
 // The XDMF 2 index: a temporal collection of the frames, each a spatial collection of the particles (polyvertex),
-// every rigid shape and every cloth (triangles), their data items in frames.h5.
+// every rigid shape, every cloth and every soft or affine body (triangles), their data items in frames.h5.
 std::string FrameExporter::Impl::Index() const {
   std::ostringstream x;
   x << std::setprecision(17);  // frame times 1 ms apart stay apart past 1000 s (the default 6 digits merge them)
@@ -313,13 +362,19 @@ std::string FrameExporter::Impl::Index() const {
     x << "</Attribute>";
   };
   const auto triangles = [&](const std::string& name, const std::string& topology, std::size_t count,
-                             const std::string& geometry, std::size_t vertices) {
+                             const std::string& geometry, std::size_t vertices, const std::string& stress = {}) {
     x << R"(<Grid Name=")" << Escaped(name) << R"(" GridType="Uniform"><Topology TopologyType="Triangle" )"
       << R"(NumberOfElements=")" << count << R"(">)";
     item(topology, std::to_string(count) + " 3", "Int");
     x << R"(</Topology><Geometry GeometryType="XYZ">)";
     item(geometry, std::to_string(vertices) + " 3", "Float");
-    x << "</Geometry></Grid>\n";
+    x << "</Geometry>";
+    if (!stress.empty()) {
+      x << R"(<Attribute Name="von_mises" AttributeType="Scalar" Center="Node">)";
+      item(stress, std::to_string(vertices), "Float");
+      x << "</Attribute>";
+    }
+    x << "</Grid>\n";
   };
   x << "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"2.0\">\n<Domain>\n"
     << R"(<Grid Name="run" GridType="Collection" CollectionType="Temporal">)" << '\n';
@@ -347,6 +402,11 @@ std::string FrameExporter::Impl::Index() const {
     for (std::size_t c = 0; c < cloth_triangles.size(); ++c)
       triangles(cloth_names[c] + " (cloth)", "/cloth/" + std::to_string(c) + "/triangles", cloth_triangles[c],
                 f + "/position", particles);
+    for (std::size_t b = 0; b < soft_names.size(); ++b) {
+      const std::string at = f + "/soft_bodies/" + std::to_string(b);
+      triangles(soft_names[b], "/soft_bodies/" + std::to_string(b) + "/triangles", soft_triangles[b], at + "/position",
+                soft_vertices[b], soft_stress[b] ? at + "/von_mises" : std::string());
+    }
     x << "</Grid>\n";
   }
   x << "</Grid>\n</Domain>\n</Xdmf>\n";

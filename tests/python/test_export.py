@@ -77,6 +77,28 @@ def test_python_exporter_writes_rigid_and_cloth_meshes(tmp_path):
         assert f["frames/000002/body_position"].shape == (len(sim.rigid_bodies()), 3)
 
 
+def test_cli_export_holds_soft_bodies_with_their_stress(tmp_path):
+    out = tmp_path / "grasp"
+    subprocess.run([str(CLI), "run", str(SOURCE / "scenes" / "soft_cube_grasp.yaml"), "--duration", "0.3", "--export",
+                    str(out), "--quiet"], check=True)
+    check_index(out)
+    with h5py.File(out / "frames.h5", "r") as f:
+        cube = f["soft_bodies/0"]
+        assert cube.attrs["name"][0] == "cube" and cube.attrs["affine"] == 0
+        triangles = cube["triangles"][...]
+        first, last = f["frames/000000/soft_bodies/0"], f["frames"][sorted(f["frames"])[-1]]["soft_bodies/0"]
+        assert triangles.min() == 0 and triangles.max() < first["position"].shape[0]
+        # The 5 cm cube resting on the ground at t = 0, then squeezed: stressed, still within the fingers' gap.
+        position = first["position"][...]
+        assert position.min(axis=0) == pytest.approx([-0.025, -0.025, 0.0005], abs=1e-4)
+        assert position.max(axis=0) == pytest.approx([0.025, 0.025, 0.0505], abs=1e-4)
+        squeezed = last["position"][...]
+        assert np.ptp(squeezed[:, 0]) < 0.0475  # the fingers close 4 mm each (docs: the scene's comment)
+        assert np.all(last["von_mises"][...] >= 0) and last["von_mises"][...].max() > 1e3
+    index = (out / "frames.xmf").read_text()
+    assert 'Grid Name="cube"' in index and "/soft_bodies/0/von_mises" in index
+
+
 def test_an_unwritable_export_folder_is_refused(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")

@@ -21,6 +21,11 @@
 //                         attributes name, body (−1: static)
 //   /frames/k/shapes/s    V x 3 float32, the shape's vertices in the world at frame k [m]
 //   /cloth/c/triangles    T x 3 int32, indices of particles (a cloth's vertices), attribute object
+//   /soft_bodies/b/triangles   T x 3 int32, a FEM–IPC body's surface (indices of its vertices), attributes name,
+//                         affine (1: an affine rigid body, 0: a soft body)
+//   /frames/k/soft_bodies/b/position   V x 3 float32 [m], the body's vertices in the world (a soft body's all,
+//                         interior ones too; an affine body's surface)
+//   /frames/k/soft_bodies/b/von_mises  V float32 [Pa], soft bodies only (the stress the studio colours by)
 #pragma once
 
 #include <filesystem>
