@@ -26,6 +26,7 @@
 #include "ductile/parameters.h"
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
+#include "ductile/snapshot.h"
 #include "ductile/state.h"
 #include "ductile/telemetry.h"
 #include "mpm/mpm_state.h"
@@ -206,6 +207,31 @@ class PySimulator {
     d["mpm_contacts"] = s.mpm_contacts;
     return d;
   }
+  std::vector<std::string> SoftBodyNames() const {
+    std::vector<std::string> names;
+    for (int i = 0; i < sim_->num_ipc_bodies(); ++i) names.push_back(sim_->SummarizeIpcBody(i).name);
+    return names;
+  }
+  py::tuple SoftBodyPose(const std::string& name) const {
+    const IpcBodySummary s = sim_->SummarizeIpcBody(SoftBodyIndex(name));
+    return PoseTuple(s.position, s.quaternion);
+  }
+  // The body's vertices (a soft body's all, an affine body's surface) and surface triangles, from a snapshot.
+  py::tuple SoftBodyMesh(const std::string& name) const {
+    const int index = SoftBodyIndex(name);
+    Snapshot snapshot;
+    sim_->CaptureSnapshot(snapshot, false);
+    const SnapshotSoftBody& body = snapshot.soft_bodies.at(static_cast<std::size_t>(index));
+    py::array_t<float> vertices({static_cast<py::ssize_t>(body.vertices.size()), py::ssize_t{3}});
+    std::memcpy(vertices.mutable_data(), body.vertices.data(), body.vertices.size() * sizeof(body.vertices[0]));
+    const std::size_t count = body.triangles ? body.triangles->size() : 0;
+    py::array_t<std::int32_t> triangles({static_cast<py::ssize_t>(count), py::ssize_t{3}});
+    auto t = triangles.mutable_unchecked<2>();
+    for (std::size_t k = 0; k < count; ++k)
+      for (int c = 0; c < 3; ++c)
+        t(static_cast<py::ssize_t>(k), c) = static_cast<std::int32_t>((*body.triangles)[k][c]);
+    return py::make_tuple(vertices, triangles);
+  }
   std::vector<std::string> ObjectNames() const {
     std::vector<std::string> names;
     for (const ObjectInfo& o : sim_->model().objects) names.push_back(o.name);
@@ -378,6 +404,11 @@ class PySimulator {
     if (!sim_->HasRobot(robot)) throw py::key_error("no robot '" + robot + "' in the scene (robots() lists them)");
   }
 
+  int SoftBodyIndex(const std::string& name) const {
+    for (int i = 0; i < sim_->num_ipc_bodies(); ++i)
+      if (sim_->SummarizeIpcBody(i).name == name) return i;
+    throw py::key_error("no soft or affine body '" + name + "' in the scene (soft_bodies() lists them)");
+  }
   RigidBodySummary Body(const std::string& name) const {
     for (int i = 0; i < sim_->num_rigid_bodies(); ++i) {
       RigidBodySummary s = sim_->SummarizeRigidBody(i);
@@ -481,6 +512,14 @@ PYBIND11_MODULE(_ductile, m) {
            "(position [m], quaternion (w, x, y, z)) of a rigid body, world.")
       .def("body_contact", &Held<&PySimulator::BodyContact>::Call, py::arg("name"),
            "The body's mean contact force and torque over the last step [N, N·m] and its particle contacts.")
+      .def("soft_bodies", &Held<&PySimulator::SoftBodyNames>::Call,
+           "Names of the FEM–IPC bodies: the soft bodies, then the affine bodies.")
+      .def("soft_body_pose", &Held<&PySimulator::SoftBodyPose>::Call, py::arg("name"),
+           "(position, quaternion): a soft body's centre of mass (identity rotation), an affine body's centre of mass "
+           "and nearest rotation (w, x, y, z).")
+      .def("soft_body_mesh", &Held<&PySimulator::SoftBodyMesh>::Call, py::arg("name"),
+           "(vertices V×3 float32 [m], triangles T×3 int32): a soft body's vertices (interior ones too) and surface, "
+           "an affine body's surface, in the world now.")
       .def("objects", &Held<&PySimulator::ObjectNames>::Call, "Names of the MPM objects.")
       .def("object_summary", &Held<&PySimulator::Object>::Call, py::arg("name"),
            "Mass, centre of mass, velocity, bounds and kinetic energy of an MPM object.")

@@ -65,6 +65,27 @@ def test_rigid_bodies_and_poses():
         sim.body_pose("nothing")
 
 
+def test_soft_and_affine_bodies():
+    sim = ductile.Simulator(str(SOURCE / "scenes" / "soft_ball_on_stack.yaml"), threads=1)
+    names = sim.soft_bodies()
+    assert len(names) == 4  # the ball, then the three affine blocks
+    ball = names[0]
+    vertices, triangles = sim.soft_body_mesh(ball)
+    assert vertices.dtype == np.float32 and vertices.shape[1] == 3
+    assert triangles.dtype == np.int32 and triangles.min() >= 0 and triangles.max() < len(vertices)
+    centre, q = sim.soft_body_pose(ball)
+    assert q == pytest.approx([1, 0, 0, 0])
+    # A soft body's pose is its vertices' centre of mass: lumped masses, so near their plain mean on a uniform mesh.
+    assert centre == pytest.approx(vertices.mean(axis=0), abs=5e-3)
+    sim.step(20)
+    fallen, _ = sim.soft_body_pose(ball)
+    assert fallen[2] < centre[2]
+    block_p, block_q = sim.soft_body_pose(names[1])
+    assert np.linalg.norm(block_q) == pytest.approx(1)
+    with pytest.raises(KeyError, match="no soft or affine body 'nothing'"):
+        sim.soft_body_mesh("nothing")
+
+
 def test_two_rollouts_from_a_restored_state_are_identical():
     sim = cube()
     sim.step(20)
