@@ -209,6 +209,7 @@ class PySimulator {
   }
   std::vector<std::string> SoftBodyNames() const {
     std::vector<std::string> names;
+    names.reserve(static_cast<std::size_t>(sim_->num_ipc_bodies()));
     for (int i = 0; i < sim_->num_ipc_bodies(); ++i) names.push_back(sim_->SummarizeIpcBody(i).name);
     return names;
   }

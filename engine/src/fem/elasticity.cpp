@@ -380,13 +380,13 @@ Matrix12d TetHessian(ElasticModel model, const LameParameters& lame, const TetRe
   B.row(0) = -rest.Dm_inv.colwise().sum();
   B.bottomRows<3>() = rest.Dm_inv;
   Eigen::Matrix<double, 12, 9> T;  // (B̃ ⊗ I₃) H
-  for (int a = 0; a < 4; ++a)
-    for (int l = 0; l < 3; ++l)
+  for (Eigen::Index a = 0; a < 4; ++a)
+    for (Eigen::Index l = 0; l < 3; ++l)
       T.block<3, 3>(3 * a, 3 * l) =
           B(a, 0) * H.block<3, 3>(0, 3 * l) + B(a, 1) * H.block<3, 3>(3, 3 * l) + B(a, 2) * H.block<3, 3>(6, 3 * l);
   Matrix12d out;
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b)
+  for (Eigen::Index a = 0; a < 4; ++a)
+    for (Eigen::Index b = 0; b < 4; ++b)
       out.block<3, 3>(3 * a, 3 * b) =
           rest.volume *
           (B(b, 0) * T.block<3, 3>(3 * a, 0) + B(b, 1) * T.block<3, 3>(3 * a, 3) + B(b, 2) * T.block<3, 3>(3 * a, 6));

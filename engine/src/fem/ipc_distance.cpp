@@ -292,8 +292,8 @@ ReducedDistance EdgeEdgeReducedDistance(const Vector3d& a0, const Vector3d& a1, 
 
 DistanceDerivatives Expand(const ReducedDistance& r) {
   Eigen::Matrix<double, 9, 12> M = Eigen::Matrix<double, 9, 12>::Zero();
-  for (int k = 0; k < r.k; ++k)
-    for (int j = 0; j < 4; ++j) M.block<3, 3>(3 * k, 3 * j) = r.C(k, j) * Matrix3d::Identity();
+  for (Eigen::Index k = 0; k < r.k; ++k)
+    for (Eigen::Index j = 0; j < 4; ++j) M.block<3, 3>(3 * k, 3 * j) = r.C(k, j) * Matrix3d::Identity();
   DistanceDerivatives out;
   out.d = r.d;
   out.gradient = M.transpose() * r.gradient;
