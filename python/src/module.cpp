@@ -189,11 +189,16 @@ class PySimulator {
   }
 
   // ---- rigid bodies and objects
-  std::vector<std::string> BodyNames() const {
+  // The names of `count` items, `summarize(i).name` each.
+  template <typename Summarize>
+  static std::vector<std::string> NamesOf(int count, Summarize summarize) {
     std::vector<std::string> names;
-    names.reserve(static_cast<std::size_t>(sim_->num_rigid_bodies()));
-    for (int i = 0; i < sim_->num_rigid_bodies(); ++i) names.push_back(sim_->SummarizeRigidBody(i).name);
+    names.reserve(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) names.push_back(summarize(i).name);
     return names;
+  }
+  std::vector<std::string> BodyNames() const {
+    return NamesOf(sim_->num_rigid_bodies(), [&](int i) { return sim_->SummarizeRigidBody(i); });
   }
   py::tuple BodyPose(const std::string& name) const {
     const RigidBodySummary s = Body(name);
@@ -208,10 +213,7 @@ class PySimulator {
     return d;
   }
   std::vector<std::string> SoftBodyNames() const {
-    std::vector<std::string> names;
-    names.reserve(static_cast<std::size_t>(sim_->num_ipc_bodies()));
-    for (int i = 0; i < sim_->num_ipc_bodies(); ++i) names.push_back(sim_->SummarizeIpcBody(i).name);
-    return names;
+    return NamesOf(sim_->num_ipc_bodies(), [&](int i) { return sim_->SummarizeIpcBody(i); });
   }
   py::tuple SoftBodyPose(const std::string& name) const {
     const IpcBodySummary s = sim_->SummarizeIpcBody(SoftBodyIndex(name));

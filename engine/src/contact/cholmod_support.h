@@ -50,4 +50,11 @@ inline cholmod_sparse LowerTriangleView(std::size_t n, std::size_t nonzeros, int
   return view;
 }
 
+/// The column vector of `n` doubles at `x` as a CHOLMOD dense matrix (no copy; CHOLMOD only reads a right-hand
+/// side); the array must outlive the view.
+inline cholmod_dense DenseColumnView(std::size_t n, double* x) {
+  return {
+      .nrow = n, .ncol = 1, .nzmax = n, .d = n, .x = x, .z = nullptr, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+}
+
 }  // namespace ductile::contact

@@ -120,14 +120,7 @@ Eigen::VectorXd SparseNewtonSystem::Solve(const std::vector<Eigen::MatrixXd>& G,
   if (!cholmod_factorize(&view, cholmod_->factor, &cm) || cm.status == CHOLMOD_NOT_POSDEF)
     throw std::runtime_error("SAP: the Newton Hessian is not positive definite (CHOLMOD)");
   Eigen::VectorXd rhs = r;
-  cholmod_dense b{};
-  b.nrow = static_cast<std::size_t>(rhs.size());
-  b.ncol = 1;
-  b.nzmax = b.nrow;
-  b.d = b.nrow;
-  b.x = rhs.data();
-  b.xtype = CHOLMOD_REAL;
-  b.dtype = CHOLMOD_DOUBLE;
+  cholmod_dense b = DenseColumnView(static_cast<std::size_t>(rhs.size()), rhs.data());
   cholmod_dense* x = cholmod_solve(CHOLMOD_A, cholmod_->factor, &b, &cm);
   if (!x) throw std::runtime_error("SAP: the sparse Newton solve failed (CHOLMOD)");
   Eigen::VectorXd out = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(x->x), rhs.size());

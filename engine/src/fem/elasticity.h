@@ -74,6 +74,8 @@ struct LameParameters {
 /// μ = E / (2(1 + ν)), λ = E ν / ((1 + ν)(1 − 2ν)) from Young's modulus E [Pa] > 0 and Poisson's ratio
 /// −1 < ν < 0.5. The inputs are not checked (the caller validates them). Pure, thread-safe.
 LameParameters LameFromYoungPoisson(double youngs_modulus, double poisson_ratio);
+/// Its inverse's first half: E = μ(3λ + 2μ)/(λ + μ) [Pa]. Pure.
+double YoungsModulus(const LameParameters& lame);
 
 /// Energy density Ψ(F) [J/m³] of deformation gradient F. +∞ for the neo-Hookean model when det F ≤ 0 (a line search
 /// relies on it); finite for every finite F otherwise. Pure, thread-safe.

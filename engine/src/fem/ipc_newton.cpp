@@ -73,8 +73,9 @@ double IpcSystem::StepBound(const std::vector<Vector3d>& from, const std::vector
 // stiffness"). The mass-based bound alone is far softer than a soft body's elements: a gripper's squeeze (a
 // prescribed motion, absent from the balance at the step's start) then drives the gap down to 10⁻⁹ m, deep in the
 // barrier's singular part, where Newton crawls in short CCD-bounded steps (8 iterations a step while the fingers of
-// bench/ipc_bench.cpp close, 5 on average). With the floor the gap settles at microns (a physical contact layer)
-// and the close–lift takes 3.1 iterations a step (bench/results/amd-epyc-2core-ipc.md).
+// bench/ipc_bench.cpp close, 5.06 on average: BM_IpcGripperCloseLift at commit fe4ce46). With the floor the gap
+// settles at microns (a physical contact layer) and the close–lift takes 3.1 iterations a step
+// (bench/results/amd-epyc-2core-ipc.md).
 void IpcSystem::UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Candidates& candidates, double h) {
   if (settings_.barrier_stiffness > 0) {
     state_.kappa = settings_.barrier_stiffness * h * h;
@@ -86,11 +87,8 @@ void IpcSystem::UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Ca
   const double s_ref = 0.01 * s_hat;
   const ScalarDerivatives b_ref = Barrier(s_ref, s_hat);
   const double normal_stiffness = 2 * b_ref.first + 4 * s_ref * b_ref.second;  // ∂²b(d²)/∂d² at d̂/10
-  for (const SoftBody& body : soft_) {
-    const LameParameters& l = body.lame;
-    const double youngs_modulus = l.mu * (3 * l.lambda + 2 * l.mu) / (l.lambda + l.mu);
-    kappa_min = std::max(kappa_min, h * h * youngs_modulus * body.element_size / normal_stiffness);
-  }
+  for (const SoftBody& body : soft_)
+    kappa_min = std::max(kappa_min, h * h * YoungsModulus(body.lame) * body.element_size / normal_stiffness);
   const double kappa_max = 100 * kappa_min;
   Derivative free, barrier;
   Derivatives(z, state_.kinematic_points, {}, candidates, h, kInertiaAndElastic, false, free);
@@ -107,7 +105,6 @@ void IpcSystem::UpdateBarrierStiffnessAtStart(const Eigen::VectorXd& z, const Ca
 IpcStepReport IpcSystem::Step(double h) {
   IpcStepReport report;
   iterate_min_distance_.clear();
-  refactor_ = true;
   Predict(h);
   NewtonState newton;
   newton.z = GatherDofs();

@@ -59,6 +59,7 @@ int IpcSystem::AddSoftBody(const SoftBodyDesc& desc) {
   b.tet_count = static_cast<int>(desc.tets.size());
   b.model = desc.model;
   b.lame = desc.lame;
+  double volume = 0;  // of all its tets [m³]
   for (std::size_t t = 0; t < desc.tets.size(); ++t) {
     const auto& tet = desc.tets[t];
     for (int v : tet)
@@ -72,10 +73,10 @@ int IpcSystem::AddSoftBody(const SoftBodyDesc& desc) {
     tets_.push_back(
         {tet[0] + b.first_vertex, tet[1] + b.first_vertex, tet[2] + b.first_vertex, tet[3] + b.first_vertex});
     tet_body_.push_back(body);
-    b.element_size += rest->volume;
+    volume += rest->volume;
   }
   // ℓ = ∛(6 V̄): the edge of the cube a mean tetrahedron would fill as one of six (the barrier's elastic floor).
-  b.element_size = b.tet_count > 0 ? std::cbrt(6.0 * b.element_size / b.tet_count) : 0.0;
+  b.element_size = b.tet_count > 0 ? std::cbrt(6.0 * volume / b.tet_count) : 0.0;
   const std::vector<double> mass = LumpedMasses(desc.vertices, desc.tets, desc.density);
   for (int i = 0; i < b.vertex_count; ++i) {
     state_.x.push_back(desc.vertices[i]);

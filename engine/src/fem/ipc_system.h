@@ -349,12 +349,11 @@ class IpcSystem {
   std::vector<std::array<int, 144>> tet_slots_;
   std::vector<int> mass_slots_;
   std::vector<std::array<int, 144>> affine_slots_;
-  // The Newton matrix (lower triangle), the linear solver, the sparsity pattern its symbolic analysis was made for,
-  // and whether the next solve factorises (the first of each step; fem/ipc_linear_solve.cpp).
+  // The Newton matrix (lower triangle), the linear solver and the sparsity pattern its symbolic analysis was made for
+  // (fem/ipc_linear_solve.cpp).
   Eigen::SparseMatrix<double> newton_matrix_;
   std::unique_ptr<contact::CholmodWorkspace> linear_solver_;
   std::vector<int> pattern_outer_, pattern_inner_;
-  bool refactor_ = true;
 };
 
 }  // namespace ductile::fem
