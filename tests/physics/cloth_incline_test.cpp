@@ -5,14 +5,12 @@
 // applies alone). Coulomb's law: the sheet sticks when tan θ ≤ μ and otherwise slides down with
 // a = g (sin θ − μ cos θ). The grid domain reaches at least 0.1 m past the sheet's path on every side.
 //
-// The contact solve runs to ε_r = 1e-6 (`simulation.contact_tolerance_relative`) instead of the default 5e-2. The
-// default stopping rule bounds the residual by ε_r times the stencil nodes' momentum norm ‖√M v‖; a sheet sliding
-// at 1 m/s has ‖√M v‖ ≈ 0.1 while the contact impulse of a substep is only ~m g Δt (D-norm ~1e-4), so the rule is
-// met by the unsolved initial guess (0.4 iterations per 8 substeps, 43 of 121 vertices in contact per substep)
-// and the sliding sheet feels about 37% of Coulomb's friction: a = 3.95 m/s² instead of 2.36 at θ = 30°,
-// μ = 0.3, and 4.90 instead of 2.55 at θ = 40°, μ = 0.5 (measured; with ε_r = 1e-3 it is 2.39, with 1e-4 2.37).
-// What is tested here is the contact model converged (docs/architecture.md, "MPM-rigid contact", notes the
-// default stopping rule's error).
+// The contact is the default (near-rigid cone, contact.mpm_stiffness = 0) with the default tolerances. Under the
+// lagged Hunt-Crossley model that was the default before issue 45, the default stopping rule (ε_r = 5e-2 of the
+// stencil nodes' momentum norm ‖√M v‖, which for a sheet sliding at 1 m/s is far above a substep's contact impulse)
+// was met by the unsolved initial guess, and the sliding sheet felt about 37% of Coulomb's friction (3.95 m/s²
+// instead of 2.36 at θ = 30°, μ = 0.3); the test then ran at ε_r = 1e-6. The cone's solve starts from the last
+// substep's impulses of a stable contact set, and its sliding friction is μ times the solved normal impulse.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,7 +45,7 @@ std::string InclineScene(const Incline& incline) {
   const double z = -std::sin(incline.theta()) * local_x + std::cos(incline.theta()) * local_z;
   char buffer[1024];
   std::snprintf(buffer, sizeof buffer, R"(
-simulation: {dt: 1.0e-3, substeps: 8, contact_tolerance_relative: 1.0e-6}
+simulation: {dt: 1.0e-3, substeps: 8}
 grid: {h: 0.015625, domain: {min: [-0.5, -0.25, -0.4], max: [0.5, 0.25, 0.45]}}
 materials:
   cotton: {model: cloth, density: 1000, youngs_modulus: 1.0e5, poisson_ratio: 0.3, thickness: 0.001}
@@ -96,18 +94,20 @@ double FitAcceleration(const Trajectory& tr, double t0, double t1) {
   return testing::FitQuadraticAcceleration(tr.t, tr.along, t0, t1);
 }
 
-// The sheet neither lifts off nor sinks in: its centre stays on the face within 0.1 mm (measured under 1e-7 m; the
-// penalty sinks each vertex by its weight over contact.mpm_stiffness, m g cos θ / k ≈ 1e-7 m).
+// The sheet neither lifts off nor sinks in: its centre stays on the face within 0.3 mm. At rest it stays within
+// 1 µm; sliding, it wrinkles a little (the contacts' friction, solved to ε_r = 5e-2, is not quite uniform over the
+// sheet), raising its centre by up to 0.18 mm in 0.5 s (0.04 mm when solved to ε_r = 1e-6).
 void ExpectOnTheFace(const Trajectory& tr) {
   for (std::size_t i = 0; i < tr.t.size(); i += 50)
-    EXPECT_NEAR(tr.normal[i], tr.normal.front(), 1e-4) << "t = " << tr.t[i];
+    EXPECT_NEAR(tr.normal[i], tr.normal.front(), 3e-4) << "t = " << tr.t[i];
 }
 
-// tan θ ≤ μ: after settling (0.1 s) the sheet stays put. Not exactly: the regularised friction (Castro, Han,
-// Masterjohn 2023, Sec. V) is μ n v_t/√(v_t² + v_s²), so it holds the slope's pull m g sin θ only while slipping at
-// v_creep = v_s r/√(1 − r²), r = tan θ/μ: 1.06e-4 m/s at θ = 20°, μ = 0.5 and 1.46e-4 m/s at θ = 30°, μ = 0.7
-// (measured 1.26e-4 and 1.38e-4 over [0.1, 0.5] s; the vertices' slip is that of the grid velocities they
-// interpolate). Bound: twice v_creep over the 0.4 s, 0.085 and 0.12 mm; sliding would cover about 0.2 m.
+// tan θ ≤ μ: after settling (0.1 s) the sheet stays put. Not exactly: the cone's regularisation R_t = σ w lets a
+// sticking contact slip by σ = 1e-2 of the velocity change its friction makes in a substep (friction_cone_contact.h),
+// about σ g sin θ Δt/N = 4e-6 m/s at θ = 30° (measured 2e-6 and 3e-6 m/s at 20° and 30° over [0.1, 0.5] s). The
+// bound is the creep of the lagged Hunt-Crossley model's regularised friction (Castro, Han, Masterjohn 2023,
+// Sec. V), μ n v_t/√(v_t² + v_s²), which holds the slope's pull only while slipping at v_creep = v_s r/√(1 − r²),
+// r = tan θ/μ: twice that over the 0.4 s, 0.085 and 0.12 mm; sliding would cover about 0.2 m.
 TEST(ClothIncline, SticksWhereTheSlopeIsWithinTheFrictionCone) {
   for (const Incline incline : {Incline{20, 0.5}, Incline{30, 0.7}}) {
     SCOPED_TRACE(::testing::Message() << "θ = " << incline.theta_deg << "°, μ = " << incline.mu);
@@ -126,11 +126,11 @@ TEST(ClothIncline, SticksWhereTheSlopeIsWithinTheFrictionCone) {
 }
 
 // tan θ > μ: the acceleration fitted to the centre of mass over [0.1, 0.5] s (after the vertices' first contacts;
-// the sheet slides 0.3 m, staying on the 0.8 m face) against g (sin θ − μ cos θ). Measured 2.3572 against 2.3563 at
-// θ = 30°, μ = 0.3 and 2.5503 against 2.5483 at θ = 40°, μ = 0.5. Bound 1%: the solver's absolute tolerance
-// (contact_tolerance_absolute, 1e-6 in the D-norm) is 1% of a substep's contact impulse m g Δt/√m ≈ 1e-4, which
-// bounds the friction impulse's error; the regularisation takes μ n v_s²/(2 v²) off the friction, under 1e-7 of it
-// at the slip speeds here (over 0.2 m/s); gravity, the transfers and the cloth's internal forces conserve momentum.
+// the sheet slides 0.3 m, staying on the 0.8 m face) against g (sin θ − μ cos θ). Measured 2.3561 against 2.3563 at
+// θ = 30°, μ = 0.3 and 2.5483 against 2.5483 at θ = 40°, μ = 0.5. Bound 1%: a sliding contact's friction is μ times
+// its normal impulse, and the solver stops once its residual is below 5% of the stencil's momentum or impulse norm,
+// an error spread over the contacts in no preferred direction; gravity, the transfers and the cloth's internal
+// forces conserve momentum.
 TEST(ClothIncline, SlidesWithTheCoulombAcceleration) {
   for (const Incline incline : {Incline{30, 0.3}, Incline{40, 0.5}}) {
     SCOPED_TRACE(::testing::Message() << "θ = " << incline.theta_deg << "°, μ = " << incline.mu);

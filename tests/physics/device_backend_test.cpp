@@ -193,6 +193,7 @@ TEST(DeviceBackend, TheContactSolveAndTheClothAreTheSameForAnyThreadCount) {
 TEST(DeviceBackend, ARoundObjectTouchesWithItsSurfaceAsOnTheCpu) {
   for (const std::string& backend : DeviceBackends()) {
     std::vector<std::unique_ptr<Simulator>> sims;
+    int touched = 0;  // steps whose last substep had contacts, of the last run
     for (const std::string& b : {std::string("cpu"), backend}) {
       auto model = std::make_shared<const Model>(
           CompileModel(LoadScene(std::string(DUCTILE_SOURCE_DIR) + "/scenes/ball_on_slope.yaml",
@@ -202,11 +203,17 @@ TEST(DeviceBackend, ARoundObjectTouchesWithItsSurfaceAsOnTheCpu) {
                                   {"simulation.contact_tolerance_relative", "1e-5"},
                                   {"simulation.backend", b}})));
       sims.push_back(std::make_unique<Simulator>(model, SimulatorOptions{2}));
-      for (int s = 0; s < 100; ++s) sims.back()->Step();
+      touched = 0;
+      for (int s = 0; s < 100; ++s) {
+        sims.back()->Step();
+        touched += sims.back()->last_step().mpm_contacts > 0;
+      }
     }
     const ObjectSummary ball = sims[1]->SummarizeObject(0);
     EXPECT_GT(std::abs(ball.velocity[0]), 0.3) << "the ball must be rolling";
-    EXPECT_GT(sims[1]->last_step().mpm_contacts, 0);  // one per surface point with the default contact model
+    // Touching through its surface points: near-rigid contacts push them onto the face, so a step's last substep
+    // may hold none while others do.
+    EXPECT_GT(touched, 50);
     const double apart = Distance(*sims[0], *sims[1]).particle;
     std::printf("%s ball on the slope: particles %.3g m apart\n", backend.c_str(), apart);
     EXPECT_LT(apart, 1e-5) << backend;

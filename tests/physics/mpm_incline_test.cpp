@@ -1,7 +1,7 @@
-// An elastic MPM ball sliding down a rigid incline with near-rigid contact (`contact.mpm_stiffness: 0`, SAP's
-// regularised friction cone per particle contact; issue 23, "contact accurate at its defaults"; the ball-on-slope
-// experiment of Zong, Jiang, Han 2024, Sec. VII-A): a ball of radius 5 cm (E = 1 MPa, ν = 0.3, ρ = 1000 kg/m³,
-// h = 1/64 m) on the top face of a static box of 1.2 × 0.3 × 0.1 m pitched by θ = 30° about y, with the box's
+// An elastic MPM ball sliding down a rigid incline with the default near-rigid contact (`contact.mpm_stiffness: 0`,
+// SAP's regularised friction cone per particle contact; issues 23 and 45, "contact accurate at its defaults"; the
+// ball-on-slope experiment of Zong, Jiang, Han 2024, Sec. VII-A): a ball of radius 5 cm (E = 1 MPa, ν = 0.3, ρ = 1000
+// kg/m³, h = 1/64 m) on the top face of a static box of 1.2 × 0.3 × 0.1 m pitched by θ = 30° about y, with the box's
 // friction μ (the ball's material sets none). Below μ = κ/(1 + κ) tan θ (2/7 tan θ = 0.165 for a solid ball) it
 // slides, and its centre accelerates at g (sin θ − μ cos θ) whatever its spin. The solver's tolerances are the
 // defaults. Above that μ it rolls at g sin θ/(1 + κ), under both couplings, on the surface its particles carry from
@@ -27,10 +27,11 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr double kTheta = 30 * kPi / 180;
 constexpr double kRadius = 0.05;
 
-// The weak scheme's settings (near-rigid contact, 12 substeps of a 2 ms step) unless `simulation` says otherwise,
-// and the same with the default contact (the lagged Hunt-Crossley model at contact.mpm_stiffness = 1e4 N/m).
-constexpr const char* kWeakSettings = "simulation: {dt: 2.0e-3, substeps: 12}\ncontact: {mpm_stiffness: 0}";
-constexpr const char* kWeakDefaults = "simulation: {dt: 2.0e-3, substeps: 12}";
+// The weak scheme's settings (the default near-rigid contact, 12 substeps of a 2 ms step) unless `simulation` says
+// otherwise, and the same with the lagged Hunt-Crossley option at contact.mpm_stiffness = 1e4 N/m (the default
+// before issue 45).
+constexpr const char* kWeakSettings = "simulation: {dt: 2.0e-3, substeps: 12}";
+constexpr const char* kWeakHuntCrossley = "simulation: {dt: 2.0e-3, substeps: 12}\ncontact: {mpm_stiffness: 1.0e4}";
 constexpr const char* kStrongSettings = "simulation: {dt: 0.01, coupling: strong}";
 
 std::string BallScene(double mu, const std::string& extra, const std::string& settings = kWeakSettings) {
@@ -133,13 +134,13 @@ Outcome Measure(double mu, const std::string& extra = "", const std::string& set
 // Bound 1%: each contact's friction is exactly μ times its normal impulse while it slides (the cone's
 // regularisation R_t = σ w only lets a sticking contact creep), so what remains is the contacts' stick-slip as the
 // ball rocks on its sampled surface. The lagged Hunt-Crossley model with a near-rigid stiffness gave 3.1 m/s² at
-// μ = 0.05 (30% off; docs/architecture.md); the default contact, that model at 1e4 N/m a particle (one contact per
+// μ = 0.05 (30% off; docs/architecture.md); the Hunt-Crossley option at 1e4 N/m a particle (one contact per
 // point of the ball's surface: MpmRigidContact::KeepOnePerPoint), gives 4.4654 (0.3% under), within the same bound.
 TEST(MpmIncline, NearRigidBallSlidesWithTheCoulombAcceleration) {
-  for (const double signed_mu : {0.05, 0.1, -0.05}) {  // −0.05: μ = 0.05 with the default contact
+  for (const double signed_mu : {0.05, 0.1, -0.05}) {  // −0.05: μ = 0.05 with the Hunt-Crossley option
     const double mu = std::abs(signed_mu);
     SCOPED_TRACE(::testing::Message() << "μ = " << signed_mu);
-    const Outcome o = signed_mu > 0 ? Measure(mu) : Measure(mu, "", kWeakDefaults);
+    const Outcome o = signed_mu > 0 ? Measure(mu) : Measure(mu, "", kWeakHuntCrossley);
     ASSERT_LT(mu, o.kappa / (1 + o.kappa) * std::tan(kTheta));
     const double expected = kG * (std::sin(kTheta) - mu * std::cos(kTheta));
     if (signed_mu > 0)
@@ -147,7 +148,7 @@ TEST(MpmIncline, NearRigidBallSlidesWithTheCoulombAcceleration) {
     std::printf(
         "ball slides (μ = %.2f%s): a = %.4f m/s², g (sin θ − μ cos θ) = %.4f, centre at least %.4f m above "
         "the face\n",
-        mu, signed_mu > 0 ? "" : ", default contact", o.a, expected, o.lowest);
+        mu, signed_mu > 0 ? "" : ", Hunt-Crossley", o.a, expected, o.lowest);
     EXPECT_NEAR(o.a, expected, 0.01 * expected);
     // On the face, not in it: the centre stays more than r − h/2 above it (measured 4.97 cm: the ball touches on its
     // sphere; on its particles, the lowest of which lie a quarter cell inside the sphere, it was 4.49 cm).
@@ -157,21 +158,21 @@ TEST(MpmIncline, NearRigidBallSlidesWithTheCoulombAcceleration) {
 
 // Above μ = κ/(1 + κ) tan θ, at μ = 0.5 and 1.0, the weak scheme's ball rolls at g sin θ/(1 + κ + h²/(2r²)), what
 // the grid's inertia allows (APIC's grid field carries h²/4 per axis more than the particles; the strong scheme's
-// test below says more): measured 3.3830 and 3.3768 m/s² against 3.3810, and 3.3513 against 3.3592 with the default
-// contact (the lagged Hunt-Crossley model at 1e4 N/m a particle, which holds the ball 0.9 mm deep and so measures a
+// test below says more): measured 3.3830 and 3.3768 m/s² against 3.3810, and 3.3513 against 3.3592 with the
+// Hunt-Crossley option (the lagged model at 1e4 N/m a particle, which holds the ball 0.9 mm deep and so measures a
 // slightly larger κ); bound 2%, and below the particles' own g sin θ/(1 + κ) = 3.4988.
 // On its particles' spheres it rolled at 2.85 and slowed as it sped up (kinks and lumps of the lattice-sampled ball
 // landing as impacts).
 TEST(MpmIncline, NearRigidBallRollsWithTheGridsInertia) {
   constexpr double kH = 0.015625;
-  for (const double mu : {0.5, 1.0, -0.5}) {  // −0.5: μ = 0.5 with the default contact
+  for (const double mu : {0.5, 1.0, -0.5}) {  // −0.5: μ = 0.5 with the Hunt-Crossley option
     SCOPED_TRACE(::testing::Message() << "μ = " << mu);
-    const Outcome o = mu > 0 ? Measure(mu) : Measure(-mu, "", kWeakDefaults);
+    const Outcome o = mu > 0 ? Measure(mu) : Measure(-mu, "", kWeakHuntCrossley);
     ASSERT_GT(std::abs(mu), o.kappa / (1 + o.kappa) * std::tan(kTheta));
     const double particles = kG * std::sin(kTheta) / (1 + o.kappa);
     const double grid = kG * std::sin(kTheta) / (1 + o.kappa + kH * kH / (2 * kRadius * kRadius));
     std::printf("ball rolls (μ = %.2f%s): a = %.4f m/s², with the grid's inertia %.4f, the particles' %.4f\n",
-                std::abs(mu), mu > 0 ? "" : ", default contact", o.a, grid, particles);
+                std::abs(mu), mu > 0 ? "" : ", Hunt-Crossley", o.a, grid, particles);
     EXPECT_NEAR(o.a, grid, 0.02 * grid);
     EXPECT_LT(o.a, particles);
   }

@@ -230,9 +230,10 @@ struct ContactDesc {
   double stiffness = 1e6;        ///< Point-contact stiffness k [N/m], > 0.
   double dissipation = 10;       ///< Hunt-Crossley dissipation d [s/m], ≥ 0.
   double stiction_speed = 1e-4;  ///< Regularised friction's slip speed v_s [m/s], > 0.
-  /// Stiffness of one MPM particle's contact with rigid geometry [N/m], ≥ 0; 0: near-rigid, SAP's friction cone
-  /// with the compliance chosen per contact from its mass and the substep.
-  double mpm_stiffness = 1e4;
+  /// Stiffness of one MPM particle's contact with rigid geometry [N/m], ≥ 0; 0 (the default): near-rigid, SAP's
+  /// friction cone with the compliance chosen per contact from its mass and the substep; > 0: the lagged
+  /// Hunt-Crossley model with that stiffness.
+  double mpm_stiffness = 0;
   double mpm_dissipation = 10;  ///< Its Hunt-Crossley dissipation [s/m], ≥ 0.
   SourceLocation where;
 };

@@ -131,9 +131,10 @@ class DeviceContactSolve {
     inside_.Resize(n), depth_.Resize(n), normal_.Resize(n), flags_.Resize(n), medial_.Resize(n), scan_.Resize(n);
     const auto num_objects = static_cast<int>(setup_.surfaces.size());
     const coupling::SurfaceShape* surfaces = num_objects > 0 ? surfaces_.data() : nullptr;
-    device.ForEach(n, RegisterKernel{p.x, p.object, p.volume, surfaces, num_objects, geometries_.data(),
-                                     static_cast<int>(setup_.geometries.size()), fields_.data(), samples_.data(),
-                                     inside_.data(), depth_.data(), normal_.data(), flags_.data(), medial_.data()});
+    device.ForEach(
+        n, RegisterKernel{p.x, p.object, p.volume, surfaces, num_objects, setup_.resting_margin, geometries_.data(),
+                          static_cast<int>(setup_.geometries.size()), fields_.data(), samples_.data(), inside_.data(),
+                          depth_.data(), normal_.data(), flags_.data(), medial_.data()});
     if (device.Sum(medial_, n) > 0) MedialNormals(device, p, n, hooks);
     if (surfaces != nullptr) OntoSurfaces(device, p, n, hooks);
     const std::int64_t C = device.ExclusiveScan(flags_, scan_, n);

@@ -67,6 +67,7 @@ struct RegisterKernel {
   const float* volume;
   const coupling::SurfaceShape* surfaces;  // per object, or null when none carries a surface
   int num_objects;
+  double resting_margin;  // [m] near-rigid contacts' registration margin (MpmContactSettings::resting_margin)
   const DeviceGeometry* geometries;
   int num_geometries;
   const DeviceField* fields;
@@ -79,8 +80,9 @@ struct RegisterKernel {
   SIM_HD void operator()(std::int64_t p) const {
     const Vec3f xf = x[p];
     const Vec3d xw(xf.x, xf.y, xf.z);
-    // A particle of an object that carries a surface registers from 5 r_p away (MpmRigidContact::OntoSurfaces).
-    double margin = 0;
+    // A particle of an object that carries a surface registers from 5 r_p away, any other from the resting margin
+    // (MpmRigidContact::OntoSurfaces).
+    double margin = resting_margin;
     if (surfaces != nullptr && object[p] >= 0 && object[p] < num_objects &&
         surfaces[object[p]].kind != coupling::SurfaceShape::kNone)
       margin = 2.5 * std::cbrt(static_cast<double>(volume[p]));

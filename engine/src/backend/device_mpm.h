@@ -64,7 +64,9 @@ struct DeviceContactSetup {
   /// object carries one.
   std::vector<coupling::SurfaceShape> surfaces;
   double stiffness = 0;  ///< k [N/m] of the lagged Hunt-Crossley cost; 0: near-rigid cone.
-  double dissipation = 0, stiction_speed = 0, sigma = 0;
+  double dissipation = 0, stiction_speed = 0;
+  double sigma = 0;           ///< σ of the cost in use (MpmContactSettings::sigma or cone_sigma).
+  double resting_margin = 0;  ///< [m] Registration margin of near-rigid contacts (MpmContactSettings).
   contact::GridContactParams solver;
 };
 

@@ -71,6 +71,7 @@ MpmContactSettings MpmContactSettingsOf(const Model& m) {
   settings.solver.max_iterations = m.rigid->max_solver_iterations;
   settings.material_friction = m.material_friction;
   settings.mesh_sdf_cell = 0.5 * m.h;
+  settings.resting_margin = 0.05 * m.h;
   return settings;
 }
 
@@ -106,7 +107,18 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
   const int bodies = rigid.tree().num_bodies();
   origins_.resize(bodies);
   for (int b = 0; b < bodies; ++b) origins_[b] = kin.X_WB[b].translation();
+  // The previous step's last impulses as the first substep's guess (the device backend keeps its own).
   warm_geometry_.clear();
+  for (const WarmContact& w : out.warm) {
+    if (w.particle_id < 0) continue;
+    if (w.particle_id >= static_cast<int>(warm_geometry_.size())) {
+      warm_geometry_.resize(w.particle_id + 1, -1);
+      warm_gamma_.resize(w.particle_id + 1);
+    }
+    warm_geometry_[w.particle_id] = w.geometry;
+    warm_gamma_[w.particle_id] = w.gamma_W;
+  }
+  out.warm.clear();
   out_ = &out;
   out.linear.assign(bodies, Eigen::Vector3d::Zero());
   out.angular.assign(bodies, Eigen::Vector3d::Zero());
@@ -128,6 +140,7 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   for (double& m : sc.problem.mass) m = std::max(m, 1e-12);
   CountContacts(sc);
   if (sc.problem.contacts.empty()) {
+    out_->warm.clear();
     ReleaseNodes(sc);
     out_->stats.substep_iterations.push_back(0);
     out_->stats.substep_residuals.push_back(0);
@@ -146,13 +159,16 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
     node[2] = static_cast<float>(r.v[local].z());
   }
   ReleaseNodes(sc);
-  // The impulses as the next substep's initial guess, by particle id (the block sort reorders storage).
+  // The impulses as the next substep's initial guess, by particle id (the block sort reorders storage), and as the
+  // next step's (the State's copy, overwritten by every substep).
   warm_geometry_.assign(mpm.model().num_particles, -1);
   warm_gamma_.resize(mpm.model().num_particles);
+  out_->warm.resize(sc.problem.contacts.size());
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
     const int id = particles.id[sc.particle_of[c]];
     warm_geometry_[id] = sc.geometry_of[c];
     warm_gamma_[id] = r.gamma_W[c];
+    out_->warm[c] = {id, sc.geometry_of[c], r.gamma_W[c]};
   }
   // 3. Impulses on the rigid bodies (step 3e): −γ at the particle.
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
@@ -293,7 +309,7 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
   c.params.friction = friction_of(particles.material[p], inside_[p]);
   c.params.vn0 = (c.R_WC.transpose() * (v_p - c.v_rigid))[2];
   c.params.stiction_speed = settings_.stiction_speed;
-  c.params.sigma = settings_.sigma;
+  c.params.sigma = c.near_rigid ? settings_.cone_sigma : settings_.sigma;
   c.params.delassus = delassus;
   const int id = particles.id[p];
   const bool warm = id < static_cast<int>(warm_geometry_.size()) && warm_geometry_[id] == inside_[p];
@@ -306,13 +322,20 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
 
 void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles, const Model& model) {
   const ObjectSurfaces* surfaces = settings_.surfaces.get();
+  const int n = static_cast<int>(particles.size());
+  // Near-rigid contacts register from the resting margin outside (MpmContactSettings::resting_margin).
+  const double resting = settings_.stiffness > 0 ? 0.0 : settings_.resting_margin;
   if (!surfaces || !surfaces->any()) {  // most scenes: the particles' own contacts, no per-particle pass
-    FindInsideGeometries(particles);
+    if (resting > 0) {
+      margin_.assign(n, resting);
+      FindInsideGeometries(particles, &margin_);
+    } else {
+      FindInsideGeometries(particles);
+    }
     surface_.clear();
     return;
   }
-  const int n = static_cast<int>(particles.size());
-  margin_.assign(n, 0.0);
+  margin_.assign(n, resting);
   for (int p = 0; p < n; ++p)
     if (surfaces->carries(particles.object[p]))
       margin_[p] = 2.5 * std::cbrt(static_cast<double>(particles.volume[p]));  // 5 r_p

@@ -24,12 +24,22 @@
 namespace ductile::coupling {
 
 struct MpmContactSettings {
-  /// Point-contact stiffness per particle contact k [N/m] of the lagged Hunt-Crossley model, ≥ 0; 0: near-rigid,
-  /// SAP's regularised friction cone per contact (contact/constraints/friction_cone_contact.h).
-  double stiffness = 1e4;
+  /// Point-contact stiffness per particle contact k [N/m] of the lagged Hunt-Crossley model, ≥ 0; 0 (the default):
+  /// near-rigid, SAP's regularised friction cone per contact (contact/constraints/friction_cone_contact.h).
+  double stiffness = 0;
   double dissipation = 10;       ///< Hunt-Crossley dissipation d [s/m], ≥ 0.
   double stiction_speed = 1e-4;  ///< v_s [m/s].
-  double sigma = 1e-3;           ///< Friction regularisation σ.
+  double sigma = 1e-3;           ///< Friction regularisation σ of the Hunt-Crossley model.
+  /// The near-rigid cone's friction regularisation σ (R_t = σ w): a sticking contact slips by σ times the velocity
+  /// change its friction impulse makes in a substep. Drake's 1e-3 made a cloth sheet sticking on an incline take
+  /// 45 solver iterations a substep (each substep's small change of v* sends contacts across the thin stiction band
+  /// into sliding and back); 1e-2 takes 12 and creeps 0.01 mm/s (docs/architecture.md, "MPM-rigid contact").
+  double cone_sigma = 1e-2;
+  /// Near-rigid contacts register particles up to this far outside the geometry [m] (≥ 0; 5% of h by default,
+  /// MpmContactSettingsOf): a resting particle that its contact left exactly on the surface stays a contact, whose
+  /// impulse is zero while it does not approach (the cone's bias −φ₀/(Δt + τ_d) for φ₀ > 0), so that the contact
+  /// set, and with it the impulse guess, carries over from one substep to the next.
+  double resting_margin = 0;
   /// Per MPM material: its friction coefficient against rigid geometry, combined with the geometry's
   /// (contact::CombineFriction); negative: the geometry's μ alone.
   std::vector<double> material_friction;
@@ -58,18 +68,33 @@ struct MpmContactStats {
   }
 };
 
+/// One MPM particle's contact impulse, kept as the next solve's initial guess.
+struct WarmContact {
+  int particle_id = -1;                               ///< The particle's id (not its storage index).
+  int geometry = -1;                                  ///< Index of the frozen geometry it touched.
+  Eigen::Vector3d gamma_W = Eigen::Vector3d::Zero();  ///< Its impulse on the material, world frame [N·s].
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(particle_id, geometry, gamma_W);
+  }
+};
+
 /// What the MPM-rigid contact solves of one step gave the rigid bodies: per body, the impulse [N·s] and its moment
 /// about the body origin at the step's start [N·m·s], world frame; and the solves' statistics. Part of the State:
 /// the rigid step takes the impulses, and the reports of the step (contact forces) read them.
 struct RigidImpulses {
   std::vector<Eigen::Vector3d> linear, angular;
   MpmContactStats stats;
+  /// The MPM contacts of the step's last substep, in particle order: the next step's initial guess of each
+  /// particle's impulse (MpmRigidContact). Part of the State so that a restored State steps bitwise alike.
+  std::vector<WarmContact> warm;
   /// Whether a step's impulses are held for body b (none before the first step).
   bool has(int b) const { return b >= 0 && b < static_cast<int>(linear.size()); }
 
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(linear, angular, stats);
+    ar(linear, angular, stats, warm);
   }
 };
 
@@ -180,8 +205,9 @@ class MpmRigidContact {
   std::vector<double> margin_;
   std::vector<char> surface_;
   std::vector<Eigen::Vector3d> point_;
-  // Per particle id: the geometry of its contact in the step's last substep (−1: none) and that contact's impulse
-  // (world), the next substep's initial guess. Cleared at every BeginStep, so a step depends on the State alone.
+  // Per particle id: the geometry of its contact in the last substep (−1: none) and that contact's impulse (world),
+  // the next substep's initial guess. BeginStep loads them from the State's RigidImpulses::warm (the previous step's
+  // last substep), so a step depends on the State alone.
   std::vector<int> warm_geometry_;
   std::vector<Eigen::Vector3d> warm_gamma_;
 };

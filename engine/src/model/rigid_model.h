@@ -81,7 +81,7 @@ struct RigidModel {
   std::vector<int> output_bodies;
   double stiction_speed = 1e-4;     ///< v_s [m/s].
   int max_solver_iterations = 100;  ///< SAP Newton iterations per step (simulation.max_solver_iterations).
-  double mpm_stiffness = 1e4;   ///< Per-particle MPM contact stiffness [N/m], 0: near-rigid (contact.mpm_stiffness).
+  double mpm_stiffness = 0;     ///< Per-particle MPM contact stiffness [N/m], 0: near-rigid (contact.mpm_stiffness).
   double mpm_dissipation = 10;  ///< [s/m] (contact.mpm_dissipation).
   double contact_rel_tolerance = 5e-2;  ///< ε_r of the MPM contact solve (simulation.contact_tolerance_relative).
   double contact_abs_tolerance = 1e-6;  ///< ε_a (simulation.contact_tolerance_absolute).

@@ -233,13 +233,13 @@ std::vector<ParameterInfo> GridAndContactRows() {
           .Doc("Slip speed v_s of the regularised friction."),
       Number("contact.mpm_stiffness", "stiffness (MPM)", "k_p", "N/m")
           .In(NonNegative())
-          .Default(1e4)
-          .Doc("Stiffness of one MPM particle's contact with rigid geometry; 0: near-rigid (SAP's friction cone, "
-               "its compliance from each contact's mass and the substep)."),
+          .Default(0)
+          .Doc("Stiffness of one MPM particle's contact with rigid geometry; 0 (default): near-rigid (SAP's friction "
+               "cone, its compliance from each contact's mass and the substep); > 0: the lagged Hunt-Crossley model."),
       Number("contact.mpm_dissipation", "dissipation (MPM)", "d_p", "s/m")
           .In(NonNegative())
           .Default(10)
-          .Doc("Hunt-Crossley dissipation of the MPM particles' contacts."),
+          .Doc("Hunt-Crossley dissipation of the MPM particles' contacts (with a stiffness > 0)."),
   };
 }
 
