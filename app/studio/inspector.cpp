@@ -5,12 +5,19 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 namespace ductile::studio {
 namespace {
 
 constexpr const char* kHint = "Edit a value and press Enter: it applies at the next step.";
+// The widest label kept on one line [px]: with the margins below, a label and its field fit one under the other in
+// the narrowest left panel (240 px, docs/studio.md).
+constexpr int kLongLabel = 170;
+// The narrowest a field gets beside its label [px]: one that would be narrower goes under it (a vector's three
+// numbers stay in sight).
+constexpr int kFieldLeast = 110;
 
 QString Q(const std::string& text) {
   return QString::fromStdString(text);
@@ -62,14 +69,22 @@ QString Tooltip(const SceneParameter& p) {
 }  // namespace
 
 Inspector::Inspector(QWidget* parent) : QWidget(parent) {
+  // Thin margins: the width goes to the labels and fields.
   auto* layout = new QVBoxLayout(this);
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
+  layout->setContentsMargins(2, 2, 2, 2);
+  scroll_ = new QScrollArea;
+  scroll_->setWidgetResizable(true);
   content_ = new QWidget;
   groups_ = new QVBoxLayout(content_);
+  groups_->setContentsMargins(4, 4, 4, 4);
   groups_->addStretch(1);
-  scroll->setWidget(content_);
-  layout->addWidget(scroll, 1);
+  scroll_->setWidget(content_);
+  layout->addWidget(scroll_, 1);
+  QScrollBar* bar = scroll_->verticalScrollBar();
+  connect(bar, &QScrollBar::rangeChanged, this, [this, bar] {
+    if (shown_entry_) bar->setValue(shown_entry_->y());
+  });
+  connect(bar, &QScrollBar::actionTriggered, this, [this] { shown_entry_ = nullptr; });
   status_ = new QLabel(kHint);
   status_->setWordWrap(true);
   status_->setObjectName("inspector_status");
@@ -81,12 +96,24 @@ QLineEdit* Inspector::field(const std::string& key) const {
   return it == fields_.end() ? nullptr : it->second;
 }
 
+bool Inspector::ShowEntry(const std::string& prefix) {
+  const auto first = fields_.lower_bound(prefix + ".");
+  if (first == fields_.end() || first->first.compare(0, prefix.size() + 1, prefix + ".") != 0) return false;
+  // The field's group box: its top at the top of the view, now and while the content's layout settles (a panel
+  // just opened or resized changes the content's height in steps), until the user scrolls.
+  shown_entry_ = first->second->parentWidget();
+  scroll_->verticalScrollBar()->setValue(shown_entry_->y());
+  return true;
+}
+
 QFormLayout* Inspector::Group(const SceneParameter& parameter) {
   const QString title = GroupTitle(parameter);
   QFormLayout*& form = forms_[title.toStdString()];
   if (form == nullptr) {
     auto* box = new QGroupBox(title);
     form = new QFormLayout(box);
+    // In a narrow panel a field goes under its label rather than out of sight.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     groups_->insertWidget(groups_->count() - 1, box);
   }
   return form;
@@ -104,10 +131,19 @@ void Inspector::AddRow(QFormLayout* form, const SceneParameter& parameter) {
   edit->setObjectName(Q(parameter.key));
   edit->setPlaceholderText(Q(parameter.info->default_note).remove('`'));
   edit->setToolTip(Tooltip(parameter));
+  edit->setMinimumWidth(kFieldLeast);
   auto* label = new QLabel(Label(parameter));
   label->setToolTip(edit->toolTip());
   if (parameter.info->apply != ParameterApply::kLive) label->setStyleSheet("QLabel { color: gray; }");
-  form->addRow(label, edit);
+  if (label->sizeHint().width() > kLongLabel) {
+    // A long label (a joint's) on a line of its own, wrapped in a narrow panel, and its field under it: beside it,
+    // it would widen every group past a narrow panel.
+    label->setWordWrap(true);
+    form->addRow(label);
+    form->addRow(edit);
+  } else {
+    form->addRow(label, edit);
+  }
   fields_[parameter.key] = edit;
   connect(edit, &QLineEdit::editingFinished, this, [this, edit, parameter] {
     if (!edit->isModified()) return;
@@ -130,6 +166,7 @@ void Inspector::SetScene(const SceneDesc& scene, Validator validate) {
   ShowResult(kHint, true);  // a refusal shown for the last scene's fields does not concern this one's
   fields_.clear();
   forms_.clear();
+  shown_entry_ = nullptr;
   while (groups_->count() > 1) {  // keep the stretch at the end
     QLayoutItem* item = groups_->takeAt(0);
     delete item->widget();

@@ -7,6 +7,7 @@
 // turns red), and otherwise sent on as a dotted key for the simulation thread to apply.
 #pragma once
 
+#include <QPointer>
 #include <QWidget>
 #include <functional>
 #include <map>
@@ -18,6 +19,7 @@
 class QFormLayout;
 class QLabel;
 class QLineEdit;
+class QScrollArea;
 class QVBoxLayout;
 
 namespace ductile::studio {
@@ -38,6 +40,9 @@ class Inspector : public QWidget {
   void ShowResult(const QString& message, bool ok);
   /// The field of a dotted key, or null (for tests).
   QLineEdit* field(const std::string& key) const;
+  /// Scrolls the group of the entry `prefix` ("materials.dough", "robots.left_arm") to the top of the inspector's
+  /// view; false when the scene has no parameter of that entry.
+  bool ShowEntry(const std::string& prefix);
 
  signals:
   void edited(const QString& key, const QString& value);
@@ -50,12 +55,14 @@ class Inspector : public QWidget {
   std::string Check(const SceneParameter& parameter, const std::string& text) const;
 
   QVBoxLayout* groups_ = nullptr;
+  QScrollArea* scroll_ = nullptr;
   QWidget* content_ = nullptr;
   QLabel* status_ = nullptr;
   SceneDesc scene_;
   Validator validate_;
   std::map<std::string, QLineEdit*> fields_;
   std::map<std::string, QFormLayout*> forms_;  // by group title
+  QPointer<QWidget> shown_entry_;              // the group ShowEntry keeps at the top, until the user scrolls
 };
 
 }  // namespace ductile::studio

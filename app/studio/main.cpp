@@ -91,6 +91,10 @@ struct Options {
       "Draw the MPM continua as 'surface' (each object's reconstructed surface; default) or "
       "'beads' (one sphere per particle), as View > Particles as beads does",
       "surface|beads"};
+  QCommandLineOption layout{"layout",
+                            "Arrange the docks as the Layout menu's preset PRESET does: 'simulate' (the default), "
+                            "'tune', 'teleop' or 'record'; default: the preset and arrangement of the last session",
+                            "PRESET"};
   QCommandLineOption placement{"thread-placement",
                                "On a CPU Vulkan device such as lavapipe, keep the simulation thread and the "
                                "viewport's drawing on separate cores with drawing at a lower priority: 'on' (default) "
@@ -104,7 +108,8 @@ struct ViewSettings {
   double turntable_speed = 0;  // [degrees/s]
   double rate_limit = -1;      // [frames/s], 0 for 'auto', infinity for 'none'; -1: not given
   bool place_threads = true;
-  bool beads = false;  // --particles-as beads
+  bool beads = false;                                   // --particles-as beads
+  std::optional<ductile::studio::LayoutPreset> layout;  // --layout; nullopt: the last session's
 };
 
 // Environment defaults for the drivers, unless set already.
@@ -125,8 +130,9 @@ void DescribeCommandLine(QCommandLineParser& parser, const Options& options) {
   parser.addPositionalArgument("SCENE",
                                "Scene file (YAML); default: scenes/dough_rolling.yaml (installed: "
                                "PREFIX/share/ductile/scenes/dough_rolling.yaml)");
-  for (const QCommandLineOption* option : {&options.paused, &options.measure, &options.render_scale, &options.turntable,
-                                           &options.max_fps, &options.particles_as, &options.placement})
+  for (const QCommandLineOption* option :
+       {&options.paused, &options.measure, &options.render_scale, &options.turntable, &options.max_fps,
+        &options.particles_as, &options.layout, &options.placement})
     parser.addOption(*option);
 }
 
@@ -203,12 +209,26 @@ bool ParseThreadPlacement(const QCommandLineParser& parser, const QCommandLineOp
   return true;
 }
 
+bool ParseLayout(const QCommandLineParser& parser, const QCommandLineOption& option,
+                 std::optional<ductile::studio::LayoutPreset>& layout) {
+  if (!parser.isSet(option)) return true;
+  const QString value = parser.value(option);
+  layout = ductile::studio::ParseLayoutPreset(value.toStdString());
+  if (!layout) {
+    std::cerr << "ductile: --layout needs 'simulate', 'tune', 'teleop' or 'record', got '" << value.toStdString()
+              << "'\n";
+    return false;
+  }
+  return true;
+}
+
 // The view options, checked in the order --help lists them; nullopt after the first complaint.
 std::optional<ViewSettings> ParseViewSettings(const QCommandLineParser& parser, const Options& options) {
   ViewSettings s;
   if (!ParseRenderScale(parser, options.render_scale, s.render_scale) ||
       !ParseTurntable(parser, options.turntable, s.turntable_speed) ||
       !ParseMaxFps(parser, options.max_fps, s.rate_limit) || !ParseParticlesAs(parser, options.particles_as, s.beads) ||
+      !ParseLayout(parser, options.layout, s.layout) ||
       !ParseThreadPlacement(parser, options.placement, s.place_threads))
     return std::nullopt;
   return s;
@@ -219,6 +239,7 @@ void ApplyViewSettings(ductile::studio::MainWindow& window, const ViewSettings& 
   if (s.turntable_speed != 0) window.SetTurntable(s.turntable_speed);
   if (s.rate_limit >= 0) window.SetFrameRateLimit(s.rate_limit);
   if (s.beads) window.SetParticlesAsBeads(true);
+  if (s.layout) window.ApplyLayout(*s.layout);
   window.SetThreadPlacement(s.place_threads);
 }
 

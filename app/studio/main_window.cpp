@@ -15,13 +15,13 @@
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QProgressBar>
-#include <QScrollArea>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QStatusBar>
 #include <QTextStream>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QVulkanFunctions>
 #include <QVulkanInstance>
@@ -129,6 +129,8 @@ MainWindow::MainWindow(QVulkanInstance* vulkan) : vulkan_(vulkan) {
   record_status_->setStyleSheet("QLabel { color: #e02020; font-weight: bold; }");
   record_status_->hide();
   statusBar()->addPermanentWidget(record_status_);
+  BuildDockButtons();
+  RestoreLayout();
   timer_ = new QTimer(this);
   timer_->setInterval(16);  // the display rate: the viewport never draws faster than this
   connect(timer_, &QTimer::timeout, this, &MainWindow::Poll);
@@ -158,52 +160,6 @@ void MainWindow::ConnectViewport() {
   });
   connect(viewport_, &Viewport::perturbed, this,
           [this](const Perturbation& p) { controller_->Post(command::Perturb{p}); });
-}
-
-void MainWindow::BuildDocks() {
-  const auto dock = [&](const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
-    auto* d = new QDockWidget(title, this);
-    d->setObjectName(title);
-    d->setWidget(widget);
-    addDockWidget(area, d, Qt::Vertical);
-    return d;
-  };
-  tree_ = new QTreeWidget;
-  tree_->setHeaderLabels({"Scene", "Details"});
-  tree_->setColumnWidth(0, 170);
-  dock("Scene", tree_, Qt::LeftDockWidgetArea);
-  inspector_ = new Inspector;
-  dock("Inspector", inspector_, Qt::LeftDockWidgetArea);
-  plots_ = new Plots;
-  dock("Plots", plots_, Qt::RightDockWidgetArea)->setMinimumWidth(420);
-  teleop_ = new TeleopPanel(viewport_);
-  // The dock's content scrolls rather than setting the window's minimum height (a 1280x720 viewport must fit).
-  auto* teleop_scroll = new QScrollArea;
-  teleop_scroll->setWidget(teleop_);
-  teleop_scroll->setWidgetResizable(true);
-  teleop_scroll->setFrameShape(QFrame::NoFrame);
-  dock("Teleop", teleop_scroll, Qt::RightDockWidgetArea);
-  connect(teleop_, &TeleopPanel::command, this, [this](const Command& c) { controller_->Post(c); });
-  history_ = new HistoryPanel;
-  dock("History", history_, Qt::BottomDockWidgetArea);
-  connect(history_, &HistoryPanel::scrub, this, [this](const command::Scrub& c) {
-    if (!scene_) return;
-    if (play_) play_->setChecked(false);
-    controller_->Post(c);
-  });
-  log_ = new QPlainTextEdit;
-  log_->setReadOnly(true);
-  log_->setMaximumBlockCount(5000);
-  dock("Log", log_, Qt::BottomDockWidgetArea);
-  connect(inspector_, &Inspector::edited, this, [this](const QString& key, const QString& value) {
-    controller_->Post(command::SetOverride{key.toStdString(), value.toStdString()});
-  });
-  connect(tree_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
-    if (!viewport_) return;
-    const QVariant body = item->data(0, Qt::UserRole);
-    viewport_->view_options().selected_body = body.isValid() ? body.toInt() : -1;
-    viewport_->requestUpdate();
-  });
 }
 
 void MainWindow::OpenScene(const QString& path, bool quiet) {
@@ -303,28 +259,39 @@ void MainWindow::FillSceneTree(const SceneDesc& scene) {
     item->setExpanded(true);
     return item;
   };
+  // Each entry remembers its parameters' key prefix in the inspector (double-click, BuildDocks).
+  const auto entry = [](QTreeWidgetItem* parent, const std::string& name, const QString& details,
+                        const std::string& prefix) {
+    auto* item = new QTreeWidgetItem(parent, {QString::fromStdString(name), details});
+    item->setData(0, kInspectorEntryRole, QString::fromStdString(prefix + "." + name));
+    if (!details.isEmpty()) item->setToolTip(0, details);  // the column may be out of sight in a narrow panel
+    return item;
+  };
   QTreeWidgetItem* materials = section("Materials");
   const char* models[] = {"fixed corotated", "linear corotated", "StVK-Hencky", "Drucker-Prager", "fluid"};
   for (const MaterialDesc& m : scene.materials)
-    new QTreeWidgetItem(materials, {QString::fromStdString(m.name), models[static_cast<int>(m.model)]});
+    entry(materials, m.name, models[static_cast<int>(m.model)], "materials");
   QTreeWidgetItem* objects = section("MPM objects");
-  for (const MpmObjectDesc& o : scene.objects)
-    new QTreeWidgetItem(objects, {QString::fromStdString(o.name), QString::fromStdString(o.material)});
+  for (const MpmObjectDesc& o : scene.objects) entry(objects, o.name, QString::fromStdString(o.material), "objects");
   QTreeWidgetItem* bodies = section("Moving bodies");
   for (std::size_t b = 0; b < body_names_.size(); ++b) {
-    auto* item = new QTreeWidgetItem(bodies, {QString::fromStdString(body_names_[b])});
+    // A robot's links are named ROBOT/LINK; the inspector lists them under the robot.
+    const std::string& name = body_names_[b];
+    const std::size_t slash = name.find('/');
+    QTreeWidgetItem* item = slash == std::string::npos ? entry(bodies, name, {}, "rigid_bodies")
+                                                       : entry(bodies, name.substr(0, slash), {}, "robots");
+    item->setText(0, QString::fromStdString(name));
     item->setData(0, Qt::UserRole, static_cast<int>(b));
   }
   QTreeWidgetItem* fixed = section("Static bodies");
   for (const RigidBodyDesc& r : scene.rigid_bodies)
-    if (r.type == RigidBodyType::kStatic) new QTreeWidgetItem(fixed, {QString::fromStdString(r.name)});
+    if (r.type == RigidBodyType::kStatic) entry(fixed, r.name, {}, "rigid_bodies");
   if (scene.soft_bodies.empty() && scene.affine_bodies.empty()) return;
   QTreeWidgetItem* ipc = section("Soft and affine bodies (IPC)");
   const char* energies[] = {"neo-Hookean", "fixed corotated", "StVK"};
   for (const SoftBodyDesc& b : scene.soft_bodies)
-    new QTreeWidgetItem(ipc, {QString::fromStdString(b.name), energies[static_cast<int>(b.model)]});
-  for (const AffineBodyDesc& b : scene.affine_bodies)
-    new QTreeWidgetItem(ipc, {QString::fromStdString(b.name), "affine"});
+    entry(ipc, b.name, energies[static_cast<int>(b.model)], "soft_bodies");
+  for (const AffineBodyDesc& b : scene.affine_bodies) entry(ipc, b.name, "affine", "affine_bodies");
 }
 
 void MainWindow::Poll() {
@@ -640,7 +607,13 @@ QString MainWindow::UpdateRecording() {
 void MainWindow::Log(const QString& line, Event::Kind kind) {
   const char* prefix = kind == Event::Kind::kError ? "error: " : kind == Event::Kind::kWarning ? "warning: " : "";
   log_->appendPlainText(prefix + line);
-  if (kind != Event::Kind::kInfo) statusBar()->showMessage(line, 8000);
+  if (kind == Event::Kind::kInfo) return;
+  statusBar()->showMessage(line, 8000);
+  if (log_shown_ || log_button_ == nullptr) return;
+  // The Log button says how many problems wait in the closed log, or behind the History tab.
+  ++unseen_problems_;
+  log_button_->setText(QString("Log (%1)").arg(unseen_problems_));
+  log_button_->setStyleSheet("QToolButton { color: #e02020; font-weight: bold; }");
 }
 
 QImage MainWindow::GrabWindow() {

@@ -1,11 +1,12 @@
 // The studio's main window (docs/studio.md): the viewport in the centre; docks for the scene tree, the inspector,
-// the plots, the history of recent states and the log; File and Simulation menus and a toolbar. The window is a
-// client of one SimController for its whole life: every request (opening a scene, play, a scrub, saving a state)
+// the plots, the teleop controls, the history of recent states and the log, arranged by a layout preset
+// (layout_preset.h) or as the user left them; File, Simulation, Record, View and Layout menus and a toolbar. The window
+// is a client of one SimController for its whole life: every request (opening a scene, play, a scrub, saving a state)
 // is a Command posted to its simulation thread, and a 60 Hz timer moves the controller's newest scene, snapshot,
 // telemetry, status and events into the widgets. Nothing here waits for the simulation thread (but Save demo log,
 // for the step boundary it is taken at). Record > Start recording hands a Recorder to the SimController, which draws
 // the frames on the simulation thread. The Teleop and History docks' commands go to the SimController like the
-// others. The menus are built in main_window_menus.cpp.
+// others. The menus are built in main_window_menus.cpp, the docks and their layouts in main_window_layout.cpp.
 #pragma once
 
 #include <QElapsedTimer>
@@ -19,18 +20,23 @@
 #include "ductile/scene.h"
 #include "export_sink.h"
 #include "history_panel.h"
+#include "layout_preset.h"
 #include "recorder.h"
 #include "sim_controller.h"
 #include "viewport.h"
 
 class QAction;
 class QActionGroup;
+class QCloseEvent;
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
+class QShowEvent;
 class QTimer;
+class QToolButton;
 class QTreeWidget;
 
 namespace ductile::studio {
@@ -51,6 +57,9 @@ struct MeasureStart {
 
 class MainWindow;
 MeasureStart MeasureNow(MainWindow& window);
+
+/// The data role under which a scene tree item keeps the inspector entry of its parameters ("materials.dough").
+inline constexpr int kInspectorEntryRole = Qt::UserRole + 1;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -112,6 +121,17 @@ class MainWindow : public QMainWindow {
   void LoadState(const QString& path);
   /// Moves the history's scrubber `delta` kept states (Simulation > Step back / Step forward, Ctrl+Left / Ctrl+Right).
   void StepHistory(int delta);
+  /// Arranges the docks as `preset` says (Layout menu), the side panels sized for the window's size (once it is
+  /// shown, when called before), and remembers the choice for the next session (QSettings `layout/preset`). Docks the
+  /// user moves afterwards stay where they are put and are saved when the window closes (SaveLayout).
+  void ApplyLayout(LayoutPreset preset);
+  /// The preset applied last: the one remembered from the last session, else LayoutPreset::kSimulate.
+  LayoutPreset layout_preset() const { return layout_preset_; }
+  /// Layout > Reset layout: forgets the saved arrangement and applies the chosen preset again.
+  void ResetLayout();
+  /// Saves the preset and the docks' arrangement (QMainWindow::saveState) for the next session, as closing the
+  /// window does; the next window restores them.
+  void SaveLayout();
 
   // For tests and scripts.
   SimController* controller() const { return controller_.get(); }
@@ -139,6 +159,12 @@ class MainWindow : public QMainWindow {
   /// A scene could not be opened: `error` names the file, line and column.
   void sceneFailed(const QString& error);
 
+ protected:
+  /// Saves the layout (SaveLayout) before the window closes.
+  void closeEvent(QCloseEvent* event) override;
+  /// Sizes the side panels for the size the window is first shown at, unless a saved arrangement sized them.
+  void showEvent(QShowEvent* event) override;
+
  private:
   void BuildMenus();
   void BuildFileMenu();
@@ -155,7 +181,16 @@ class MainWindow : public QMainWindow {
   void BuildHistoryMenu(QMenu* parent);
   void BuildRecordMenu();
   void BuildViewMenu();
+  void BuildLayoutMenu();
   void BuildDocks();
+  // The status bar's buttons that open and close the History and Log docks.
+  void BuildDockButtons();
+  // In the constructor: the remembered preset, then the arrangement saved from it, if any (SaveLayout).
+  void RestoreLayout();
+  // Puts `tabs` in `area` as tabs, the first in front, each open or closed as `open` says.
+  void PlaceTabs(Qt::DockWidgetArea area, const std::vector<QDockWidget*>& tabs, const std::vector<bool>& open);
+  // The preset's side panels a fraction of the window's width (main_window_layout.cpp).
+  void SizePanels();
   void ConnectViewport();
   /// Shows a scene the simulation thread opened: the scene tree, inspector, plots, teleop dock, cameras.
   void ShowScene(const OpenedScene& opened);
@@ -197,6 +232,18 @@ class MainWindow : public QMainWindow {
   TeleopPanel* teleop_ = nullptr;
   QTreeWidget* tree_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
+  QDockWidget* scene_dock_ = nullptr;
+  QDockWidget* inspector_dock_ = nullptr;
+  QDockWidget* plots_dock_ = nullptr;
+  QDockWidget* teleop_dock_ = nullptr;
+  QDockWidget* history_dock_ = nullptr;
+  QDockWidget* log_dock_ = nullptr;
+  QToolButton* log_button_ = nullptr;     // the status bar's Log button: counts the problems logged while it is closed
+  int unseen_problems_ = 0;               // warnings and errors logged since the Log dock was last shown
+  bool log_shown_ = false;                // the Log dock is open and its tab in front
+  QActionGroup* layout_group_ = nullptr;  // Layout > the presets
+  LayoutPreset layout_preset_ = LayoutPreset::kSimulate;
+  bool panels_unsized_ = false;  // a preset applied before the window was shown: SizePanels once it is
   QLabel* status_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QMenu* camera_menu_ = nullptr;

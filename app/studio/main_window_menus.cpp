@@ -40,6 +40,7 @@ void MainWindow::BuildMenus() {
   BuildSimulationMenu();
   BuildRecordMenu();
   BuildViewMenu();
+  BuildLayoutMenu();
   QMenu* help = menuBar()->addMenu("&Help");
   help->addAction("Viewport controls", this, [this] {
     QMessageBox::information(this, "Viewport controls",
@@ -327,7 +328,14 @@ void MainWindow::BuildViewMenu() {
   connect(cloth_beads, &QAction::toggled, this, [this](bool on) {
     if (viewport_) viewport_->view_options().cloth_as_particles = on;
   });
-  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  // Every dock, open or closed, whatever the layout (Layout menu).
+  view->addSeparator();
+  for (QDockWidget* d : {scene_dock_, inspector_dock_, plots_dock_, teleop_dock_, history_dock_, log_dock_}) {
+    QAction* toggle = d->toggleViewAction();
+    toggle->setObjectName(d->objectName().toLower() + "_dock_action");
+    toggle->setToolTip("Open or close the " + d->windowTitle() + " dock");
+    view->addAction(toggle);
+  }
 }
 
 QActionGroup* MainWindow::AddRememberedChoices(QMenu* parent, const QString& title, const QString& settings_key,

@@ -42,19 +42,21 @@ inline bool OpenAndWait(MainWindow& window, const QString& path, bool quiet = tr
   return answered && window.scene_generation() != generation;
 }
 
-// What a GUI test program starts from: the menus' remembered choices kept apart from the user's, a folder of this
-// process's files with the cube-and-box scene in it, and a 1400x900 studio window showing that scene.
+// What a GUI test program starts from: a folder of this process's files with the cube-and-box scene in it, the
+// studio's remembered choices (menus, layout) kept in that folder, apart from the user's and from other test
+// programs', and a 1400x900 studio window showing that scene.
 class StudioFixture {
  public:
   enum class Started { kOk, kNoVulkan, kFailed };
   /// `name` names the folder; `thread_placement`: MainWindow::SetThreadPlacement.
   Started Start(const QString& name, bool thread_placement = true) {
     QStandardPaths::setTestModeEnabled(true);
+    dir_ = QDir::temp().filePath(name + "_" + QString::number(QCoreApplication::applicationPid()));
+    QDir().mkpath(dir_);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_ + "/settings");
     QSettings("Ductile", "studio").clear();
     vulkan_.setApiVersion(QVersionNumber(1, 3));
     if (!vulkan_.create()) return Started::kNoVulkan;
-    dir_ = QDir::temp().filePath(name + "_" + QString::number(QCoreApplication::applicationPid()));
-    QDir().mkpath(dir_);
     scene_ = dir_ + "/cube_and_box.yaml";
     std::ofstream(scene_.toStdString()) << kCubeAndBoxScene;
     window_ = std::make_unique<MainWindow>(&vulkan_);
