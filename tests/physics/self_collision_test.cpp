@@ -22,6 +22,7 @@
 #include "robot/self_collision.h"
 #include "robot/teleop.h"
 #include "scene_fixture.h"
+#include "step/robot_checks.h"
 
 namespace ductile {
 namespace {
@@ -273,6 +274,27 @@ TEST(RobotContacts, SelfContactAndOverloadedLinksAreReportedAndWarnedOncePerEpis
   EXPECT_EQ(first_times[0], first_times[1]);
   warnings.DiscardAfter(first_times[0] - 1e-3);
   EXPECT_TRUE(warnings.warnings().empty());
+}
+
+// The link force checked against the limit is its mean over the last 20 ms: at Δt = 2 ms a force alternating between
+// 0 and 400 N from step to step (a contact that chatters) reads 200 N once 10 steps are in, a steady 300 N reads
+// 300 N, the first steps are averaged over those there are, and a change of Δt starts the window anew.
+TEST(RobotContacts, LinkForceIsItsMeanOverTwentyMilliseconds) {
+  RobotForceWindow window;
+  std::vector<Eigen::Vector3d> mean;
+  const auto add = [&](double dt, double chattering, double steady) {
+    window.Add(dt, {Eigen::Vector3d(0, 0, chattering), Eigen::Vector3d(steady, 0, 0)}, mean);
+  };
+  add(2e-3, 400, 300);
+  EXPECT_DOUBLE_EQ(mean[0].z(), 400);
+  for (int step = 1; step < 25; ++step) add(2e-3, step % 2 ? 0 : 400, 300);
+  EXPECT_DOUBLE_EQ(mean[0].z(), 200);
+  EXPECT_DOUBLE_EQ(mean[1].x(), 300);
+  add(1e-2, 0, 100);  // a new Δt: 2 steps from here on
+  EXPECT_DOUBLE_EQ(mean[1].x(), 100);
+  add(1e-2, 0, 300);
+  add(1e-2, 0, 500);
+  EXPECT_DOUBLE_EQ(mean[1].x(), 400);
 }
 
 }  // namespace

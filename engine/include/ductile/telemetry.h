@@ -24,14 +24,15 @@ struct RobotContactAlert {
     /// Two links of the robot that can meet touch (a contact point between them, penetration > 0); a parallel
     /// gripper's fingers meet by design and are no such pair.
     kSelfContact,
-    kLinkForce,    ///< A link's contact force exceeds the robot's limit.
+    kLinkForce,  ///< A link's contact force, its mean over the last 20 ms, exceeds the robot's limit.
   };
   Kind kind = Kind::kSelfContact;
   std::string robot;       ///< The robot's name in the scene.
   std::string link;        ///< The link (a self-contact's first link, in tree order), without the robot's prefix.
   std::string other_link;  ///< A self-contact's other link; empty for kLinkForce.
   /// [N] kSelfContact: the magnitude of the mean force over the step between the two links; kLinkForce: the
-  /// magnitude of the link's mean contact force (rigid-rigid plus MPM and IPC, as RigidBodySummary::contact_force).
+  /// magnitude of the link's contact force (rigid-rigid plus MPM and IPC, as RigidBodySummary::contact_force)
+  /// averaged over the last 20 ms (the steps within them), as a force sensor of about 50 Hz would read it.
   double force = 0;
   double limit = 0;  ///< The robot's link_force_limit [N].
 };
@@ -40,7 +41,7 @@ struct RobotContactAlert {
 struct RobotLinkLoad {
   std::string robot;
   std::string link;  ///< The most loaded link, without the robot's prefix.
-  double force = 0;  ///< Magnitude of its mean contact force over the step [N].
+  double force = 0;  ///< Magnitude of its contact force averaged over the last 20 ms [N] (as kLinkForce's).
   double limit = 0;  ///< The robot's link_force_limit [N].
 };
 

@@ -1,6 +1,7 @@
 #include "step/robot_checks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -32,10 +33,39 @@ void BodyContactWrench(const Model& model, const State::Data& state, const conta
   }
 }
 
+void RobotForceWindow::Add(double dt, const std::vector<Eigen::Vector3d>& forces, std::vector<Eigen::Vector3d>& mean) {
+  if (dt != dt_ || (!steps_.empty() && steps_.front().size() != forces.size())) {
+    Clear();
+    dt_ = dt;
+  }
+  const auto length = static_cast<std::size_t>(std::max(1L, std::lround(kSeconds / dt)));
+  if (steps_.size() < length) {
+    steps_.push_back(forces);
+  } else {
+    steps_[next_] = forces;
+    next_ = (next_ + 1) % length;
+  }
+  mean.assign(forces.size(), Eigen::Vector3d::Zero());
+  for (const std::vector<Eigen::Vector3d>& step : steps_)
+    for (std::size_t i = 0; i < forces.size(); ++i) mean[i] += step[i];
+  for (Eigen::Vector3d& f : mean) f /= static_cast<double>(steps_.size());
+}
+
 void CheckRobotContacts(const Model& model, const State::Data& state, const contact::RigidSystem& rigid,
-                        StepTelemetry& telemetry) {
+                        RobotForceWindow& window, StepTelemetry& telemetry) {
   telemetry.robot_alerts.clear();
   telemetry.robot_loads.clear();
+  // Every robot link's contact force this step, and its mean over the window.
+  std::vector<Eigen::Vector3d> forces, mean;
+  for (const RobotModel& robot : model.rigid->robots) {
+    for (int b = robot.first_body; b < robot.end_body; ++b) {
+      Eigen::Vector3d f, t;
+      BodyContactWrench(model, state, rigid, b, f, t);
+      forces.push_back(f);
+    }
+  }
+  window.Add(model.dt, forces, mean);
+  std::size_t link = 0;
   for (const RobotModel& robot : model.rigid->robots) {
     // Self-contacts: the force between each pair of its links that touch (its self-collision pairs'), summed over
     // their contact points.
@@ -55,12 +85,10 @@ void CheckRobotContacts(const Model& model, const State::Data& state, const cont
       telemetry.robot_alerts.push_back({RobotContactAlert::Kind::kSelfContact, robot.name, LinkName(rigid, links.first),
                                         LinkName(rigid, links.second), f.norm(), robot.link_force_limit});
     }
-    // Each link's contact force against the limit, and the most loaded link.
+    // Each link's windowed contact force against the limit, and the most loaded link.
     RobotLinkLoad load{robot.name, {}, 0.0, robot.link_force_limit};
-    for (int b = robot.first_body; b < robot.end_body; ++b) {
-      Eigen::Vector3d f, t;
-      BodyContactWrench(model, state, rigid, b, f, t);
-      const double force = f.norm();
+    for (int b = robot.first_body; b < robot.end_body; ++b, ++link) {
+      const double force = mean[link].norm();
       if (force > load.force || load.link.empty())
         load = {robot.name, LinkName(rigid, b), force, robot.link_force_limit};
       if (force > robot.link_force_limit) {

@@ -57,7 +57,7 @@ void Step(const Model& model, State::Data& state, Workspace& workspace) {
   ApplyInputs(model, state, workspace);
   workspace.coupling->Advance(model, state, workspace);
   AdvanceClock(model, state.clock);
-  if (workspace.rigid) CheckRobotContacts(model, state, *workspace.rigid, workspace.telemetry);
+  if (workspace.rigid) CheckRobotContacts(model, state, *workspace.rigid, workspace.robot_forces, workspace.telemetry);
   workspace.telemetry.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   CheckDivergence(model, state, workspace);
