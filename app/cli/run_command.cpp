@@ -32,6 +32,25 @@ std::string ApplyReplayEvents(DemoPlayer* player, Simulator& sim) {
   return refused.empty() ? refused : "replay: " + refused;
 }
 
+// After each step: its robot alerts into the run's warnings, the new ones printed (on a line of their own above the
+// progress line), and the most loaded link of each robot.
+void CheckRobots(const Simulator& sim, RunResult& result, Progress& progress) {
+  const StepTelemetry& t = sim.last_step();
+  for (const std::size_t w : result.robot_warnings.Add(sim.time(), t.robot_alerts)) {
+    progress.Finish();
+    const RobotWarning& warning = result.robot_warnings.warnings()[w];
+    std::cerr << "warning: t = " << FormatNumber(warning.time, 6) << " s: " << DescribeRobotWarning(warning) << '\n';
+  }
+  result.robot_load_max.resize(t.robot_loads.size());
+  for (std::size_t r = 0; r < t.robot_loads.size(); ++r) {
+    auto& [load, time] = result.robot_load_max[r];
+    if (load.robot.empty() || t.robot_loads[r].force > load.force) {
+      load = t.robot_loads[r];
+      time = sim.time();
+    }
+  }
+}
+
 // Steps the planned run, feeding every output, until its last step, a divergence, a failed output or a signal
 // (SIGINT, SIGTERM: the run stops between two steps).
 RunResult Simulate(const RunOptions& options, RunPlan& plan, RunOutputs& outputs) {
@@ -56,6 +75,7 @@ RunResult Simulate(const RunOptions& options, RunPlan& plan, RunOutputs& outputs
       break;
     }
     result.statistics.Add(sim.last_step());
+    CheckRobots(sim, result, progress);
     outputs.AfterStep(sim, result.failure);
     progress.Update(sim.time(), static_cast<double>(i + 1) / static_cast<double>(plan.steps));
     watch.Check(i + 1);

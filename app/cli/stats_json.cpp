@@ -41,6 +41,31 @@ std::string IpcStats(const StepStatistics& st) {
   return out.str();
 }
 
+// The robots' warnings and each robot's most loaded link (docs/cli.md, "Statistics JSON").
+std::string RobotStats(const RunResult& run) {
+  std::ostringstream out;
+  out << std::setprecision(9) << "  \"robot_warnings\": [";
+  const std::vector<RobotWarning>& warnings = run.robot_warnings.warnings();
+  for (std::size_t w = 0; w < warnings.size(); ++w) {
+    const RobotWarning& warning = warnings[w];
+    const RobotContactAlert& a = warning.first;
+    out << (w ? ",\n" : "\n") << "    {\"robot\": " << JsonString(a.robot)
+        << ", \"kind\": " << JsonString(RobotAlertKindName(a.kind)) << ", \"links\": [" << JsonString(a.link);
+    if (!a.other_link.empty()) out << ", " << JsonString(a.other_link);
+    out << "], \"time\": " << warning.time << ", \"force\": " << a.force << ", \"max_force\": " << warning.max_force
+        << ", \"max_force_time\": " << warning.max_force_time << ", \"steps\": " << warning.steps
+        << ", \"limit\": " << a.limit << ", \"message\": " << JsonString(DescribeRobotWarning(warning)) << "}";
+  }
+  out << (warnings.empty() ? "],\n" : "\n  ],\n") << "  \"robot_link_force_max\": {";
+  for (std::size_t r = 0; r < run.robot_load_max.size(); ++r) {
+    const auto& [load, time] = run.robot_load_max[r];
+    out << (r ? ",\n" : "\n") << "    " << JsonString(load.robot) << ": {\"link\": " << JsonString(load.link)
+        << ", \"force\": " << load.force << ", \"time\": " << time << ", \"limit\": " << load.limit << "}";
+  }
+  out << (run.robot_load_max.empty() ? "},\n" : "\n  },\n");
+  return out.str();
+}
+
 }  // namespace
 
 void WriteStatsJson(const std::string& scene, const Simulator& sim, const RunResult& run, std::ostream& out) {
@@ -80,7 +105,7 @@ void WriteStatsJson(const std::string& scene, const Simulator& sim, const RunRes
       << "  \"mpm_contacts_max\": " << st.mpm_contacts_max << ",\n"
       << "  \"mpm_contact_iterations_per_substep\": " << st.MpmIterationsPerSubstep(model.substeps) << ",\n"
       << "  \"mpm_contact_steps_not_converged\": " << st.mpm_not_converged << ",\n"
-      << IpcStats(st) << "  \"realtime_factor\": " << run.RealtimeFactor(sim.time()) << ",\n"
+      << IpcStats(st) << RobotStats(run) << "  \"realtime_factor\": " << run.RealtimeFactor(sim.time()) << ",\n"
       << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
       << "  \"recommended_substeps\": " << model.RecommendedSubsteps() << ",\n"
       << "  \"diverged\": " << (run.diverged ? "true" : "false") << ",\n"

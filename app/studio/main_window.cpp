@@ -406,6 +406,11 @@ void MainWindow::ShowStatus(const ControllerStatus& st) {
     lines.append(line);
   }
   if (const QString teleop = teleop_->StatusLine(); !teleop.isEmpty()) lines.append(teleop);
+  // The robot warnings of this run (each is in the Log once): how many, and the latest.
+  if (!st.robot_warnings.empty()) {
+    lines.append(QString("ROBOT WARNING (%1 this run, see the Log) ").arg(st.robot_warnings.size()) +
+                 QString::fromStdString(st.robot_warnings.back()));
+  }
   lines.append("drag: orbit  right drag: pan  wheel: zoom  click: select  Ctrl+drag: pull");
   const QString recording = UpdateRecording();
   // The status line and the HUD's text are shown anew at most ten times a second: their numbers change with every

@@ -10,6 +10,7 @@
 #include <QLogValueAxis>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScatterSeries>
 #include <QTextStream>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -69,14 +70,14 @@ QLineSeries* AddSeries(QChart* chart, const QString& name) {
   return s;
 }
 
-void Axes(QChart* chart, const QString& x_title, const QString& y_title, const QList<QLineSeries*>& series) {
+void Axes(QChart* chart, const QString& x_title, const QString& y_title, const QList<QXYSeries*>& series) {
   auto* x = new QValueAxis;
   x->setTitleText(x_title);
   auto* y = new QValueAxis;
   y->setTitleText(y_title);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
-  for (QLineSeries* s : series) {
+  for (QXYSeries* s : series) {
     s->attachAxis(x);
     s->attachAxis(y);
   }
@@ -86,12 +87,13 @@ QValueAxis* VerticalAxis(QChart* chart) {
   return static_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
 }
 
-// Fits both axes of a chart to its series' points, the vertical one to PlotRange. (QValueAxis::applyNiceNumbers
-// was tried for round ticks: with a range of [0, 1] it left the labels elided to "...".)
-void Fit(QChart* chart) {
+// Fits both axes of a chart to its series' points but those of `marks`, the vertical one to PlotRange.
+// (QValueAxis::applyNiceNumbers was tried for round ticks: with a range of [0, 1] it left the labels elided to "...".)
+void Fit(QChart* chart, const QAbstractSeries* marks = nullptr) {
   double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
   for (QAbstractSeries* a : chart->series()) {
-    for (const QPointF& p : static_cast<QLineSeries*>(a)->points()) {
+    if (a == marks) continue;
+    for (const QPointF& p : static_cast<QXYSeries*>(a)->points()) {
       x0 = std::min(x0, p.x());
       x1 = std::max(x1, p.x());
       y0 = std::min(y0, p.y());
@@ -158,7 +160,13 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
   force_[0] = AddSeries(force_chart_, "fx");
   force_[1] = AddSeries(force_chart_, "fy");
   force_[2] = AddSeries(force_chart_, "fz");
-  Axes(force_chart_, "t [s]", "N", {force_[0], force_[1], force_[2]});
+  warnings_ = new QScatterSeries;
+  warnings_->setName("robot warning");
+  warnings_->setColor(Qt::red);
+  warnings_->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+  warnings_->setMarkerSize(12);
+  force_chart_->addSeries(warnings_);
+  Axes(force_chart_, "t [s]", "N", {force_[0], force_[1], force_[2], warnings_});
   solver_chart_ = new QChart;
   solver_chart_->setTitle("MPM contact solver");
   iterations_ = AddSeries(solver_chart_, "iterations / step");
@@ -255,6 +263,12 @@ QList<QPointF> Plots::drawn_step_ms() const {
   return step_ms_->points();
 }
 
+QList<double> Plots::drawn_warning_times() const {
+  QList<double> times;
+  for (const QPointF& p : warnings_->points()) times.append(p.x());
+  return times;
+}
+
 void Plots::RequestRedraw() {
   constexpr qint64 kIntervalMs = 100;
   const qint64 elapsed = since_redraw_.isValid() ? since_redraw_.elapsed() : kIntervalMs;
@@ -290,7 +304,13 @@ void Plots::Redraw() {
           : QList<QPointF>());
   ipc_distance_->replace(ipc ? SeriesPoints(samples_, [](const TelemetrySample& s) { return 1e6 * s.ipc_min_distance; })
                              : QList<QPointF>());
-  Fit(force_chart_);
+  Fit(force_chart_, warnings_);
+  // The robot warnings at the top of the force chart (over the chosen body's curve, whichever link they concern).
+  QList<QPointF> marks;
+  const double top = VerticalAxis(force_chart_)->max();
+  for (const TelemetrySample& s : samples_)
+    if (s.robot_warning) marks.append({s.time, top});
+  warnings_->replace(marks);
   Fit(solver_chart_);
   Fit(timing_chart_);
   Fit(ipc_chart_);

@@ -1,5 +1,6 @@
-// The plots dock: contact force components of a chosen rigid body, contact-solver iterations and residual, and
-// ms per step with the real-time factor, against simulated time (Qt Charts). Pausable (the samples keep being
+// The plots dock: contact force components of a chosen rigid body, with a mark at the start of each robot warning
+// (TelemetrySample::robot_warning), contact-solver iterations and residual, and ms per step with the real-time factor,
+// against simulated time (Qt Charts). Pausable (the samples keep being
 // recorded), zoomable (rubber band; right click zooms out) and exportable to CSV.
 #pragma once
 
@@ -14,6 +15,7 @@ class QChart;
 class QChartView;
 class QComboBox;
 class QLineSeries;
+class QScatterSeries;
 class QPushButton;
 class QTimer;
 class QValueAxis;
@@ -55,6 +57,8 @@ class Plots : public QWidget {
   /// The ms-per-step chart's points as last drawn (time [s], ms): every sample's, or at most 800 for a longer
   /// history, the lowest and highest of each of 400 runs of consecutive samples.
   QList<QPointF> drawn_step_ms() const;
+  /// The times [s] of the robot warnings the force chart marks, as last drawn (for tests).
+  QList<double> drawn_warning_times() const;
   /// The vertical axis ranges as last drawn (for tests): chart 0 the force, 1 the solver, 2 the speed, 3 the IPC
   /// solve (shown only while the samples come from a scene with soft or affine bodies).
   std::pair<double, double> vertical_range(int chart) const;
@@ -78,6 +82,7 @@ class Plots : public QWidget {
   QChart* ipc_chart_ = nullptr;
   QWidget* ipc_view_ = nullptr;
   QLineSeries* force_[3] = {};
+  QScatterSeries* warnings_ = nullptr;  // at the top of the force chart, at each robot warning's time
   QLineSeries* iterations_ = nullptr;
   QLineSeries* residual_ = nullptr;
   QLineSeries* step_ms_ = nullptr;

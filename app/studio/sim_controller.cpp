@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "cpu_placement.h"
 #include "ductile/model_checks.h"
@@ -222,7 +223,15 @@ void SimController::StepOnce() {
   if (!playing_ || std::chrono::steady_clock::now() - last_publish_ >= std::chrono::milliseconds(15)) PublishSnapshot();
   WriteDueFrames();
   MeasureSpeed();
+  CheckRobots();
   PushTelemetry();
+}
+
+void SimController::CheckRobots() {
+  for (const std::size_t w : robot_warnings_.Add(sim_->time(), sim_->last_step().robot_alerts)) {
+    Emit(Event::Kind::kWarning, DescribeRobotWarning(robot_warnings_.warnings()[w]));
+    robot_warning_started_ = true;
+  }
 }
 
 void SimController::MeasureSpeed() {
@@ -264,6 +273,8 @@ void SimController::PushTelemetry() {
     const RigidBodySummary body = sim_->SummarizeRigidBody(b);
     for (int a = 0; a < 3; ++a) sample.force[b][a] = static_cast<float>(body.contact_force[a]);
   }
+  sample.robot_warning = robot_warning_started_;
+  robot_warning_started_ = false;
   sample.run = run_;
   sample.run_from = run_from_;
   telemetry_.Push(sample);
@@ -330,6 +341,7 @@ void SimController::RecordInput(DemoEvent event) {
 void SimController::NewRun(double from) {
   ++run_;
   run_from_ = from;
+  robot_warnings_.DiscardAfter(from);  // all of them for a new run (from −infinity)
 }
 
 void SimController::RestartHistory() {
@@ -408,6 +420,11 @@ void SimController::UpdateStatus() {
     st.step = sim_->step_count();
     for (const std::string& robot : scene_robots_) st.teleop.push_back({robot, sim_->GetTeleopStatus(robot)});
     if (!playing_) st.state_hash = sim_->StateHash();
+  }
+  for (const RobotWarning& w : robot_warnings_.warnings()) {
+    char time[32];
+    std::snprintf(time, sizeof time, "t = %.3f s: ", w.time);
+    st.robot_warnings.push_back(time + DescribeRobotWarning(w));
   }
   std::lock_guard<std::mutex> lock(mutex_);
   st.opening = std::move(status_.opening);

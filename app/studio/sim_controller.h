@@ -47,6 +47,7 @@
 #include "commands.h"
 #include "ductile/demo_log.h"
 #include "ductile/model.h"
+#include "ductile/robot_warnings.h"
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
 #include "ductile/snapshot.h"
@@ -93,6 +94,9 @@ struct TelemetrySample {
   double ipc_min_distance = 0;  ///< the smallest surface distance over the step's iterates [m].
   int num_bodies = 0;           ///< Bodies in `force` (the first kMaxPlotBodies moving bodies).
   std::array<std::array<float, 3>, kMaxPlotBodies> force{};  ///< Contact force per body [N], world.
+  /// A robot warning (a self-contact, a link above its force limit; ductile/robot_warnings.h) started with this
+  /// step: the force plot marks its time.
+  bool robot_warning = false;
   std::uint64_t run = 0;  ///< ControllerStatus::run of the step: the samples of an earlier run after `run_from` are
   double run_from = 0;    ///< not this run's past [s] (see ControllerStatus::run_from).
 };
@@ -187,6 +191,8 @@ struct ControllerStatus {
   /// While paused: Simulator::StateHash() of the state it is at; none while playing.
   std::optional<std::uint64_t> state_hash;
   std::filesystem::path opening;  ///< The scene being opened (command::OpenScene); empty when none.
+  /// The robot warnings of this run so far, as the Log shows them ("t = 6.105 s: robot 'arm': ..."), oldest first.
+  std::vector<std::string> robot_warnings;
 };
 
 /// Real-time pacing: when the step after one that was due at `due` is due, the step having ended at `now`; steps are
@@ -276,6 +282,9 @@ class SimController {
   void UseScene(std::unique_ptr<Simulator> sim, std::shared_ptr<const Model> model, std::string text,
                 std::filesystem::path file, SceneDesc scene, std::vector<Override> overrides);
   void StepOnce();
+  /// The step's robot alerts into this run's warnings; a warning that starts is emitted (once a run) and marked in
+  /// the telemetry.
+  void CheckRobots();
   void MeasureSpeed();
   void PushTelemetry();
   void PublishSnapshot();
@@ -334,6 +343,8 @@ class SimController {
   std::uint64_t scrub_request_ = 0;  // command::Scrub::request of the last scrub applied
   std::uint64_t run_ = 0;
   double run_from_ = -std::numeric_limits<double>::infinity();
+  RobotWarnings robot_warnings_;        // this run's (NewRun forgets those after where it resumes)
+  bool robot_warning_started_ = false;  // in the last step, for its TelemetrySample
   std::uint64_t overrides_restored_ = 0;
   std::uint64_t scene_generation_ = 0;
 

@@ -90,6 +90,7 @@ class Viewport : public QWindow {
   void ResetCamera();
   /// The HUD's text (top-left overlay) and whether it is shown.
   void SetHud(std::vector<std::string> lines) { hud_lines_ = std::move(lines); }
+  const std::vector<std::string>& hud_lines() const { return hud_lines_; }
   void SetHudVisible(bool visible) { hud_visible_ = visible; }
   bool hud_visible() const { return hud_visible_; }
   /// The RenderScene of the current snapshot as the viewport draws it.

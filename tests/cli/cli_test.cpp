@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "../physics/arm_scene.h"
 #include "cli_fixture.h"
 #include "decoded_video.h"
 
@@ -226,6 +227,45 @@ rigid_bodies:
     EXPECT_NE(s.find(std::string("\"") + key + "\":"), std::string::npos) << key;
   EXPECT_NE(s.find("\"rigid_dofs\": 6"), std::string::npos) << s;
   EXPECT_NE(s.find("\"sap_steps_not_converged\": 0"), std::string::npos) << s;
+}
+
+// Robot warnings (issue 45; docs/cli.md, "Statistics JSON"): the iiwa's wrist folded into itself by its joint target
+// (2.09 rad, no IK) with its link_force_limit lowered to 5 N by `--set`: the self-contact of links 5 and 7 and each
+// of the two links above the limit are printed once, with the time, however many steps they last, and written to
+// stats.json with their first and largest force; the most loaded link is in robot_link_force_max. Without the fold
+// nothing is printed and the list is empty.
+TEST_F(CliTest, RobotWarningsArePrintedOnceAndWrittenToTheStats) {
+  const fs::path scene = dir_ / "arm.yaml", stats = dir_ / "s.json", calm = dir_ / "calm.json";
+  std::ofstream(scene) << testing::IiwaGripperScene();
+  const std::string run = "run " + scene.string() + " --duration 1 --set robots.arm.link_force_limit=5";
+  const Result r = RunCli(run + " --set robots.arm.controllers.iiwa_joint_6.target=2.09 --stats " + stats.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(r.output, "links iiwa_link_5 and iiwa_link_7 touch (self-contact)"), 1) << r.output;
+  EXPECT_EQ(count(r.output, "link iiwa_link_5 carries"), 1) << r.output;
+  EXPECT_EQ(count(r.output, "link iiwa_link_7 carries"), 1) << r.output;
+  EXPECT_EQ(count(r.output, "warning: t = "), 3) << r.output;
+  const std::string s = ReadFile(stats);
+  EXPECT_NE(s.find(R"("robot": "arm", "kind": "self_contact", "links": ["iiwa_link_5", "iiwa_link_7"], "time": )"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find(R"("kind": "link_force", "links": ["iiwa_link_5"])"), std::string::npos) << s;
+  EXPECT_NE(s.find(R"("limit": 5, "message": "robot 'arm': links iiwa_link_5 and iiwa_link_7 touch)"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find(R"("robot_link_force_max": {)"
+                   "\n"
+                   R"(    "arm": {"link": "iiwa_link_)"),
+            std::string::npos)
+      << s;
+  const Result quiet = RunCli(run + " --stats " + calm.string());
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output.find("warning"), std::string::npos) << quiet.output;
+  EXPECT_NE(ReadFile(calm).find(R"("robot_warnings": [],)"), std::string::npos) << ReadFile(calm);
 }
 
 TEST_F(CliTest, BadUrdfIsReportedAtItsLineWithExitTwo) {

@@ -22,6 +22,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -37,6 +38,7 @@
 #include <mutex>
 #include <numbers>
 
+#include "../physics/arm_scene.h"
 #include "backend/device_mpm.h"
 #include "cpu_placement.h"
 #include "decoded_video.h"
@@ -343,6 +345,24 @@ class StudioGuiTest : public QObject {
     QCOMPARE(points.front().x(), 0.0);
   }
 
+  // The force plot marks each robot warning's start (TelemetrySample::robot_warning) at the top of its range,
+  // whichever body it shows; a reset of the plots forgets the marks with the samples.
+  void plotsMarkTheRobotWarnings() {
+    Plots plots;
+    plots.Reset({"arm/iiwa_link_5"});
+    QTest::qWait(150);  // past the Reset's redraw
+    std::vector<TelemetrySample> samples = SamplesEvery10Ms(100, [](std::size_t) { return 1.0; });
+    for (TelemetrySample& sample : samples) sample.num_bodies = 1;
+    samples[30].robot_warning = true;
+    samples[72].robot_warning = true;
+    samples[30].force[0] = {0, 0, 600};
+    plots.Append(samples);
+    QTRY_COMPARE_WITH_TIMEOUT(plots.drawn_warning_times(), (QList<double>{samples[30].time, samples[72].time}), 2000);
+    QCOMPARE(plots.vertical_range(0).second, 600.0 + 0.05 * 600.0);
+    plots.Reset({"arm/iiwa_link_5"});
+    QTRY_VERIFY_WITH_TIMEOUT(plots.drawn_warning_times().isEmpty(), 2000);
+  }
+
   // A constant series gets a readable range around its value instead of a spread of zero divided into ticks (the
   // solver chart of a scene without MPM contact showed 0.000000001 as its labels); series that are never negative
   // get no negative range (ms per step showed an axis from -8.6); a varying one gets 5% margins.
@@ -584,6 +604,41 @@ class StudioGuiTest : public QObject {
     // Opening a scene clears the refusal: it named a field of the scene before (it stayed over the next scene's).
     QVERIFY(OpenAndWait(*window_, scene_));
     QVERIFY2(status->text().startsWith("Edit a value"), qPrintable(status->text()));
+  }
+
+  // Robot warnings (issue 45): the iiwa's wrist folded into itself by its joint target, its link_force_limit at 5 N.
+  // The Log shows the self-contact once, with its time, however many steps it lasts; the HUD shows how many
+  // warnings there are and the latest (and the force plot marks their start: plotsMarkTheRobotWarnings). The window's
+  // picture is written for a person to look at.
+  void robotWarningsShowInTheHudAndTheLog() {
+    const QString arm = dir_ + "/folding_arm.yaml";
+    {
+      std::string text = ductile::testing::IiwaGripperScene("    link_force_limit: 5\n");
+      const std::string wrist = "iiwa_joint_6: {kp: 300, kd: 5, target: 0.8}";
+      text.replace(text.find(wrist), wrist.size(), "iiwa_joint_6: {kp: 300, kd: 5, target: 2.09}");
+      std::ofstream(arm.toStdString()) << text;
+    }
+    QVERIFY(OpenAndWait(*window_, arm));
+    window_->SetPlaying(true);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->controller()->status().time > 0.5, 60000);
+    window_->SetPlaying(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->controller()->status().playing, 5000);
+    QTest::qWait(200);
+    window_->Poll();
+    auto* log = window_->findChild<QPlainTextEdit*>();
+    QVERIFY(log);
+    const QString text = log->toPlainText();
+    QCOMPARE(text.count("links iiwa_link_5 and iiwa_link_7 touch (self-contact)"), 1);
+    QVERIFY2(text.contains(QRegularExpression("warning: t = [0-9.]+ s: robot 'arm': links iiwa_link_5")),
+             qPrintable(text));
+    bool hud = false;
+    for (const std::string& line : window_->viewport()->hud_lines())
+      hud = hud || line.rfind("ROBOT WARNING (3 this run, see the Log) t = ", 0) == 0;
+    QVERIFY(hud);
+    window_->viewport()->requestUpdate();
+    QTest::qWait(300);
+    QVERIFY(window_->GrabWindow().save(QString(DUCTILE_GUI_OUTPUT_DIR) + "/robot_warning.png"));
+    QVERIFY(OpenAndWait(*window_, scene_));
   }
 
   // A stiff block dropped at Δt = 10 ms with one substep: under the weak scheme the explicit substep is over 30

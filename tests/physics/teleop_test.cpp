@@ -322,11 +322,12 @@ TEST(Teleop, RotationErrorJacobianMatchesFiniteDifferences) {
 }
 
 // Where limits stop it, the IK still ends where no feasible move lowers its error (first-order optimality with the
-// limits as bounds): a step that the clamp at a limit turns so that it no longer descends must not stall it short
-// of that. Once with the iiwa's own limits, once with its elbow (joint 4) narrowed to [−1.3, −1.1] rad around its
-// start, for targets that ask for poses the elbow alone would reach. After 3 s the error's gradient along every
-// joint that may still move (free, or at a limit with the gradient pointing inside) is below 1e-6 m² per rad (the IK
-// stops at 1e-7 m and 1e-6 rad; measured 1e-12 to 2e-8). The IK that clamped each step at the limits stalled here
+// limits as bounds; the IK's limits lie kJointLimitMargin inside the joint's, at most 5% of the range, and the
+// commanded joints stay within them): a step that the clamp at a limit turns so that it no longer descends must not
+// stall it short of that. Once with the iiwa's own limits, once with its elbow (joint 4) narrowed to [−1.3, −1.1] rad
+// around its start, for targets that ask for poses the elbow alone would reach. After 3 s the error's gradient along
+// every joint that may still move (free, or at a limit with the gradient pointing inside) is below 1e-6 m² per rad (the
+// IK stops at 1e-7 m and 1e-6 rad; measured 1e-12 to 2e-8). The IK that clamped each step at the limits stalled here
 // with gradients of 0.07-0.4 and residuals up to four times these (0.45 m against 0.12 m).
 TEST(Teleop, IkAtJointLimitsEndsWhereNoFeasibleMoveLowersTheError) {
   const std::shared_ptr<const Model> model = testing::ModelFromYaml(ArmScene());
@@ -378,13 +379,18 @@ TEST(Teleop, IkAtJointLimitsEndsWhereNoFeasibleMoveLowersTheError) {
       double worst = 0;
       for (const int b : joints) {
         const multibody::Body& body = tree.body(b);
+        // The IK's limits: kJointLimitMargin inside the joint's (at most 5% of its range); every joint started
+        // inside them and stays there.
+        const double margin = std::min(robot::ArmTeleop::kJointLimitMargin, 0.05 * (body.upper - body.lower));
+        const double lower = body.lower + margin, upper = body.upper - margin;
+        EXPECT_GE(q[body.q_start], lower - 1e-12) << body.joint_name;
+        EXPECT_LE(q[body.q_start], upper + 1e-12) << body.joint_name;
         const double h = 1e-6;
         Eigen::VectorXd up = q, dn = q;
         up[body.q_start] += h;
         dn[body.q_start] -= h;
         const double g = (cost(up) - cost(dn)) / (2 * h);
-        const bool blocked =
-            (q[body.q_start] <= body.lower + 1e-9 && g > 0) || (q[body.q_start] >= body.upper - 1e-9 && g < 0);
+        const bool blocked = (q[body.q_start] <= lower + 1e-9 && g > 0) || (q[body.q_start] >= upper - 1e-9 && g < 0);
         if (!blocked) worst = std::max(worst, std::abs(g));
       }
       std::printf("%s limits, target (%.2f, %.2f, %.2f): residual %.4f m, %.4f rad; worst free gradient %.2e\n",

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "../physics/arm_scene.h"
 #include "ductile/model.h"
 #include "ductile/scene.h"
 #include "sim_controller.h"
@@ -248,6 +249,44 @@ TEST(SimControllerTsan, TeleopCommandsRecordADemoLogThatReplaysToTheSameState) {
   EXPECT_EQ(controller.status().demo_events, log.events.size());
   EXPECT_EQ(Replay(log, true), *log.final_state_hash);
   EXPECT_NE(Replay(log, false), *log.final_state_hash);
+}
+
+// Robot warnings (issue 45): the iiwa's wrist folded into itself by its joint target, with its link_force_limit at
+// 5 N. Each warning (the self-contact of links 5 and 7, each of them above the limit) is emitted once as a kWarning
+// event however long it lasts, the status lists them for the HUD, and the telemetry sample of the step they started
+// is marked for the force plot (all three start in the same step); after a reset (a new run) they come again.
+TEST(SimControllerTsan, RobotWarningsAreEmittedOncePerRunAndMarkedInTheTelemetry) {
+  const std::string scene = ductile::testing::IiwaGripperScene("    link_force_limit: 5\n");
+  const std::vector<Override> fold{{"robots.arm.controllers.iiwa_joint_6.target", "2.09"}};
+  auto model = std::make_shared<const Model>(CompileModel(LoadSceneFromString(scene, "arm.yaml", fold)));
+  SimController controller(model, scene, "arm.yaml", fold, 1);
+  std::vector<Event> events;
+  std::vector<TelemetrySample> telemetry;
+  const auto run_to = [&](std::int64_t steps) {
+    controller.Post(command::Play{});
+    ASSERT_TRUE(WaitFor([&] { return controller.status().step >= steps; }));
+    controller.Post(command::Pause{});
+    ASSERT_TRUE(WaitFor([&] { return !controller.status().playing; }));
+    for (Event& e : controller.DrainEvents()) events.push_back(std::move(e));
+    controller.DrainTelemetry(telemetry);
+  };
+  const auto count = [&](const std::string& what) {
+    return std::count_if(events.begin(), events.end(), [&](const Event& e) {
+      return e.kind == Event::Kind::kWarning && e.message.find(what) != std::string::npos;
+    });
+  };
+  run_to(100);
+  EXPECT_EQ(count("links iiwa_link_5 and iiwa_link_7 touch (self-contact)"), 1);
+  EXPECT_EQ(count("above its limit of 5 N"), 2);
+  const ControllerStatus st = controller.status();
+  ASSERT_EQ(st.robot_warnings.size(), 3u);
+  EXPECT_EQ(st.robot_warnings[0].rfind("t = ", 0), 0u) << st.robot_warnings[0];
+  EXPECT_EQ(std::count_if(telemetry.begin(), telemetry.end(), [](const TelemetrySample& s) { return s.robot_warning; }),
+            1);
+  controller.Post(command::Reset{});
+  ASSERT_TRUE(WaitFor([&] { return controller.status().step == 0 && controller.status().robot_warnings.empty(); }));
+  run_to(100);
+  EXPECT_EQ(count("links iiwa_link_5 and iiwa_link_7 touch (self-contact)"), 2);
 }
 
 // A reset starts a new log: no events, the overrides in force at the reset, the step count from 0.

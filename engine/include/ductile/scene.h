@@ -345,6 +345,9 @@ struct RobotScriptDesc {
   SourceLocation where;
 };
 
+/// The default of RobotDesc::link_force_limit [N]: 4 · 7 kg · 9.81 m/s².
+inline constexpr double kDefaultLinkForceLimit = 274.68;
+
 /// A robot from a URDF file (`robots: NAME: {...}`).
 struct RobotDesc {
   std::string name;
@@ -356,6 +359,10 @@ struct RobotDesc {
   std::vector<JointControllerDesc> controllers;     ///< By joint, in file order.
   std::map<std::string, double> joint_efforts;      ///< Joint name → constant feed-forward effort [N·m or N].
   std::optional<RobotScriptDesc> script;            ///< A scripted task; none: the robot holds its targets.
+  /// The contact force one of its links may carry before each step reports it [N], > 0 (docs/architecture.md,
+  /// "Robot contact checks"): by default 4 · 7 kg · 9.81 m/s², four times the weight of the rated payload of the
+  /// KUKA LBR iiwa 7 R800, the arm of the shipped robots.
+  double link_force_limit = kDefaultLinkForceLimit;
   SourceLocation where;
 };
 

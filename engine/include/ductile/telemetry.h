@@ -17,6 +17,34 @@ struct ContactReport {
   std::array<double, 3> force{};   ///< Mean force on b over the step [N], world (a receives the opposite).
 };
 
+/// A contact that a robot should not carry, found after one step (docs/architecture.md, "Robot contact checks"): two
+/// of its links touching each other, or a link whose contact force exceeds the robot's `link_force_limit`.
+struct RobotContactAlert {
+  enum class Kind {
+    /// Two links of the robot that can meet touch (a contact point between them, penetration > 0); a parallel
+    /// gripper's fingers meet by design and are no such pair.
+    kSelfContact,
+    kLinkForce,  ///< A link's contact force, its mean over the last 20 ms, exceeds the robot's limit.
+  };
+  Kind kind = Kind::kSelfContact;
+  std::string robot;       ///< The robot's name in the scene.
+  std::string link;        ///< The link (a self-contact's first link, in tree order), without the robot's prefix.
+  std::string other_link;  ///< A self-contact's other link; empty for kLinkForce.
+  /// [N] kSelfContact: the magnitude of the mean force over the step between the two links; kLinkForce: the
+  /// magnitude of the link's contact force (rigid-rigid plus MPM and IPC, as RigidBodySummary::contact_force)
+  /// averaged over the last 20 ms (the steps within them), as a force sensor of about 50 Hz would read it.
+  double force = 0;
+  double limit = 0;  ///< The robot's link_force_limit [N].
+};
+
+/// The largest contact force on a link of one robot in one step.
+struct RobotLinkLoad {
+  std::string robot;
+  std::string link;  ///< The most loaded link, without the robot's prefix.
+  double force = 0;  ///< Magnitude of its contact force averaged over the last 20 ms [N] (as kLinkForce's).
+  double limit = 0;  ///< The robot's link_force_limit [N].
+};
+
 /// What one outer step did and how long it took.
 struct StepTelemetry {
   double wall_ms = 0;           ///< Wall-clock time of the step [ms].
@@ -67,6 +95,9 @@ struct StepTelemetry {
   /// Per cloth pin group (Model::pin_groups, same order): the mean force over the step with which the pins hold
   /// their vertices [N], world; zero once released.
   std::vector<std::array<double, 3>> pin_forces;
+  // The robots' contacts (docs/architecture.md, "Robot contact checks"), after the step.
+  std::vector<RobotContactAlert> robot_alerts;  ///< Every self-contact and every link above its robot's limit.
+  std::vector<RobotLinkLoad> robot_loads;       ///< Per robot, in scene order: its most loaded link.
 };
 
 }  // namespace ductile

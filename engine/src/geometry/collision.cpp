@@ -2,6 +2,7 @@
 
 #include <fcl/narrowphase/collision.h>
 #include <fcl/narrowphase/collision_object.h>
+#include <fcl/narrowphase/distance.h>
 
 #include <algorithm>
 #include <cmath>
@@ -185,9 +186,60 @@ void CollisionWorld::ExcludeBodyPair(int body_a, int body_b) {
 }
 
 bool CollisionWorld::Excluded(int ga, int gb) const {
-  const int a = geometries_[ga].body, b = geometries_[gb].body;
-  if (a == b) return true;  // the same body, or both static
-  return excluded_bodies_.count({std::min(a, b), std::max(a, b)}) > 0;
+  return !Collides(geometries_[ga].body, geometries_[gb].body);
+}
+
+bool CollisionWorld::Collides(int body_a, int body_b) const {
+  if (body_a == body_b) return false;  // the same body, or both static
+  return excluded_bodies_.count({std::min(body_a, body_b), std::max(body_a, body_b)}) == 0;
+}
+
+GeometryDistance CollisionWorld::Distance(int a, const Eigen::Isometry3d& X_WA, int b,
+                                          const Eigen::Isometry3d& X_WB) const {
+  const fcl::CollisionObjectd oa(fcl_->shapes.at(static_cast<std::size_t>(a)), X_WA);
+  const fcl::CollisionObjectd ob(fcl_->shapes.at(static_cast<std::size_t>(b)), X_WB);
+  // Apart: FCL's own GJK, whose distance is smooth in the poses (libccd's changed at 1e-3 of the distance's gradient
+  // under a rigid motion of both shapes, which leaves it unchanged). Overlapping: libccd's EPA for the depth (the
+  // former has no signed distance for every pair of shapes).
+  fcl::DistanceRequestd request;
+  request.enable_nearest_points = true;
+  request.gjk_solver_type = fcl::GST_INDEP;
+  fcl::DistanceResultd result;
+  fcl::distance(&oa, &ob, request, result);
+  if (!(result.min_distance > 0)) {
+    request.enable_signed_distance = true;
+    request.gjk_solver_type = fcl::GST_LIBCCD;
+    result.clear();
+    fcl::distance(&oa, &ob, request, result);
+  }
+  GeometryDistance out;
+  out.distance = result.min_distance;
+  out.p_A = result.nearest_points[0];
+  out.p_B = result.nearest_points[1];
+  return out;
+}
+
+double CollisionWorld::BoundingRadius(int g) const {
+  const CollisionGeometry& geometry = geometries_.at(static_cast<std::size_t>(g));
+  switch (geometry.type) {
+    case ShapeType::kBox:
+      return geometry.half_extents.norm();
+    case ShapeType::kSphere:
+      return geometry.radius;
+    case ShapeType::kCylinder:
+      return std::hypot(geometry.radius, 0.5 * geometry.length);
+    case ShapeType::kCapsule:
+      return geometry.radius + 0.5 * geometry.length;
+    case ShapeType::kMesh: {
+      double r = 0;
+      for (const Eigen::Vector3d& v : geometry.mesh->vertices) r = std::max(r, v.norm());
+      return r;
+    }
+    case ShapeType::kPlane:
+    case ShapeType::kSheet:
+      break;
+  }
+  return std::numeric_limits<double>::infinity();
 }
 
 std::vector<ContactPoint> CollisionWorld::FindContacts(const std::vector<Eigen::Isometry3d>& X_WB) const {

@@ -45,6 +45,13 @@ struct ContactPoint {
   double depth = 0;                                ///< Penetration [m], > 0.
 };
 
+/// The signed distance between two geometries and where it is measured.
+struct GeometryDistance {
+  double distance = 0;  ///< [m]; negative when they overlap (minus the penetration depth).
+  /// The nearest points of a and of b, world [m] (overlapping: the deepest points of each in the other).
+  Eigen::Vector3d p_A = Eigen::Vector3d::Zero(), p_B = Eigen::Vector3d::Zero();
+};
+
 /// The geometry's pose in the world at the body poses X_WB (its X_BG when it is static).
 Eigen::Isometry3d WorldPose(const CollisionGeometry& g, const std::vector<Eigen::Isometry3d>& X_WB);
 
@@ -68,6 +75,15 @@ class CollisionWorld {
   /// Sets geometry g's Coulomb μ, stiffness [N/m] and Hunt-Crossley dissipation [s/m] (live edits of contact
   /// properties; the shapes and their collision data are unchanged).
   void SetContactProperties(int g, double friction, double stiffness, double dissipation);
+
+  /// Whether contacts between bodies a and b are reported: they differ and no filter excludes the pair (−1: the
+  /// world, for static geometry).
+  bool Collides(int body_a, int body_b) const;
+  /// The signed distance between geometries a and b, neither a half-space, at world poses X_WA and X_WB (FCL's
+  /// GJK, EPA where they overlap). Thread-safe for distinct worlds only (FCL caches bounds in its shapes).
+  GeometryDistance Distance(int a, const Eigen::Isometry3d& X_WA, int b, const Eigen::Isometry3d& X_WB) const;
+  /// The radius of a sphere about geometry g's frame origin that holds it [m]; infinite for a half-space.
+  double BoundingRadius(int g) const;
 
   /// All contacts at the given body poses (X_WB[b] for body b). Deterministic: pairs in increasing (a, b) order.
   std::vector<ContactPoint> FindContacts(const std::vector<Eigen::Isometry3d>& X_WB) const;

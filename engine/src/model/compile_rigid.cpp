@@ -8,6 +8,7 @@
 #include "geometry/mesh_import.h"
 #include "model/compile_parts.h"
 #include "multibody/add_multibody.h"
+#include "robot/self_collision.h"
 #include "robot/teleop.h"
 #include "scene/desc_eigen.h"
 
@@ -247,6 +248,10 @@ void AddRobot(const RobotDesc& robot, const multibody::ContactDefaults& defaults
   for (const auto& [joint, effort] : robot.joint_efforts)
     init.efforts.emplace_back(rigid.tree.body(moving_body(joint, false, robot.where)).v_start, effort);
   for (int b = first; b < rigid.tree.num_bodies(); ++b) rigid.output_bodies.push_back(b);
+  RobotModel& checked = rigid.robots.emplace_back();
+  checked.name = robot.name;
+  checked.first_body = first;
+  checked.end_body = rigid.tree.num_bodies();
   for (const LinkDesc& link : robot.model->links) {
     const int b = rigid.tree.FindBody(robot.name + "/" + link.name);
     if (b >= 0) AddVisuals(link, b, defaults, rigid);
@@ -428,8 +433,17 @@ RigidModel CompileRigid(const SceneDesc& scene) {
   SetInitialState(init, rigid);
   AddWelds(scene, init.static_poses, rigid);
   AddCollisionFilters(scene, init.static_poses, rigid);
-  CompileGeometryContact(scene, rigid);  // the values ToCollisionGeometry gave, from the rule live edits use
+  CompileGeometryContact(scene, rigid);   // the values ToCollisionGeometry gave, from the rule live edits use
+  for (RobotModel& robot : rigid.robots)  // after the filters, which may leave pairs out
+    robot.self_collision_pairs =
+        robot::FindSelfCollisionPairs(rigid.tree, rigid.world, robot.first_body, robot.end_body);
+  CompileRobotLimits(scene, rigid);
   return rigid;
+}
+
+void CompileRobotLimits(const SceneDesc& scene, RigidModel& rigid) {
+  for (std::size_t r = 0; r < rigid.robots.size(); ++r)
+    rigid.robots[r].link_force_limit = scene.robots[r].link_force_limit;
 }
 
 }  // namespace ductile

@@ -20,6 +20,9 @@ void CompileRigidSettings(const SceneDesc& scene, RigidModel& rigid);
 /// scene rigid body or the URDF geometry declares, else the scene's `contact:` default.
 void CompileGeometryContact(const SceneDesc& scene, RigidModel& rigid);
 
+/// Sets each robot's link_force_limit in `rigid.robots` from the scene's robots (same order).
+void CompileRobotLimits(const SceneDesc& scene, RigidModel& rigid);
+
 /// Volume [m³], centre of mass in the shape frame [m] and rotational inertia about it per unit density
 /// [m⁵] of a solid shape (box, sphere, cylinder, capsule along z; closed mesh by signed tetrahedra).
 struct ShapeMassProperties {

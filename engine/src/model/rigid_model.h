@@ -11,6 +11,7 @@
 #include "ductile/model.h"
 #include "geometry/collision.h"
 #include "multibody/multibody_tree.h"
+#include "robot/self_collision.h"
 
 namespace ductile {
 
@@ -58,6 +59,16 @@ struct RobotScript {
   }
 };
 
+/// A robot of the scene as its checks and its teleoperation see it (docs/architecture.md, "Robot contact checks").
+struct RobotModel {
+  std::string name;
+  int first_body = 0, end_body = 0;  ///< Its links: the bodies [first_body, end_body) of the tree.
+  /// The contact force a link may carry before the step reports it [N] (robots.NAME.link_force_limit).
+  double link_force_limit = 0;
+  /// The pairs of its links' collision geometries that can meet (robot/self_collision.h).
+  std::vector<robot::SelfCollisionPair> self_collision_pairs;
+};
+
 struct RigidModel {
   multibody::MultibodyTree tree;               ///< Dynamic and kinematic bodies, robot links.
   geometry::CollisionWorld world;              ///< Their collision geometry, static geometry, collision filtering.
@@ -75,6 +86,7 @@ struct RigidModel {
   std::vector<BodyWrench> body_wrenches;
   std::vector<VisualGeometry> visuals;  ///< What to draw of the bodies, robots and static geometry.
   std::vector<RobotScript> scripts;     ///< Robots' scripted tasks, in scene order.
+  std::vector<RobotModel> robots;       ///< The robots, in scene order.
   Eigen::VectorXd q0;                   ///< Initial generalized positions (size tree.nq()).
   Eigen::VectorXd v0;                   ///< Initial generalized velocities (size tree.nv()).
   /// Bodies reported in the trajectory and contact-force outputs (every non-static body), by tree index.

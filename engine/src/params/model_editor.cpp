@@ -48,6 +48,10 @@ void GeometryContact(const Edit& e) {
   CompileGeometryContact(e.scene, e.rigid());
 }
 
+void RobotLimits(const Edit& e) {
+  CompileRobotLimits(e.scene, e.rigid());
+}
+
 void Walls(const Edit& e) {
   e.model.walls = CompileWalls(e.scene.walls);
 }
@@ -107,6 +111,7 @@ const std::map<std::string, Derive>& DeriveRules() {
       {"rigid_bodies.*.friction", GeometryContact},
       {"rigid_bodies.*.stiffness", GeometryContact},
       {"rigid_bodies.*.dissipation", GeometryContact},
+      {"robots.*.link_force_limit", RobotLimits},
       {"grid.boundary.friction", Walls},
       {"colliders.*.boundary.friction", Collider},
       {"materials.*.density", Material},

@@ -465,6 +465,12 @@ std::vector<ParameterInfo> RobotWeldCameraRows() {
           .DefaultNote("none (0)")
           .Reset(kRigidStructure)
           .Doc("Constant feed-forward joint force applied during the whole run."),
+      Number("robots.*.link_force_limit", "link force limit", "F_max", "N")
+          .In(Positive())
+          .Default(kDefaultLinkForceLimit)
+          .Doc("The contact force one of the robot's links may carry: a larger one is reported as a warning, as is "
+               "any contact between two of its links. The default is four times the weight of the 7 kg rated "
+               "payload of the KUKA LBR iiwa 7 R800."),
       Number("welds.*.stiffness", "weld stiffness", "k", "N/m")
           .In(NonNegative())
           .Default(0)

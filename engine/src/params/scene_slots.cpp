@@ -270,6 +270,7 @@ std::map<std::string, Accessor> JointAccessors() {
       {"rigid_bodies.*.joint.kp", Joint(&BodyJointDesc::kp, "kp")},
       {"rigid_bodies.*.joint.kd", Joint(&BodyJointDesc::kd, "kd")},
       {"rigid_bodies.*.joint.target", Joint(&BodyJointDesc::target, "target")},
+      {"robots.*.link_force_limit", Entry(&SceneDesc::robots, "robot", &RobotDesc::link_force_limit)},
       {"robots.*.initial_positions.*",
        RobotJoint("initial position",
                   [](RobotDesc& r, const std::string& j) { return MapValue(r.initial_positions, j); })},

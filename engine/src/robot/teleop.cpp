@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "multibody/spatial.h"
 
@@ -24,6 +25,18 @@ namespace {
 
 bool IsOneDof(const multibody::Body& body) {
   return body.joint == JointType::kRevolute || body.joint == JointType::kPrismatic;
+}
+
+// The barrier B(x) = −(x − d̂)² ln(x/d̂) on 0 < x < d̂ (Li et al. 2020, Eq. 6) and its first two derivatives,
+//   B'(x) = −2(x − d̂) ln(x/d̂) − (x − d̂)²/x,   B''(x) = −2 ln(x/d̂) − 4(x − d̂)/x + (x − d̂)²/x².
+double Barrier(double x, double dhat) {
+  return -(x - dhat) * (x - dhat) * std::log(x / dhat);
+}
+double BarrierSlope(double x, double dhat) {
+  return -2 * (x - dhat) * std::log(x / dhat) - (x - dhat) * (x - dhat) / x;
+}
+double BarrierCurvature(double x, double dhat) {
+  return -2 * std::log(x / dhat) - 4 * (x - dhat) / x + (x - dhat) * (x - dhat) / (x * x);
 }
 
 // The rotation vector (axis times angle, angle in [0, π]) of R.
@@ -119,30 +132,42 @@ void ArmTeleop::ToolJacobian(const contact::RigidSystem& rigid, const Eigen::Vec
   }
 }
 
-Eigen::VectorXd ArmTeleop::StepDirection(const Eigen::MatrixXd& J, const Eigen::Matrix<double, 6, 1>& e,
+Eigen::VectorXd ArmTeleop::StepDirection(const IkDerivatives& d, const Eigen::Matrix<double, 6, 1>& e,
                                          bool gradient) const {
   const auto n = static_cast<Eigen::Index>(bodies_.size());
   // A joint this near a limit counts as at it (a step ended at the limit can land an ulp short of it).
   constexpr double kAtLimit = 1e-12;
   // The error clamped to kMaxTaskStep (Buss and Kim 2005): the linearisation holds near q_c only.
-  const Eigen::Matrix<double, 6, 1> aim =
-      e.norm() > kMaxTaskStep ? Eigen::Matrix<double, 6, 1>(e * (kMaxTaskStep / e.norm())) : e;
-  Eigen::MatrixXd J_free = J;
+  const double scale = e.norm() > kMaxTaskStep ? kMaxTaskStep / e.norm() : 1.0;
+  const Eigen::Matrix<double, 6, 1> aim = scale < 1 ? Eigen::Matrix<double, 6, 1>(e * scale) : e;
+  const bool near = d.D.rows() > 0;
+  Eigen::MatrixXd J_free = d.J, D_free = d.D;
   Eigen::VectorXd dq;
   for (Eigen::Index pass = 0; pass <= n; ++pass) {
+    // −½∇Φ = Jᵀe − ½κ Σ B'(x_i) g_i.
+    const auto descent = [&] {
+      Eigen::VectorXd g = J_free.transpose() * e;
+      if (near) g -= 0.5 * D_free.transpose() * d.barrier_slope;
+      return g;
+    };
     if (gradient) {
-      dq = J_free.transpose() * e;
-    } else {
+      dq = descent();
+    } else if (!near) {
       const Eigen::Matrix<double, 6, 6> A =
           J_free * J_free.transpose() + kDamping * kDamping * Eigen::Matrix<double, 6, 6>::Identity();
       dq = J_free.transpose() * A.ldlt().solve(aim);
+    } else {
+      Eigen::MatrixXd H = J_free.transpose() * J_free;
+      H.diagonal().array() += kDamping * kDamping;
+      H += 0.5 * D_free.transpose() * d.barrier_curvature.asDiagonal() * D_free;
+      dq = scale * H.ldlt().solve(descent());
     }
     bool blocked = false;
     for (Eigen::Index k = 0; k < n; ++k) {
-      const bool pushed =
-          (q_c_[k] <= lower_[k] + kAtLimit && dq[k] < 0) || (q_c_[k] >= upper_[k] - kAtLimit && dq[k] > 0);
+      const bool pushed = (q_c_[k] <= lo_[k] + kAtLimit && dq[k] < 0) || (q_c_[k] >= hi_[k] - kAtLimit && dq[k] > 0);
       if (!pushed) continue;
       J_free.col(k).setZero();  // the next pass gives it dq[k] = 0
+      if (near) D_free.col(k).setZero();
       blocked = true;
     }
     if (!blocked) break;
@@ -156,7 +181,7 @@ double ArmTeleop::StepScale(const Eigen::VectorXd& dq, const Eigen::VectorXd& ta
     const double step = std::abs(dq[k]);
     if (step == 0) continue;
     const double room = std::max(kMaxJointStep - std::abs(taken[k]), 0.0);
-    const double to_limit = std::max(dq[k] > 0 ? upper_[k] - q_c_[k] : q_c_[k] - lower_[k], 0.0);
+    const double to_limit = std::max(dq[k] > 0 ? hi_[k] - q_c_[k] : q_c_[k] - lo_[k], 0.0);
     scale = std::min(scale, std::min(room, to_limit) / step);
   }
   return scale;
@@ -173,44 +198,73 @@ ArmTeleop::IkPoint ArmTeleop::EvaluateIk(const contact::RigidSystem& rigid, cons
   pt.e.head<3>() = track_orientation_ ? Eigen::Vector3d(kRotationWeight * phi) : Eigen::Vector3d::Zero();
   pt.e.tail<3>() = target_p_ - pt.p_W;
   pt.cost = pt.e.squaredNorm();
+  // The barrier of the pairs within its reach: those whose bounding spheres are nearer than m_i + d̂.
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    const bool barrier = std::isfinite(pair_margin_[i]);
+    if (barrier && PairBeyond(rigid.world(), pairs_[i], kin_, pair_margin_[i] + kSelfCollisionReach)) continue;
+    const geometry::GeometryDistance distance = PairDistance(rigid.world(), pairs_[i], kin_);
+    if (distance.distance < pair_floor_[i]) pt.cost = std::numeric_limits<double>::infinity();
+    if (!barrier) continue;
+    const double x = distance.distance - pair_margin_[i];
+    if (x >= kSelfCollisionReach) continue;
+    if (!(x > 0)) {
+      pt.cost = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    pt.cost += kBarrierWeight * Barrier(x, kSelfCollisionReach);
+    pt.near.push_back({static_cast<int>(i), x, distance});
+  }
   return pt;
 }
 
-void ArmTeleop::IkJacobian(const contact::RigidSystem& rigid, const IkPoint& pt, Eigen::MatrixXd& J) const {
+void ArmTeleop::IkJacobian(const contact::RigidSystem& rigid, const IkPoint& pt, IkDerivatives& d) const {
   // The tool point's linear-velocity rows, and w·J_r⁻¹(φ)·J_ω for the rotation (φ changes as −J_r⁻¹(φ) ω; J_ω alone
   // is right only for small φ, and with it a large rotation error gave steps that did not lower |e|).
+  Eigen::MatrixXd& J = d.J;
   ToolJacobian(rigid, pt.p_W, J);
   if (track_orientation_) {
     J.topRows<3>() = kRotationWeight * InverseRightJacobianSO3(pt.e.head<3>() / kRotationWeight) * J.topRows<3>();
   } else {
     J.topRows<3>().setZero();
   }
+  const auto near = static_cast<Eigen::Index>(pt.near.size());
+  d.D.resize(near, J.cols());
+  d.barrier_slope.resize(near);
+  d.barrier_curvature.resize(near);
+  for (Eigen::Index i = 0; i < near; ++i) {
+    const NearPair& p = pt.near[static_cast<std::size_t>(i)];
+    const Eigen::RowVectorXd g =
+        DistanceJacobian(rigid.tree(), kin_, pairs_[static_cast<std::size_t>(p.pair)], p.distance);
+    for (Eigen::Index k = 0; k < J.cols(); ++k) d.D(i, k) = g[v_index_[static_cast<std::size_t>(k)]];
+    d.barrier_slope[i] = kBarrierWeight * BarrierSlope(p.x, kSelfCollisionReach);
+    d.barrier_curvature[i] = kBarrierWeight * BarrierCurvature(p.x, kSelfCollisionReach);
+  }
 }
 
-bool ArmTeleop::IkStep(const contact::RigidSystem& rigid, Eigen::VectorXd& q, IkPoint& at, Eigen::MatrixXd& J,
+bool ArmTeleop::IkStep(const contact::RigidSystem& rigid, Eigen::VectorXd& q, IkPoint& at, IkDerivatives& d,
                        Eigen::VectorXd& total_step, bool& kin_at_q_c) {
-  // The damped least-squares step, then, should no fraction of it lower |e|, the gradient direction, which always
+  // The damped least-squares step, then, should no fraction of it lower Φ, the gradient direction, which always
   // does unless q_c is already where no feasible move lowers it. Each is shortened as a whole, which keeps its
-  // direction, to the per-step cap and the first limit, and taken only where it lowers |e|², halved up to
+  // direction, to the per-step cap and the first limit, and taken only where it lowers Φ, halved up to
   // kMaxHalvings times. Without this test a target out of reach made q_c alternate between two poses from one
   // simulation step to the next (the damped step overshooting the best pose), and the velocity and feed-forward
   // of that motion (thousands of N·m) threw the arm about.
   const Eigen::Index n = q_c_.size();
   Eigen::VectorXd q_try(n);
   for (const bool gradient : {false, true}) {
-    Eigen::VectorXd dq = StepDirection(J, at.e, gradient);
+    Eigen::VectorXd dq = StepDirection(d, at.e, gradient);
     const double scale = StepScale(dq, total_step);
     if (!(scale > 0)) continue;  // no joint may move this way within this step
     dq *= scale;
     for (int h = 0; h <= kMaxHalvings; ++h, dq *= 0.5) {
-      for (Eigen::Index k = 0; k < n; ++k) q_try[k] = std::clamp(q_c_[k] + dq[k], lower_[k], upper_[k]);
+      for (Eigen::Index k = 0; k < n; ++k) q_try[k] = std::clamp(q_c_[k] + dq[k], lo_[k], hi_[k]);
       const IkPoint trial = EvaluateIk(rigid, q_try, q);
       kin_at_q_c = trial.cost < at.cost;
       if (kin_at_q_c) {
         total_step += q_try - q_c_;
         q_c_ = q_try;
         at = trial;
-        IkJacobian(rigid, at, J);
+        IkJacobian(rigid, at, d);
         return true;
       }
     }
@@ -221,13 +275,13 @@ bool ArmTeleop::IkStep(const contact::RigidSystem& rigid, Eigen::VectorXd& q, Ik
 bool ArmTeleop::SolveIk(const contact::RigidSystem& rigid, Eigen::VectorXd& q) {
   IkPoint at = EvaluateIk(rigid, q_c_, q);
   bool kin_at_q_c = true;
-  Eigen::MatrixXd J;
-  IkJacobian(rigid, at, J);
+  IkDerivatives d;
+  IkJacobian(rigid, at, d);
   Eigen::VectorXd total_step = Eigen::VectorXd::Zero(q_c_.size());
   iterations_ = 0;
   while (iterations_ < kMaxIterations && (at.e.tail<3>().norm() >= 1e-7 || (track_orientation_ && at.angle >= 1e-6))) {
     // No move lowers the error: q_c is as near as the IK gets from here.
-    if (!IkStep(rigid, q, at, J, total_step, kin_at_q_c)) break;
+    if (!IkStep(rigid, q, at, d, total_step, kin_at_q_c)) break;
     ++iterations_;
   }
   position_residual_ = at.e.tail<3>().norm();
@@ -277,7 +331,47 @@ void ArmTeleop::SetControllers(contact::RigidSystem& rigid, const Eigen::Vector3
   }
 }
 
-void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt) {
+void ArmTeleop::PrepareMargins(const contact::RigidSystem& rigid, const std::vector<SelfCollisionPair>* self_collision,
+                               Eigen::VectorXd& q) {
+  const auto n = static_cast<Eigen::Index>(bodies_.size());
+  lo_.resize(n);
+  hi_.resize(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const auto j = static_cast<std::size_t>(k);
+    const double margin = std::min(kJointLimitMargin, 0.05 * (upper_[j] - lower_[j]));
+    lo_[k] = std::min(lower_[j] + margin, q_c_[k]);
+    hi_[k] = std::max(upper_[j] - margin, q_c_[k]);
+  }
+  pairs_.clear();
+  pair_margin_.clear();
+  pair_floor_.clear();
+  if (self_collision == nullptr) return;
+  for (const SelfCollisionPair& p : *self_collision) {
+    bool moved = false;
+    for (const int b : bodies_) moved = moved || JointBetween(rigid.tree(), b, p.body_a, p.body_b);
+    if (moved) pairs_.push_back(p);
+  }
+  if (pairs_.empty()) return;
+  for (Eigen::Index k = 0; k < n; ++k) q[q_index_[static_cast<std::size_t>(k)]] = q_c_[k];
+  multibody::CalcKinematics(rigid.tree(), q, rigid.state().time, kin_);
+  constexpr double kNone = -std::numeric_limits<double>::infinity();
+  for (const SelfCollisionPair& p : pairs_) {
+    double margin = kSelfCollisionMargin, floor = kNone;
+    if (!PairBeyond(rigid.world(), p, kin_, kSelfCollisionMargin)) {
+      const double d0 = PairDistance(rigid.world(), p, kin_).distance;
+      if (d0 < kSelfCollisionMargin) floor = d0;  // within the margin already: no nearer, and pushed apart
+      if (d0 <= 0)
+        margin = kNone;  // overlapping: no barrier (no distance gradient)
+      else if (d0 < kSelfCollisionMargin)
+        margin = std::max(0.5 * d0, d0 - 0.25 * kSelfCollisionReach);
+    }
+    pair_margin_.push_back(margin);
+    pair_floor_.push_back(floor);
+  }
+}
+
+void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt,
+                      const std::vector<SelfCollisionPair>* self_collision) {
   const auto n = static_cast<Eigen::Index>(bodies_.size());
   if (q_c_.size() == 0) {
     q_c_.resize(n);
@@ -285,6 +379,7 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   }
   const Eigen::VectorXd q_previous = q_c_;
   Eigen::VectorXd q = rigid.state().q;
+  PrepareMargins(rigid, self_collision, q);
   // The inverse dynamics needs the kinematics at q_c (the IK's last evaluation may have been a rejected step).
   if (!SolveIk(rigid, q)) {
     for (Eigen::Index k = 0; k < n; ++k) q[q_index_[k]] = q_c_[k];
@@ -292,7 +387,7 @@ void ArmTeleop::Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravit
   }
   // From the commanded positions, so that a step whose target is met at once does not keep the last step's flag.
   at_limit_ = false;
-  for (Eigen::Index k = 0; k < n; ++k) at_limit_ = at_limit_ || q_c_[k] <= lower_[k] || q_c_[k] >= upper_[k];
+  for (Eigen::Index k = 0; k < n; ++k) at_limit_ = at_limit_ || q_c_[k] <= lo_[k] || q_c_[k] >= hi_[k];
   SetControllers(rigid, gravity, dt, q_previous);
 }
 

@@ -22,8 +22,23 @@
 // (the iiwa 7 at 10 ms steps: 5.8 mm behind a 16 cm/s circle with gravity compensation alone, 0.08 mm with the full
 // feed-forward; tests/physics/teleop_test.cpp).
 //
+// Margins. The IK keeps q_c kJointLimitMargin inside each joint limit (or where it is, when it started nearer), and
+// the robot's self-collision pairs (self_collision.h) that an arm joint moves at least kSelfCollisionMargin apart,
+// by a barrier on their signed distances d_i added to the error (Li et al. 2020, "Incremental Potential Contact",
+// Eq. 6, with the distance measured from the margin m):
+//   Φ(q_c) = |e|² + κ Σ_i B(d_i − m),   B(x) = −(x − d̂)² ln(x/d̂) for 0 < x < d̂, 0 for x ≥ d̂, ∞ for x ≤ 0,
+// with d̂ = kSelfCollisionReach and κ = kBarrierWeight [1: B is in m², like |e|²]. Where a pair is nearer than
+// m + d̂, the step is the damped Gauss-Newton step of Φ,
+//   Δq = s (JᵀJ + λ²I + ½κ Σ B''(x_i) g_i g_iᵀ)⁻¹ (Jᵀe − ½κ Σ B'(x_i) g_i),   s = min(1, kMaxTaskStep/|e|),
+// g_i = ∂d_i/∂q_c (self_collision.h), which is the step above (Jᵀ(JJᵀ + λ²I)⁻¹ê) when no pair is near, and the
+// fallback direction −½∇Φ. Steps are taken only where they lower Φ, which is infinite at the margin, so q_c never
+// brings a pair nearer than m. A pair that q_c holds nearer than m when a simulation step starts (the command
+// started there, or the margins were not applied before) may come no nearer within the step, and its barrier is
+// moved for that step to x = min(d/2, d̂/4) from where it is, so that it is pushed apart; an overlapping one only
+// may not overlap more.
+//
 // The residual |p_target − p_T(q_c)| and the rotation angle are what the IK could not reach (a target beyond the
-// reach or joint limits); the tracking error compares the measured tool point with the target.
+// reach, the joint limits or the margins); the tracking error compares the measured tool point with the target.
 #pragma once
 
 #include <Eigen/Core>
@@ -33,6 +48,7 @@
 
 #include "contact/rigid_system.h"
 #include "multibody/multibody_tree.h"
+#include "robot/self_collision.h"
 
 namespace ductile::robot {
 
@@ -58,6 +74,13 @@ class ArmTeleop {
   static constexpr int kMaxHalvings = 6;          ///< Halvings of an IK step that does not lower |e|.
   /// A command held this long is at rest: its next move is a start, fed forward (SetControllers) [s].
   static constexpr double kRestTime = 0.05;
+  /// How far inside a joint's limits q_c stays [rad or m]; at most 5% of the joint's range.
+  static constexpr double kJointLimitMargin = 0.05;
+  /// The least distance q_c keeps between the geometries of a self-collision pair [m].
+  static constexpr double kSelfCollisionMargin = 0.01;
+  /// d̂: the barrier acts where a pair is nearer than the margin plus this [m].
+  static constexpr double kSelfCollisionReach = 0.01;
+  static constexpr double kBarrierWeight = 1;  ///< κ, the barrier's weight against |e|² [1].
 
   /// Finds the arm of `robot` ending at `link` in `rigid`. Returns an error message naming what is missing (no such
   /// robot or link, no controlled joint on the way to the link), empty on success.
@@ -76,12 +99,16 @@ class ArmTeleop {
                  bool track_orientation);
   /// Moves the commanded joint positions towards the target and writes the arm's controller targets and
   /// feed-forward efforts in `rigid` for a step of `dt`. The first call starts from the measured joint positions.
-  void Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt);
+  /// `self_collision`: the robot's self-collision pairs (RobotModel::self_collision_pairs), those an arm joint moves
+  /// kept kSelfCollisionMargin apart; null or empty: none.
+  void Apply(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt,
+             const std::vector<SelfCollisionPair>* self_collision = nullptr);
 
   double position_residual() const { return position_residual_; }  ///< [m], of q_c.
   double rotation_residual() const { return rotation_residual_; }  ///< [rad], of q_c.
   int iterations() const { return iterations_; }                   ///< IK iterations of the last Apply.
-  bool at_limit() const { return at_limit_; }                      ///< A commanded joint sits at a limit.
+  /// A commanded joint sits at a limit (kJointLimitMargin inside it, or where it started nearer).
+  bool at_limit() const { return at_limit_; }
   /// The measured tool point's distance from the target [m] at the current kinematics of `rigid`.
   double TrackingError(const contact::RigidSystem& rigid) const;
 
@@ -100,31 +127,50 @@ class ArmTeleop {
                 Eigen::Matrix3d& R_WL);
   // The 6 x n Jacobian of the tool point p_W's angular and linear velocity (angular rows first) at kin_.
   void ToolJacobian(const contact::RigidSystem& rigid, const Eigen::Vector3d& p_W, Eigen::MatrixXd& J) const;
-  // A step from q_c along which the weighted error e decreases at rate J: the damped least-squares step towards the
-  // clamped error, or with `gradient` the direction Jᵀe. Joints at a limit that it would push further are left out
-  // (their columns of J zeroed and the step solved again).
-  Eigen::VectorXd StepDirection(const Eigen::MatrixXd& J, const Eigen::Matrix<double, 6, 1>& e, bool gradient) const;
-  // The largest fraction (at most 1) of `dq` that moves no joint more than kMaxJointStep in this simulation step,
-  // counting the `taken` part, and no joint past its limit; 0 when some joint may not move that way at all.
-  double StepScale(const Eigen::VectorXd& dq, const Eigen::VectorXd& taken) const;
+  // A self-collision pair within reach of the barrier at an IK point: its index in pairs_, x = d − m_i and its
+  // distance.
+  struct NearPair {
+    int pair = 0;
+    double x = 0;
+    geometry::GeometryDistance distance;
+  };
   // The IK's state at a point: the weighted error e (rotation rows first, w·φ), the rotation angle |φ|, the tool
-  // point and |e|².
+  // point, the pairs within the barrier's reach and Φ = |e|² + κ Σ B (infinite past a margin).
   struct IkPoint {
     Eigen::Matrix<double, 6, 1> e;
     double angle = 0;
     Eigen::Vector3d p_W;
+    std::vector<NearPair> near;
     double cost = 0;
   };
+  // The derivatives at an IK point: J, the rate of e's decrease per joint velocity, and per near pair its row
+  // g_i = ∂d_i/∂q_c (in D) with κB'(x_i) and κB''(x_i).
+  struct IkDerivatives {
+    Eigen::MatrixXd J;
+    Eigen::MatrixXd D;
+    Eigen::VectorXd barrier_slope, barrier_curvature;
+  };
+  // A step from q_c along which Φ decreases: the damped Gauss-Newton step (the damped least-squares step towards
+  // the clamped error where no pair is near), or with `gradient` the direction −½∇Φ. Joints at a limit that it
+  // would push further are left out (their columns of J and D zeroed and the step solved again).
+  Eigen::VectorXd StepDirection(const IkDerivatives& d, const Eigen::Matrix<double, 6, 1>& e, bool gradient) const;
+  // The largest fraction (at most 1) of `dq` that moves no joint more than kMaxJointStep in this simulation step,
+  // counting the `taken` part, and no joint past its limit; 0 when some joint may not move that way at all.
+  double StepScale(const Eigen::VectorXd& dq, const Eigen::VectorXd& taken) const;
   // The IK's state at arm positions qc (the rest of the robot's positions from q, which takes qc too); leaves kin_
   // there.
   IkPoint EvaluateIk(const contact::RigidSystem& rigid, const Eigen::VectorXd& qc, Eigen::VectorXd& q);
-  // The rate of e's decrease per joint velocity at `pt`, which kin_ must hold.
-  void IkJacobian(const contact::RigidSystem& rigid, const IkPoint& pt, Eigen::MatrixXd& J) const;
+  // The derivatives at `pt`, which kin_ must hold.
+  void IkJacobian(const contact::RigidSystem& rigid, const IkPoint& pt, IkDerivatives& d) const;
+  // This step's IK limits (lo_, hi_) and self-collision pairs (pairs_ with their margins) from q_c and the robot's
+  // pairs; leaves kin_ at q_c when there are pairs.
+  void PrepareMargins(const contact::RigidSystem& rigid, const std::vector<SelfCollisionPair>* self_collision,
+                      Eigen::VectorXd& q);
   // Moves q_c towards the target by the IK's iterations; returns whether kin_ is at q_c.
   bool SolveIk(const contact::RigidSystem& rigid, Eigen::VectorXd& q);
-  // One IK iteration from q_c (at `at`, with Jacobian J): a step that lowers |e|, taken (q_c, at, J and
+  // One IK iteration from q_c (at `at`, with derivatives d): a step that lowers Φ, taken (q_c, at, d and
   // `total_step` follow it), or false when none does. `kin_at_q_c`: whether the last evaluation was the one taken.
-  bool IkStep(const contact::RigidSystem& rigid, Eigen::VectorXd& q, IkPoint& at, Eigen::MatrixXd& J,
+  bool IkStep(const contact::RigidSystem& rigid, Eigen::VectorXd& q, IkPoint& at, IkDerivatives& d,
               Eigen::VectorXd& total_step, bool& kin_at_q_c);
   // The arm controllers' targets and feed-forward efforts for the commanded motion from q_previous to q_c in dt.
   void SetControllers(contact::RigidSystem& rigid, const Eigen::Vector3d& gravity, double dt,
@@ -148,6 +194,12 @@ class ArmTeleop {
   double position_residual_ = 0, rotation_residual_ = 0;
   int iterations_ = 0;
   bool at_limit_ = false;
+  // Scratch of one Apply, derived from q_c and the model (not state): the IK's limits, the self-collision pairs
+  // that an arm joint moves, each with its margin m_i (−∞: no barrier) and the distance below which it may not go
+  // (−∞ but for a pair that started overlapping).
+  Eigen::VectorXd lo_, hi_;
+  std::vector<SelfCollisionPair> pairs_;
+  std::vector<double> pair_margin_, pair_floor_;
 };
 
 /// A gripper command on the fingers of a robot: the prismatic joints with controllers that are not on the arm.

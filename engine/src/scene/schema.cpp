@@ -146,12 +146,12 @@ SchemaNode RobotScript() {
 }
 
 SchemaNode Robot() {
-  return Section("robot",
-                 {Value("urdf"), Pose(), Value("floating_base"),
-                  NamedMap("initial_positions", "initial position", Value("position")),
-                  NamedMap("controllers", "controller",
-                           Section("controller", {Value("kp"), Value("kd"), Value("target"), Value("feedforward")})),
-                  NamedMap("joint_efforts", "joint effort", Value("effort")), RobotScript()});
+  return Section(
+      "robot", {Value("urdf"), Pose(), Value("floating_base"),
+                NamedMap("initial_positions", "initial position", Value("position")),
+                NamedMap("controllers", "controller",
+                         Section("controller", {Value("kp"), Value("kd"), Value("target"), Value("feedforward")})),
+                NamedMap("joint_efforts", "joint effort", Value("effort")), RobotScript(), Value("link_force_limit")});
 }
 
 SchemaNode Weld() {

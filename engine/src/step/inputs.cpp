@@ -102,6 +102,13 @@ void GrabObject(const Model& model, const mpm::Particles& particles, int object,
   }
 }
 
+// The self-collision pairs of robot `robot` (RobotModel), null when the model has no such robot.
+const std::vector<robot::SelfCollisionPair>* SelfCollisionPairs(const Model& model, const std::string& robot) {
+  for (const RobotModel& r : model.rigid->robots)
+    if (r.name == robot) return &r.self_collision_pairs;
+  return nullptr;
+}
+
 // Sets the teleoperation of every scripted robot that no person has taken over to its script at the step's end,
 // t + Δt: the tool path's pose, and the gripper command in force then.
 void ApplyScripts(const Model& model, State::Data& state, const Workspace& workspace) {
@@ -227,7 +234,7 @@ void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
   if (workspace.rigid) {
     ApplyScripts(model, state, workspace);
     for (RobotTeleop& t : state.inputs.teleops) {
-      if (t.arm_active) t.arm.Apply(*workspace.rigid, Gravity(model), model.dt);
+      if (t.arm_active) t.arm.Apply(*workspace.rigid, Gravity(model), model.dt, SelfCollisionPairs(model, t.robot));
       if (t.gripper_active) t.gripper.Apply(*workspace.rigid, model.rigid->controllers);
     }
   }

@@ -22,6 +22,7 @@
 #include "state/state_data.h"
 #include "state/state_format.h"
 #include "step/inputs.h"
+#include "step/robot_checks.h"
 #include "step/step.h"
 #include "step/workspace.h"
 
@@ -455,15 +456,12 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
   const Eigen::Isometry3d& X = rigid.kinematics().X_WB[b];
   const Eigen::Quaterniond q(X.linear());
   out.quaternion = {q.w(), q.x(), q.y(), q.z()};
+  // The rigid contacts plus the MPM and IPC contact forces of the last step.
   Eigen::Vector3d f, t;
-  rigid.ContactWrench(b, f, t);
-  // Plus the MPM contact forces of the last step (none right after a reset or a live edit rebuilt the coupling).
+  BodyContactWrench(*impl_->model, impl_->data(), rigid, b, f, t);
   const coupling::RigidImpulses& impulses = impl_->data().impulses;
-  if (impl_->data().clock.steps > 0 && impulses.has(b) && b < static_cast<int>(impulses.stats.body_contacts.size())) {
-    f += impulses.linear[b] / impl_->model->dt;
-    t += impulses.angular[b] / impl_->model->dt;
+  if (impl_->data().clock.steps > 0 && impulses.has(b) && b < static_cast<int>(impulses.stats.body_contacts.size()))
     out.mpm_contacts = impulses.stats.body_contacts[b];
-  }
   for (int a = 0; a < 3; ++a) {
     out.position[a] = X.translation()[a];
     out.contact_force[a] = f[a];

@@ -1,7 +1,7 @@
 // The outer step as a table of contents (docs/architecture.md, "One step"): apply the inputs, advance the domains
 // and the rigid system with the coupling scheme (freeze the rigid geometry, advance each domain with its contact
-// solve, advance the rigid system with the gathered impulses), advance the clock, record the telemetry, check for
-// divergence.
+// solve, advance the rigid system with the gathered impulses), advance the clock, check the robots' contacts, record
+// the telemetry, check for divergence.
 #include "step/step.h"
 
 #include <chrono>
@@ -9,6 +9,7 @@
 
 #include "ductile/simulator.h"
 #include "step/inputs.h"
+#include "step/robot_checks.h"
 
 namespace ductile {
 namespace {
@@ -56,6 +57,7 @@ void Step(const Model& model, State::Data& state, Workspace& workspace) {
   ApplyInputs(model, state, workspace);
   workspace.coupling->Advance(model, state, workspace);
   AdvanceClock(model, state.clock);
+  if (workspace.rigid) CheckRobotContacts(model, state, *workspace.rigid, workspace.robot_forces, workspace.telemetry);
   workspace.telemetry.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   CheckDivergence(model, state, workspace);

@@ -85,6 +85,7 @@ void Workspace::Reset(const Model& model, State::Data& state) {
   state.rigid = model.rigid && !model.rigid->empty() ? InitialRigidState(model) : contact::RigidState{};
   MakeRigid(model, state);
   telemetry = {};
+  robot_forces.Clear();
   rigid_failure.clear();
 }
 
@@ -94,6 +95,7 @@ void Workspace::Bind(const Model& model, State::Data& state) {
   if (fem) fem->Bind(state.fem);
   MakeRigid(model, state);
   telemetry = {};
+  robot_forces.Clear();
   rigid_failure.clear();
 }
 

@@ -18,6 +18,7 @@
 #include "fem/fem_domain.h"
 #include "mpm/mpm_domain.h"
 #include "state/state_data.h"
+#include "step/robot_checks.h"
 
 namespace ductile {
 
@@ -56,6 +57,7 @@ struct Workspace {
   std::unique_ptr<CouplingScheme> coupling;
   CouplingKind coupling_kind = CouplingKind::kWeak;  ///< Which scheme `coupling` is.
   StepTelemetry telemetry;                           ///< Of the last step.
+  RobotForceWindow robot_forces;                     ///< The robot links' last contact forces (robot_checks.h).
   std::string rigid_failure;                         ///< Why the last rigid step failed; empty when it did not.
   /// Snapshot meshes of the visual geometries (null for primitives), converted once.
   std::vector<std::shared_ptr<const SnapshotMesh>> visual_meshes;

@@ -2,6 +2,7 @@
 // collision filtering, and copies.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "geometry/collision.h"
@@ -120,6 +121,34 @@ TEST(Collision, ACopyFindsTheSameContacts) {
   const std::vector<Eigen::Isometry3d> poses{At(Vector3d(0, 0, 0.04))};
   ASSERT_EQ(copy.FindContacts(poses).size(), 1u);
   EXPECT_EQ(copy.FindContacts(poses)[0].depth, world.FindContacts(poses)[0].depth);
+}
+
+// Distance (the teleoperation IK's self-collision margin, robot/self_collision.h): two cylinders side by side, their
+// axes parallel and 0.3 m apart, are 0.3 − 2·0.05 = 0.2 m apart, with nearest points on the facing sides, in the
+// world (GJK's tolerance: 1e-6 m); rotated about the line between them nothing changes; overlapping by 2 cm the
+// distance is −0.02 m (EPA). A box's bounding radius is its half diagonal, a cylinder's √(r² + (L/2)²).
+TEST(Collision, DistanceBetweenCylindersAndTheirNearestPointsInTheWorld) {
+  CollisionWorld world;
+  const int a = world.Add(Shape(ShapeType::kCylinder, 0));
+  const int b = world.Add(Shape(ShapeType::kCylinder, 1));
+  const Eigen::Matrix3d R = Eigen::AngleAxisd(0.7, Vector3d::UnitX()).toRotationMatrix();
+  const Vector3d o(0.4, -0.2, 1.0);
+  const GeometryDistance d = world.Distance(a, At(o, R), b, At(o + Vector3d(0.3, 0, 0), R));
+  EXPECT_NEAR(d.distance, 0.2, 1e-6);
+  EXPECT_NEAR(d.p_A.x(), o.x() + 0.05, 1e-6);
+  EXPECT_NEAR(d.p_B.x(), o.x() + 0.25, 1e-6);
+  EXPECT_NEAR((d.p_B - d.p_A).norm(), 0.2, 1e-6);
+  // The nearest points lie on the segment's axis-parallel side lines, within the cylinders' length.
+  EXPECT_LT(std::abs((R.transpose() * (d.p_A - o)).z()), 0.1 + 1e-9);
+  const GeometryDistance overlap = world.Distance(a, At(o), b, At(o + Vector3d(0.08, 0, 0)));
+  EXPECT_NEAR(overlap.distance, -0.02, 1e-4);
+  EXPECT_NEAR(world.BoundingRadius(a), std::hypot(0.05, 0.1), 1e-12);
+  const int box = world.Add(Shape(ShapeType::kBox, 2));
+  EXPECT_NEAR(world.BoundingRadius(box), 0.05 * std::sqrt(3.0), 1e-12);
+  EXPECT_FALSE(world.Collides(0, 0));
+  EXPECT_TRUE(world.Collides(0, 1));
+  world.ExcludeBodyPair(1, 0);
+  EXPECT_FALSE(world.Collides(0, 1));
 }
 
 }  // namespace

@@ -62,8 +62,12 @@ affine_bodies:
   block: {shape: {type: box, size: [0.03, 0.03, 0.03]}, pose: {position: [0.15, 0.15, 0.0155]}, velocity: [0, 0, -0.5]}
 )";
 
+// The scene with a robot too (a post welded to the world, out of the way): its link_force_limit is live.
 std::shared_ptr<const Model> Compile(const std::vector<Override>& overrides = {}) {
-  return std::make_shared<const Model>(CompileModel(LoadSceneFromString(kScene, "set_parameter.yaml", overrides)));
+  const std::string robot = std::string("robots:\n  post: {urdf: ") + DUCTILE_TEST_DATA_DIR +
+                            "/urdf/world_fixed.urdf, pose: {position: [2, 2, 0]}}\n";
+  return std::make_shared<const Model>(
+      CompileModel(LoadSceneFromString(kScene + robot, "set_parameter.yaml", overrides)));
 }
 
 std::string Text(double x) {
@@ -145,6 +149,9 @@ void ExpectSameParameters(const Model& a, const Model& b) {
     EXPECT_EQ(fa.affine_bodies[i].desc.stiffness, fb.affine_bodies[i].desc.stiffness);
   const RigidModel &r = *a.rigid, &s = *b.rigid;
   EXPECT_EQ(r.stiction_speed, s.stiction_speed);
+  ASSERT_EQ(r.robots.size(), s.robots.size());
+  for (std::size_t i = 0; i < r.robots.size(); ++i)
+    EXPECT_EQ(r.robots[i].link_force_limit, s.robots[i].link_force_limit);
   EXPECT_EQ(r.max_solver_iterations, s.max_solver_iterations);
   EXPECT_EQ(r.mpm_stiffness, s.mpm_stiffness);
   EXPECT_EQ(r.mpm_dissipation, s.mpm_dissipation);

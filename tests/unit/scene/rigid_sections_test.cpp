@@ -127,6 +127,7 @@ TEST(RigidSections, FullSceneHasEveryValue) {
   EXPECT_DOUBLE_EQ(base.kd, 20);
   EXPECT_DOUBLE_EQ(base.target, 0);
   EXPECT_DOUBLE_EQ(base.feedforward, 0);
+  EXPECT_DOUBLE_EQ(arm.link_force_limit, 400);
   EXPECT_EQ(arm.where.line, 44);
   EXPECT_EQ(arm.where.column, 3);
 }
@@ -154,6 +155,7 @@ TEST(RigidSections, RobotPathsResolveAgainstTheSceneFolder) {
   EXPECT_FALSE(scene.robots[0].floating_base);
   EXPECT_TRUE(scene.robots[0].initial_positions.empty());
   EXPECT_TRUE(scene.robots[0].controllers.empty());
+  EXPECT_DOUBLE_EQ(scene.robots[0].link_force_limit, kDefaultLinkForceLimit);
   // The same text elsewhere does not find the file, and says where it looked.
   const SceneError e = ErrorOf(text, kScenes / "virtual.yaml");
   EXPECT_EQ(e.line(), 2);
