@@ -43,11 +43,11 @@ TEST(ClothScenesSlow, BoxBaggingPutsBothBoxesInTheBagAndTheyFallOut) {
 }
 
 // Laundry: the piece lying on the table (z = 0.2 m) is pinched and carried clear of it (its lowest point 10 cm up
-// at 2.2 s; measured 15 cm), lies in the cradle before it closes (its centre of mass within 15 cm of the cradle's
+// at 2.2 s; measured 21 cm), lies in the cradle before it closes (its centre of mass within 15 cm of the cradle's
 // centre (0.6, 0) in x and y and above 0.35 m, and no point below 0.3 m: the cradle hangs at 0.45 m and sags about
-// 3 cm under it; measured centre (0.67, -0.04, 0.47), lowest point 0.42 m), and after two corners let go it has
-// dropped: its centre of mass more than 5 cm lower than in the closed bag (measured 0.37 to 0.28 m), its lowest
-// point within 5 cm of the table (it lies on the table and on the hanging cradle's hem there; measured 2.8 cm).
+// 3 cm under it; measured centre (0.61, -0.02, 0.47), lowest point 0.42 m), and after two corners let go it has
+// dropped: its centre of mass more than 5 cm lower than in the closed bag (measured 0.365 to 0.288 m), its lowest
+// point within 5 cm of the table (it lies on the table and on the hanging cradle's hem there; measured 2.5 cm).
 TEST(ClothScenesSlow, LaundryIsThrownIntoTheBagAndFallsOut) {
   auto sim = testing::SimulatorForScene("laundry.yaml", {});
   const int laundry = 1;
@@ -74,11 +74,11 @@ TEST(ClothScenesSlow, LaundryIsThrownIntoTheBagAndFallsOut) {
 }
 
 // T-shirt folding: the shirt falls flat onto the table (0.5 s); both arms fold it along its long edge (at 3.6 s its
-// width across y, 44 cm with the sleeves, is under 30 cm: half of it plus the crease; measured 24.4 cm), the right
-// arm folds it along its short edge (at 8.3 s its length along x, 35 cm, is under 28 cm; measured 22.2 cm), and the
+// width across y, 44 cm with the sleeves, is under 30 cm: half of it plus the crease; measured 23.5 cm), the right
+// arm folds it along its short edge (at 8.3 s its length along x, 35 cm, is under 28 cm; measured 17.9 cm), and the
 // left arm lifts it by a corner of the bundle and it unfolds hanging: at 11.8 s it is clear of the table (0.2 m;
-// lowest point above 0.21 m, measured 0.234 m) and hangs taller than 30 cm, which the twice-folded bundle (22 cm at
-// most) cannot unless it opened (measured 35.3 cm, about the shirt's length).
+// lowest point above 0.21 m, measured 0.271 m) and hangs taller than 30 cm, which the twice-folded bundle (18 cm at
+// most) cannot unless it opened (measured 32.2 cm, about the shirt's length).
 TEST(ClothScenesSlow, TshirtIsFoldedTwiceThenLiftedAndUnfolded) {
   auto sim = testing::SimulatorForScene("tshirt_folding.yaml", {});
   testing::RunUntil(*sim, 3.6);
