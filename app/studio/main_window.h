@@ -181,6 +181,7 @@ class MainWindow : public QMainWindow {
   void BuildHistoryMenu(QMenu* parent);
   void BuildRecordMenu();
   void BuildViewMenu();
+  void AddParticleStyleActions(QMenu* view);
   void BuildLayoutMenu();
   void BuildDocks();
   // The status bar's buttons that open and close the History and Log docks.

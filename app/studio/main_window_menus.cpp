@@ -311,6 +311,19 @@ void MainWindow::BuildViewMenu() {
   connect(forces, &QAction::toggled, this, [this](bool on) {
     if (viewport_) viewport_->view_options().show_contact_forces = on;
   });
+  AddParticleStyleActions(view);
+  // Every dock, open or closed, whatever the layout (Layout menu).
+  view->addSeparator();
+  for (QDockWidget* d : {scene_dock_, inspector_dock_, plots_dock_, teleop_dock_, history_dock_, log_dock_}) {
+    QAction* toggle = d->toggleViewAction();
+    toggle->setObjectName(d->objectName().toLower() + "_dock_action");
+    toggle->setToolTip("Open or close the " + d->windowTitle() + " dock");
+    view->addAction(toggle);
+  }
+}
+
+// View > Particles as beads and Cloth as particles: how the continua and the cloths' vertices are drawn.
+void MainWindow::AddParticleStyleActions(QMenu* view) {
   QAction* beads = view->addAction("Particles as beads");
   beads->setObjectName("particles_as_beads_action");
   beads->setCheckable(true);
@@ -328,14 +341,6 @@ void MainWindow::BuildViewMenu() {
   connect(cloth_beads, &QAction::toggled, this, [this](bool on) {
     if (viewport_) viewport_->view_options().cloth_as_particles = on;
   });
-  // Every dock, open or closed, whatever the layout (Layout menu).
-  view->addSeparator();
-  for (QDockWidget* d : {scene_dock_, inspector_dock_, plots_dock_, teleop_dock_, history_dock_, log_dock_}) {
-    QAction* toggle = d->toggleViewAction();
-    toggle->setObjectName(d->objectName().toLower() + "_dock_action");
-    toggle->setToolTip("Open or close the " + d->windowTitle() + " dock");
-    view->addAction(toggle);
-  }
 }
 
 QActionGroup* MainWindow::AddRememberedChoices(QMenu* parent, const QString& title, const QString& settings_key,
