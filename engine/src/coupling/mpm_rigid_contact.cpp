@@ -19,23 +19,19 @@ namespace {
 // distance field's box).
 double BoundingRadius(const geometry::CollisionGeometry& g, const geometry::MeshSdf* sdf) {
   switch (g.type) {
-    case ShapeType::kBox:
-      return g.half_extents.norm();
-    case ShapeType::kSphere:
-      return g.radius;
-    case ShapeType::kCylinder:
-      return std::hypot(g.radius, 0.5 * g.length);
-    case ShapeType::kCapsule:
-      return 0.5 * g.length + g.radius;
-    case ShapeType::kPlane:
-      return std::numeric_limits<double>::infinity();
     case ShapeType::kSheet:  // only cloth objects are sheets, never rigid geometry
       return -1;
     case ShapeType::kMesh:
       if (!sdf) return -1;  // no mesh data: never in contact
       return sdf->bounds().min.cwiseAbs().cwiseMax(sdf->bounds().max.cwiseAbs()).norm();
+    case ShapeType::kBox:
+    case ShapeType::kSphere:
+    case ShapeType::kCylinder:
+    case ShapeType::kCapsule:
+    case ShapeType::kPlane:
+      break;
   }
-  return -1;
+  return geometry::BoundingRadius(g);
 }
 
 // Half the extents of a box about the geometry frame's origin that holds the geometry, per axis of that frame;

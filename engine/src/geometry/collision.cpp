@@ -219,20 +219,20 @@ GeometryDistance CollisionWorld::Distance(int a, const Eigen::Isometry3d& X_WA, 
   return out;
 }
 
-double CollisionWorld::BoundingRadius(int g) const {
-  const CollisionGeometry& geometry = geometries_.at(static_cast<std::size_t>(g));
-  switch (geometry.type) {
+double BoundingRadius(const CollisionGeometry& g) {
+  switch (g.type) {
     case ShapeType::kBox:
-      return geometry.half_extents.norm();
+      return g.half_extents.norm();
     case ShapeType::kSphere:
-      return geometry.radius;
+      return g.radius;
     case ShapeType::kCylinder:
-      return std::hypot(geometry.radius, 0.5 * geometry.length);
+      return std::hypot(g.radius, 0.5 * g.length);
     case ShapeType::kCapsule:
-      return geometry.radius + 0.5 * geometry.length;
+      return g.radius + 0.5 * g.length;
     case ShapeType::kMesh: {
       double r = 0;
-      for (const Eigen::Vector3d& v : geometry.mesh->vertices) r = std::max(r, v.norm());
+      if (g.mesh)
+        for (const Eigen::Vector3d& v : g.mesh->vertices) r = std::max(r, v.norm());
       return r;
     }
     case ShapeType::kPlane:
@@ -240,6 +240,10 @@ double CollisionWorld::BoundingRadius(int g) const {
       break;
   }
   return std::numeric_limits<double>::infinity();
+}
+
+double CollisionWorld::BoundingRadius(int g) const {
+  return geometry::BoundingRadius(geometries_.at(static_cast<std::size_t>(g)));
 }
 
 std::vector<ContactPoint> CollisionWorld::FindContacts(const std::vector<Eigen::Isometry3d>& X_WB) const {

@@ -52,6 +52,10 @@ struct GeometryDistance {
   Eigen::Vector3d p_A = Eigen::Vector3d::Zero(), p_B = Eigen::Vector3d::Zero();
 };
 
+/// The radius of a sphere about the geometry's frame origin that holds it [m] (a mesh: its farthest vertex);
+/// infinite for a half-space or a sheet.
+double BoundingRadius(const CollisionGeometry& g);
+
 /// The geometry's pose in the world at the body poses X_WB (its X_BG when it is static).
 Eigen::Isometry3d WorldPose(const CollisionGeometry& g, const std::vector<Eigen::Isometry3d>& X_WB);
 

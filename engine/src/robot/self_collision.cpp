@@ -50,7 +50,8 @@ std::vector<SelfCollisionPair> FindSelfCollisionPairs(const multibody::Multibody
   for (std::size_t i = 0; i < geometries.size(); ++i)
     for (std::size_t j = i + 1; j < geometries.size(); ++j) {
       SelfCollisionPair p{geometries[i], geometries[j], world.geometry(geometries[i]).body,
-                          world.geometry(geometries[j]).body};
+                          world.geometry(geometries[j]).body,
+                          world.BoundingRadius(geometries[i]) + world.BoundingRadius(geometries[j])};
       if (world.Collides(p.body_a, p.body_b) && MovingJointBetween(tree, p.body_a, p.body_b) &&
           !Fingers(tree, p.body_a, p.body_b))
         pairs.push_back(p);
@@ -68,7 +69,7 @@ bool PairBeyond(const geometry::CollisionWorld& world, const SelfCollisionPair& 
                 double reach) {
   const Eigen::Vector3d c_A = geometry::WorldPose(world.geometry(pair.geometry_a), kin.X_WB).translation();
   const Eigen::Vector3d c_B = geometry::WorldPose(world.geometry(pair.geometry_b), kin.X_WB).translation();
-  return (c_B - c_A).norm() - world.BoundingRadius(pair.geometry_a) - world.BoundingRadius(pair.geometry_b) > reach;
+  return (c_B - c_A).norm() - pair.radii > reach;
 }
 
 Eigen::RowVectorXd DistanceJacobian(const multibody::MultibodyTree& tree, const multibody::Kinematics& kin,

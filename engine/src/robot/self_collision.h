@@ -25,6 +25,7 @@ namespace ductile::robot {
 struct SelfCollisionPair {
   int geometry_a = -1, geometry_b = -1;  ///< Indices into the CollisionWorld, a < b.
   int body_a = -1, body_b = -1;          ///< Their links' bodies.
+  double radii = 0;  ///< The sum of their bounding radii (geometry::BoundingRadius) [m], for PairBeyond.
 };
 
 /// The self-collision pairs of the robot whose links are the bodies [first, end) of `tree`, in increasing
