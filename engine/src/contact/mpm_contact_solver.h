@@ -22,8 +22,8 @@
 // cloth makes few contacts whose friction Hessians (μ n₀/ε, about 1/σ times the particle's mass) dwarf the node
 // masses, and 20 CG steps fell far short: 25 Newton iterations per substep on average in
 // scenes/tshirt_folding.yaml, 9.8 with exact directions and the impulse guess below (`ductile-cli bench`'s
-// iterations column). A problem may carry a guess of each contact's impulse
-// (the coupling passes the last substep's, by particle); the solve starts from it when it costs less than v*.
+// iterations column). A problem may carry a guess of each contact's impulse and of the nodes' velocities (the
+// coupling passes the last substep's, by particle and by grid node); the solve starts from the cheapest.
 #pragma once
 
 #include <Eigen/Core>
@@ -53,8 +53,15 @@ struct GridContactProblem {
   std::vector<Eigen::Vector3d> v_star;  ///< Per node: free-motion velocity [m/s].
   std::vector<GridContact> contacts;
   /// Optional, per contact: a guess of its impulse on the material (world frame) [N·s], e.g. the last substep's.
-  /// The solve starts from v* + M⁻¹Jᵀγ_guess when that costs less than v*.
   std::vector<Eigen::Vector3d> gamma_guess;
+  /// Optional, per node: a guess of the solution's velocities [m/s], e.g. the last substep's last iterate
+  /// (GridContactResult::v_iterate) at the same grid nodes. The solve starts from the cheapest of v*,
+  /// v* + M⁻¹Jᵀγ_guess and v_guess. Near-rigid contacts make the velocity guess the better one where contacts
+  /// stick: their impulses respond to the contact velocities with a stiffness of about 1/σ times the particle's mass,
+  /// so the impulse guess, placed at v* + M⁻¹Jᵀγ_guess, meets impulses far from γ_guess wherever v* changed
+  /// between substeps, while at the last iterate the impulses are the last substep's and the gradient is only
+  /// M times the change of v*.
+  std::vector<Eigen::Vector3d> v_guess;
 };
 
 struct GridContactResult {
@@ -63,6 +70,9 @@ struct GridContactResult {
   std::vector<Eigen::Vector3d> v;
   std::vector<Eigen::Vector3d> gamma_W;  ///< Per contact: impulse on the material, world frame [N·s]; the rigid
                                          ///< body receives −gamma_W at the particle.
+  /// Per node [m/s]: the last iterate, whose contact impulses are gamma_W (v differs from it by −M⁻¹∇ℓ): the
+  /// next substep's v_guess.
+  std::vector<Eigen::Vector3d> v_iterate;
   int iterations = 0;
   bool converged = false;
   double residual = 0;               ///< ‖D∇ℓ‖ at the last iterate.

@@ -160,6 +160,18 @@ struct FrictionConeCost {
         for (int j = 0; j < 3; ++j) G->m[i][j] = inv[i] * dP.m[i][j] * inv[j];
     return 0.5 * ((P[0] * P[0] + P[1] * P[1]) + P[2] * P[2]);
   }
+
+  /// Whether v_c slides within `band` (≥ 1) times the cone's edge, ‖ỹ_t‖ ≤ band·μ̃ ỹ_n (sliding, not sticking), and
+  /// then the stiction branch's Hessian R⁻¹ in G: the Newton directions of contact/mpm_contact_solver.h take it there.
+  SIM_HD bool SlidesNearStiction(const Vec3<double>& vc, double band, Mat3<double>& G) const {
+    const double yn = (v_hat - vc.z) / sqrt_rn;
+    const double r = std::sqrt(vc.x * vc.x + vc.y * vc.y) / sqrt_rt;
+    if (!(r > mu_tilde * yn && mu_tilde * r > -yn && r <= band * mu_tilde * yn)) return false;
+    G = Mat3<double>::Zero();
+    G.m[0][0] = G.m[1][1] = 1 / (sqrt_rt * sqrt_rt);
+    G.m[2][2] = 1 / (sqrt_rn * sqrt_rn);
+    return true;
+  }
 };
 
 /// One grid contact's cost: the lagged Hunt-Crossley model, or in the near-rigid regime SAP's friction cone with

@@ -115,6 +115,8 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
     warm_gamma_[w.particle_id] = w.gamma_W;
   }
   out.warm.clear();
+  warm_nodes_.swap(out.warm_nodes);
+  out.warm_nodes.clear();
   out_ = &out;
   out.linear.assign(bodies, Eigen::Vector3d::Zero());
   out.angular.assign(bodies, Eigen::Vector3d::Zero());
@@ -137,12 +139,16 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   CountContacts(sc);
   if (sc.problem.contacts.empty()) {
     out_->warm.clear();
+    out_->warm_nodes.clear();
+    warm_nodes_.clear();
     ReleaseNodes(sc);
     out_->stats.substep_iterations.push_back(0);
     out_->stats.substep_residuals.push_back(0);
     return;
   }
-  // 2. Contact solve (step 3c) and the corrected grid velocities.
+  // 2. Contact solve (step 3c) and the corrected grid velocities, from the last substep's velocities where it had
+  //    all of this one's nodes (GridContactProblem::v_guess).
+  GuessVelocities(sc);
   const contact::GridContactResult r = contact::SolveGridContact(sc.problem, settings_.solver);
   out_->stats.substep_iterations.push_back(r.iterations);
   out_->stats.substep_residuals.push_back(r.residual);
@@ -166,6 +172,12 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
     warm_gamma_[id] = r.gamma_W[c];
     out_->warm[c] = {id, sc.geometry_of[c], r.gamma_W[c]};
   }
+  warm_nodes_.resize(sc.cell_of.size());
+  for (std::size_t local = 0; local < sc.cell_of.size(); ++local)
+    warm_nodes_[local] = {sc.cell_of[local], r.v_iterate[local]};
+  std::sort(warm_nodes_.begin(), warm_nodes_.end(),
+            [](const WarmNode& a, const WarmNode& b) { return a.cell < b.cell; });
+  out_->warm_nodes = warm_nodes_;
   // 3. Impulses on the rigid bodies (step 3e): −γ at the particle.
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
     const int b = geometries_[sc.geometry_of[c]].body;
@@ -266,6 +278,8 @@ double MpmRigidContact::AddContactNodes(mpm::MpmSolver& mpm, int p, const Eigen:
           problem.mass.push_back(node[3]);
           problem.v_star.emplace_back(node[0], node[1], node[2]);
           sc.global_of.push_back(global);
+          const std::array<int, 3>& dims = mpm.model().grid_nodes;
+          sc.cell_of.push_back((std::int64_t{s.base[0] + i} * dims[1] + (s.base[1] + j)) * dims[2] + (s.base[2] + k));
         }
         c.nodes[slot] = local;
         const double w = static_cast<double>(s.w[0][i]) * s.w[1][j] * s.w[2][k];
@@ -314,6 +328,19 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
   sc.particle_of.push_back(p);
   sc.geometry_of.push_back(inside_[p]);
   sc.point_of.push_back(x);
+}
+
+void MpmRigidContact::GuessVelocities(SubstepContacts& sc) const {
+  if (warm_nodes_.empty()) return;
+  std::vector<Eigen::Vector3d>& guess = sc.problem.v_guess;
+  guess.resize(sc.cell_of.size());
+  for (std::size_t local = 0; local < sc.cell_of.size(); ++local) {
+    const std::int64_t cell = sc.cell_of[local];
+    const auto at = std::lower_bound(warm_nodes_.begin(), warm_nodes_.end(), cell,
+                                     [](const WarmNode& n, std::int64_t c) { return n.cell < c; });
+    // A node the last substep did not solve for starts from its free motion.
+    guess[local] = at != warm_nodes_.end() && at->cell == cell ? at->v : sc.problem.v_star[local];
+  }
 }
 
 void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles, const Model& model) {

@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -80,6 +81,17 @@ struct WarmContact {
   }
 };
 
+/// One grid node's velocity at the last contact solve's last iterate, kept as the next solve's guess.
+struct WarmNode {
+  std::int64_t cell = -1;                       ///< The node's grid coordinates (i·n_y + j)·n_z + k.
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();  ///< [m/s] (GridContactResult::v_iterate).
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(cell, v);
+  }
+};
+
 /// What the MPM-rigid contact solves of one step gave the rigid bodies: per body, the impulse [N·s] and its moment
 /// about the body origin at the step's start [N·m·s], world frame; and the solves' statistics. Part of the State:
 /// the rigid step takes the impulses, and the reports of the step (contact forces) read them.
@@ -89,12 +101,15 @@ struct RigidImpulses {
   /// The MPM contacts of the step's last substep, in particle order: the next step's initial guess of each
   /// particle's impulse (MpmRigidContact). Part of the State so that a restored State steps bitwise alike.
   std::vector<WarmContact> warm;
+  /// The nodes of the step's last substep's contact problem, by grid coordinates (ascending): the next step's
+  /// velocity guess (GridContactProblem::v_guess).
+  std::vector<WarmNode> warm_nodes;
   /// Whether a step's impulses are held for body b (none before the first step).
   bool has(int b) const { return b >= 0 && b < static_cast<int>(linear.size()); }
 
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(linear, angular, stats, warm);
+    ar(linear, angular, stats, warm, warm_nodes);
   }
 };
 
@@ -165,11 +180,14 @@ class MpmRigidContact {
   struct SubstepContacts {
     contact::GridContactProblem problem;
     std::vector<int> particle_of, geometry_of, global_of;
+    std::vector<std::int64_t> cell_of;      // per problem node: its grid coordinates (WarmNode::cell)
     std::vector<Eigen::Vector3d> point_of;  // where each contact acts (world)
   };
   /// The geometry each particle is deepest inside of (inside_, depth_, normal_), in parallel; with `margin`
   /// (per particle [m]), the one it is deepest in or closest to among those nearer than its margin.
   void FindInsideGeometries(const mpm::Particles& particles, const std::vector<double>* margin = nullptr);
+  /// sc.problem.v_guess from warm_nodes_ (v* at nodes they do not hold).
+  void GuessVelocities(SubstepContacts& sc) const;
   /// The contact of particle p with the geometry it is inside of, added to `sc`.
   void AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepContacts& sc);
   /// The particles of objects that carry a surface (settings_.surfaces): registered from 5 r_p away, each moved onto
@@ -210,6 +228,9 @@ class MpmRigidContact {
   // last substep), so a step depends on the State alone.
   std::vector<int> warm_geometry_;
   std::vector<Eigen::Vector3d> warm_gamma_;
+  // The last substep's contact nodes and their velocities at its last iterate, ascending by cell: the next
+  // substep's velocity guess. Loaded from RigidImpulses::warm_nodes like the impulses.
+  std::vector<WarmNode> warm_nodes_;
 };
 
 }  // namespace ductile::coupling

@@ -19,10 +19,10 @@
 namespace ductile {
 
 inline constexpr char kStateMagic[8] = {'D', 'U', 'C', 'T', 'S', 'T', 'A', 'T'};
-inline constexpr std::uint32_t kStateFormatVersion = 7;  // 2: cloth triangles' d₃; 3: RobotTeleop::manual;
+inline constexpr std::uint32_t kStateFormatVersion = 8;  // 2: cloth triangles' d₃; 3: RobotTeleop::manual;
                                                          // 4: TransferCache::pin_absorbed; 5: ArmTeleop's
                                                          // held_for_ and fed_forward_; 6: the FEM–IPC state;
-                                                         // 7: RigidImpulses::warm
+                                                         // 7: RigidImpulses::warm; 8: RigidImpulses::warm_nodes
 
 struct StateHeader {
   std::uint64_t model_fingerprint = 0;

@@ -10,4 +10,12 @@ double FrictionConeContact::Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& ga
   return Calc3ThroughKernel(cost_, vc, gamma, G);
 }
 
+bool FrictionConeContact::SlidesNearStiction(const Eigen::Vector3d& vc, double band, Eigen::Matrix3d& G) const {
+  Mat3<double> H;
+  if (!cost_.SlidesNearStiction({vc.x(), vc.y(), vc.z()}, band, H)) return false;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) G(i, j) = H.m[i][j];
+  return true;
+}
+
 }  // namespace ductile::contact

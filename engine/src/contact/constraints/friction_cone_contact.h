@@ -39,6 +39,9 @@ class FrictionConeContact final : public SapConstraint {
   double Calc(const Eigen::VectorXd& vc, Eigen::VectorXd& gamma, Eigen::MatrixXd* G) const override;
   /// Returns ℓ(v_c) [J]; writes γ [N·s] and, when G is not null, G = ∂²ℓ/∂v_c² [kg].
   double Calc3(const Eigen::Vector3d& vc, Eigen::Vector3d& gamma, Eigen::Matrix3d* G) const;
+  /// True when v_c slides within `band` times the cone's edge (FrictionConeCost::SlidesNearStiction); G then holds
+  /// the stiction branch's Hessian R⁻¹ [kg].
+  bool SlidesNearStiction(const Eigen::Vector3d& vc, double band, Eigen::Matrix3d& G) const;
 
  private:
   FrictionConeCost cost_;  // the formulas, shared with the device backend (contact/point_contact_kernels.h)
