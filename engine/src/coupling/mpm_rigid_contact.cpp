@@ -146,9 +146,10 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
     out_->stats.substep_residuals.push_back(0);
     return;
   }
-  // 2. Contact solve (step 3c) and the corrected grid velocities, from the last substep's velocities where it had
-  //    all of this one's nodes (GridContactProblem::v_guess).
-  GuessVelocities(sc);
+  // 2. Contact solve (step 3c) and the corrected grid velocities, guessed from the last substep's impulses and,
+  //    for near-rigid contacts, velocities (GridContactProblem::gamma_guess and v_guess).
+  const bool near_rigid = !(settings_.stiffness > 0);
+  if (near_rigid) GuessVelocities(sc);
   const contact::GridContactResult r = contact::SolveGridContact(sc.problem, settings_.solver);
   out_->stats.substep_iterations.push_back(r.iterations);
   out_->stats.substep_residuals.push_back(r.residual);
@@ -172,11 +173,18 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
     warm_gamma_[id] = r.gamma_W[c];
     out_->warm[c] = {id, sc.geometry_of[c], r.gamma_W[c]};
   }
-  warm_nodes_.resize(sc.cell_of.size());
-  for (std::size_t local = 0; local < sc.cell_of.size(); ++local)
-    warm_nodes_[local] = {sc.cell_of[local], r.v_iterate[local]};
-  std::sort(warm_nodes_.begin(), warm_nodes_.end(),
-            [](const WarmNode& a, const WarmNode& b) { return a.cell < b.cell; });
+  // The velocities as the next substep's guess, near-rigid contacts only: under the lagged Hunt-Crossley model an
+  // impulse responds to its contact velocity softly and the impulse guess is consistent; with the velocity guess
+  // there (tried) the two grippers of scenes/tshirt_folding.yaml lost the shirt they lifted, which stayed on the
+  // table (tests/slow/cloth_scenes_slow_test.cpp).
+  warm_nodes_.clear();
+  if (near_rigid) {
+    warm_nodes_.resize(sc.cell_of.size());
+    for (std::size_t local = 0; local < sc.cell_of.size(); ++local)
+      warm_nodes_[local] = {sc.cell_of[local], r.v_iterate[local]};
+    std::sort(warm_nodes_.begin(), warm_nodes_.end(),
+              [](const WarmNode& a, const WarmNode& b) { return a.cell < b.cell; });
+  }
   out_->warm_nodes = warm_nodes_;
   // 3. Impulses on the rigid bodies (step 3e): −γ at the particle.
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {

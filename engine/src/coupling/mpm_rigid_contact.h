@@ -102,7 +102,7 @@ struct RigidImpulses {
   /// particle's impulse (MpmRigidContact). Part of the State so that a restored State steps bitwise alike.
   std::vector<WarmContact> warm;
   /// The nodes of the step's last substep's contact problem, by grid coordinates (ascending): the next step's
-  /// velocity guess (GridContactProblem::v_guess).
+  /// velocity guess (GridContactProblem::v_guess). Near-rigid contacts only (empty under Hunt-Crossley).
   std::vector<WarmNode> warm_nodes;
   /// Whether a step's impulses are held for body b (none before the first step).
   bool has(int b) const { return b >= 0 && b < static_cast<int>(linear.size()); }
