@@ -90,8 +90,7 @@ class Solver {
         contact_cost_[ci] = costs_[ci].Calc3(vc_[ci], gamma_[ci], hessians ? &G_[ci] : nullptr);
         // The directions' Hessian (never the line search's): a cone contact sliding just past the edge of
         // stiction takes the stiction branch's (GridContactParams::stiction_band).
-        if (hessians && band_ > 1)
-          costs_[ci].SlidesNearStiction(vc_[ci], band_, G_[ci]);
+        if (hessians && band_ > 1) costs_[ci].SlidesNearStiction(vc_[ci], band_, G_[ci]);
         const Eigen::Matrix3d& R = p_.contacts[ci].R_WC;
         gamma_W_[ci] = R * gamma_[ci];
         if (hessians) G_W_[ci] = R * G_[ci] * R.transpose();
