@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "contact/rigid_system.h"
+#include "contact/rigid_state.h"
 #include "domain/rigid_impulses.h"
 #include "ductile/simulator.h"
 #include "ductile/state.h"
