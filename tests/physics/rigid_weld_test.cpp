@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "contact/rigid_system.h"
+#include "contact/rigid_state.h"
 #include "support/rigid_fixture.h"
 
 namespace ductile::contact {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "ductile/kinds.h"
+
 namespace ductile {
 
 using Vector3 = std::array<double, 3>;
@@ -124,8 +126,6 @@ struct BoundaryDesc {
   double friction = 0;  ///< Coulomb μ ≥ 0, used by kFriction.
 };
 
-enum class MaterialModelDesc { kFixedCorotated, kLinearCorotated, kStvkHencky, kDruckerPrager, kFluid, kCloth };
-
 /// A named material (`materials: NAME: {...}`). Which fields apply depends on the model.
 struct MaterialDesc {
   std::string name;
@@ -152,8 +152,6 @@ struct MaterialDesc {
   double friction = -1;
   SourceLocation where;
 };
-
-enum class ShapeType { kBox, kSphere, kCylinder, kMesh, kPlane, kCapsule, kSheet };
 
 /// A shape in its own frame S. Which fields apply depends on type.
 struct ShapeDesc {

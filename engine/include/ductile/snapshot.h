@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ductile/scene.h"
+#include "ductile/kinds.h"
 #include "ductile/telemetry.h"
 
 namespace ductile {

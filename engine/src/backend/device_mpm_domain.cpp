@@ -97,7 +97,7 @@ void DeviceMpmDomain::UploadVelocities() {
   device_->UploadVelocities(state_->particles);
 }
 
-void DeviceMpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) {
+void DeviceMpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) {
   if (!contact_) return;
   contact_->BeginStep(rigid, impulses);
   contact_this_step_ = true;

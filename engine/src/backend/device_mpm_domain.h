@@ -33,7 +33,7 @@ class DeviceMpmDomain final : public DeformableDomain {
   void UploadVelocities();
   const char* backend_name() const { return device_->name(); }
 
-  void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) override;
+  void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) override;
   void Advance(double time, double dt, StepTelemetry& telemetry) override;
   bool diverged() const override { return device_->diverged() || !failure_.empty(); }
   /// Why the device failed in the last Advance (a CUDA error: out of memory, a failed launch), or empty. The state

@@ -15,45 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "contact/rigid_state.h"
 #include "contact/sap_solver.h"
 #include "geometry/collision.h"
 #include "multibody/multibody_tree.h"
 
 namespace ductile::contact {
-
-/// A PD controller on one joint dof (implicit, see constraints/pd_controller.h).
-struct JointController {
-  int body = -1;           ///< Body whose (1-dof) joint is driven.
-  double kp = 0;           ///< [N·m/rad or N/m], ≥ 0.
-  double kd = 0;           ///< [N·m·s/rad or N·s/m], ≥ 0.
-  double q_target = 0;     ///< [rad or m].
-  double v_target = 0;     ///< [rad/s or m/s].
-  double feedforward = 0;  ///< [N·m or N].
-};
-
-/// A weld of a point frame on body a to one on body b (or the world, −1), near-rigid or a spring-damper.
-struct Weld {
-  int body_a = -1, body_b = -1;
-  Eigen::Isometry3d X_AF = Eigen::Isometry3d::Identity();  ///< Weld frame in A (world if a = −1).
-  Eigen::Isometry3d X_BG = Eigen::Isometry3d::Identity();  ///< Its partner frame in B; the weld holds X_WF = X_WG.
-  double stiffness = 0;  ///< ≤ 0: near-rigid; else translational [N/m] (rotational: stiffness·1 m² [N·m/rad]).
-  double damping = 0;    ///< [N·s/m] (rotational: damping·1 m²).
-};
-
-/// One contact point of the last step.
-struct RigidContact {
-  int geometry_a = -1, geometry_b = -1;
-  int body_a = -1, body_b = -1;                    ///< −1 = world.
-  Eigen::Vector3d p_W = Eigen::Vector3d::Zero();   ///< [m].
-  Eigen::Vector3d n_W = Eigen::Vector3d::UnitZ();  ///< From a into b.
-  double depth = 0;                                ///< [m].
-  Eigen::Vector3d f_W = Eigen::Vector3d::Zero();   ///< Mean force on b over the step [N] (a receives −f_W).
-
-  template <typename Archive>
-  void Serialize(Archive& ar) {
-    ar(geometry_a, geometry_b, body_a, body_b, p_W, n_W, depth, f_W);
-  }
-};
 
 struct RigidStepStats {
   int iterations = 0;
@@ -69,25 +36,6 @@ struct RigidSystemParams {
   double sigma = 1e-3;           ///< Friction regularisation σ.
   double beta = 1;               ///< Near-rigid β of limits and welds.
   SapSolverParams solver;
-};
-
-/// What the rigid system carries from one step to the next.
-struct RigidState {
-  Eigen::VectorXd q, v;  ///< Generalized positions and velocities.
-  double time = 0;       ///< [s].
-  /// The PD controllers, whose targets and feed-forward efforts change as the scene runs (teleoperation).
-  std::vector<JointController> controllers;
-  /// Applied generalized forces for the next steps (size nv; zero by default), e.g. feed-forward efforts.
-  Eigen::VectorXd tau_applied;
-  /// The last step's contact points with their mean forces, and the body origins when they were found (for the
-  /// contact wrenches reported per body).
-  std::vector<RigidContact> contacts;
-  std::vector<Eigen::Vector3d> contact_origins;
-
-  template <typename Archive>
-  void Serialize(Archive& ar) {
-    ar(q, v, time, controllers, tau_applied, contacts, contact_origins);
-  }
 };
 
 /// A rigid step's SAP problem before its solve (RigidSystem::BeginStep): the free motion and every rigid constraint,

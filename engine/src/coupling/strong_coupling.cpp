@@ -389,7 +389,7 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
 
 void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result, int first,
                                     const contact::RigidSystem* rigid, State::Data& state) const {
-  coupling::RigidImpulses& out = state.impulses;
+  RigidImpulses& out = state.impulses;
   const std::size_t bodies = out.linear.size();
   out.stats = {};
   out.stats.body_contacts.assign(bodies, 0);

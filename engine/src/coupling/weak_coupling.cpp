@@ -43,7 +43,7 @@ void WeakCoupling::AdvanceRigid(const Model& model, State::Data& state, Workspac
   const auto start = std::chrono::steady_clock::now();
   try {
     coupling::ApplyBodyWrenches(model, rigid);
-    const coupling::RigidImpulses& impulses = state.impulses;
+    const RigidImpulses& impulses = state.impulses;
     for (int b = 0; b < rigid.tree().num_bodies() && impulses.has(b); ++b) {
       const Eigen::Vector3d& P = impulses.linear[b];
       const Eigen::Vector3d& L = impulses.angular[b];

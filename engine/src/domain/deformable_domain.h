@@ -14,9 +14,7 @@
 namespace ductile {
 
 struct Model;
-namespace coupling {
 struct RigidImpulses;
-}
 namespace contact {
 class RigidSystem;
 }
@@ -28,7 +26,7 @@ class DeformableDomain {
   /// Freezes the poses and velocities of the rigid geometry at the step's start for this step's contacts (the
   /// asynchronous splitting of Yu et al. 2025, Sec. IV-A); Advance sums the contact impulses on each body into
   /// `impulses`, which the coupling scheme cleared for the step. Not called when the scene has no rigid bodies.
-  virtual void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) = 0;
+  virtual void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) = 0;
   /// Advances the domain's state by one outer step of `dt` [s] from simulated time `time` [s] (what moves on a
   /// schedule, such as pinned cloth vertices, follows it), with the contact solve against the frozen geometry when
   /// FreezeRigidGeometry was called for this step. Adds the step's counters to `telemetry`.

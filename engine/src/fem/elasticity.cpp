@@ -291,16 +291,6 @@ Matrix9d HessianFromSingularSystem(const SingularSystem& s) {
 
 }  // namespace
 
-LameParameters LameFromYoungPoisson(double youngs_modulus, double poisson_ratio) {
-  const double E = youngs_modulus;
-  const double nu = poisson_ratio;
-  return {.mu = E / (2.0 * (1.0 + nu)), .lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu))};
-}
-
-double YoungsModulus(const LameParameters& lame) {
-  return lame.mu * (3.0 * lame.lambda + 2.0 * lame.mu) / (lame.lambda + lame.mu);
-}
-
 double EnergyDensity(ElasticModel model, const LameParameters& lame, const Eigen::Matrix3d& F) {
   if (model == ElasticModel::kNeoHookean) return NeoHookeanEnergy(lame, F);
   if (model == ElasticModel::kFixedCorotated) return FixedCorotatedEnergy(lame, F);

@@ -54,6 +54,8 @@
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 
+#include "core/elastic_moduli.h"
+
 namespace ductile::fem {
 
 using Vector9d = Eigen::Matrix<double, 9, 1>;
@@ -65,17 +67,10 @@ using Matrix9x12d = Eigen::Matrix<double, 9, 12>;
 /// The isotropic hyperelastic energy density of an element (equations at the top of this file).
 enum class ElasticModel { kNeoHookean, kFixedCorotated, kStVK };
 
-/// Lamé parameters. Plain data.
-struct LameParameters {
-  double mu = 0;      ///< Shear modulus μ [Pa], > 0.
-  double lambda = 0;  ///< First Lamé parameter λ [Pa]; > 0 for 0 < ν < 0.5, negative for −1 < ν < 0.
-};
-
-/// μ = E / (2(1 + ν)), λ = E ν / ((1 + ν)(1 − 2ν)) from Young's modulus E [Pa] > 0 and Poisson's ratio
-/// −1 < ν < 0.5. The inputs are not checked (the caller validates them). Pure, thread-safe.
-LameParameters LameFromYoungPoisson(double youngs_modulus, double poisson_ratio);
-/// Its inverse's first half: E = μ(3λ + 2μ)/(λ + μ) [Pa]. Pure.
-double YoungsModulus(const LameParameters& lame);
+// The moduli, shared with the MPM materials (core/elastic_moduli.h).
+using ductile::LameFromYoungPoisson;
+using ductile::LameParameters;
+using ductile::YoungsModulus;
 
 /// Energy density Ψ(F) [J/m³] of deformation gradient F. +∞ for the neo-Hookean model when det F ≤ 0 (a line search
 /// relies on it); finite for every finite F otherwise. Pure, thread-safe.

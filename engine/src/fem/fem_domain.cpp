@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "contact/rigid_system.h"
-#include "coupling/mpm_rigid_contact.h"
+#include "domain/rigid_impulses.h"
 #include "fem/affine_body.h"
 #include "model/fem_model.h"
 #include "multibody/spatial.h"
@@ -72,7 +72,7 @@ void FemDomain::Reset() {
   divergence_.clear();
 }
 
-void FemDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) {
+void FemDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) {
   const multibody::Kinematics& kin = rigid.kinematics();
   const std::vector<multibody::Vector6d> V = multibody::CalcSpatialVelocities(rigid.tree(), kin, rigid.state().v);
   const double dt = model_->dt;

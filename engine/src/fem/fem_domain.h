@@ -33,7 +33,7 @@ class FemDomain final : public DeformableDomain {
   const IpcStepReport& report() const { return report_; }
   const IpcSystem& system() const { return system_; }
 
-  void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) override;
+  void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) override;
   void Advance(double time, double dt, StepTelemetry& telemetry) override;
   bool diverged() const override { return !divergence_.empty(); }
   std::string DescribeDivergence() const override { return divergence_; }
@@ -51,8 +51,8 @@ class FemDomain final : public DeformableDomain {
   IpcSystem system_;
   IpcState initial_;  // the state at t = 0, which Reset restores (the system itself is built once)
   IpcStepReport report_;
-  coupling::RigidImpulses* impulses_ = nullptr;  // set by FreezeRigidGeometry for the coming Advance
-  std::vector<Eigen::Vector3d> origins_;         // rigid body origins at the step's start
+  RigidImpulses* impulses_ = nullptr;     // set by FreezeRigidGeometry for the coming Advance
+  std::vector<Eigen::Vector3d> origins_;  // rigid body origins at the step's start
   std::string divergence_;
   std::vector<std::shared_ptr<const std::vector<std::array<std::uint32_t, 3>>>> triangles_;  // per drawn body
 };

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "backend/device_mpm.h"
+#include "core/elastic_moduli.h"
 #include "coupling/strong_coupling.h"
 #include "ductile/model.h"
 #include "geometry/triangle_mesh.h"
@@ -248,10 +249,10 @@ void AddParticle(const SceneDesc& scene, const MpmObjectDesc& desc, int object_i
 
 mpm::MaterialParams CompileMaterial(const MaterialDesc& m) {
   mpm::MaterialParams p;
+  const LameParameters lame = LameFromYoungPoisson(m.youngs_modulus, m.poisson_ratio);
+  p.mu = static_cast<float>(lame.mu);
+  p.lambda = static_cast<float>(lame.lambda);
   const double E = m.youngs_modulus;
-  const double nu = m.poisson_ratio;
-  p.mu = static_cast<float>(E / (2 * (1 + nu)));
-  p.lambda = static_cast<float>(E * nu / ((1 + nu) * (1 - 2 * nu)));
   p.density = static_cast<float>(m.density);
   switch (m.model) {
     case MaterialModelDesc::kFixedCorotated:

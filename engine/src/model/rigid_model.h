@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "contact/rigid_system.h"
+#include "contact/rigid_state.h"
 #include "ductile/model.h"
 #include "geometry/collision.h"
 #include "multibody/multibody_tree.h"

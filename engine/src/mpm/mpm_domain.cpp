@@ -46,7 +46,7 @@ void MpmDomain::ConfigureContact() {
   contact_ = MakeWeakContact(*model_);
 }
 
-void MpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) {
+void MpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) {
   if (!contact_) return;
   contact_->BeginStep(rigid, impulses);
   contact_this_step_ = true;

@@ -38,7 +38,7 @@ class MpmDomain final : public DeformableDomain {
   MpmSolver& solver() { return solver_; }
   const MpmSolver& solver() const { return solver_; }
 
-  void FreezeRigidGeometry(const contact::RigidSystem& rigid, coupling::RigidImpulses& impulses) override;
+  void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) override;
   void Advance(double time, double dt, StepTelemetry& telemetry) override;
   bool diverged() const override { return solver_.diverged(); }
   std::string DescribeDivergence() const override { return solver_.DescribeDivergence(); }

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "contact/rigid_system.h"
-#include "coupling/mpm_rigid_contact.h"
+#include "contact/rigid_state.h"
+#include "domain/rigid_impulses.h"
 #include "ductile/simulator.h"
 #include "ductile/state.h"
 #include "fem/ipc_system.h"
@@ -85,8 +85,8 @@ struct State::Data {
   mpm::MpmState mpm;
   bool has_rigid = false;  ///< The scene has rigid bodies or robots.
   contact::RigidState rigid;
-  coupling::RigidImpulses impulses;  ///< The MPM and IPC contact impulses of the last step on each rigid body.
-  fem::IpcState fem;                 ///< The soft and affine bodies (empty when the scene has none).
+  RigidImpulses impulses;  ///< The MPM and IPC contact impulses of the last step on each rigid body.
+  fem::IpcState fem;       ///< The soft and affine bodies (empty when the scene has none).
   InputState inputs;
 
   /// Every field but the fingerprint, which the file's header carries.

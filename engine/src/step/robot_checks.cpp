@@ -25,7 +25,7 @@ bool OnRobot(const RobotModel& robot, int b) {
 void BodyContactWrench(const Model& model, const State::Data& state, const contact::RigidSystem& rigid, int b,
                        Eigen::Vector3d& f_W, Eigen::Vector3d& t_W) {
   rigid.ContactWrench(b, f_W, t_W);
-  const coupling::RigidImpulses& impulses = state.impulses;
+  const RigidImpulses& impulses = state.impulses;
   // None right after a reset or a live edit rebuilt the coupling.
   if (state.clock.steps > 0 && impulses.has(b) && b < static_cast<int>(impulses.stats.body_contacts.size())) {
     f_W += impulses.linear[b] / model.dt;

@@ -459,7 +459,7 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
   // The rigid contacts plus the MPM and IPC contact forces of the last step.
   Eigen::Vector3d f, t;
   BodyContactWrench(*impl_->model, impl_->data(), rigid, b, f, t);
-  const coupling::RigidImpulses& impulses = impl_->data().impulses;
+  const RigidImpulses& impulses = impl_->data().impulses;
   if (impl_->data().clock.steps > 0 && impulses.has(b) && b < static_cast<int>(impulses.stats.body_contacts.size()))
     out.mpm_contacts = impulses.stats.body_contacts[b];
   for (int a = 0; a < 3; ++a) {
