@@ -7,7 +7,7 @@
 
 #include "contact/rigid_system.h"
 #include "ductile/multibody_desc.h"
-#include "multibody/add_multibody.h"
+#include "model/add_multibody.h"
 #include "support/rigid_fixture.h"
 
 namespace ductile {

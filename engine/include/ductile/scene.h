@@ -242,25 +242,11 @@ enum class RigidBodyType {
   kKinematic,  ///< Follows its keyframes exactly; pushes others, is not pushed.
 };
 
-/// How a kinematic body moves between two keyframes k and k + 1: with s = (t − t_k)/(t_{k+1} − t_k) it is at
-/// the blend e(s) of the two poses (positions (1 − e) p_k + e p_{k+1}, orientations slerp(e)).
-enum class KeyframeInterpolation {
-  kLinear,  ///< e(s) = s: constant velocity within a segment, jumping at keyframes.
-  kSmooth,  ///< e(s) = 3s² − 2s³: velocity continuous in time and zero at every keyframe.
-};
-
 /// One keyframe of a kinematic body: its pose at a time.
 struct KeyframeDesc {
   double time = 0;  ///< [s], strictly increasing along the list.
   PoseDesc pose;
   SourceLocation where;
-};
-
-enum class JointType {
-  kFixed,      ///< 0 dofs.
-  kRevolute,   ///< 1 dof: rotation about `axis` [rad] (URDF "revolute" and "continuous").
-  kPrismatic,  ///< 1 dof: translation along `axis` [m].
-  kFloating,   ///< 6 dofs: q = (qw, qx, qy, qz, x, y, z), v = (ω_W, v_W) of the child frame's origin.
 };
 
 /// How a scene's rigid body hangs on another (`rigid_bodies: NAME: joint: {...}`), making articulated trees in

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "ductile/scene.h"
+#include "ductile/kinds.h"
 #include "geometry/triangle_mesh.h"
 
 namespace ductile::geometry {

@@ -6,8 +6,8 @@
 
 #include "ductile/multibody_desc.h"
 #include "geometry/mesh_import.h"
+#include "model/add_multibody.h"
 #include "model/compile_parts.h"
-#include "multibody/add_multibody.h"
 #include "robot/self_collision.h"
 #include "robot/teleop.h"
 #include "scene/desc_eigen.h"

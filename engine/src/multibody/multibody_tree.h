@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "ductile/multibody_desc.h"
+#include "ductile/kinds.h"
 #include "multibody/spatial.h"
 
 namespace ductile::multibody {

@@ -1,4 +1,4 @@
-#include "multibody/add_multibody.h"
+#include "model/add_multibody.h"
 
 #include <Eigen/Cholesky>
 #include <map>
