@@ -10,7 +10,7 @@
 
 #include "core/sim_hd.h"
 #include "core/small_math.h"
-#include "ductile/scene.h"  // ShapeType
+#include "ductile/kinds.h"  // ShapeType
 
 namespace ductile::geometry {
 

@@ -11,7 +11,7 @@
 
 #include "contact/rigid_state.h"
 #include "domain/rigid_impulses.h"
-#include "ductile/simulator.h"
+#include "ductile/inputs.h"
 #include "ductile/state.h"
 #include "fem/ipc_system.h"
 #include "mpm/mpm_state.h"
