@@ -159,8 +159,8 @@ void DeviceMpmDomain::UploadContactStep() {
   setup.stiffness = settings.stiffness;
   setup.dissipation = settings.dissipation;
   setup.stiction_speed = settings.stiction_speed;
-  setup.sigma = settings.stiffness > 0 ? settings.sigma : settings.cone_sigma;
-  setup.resting_margin = settings.stiffness > 0 ? 0.0 : settings.resting_margin;
+  setup.sigma = settings.cost_sigma();
+  setup.resting_margin = settings.registration_margin();
   setup.solver = settings.solver;
   device_->BeginContactStep(setup);
 }

@@ -23,13 +23,14 @@ struct GridContactParams {
   /// branch's Hessian R⁻¹ in the Newton directions (1: the exact Hessian). The cone's Hessian drops from 1/(σw)
   /// to μγ_n/‖v_t‖ across the edge, so a direction computed where a contact barely slides moves it freely along
   /// its slip until it sticks again, and the line search cuts the step there: with 2, a resting cloth sheet's solve
-  /// takes 6.3 Newton iterations a substep instead of 8.2 (bench/results/amd-epyc-2core-contact-defaults.md). The
-  /// directions stay descent directions (M + JᵀGJ stays positive definite) and the exact line search keeps the
-  /// cost decreasing.
+  /// took 6.3 Newton iterations a substep instead of 8.2 (temporary builds; see
+  /// bench/results/amd-epyc-2core-contact-defaults.md). The directions stay descent directions (M + JᵀGJ stays
+  /// positive definite) and the exact line search keeps the cost decreasing.
   double stiction_band = 2;
   /// The band applies to the first this many iterations; after them the exact Hessian gives back Newton's fast
   /// local convergence where a contact really slides that slowly at the solution (a near-rigid unit-test problem
-  /// solved to ε_r = 1e-6 took 84 iterations with the band throughout, 23 without it and 17 with it for 10).
+  /// solved to ε_r = 1e-6 took 84 iterations with the band throughout, 23 without it and 17 with it for 10:
+  /// MpmContactSolver.StictionBandReachesTheSameMinimiser's trial 3 records the three).
   int stiction_band_iterations = 10;
 };
 

@@ -123,11 +123,17 @@ struct FrictionConeCost {
     return c;
   }
 
+  /// ỹ = R^(−½) (v̂ − v_c): its tangential part yt, normal part yn and r = ‖yt‖.
+  SIM_HD void ScaledY(const Vec3<double>& vc, double yt[2], double& yn, double& r) const {
+    yt[0] = -vc.x / sqrt_rt;
+    yt[1] = -vc.y / sqrt_rt;
+    yn = (v_hat - vc.z) / sqrt_rn;
+    r = std::sqrt(yt[0] * yt[0] + yt[1] * yt[1]);
+  }
+
   SIM_HD double Calc3(const Vec3<double>& vc, Vec3<double>& gamma, Mat3<double>* G) const {
-    // ỹ = R^(−½) (v̂ − v_c).
-    const double yt[2] = {-vc.x / sqrt_rt, -vc.y / sqrt_rt};
-    const double yn = (v_hat - vc.z) / sqrt_rn;
-    const double r = std::sqrt(yt[0] * yt[0] + yt[1] * yt[1]);
+    double yt[2], yn, r;
+    ScaledY(vc, yt, yn, r);
     double P[3] = {0, 0, 0};  // P̃(ỹ)
     Mat3<double> dP = Mat3<double>::Zero();
     if (r <= mu_tilde * yn) {  // stiction (includes ỹ = 0 only when yn ≥ 0)
@@ -164,9 +170,10 @@ struct FrictionConeCost {
   /// Whether v_c slides within `band` (≥ 1) times the cone's edge, ‖ỹ_t‖ ≤ band·μ̃ ỹ_n (sliding, not sticking), and
   /// then the stiction branch's Hessian R⁻¹ in G: the Newton directions of contact/mpm_contact_solver.h take it there.
   SIM_HD bool SlidesNearStiction(const Vec3<double>& vc, double band, Mat3<double>& G) const {
-    const double yn = (v_hat - vc.z) / sqrt_rn;
-    const double r = std::sqrt(vc.x * vc.x + vc.y * vc.y) / sqrt_rt;
-    if (!(r > mu_tilde * yn && mu_tilde * r > -yn && r <= band * mu_tilde * yn)) return false;
+    double yt[2], yn, r;
+    ScaledY(vc, yt, yn, r);
+    const bool slides = r > mu_tilde * yn && mu_tilde * r > -yn;  // Calc3's regimes, on the same ỹ
+    if (!(slides && r <= band * mu_tilde * yn)) return false;
     G = Mat3<double>::Zero();
     G.m[0][0] = G.m[1][1] = 1 / (sqrt_rt * sqrt_rt);
     G.m[2][2] = 1 / (sqrt_rn * sqrt_rn);

@@ -148,8 +148,7 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   }
   // 2. Contact solve (step 3c) and the corrected grid velocities, guessed from the last substep's impulses and,
   //    for near-rigid contacts, velocities (GridContactProblem::gamma_guess and v_guess).
-  const bool near_rigid = !(settings_.stiffness > 0);
-  if (near_rigid) GuessVelocities(sc);
+  if (settings_.near_rigid()) GuessVelocities(sc);
   const contact::GridContactResult r = contact::SolveGridContact(sc.problem, settings_.solver);
   out_->stats.substep_iterations.push_back(r.iterations);
   out_->stats.substep_residuals.push_back(r.residual);
@@ -178,7 +177,7 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   // there (tried) the two grippers of scenes/tshirt_folding.yaml lost the shirt they lifted, which stayed on the
   // table (tests/slow/cloth_scenes_slow_test.cpp).
   warm_nodes_.clear();
-  if (near_rigid) {
+  if (settings_.near_rigid()) {
     warm_nodes_.resize(sc.cell_of.size());
     for (std::size_t local = 0; local < sc.cell_of.size(); ++local)
       warm_nodes_[local] = {sc.cell_of[local], r.v_iterate[local]};
@@ -320,14 +319,14 @@ void MpmRigidContact::AddContact(mpm::MpmSolver& mpm, int p, float dt, SubstepCo
   c.params.phi0 = depth_[p];
   // k > 0: the lagged Hunt-Crossley model with that stiffness; 0: near-rigid, SAP's friction cone on the
   // contact's Delassus estimate (or, when its nodes hold no mass yet, the particle's own).
-  c.near_rigid = !(settings_.stiffness > 0);
+  c.near_rigid = settings_.near_rigid();
   if (delassus <= 0) delassus = 1 / static_cast<double>(particles.mass[p]);
   c.params.stiffness = settings_.stiffness;  // unused by the cone
   c.params.dissipation = settings_.dissipation;
   c.params.friction = friction_of(particles.material[p], inside_[p]);
   c.params.vn0 = (c.R_WC.transpose() * (v_p - c.v_rigid))[2];
   c.params.stiction_speed = settings_.stiction_speed;
-  c.params.sigma = c.near_rigid ? settings_.cone_sigma : settings_.sigma;
+  c.params.sigma = settings_.cost_sigma();
   c.params.delassus = delassus;
   const int id = particles.id[p];
   const bool warm = id < static_cast<int>(warm_geometry_.size()) && warm_geometry_[id] == inside_[p];
@@ -354,8 +353,8 @@ void MpmRigidContact::GuessVelocities(SubstepContacts& sc) const {
 void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles, const Model& model) {
   const ObjectSurfaces* surfaces = settings_.surfaces.get();
   const int n = static_cast<int>(particles.size());
-  // Near-rigid contacts register from the resting margin outside (MpmContactSettings::resting_margin).
-  const double resting = settings_.stiffness > 0 ? 0.0 : settings_.resting_margin;
+  // Near-rigid contacts register from the resting margin outside (MpmContactSettings::registration_margin).
+  const double resting = settings_.registration_margin();
   if (!surfaces || !surfaces->any()) {  // most scenes: the particles' own contacts, no per-particle pass
     if (resting > 0) {
       margin_.assign(n, resting);
@@ -392,7 +391,7 @@ void MpmRigidContact::OntoSurfaces(const mpm::Particles& particles, const Model&
       }
     }
   });
-  if (settings_.stiffness > 0) KeepOnePerPoint(particles);
+  if (!settings_.near_rigid()) KeepOnePerPoint(particles);
 }
 
 void MpmRigidContact::KeepOnePerPoint(const mpm::Particles& particles) {

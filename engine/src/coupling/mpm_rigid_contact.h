@@ -50,6 +50,13 @@ struct MpmContactSettings {
   /// MpmContactSettingsOf leaves it: the weak scheme's domain sets it, the strong scheme moves its own contacts).
   std::shared_ptr<const ObjectSurfaces> surfaces;
   contact::GridContactParams solver;
+
+  /// The near-rigid friction cone (stiffness 0), not the lagged Hunt-Crossley model.
+  bool near_rigid() const { return !(stiffness > 0); }
+  /// σ of the cost in use: cone_sigma for the cone, sigma for Hunt-Crossley.
+  double cost_sigma() const { return near_rigid() ? cone_sigma : sigma; }
+  /// How far outside rigid geometry particles register [m]: resting_margin for the cone, 0 for Hunt-Crossley.
+  double registration_margin() const { return near_rigid() ? resting_margin : 0.0; }
 };
 
 /// The settings of `model`'s MPM-rigid contact (contact.*, simulation.contact_tolerance_*, materials' friction).

@@ -272,6 +272,11 @@ TEST(MpmContactSolver, StictionBandReachesTheSameMinimiser) {
       EXPECT_LE(b.cost_history[k], b.cost_history[k - 1] + 1e-12 * std::abs(b.cost_history[k - 1]));
     RecordProperty("iterations_exact_hessian_trial_" + std::to_string(trial), a.iterations);
     RecordProperty("iterations_stiction_band_trial_" + std::to_string(trial), b.iterations);
+    // With the band in every iteration (GridContactParams::stiction_band_iterations' figures), recorded only.
+    GridContactParams throughout = banded;
+    throughout.stiction_band_iterations = throughout.max_iterations + 1;
+    RecordProperty("iterations_band_throughout_trial_" + std::to_string(trial),
+                   SolveGridContact(p, throughout).iterations);
   }
 }
 
