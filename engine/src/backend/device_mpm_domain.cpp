@@ -226,7 +226,13 @@ std::string DeviceMpmDomain::DescribeDivergence() const {
   return mpm::DescribeDivergedParticle(*model_, state_->particles);
 }
 
-void DeviceMpmDomain::SetModel(const Model& model) {
+std::string DeviceMpmDomain::DivergenceMessage(const Model& model) const {
+  if (!failure_.empty())
+    return failure_ + "; its particles are lost: switch simulation.backend to cpu and reset or load a state";
+  return mpm::MpmDivergenceMessage(model, DescribeDivergence());
+}
+
+std::string DeviceMpmDomain::SetModel(const Model& model) {
   SyncToHost();
   const bool new_cloth = model.cloth_elements.size() != model_->cloth_elements.size();
   model_ = &model;
@@ -239,6 +245,7 @@ void DeviceMpmDomain::SetModel(const Model& model) {
   ConfigureModel();
   for (std::size_t i = 0; i < state_->particles.size(); ++i)
     state_->particles.mass[i] = model.mass[state_->particles.id[i]];
+  return {};
 }
 
 void DeviceMpmDomain::Reset() {

@@ -28,11 +28,12 @@ class DeviceMpmDomain final : public DeformableDomain {
   /// Works on `state` from now on, as it is: uploads it.
   void Bind(mpm::MpmState& state);
   /// Brings the host copy up to date with the device (nothing to do when it is).
-  void SyncToHost() const;
+  void SyncToHost() const override;
   /// After the host copy's velocities were edited between steps (SyncToHost first): uploads them.
   void UploadVelocities();
   const char* backend_name() const { return device_->name(); }
 
+  const char* name() const override { return "mpm"; }
   void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) override;
   void Advance(double time, double dt, StepTelemetry& telemetry) override;
   bool diverged() const override { return device_->diverged() || !failure_.empty(); }
@@ -40,7 +41,8 @@ class DeviceMpmDomain final : public DeformableDomain {
   /// on the device is then lost; the step reports it as a divergence.
   const std::string& failure() const { return failure_; }
   std::string DescribeDivergence() const override;
-  void SetModel(const Model& model) override;
+  std::string DivergenceMessage(const Model& model) const override;
+  std::string SetModel(const Model& model) override;
   void Reset() override;
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
 

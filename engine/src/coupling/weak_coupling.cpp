@@ -14,8 +14,7 @@ void WeakCoupling::Advance(const Model& model, State::Data& state, Workspace& wo
   AdvanceDomains(model, state, workspace);
   if (workspace.rigid && model.num_particles > 0)
     coupling::RecordContactTelemetry(state.impulses.stats, workspace.telemetry);
-  const bool fem_diverged = workspace.fem && workspace.fem->diverged();
-  if (workspace.rigid && !workspace.domain().diverged() && !fem_diverged) AdvanceRigid(model, state, workspace);
+  if (workspace.rigid && !workspace.AnyDiverged()) AdvanceRigid(model, state, workspace);
 }
 
 // The impulses are cleared for the step here, once for every domain; each domain's freeze then sums its own into them.
@@ -26,14 +25,16 @@ void WeakCoupling::FreezeRigidGeometry(State::Data& state, Workspace& workspace)
   state.impulses.angular.assign(bodies, Eigen::Vector3d::Zero());
   state.impulses.stats = {};
   state.impulses.stats.body_contacts.assign(bodies, 0);
-  workspace.domain().FreezeRigidGeometry(*workspace.rigid, state.impulses);
-  if (workspace.fem) workspace.fem->FreezeRigidGeometry(*workspace.rigid, state.impulses);
+  for (const std::unique_ptr<DeformableDomain>& domain : workspace.domains)
+    domain->FreezeRigidGeometry(*workspace.rigid, state.impulses);
 }
 
+// In the registry's order; a domain that diverged ends the step's advance (the step reports it).
 void WeakCoupling::AdvanceDomains(const Model& model, const State::Data& state, Workspace& workspace) {
-  workspace.domain().Advance(state.clock.time, model.dt, workspace.telemetry);
-  if (workspace.fem && !workspace.domain().diverged())
-    workspace.fem->Advance(state.clock.time, model.dt, workspace.telemetry);
+  for (const std::unique_ptr<DeformableDomain>& domain : workspace.domains) {
+    domain->Advance(state.clock.time, model.dt, workspace.telemetry);
+    if (domain->diverged()) break;
+  }
 }
 
 // The rigid step with the scene's constant body wrenches and the domains' contact impulses of this step.

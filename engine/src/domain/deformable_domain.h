@@ -1,9 +1,10 @@
 // A deformable domain: a solver of deformable material that a coupling scheme advances together with the rigid
-// system (docs/architecture.md, "Domains and couplings"). MPM is the first (mpm/mpm_domain.h); FEM with IPC contact
-// and cloth in MPM come next, each a folder of its own behind this interface. The stages are those the coupling
-// schemes need: freeze the rigid geometry the domain's contacts see, advance (free motion and, per substep,
-// contact registration and the contact solve, summing the impulses on the rigid bodies), report divergence, and
-// draw (the snapshot).
+// system (docs/architecture.md, "Domains and couplings"). The Workspace holds a list of them, built from the
+// registry (step/domain_registry.h): MPM on its backend (backend/mpm_backend_domain.h) and FEM-IPC
+// (fem/fem_domain.h). The stages are those the coupling schemes need: freeze the rigid geometry the domain's
+// contacts see, advance (free motion and, per substep, contact registration and the contact solve, summing the
+// impulses on the rigid bodies), report divergence with what to change, and draw (the snapshot); and those the
+// engine loops over the list for: live edits, reset, bringing a device's state to the host.
 #pragma once
 
 #include <string>
@@ -23,6 +24,9 @@ class DeformableDomain {
  public:
   virtual ~DeformableDomain() = default;
 
+  /// The domain kind's name in the registry ("mpm", "fem").
+  virtual const char* name() const = 0;
+
   /// Freezes the poses and velocities of the rigid geometry at the step's start for this step's contacts (the
   /// asynchronous splitting of Yu et al. 2025, Sec. IV-A); Advance sums the contact impulses on each body into
   /// `impulses`, which the coupling scheme cleared for the step. Not called when the scene has no rigid bodies.
@@ -34,12 +38,20 @@ class DeformableDomain {
   /// Whether the last Advance stopped on a non-physical state, and a description of where.
   virtual bool diverged() const = 0;
   virtual std::string DescribeDivergence() const = 0;
-  /// Continues with `model`'s parameters (a live edit of the same scene structure).
-  virtual void SetModel(const Model& model) = 0;
+  /// The message a diverged step ends the run with (after "simulation diverged at t = ... s: "): what happened,
+  /// where, and which of `model`'s parameters to change.
+  virtual std::string DivergenceMessage(const Model& model) const = 0;
+  /// Continues with `model`'s parameters (a live edit of the same scene structure). Returns what of it the domain
+  /// could not take while it goes on (the MPM domain's device backend failed to start: the CPU backend steps), or
+  /// empty.
+  virtual std::string SetModel(const Model& model) = 0;
   /// Puts the model's initial state into the domain's state.
   virtual void Reset() = 0;
   /// The domain's part of a snapshot (particles for MPM), in a fixed order independent of storage.
   virtual void CaptureSnapshot(Snapshot& out, bool with_stress) const = 0;
+  /// Brings the domain's part of the State up to date where another memory holds it (a device); call before
+  /// reading or saving the State.
+  virtual void SyncToHost() const {}
 };
 
 }  // namespace ductile

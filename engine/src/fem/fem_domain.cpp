@@ -59,10 +59,23 @@ void FemDomain::Bind(IpcState& state) {
   divergence_.clear();
 }
 
-void FemDomain::SetModel(const Model& model) {
+std::string FemDomain::SetModel(const Model& model) {
   model_ = &model;
   fem_ = model.fem.get();
   ApplyParameters();
+  return {};
+}
+
+bool FemDomain::Present(const Model& model) {
+  return model.fem && !model.fem->empty();
+}
+
+std::string FemDomain::StructureChanged(const Model& before, const Model& after) {
+  return FemStructureChanged(before, after) ? "the soft or affine bodies changed: reset to apply" : std::string();
+}
+
+std::string FemDomain::DivergenceMessage(const Model& /*model*/) const {
+  return divergence_ + "; lower simulation.dt or the soft bodies' stiffness, or raise ipc.dhat";
 }
 
 void FemDomain::Reset() {

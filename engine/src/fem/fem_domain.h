@@ -35,9 +35,16 @@ class FemDomain final : public DeformableDomain {
 
   void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) override;
   void Advance(double time, double dt, StepTelemetry& telemetry) override;
+  /// Soft and affine bodies are there (Model::fem not empty): the registry builds the domain then.
+  static bool Present(const Model& model);
+  /// Why a state of `before` cannot go on with `after` (the bodies, their meshes or pins changed), or empty.
+  static std::string StructureChanged(const Model& before, const Model& after);
+
+  const char* name() const override { return "fem"; }
   bool diverged() const override { return !divergence_.empty(); }
   std::string DescribeDivergence() const override { return divergence_; }
-  void SetModel(const Model& model) override;
+  std::string DivergenceMessage(const Model& model) const override;
+  std::string SetModel(const Model& model) override;
   void Reset() override;
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
 

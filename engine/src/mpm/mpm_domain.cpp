@@ -82,11 +82,38 @@ void RecordSubstepTelemetry(const SubstepCounters& sums, int substeps, StepTelem
   telemetry.g2p2g_ms = 1e3 * sums.g2p2g_seconds;
 }
 
-void MpmDomain::SetModel(const Model& model) {
+std::string MpmDomain::SetModel(const Model& model) {
   model_ = &model;
   solver_.SetModel(model);
   ConfigureContact();
   cloths_ = ClothSnapshots(*model_);
+  return {};
+}
+
+std::string MpmDomain::StructureChanged(const Model& before, const Model& after) {
+  if (after.num_particles != before.num_particles || after.objects.size() != before.objects.size())
+    return "the MPM objects' particles changed (shape, size, pose or particles per cell): reset to apply";
+  if (after.h != before.h || after.grid_nodes != before.grid_nodes || after.grid_origin != before.grid_origin)
+    return "the grid changed (grid.h or the domain): reset to apply";
+  if (after.materials.size() != before.materials.size()) return "the materials changed: reset to apply";
+  for (std::size_t i = 0; i < after.materials.size(); ++i)
+    if (after.materials[i].model != before.materials[i].model) return "a material's model changed: reset to apply";
+  for (int i = 0; i < after.num_particles; ++i)
+    if (after.material[i] != before.material[i] || after.object[i] != before.object[i])
+      return "the particles' materials changed: reset to apply";
+  return {};
+}
+
+std::string MpmDivergenceMessage(const Model& model, const std::string& what) {
+  // Under the strong scheme the particles are stepped by its implicit solve (coupling/strong_coupling.h), which
+  // flags a non-finite state without a particle's description.
+  if (model.coupling == CouplingKind::kStrong)
+    return "a particle's state is not finite after the strong coupling's implicit step; lower simulation.dt or "
+           "simulation.strong_tolerance";
+  const std::string hint = ImplicitClothHint(model);
+  return what + "; the substep Δt/N is likely too large for the material stiffness or speed (raise " +
+         "simulation.substeps, recommended ≥ " + std::to_string(model.RecommendedSubsteps()) +
+         (hint.empty() ? "" : ", " + hint) + ")";
 }
 
 void MpmDomain::Reset() {

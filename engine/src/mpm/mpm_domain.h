@@ -25,6 +25,10 @@ std::vector<SnapshotCloth> ClothSnapshots(const Model& model);
 /// or null when the scene has no rigid geometry or no particles.
 std::unique_ptr<coupling::MpmRigidContact> MakeWeakContact(const Model& model);
 
+/// The message a diverged MPM step ends the run with, after `what` happened (MpmSolver::DescribeDivergence): what of
+/// `model` to change (more substeps, or the strong coupling's Δt and tolerance).
+std::string MpmDivergenceMessage(const Model& model, const std::string& what);
+
 class MpmDomain final : public DeformableDomain {
  public:
   /// A domain of `model` working on `state` (reset to the model's initial particles) with the threads of `arena`.
@@ -38,11 +42,18 @@ class MpmDomain final : public DeformableDomain {
   MpmSolver& solver() { return solver_; }
   const MpmSolver& solver() const { return solver_; }
 
+  /// Why a state of `before` cannot go on with `after` (the particles, grid or materials' models changed), or empty.
+  static std::string StructureChanged(const Model& before, const Model& after);
+
+  const char* name() const override { return "mpm"; }
   void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) override;
   void Advance(double time, double dt, StepTelemetry& telemetry) override;
   bool diverged() const override { return solver_.diverged(); }
   std::string DescribeDivergence() const override { return solver_.DescribeDivergence(); }
-  void SetModel(const Model& model) override;
+  std::string DivergenceMessage(const Model& model) const override {
+    return MpmDivergenceMessage(model, DescribeDivergence());
+  }
+  std::string SetModel(const Model& model) override;
   void Reset() override;
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
 

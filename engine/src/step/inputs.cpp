@@ -222,14 +222,9 @@ void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
   if (spring.spec.kind == Perturbation::Kind::kBody && workspace.rigid) {
     PullBody(model, spring, *workspace.rigid);
   } else if (spring.PullsObject()) {
-    if (workspace.device) {  // the device's particles, edited on the host and uploaded again
-      workspace.device->SyncToHost();
-      PullObject(model, spring, state.mpm.particles, state.mpm.particles.v);
-      workspace.device->UploadVelocities();
-    } else {
-      mpm::MpmSolver& solver = workspace.mpm->solver();
-      PullObject(model, spring, solver.particles(), solver.mutable_velocities());
-    }
+    workspace.mpm().EditVelocities([&](const mpm::Particles& particles, std::vector<Vec3f>& velocities) {
+      PullObject(model, spring, particles, velocities);
+    });
   }
   if (workspace.rigid) {
     ApplyScripts(model, state, workspace);
@@ -239,7 +234,7 @@ void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
     }
   }
   // The spring's velocity edits before every step would void a P2G prepared for the next step: skip preparing it.
-  workspace.mpm->set_prepare_next_step(!spring.PullsObject());
+  workspace.mpm().set_prepare_next_step(!spring.PullsObject());
 }
 
 void SetPerturbation(const Model& model, const Perturbation& perturbation, State::Data& state,

@@ -14,6 +14,7 @@
 
 #include "core/hash.h"
 #include "fem/affine_body.h"
+#include "fem/fem_domain.h"
 #include "model/fem_model.h"
 #include "model/rigid_model.h"
 #include "mpm/constitutive/constitutive.h"
@@ -21,6 +22,7 @@
 #include "robot/teleop.h"
 #include "state/state_data.h"
 #include "state/state_format.h"
+#include "step/domain_registry.h"
 #include "step/inputs.h"
 #include "step/robot_checks.h"
 #include "step/step.h"
@@ -119,22 +121,13 @@ std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
   Impl& s = *impl_;
   const Model& old = *s.model;
   const Model& m = *model;
-  if (m.num_particles != old.num_particles || m.objects.size() != old.objects.size())
-    return "the MPM objects' particles changed (shape, size, pose or particles per cell): reset to apply";
-  if (m.h != old.h || m.grid_nodes != old.grid_nodes || m.grid_origin != old.grid_origin)
-    return "the grid changed (grid.h or the domain): reset to apply";
-  if (m.materials.size() != old.materials.size()) return "the materials changed: reset to apply";
-  for (std::size_t i = 0; i < m.materials.size(); ++i)
-    if (m.materials[i].model != old.materials[i].model) return "a material's model changed: reset to apply";
+  for (const DomainKind& kind : DomainKinds())
+    if (std::string changed = kind.structure_changed(old, m); !changed.empty()) return changed;
   const RigidModel& ra = *old.rigid;
   const RigidModel& rb = *m.rigid;
   if (ra.tree.num_bodies() != rb.tree.num_bodies() || ra.tree.nq() != rb.tree.nq() || ra.tree.nv() != rb.tree.nv() ||
       ra.world.num_geometries() != rb.world.num_geometries() || ra.empty() != rb.empty())
     return "the rigid bodies or robots changed: reset to apply";
-  if (FemStructureChanged(old, m)) return "the soft or affine bodies changed: reset to apply";
-  for (int i = 0; i < m.num_particles; ++i)
-    if (m.material[i] != old.material[i] || m.object[i] != old.object[i])
-      return "the particles' materials changed: reset to apply";
 
   // Applied: the new model drives every later step; the state carries over.
   const double dt = old.dt;
@@ -160,7 +153,7 @@ std::int64_t Simulator::step_count() const {
   return impl_->data().clock.steps;
 }
 const char* Simulator::backend() const {
-  switch (impl_->workspace.backend) {
+  switch (impl_->workspace.mpm().backend()) {
     case BackendKind::kCuda:
       return "cuda";
     case BackendKind::kEmulated:
@@ -379,9 +372,9 @@ void Simulator::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   out.object_names.resize(model.objects.size());
   for (std::size_t o = 0; o < model.objects.size(); ++o) out.object_names[o] = model.objects[o].name;
 
-  impl_->workspace.domain().CaptureSnapshot(out, with_stress);
-  out.soft_bodies.clear();  // `out` is reused from snapshot to snapshot
-  if (impl_->workspace.fem) impl_->workspace.fem->CaptureSnapshot(out, with_stress);
+  out.soft_bodies.clear();  // `out` is reused from snapshot to snapshot, and the FEM domain appends its bodies
+  for (const std::unique_ptr<DeformableDomain>& domain : impl_->workspace.domains)
+    domain->CaptureSnapshot(out, with_stress);
 
   // Moving bodies and every drawn shape at its current pose.
   const contact::RigidSystem* rigid = impl_->workspace.rigid.get();
@@ -420,7 +413,7 @@ IpcBodySummary Simulator::SummarizeIpcBody(int i) const {
   IpcBodySummary out;
   const auto soft_count = static_cast<int>(fem.soft_bodies.size());
   if (i < soft_count) {
-    const std::vector<double>& mass = impl_->workspace.fem->system().soft_vertex_masses();
+    const std::vector<double>& mass = impl_->workspace.Find<fem::FemDomain>()->system().soft_vertex_masses();
     std::size_t first = 0;
     for (int b = 0; b < i; ++b) first += fem.soft_bodies[static_cast<std::size_t>(b)].desc.vertices.size();
     const FemModel::SoftBody& body = fem.soft_bodies[static_cast<std::size_t>(i)];

@@ -5,6 +5,7 @@
 #include "step/step.h"
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "ductile/simulator.h"
@@ -20,33 +21,15 @@ void AdvanceClock(const Model& model, Clock& clock) {
   clock.time = clock.time_base + static_cast<double>(clock.steps - clock.steps_base) * model.dt;
 }
 
-// A rigid step that failed, or an MPM state that is no longer physical, ends the run with a message that says
-// what to change.
+// A rigid step that failed, or a domain's state that is no longer physical, ends the run with a message that says
+// what to change (each domain words its own, DeformableDomain::DivergenceMessage).
 void CheckDivergence(const Model& model, const State::Data& state, const Workspace& workspace) {
   const std::string at = "simulation diverged at t = " + std::to_string(state.clock.time) + " s: ";
   if (!workspace.rigid_failure.empty()) {
     throw SimulationDiverged(at + workspace.rigid_failure + "; lower simulation.dt or the contact stiffness");
   }
-  if (workspace.device && !workspace.device->failure().empty()) {
-    throw SimulationDiverged(at + workspace.device->failure() +
-                             "; its particles are lost: switch simulation.backend to cpu and reset or load a state");
-  }
-  if (workspace.fem && workspace.fem->diverged()) {
-    throw SimulationDiverged(at + workspace.fem->DescribeDivergence() +
-                             "; lower simulation.dt or the soft bodies' stiffness, or raise ipc.dhat");
-  }
-  if (workspace.domain().diverged() && model.coupling == CouplingKind::kStrong) {
-    throw SimulationDiverged(at +
-                             "a particle's state is not finite after the strong coupling's implicit step; lower "
-                             "simulation.dt or simulation.strong_tolerance");
-  }
-  if (workspace.domain().diverged()) {
-    const std::string hint = ImplicitClothHint(model);
-    throw SimulationDiverged(at + workspace.domain().DescribeDivergence() +
-                             "; the substep Δt/N is likely too large for the material stiffness or speed (raise "
-                             "simulation.substeps, recommended ≥ " +
-                             std::to_string(model.RecommendedSubsteps()) + (hint.empty() ? "" : ", " + hint) + ")");
-  }
+  for (const std::unique_ptr<DeformableDomain>& domain : workspace.domains)
+    if (domain->diverged()) throw SimulationDiverged(at + domain->DivergenceMessage(model));
 }
 
 }  // namespace

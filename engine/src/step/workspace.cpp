@@ -1,11 +1,13 @@
 #include "step/workspace.h"
 
-#include <stdexcept>
+#include <span>
+#include <utility>
 
 #include "coupling/strong_coupling.h"
 #include "coupling/weak_coupling.h"
 #include "model/fem_model.h"
 #include "model/rigid_model.h"
+#include "step/domain_registry.h"
 
 namespace ductile {
 
@@ -21,10 +23,18 @@ contact::RigidState InitialRigidState(const Model& model) {
 
 Workspace::Workspace(const Model& model, State::Data& state, int num_threads)
     : threads(num_threads), arena(num_threads) {
-  mpm = std::make_unique<mpm::MpmDomain>(model, state.mpm, arena);
-  if (model.fem && !model.fem->empty()) fem = std::make_unique<fem::FemDomain>(model, state.fem);
+  for (const DomainKind& kind : DomainKinds())
+    if (kind.present(model)) domains.push_back(kind.make(model, state, arena));
+  for (const std::unique_ptr<DeformableDomain>& d : domains)
+    if (auto* found = dynamic_cast<backend::MpmBackendDomain*>(d.get())) mpm_ = found;
   ChooseCoupling(model);
-  Reset(model, state);
+  ResetShared(model, state);
+}
+
+bool Workspace::AnyDiverged() const {
+  for (const std::unique_ptr<DeformableDomain>& d : domains)
+    if (d->diverged()) return true;
+  return false;
 }
 
 void Workspace::ChooseCoupling(const Model& model) {
@@ -35,31 +45,6 @@ void Workspace::ChooseCoupling(const Model& model) {
     coupling = std::make_unique<WeakCoupling>();
   }
   coupling_kind = model.coupling;
-}
-
-std::string Workspace::ChooseBackend(const Model& model, State::Data& state) {
-  const BackendKind resolved = backend::ResolveBackend(model);
-  if (device && resolved == backend) return {};
-  if (device) {
-    device->SyncToHost();
-    device.reset();
-    mpm->Bind(state.mpm);
-  }
-  backend = resolved;
-  try {
-    if (resolved == BackendKind::kCuda) {
-      device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeCudaMpm(model), arena);
-    } else if (resolved == BackendKind::kEmulated) {
-      device = std::make_unique<backend::DeviceMpmDomain>(model, state.mpm, backend::MakeEmulatedMpm(model), arena);
-    }
-  } catch (const std::exception& e) {  // no memory for the particles on the device, a CUDA error
-    device.reset();
-    backend = BackendKind::kCpu;
-    if (model.backend == BackendKind::kAuto) return {};  // `auto` runs where it can
-    return std::string("simulation.backend: the device backend could not start (") + e.what() +
-           "): the CPU backend goes on";
-  }
-  return {};
 }
 
 void Workspace::MakeRigid(const Model& model, State::Data& state) {
@@ -74,14 +59,10 @@ void Workspace::MakeRigid(const Model& model, State::Data& state) {
                                                  state.rigid);
 }
 
-void Workspace::Reset(const Model& model, State::Data& state) {
+void Workspace::ResetShared(const Model& model, State::Data& state) {
   state.clock = {};
   state.inputs = {};
   state.impulses = {};
-  mpm->Reset();
-  if (fem) fem->Reset();
-  device.reset();
-  if (std::string failed = ChooseBackend(model, state); !failed.empty()) throw std::runtime_error(failed);
   state.rigid = model.rigid && !model.rigid->empty() ? InitialRigidState(model) : contact::RigidState{};
   MakeRigid(model, state);
   telemetry = {};
@@ -89,10 +70,16 @@ void Workspace::Reset(const Model& model, State::Data& state) {
   rigid_failure.clear();
 }
 
+void Workspace::Reset(const Model& model, State::Data& state) {
+  for (const std::unique_ptr<DeformableDomain>& d : domains) d->Reset();
+  ResetShared(model, state);
+}
+
 void Workspace::Bind(const Model& model, State::Data& state) {
-  mpm->Bind(state.mpm);
-  if (device) device->Bind(state.mpm);
-  if (fem) fem->Bind(state.fem);
+  const std::span<const DomainKind> kinds = DomainKinds();
+  std::size_t next = 0;
+  for (const DomainKind& kind : kinds)
+    if (kind.present(model)) kind.bind(*domains[next++], state);
   MakeRigid(model, state);
   telemetry = {};
   robot_forces.Clear();
@@ -101,18 +88,11 @@ void Workspace::Bind(const Model& model, State::Data& state) {
 
 std::string Workspace::SetModel(const Model& model, State::Data& state) {
   SyncToHost();
-  mpm->SetModel(model);
-  if (fem) fem->SetModel(model);
-  if (device && backend::ResolveBackend(model) == backend) {  // staying on the device: it takes the new model
-    try {
-      device->SetModel(model);
-    } catch (const std::exception&) {  // a CUDA error: start a fresh device below (or the CPU backend goes on)
-      device.reset();
-      mpm->Bind(state.mpm);
-      backend = BackendKind::kCpu;
-    }
+  std::string failed;
+  for (const std::unique_ptr<DeformableDomain>& d : domains) {
+    std::string why = d->SetModel(model);
+    if (failed.empty()) failed = std::move(why);
   }
-  std::string failed = ChooseBackend(model, state);
   ChooseCoupling(model);
   if (!model.rigid || model.rigid->empty()) return failed;
   // Controller targets set while running (teleop) stay; gains and applied forces come from the new model.

@@ -1,5 +1,6 @@
-// What stepping a State needs besides the Model and the State: the solvers (each working on its part of the
-// State and owning only scratch memory), the coupling scheme, the thread arena, and the last step's telemetry.
+// What stepping a State needs besides the Model and the State: the deformable domains (a list built from the
+// registry, step/domain_registry.h) and the rigid system, each working on its part of the State and owning only
+// scratch memory; the coupling scheme, the thread arena, and the last step's telemetry.
 // A Workspace is bound to one State object; after that State is overwritten (a restore), Bind re-reads it.
 #pragma once
 
@@ -9,21 +10,21 @@
 #include <string>
 #include <vector>
 
-#include "backend/device_mpm_domain.h"
+#include "backend/mpm_backend_domain.h"
 #include "contact/rigid_system.h"
 #include "coupling/coupling_scheme.h"
+#include "domain/deformable_domain.h"
 #include "ductile/model.h"
 #include "ductile/snapshot.h"
 #include "ductile/telemetry.h"
-#include "fem/fem_domain.h"
-#include "mpm/mpm_domain.h"
 #include "state/state_data.h"
 #include "step/robot_checks.h"
 
 namespace ductile {
 
 struct Workspace {
-  /// Solvers for `model` working on `state`, which is reset to the model's initial state.
+  /// Solvers for `model` working on `state`, which is reset to the model's initial state. Throws
+  /// std::runtime_error when the model names a device backend that cannot start.
   Workspace(const Model& model, State::Data& state, int threads);
 
   /// Puts the model's initial state into the bound state (t = 0, no inputs).
@@ -34,25 +35,27 @@ struct Workspace {
   /// (the device failed to take the state), in which case the CPU backend goes on; empty when it did.
   std::string SetModel(const Model& model, State::Data& state);
 
-  /// The MPM domain that steps: the device backend's when the model runs on one, else the CPU backend's.
-  DeformableDomain& domain() { return device ? static_cast<DeformableDomain&>(*device) : *mpm; }
-  const DeformableDomain& domain() const { return device ? static_cast<const DeformableDomain&>(*device) : *mpm; }
-  /// Brings the State's particles up to date with the device backend (nothing to do on the CPU backend): call
-  /// before reading them.
+  /// The MPM domain (always in the list; it runs on the model's backend).
+  backend::MpmBackendDomain& mpm() { return *mpm_; }
+  const backend::MpmBackendDomain& mpm() const { return *mpm_; }
+  /// The listed domain of class D, or null when the model has none.
+  template <typename D>
+  const D* Find() const {
+    for (const std::unique_ptr<DeformableDomain>& d : domains)
+      if (const D* found = dynamic_cast<const D*>(d.get())) return found;
+    return nullptr;
+  }
+  /// Whether a domain's last Advance stopped on a non-physical state.
+  bool AnyDiverged() const;
+  /// Brings every domain's part of the State up to date (a device backend's particles): call before reading it.
   void SyncToHost() const {
-    if (device) device->SyncToHost();
+    for (const std::unique_ptr<DeformableDomain>& d : domains) d->SyncToHost();
   }
 
   int threads;
   tbb::task_arena arena;
-  /// The CPU backend's domain, always there: the strong scheme, the mouse spring and a switch back to the CPU use
-  /// its solver.
-  std::unique_ptr<mpm::MpmDomain> mpm;
-  /// The device backend's domain when the model runs on one (backend/device_mpm_domain.h), else null.
-  std::unique_ptr<backend::DeviceMpmDomain> device;
-  /// The FEM–IPC domain of the soft and affine bodies (fem/fem_domain.h); null when the scene has none.
-  std::unique_ptr<fem::FemDomain> fem;
-  BackendKind backend = BackendKind::kCpu;      ///< Which backend steps the MPM domain (simulation.backend resolved).
+  /// The deformable domains the model has, in the registry's order (step/domain_registry.h).
+  std::vector<std::unique_ptr<DeformableDomain>> domains;
   std::unique_ptr<contact::RigidSystem> rigid;  ///< Null when the scene has no rigid bodies or robots.
   std::unique_ptr<CouplingScheme> coupling;
   CouplingKind coupling_kind = CouplingKind::kWeak;  ///< Which scheme `coupling` is.
@@ -65,11 +68,13 @@ struct Workspace {
  private:
   // The model's coupling scheme, kept when it is already the one (its scratch memory carries over).
   void ChooseCoupling(const Model& model);
-  // The model's backend (simulation.backend resolved); a switch carries the state over through the host copy.
-  // Returns why the device backend could not start (the CPU backend then goes on), or empty.
-  std::string ChooseBackend(const Model& model, State::Data& state);
   // A rigid system for `model` on `state.rigid`, or none.
   void MakeRigid(const Model& model, State::Data& state);
+  // What Reset and the constructor put into the state besides the domains' parts: clock, inputs, impulses, the
+  // rigid state; and the workspace's per-run records.
+  void ResetShared(const Model& model, State::Data& state);
+
+  backend::MpmBackendDomain* mpm_ = nullptr;  // in `domains`
 };
 
 /// The model's initial rigid state: q0, v0, its controllers and applied forces.

@@ -1,0 +1,39 @@
+#include "step/domain_registry.h"
+
+#include <array>
+#include <type_traits>
+
+#include "backend/mpm_backend_domain.h"
+#include "fem/fem_domain.h"
+
+namespace ductile {
+namespace {
+
+// A registry line for domain class D, which works on the State's member `part`: D(model, state.*part, arena) (or
+// without the arena), D::Bind(state.*part), and its static Present and StructureChanged.
+template <typename D, auto part>
+constexpr DomainKind Kind(const char* name) {
+  return {name, &D::Present,
+          [](const Model& model, State::Data& state, tbb::task_arena& arena) -> std::unique_ptr<DeformableDomain> {
+            if constexpr (std::is_constructible_v<D, const Model&, decltype(state.*part)&, tbb::task_arena&>) {
+              return std::make_unique<D>(model, state.*part, arena);
+            } else {  // a domain that keeps to its own threads
+              return std::make_unique<D>(model, state.*part);
+            }
+          },
+          [](DeformableDomain& domain, State::Data& state) { static_cast<D&>(domain).Bind(state.*part); },
+          &D::StructureChanged};
+}
+
+constexpr std::array kKinds = {
+    Kind<backend::MpmBackendDomain, &State::Data::mpm>("mpm"),
+    Kind<fem::FemDomain, &State::Data::fem>("fem"),
+};
+
+}  // namespace
+
+std::span<const DomainKind> DomainKinds() {
+  return kKinds;
+}
+
+}  // namespace ductile

@@ -1,0 +1,34 @@
+// The registry of deformable domain kinds (docs/architecture.md, "Domains and couplings"): one line per kind in
+// domain_registry.cpp, saying its name, whether a model has it, how its domain is built on its part of the State,
+// how it is bound to another State, and when a live edit changes its structure. The Workspace builds its list of
+// domains from it, in this order (the order the weak scheme advances them in, and the snapshot and divergence
+// checks visit them in); UpdateModel asks each kind whether an edited model can go on from the current state.
+#pragma once
+
+#include <tbb/task_arena.h>
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "domain/deformable_domain.h"
+#include "state/state_data.h"
+
+namespace ductile {
+
+struct DomainKind {
+  const char* name;
+  /// The model has this domain (a scene with no soft bodies has no FEM domain).
+  bool (*present)(const Model& model);
+  /// The domain of a model that has it, working on its part of `state`, reset to the model's initial state.
+  std::unique_ptr<DeformableDomain> (*make)(const Model& model, State::Data& state, tbb::task_arena& arena);
+  /// Makes a domain of this kind work on its part of `state` from now on, as it is (a restored state).
+  void (*bind)(DeformableDomain& domain, State::Data& state);
+  /// Why a state of `before` cannot go on with `after` (the domain came, went or changed its structure), or empty.
+  std::string (*structure_changed)(const Model& before, const Model& after);
+};
+
+/// Every domain kind, in the order a Workspace lists them.
+std::span<const DomainKind> DomainKinds();
+
+}  // namespace ductile

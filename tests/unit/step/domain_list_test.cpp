@@ -1,0 +1,135 @@
+// The Workspace's list of deformable domains, built from the registry (step/domain_registry.h): which kinds a model
+// has, in the registry's order, each on its part of the State; and each kind's word on whether a live edit changes its
+// structure (Simulator::UpdateModel asks every kind).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ductile/model.h"
+#include "ductile/scene.h"
+#include "ductile/simulator.h"
+#include "fem/fem_domain.h"
+#include "state/state_data.h"
+#include "step/domain_registry.h"
+#include "step/workspace.h"
+
+namespace ductile {
+namespace {
+
+constexpr const char* kMpmScene = R"(
+simulation: {dt: 1.0e-3, substeps: 4}
+grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.3]}}
+materials:
+  rubber: {model: fixed_corotated, density: 500, youngs_modulus: 2.0e4, poisson_ratio: 0.3}
+objects:
+  cube: {material: rubber, shape: {type: box, size: [0.08, 0.08, 0.08]}, pose: {position: [0, 0, 0.06]}}
+rigid_bodies:
+  ground: {type: static, shape: {type: plane}}
+)";
+
+// The same with a soft body of the FEM–IPC domain beside the MPM cube.
+std::string WithSoftBody(const std::string& resolution = "0.02") {
+  return std::string(kMpmScene) + R"(
+soft_bodies:
+  block:
+    shape: {type: box, size: [0.04, 0.04, 0.04]}
+    resolution: )" +
+         resolution + R"(
+    youngs_modulus: 1.0e5
+    poisson_ratio: 0.3
+    density: 1000
+    pose: {position: [0.12, 0, 0.05]}
+)";
+}
+
+Model Compile(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  std::vector<Override> parsed;
+  for (const std::string& o : overrides) parsed.push_back(ParseOverride(o));
+  return CompileModel(LoadSceneFromString(yaml, "domains.yaml", parsed));
+}
+
+std::vector<std::string> Names(const Workspace& workspace) {
+  std::vector<std::string> names;
+  for (const std::unique_ptr<DeformableDomain>& d : workspace.domains) names.push_back(d->name());
+  return names;
+}
+
+TEST(DomainRegistry, ListsEachKindOnceWithItsName) {
+  std::vector<std::string> names;
+  for (const DomainKind& kind : DomainKinds()) names.push_back(kind.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"mpm", "fem"}));
+}
+
+TEST(DomainRegistry, TheWorkspaceListsTheDomainsTheModelHasInTheRegistrysOrder) {
+  const Model mpm_only = Compile(kMpmScene);
+  State::Data a;
+  const Workspace just_mpm(mpm_only, a, 1);
+  EXPECT_EQ(Names(just_mpm), (std::vector<std::string>{"mpm"}));
+  EXPECT_EQ(just_mpm.Find<fem::FemDomain>(), nullptr);
+
+  const Model both = Compile(WithSoftBody());
+  State::Data b;
+  const Workspace with_fem(both, b, 1);
+  EXPECT_EQ(Names(with_fem), (std::vector<std::string>{"mpm", "fem"}));
+  ASSERT_NE(with_fem.Find<fem::FemDomain>(), nullptr);
+  // Each works on its part of the State, reset to the model's initial state.
+  EXPECT_EQ(b.mpm.particles.size(), static_cast<std::size_t>(both.num_particles));
+  EXPECT_EQ(b.fem.x.size(), with_fem.Find<fem::FemDomain>()->system().soft_vertex_masses().size());
+  EXPECT_FALSE(b.fem.x.empty());
+}
+
+// Every kind is asked about every edit, whether or not either model has its domain.
+TEST(DomainRegistry, EachKindSaysWhenAnEditChangesItsStructure) {
+  const Model base = Compile(WithSoftBody());
+  const auto changed = [&](const Model& after) {
+    std::vector<std::string> out;
+    for (const DomainKind& kind : DomainKinds()) out.push_back(kind.structure_changed(base, after));
+    return out;
+  };
+  EXPECT_EQ(changed(Compile(WithSoftBody(), {"materials.rubber.youngs_modulus=4e4"})),
+            (std::vector<std::string>{"", ""}))
+      << "a live parameter keeps every structure";
+  const std::vector<std::string> bigger_cube =
+      changed(Compile(WithSoftBody(), {"objects.cube.shape.size=[0.1, 0.1, 0.1]"}));
+  EXPECT_NE(bigger_cube[0].find("particles changed"), std::string::npos) << bigger_cube[0];
+  EXPECT_EQ(bigger_cube[1], "");
+  const std::vector<std::string> finer_block = changed(Compile(WithSoftBody("0.01")));
+  EXPECT_EQ(finer_block[0], "");
+  EXPECT_EQ(finer_block[1], "the soft or affine bodies changed: reset to apply");
+  const std::vector<std::string> no_block = changed(Compile(kMpmScene));
+  EXPECT_EQ(no_block[1], "the soft or affine bodies changed: reset to apply") << "the FEM domain would go";
+
+  // UpdateModel asks them: the state stays as it was.
+  Simulator sim(std::make_shared<const Model>(base));
+  sim.Step();
+  const std::uint64_t before = sim.StateHash();
+  EXPECT_EQ(sim.UpdateModel(std::make_shared<const Model>(Compile(WithSoftBody("0.01")))),
+            "the soft or affine bodies changed: reset to apply");
+  EXPECT_EQ(sim.StateHash(), before);
+}
+
+// A Workspace bound to another State works on it: every domain steps the new State's part, and a copy of a State
+// steps on as the original does, bitwise.
+TEST(DomainRegistry, EveryDomainWorksOnTheBoundState) {
+  const Model model = Compile(WithSoftBody());
+  State::Data first;
+  Workspace workspace(model, first, 1);
+  for (int i = 0; i < 5; ++i) workspace.coupling->Advance(model, first, workspace);
+  State::Data copy;
+  Workspace other(model, copy, 1);  // on its own initial state
+  copy = first;
+  other.Bind(model, copy);
+  for (int i = 0; i < 5; ++i) {
+    workspace.coupling->Advance(model, first, workspace);
+    other.coupling->Advance(model, copy, other);
+  }
+  EXPECT_EQ(first.fem.x, copy.fem.x);
+  ASSERT_EQ(first.mpm.particles.size(), copy.mpm.particles.size());
+  for (std::size_t p = 0; p < first.mpm.particles.size(); ++p)
+    for (int a = 0; a < 3; ++a) EXPECT_EQ(first.mpm.particles.x[p][a], copy.mpm.particles.x[p][a]);
+}
+
+}  // namespace
+}  // namespace ductile
