@@ -9,6 +9,7 @@
 
 #include <array>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,23 @@ enum class ParameterApply {
   kReset,   ///< At the next reset: it changes the particles, the grid, the rigid bodies or the initial state.
   kReload,  ///< When the scene is loaded again (it is read once, when a simulator or a view starts).
 };
+
+/// What a live edit of a parameter recomputes in the compiled model (params/model_editor.cpp has one function per
+/// kind); kNone for a row that a running simulation takes only after a reset or a reload.
+enum class ParameterDerives {
+  kNone,
+  kTiming,           ///< The simulation settings: Δt, N, gravity, tolerances, coupling scheme, backend.
+  kSolverSettings,   ///< Those and the rigid system's solver settings.
+  kGeometryContact,  ///< The rigid geometries' contact parameters.
+  kRobotLimits,      ///< The robot links' force limits.
+  kWalls,            ///< The grid boundary's walls.
+  kCollider,         ///< One collider.
+  kMaterial,         ///< One material's constants (and, for its density, its particles' masses).
+  kFem,              ///< The FEM–IPC domain's settings and bodies' materials.
+};
+
+/// Where a row's value lives in a SceneDesc (params/scene_slots.h): the front ends need not see it.
+struct ParameterBinding;
 
 /// The valid values of a number: an interval, each end open or closed; an infinite end is unbounded.
 struct ParameterRange {
@@ -70,6 +88,11 @@ struct ParameterInfo {
   /// materials.*: the models that take it; empty for every other key.
   std::vector<MaterialModelDesc> models;
   ParameterApply apply = ParameterApply::kLive;
+  /// kLive: what an edit recomputes in the compiled model; kNone otherwise.
+  ParameterDerives derives = ParameterDerives::kNone;
+  /// Its field in a SceneDesc, for the named entries its `*` stand for (LoadScene's reads, `--set`, the live edits
+  /// and ListParameters go through it).
+  std::shared_ptr<const ParameterBinding> binding;
   /// kReset, kReload: why a running simulation cannot take it, completing "KEY ...: reset to apply"
   /// ("changes the grid and the particles"). Empty for kLive.
   std::string reason;

@@ -1,7 +1,6 @@
 #include "params/model_editor.h"
 
 #include <functional>
-#include <map>
 
 #include "backend/device_mpm.h"
 #include "coupling/strong_coupling.h"
@@ -86,65 +85,35 @@ void Fem(const Edit& e) {
   e.model.fem = std::move(fem);
 }
 
-const std::map<std::string, Derive>& DeriveRules() {
-  static const std::map<std::string, Derive> rules{
-      {"simulation.dt", Timing},
-      {"simulation.substeps", Timing},
-      {"simulation.duration", Timing},
-      {"simulation.gravity", Timing},
-      {"simulation.output_rate", Timing},
-      {"simulation.cfl", Timing},
-      {"simulation.coupling", Timing},
-      {"simulation.backend", Timing},
-      {"simulation.strong_tolerance", Timing},
-      {"simulation.strong_dense_limit", Timing},
-      {"simulation.implicit_tolerance", Timing},
-      {"simulation.contact_tolerance_relative", SolverSettings},
-      {"simulation.contact_tolerance_absolute", SolverSettings},
-      {"simulation.max_solver_iterations", SolverSettings},
-      {"contact.stiction_speed", SolverSettings},
-      {"contact.mpm_stiffness", SolverSettings},
-      {"contact.mpm_dissipation", SolverSettings},
-      {"contact.friction", GeometryContact},
-      {"contact.stiffness", GeometryContact},
-      {"contact.dissipation", GeometryContact},
-      {"rigid_bodies.*.friction", GeometryContact},
-      {"rigid_bodies.*.stiffness", GeometryContact},
-      {"rigid_bodies.*.dissipation", GeometryContact},
-      {"robots.*.link_force_limit", RobotLimits},
-      {"grid.boundary.friction", Walls},
-      {"colliders.*.boundary.friction", Collider},
-      {"materials.*.density", Material},
-      {"materials.*.normal_stiffness", Material},
-      {"materials.*.shear_stiffness", Material},
-      {"materials.*.layer_friction", Material},
-      {"materials.*.implicit_in_plane", Material},
-      {"materials.*.friction", Material},
-      {"materials.*.youngs_modulus", Material},
-      {"materials.*.poisson_ratio", Material},
-      {"materials.*.yield_stress", Material},
-      {"materials.*.friction_angle", Material},
-      {"materials.*.cohesion", Material},
-      {"materials.*.bulk_modulus", Material},
-      {"materials.*.gamma", Material},
-      {"materials.*.viscosity", Material},
-      {"soft_bodies.*.youngs_modulus", Fem},
-      {"soft_bodies.*.poisson_ratio", Fem},
-      {"affine_bodies.*.stiffness", Fem},
-      {"ipc.dhat", Fem},
-      {"ipc.barrier_stiffness", Fem},
-      {"ipc.friction", Fem},
-      {"ipc.friction_velocity", Fem},
-      {"ipc.newton_tolerance", Fem},
-      {"ipc.max_newton_iterations", Fem},
-  };
-  return rules;
+// The function of a row's ParameterDerives, null for kNone.
+Derive DeriveOf(ParameterDerives derives) {
+  switch (derives) {
+    case ParameterDerives::kTiming:
+      return Timing;
+    case ParameterDerives::kSolverSettings:
+      return SolverSettings;
+    case ParameterDerives::kGeometryContact:
+      return GeometryContact;
+    case ParameterDerives::kRobotLimits:
+      return RobotLimits;
+    case ParameterDerives::kWalls:
+      return Walls;
+    case ParameterDerives::kCollider:
+      return Collider;
+    case ParameterDerives::kMaterial:
+      return Material;
+    case ParameterDerives::kFem:
+      return Fem;
+    case ParameterDerives::kNone:
+      break;
+  }
+  return nullptr;
 }
 
 }  // namespace
 
 bool DerivesLive(const ParameterInfo& row) {
-  return DeriveRules().count(row.key) > 0;
+  return DeriveOf(row.derives) != nullptr;
 }
 
 std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::string& key_text,
@@ -153,8 +122,8 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
   if (!model->scene) return key + " = " + value + ": the model was not compiled from a scene, it has no parameters";
   if (std::string bad = CheckParameter(*model->scene, key, value); !bad.empty()) return bad;
   const ParameterKey matched = *MatchParameter(key);
-  const auto rule = DeriveRules().find(matched.info->key);
-  if (matched.info->apply != ParameterApply::kLive || rule == DeriveRules().end()) return NeedsResetMessage(matched);
+  const Derive derive = DeriveOf(matched.info->derives);
+  if (matched.info->apply != ParameterApply::kLive || derive == nullptr) return NeedsResetMessage(matched);
   if (matched.info->key == "simulation.backend") {
     Model trial = *model;
     trial.backend = scene::BackendKindNames()[0].second;
@@ -178,7 +147,7 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
 
   Model& edited = Own(model);
   edited.scene = scene;
-  rule->second(Edit{*scene, matched, edited, [this, &edited]() -> RigidModel& { return OwnRigid(edited); }});
+  derive(Edit{*scene, matched, edited, [this, &edited]() -> RigidModel& { return OwnRigid(edited); }});
   return {};
 }
 

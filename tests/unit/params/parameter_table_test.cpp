@@ -90,6 +90,9 @@ TEST(ParameterTable, RowsAreCompleteAndUnique) {
     EXPECT_FALSE(row.doc.empty());
     EXPECT_EQ(row.apply == ParameterApply::kLive, row.reason.empty()) << "a row that needs a reset says why";
     EXPECT_EQ(row.apply == ParameterApply::kLive, params::DerivesLive(row)) << "live rows, and only they, are edited";
+    EXPECT_EQ(row.apply == ParameterApply::kLive, row.derives != ParameterDerives::kNone)
+        << "a live row says what an edit recomputes";
+    EXPECT_NE(row.binding, nullptr) << "every row has its field in a SceneDesc";
     EXPECT_EQ(row.key.rfind("materials.*.", 0) == 0, !row.models.empty()) << "material keys name their models";
     if (row.required) {
       EXPECT_EQ(row.default_note, "*required*");
