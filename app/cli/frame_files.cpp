@@ -78,17 +78,12 @@ void FrameFiles::WriteFrame(const Simulator& sim) {
 }
 
 void FrameFiles::WriteTrajectoryRows(const Simulator& sim, std::ostream& out) const {
-  const Model& model = sim.model();
   const double t = sim.time();
-  for (std::size_t o = 0; o < model.objects.size(); ++o) {
-    const ObjectSummary s = sim.SummarizeObject(static_cast<int>(o));
-    out << t << ',' << model.objects[o].name << ',' << s.center_of_mass[0] << ',' << s.center_of_mass[1] << ','
-        << s.center_of_mass[2] << ",,,,\n";
-  }
-  for (int b = 0; b < sim.num_ipc_bodies(); ++b) {
-    const IpcBodySummary s = sim.SummarizeIpcBody(b);
-    out << t << ',' << s.name << ',' << s.position[0] << ',' << s.position[1] << ',' << s.position[2];
-    if (s.affine) {
+  // Every domain's bodies (MPM objects, soft and affine bodies), then the rigid bodies.
+  for (int b = 0; b < sim.num_bodies(); ++b) {
+    const BodySummary s = sim.SummarizeBody(b);
+    out << t << ',' << s.name << ',' << s.center_of_mass[0] << ',' << s.center_of_mass[1] << ',' << s.center_of_mass[2];
+    if (s.oriented) {
       out << ',' << s.quaternion[0] << ',' << s.quaternion[1] << ',' << s.quaternion[2] << ',' << s.quaternion[3]
           << '\n';
     } else {

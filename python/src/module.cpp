@@ -235,6 +235,26 @@ class PySimulator {
         t(static_cast<py::ssize_t>(k), c) = static_cast<std::int32_t>((*body.triangles)[k][c]);
     return py::make_tuple(vertices, triangles);
   }
+  // Every deformable domain's bodies (MPM objects, soft and affine bodies) by name, each summarised.
+  py::dict Bodies() const {
+    py::dict out;
+    for (int i = 0; i < sim_->num_bodies(); ++i) {
+      const BodySummary s = sim_->SummarizeBody(i);
+      py::dict d;
+      d["kind"] = NameOf(s.kind);
+      d["mass"] = s.mass;
+      d["center_of_mass"] = ToArray(s.center_of_mass);
+      d["velocity"] = ToArray(s.velocity);
+      d["bounds_min"] = ToArray(s.bounds_min);
+      d["bounds_max"] = ToArray(s.bounds_max);
+      d["kinetic_energy"] = s.kinetic_energy;
+      py::array_t<double> q(4);
+      std::memcpy(q.mutable_data(), s.quaternion.data(), sizeof(double) * 4);
+      d["quaternion"] = q;
+      out[py::str(s.name)] = d;
+    }
+    return out;
+  }
   std::vector<std::string> ObjectNames() const {
     std::vector<std::string> names;
     for (const ObjectInfo& o : sim_->model().objects) names.push_back(o.name);
@@ -523,6 +543,10 @@ PYBIND11_MODULE(_ductile, m) {
       .def("soft_body_mesh", &Held<&PySimulator::SoftBodyMesh>::Call, py::arg("name"),
            "(vertices V×3 float32 [m], triangles T×3 int32): a soft body's vertices (interior ones too) and surface, "
            "an affine body's surface, in the world now.")
+      .def("bodies", &Held<&PySimulator::Bodies>::Call,
+           "Every deformable body by name (MPM objects, soft bodies, affine bodies): its kind ('object', 'soft_body', "
+           "'affine_body'), mass, centre of mass, velocity, bounds, kinetic energy and quaternion (w, x, y, z; "
+           "identity but for an affine body).")
       .def("objects", &Held<&PySimulator::ObjectNames>::Call, "Names of the MPM objects.")
       .def("object_summary", &Held<&PySimulator::Object>::Call, py::arg("name"),
            "Mass, centre of mass, velocity, bounds and kinetic energy of an MPM object.")

@@ -332,9 +332,11 @@ rigid_bodies:
   EXPECT_NE(error("soft_bodies: {cube: {shape: {type: box, size: [0.04, 0.04, 0.04]}, poisson_ratio: 0.5}}")
                 .find("poisson_ratio"),
             std::string::npos);
+  // The strong coupling takes one soft body (tests/physics/fem_strong_test.cpp), not two.
   EXPECT_NE(error("simulation: {coupling: strong}\n"
-                  "soft_bodies: {cube: {shape: {type: box, size: [0.04, 0.04, 0.04]}, pose: {position: [0, 0, 0.03]}}}")
-                .find("soft or affine"),
+                  "soft_bodies: {cube: {shape: {type: box, size: [0.04, 0.04, 0.04]}, pose: {position: [0, 0, 0.03]}},"
+                  " other: {shape: {type: box, size: [0.04, 0.04, 0.04]}, pose: {position: [0.1, 0, 0.03]}}}")
+                .find("takes one soft body"),
             std::string::npos);
   EXPECT_NE(error("affine_bodies: {plate: {shape: {type: sheet, width: 0.1, length: 0.1, vertices: 3}}}").find("sheet"),
             std::string::npos);

@@ -39,6 +39,9 @@ def test_steps_advance_time_and_the_cube_falls():
     assert sim.particle_F().shape == (sim.num_particles, 3, 3)
     assert set(sim.particle_materials().tolist()) == {0}
     assert sim.objects() == ["cube"]
+    body = sim.bodies()["cube"]
+    assert body["kind"] == "object" and body["mass"] == summary["mass"]
+    assert body["center_of_mass"] == pytest.approx(summary["center_of_mass"], abs=0)
 
 
 def test_particle_arrays_keep_the_id_order_across_steps():
@@ -82,6 +85,15 @@ def test_soft_and_affine_bodies():
     assert fallen[2] < centre[2]
     block_p, block_q = sim.soft_body_pose(names[1])
     assert np.linalg.norm(block_q) == pytest.approx(1)
+    # bodies(): every domain's bodies, each summarised by its domain (no MPM objects here).
+    bodies = sim.bodies()
+    assert list(bodies) == names
+    assert bodies[ball]["kind"] == "soft_body" and bodies[names[1]]["kind"] == "affine_body"
+    assert bodies[ball]["center_of_mass"] == pytest.approx(fallen)
+    assert bodies[names[1]]["center_of_mass"] == pytest.approx(block_p)
+    assert bodies[names[1]]["quaternion"] == pytest.approx(block_q)
+    assert bodies[ball]["bounds_min"][2] < fallen[2] < bodies[ball]["bounds_max"][2]
+    assert bodies[ball]["velocity"][2] < 0 and bodies[ball]["kinetic_energy"] > 0  # falling
     with pytest.raises(KeyError, match="no soft or affine body 'nothing'"):
         sim.soft_body_mesh("nothing")
 

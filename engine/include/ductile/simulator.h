@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ductile/body_summary.h"
 #include "ductile/inputs.h"
 #include "ductile/model.h"
 #include "ductile/snapshot.h"
@@ -142,6 +143,11 @@ class Simulator {
   const Model& model() const;
   const StepTelemetry& last_step() const;
 
+  /// The bodies of every deformable domain (MPM objects, then soft and affine bodies; the domain registry's order,
+  /// then the scene's) and where each is now (ductile/body_summary.h).
+  int num_bodies() const;
+  /// Throws std::out_of_range for i outside [0, num_bodies()).
+  BodySummary SummarizeBody(int i) const;
   /// Particle state (ordered by grid block; see Particles::id).
   const mpm::Particles& particles() const;
   ObjectSummary SummarizeObject(int object) const;

@@ -248,6 +248,15 @@ std::string DeviceMpmDomain::SetModel(const Model& model) {
   return {};
 }
 
+int DeviceMpmDomain::num_bodies() const {
+  return static_cast<int>(model_->objects.size());
+}
+
+BodySummary DeviceMpmDomain::SummarizeBody(int body) const {
+  SyncToHost();
+  return mpm::SummarizeObject(*model_, state_->particles, body);
+}
+
 void DeviceMpmDomain::Reset() {
   *state_ = mpm::MpmState{};
   mpm::InitialParticles(*model_, state_->particles);

@@ -44,6 +44,8 @@ class DeviceMpmDomain final : public DeformableDomain {
   std::string DivergenceMessage(const Model& model) const override;
   std::string SetModel(const Model& model) override;
   void Reset() override;
+  int num_bodies() const override;
+  BodySummary SummarizeBody(int body) const override;
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
 
  private:

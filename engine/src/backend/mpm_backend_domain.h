@@ -25,8 +25,8 @@ class MpmBackendDomain final : public DeformableDomain {
   /// (the CPU solver's construction) on the model's backend. Throws std::runtime_error when the model names a device
   /// backend that cannot start. All three must outlive it (or the next SetModel or Bind).
   MpmBackendDomain(const Model& model, mpm::MpmState& state, tbb::task_arena& arena);
-  /// The model names MPM's part of a scene: always there (the strong scheme, the mouse spring and the snapshot
-  /// read its particles, none when the scene has no objects).
+  /// Every model has the MPM domain, with no particles when the scene has no objects (the strong scheme, the mouse
+  /// spring and the snapshot read its particles).
   static bool Present(const Model& /*model*/) { return true; }
   static std::string StructureChanged(const Model& before, const Model& after) {
     return mpm::MpmDomain::StructureChanged(before, after);
@@ -61,6 +61,8 @@ class MpmBackendDomain final : public DeformableDomain {
   /// backend that cannot start.
   void Reset() override;
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override { stepping().CaptureSnapshot(out, with_stress); }
+  int num_bodies() const override { return stepping().num_bodies(); }
+  BodySummary SummarizeBody(int body) const override { return stepping().SummarizeBody(body); }
   void SyncToHost() const override {
     if (device_) device_->SyncToHost();
   }

@@ -253,6 +253,33 @@ std::vector<ParticleContact> MpmRigidContact::FindParticleContacts(const mpm::Pa
   return out;
 }
 
+std::vector<ParticleContact> MpmRigidContact::FindPointContacts(const std::vector<Eigen::Vector3d>& points,
+                                                                double margin) const {
+  std::vector<ParticleContact> out;
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const Eigen::Vector3d& x = points[p];
+    ParticleContact best{static_cast<int>(p), -1, margin, Eigen::Vector3d::UnitZ()};
+    for (std::size_t g = 0; g < geometries_.size(); ++g) {
+      const Frozen& f = geometries_[g];
+      if ((x.array() < f.box_min.cast<double>().array() - margin).any() ||
+          (x.array() > f.box_max.cast<double>().array() + margin).any())
+        continue;
+      if ((x - f.X_WG.translation()).norm() > f.radius + margin) continue;
+      const Eigen::Vector3d x_G = f.X_GW * x;
+      Eigen::Vector3d n_G;
+      const double phi =
+          f.sdf ? f.sdf->Distance(x_G, &n_G) : geometry::SignedDistanceInGeometryFrame(*f.geometry, x_G, n_G);
+      if (phi < best.phi) {
+        best.geometry = static_cast<int>(g);
+        best.phi = phi;
+        best.normal_W = f.X_WG.linear() * n_G;
+      }
+    }
+    if (best.geometry >= 0) out.push_back(best);
+  }
+  return out;
+}
+
 double MpmRigidContact::friction_of(int material, int g) const {
   const double mu = geometries_[static_cast<std::size_t>(g)].geometry->friction;
   if (material < static_cast<int>(settings_.material_friction.size()) && settings_.material_friction[material] >= 0)

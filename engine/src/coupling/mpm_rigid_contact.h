@@ -111,6 +111,9 @@ class MpmRigidContact {
   /// After BeginStep: each particle whose signed distance to some frozen geometry is below its margin
   /// (`margin[p]` [m], ≥ 0), with the geometry it is deepest in or closest to, in particle order.
   std::vector<ParticleContact> FindParticleContacts(const mpm::Particles& particles, const std::vector<double>& margin);
+  /// The same for points [m] (a soft body's vertices under the strong scheme): per point within `margin` of a frozen
+  /// geometry, the deepest one (ParticleContact::particle is the point's index).
+  std::vector<ParticleContact> FindPointContacts(const std::vector<Eigen::Vector3d>& points, double margin) const;
   /// After BeginStep: the frozen geometry (the device backend's contact solve takes it over), and the rigid bodies'
   /// origins at the step's start.
   const std::vector<Frozen>& frozen() const { return geometries_; }

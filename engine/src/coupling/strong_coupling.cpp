@@ -1,6 +1,7 @@
 // StrongCoupling (strong_coupling.h, whose comment has the equations).
 #include "coupling/strong_coupling.h"
 
+#include <Eigen/SparseCholesky>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -123,6 +124,36 @@ Eigen::SparseMatrix<double> BlockDiagonal(const Eigen::MatrixXd& D, const Eigen:
   return out;
 }
 
+// blockdiag(M, S₁, S₂, ...) for a compressed sparse M and dense S_k.
+Eigen::SparseMatrix<double> AppendDenseBlocks(const Eigen::SparseMatrix<double>& M,
+                                              const std::vector<Eigen::MatrixXd>& blocks) {
+  Eigen::Index n = M.rows();
+  for (const Eigen::MatrixXd& S : blocks) n += S.rows();
+  std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(static_cast<std::size_t>(M.nonZeros()));
+  for (Eigen::Index col = 0; col < M.outerSize(); ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(M, col); it; ++it)
+      triplets.emplace_back(it.row(), it.col(), it.value());
+  Eigen::Index at = M.rows();
+  for (const Eigen::MatrixXd& S : blocks) {
+    for (Eigen::Index c = 0; c < S.cols(); ++c)
+      for (Eigen::Index r = 0; r < S.rows(); ++r) triplets.emplace_back(at + r, at + c, S(r, c));
+    at += S.rows();
+  }
+  Eigen::SparseMatrix<double> out(n, n);
+  out.setFromTriplets(triplets.begin(), triplets.end());
+  out.makeCompressed();
+  return out;
+}
+
+// A block's free motion without contact: A v = b (A is SPD). Throws std::runtime_error when it is not.
+Eigen::VectorXd FreeSolve(const StrongBlock& block) {
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(block.A);
+  if (ldlt.info() != Eigen::Success)
+    throw std::runtime_error("a soft body's free-motion matrix is not positive definite");
+  return ldlt.solve(block.b);
+}
+
 // Unilateral walls (separate, friction): a contact for each particle within its reach of a wall, per wall, at the
 // particle's contact radius.
 void AddWallContacts(const Model& model, const mpm::Particles& particles, const std::vector<double>& radius,
@@ -152,9 +183,12 @@ std::string StrongCouplingRefusal(const Model& model) {
   if (!model.colliders.empty())
     return "the strong coupling takes no colliders (collider '" + model.collider_names.front() +
            "'): make it a static rigid body";
-  if (model.fem && !model.fem->empty())
-    return "the strong coupling does not take soft or affine bodies yet (the FEM–IPC domain couples weakly): use "
-           "simulation.coupling: weak";
+  if (model.fem && !model.fem->affine_bodies.empty())
+    return "the strong coupling does not take affine bodies (affine body '" + model.fem->affine_bodies.front().name +
+           "'; the FEM–IPC domain couples them weakly): use simulation.coupling: weak";
+  if (model.fem && model.fem->soft_bodies.size() > 1)
+    return "the strong coupling takes one soft body (soft bodies do not meet each other in it; the FEM–IPC domain "
+           "keeps several apart under simulation.coupling: weak)";
   for (std::size_t m = 0; m < model.materials.size(); ++m) {
     const mpm::MaterialModel kind = model.materials[m].model;
     if (kind == mpm::MaterialModel::kDruckerPrager || kind == mpm::MaterialModel::kCloth)
@@ -164,8 +198,56 @@ std::string StrongCouplingRefusal(const Model& model) {
   return {};
 }
 
-std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& model, State::Data& state,
-                                                                  Workspace& workspace) {
+void StrongCoupling::FreezeRigid(const Model& model, State::Data& state, Workspace& workspace) {
+  frozen_ = false;
+  if (!workspace.rigid || !model.rigid || model.rigid->empty()) return;
+  if (contact_model_ != &model || !rigid_contact_) {
+    rigid_contact_ = std::make_unique<coupling::MpmRigidContact>(coupling::MpmContactSettingsOf(model));
+    contact_model_ = &model;
+  }
+  rigid_contact_->BeginStep(*workspace.rigid, state.impulses);
+  frozen_ = true;
+}
+
+void StrongCoupling::BuildBlocks(const Model& model, Workspace& workspace) {
+  blocks_.clear();
+  for (const std::unique_ptr<DeformableDomain>& domain : workspace.domains) {
+    DomainBlock d;
+    d.domain = domain.get();
+    if (!domain->BuildStrongBlock(model.dt, d.block)) continue;
+    const StrongBlock& b = d.block;
+    if (frozen_) {
+      // A point registers within the walls' reach (h/20) plus what its speed covers in the step: a contact whose
+      // gap is still open may close it within the step (SAP's speculative contact, v̂ = −φ₀/Δt).
+      for (std::size_t k = 0; k < b.points.size(); ++k) {
+        const double speed = b.v_start.segment<3>(b.point_dof[k]).norm();
+        const std::vector<Eigen::Vector3d> one{b.points[k]};
+        for (const coupling::ParticleContact& pc :
+             rigid_contact_->FindPointContacts(one, kReach * model.h + 2 * model.dt * speed)) {
+          Contact c;
+          c.particle = static_cast<int>(k);
+          c.body = rigid_contact_->body_of(pc.geometry);
+          c.normal_W = pc.normal_W;
+          c.phi = pc.phi;
+          c.friction = b.friction;
+          c.point = b.points[k];
+          d.contacts.push_back(c);
+        }
+      }
+    }
+    d.kept_of_dof.assign(b.fixed.size(), -1);
+    for (const Contact& c : d.contacts)
+      for (int a = 0; a < 3; ++a) {
+        const int dof = b.point_dof[static_cast<std::size_t>(c.particle)] + a;
+        if (b.fixed[static_cast<std::size_t>(dof)] || d.kept_of_dof[static_cast<std::size_t>(dof)] >= 0) continue;
+        d.kept_of_dof[static_cast<std::size_t>(dof)] = static_cast<int>(d.kept.size());
+        d.kept.push_back(dof);
+      }
+    blocks_.push_back(std::move(d));
+  }
+}
+
+std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& model, const State::Data& state) {
   const mpm::Particles& particles = state.mpm.particles;
   // A particle stands for the cube of material about it: its contact surface lies r_p = ½ V_p^(1/3) beyond its
   // centre, so contacts act on φ − r_p (without it a body rests half a particle spacing deep in what it lies on).
@@ -185,12 +267,7 @@ std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& m
     reach[p] = (surfaces_.carries(particles.object[p]) ? 5 * radius[p] : radius[p]) + kReach * model.h;
   }
   std::vector<Contact> out;
-  if (workspace.rigid && model.rigid && !model.rigid->empty()) {
-    if (contact_model_ != &model || !rigid_contact_) {
-      rigid_contact_ = std::make_unique<coupling::MpmRigidContact>(coupling::MpmContactSettingsOf(model));
-      contact_model_ = &model;
-    }
-    rigid_contact_->BeginStep(*workspace.rigid, state.impulses);
+  if (frozen_) {
     for (const coupling::ParticleContact& pc : rigid_contact_->FindParticleContacts(particles, reach)) {
       Contact c;
       c.particle = pc.particle;
@@ -244,11 +321,13 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
   J_W.setZero();
   Eigen::Vector3d v0 = Eigen::Vector3d::Zero();
   double delassus = 0;
-  if (c.body >= 0 && nr > 0) {
+  if (c.body >= 0 && workspace.rigid) {  // a kinematic body without dofs still moves: v0
     const contact::RigidSystem& rigid = *workspace.rigid;
     const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), c.body, x, &v0);
-    J_W.leftCols(nr) = -Jb;
-    delassus += (Jb * rigid_A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
+    if (nr > 0) {
+      J_W.leftCols(nr) = -Jb;
+      delassus += (Jb * rigid_A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
+    }
   }
   for (int k = 0; k < nr; ++k) cols.push_back(k);
   int used = nr;
@@ -283,6 +362,41 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
   joint.Add(std::make_unique<contact::FrictionConeContact>(cone), J, -R_WC.transpose() * v0, std::move(cols));
 }
 
+void StrongCoupling::AddBlockContact(const DomainBlock& d, const Contact& c, double dt, const Workspace& workspace,
+                                     const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const {
+  const auto nr = static_cast<int>(rigid_A_inv.size());
+  const Eigen::Matrix3d R_WC = contact::ContactFrame(c.normal_W);
+  std::vector<int> cols;
+  cols.reserve(static_cast<std::size_t>(nr) + 3);
+  Eigen::MatrixXd J_W = Eigen::MatrixXd::Zero(3, nr + 3);
+  Eigen::Vector3d v0 = Eigen::Vector3d::Zero();
+  const auto k = static_cast<std::size_t>(c.particle);
+  double delassus = 1 / d.block.point_mass[k];
+  if (c.body >= 0 && workspace.rigid) {  // a kinematic body without dofs still moves: v0
+    const contact::RigidSystem& rigid = *workspace.rigid;
+    const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), c.body, c.point, &v0);
+    if (nr > 0) {
+      J_W.leftCols(nr) = -Jb;
+      delassus += (Jb * rigid_A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
+    }
+  }
+  for (int r = 0; r < nr; ++r) cols.push_back(r);
+  int used = nr;
+  for (int a = 0; a < 3; ++a) {
+    const int kept = d.kept_of_dof[static_cast<std::size_t>(d.block.point_dof[k] + a)];
+    if (kept < 0) continue;  // held
+    J_W(a, used++) = 1;
+    cols.push_back(d.offset + kept);
+  }
+  contact::FrictionConeParams cone;
+  cone.dt = dt;
+  cone.phi0 = c.phi;
+  cone.friction = c.friction;
+  cone.delassus = delassus;
+  const Eigen::MatrixXd J = R_WC.transpose() * J_W.leftCols(used);
+  joint.Add(std::make_unique<contact::FrictionConeContact>(cone), J, -R_WC.transpose() * v0, std::move(cols));
+}
+
 void StrongCoupling::BuildFreeMotion(const Model& model, const State::Data& state) {
   Gather(state.mpm.particles, particles_);
   std::vector<mpm::ImplicitMaterial> materials;
@@ -313,30 +427,46 @@ std::vector<int> StrongCoupling::KeptDofs(const std::vector<Contact>& contacts) 
   return kept;
 }
 
-Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector<Contact>& contacts,
+Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector<Contact>& contacts, bool with_mpm,
                                            Workspace& workspace, contact::RigidStepProblem& rigid,
                                            contact::SapResult& result) {
-  std::vector<int> kept = KeptDofs(contacts);
-  const std::vector<bool>& fixed = free_motion_.fixed();
-  Eigen::SparseMatrix<double> A = free_motion_.AssembleHessian();
-  Eigen::VectorXd b = free_motion_.RightHandSide();
-  HoldFixed(fixed, A, b);
-  A.makeCompressed();
+  std::vector<int> kept;
+  std::vector<bool> fixed;
+  Eigen::SparseMatrix<double> A;
+  Eigen::VectorXd b;
+  if (with_mpm) {
+    kept = KeptDofs(contacts);
+    fixed = free_motion_.fixed();
+    A = free_motion_.AssembleHessian();
+    b = free_motion_.RightHandSide();
+    HoldFixed(fixed, A, b);
+    A.makeCompressed();
+  }
   const int nr = workspace.rigid ? workspace.rigid->tree().nv() : 0;
   contact::SapProblem joint;
   contact::SchurComplement schur;
+  // The blocks (soft bodies) reduced onto their contacts' dofs: few, and their S is dense.
+  int nb = 0;
+  for (DomainBlock& d : blocks_) {
+    if (d.kept.empty()) continue;
+    d.schur.Compute(d.block.A, d.kept);
+    nb += static_cast<int>(d.kept.size());
+  }
   // Reduced onto the kept dofs while S is small; sparse over every grid dof when S would be large and dense
   // (simulation.strong_dense_limit; file comment, 3).
-  const bool reduce = kept.size() <= static_cast<std::size_t>(model.strong_dense_limit);
+  const bool reduce = !with_mpm || kept.size() <= static_cast<std::size_t>(model.strong_dense_limit);
   if (reduce) {
-    schur.Compute(A, kept);
-    // The joint problem: the rigid dofs first (their constraints as the rigid step built them), then the kept dofs.
+    if (with_mpm) schur.Compute(A, kept);
+    // The joint problem: the rigid dofs first (their constraints as the rigid step built them), then the kept dofs,
+    // then each block's.
     const auto nc = static_cast<int>(kept.size());
-    joint.A = Eigen::MatrixXd::Zero(nr + nc, nr + nc);
-    joint.v_star.resize(nr + nc);
+    joint.A = Eigen::MatrixXd::Zero(nr + nc + nb, nr + nc + nb);
+    joint.v_star.resize(nr + nc + nb);
     if (nr > 0) joint.A.topLeftCorner(nr, nr) = rigid.problem.A;
-    joint.A.bottomRightCorner(nc, nc) = schur.S();
-    joint.v_star.tail(nc) = schur.KeptSolution(b);
+    if (with_mpm) {
+      joint.A.block(nr, nr, nc, nc) = schur.S();
+      joint.v_star.segment(nr, nc) = schur.KeptSolution(b);
+    }
   } else {
     // Every grid dof kept (the held ones too, with their identity rows and no constraint on them): the joint problem
     // stays sparse.
@@ -348,20 +478,42 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
     joint.A_sparse = BlockDiagonal(nr > 0 ? rigid.problem.A : Eigen::MatrixXd(), A);
   }
   const auto nc = static_cast<int>(kept.size());
+  int offset = nr + nc;
+  std::vector<Eigen::MatrixXd> block_S;
+  for (DomainBlock& d : blocks_) {
+    if (d.kept.empty()) continue;
+    d.offset = offset;
+    const auto nk = static_cast<Eigen::Index>(d.kept.size());
+    if (reduce) {
+      joint.A.block(offset, offset, nk, nk) = d.schur.S();
+      joint.v_star.segment(offset, nk) = d.schur.KeptSolution(d.block.b);
+    } else {
+      block_S.push_back(d.schur.S());
+    }
+    offset += static_cast<int>(nk);
+  }
+  if (!reduce && !block_S.empty()) joint.A_sparse = AppendDenseBlocks(joint.A_sparse, block_S);
   std::vector<int> rigid_dofs(static_cast<std::size_t>(nr));
   for (int k = 0; k < nr; ++k) rigid_dofs[static_cast<std::size_t>(k)] = k;
   for (contact::SapProblem::Entry& e : rigid.problem.constraints)
     joint.Add(std::move(e.constraint), std::move(e.J), std::move(e.b), e.cols.empty() ? rigid_dofs : e.cols);
   const Eigen::VectorXd rigid_A_inv =
       nr > 0 ? Eigen::VectorXd(rigid.problem.A.diagonal().cwiseInverse()) : Eigen::VectorXd();
-  for (const Contact& c : contacts) AddContact(c, model.dt, workspace, rigid_A_inv, joint);
+  if (with_mpm)
+    for (const Contact& c : contacts) AddContact(c, model.dt, workspace, rigid_A_inv, joint);
+  for (const DomainBlock& d : blocks_)
+    for (const Contact& c : d.contacts) AddBlockContact(d, c, model.dt, workspace, rigid_A_inv, joint);
   std::unique_ptr<contact::SparseNewtonSystem> newton;
   if (!reduce) {
-    // The free motion v* = A⁻¹ (rigid A v*, b) with the Newton system's own factorisation, before any contact.
+    // The free motion v* = A⁻¹ (rigid A v*, b, the blocks' S v*) with the Newton system's own factorisation,
+    // before any contact.
     newton = std::make_unique<contact::SparseNewtonSystem>(joint);
-    Eigen::VectorXd rhs(nr + nc);
+    Eigen::VectorXd rhs(nr + nc + nb);
     if (nr > 0) rhs.head(nr) = rigid.problem.A * rigid.problem.v_star;
-    rhs.tail(nc) = b;
+    rhs.segment(nr, nc) = b;
+    for (const DomainBlock& d : blocks_)
+      if (!d.kept.empty())
+        rhs.segment(d.offset, static_cast<Eigen::Index>(d.kept.size())) = d.schur.S() * d.schur.KeptSolution(d.block.b);
     joint.v_star = newton->Solve({}, rhs);
   }
   if (nr > 0) joint.v_star.head(nr) = rigid.problem.v_star;
@@ -369,10 +521,10 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
   if (workspace.rigid) params = workspace.rigid->params().solver;
   params.rel_tolerance = model.strong_tolerance;
   params.max_iterations = model.rigid ? model.rigid->max_solver_iterations : params.max_iterations;
-  // Initial guess: the step's starting velocities (the rigid state's, and the grid's from P2G, ṽ − Δt g), nearer the
-  // solution than the free motion for anything resting or held (dough rolling under the strong scheme took 16.4
-  // Newton iterations a step from v*, 9.4 from these: bench/results/amd-epyc-2core-strong.md).
-  Eigen::VectorXd v0(nr + nc);
+  // Initial guess: the step's starting velocities (the rigid state's, and the grid's from P2G, ṽ − Δt g; a block's
+  // own), nearer the solution than the free motion for anything resting or held (dough rolling under the strong
+  // scheme took 16.4 Newton iterations a step from v*, 9.4 from these: bench/results/amd-epyc-2core-strong.md).
+  Eigen::VectorXd v0(nr + nc + nb);
   if (nr > 0) v0.head(nr) = workspace.rigid->state().v;
   for (int k = 0; k < nc; ++k) {
     const int dof = kept[static_cast<std::size_t>(k)];
@@ -380,8 +532,22 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
                      ? 0.0
                      : free_motion_.free_velocity()[dof] - model.dt * static_cast<double>(model.gravity[dof % 3]);
   }
+  for (const DomainBlock& d : blocks_)
+    for (std::size_t k = 0; k < d.kept.size(); ++k)
+      v0[d.offset + static_cast<Eigen::Index>(k)] = d.block.v_start[d.kept[k]];
   result = contact::SolveSap(joint, params, v0, newton.get());
-  Eigen::VectorXd v = reduce ? schur.BackSubstitute(b, result.v.tail(nc)) : Eigen::VectorXd(result.v.tail(nc));
+  block_v_.assign(blocks_.size(), Eigen::VectorXd());
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    const DomainBlock& d = blocks_[i];
+    block_v_[i] = d.kept.empty() ? FreeSolve(d.block)
+                                 : d.schur.BackSubstitute(
+                                       d.block.b, result.v.segment(d.offset, static_cast<Eigen::Index>(d.kept.size())));
+    for (Eigen::Index k = 0; k < block_v_[i].size(); ++k)
+      if (d.block.fixed[static_cast<std::size_t>(k)]) block_v_[i][k] = 0;
+  }
+  if (!with_mpm) return {};
+  Eigen::VectorXd v =
+      reduce ? schur.BackSubstitute(b, result.v.segment(nr, nc)) : Eigen::VectorXd(result.v.segment(nr, nc));
   for (Eigen::Index k = 0; k < v.size(); ++k)
     if (fixed[static_cast<std::size_t>(k)]) v[k] = 0;
   return v;
@@ -423,38 +589,62 @@ void StrongCoupling::Advance(const Model& model, State::Data& state, Workspace& 
   }
   t.rigid_ms = Ms(start);
   start = WallClock::now();
-  BuildFreeMotion(model, state);
-  const std::vector<Contact> contacts = FindContacts(model, state, workspace);
+  FreezeRigid(model, state, workspace);
+  // The MPM domain joins with its particles (when it has any), every other domain through its block.
+  const bool has_mpm = model.num_particles > 0;
+  std::vector<Contact> contacts;
+  if (has_mpm) {
+    BuildFreeMotion(model, state);
+    contacts = FindContacts(model, state);
+  }
+  BuildBlocks(model, workspace);
+  bool block_contacts = false;
+  for (const DomainBlock& d : blocks_) block_contacts = block_contacts || !d.contacts.empty();
   t.p2g_ms = Ms(start);
   start = WallClock::now();
   contact::SapResult result;
   Eigen::VectorXd v;
   const auto first = static_cast<int>(begun.problem.constraints.size());
-  if (contacts.empty()) {
-    v = free_motion_.Solve(model.implicit_tolerance, kMaxFreeMotionIterations);
-    if (rigid && rigid->tree().nv() > 0)
-      result = contact::SolveSap(begun.problem, rigid->params().solver, rigid->state().v);
-  } else {
-    try {
-      v = SolveJoint(model, contacts, workspace, begun, result);
-    } catch (const std::runtime_error& e) {  // a factorisation that failed: the step cannot go on
-      workspace.rigid_failure = std::string("the strong coupling's joint solve failed: ") + e.what();
-      return;
+  try {
+    if (contacts.empty() && !block_contacts) {
+      if (has_mpm) v = free_motion_.Solve(model.implicit_tolerance, kMaxFreeMotionIterations);
+      block_v_.clear();
+      for (const DomainBlock& d : blocks_) block_v_.push_back(FreeSolve(d.block));
+      if (rigid && rigid->tree().nv() > 0)
+        result = contact::SolveSap(begun.problem, rigid->params().solver, rigid->state().v);
+    } else {
+      const bool with_mpm = !contacts.empty();
+      Eigen::VectorXd joint_v = SolveJoint(model, contacts, with_mpm, workspace, begun, result);
+      v = with_mpm ? std::move(joint_v)
+                   : (has_mpm ? free_motion_.Solve(model.implicit_tolerance, kMaxFreeMotionIterations) : v);
     }
+  } catch (const std::runtime_error& e) {  // a factorisation that failed: the step cannot go on
+    workspace.rigid_failure = std::string("the strong coupling's joint solve failed: ") + e.what();
+    return;
   }
-  RecordImpulses(contacts, result, first, rigid, state);
+  // Every contact of the joint problem in its order: the particles', then each block's.
+  std::vector<Contact> all = contacts;
+  for (const DomainBlock& d : blocks_) all.insert(all.end(), d.contacts.begin(), d.contacts.end());
+  RecordImpulses(all, result, first, rigid, state);
   t.grid_ms = Ms(start);
   start = WallClock::now();
-  free_motion_.Apply(v, particles_);
-  state.mpm.diverged = state.mpm.diverged || !Scatter(particles_, state.mpm.particles);
-  state.mpm.cache.Invalidate(mpm::Invalidation::kParticlesEdited);
+  if (has_mpm) {
+    free_motion_.Apply(v, particles_);
+    state.mpm.diverged = state.mpm.diverged || !Scatter(particles_, state.mpm.particles);
+    state.mpm.cache.Invalidate(mpm::Invalidation::kParticlesEdited);
+  }
+  bool diverged = state.mpm.diverged;
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    blocks_[i].domain->ApplyStrongVelocities(model.dt, block_v_[i]);
+    diverged = diverged || blocks_[i].domain->diverged();
+  }
   t.g2p_ms = Ms(start);
   t.substeps = 1;
-  t.active_nodes_avg = free_motion_.num_nodes();
+  t.active_nodes_avg = has_mpm ? free_motion_.num_nodes() : 0;
   t.sort_ms = t.g2p2g_ms = 0;
   t.pin_forces.clear();
   coupling::RecordContactTelemetry(state.impulses.stats, t);
-  if (!rigid || state.mpm.diverged) return;
+  if (!rigid || diverged) return;
   start = WallClock::now();
   try {
     coupling::RecordRigidTelemetry(*rigid, rigid->FinishStep(model.dt, begun, result), t);

@@ -34,9 +34,16 @@
 //    rigid state advances with the solved v_r.
 // Without contacts the grid step is one Newton step of E by preconditioned conjugate gradients.
 //
+// Other deformable domains join through their blocks (domain/strong_block.h; the FEM soft bodies' linearised implicit
+// step, fem/soft_free_motion.h): each block's points touching rigid geometry are SAP friction cones on the rigid dofs
+// and the point's dofs, the block is reduced onto those dofs by its own Schur complement and appended to the joint
+// problem after the grid's, and its other dofs follow by back-substitution (docs/architecture.md, "FEM soft bodies in
+// the strong scheme").
+//
 // Domain walls of kind sticky and slip hold the nodes outside the domain (bilateral); separate and friction walls
 // are unilateral contacts of the particles near them, frictionless or with the walls' μ. Colliders, sand and cloth
-// are the weak scheme's (the Workspace refuses them under this one: StrongCouplingRefusal).
+// are the weak scheme's, as are affine bodies and contact between soft bodies (the Workspace refuses them under this
+// one: StrongCouplingRefusal).
 #pragma once
 
 #include <Eigen/Core>
@@ -44,9 +51,11 @@
 #include <string>
 #include <vector>
 
+#include "contact/schur_complement.h"
 #include "coupling/coupling_scheme.h"
 #include "coupling/mpm_rigid_contact.h"
 #include "coupling/object_surface.h"
+#include "domain/deformable_domain.h"
 #include "mpm/implicit_free_motion.h"
 
 namespace ductile {
@@ -72,8 +81,27 @@ class StrongCoupling final : public CouplingScheme {
   };
 
  private:
+  // A domain that joins the joint problem through its StrongBlock (the FEM soft bodies; domain/strong_block.h), with
+  // the step's contacts of its points (Contact::particle is the point) and its reduction onto their dofs.
+  struct DomainBlock {
+    DeformableDomain* domain = nullptr;
+    StrongBlock block;
+    std::vector<Contact> contacts;
+    std::vector<int> kept;         // the contacts' dofs (of the block), in order
+    std::vector<int> kept_of_dof;  // per dof of the block: its place among `kept`, or −1
+    contact::SchurComplement schur;
+    int offset = 0;  // its first column in the joint problem
+  };
+
+  // Freezes the rigid geometry for the step's contact queries (rigid_contact_), when the scene has rigid bodies.
+  void FreezeRigid(const Model& model, State::Data& state, Workspace& workspace);
   // The step's contacts against the frozen rigid geometry and the unilateral walls.
-  std::vector<Contact> FindContacts(const Model& model, State::Data& state, Workspace& workspace);
+  std::vector<Contact> FindContacts(const Model& model, const State::Data& state);
+  // The blocks of the domains that join (every domain's BuildStrongBlock) and their points' contacts.
+  void BuildBlocks(const Model& model, Workspace& workspace);
+  // A block contact's rows of the joint problem: the rigid dofs and the point's three dofs.
+  void AddBlockContact(const DomainBlock& d, const Contact& c, double dt, const Workspace& workspace,
+                       const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const;
   // Moves the contacts of particles whose objects carry a surface onto it (coupling/object_surface.h) and drops
   // those whose gap is beyond the reach. The particles about a ball's lowest point all find that point: each keeps
   // its contact there, so that they share the load as the particles of a contact patch do (one contact with a
@@ -91,8 +119,10 @@ class StrongCoupling final : public CouplingScheme {
   // fills kept_of_dof_ with their places.
   std::vector<int> KeptDofs(const std::vector<Contact>& contacts);
   // The grid velocities and the rigid solve with contacts: the joint problem reduced onto the kept grid dofs.
-  Eigen::VectorXd SolveJoint(const Model& model, const std::vector<Contact>& contacts, Workspace& workspace,
-                             contact::RigidStepProblem& rigid, contact::SapResult& result);
+  // With `with_mpm` false the MPM grid stays out of it (no particle contact: its free motion is solved alone); the
+  // blocks with contacts join reduced onto their contacts' dofs, and each gets its velocities (block_v_).
+  Eigen::VectorXd SolveJoint(const Model& model, const std::vector<Contact>& contacts, bool with_mpm,
+                             Workspace& workspace, contact::RigidStepProblem& rigid, contact::SapResult& result);
   // The contacts' impulses on the rigid bodies (for the reports) and their counts.
   void RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result, int first,
                       const contact::RigidSystem* rigid, State::Data& state) const;
@@ -104,6 +134,9 @@ class StrongCoupling final : public CouplingScheme {
   mpm::ImplicitParticles particles_;      // the step's particles in double precision
   mpm::ImplicitFreeMotion free_motion_;
   std::vector<int> kept_of_dof_;  // per grid dof: its place among the kept dofs, or −1
+  bool frozen_ = false;           // rigid_contact_ holds this step's frozen geometry
+  std::vector<DomainBlock> blocks_;
+  std::vector<Eigen::VectorXd> block_v_;  // per block: its dofs' solved velocities
 };
 
 }  // namespace ductile

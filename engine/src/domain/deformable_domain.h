@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "domain/strong_block.h"
+#include "ductile/body_summary.h"
 #include "ductile/snapshot.h"
 #include "ductile/telemetry.h"
 
@@ -47,8 +49,17 @@ class DeformableDomain {
   virtual std::string SetModel(const Model& model) = 0;
   /// Puts the model's initial state into the domain's state.
   virtual void Reset() = 0;
+  /// Its bodies (MPM objects, soft and affine bodies), in scene order, and where each is now.
+  virtual int num_bodies() const = 0;
+  virtual BodySummary SummarizeBody(int body) const = 0;
   /// The domain's part of a snapshot (particles for MPM), in a fixed order independent of storage.
   virtual void CaptureSnapshot(Snapshot& out, bool with_stress) const = 0;
+  /// Joins the strong scheme's step of `dt` [s] (coupling/strong_coupling.h): fills `block` with the domain's free
+  /// motion and contact points at the step's start. Returns false when the domain does not join it (its state then
+  /// stays as it is for the step).
+  virtual bool BuildStrongBlock(double /*dt*/, StrongBlock& /*block*/) { return false; }
+  /// Ends the strong step: the dofs' solved velocities `v` over `dt` [s] (the block's order) move the domain.
+  virtual void ApplyStrongVelocities(double /*dt*/, const Eigen::VectorXd& /*v*/) {}
   /// Brings the domain's part of the State up to date where another memory holds it (a device); call before
   /// reading or saving the State.
   virtual void SyncToHost() const {}

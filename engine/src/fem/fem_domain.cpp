@@ -1,7 +1,11 @@
 #include "fem/fem_domain.h"
 
+#include <Eigen/Geometry>
+#include <Eigen/SVD>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "contact/rigid_system.h"
@@ -38,6 +42,13 @@ FemDomain::FemDomain(const Model& model, IpcState& state)
     : model_(&model), fem_(model.fem.get()), state_(&state), system_(BuildIpcSystem(*model.fem)) {
   for (const FemModel::SoftBody& b : fem_->soft_bodies) triangles_.push_back(Triangles(b.surface));
   for (const FemModel::AffineBody& b : fem_->affine_bodies) triangles_.push_back(Triangles(b.desc.faces));
+  std::vector<SoftBodyDesc> soft;
+  std::vector<std::vector<std::array<int, 3>>> surfaces;
+  for (const FemModel::SoftBody& b : fem_->soft_bodies) {
+    soft.push_back(b.desc);
+    surfaces.push_back(b.surface);
+  }
+  strong_.Configure(soft, surfaces);
   ApplyParameters();
   initial_ = system_.state();
   *state_ = initial_;
@@ -47,8 +58,10 @@ void FemDomain::ApplyParameters() {
   IpcSettings settings = fem_->settings;
   settings.gravity = Eigen::Vector3d(model_->gravity[0], model_->gravity[1], model_->gravity[2]);
   system_.set_settings(settings);
-  for (std::size_t b = 0; b < fem_->soft_bodies.size(); ++b)
+  for (std::size_t b = 0; b < fem_->soft_bodies.size(); ++b) {
     system_.SetSoftMaterial(static_cast<int>(b), fem_->soft_bodies[b].desc.model, fem_->soft_bodies[b].desc.lame);
+    strong_.SetMaterial(static_cast<int>(b), fem_->soft_bodies[b].desc.model, fem_->soft_bodies[b].desc.lame);
+  }
   for (std::size_t b = 0; b < fem_->affine_bodies.size(); ++b)
     system_.SetAffineStiffness(static_cast<int>(b), fem_->affine_bodies[b].desc.stiffness);
 }
@@ -74,7 +87,9 @@ std::string FemDomain::StructureChanged(const Model& before, const Model& after)
   return FemStructureChanged(before, after) ? "the soft or affine bodies changed: reset to apply" : std::string();
 }
 
-std::string FemDomain::DivergenceMessage(const Model& /*model*/) const {
+std::string FemDomain::DivergenceMessage(const Model& model) const {
+  if (model.coupling == CouplingKind::kStrong)
+    return divergence_ + "; lower simulation.dt or the soft bodies' stiffness";
   return divergence_ + "; lower simulation.dt or the soft bodies' stiffness, or raise ipc.dhat";
 }
 
@@ -105,6 +120,100 @@ void FemDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpu
   for (int b = 0; b < bodies; ++b) origins_[static_cast<std::size_t>(b)] = kin.X_WB[b].translation();
   // The coupling scheme sized and cleared the impulses for this step; this domain adds to them.
   impulses_ = &impulses;
+}
+
+int FemDomain::num_bodies() const {
+  return static_cast<int>(fem_->soft_bodies.size() + fem_->affine_bodies.size());
+}
+
+BodySummary FemDomain::SummarizeBody(int i) const {
+  const IpcState& state = *state_;
+  BodySummary out;
+  out.bounds_min.fill(std::numeric_limits<double>::infinity());
+  out.bounds_max.fill(-std::numeric_limits<double>::infinity());
+  const auto bound = [&out](const Eigen::Vector3d& x) {
+    for (int a = 0; a < 3; ++a) {
+      out.bounds_min[a] = std::min(out.bounds_min[a], x[a]);
+      out.bounds_max[a] = std::max(out.bounds_max[a], x[a]);
+    }
+  };
+  const auto soft_count = static_cast<int>(fem_->soft_bodies.size());
+  if (i < soft_count) {
+    const std::vector<double>& mass = system_.soft_vertex_masses();
+    std::size_t first = 0;
+    for (int b = 0; b < i; ++b) first += fem_->soft_bodies[static_cast<std::size_t>(b)].desc.vertices.size();
+    const FemModel::SoftBody& body = fem_->soft_bodies[static_cast<std::size_t>(i)];
+    out.name = body.name;
+    out.kind = DomainBodyKind::kSoftBody;
+    Eigen::Vector3d sum = Eigen::Vector3d::Zero(), momentum = Eigen::Vector3d::Zero();
+    double total = 0;
+    for (std::size_t v = first; v < first + body.desc.vertices.size(); ++v) {
+      sum += mass[v] * state.x[v];
+      momentum += mass[v] * state.v[v];
+      total += mass[v];
+      out.kinetic_energy += 0.5 * mass[v] * state.v[v].squaredNorm();
+      bound(state.x[v]);
+    }
+    const Eigen::Vector3d c = total > 0 ? Eigen::Vector3d(sum / total) : Eigen::Vector3d::Zero();
+    const Eigen::Vector3d u = total > 0 ? Eigen::Vector3d(momentum / total) : Eigen::Vector3d::Zero();
+    out.mass = total;
+    out.center_of_mass = {c.x(), c.y(), c.z()};
+    out.velocity = {u.x(), u.y(), u.z()};
+    return out;
+  }
+  const auto a = static_cast<std::size_t>(i - soft_count);
+  const FemModel::AffineBody& body = fem_->affine_bodies[a];
+  out.name = body.name;
+  out.kind = DomainBodyKind::kAffineBody;
+  out.oriented = true;
+  const Eigen::Matrix<double, 12, 1>& q = state.q[a];
+  const Eigen::Matrix<double, 12, 1>& q_dot = state.q_dot[a];
+  out.mass = body.desc.mass;
+  out.center_of_mass = {q[0], q[1], q[2]};
+  out.velocity = {q_dot[0], q_dot[1], q_dot[2]};
+  const Eigen::Matrix3d A_dot = AffineMatrix(q_dot);
+  out.kinetic_energy = 0.5 * body.desc.mass * q_dot.head<3>().squaredNorm() +
+                       0.5 * (A_dot * body.desc.second_moment * A_dot.transpose()).trace();
+  for (const Eigen::Vector3d& x_bar : body.desc.vertices) bound(AffinePoint(q, x_bar));
+  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(AffineMatrix(q), Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d R = svd.matrixU() * svd.matrixV().transpose();
+  if (R.determinant() < 0) R = -R;  // not reached for an orientation-preserving A
+  const Eigen::Quaterniond rotation(R);
+  out.quaternion = {rotation.w(), rotation.x(), rotation.y(), rotation.z()};
+  return out;
+}
+
+bool FemDomain::BuildStrongBlock(double dt, StrongBlock& block) {
+  if (!fem_->affine_bodies.empty()) return false;  // StrongCouplingRefusal refuses these scenes
+  const Eigen::Vector3d gravity(model_->gravity[0], model_->gravity[1], model_->gravity[2]);
+  strong_.Build(state_->x, state_->v, dt, gravity, block.A, block.b, block.fixed, block.v_start);
+  block.points.clear();
+  block.point_dof.clear();
+  block.point_mass.clear();
+  for (const int v : strong_.surface_vertices()) {
+    if (block.fixed[3 * static_cast<std::size_t>(v)]) continue;  // pinned: no contact moves it
+    block.points.push_back(state_->x[static_cast<std::size_t>(v)]);
+    block.point_dof.push_back(3 * v);
+    block.point_mass.push_back(strong_.masses()[static_cast<std::size_t>(v)]);
+  }
+  block.friction = fem_->settings.friction;
+  divergence_.clear();
+  return true;
+}
+
+void FemDomain::ApplyStrongVelocities(double dt, const Eigen::VectorXd& v) {
+  IpcState next = *state_;
+  for (std::size_t i = 0; i < next.x.size(); ++i) {
+    next.v[i] = v.segment<3>(3 * static_cast<Eigen::Index>(i));
+    next.x[i] += dt * next.v[i];
+    if (divergence_.empty() && (!next.x[i].allFinite() || !next.v[i].allFinite()))
+      divergence_ = "soft vertex " + std::to_string(i) +
+                    " has a non-finite position or velocity after the strong "
+                    "coupling's implicit step";
+  }
+  if (!divergence_.empty()) return;  // the State keeps the last good step
+  *state_ = next;
+  system_.set_state(next);
 }
 
 void FemDomain::Advance(double /*time*/, double dt, StepTelemetry& telemetry) {

@@ -13,6 +13,7 @@
 
 #include "domain/deformable_domain.h"
 #include "fem/ipc_system.h"
+#include "fem/soft_free_motion.h"
 
 namespace ductile {
 struct FemModel;
@@ -47,6 +48,15 @@ class FemDomain final : public DeformableDomain {
   std::string SetModel(const Model& model) override;
   void Reset() override;
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
+  /// Soft bodies, then affine bodies, in scene order. A soft body's centre of mass and velocity are its vertices'
+  /// (lumped masses); an affine body's are its centre's, its orientation the rotation nearest its A, its kinetic
+  /// energy ½ m‖ṗ‖² + ½ tr(Ȧ S Ȧᵀ), S its second moment.
+  int num_bodies() const override;
+  BodySummary SummarizeBody(int body) const override;
+  /// The soft bodies join the strong scheme (fem/soft_free_motion.h) when the scene has no affine bodies: their
+  /// surface vertices are the contact points, with μ = ipc.friction.
+  bool BuildStrongBlock(double dt, StrongBlock& block) override;
+  void ApplyStrongVelocities(double dt, const Eigen::VectorXd& v) override;
 
  private:
   // The model's live parameters (settings, gravity, materials, stiffness) into the system.
@@ -56,7 +66,8 @@ class FemDomain final : public DeformableDomain {
   const FemModel* fem_;
   IpcState* state_;
   IpcSystem system_;
-  IpcState initial_;  // the state at t = 0, which Reset restores (the system itself is built once)
+  SoftFreeMotion strong_;  // the soft bodies' free motion under the strong scheme
+  IpcState initial_;       // the state at t = 0, which Reset restores (the system itself is built once)
   IpcStepReport report_;
   RigidImpulses* impulses_ = nullptr;     // set by FreezeRigidGeometry for the coming Advance
   std::vector<Eigen::Vector3d> origins_;  // rigid body origins at the step's start

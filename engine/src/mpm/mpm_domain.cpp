@@ -1,7 +1,9 @@
 #include "mpm/mpm_domain.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -88,6 +90,40 @@ std::string MpmDomain::SetModel(const Model& model) {
   ConfigureContact();
   cloths_ = ClothSnapshots(*model_);
   return {};
+}
+
+int MpmDomain::num_bodies() const {
+  return static_cast<int>(model_->objects.size());
+}
+
+BodySummary SummarizeObject(const Model& model, const Particles& p, int object) {
+  const std::vector<std::int32_t> index = IndexById(p);
+  BodySummary out;
+  const ObjectInfo& info = model.objects[static_cast<std::size_t>(object)];
+  out.name = info.name;
+  out.kind = DomainBodyKind::kObject;
+  std::array<double, 3> momentum{};
+  out.bounds_min.fill(std::numeric_limits<double>::infinity());
+  out.bounds_max.fill(-std::numeric_limits<double>::infinity());
+  for (int id = info.first_particle; id < info.first_particle + info.num_particles; ++id) {
+    const int i = index[id];
+    const double m = p.mass[i];
+    out.mass += m;
+    double v2 = 0;
+    for (int a = 0; a < 3; ++a) {
+      out.center_of_mass[a] += m * p.x[i][a];
+      momentum[a] += m * p.v[i][a];
+      out.bounds_min[a] = std::min(out.bounds_min[a], static_cast<double>(p.x[i][a]));
+      out.bounds_max[a] = std::max(out.bounds_max[a], static_cast<double>(p.x[i][a]));
+      v2 += static_cast<double>(p.v[i][a]) * p.v[i][a];
+    }
+    out.kinetic_energy += 0.5 * m * v2;
+  }
+  for (int a = 0; a < 3; ++a) {
+    out.center_of_mass[a] /= out.mass;
+    out.velocity[a] = momentum[a] / out.mass;
+  }
+  return out;
 }
 
 std::string MpmDomain::StructureChanged(const Model& before, const Model& after) {

@@ -25,6 +25,9 @@ std::vector<SnapshotCloth> ClothSnapshots(const Model& model);
 /// or null when the scene has no rigid geometry or no particles.
 std::unique_ptr<coupling::MpmRigidContact> MakeWeakContact(const Model& model);
 
+/// MPM object `object`'s particles summed (in id order, so the result does not depend on the block sort).
+BodySummary SummarizeObject(const Model& model, const Particles& particles, int object);
+
 /// The message a diverged MPM step ends the run with, after `what` happened (MpmSolver::DescribeDivergence): what of
 /// `model` to change (more substeps, or the strong coupling's Δt and tolerance).
 std::string MpmDivergenceMessage(const Model& model, const std::string& what);
@@ -55,6 +58,8 @@ class MpmDomain final : public DeformableDomain {
   }
   std::string SetModel(const Model& model) override;
   void Reset() override;
+  int num_bodies() const override;
+  BodySummary SummarizeBody(int body) const override { return SummarizeObject(*model_, solver_.particles(), body); }
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
 
  private:

@@ -179,34 +179,29 @@ const mpm::Particles& Simulator::particles() const {
 }
 
 ObjectSummary Simulator::SummarizeObject(int object) const {
-  impl_->workspace.SyncToHost();
-  const mpm::Particles& p = impl_->data().mpm.particles;
-  // Sums in id order, so the result does not depend on the block sort.
-  const std::vector<std::int32_t> index = mpm::IndexById(p);
+  const BodySummary s = impl_->workspace.mpm().SummarizeBody(object);
   ObjectSummary out;
-  std::array<double, 3> momentum{};
-  out.bounds_min.fill(std::numeric_limits<double>::infinity());
-  out.bounds_max.fill(-std::numeric_limits<double>::infinity());
-  const ObjectInfo& info = impl_->model->objects[object];
-  for (int id = info.first_particle; id < info.first_particle + info.num_particles; ++id) {
-    const int i = index[id];
-    const double m = p.mass[i];
-    out.mass += m;
-    double v2 = 0;
-    for (int a = 0; a < 3; ++a) {
-      out.center_of_mass[a] += m * p.x[i][a];
-      momentum[a] += m * p.v[i][a];
-      out.bounds_min[a] = std::min(out.bounds_min[a], static_cast<double>(p.x[i][a]));
-      out.bounds_max[a] = std::max(out.bounds_max[a], static_cast<double>(p.x[i][a]));
-      v2 += static_cast<double>(p.v[i][a]) * p.v[i][a];
-    }
-    out.kinetic_energy += 0.5 * m * v2;
-  }
-  for (int a = 0; a < 3; ++a) {
-    out.center_of_mass[a] /= out.mass;
-    out.velocity[a] = momentum[a] / out.mass;
-  }
+  out.mass = s.mass;
+  out.center_of_mass = s.center_of_mass;
+  out.velocity = s.velocity;
+  out.bounds_min = s.bounds_min;
+  out.bounds_max = s.bounds_max;
+  out.kinetic_energy = s.kinetic_energy;
   return out;
+}
+
+int Simulator::num_bodies() const {
+  int n = 0;
+  for (const std::unique_ptr<DeformableDomain>& d : impl_->workspace.domains) n += d->num_bodies();
+  return n;
+}
+
+BodySummary Simulator::SummarizeBody(int i) const {
+  for (const std::unique_ptr<DeformableDomain>& d : impl_->workspace.domains) {
+    if (i < d->num_bodies()) return d->SummarizeBody(i);
+    i -= d->num_bodies();
+  }
+  throw std::out_of_range("Simulator::SummarizeBody: no body " + std::to_string(i));
 }
 
 namespace {
@@ -408,36 +403,12 @@ int Simulator::num_ipc_bodies() const {
 }
 
 IpcBodySummary Simulator::SummarizeIpcBody(int i) const {
-  const FemModel& fem = *impl_->model->fem;
-  const fem::IpcState& state = impl_->data().fem;
+  const BodySummary s = impl_->workspace.Find<fem::FemDomain>()->SummarizeBody(i);
   IpcBodySummary out;
-  const auto soft_count = static_cast<int>(fem.soft_bodies.size());
-  if (i < soft_count) {
-    const std::vector<double>& mass = impl_->workspace.Find<fem::FemDomain>()->system().soft_vertex_masses();
-    std::size_t first = 0;
-    for (int b = 0; b < i; ++b) first += fem.soft_bodies[static_cast<std::size_t>(b)].desc.vertices.size();
-    const FemModel::SoftBody& body = fem.soft_bodies[static_cast<std::size_t>(i)];
-    out.name = body.name;
-    Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-    double total = 0;
-    for (std::size_t v = first; v < first + body.desc.vertices.size(); ++v) {
-      sum += mass[v] * state.x[v];
-      total += mass[v];
-    }
-    const Eigen::Vector3d c = total > 0 ? Eigen::Vector3d(sum / total) : Eigen::Vector3d::Zero();
-    out.position = {c.x(), c.y(), c.z()};
-    return out;
-  }
-  const auto a = static_cast<std::size_t>(i - soft_count);
-  out.name = fem.affine_bodies[a].name;
-  out.affine = true;
-  const Eigen::Matrix<double, 12, 1>& q = state.q[a];
-  out.position = {q[0], q[1], q[2]};
-  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(fem::AffineMatrix(q), Eigen::ComputeFullU | Eigen::ComputeFullV);
-  Eigen::Matrix3d R = svd.matrixU() * svd.matrixV().transpose();
-  if (R.determinant() < 0) R = -R;  // not reached for an orientation-preserving A
-  const Eigen::Quaterniond rotation(R);
-  out.quaternion = {rotation.w(), rotation.x(), rotation.y(), rotation.z()};
+  out.name = s.name;
+  out.affine = s.kind == DomainBodyKind::kAffineBody;
+  out.position = s.center_of_mass;
+  out.quaternion = s.quaternion;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,26 @@ TEST(DomainRegistry, EachKindSaysWhenAnEditChangesItsStructure) {
   EXPECT_EQ(sim.UpdateModel(std::make_shared<const Model>(Compile(WithSoftBody("0.01")))),
             "the soft or affine bodies changed: reset to apply");
   EXPECT_EQ(sim.StateHash(), before);
+}
+
+// The Simulator lists every domain's bodies, each summarised by its own domain: the MPM cube (its particles' mass is
+// the object's), then the soft block (its lumped vertex masses sum to ρV).
+TEST(DomainRegistry, TheSimulatorListsEveryDomainsBodies) {
+  Simulator sim(std::make_shared<const Model>(Compile(WithSoftBody())));
+  ASSERT_EQ(sim.num_bodies(), 2);
+  const BodySummary cube = sim.SummarizeBody(0), block = sim.SummarizeBody(1);
+  EXPECT_EQ(cube.name, "cube");
+  EXPECT_EQ(cube.kind, DomainBodyKind::kObject);
+  EXPECT_NEAR(cube.mass, sim.model().objects[0].mass, 1e-6 * cube.mass);  // float particle masses
+  EXPECT_EQ(cube.center_of_mass, sim.SummarizeObject(0).center_of_mass);
+  EXPECT_EQ(block.name, "block");
+  EXPECT_EQ(block.kind, DomainBodyKind::kSoftBody);
+  EXPECT_NEAR(block.mass, 1000 * 0.04 * 0.04 * 0.04, 1e-9);
+  EXPECT_NEAR(block.center_of_mass[0], 0.12, 1e-9);
+  EXPECT_EQ(block.center_of_mass, sim.SummarizeIpcBody(0).position);
+  EXPECT_LE(block.bounds_min[2], 0.03 + 1e-12);
+  EXPECT_GE(block.bounds_max[2], 0.07 - 1e-12);
+  EXPECT_THROW(sim.SummarizeBody(2), std::out_of_range);
 }
 
 // A Workspace bound to another State works on it: every domain steps the new State's part, and a copy of a State
