@@ -94,6 +94,22 @@ py::array_t<double> ToArray(const std::array<double, 3>& a) {
   return out;
 }
 
+// A deformable body's summary as Python's bodies() and object_summary() give it.
+py::dict BodyDict(const BodySummary& s) {
+  py::dict d;
+  d["kind"] = NameOf(s.kind);
+  d["mass"] = s.mass;
+  d["center_of_mass"] = ToArray(s.center_of_mass);
+  d["velocity"] = ToArray(s.velocity);
+  d["bounds_min"] = ToArray(s.bounds_min);
+  d["bounds_max"] = ToArray(s.bounds_max);
+  d["kinetic_energy"] = s.kinetic_energy;
+  py::array_t<double> q(4);
+  std::memcpy(q.mutable_data(), s.quaternion.data(), sizeof(double) * 4);
+  d["quaternion"] = q;
+  return d;
+}
+
 // (position, quaternion (w, x, y, z)) as two NumPy arrays.
 py::tuple PoseTuple(const std::array<double, 3>& p, const std::array<double, 4>& q) {
   py::array_t<double> qa(4);
@@ -240,18 +256,7 @@ class PySimulator {
     py::dict out;
     for (int i = 0; i < sim_->num_bodies(); ++i) {
       const BodySummary s = sim_->SummarizeBody(i);
-      py::dict d;
-      d["kind"] = NameOf(s.kind);
-      d["mass"] = s.mass;
-      d["center_of_mass"] = ToArray(s.center_of_mass);
-      d["velocity"] = ToArray(s.velocity);
-      d["bounds_min"] = ToArray(s.bounds_min);
-      d["bounds_max"] = ToArray(s.bounds_max);
-      d["kinetic_energy"] = s.kinetic_energy;
-      py::array_t<double> q(4);
-      std::memcpy(q.mutable_data(), s.quaternion.data(), sizeof(double) * 4);
-      d["quaternion"] = q;
-      out[py::str(s.name)] = d;
+      out[py::str(s.name)] = BodyDict(s);
     }
     return out;
   }
@@ -264,15 +269,7 @@ class PySimulator {
     const std::vector<ObjectInfo>& objects = sim_->model().objects;
     for (std::size_t i = 0; i < objects.size(); ++i)
       if (objects[i].name == name) {
-        const ObjectSummary s = sim_->SummarizeObject(static_cast<int>(i));
-        py::dict d;
-        d["mass"] = s.mass;
-        d["center_of_mass"] = ToArray(s.center_of_mass);
-        d["velocity"] = ToArray(s.velocity);
-        d["bounds_min"] = ToArray(s.bounds_min);
-        d["bounds_max"] = ToArray(s.bounds_max);
-        d["kinetic_energy"] = s.kinetic_energy;
-        return d;
+        return BodyDict(sim_->SummarizeBody(static_cast<int>(i)));  // the MPM domain's bodies come first
       }
     throw py::key_error("no object '" + name + "' in the scene");
   }
