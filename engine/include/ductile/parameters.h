@@ -47,7 +47,7 @@ enum class ParameterDerives {
   kFem,              ///< The FEM–IPC domain's settings and bodies' materials.
 };
 
-/// Where a row's value lives in a SceneDesc (params/scene_slots.h): the front ends need not see it.
+/// Where a row's value lives in a SceneDesc (scene/scene_binding.h): the front ends need not see it.
 struct ParameterBinding;
 
 /// The valid values of a number: an interval, each end open or closed; an infinite end is unbounded.

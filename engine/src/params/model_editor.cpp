@@ -8,8 +8,8 @@
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
 #include "model/fem_model.h"
-#include "params/scene_slots.h"
 #include "scene/overrides.h"
+#include "scene/scene_slots.h"
 #include "scene/schema.h"
 
 namespace ductile::params {
@@ -138,16 +138,16 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
   }
 
   // The edited scene description; CheckParameter found the slot and read the value.
-  auto scene = std::make_shared<SceneDesc>(*model->scene);
+  auto desc = std::make_shared<SceneDesc>(*model->scene);
   std::string why;
-  const Slot slot = FindSlot(*scene, matched, why);
-  Value parsed;
-  ReadValue(matched, value, parsed);
-  Store(slot, matched, parsed);
+  const scene::Slot slot = scene::FindSlot(*desc, matched, why);
+  scene::Value parsed;
+  scene::ReadValue(matched, value, parsed);
+  scene::Store(slot, matched, parsed);
 
   Model& edited = Own(model);
-  edited.scene = scene;
-  derive(Edit{*scene, matched, edited, [this, &edited]() -> RigidModel& { return OwnRigid(edited); }});
+  edited.scene = desc;
+  derive(Edit{*desc, matched, edited, [this, &edited]() -> RigidModel& { return OwnRigid(edited); }});
   return {};
 }
 

@@ -1,5 +1,5 @@
 // The rows of the parameter table (ductile/parameters.h), section by section in the order of
-// docs/scene-format.md: each with its binding to the SceneDesc field (`At`, params/scene_binding.h) and, when a
+// docs/scene-format.md: each with its binding to the SceneDesc field (`At`, scene/scene_binding.h) and, when a
 // running simulation takes it, what an edit recomputes (`Derives`, params/model_editor.cpp). A row's default must equal
 // the matching default of ductile/scene.h and its range, default and unit the row of the docs' table (tests/unit/params
 // check both).
@@ -8,29 +8,29 @@
 #include <utility>
 
 #include "ductile/parameters.h"
-#include "params/scene_binding.h"
+#include "scene/scene_binding.h"
 #include "scene/schema.h"
 
 namespace ductile {
 
 namespace {
 
-using params::AnyBody;
-using params::Body;
-using params::Controller;
-using params::Entry;
-using params::Fixed;
-using params::IsDynamic;
-using params::Joint;
-using params::KeyframeTime;
-using params::MapValue;
-using params::Material;
-using params::Named;
-using params::Names;
-using params::NoEntry;
-using params::Of;
-using params::RobotJoint;
-using params::Slot;
+using scene::AnyBody;
+using scene::Body;
+using scene::Controller;
+using scene::Entry;
+using scene::Fixed;
+using scene::IsDynamic;
+using scene::Joint;
+using scene::KeyframeTime;
+using scene::MapValue;
+using scene::Material;
+using scene::Named;
+using scene::Names;
+using scene::NoEntry;
+using scene::Of;
+using scene::RobotJoint;
+using scene::Slot;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -117,7 +117,7 @@ class Row {
     p_.doc = std::move(doc);
     return *this;
   }
-  Row& At(params::Accessor slot) {  // where the value lives in a SceneDesc
+  Row& At(scene::Accessor slot) {  // where the value lives in a SceneDesc
     p_.binding = std::make_shared<const ParameterBinding>(ParameterBinding{std::move(slot)});
     return *this;
   }

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "params/scene_slots.h"
 #include "scene/overrides.h"
+#include "scene/scene_slots.h"
 #include "scene/suggest.h"
 
 namespace ductile {
@@ -110,11 +110,11 @@ std::vector<SceneParameter> ListParameters(const SceneDesc& scene) {
     for (const std::vector<std::string>& names : Expand(scene, info.key)) {
       const ParameterKey key{&info, Fill(info.key, names), names, -1};
       std::string why;
-      const params::Slot slot = params::FindSlot(copy, key, why);
+      const scene::Slot slot = scene::FindSlot(copy, key, why);
       if (slot.empty()) continue;
-      const bool holds = params::HoldsValue(info, slot);
+      const bool holds = scene::HoldsValue(info, slot);
       if (info.default_note == "–" && !holds) continue;  // a body gives its mass or its density, not both
-      out.push_back({&info, key.key, names, holds ? params::FormatSlot(slot) : std::string()});
+      out.push_back({&info, key.key, names, holds ? scene::FormatSlot(slot) : std::string()});
     }
   }
   return out;
@@ -130,9 +130,9 @@ std::string CheckParameter(const SceneDesc& scene, const std::string& key, const
   }
   SceneDesc copy = scene;
   std::string why;
-  if (params::FindSlot(copy, *matched, why).empty()) return prefix + why;
-  params::Value parsed;
-  if (std::string bad = params::ReadValue(*matched, value, parsed); !bad.empty()) return prefix + bad;
+  if (scene::FindSlot(copy, *matched, why).empty()) return prefix + why;
+  scene::Value parsed;
+  if (std::string bad = scene::ReadValue(*matched, value, parsed); !bad.empty()) return prefix + bad;
   return {};
 }
 

@@ -62,18 +62,11 @@ AffineBodyDesc ParseAffineBody(ParseContext& context, const Field& entry) {
   return body;
 }
 
-IpcDesc ParseIpc(const ParseContext& context, const Field& field) {
-  IpcDesc ipc;
-  ipc.where = context.Where(field);
+void ParseIpc(const ParseContext& context, const Field& field, SceneDesc& scene) {
+  scene.ipc.where = context.Where(field);
   const MapFields map(context.reader(), field, "section 'ipc'");
   map.CheckKeys(KeysOf({"ipc"}));
-  map.Read(Row("ipc.dhat"), ipc.dhat);
-  map.Read(Row("ipc.barrier_stiffness"), ipc.barrier_stiffness);
-  map.Read(Row("ipc.friction"), ipc.friction);
-  map.Read(Row("ipc.friction_velocity"), ipc.friction_velocity);
-  map.Read(Row("ipc.newton_tolerance"), ipc.newton_tolerance);
-  map.Read(Row("ipc.max_newton_iterations"), ipc.max_newton_iterations);
-  return ipc;
+  map.ReadRows("ipc.", scene);
 }
 
 }  // namespace ductile::scene

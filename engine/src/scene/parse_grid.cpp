@@ -9,7 +9,7 @@ void ParseGrid(const ParseContext& context, const Field& field, SceneDesc& scene
   const Reader& reader = context.reader();
   const MapFields map(reader, field, "section 'grid'");
   map.CheckKeys(KeysOf({"grid"}));
-  map.Read(Row("grid.h"), scene.grid.h);
+  map.ReadRows("grid.", scene);
   if (const auto domain_field = map.Find("domain")) {
     const MapFields domain(reader, *domain_field, "grid domain");
     domain.CheckKeys(KeysOf({"grid", "domain"}));

@@ -1,5 +1,7 @@
 #include "scene/reader.h"
 
+#include "scene/scene_binding.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -226,6 +228,18 @@ void MapFields::Read(const ParameterInfo& row, Vector3& out) const {
   const std::string key = LastComponent(row);
   if (const std::optional<Field> found = row.required ? Require(key) : Find(key))
     out = reader_.Numbers<3>(*found, row.range);
+}
+
+void MapFields::ReadRows(const std::string& prefix, SceneDesc& scene) const {
+  for (const ParameterInfo& row : ParameterTable()) {
+    if (row.key.rfind(prefix, 0) != 0 || row.key.find('.', prefix.size()) != std::string::npos) continue;
+    if (row.type == ParameterType::kChoice || !row.binding) continue;
+    std::string why;
+    const Slot slot = row.binding->slot(scene, {}, why);
+    if (slot.number) Read(row, *slot.number);
+    if (slot.integer) Read(row, *slot.integer);
+    if (slot.vector) Read(row, *slot.vector);
+  }
 }
 
 }  // namespace ductile::scene

@@ -156,6 +156,10 @@ class MapFields {
   void Read(const ParameterInfo& row, double& out) const;
   void Read(const ParameterInfo& row, int& out) const;
   void Read(const ParameterInfo& row, Vector3& out) const;
+  /// Reads every row of the parameter table directly under `prefix` (`ipc.`: ipc.dhat, ipc.friction, ...) into its
+  /// field of `scene` (the row's binding, scene/scene_binding.h), as Read(row, ...) does, in table order. Choices are
+  /// left to their parsers (they record where they were written).
+  void ReadRows(const std::string& prefix, SceneDesc& scene) const;
 
  private:
   const Reader& reader_;

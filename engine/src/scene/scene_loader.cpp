@@ -40,9 +40,9 @@ SceneDesc ParseSceneTree(const Reader& reader, const std::filesystem::path& file
   const MapFields top(reader, Field{root, "", "", {}}, "the scene");
   top.CheckKeys(sections, reserved, "is not supported yet");
 
-  if (const auto field = top.Find("simulation")) scene.simulation = ParseSimulation(context, *field);
+  if (const auto field = top.Find("simulation")) ParseSimulation(context, *field, scene);
   if (const auto field = top.Find("grid")) ParseGrid(context, *field, scene);
-  if (const auto field = top.Find("contact")) scene.contact = ParseContact(context, *field);
+  if (const auto field = top.Find("contact")) ParseContact(context, *field, scene);
   ParseEntries(context, top, "materials", scene.materials, [&](const Field& e) { return ParseMaterial(context, e); });
   ParseEntries(context, top, "objects", scene.objects, [&](const Field& e) { return ParseObject(context, e, scene); });
   ParseEntries(context, top, "colliders", scene.colliders, [&](const Field& e) { return ParseCollider(context, e); });
@@ -55,7 +55,7 @@ SceneDesc ParseSceneTree(const Reader& reader, const std::filesystem::path& file
                [&](const Field& e) { return ParseSoftBody(context, e); });
   ParseEntries(context, top, "affine_bodies", scene.affine_bodies,
                [&](const Field& e) { return ParseAffineBody(context, e); });
-  if (const auto field = top.Find("ipc")) scene.ipc = ParseIpc(context, *field);
+  if (const auto field = top.Find("ipc")) ParseIpc(context, *field, scene);
   if (top.Find("welds")) {
     const std::vector<WeldBody> bodies = WeldBodies(scene);
     ParseEntries(context, top, "welds", scene.welds, [&](const Field& e) { return ParseWeld(context, e, bodies); });

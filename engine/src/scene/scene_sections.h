@@ -13,8 +13,9 @@
 
 namespace ductile::scene {
 
-SimulationDesc ParseSimulation(const ParseContext& context, const Field& field);
-ContactDesc ParseContact(const ParseContext& context, const Field& field);
+// The sections of fixed keys read every parameter row of theirs into `scene` (MapFields::ReadRows).
+void ParseSimulation(const ParseContext& context, const Field& field, SceneDesc& scene);
+void ParseContact(const ParseContext& context, const Field& field, SceneDesc& scene);
 /// The grid section: spacing, domain and walls (scene.grid, scene.walls).
 void ParseGrid(const ParseContext& context, const Field& field, SceneDesc& scene);
 MaterialDesc ParseMaterial(const ParseContext& context, const Field& entry);
@@ -36,7 +37,7 @@ SoftBodyDesc ParseSoftBody(ParseContext& context, const Field& entry);
 /// An affine body of the IPC domain.
 AffineBodyDesc ParseAffineBody(ParseContext& context, const Field& entry);
 /// The `ipc` section.
-IpcDesc ParseIpc(const ParseContext& context, const Field& field);
+void ParseIpc(const ParseContext& context, const Field& field, SceneDesc& scene);
 
 /// How a body that a weld names moves.
 enum class Mobility {

@@ -22,6 +22,20 @@ SchemaNode Section(std::string name, std::vector<SchemaNode> children) {
   return {std::move(name), SchemaKind::kSection, 0, {}, {}, std::move(children)};
 }
 
+// Every row of the parameter table directly under `prefix` ("ipc."), in table order, then `more`: a section of fixed
+// keys whose parameters are the table's rows is listed from them (a vector row with its default).
+std::vector<SchemaNode> Rows(const std::string& prefix, std::vector<SchemaNode> more = {}) {
+  std::vector<SchemaNode> out;
+  for (const ParameterInfo& row : ParameterTable()) {
+    if (row.key.rfind(prefix, 0) != 0 || row.key.find('.', prefix.size()) != std::string::npos) continue;
+    std::string name = row.key.substr(prefix.size());
+    out.push_back(row.type == ParameterType::kVector ? Vector(std::move(name), row.default_vector)
+                                                     : Value(std::move(name)));
+  }
+  for (SchemaNode& node : more) out.push_back(std::move(node));
+  return out;
+}
+
 SchemaNode NamedMap(std::string name, std::string noun, SchemaNode entry) {
   return {std::move(name), SchemaKind::kNamedMap, 0, {}, std::move(noun), {std::move(entry)}};
 }
@@ -189,21 +203,14 @@ SchemaNode AffineBody() {
 }
 
 SchemaNode Build() {
-  const SimulationDesc simulation;
   const GridDesc grid;
   const MpmObjectDesc object;
   return Section(
       "",
-      {Section("simulation",
-               {Value("dt"), Value("substeps"), Value("duration"), Vector("gravity", simulation.gravity),
-                Value("output_rate"), Value("contact_tolerance_relative"), Value("contact_tolerance_absolute"),
-                Value("max_solver_iterations"), Value("cfl"), Value("threads"), Value("coupling"), Value("backend"),
-                Value("strong_tolerance"), Value("strong_dense_limit"), Value("implicit_tolerance"), Value("seed")}),
+      {Section("simulation", Rows("simulation.")),
        Section("grid", {Value("h"), Section("domain", {Vector("min", grid.domain_min), Vector("max", grid.domain_max)}),
                         Boundary()}),
-       Section("contact", {Value("friction"), Value("stiffness"), Value("dissipation"), Value("stiction_speed"),
-                           Value("mpm_stiffness"), Value("mpm_dissipation")}),
-       NamedMap("materials", "material", Material()),
+       Section("contact", Rows("contact.")), NamedMap("materials", "material", Material()),
        NamedMap("objects", "object",
                 Section("object", {Value("material"), Shape(), Pose(), Value("particles_per_cell"),
                                    Vector("velocity", object.velocity), NamedMap("pins", "pin group", PinGroup())})),
@@ -213,8 +220,7 @@ SchemaNode Build() {
        NamedMap("collision_filters", "collision filter",
                 Section("collision filter", {Value("body_a"), Value("body_b")})),
        NamedMap("soft_bodies", "soft body", SoftBody()), NamedMap("affine_bodies", "affine body", AffineBody()),
-       Section("ipc", {Value("dhat"), Value("barrier_stiffness"), Value("friction"), Value("friction_velocity"),
-                       Value("newton_tolerance"), Value("max_newton_iterations")}),
+       Section("ipc", Rows("ipc.")),
        Section("output", {NamedMap("probes", "probe", Section("probe", {Value("object"), Value("quantity")}))}),
        NamedMap("cameras", "camera",
                 Section("camera",

@@ -10,26 +10,26 @@
 
 #include "ductile/parameters.h"
 #include "ductile/scene.h"
-#include "params/scene_slots.h"
+#include "scene/scene_slots.h"
 #include "scene/suggest.h"
 
-namespace ductile::params {
+namespace ductile::scene {
 
 using Names = std::vector<std::string>;
 /// The slot of a row in `scene` for the names its `*` stand for; an empty slot with `why` when they name nothing.
 using Accessor = std::function<Slot(SceneDesc& scene, const Names& names, std::string& why)>;
 
-}  // namespace ductile::params
+}  // namespace ductile::scene
 
 namespace ductile {
 
 struct ParameterBinding {
-  params::Accessor slot;
+  scene::Accessor slot;
 };
 
 }  // namespace ductile
 
-namespace ductile::params {
+namespace ductile::scene {
 
 /// The slot of one field.
 Slot Of(double* x);
@@ -91,4 +91,4 @@ Slot KeyframeTime(SceneDesc& scene, const Names& names, std::string& why);
 bool IsDynamic(const RigidBodyDesc& body);
 bool AnyBody(const RigidBodyDesc& body);
 
-}  // namespace ductile::params
+}  // namespace ductile::scene

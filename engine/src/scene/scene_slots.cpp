@@ -1,5 +1,5 @@
 // Reading a parameter's value from text, and the slot of a SceneDesc behind a row (its binding, scene_binding.h).
-#include "params/scene_slots.h"
+#include "scene/scene_slots.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -8,9 +8,9 @@
 #include <iomanip>
 #include <sstream>
 
-#include "params/scene_binding.h"
+#include "scene/scene_binding.h"
 
-namespace ductile::params {
+namespace ductile::scene {
 
 namespace {
 
@@ -132,4 +132,4 @@ std::string FormatSlot(const Slot& slot) {
   return {};
 }
 
-}  // namespace ductile::params
+}  // namespace ductile::scene

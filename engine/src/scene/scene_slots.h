@@ -10,7 +10,7 @@
 #include "ductile/parameters.h"
 #include "ductile/scene.h"
 
-namespace ductile::params {
+namespace ductile::scene {
 
 /// The field of a SceneDesc that holds one parameter: exactly one pointer is set, or none when the key's named
 /// entry is missing or the key does not apply to it. A slot is valid until the SceneDesc changes shape.
@@ -51,4 +51,4 @@ void Store(const Slot& slot, const ParameterKey& key, const Value& value);
 /// The value in `slot` as `--set` takes it: the shortest text that reads back bitwise ("0.001", "[0, 0, -9.81]").
 std::string FormatSlot(const Slot& slot);
 
-}  // namespace ductile::params
+}  // namespace ductile::scene

@@ -1,5 +1,5 @@
 // The bindings of the parameter table's rows to the fields of a SceneDesc (scene_binding.h).
-#include "params/scene_binding.h"
+#include "scene/scene_binding.h"
 
 #include <algorithm>
 #include <functional>
@@ -9,7 +9,7 @@
 
 #include "scene/schema.h"
 
-namespace ductile::params {
+namespace ductile::scene {
 
 Slot Of(double* x) {
   Slot slot;
@@ -133,4 +133,4 @@ bool AnyBody(const RigidBodyDesc& /*body*/) {
   return true;
 }
 
-}  // namespace ductile::params
+}  // namespace ductile::scene
