@@ -8,12 +8,12 @@
 
 #include "contact/constraints/friction_cone_contact.h"
 #include "contact/contact_frame.h"
+#include "contact/rigid_system.h"
 #include "contact/schur_complement.h"
 #include "contact/sparse_newton.h"
 #include "coupling/coupling_telemetry.h"
 #include "model/fem_model.h"
 #include "model/rigid_model.h"
-#include "step/workspace.h"
 
 namespace ductile {
 namespace {
@@ -198,20 +198,20 @@ std::string StrongCouplingRefusal(const Model& model) {
   return {};
 }
 
-void StrongCoupling::FreezeRigid(const Model& model, State::Data& state, Workspace& workspace) {
+void StrongCoupling::FreezeRigid(const Model& model, State::Data& state, CouplingStep& step) {
   frozen_ = false;
-  if (!workspace.rigid || !model.rigid || model.rigid->empty()) return;
+  if (!step.rigid || !model.rigid || model.rigid->empty()) return;
   if (contact_model_ != &model || !rigid_contact_) {
     rigid_contact_ = std::make_unique<coupling::MpmRigidContact>(coupling::MpmContactSettingsOf(model));
     contact_model_ = &model;
   }
-  rigid_contact_->BeginStep(*workspace.rigid, state.impulses);
+  rigid_contact_->BeginStep(*step.rigid, state.impulses);
   frozen_ = true;
 }
 
-void StrongCoupling::BuildBlocks(const Model& model, Workspace& workspace) {
+void StrongCoupling::BuildBlocks(const Model& model, CouplingStep& step) {
   blocks_.clear();
-  for (const std::unique_ptr<DeformableDomain>& domain : workspace.domains) {
+  for (const std::unique_ptr<DeformableDomain>& domain : step.domains) {
     DomainBlock d;
     d.domain = domain.get();
     if (!domain->BuildStrongBlock(model.dt, d.block)) continue;
@@ -307,7 +307,7 @@ void StrongCoupling::OntoSurfaces(const Model& model, const mpm::Particles& part
   contacts.resize(kept);
 }
 
-void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& workspace,
+void StrongCoupling::AddContact(const Contact& c, double dt, const CouplingStep& step,
                                 const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const {
   const int p = c.particle;
   const auto nr = static_cast<int>(rigid_A_inv.size());
@@ -321,8 +321,8 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
   J_W.setZero();
   Eigen::Vector3d v0 = Eigen::Vector3d::Zero();
   double delassus = 0;
-  if (c.body >= 0 && workspace.rigid) {  // a kinematic body without dofs still moves: v0
-    const contact::RigidSystem& rigid = *workspace.rigid;
+  if (c.body >= 0 && step.rigid) {  // a kinematic body without dofs still moves: v0
+    const contact::RigidSystem& rigid = *step.rigid;
     const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), c.body, x, &v0);
     if (nr > 0) {
       J_W.leftCols(nr) = -Jb;
@@ -362,7 +362,7 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const Workspace& wo
   joint.Add(std::make_unique<contact::FrictionConeContact>(cone), J, -R_WC.transpose() * v0, std::move(cols));
 }
 
-void StrongCoupling::AddBlockContact(const DomainBlock& d, const Contact& c, double dt, const Workspace& workspace,
+void StrongCoupling::AddBlockContact(const DomainBlock& d, const Contact& c, double dt, const CouplingStep& step,
                                      const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const {
   const auto nr = static_cast<int>(rigid_A_inv.size());
   const Eigen::Matrix3d R_WC = contact::ContactFrame(c.normal_W);
@@ -372,8 +372,8 @@ void StrongCoupling::AddBlockContact(const DomainBlock& d, const Contact& c, dou
   Eigen::Vector3d v0 = Eigen::Vector3d::Zero();
   const auto k = static_cast<std::size_t>(c.particle);
   double delassus = 1 / d.block.point_mass[k];
-  if (c.body >= 0 && workspace.rigid) {  // a kinematic body without dofs still moves: v0
-    const contact::RigidSystem& rigid = *workspace.rigid;
+  if (c.body >= 0 && step.rigid) {  // a kinematic body without dofs still moves: v0
+    const contact::RigidSystem& rigid = *step.rigid;
     const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), c.body, c.point, &v0);
     if (nr > 0) {
       J_W.leftCols(nr) = -Jb;
@@ -383,7 +383,7 @@ void StrongCoupling::AddBlockContact(const DomainBlock& d, const Contact& c, dou
   for (int r = 0; r < nr; ++r) cols.push_back(r);
   int used = nr;
   for (int a = 0; a < 3; ++a) {
-    const int kept = d.kept_of_dof[static_cast<std::size_t>(d.block.point_dof[k] + a)];
+    const int kept = d.kept_of_dof[static_cast<std::size_t>(d.block.point_dof[k]) + static_cast<std::size_t>(a)];
     if (kept < 0) continue;  // held
     J_W(a, used++) = 1;
     cols.push_back(d.offset + kept);
@@ -428,7 +428,7 @@ std::vector<int> StrongCoupling::KeptDofs(const std::vector<Contact>& contacts) 
 }
 
 Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector<Contact>& contacts, bool with_mpm,
-                                           Workspace& workspace, contact::RigidStepProblem& rigid,
+                                           CouplingStep& step, contact::RigidStepProblem& rigid,
                                            contact::SapResult& result) {
   std::vector<int> kept;
   std::vector<bool> fixed;
@@ -442,7 +442,7 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
     HoldFixed(fixed, A, b);
     A.makeCompressed();
   }
-  const int nr = workspace.rigid ? workspace.rigid->tree().nv() : 0;
+  const int nr = step.rigid ? step.rigid->tree().nv() : 0;
   contact::SapProblem joint;
   contact::SchurComplement schur;
   // The blocks (soft bodies) reduced onto their contacts' dofs: few, and their S is dense.
@@ -500,9 +500,9 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
   const Eigen::VectorXd rigid_A_inv =
       nr > 0 ? Eigen::VectorXd(rigid.problem.A.diagonal().cwiseInverse()) : Eigen::VectorXd();
   if (with_mpm)
-    for (const Contact& c : contacts) AddContact(c, model.dt, workspace, rigid_A_inv, joint);
+    for (const Contact& c : contacts) AddContact(c, model.dt, step, rigid_A_inv, joint);
   for (const DomainBlock& d : blocks_)
-    for (const Contact& c : d.contacts) AddBlockContact(d, c, model.dt, workspace, rigid_A_inv, joint);
+    for (const Contact& c : d.contacts) AddBlockContact(d, c, model.dt, step, rigid_A_inv, joint);
   std::unique_ptr<contact::SparseNewtonSystem> newton;
   if (!reduce) {
     // The free motion v* = A⁻¹ (rigid A v*, b, the blocks' S v*) with the Newton system's own factorisation,
@@ -518,14 +518,14 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
   }
   if (nr > 0) joint.v_star.head(nr) = rigid.problem.v_star;
   contact::SapSolverParams params;
-  if (workspace.rigid) params = workspace.rigid->params().solver;
+  if (step.rigid) params = step.rigid->params().solver;
   params.rel_tolerance = model.strong_tolerance;
   params.max_iterations = model.rigid ? model.rigid->max_solver_iterations : params.max_iterations;
   // Initial guess: the step's starting velocities (the rigid state's, and the grid's from P2G, ṽ − Δt g; a block's
   // own), nearer the solution than the free motion for anything resting or held (dough rolling under the strong
   // scheme took 16.4 Newton iterations a step from v*, 9.4 from these: bench/results/amd-epyc-2core-strong.md).
   Eigen::VectorXd v0(nr + nc + nb);
-  if (nr > 0) v0.head(nr) = workspace.rigid->state().v;
+  if (nr > 0) v0.head(nr) = step.rigid->state().v;
   for (int k = 0; k < nc; ++k) {
     const int dof = kept[static_cast<std::size_t>(k)];
     v0[nr + k] = fixed[static_cast<std::size_t>(dof)]
@@ -578,9 +578,9 @@ void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const 
   }
 }
 
-void StrongCoupling::Advance(const Model& model, State::Data& state, Workspace& workspace) {
-  StepTelemetry& t = workspace.telemetry;
-  contact::RigidSystem* rigid = workspace.rigid.get();
+void StrongCoupling::Advance(const Model& model, State::Data& state, CouplingStep& step) {
+  StepTelemetry& t = step.telemetry;
+  contact::RigidSystem* rigid = step.rigid;
   auto start = WallClock::now();
   contact::RigidStepProblem begun;
   if (rigid) {
@@ -589,7 +589,7 @@ void StrongCoupling::Advance(const Model& model, State::Data& state, Workspace& 
   }
   t.rigid_ms = Ms(start);
   start = WallClock::now();
-  FreezeRigid(model, state, workspace);
+  FreezeRigid(model, state, step);
   // The MPM domain joins with its particles (when it has any), every other domain through its block.
   const bool has_mpm = model.num_particles > 0;
   std::vector<Contact> contacts;
@@ -597,7 +597,7 @@ void StrongCoupling::Advance(const Model& model, State::Data& state, Workspace& 
     BuildFreeMotion(model, state);
     contacts = FindContacts(model, state);
   }
-  BuildBlocks(model, workspace);
+  BuildBlocks(model, step);
   bool block_contacts = false;
   for (const DomainBlock& d : blocks_) block_contacts = block_contacts || !d.contacts.empty();
   t.p2g_ms = Ms(start);
@@ -614,12 +614,12 @@ void StrongCoupling::Advance(const Model& model, State::Data& state, Workspace& 
         result = contact::SolveSap(begun.problem, rigid->params().solver, rigid->state().v);
     } else {
       const bool with_mpm = !contacts.empty();
-      Eigen::VectorXd joint_v = SolveJoint(model, contacts, with_mpm, workspace, begun, result);
+      Eigen::VectorXd joint_v = SolveJoint(model, contacts, with_mpm, step, begun, result);
       v = with_mpm ? std::move(joint_v)
                    : (has_mpm ? free_motion_.Solve(model.implicit_tolerance, kMaxFreeMotionIterations) : v);
     }
   } catch (const std::runtime_error& e) {  // a factorisation that failed: the step cannot go on
-    workspace.rigid_failure = std::string("the strong coupling's joint solve failed: ") + e.what();
+    step.rigid_failure = std::string("the strong coupling's joint solve failed: ") + e.what();
     return;
   }
   // Every contact of the joint problem in its order: the particles', then each block's.
@@ -649,7 +649,7 @@ void StrongCoupling::Advance(const Model& model, State::Data& state, Workspace& 
   try {
     coupling::RecordRigidTelemetry(*rigid, rigid->FinishStep(model.dt, begun, result), t);
   } catch (const std::runtime_error& e) {
-    workspace.rigid_failure = e.what();
+    step.rigid_failure = e.what();
   }
   t.rigid_ms += Ms(start);
 }

@@ -66,7 +66,7 @@ std::string StrongCouplingRefusal(const Model& model);
 
 class StrongCoupling final : public CouplingScheme {
  public:
-  void Advance(const Model& model, State::Data& state, Workspace& workspace) override;
+  void Advance(const Model& model, State::Data& state, CouplingStep& step) override;
 
   /// One particle contact of the step's problem (file comment, 2).
   struct Contact {
@@ -94,13 +94,13 @@ class StrongCoupling final : public CouplingScheme {
   };
 
   // Freezes the rigid geometry for the step's contact queries (rigid_contact_), when the scene has rigid bodies.
-  void FreezeRigid(const Model& model, State::Data& state, Workspace& workspace);
+  void FreezeRigid(const Model& model, State::Data& state, CouplingStep& step);
   // The step's contacts against the frozen rigid geometry and the unilateral walls.
   std::vector<Contact> FindContacts(const Model& model, const State::Data& state);
   // The blocks of the domains that join (every domain's BuildStrongBlock) and their points' contacts.
-  void BuildBlocks(const Model& model, Workspace& workspace);
+  void BuildBlocks(const Model& model, CouplingStep& step);
   // A block contact's rows of the joint problem: the rigid dofs and the point's three dofs.
-  void AddBlockContact(const DomainBlock& d, const Contact& c, double dt, const Workspace& workspace,
+  void AddBlockContact(const DomainBlock& d, const Contact& c, double dt, const CouplingStep& step,
                        const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const;
   // Moves the contacts of particles whose objects carry a surface onto it (coupling/object_surface.h) and drops
   // those whose gap is beyond the reach. The particles about a ball's lowest point all find that point: each keeps
@@ -111,7 +111,7 @@ class StrongCoupling final : public CouplingScheme {
                     std::vector<Contact>& contacts) const;
   // The contact's rows of the joint problem (its Jacobian over the rigid dofs and the kept grid dofs).
   // `rigid_A_inv` is the inverse of the rigid block's diagonal (size nr), for the contact's Delassus estimate.
-  void AddContact(const Contact& c, double dt, const Workspace& workspace, const Eigen::VectorXd& rigid_A_inv,
+  void AddContact(const Contact& c, double dt, const CouplingStep& step, const Eigen::VectorXd& rigid_A_inv,
                   contact::SapProblem& joint) const;
   // The free motion of the step's particles (materials, walls).
   void BuildFreeMotion(const Model& model, const State::Data& state);
@@ -122,7 +122,7 @@ class StrongCoupling final : public CouplingScheme {
   // With `with_mpm` false the MPM grid stays out of it (no particle contact: its free motion is solved alone); the
   // blocks with contacts join reduced onto their contacts' dofs, and each gets its velocities (block_v_).
   Eigen::VectorXd SolveJoint(const Model& model, const std::vector<Contact>& contacts, bool with_mpm,
-                             Workspace& workspace, contact::RigidStepProblem& rigid, contact::SapResult& result);
+                             CouplingStep& step, contact::RigidStepProblem& rigid, contact::SapResult& result);
   // The contacts' impulses on the rigid bodies (for the reports) and their counts.
   void RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result, int first,
                       const contact::RigidSystem* rigid, State::Data& state) const;

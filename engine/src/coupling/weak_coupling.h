@@ -11,12 +11,12 @@ namespace ductile {
 
 class WeakCoupling final : public CouplingScheme {
  public:
-  void Advance(const Model& model, State::Data& state, Workspace& workspace) override;
+  void Advance(const Model& model, State::Data& state, CouplingStep& step) override;
 
  private:
-  static void FreezeRigidGeometry(State::Data& state, Workspace& workspace);
-  static void AdvanceDomains(const Model& model, const State::Data& state, Workspace& workspace);
-  static void AdvanceRigid(const Model& model, State::Data& state, Workspace& workspace);
+  static void FreezeRigidGeometry(State::Data& state, CouplingStep& step);
+  static void AdvanceDomains(const Model& model, const State::Data& state, CouplingStep& step);
+  static void AdvanceRigid(const Model& model, State::Data& state, CouplingStep& step);
 };
 
 }  // namespace ductile

@@ -38,7 +38,8 @@ void Step(const Model& model, State::Data& state, Workspace& workspace) {
   const auto start = std::chrono::steady_clock::now();
   workspace.rigid_failure.clear();
   ApplyInputs(model, state, workspace);
-  workspace.coupling->Advance(model, state, workspace);
+  CouplingStep coupled = workspace.Coupled();
+  workspace.coupling->Advance(model, state, coupled);
   AdvanceClock(model, state.clock);
   if (workspace.rigid) CheckRobotContacts(model, state, *workspace.rigid, workspace.robot_forces, workspace.telemetry);
   workspace.telemetry.wall_ms =

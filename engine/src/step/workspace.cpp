@@ -31,12 +31,6 @@ Workspace::Workspace(const Model& model, State::Data& state, int num_threads)
   ResetShared(model, state);
 }
 
-bool Workspace::AnyDiverged() const {
-  for (const std::unique_ptr<DeformableDomain>& d : domains)
-    if (d->diverged()) return true;
-  return false;
-}
-
 void Workspace::ChooseCoupling(const Model& model) {
   if (coupling && model.coupling == coupling_kind) return;
   if (model.coupling == CouplingKind::kStrong) {

@@ -45,8 +45,8 @@ struct Workspace {
       if (const D* found = dynamic_cast<const D*>(d.get())) return found;
     return nullptr;
   }
-  /// Whether a domain's last Advance stopped on a non-physical state.
-  bool AnyDiverged() const;
+  /// What the coupling scheme advances and reports to: the domains, the rigid system, the telemetry, the failure.
+  CouplingStep Coupled() { return {domains, rigid.get(), telemetry, rigid_failure}; }
   /// Brings every domain's part of the State up to date (a device backend's particles): call before reading it.
   void SyncToHost() const {
     for (const std::unique_ptr<DeformableDomain>& d : domains) d->SyncToHost();

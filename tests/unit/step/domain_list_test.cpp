@@ -137,14 +137,18 @@ TEST(DomainRegistry, EveryDomainWorksOnTheBoundState) {
   const Model model = Compile(WithSoftBody());
   State::Data first;
   Workspace workspace(model, first, 1);
-  for (int i = 0; i < 5; ++i) workspace.coupling->Advance(model, first, workspace);
+  const auto advance = [&](Workspace& w, State::Data& state) {
+    CouplingStep coupled = w.Coupled();
+    w.coupling->Advance(model, state, coupled);
+  };
+  for (int i = 0; i < 5; ++i) advance(workspace, first);
   State::Data copy;
   Workspace other(model, copy, 1);  // on its own initial state
   copy = first;
   other.Bind(model, copy);
   for (int i = 0; i < 5; ++i) {
-    workspace.coupling->Advance(model, first, workspace);
-    other.coupling->Advance(model, copy, other);
+    advance(workspace, first);
+    advance(other, copy);
   }
   EXPECT_EQ(first.fem.x, copy.fem.x);
   ASSERT_EQ(first.mpm.particles.size(), copy.mpm.particles.size());
