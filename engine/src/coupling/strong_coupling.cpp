@@ -445,13 +445,7 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
   const int nr = step.rigid ? step.rigid->tree().nv() : 0;
   contact::SapProblem joint;
   contact::SchurComplement schur;
-  // The blocks (soft bodies) reduced onto their contacts' dofs: few, and their S is dense.
-  int nb = 0;
-  for (DomainBlock& d : blocks_) {
-    if (d.kept.empty()) continue;
-    d.schur.Compute(d.block.A, d.kept);
-    nb += static_cast<int>(d.kept.size());
-  }
+  const int nb = ReduceBlocks();
   // Reduced onto the kept dofs while S is small; sparse over every grid dof when S would be large and dense
   // (simulation.strong_dense_limit; file comment, 3).
   const bool reduce = !with_mpm || kept.size() <= static_cast<std::size_t>(model.strong_dense_limit);
@@ -478,7 +472,83 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
     joint.A_sparse = BlockDiagonal(nr > 0 ? rigid.problem.A : Eigen::MatrixXd(), A);
   }
   const auto nc = static_cast<int>(kept.size());
-  int offset = nr + nc;
+  AppendBlocks(reduce, nr + nc, joint);
+  std::vector<int> rigid_dofs(static_cast<std::size_t>(nr));
+  for (int k = 0; k < nr; ++k) rigid_dofs[static_cast<std::size_t>(k)] = k;
+  for (contact::SapProblem::Entry& e : rigid.problem.constraints)
+    joint.Add(std::move(e.constraint), std::move(e.J), std::move(e.b), e.cols.empty() ? rigid_dofs : e.cols);
+  const Eigen::VectorXd rigid_A_inv =
+      nr > 0 ? Eigen::VectorXd(rigid.problem.A.diagonal().cwiseInverse()) : Eigen::VectorXd();
+  if (with_mpm)
+    for (const Contact& c : contacts) AddContact(c, model.dt, step, rigid_A_inv, joint);
+  for (const DomainBlock& d : blocks_)
+    for (const Contact& c : d.contacts) AddBlockContact(d, c, model.dt, step, rigid_A_inv, joint);
+  std::unique_ptr<contact::SparseNewtonSystem> newton;
+  if (!reduce) newton = SparseFreeMotion(rigid, b, nr + nc + nb, joint);
+  if (nr > 0) joint.v_star.head(nr) = rigid.problem.v_star;
+  contact::SapSolverParams params;
+  if (step.rigid) params = step.rigid->params().solver;
+  params.rel_tolerance = model.strong_tolerance;
+  params.max_iterations = model.rigid ? model.rigid->max_solver_iterations : params.max_iterations;
+  result = contact::SolveSap(joint, params, InitialGuess(model, kept, fixed, nr, step, nr + nc + nb), newton.get());
+  TakeBlockVelocities(result);
+  if (!with_mpm) return {};
+  Eigen::VectorXd v =
+      reduce ? schur.BackSubstitute(b, result.v.segment(nr, nc)) : Eigen::VectorXd(result.v.segment(nr, nc));
+  for (Eigen::Index k = 0; k < v.size(); ++k)
+    if (fixed[static_cast<std::size_t>(k)]) v[k] = 0;
+  return v;
+}
+
+// The step's starting velocities (the rigid state's, and the grid's from P2G, ṽ − Δt g; a block's own), nearer the
+// solution than the free motion for anything resting or held (dough rolling under the strong scheme took 16.4 Newton
+// iterations a step from v*, 9.4 from these: bench/results/amd-epyc-2core-strong.md).
+Eigen::VectorXd StrongCoupling::InitialGuess(const Model& model, const std::vector<int>& kept,
+                                             const std::vector<bool>& fixed, int nr, const CouplingStep& step,
+                                             int n) const {
+  Eigen::VectorXd v0(n);
+  if (nr > 0) v0.head(nr) = step.rigid->state().v;
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    const int dof = kept[k];
+    v0[nr + static_cast<Eigen::Index>(k)] =
+        fixed[static_cast<std::size_t>(dof)]
+            ? 0.0
+            : free_motion_.free_velocity()[dof] - model.dt * static_cast<double>(model.gravity[dof % 3]);
+  }
+  for (const DomainBlock& d : blocks_)
+    for (std::size_t k = 0; k < d.kept.size(); ++k)
+      v0[d.offset + static_cast<Eigen::Index>(k)] = d.block.v_start[d.kept[k]];
+  return v0;
+}
+
+// The free motion v* = A⁻¹ (rigid A v*, b, the blocks' S v*) with the Newton system's own factorisation, before any
+// contact; the system is kept for SAP's Newton steps.
+std::unique_ptr<contact::SparseNewtonSystem> StrongCoupling::SparseFreeMotion(const contact::RigidStepProblem& rigid,
+                                                                              const Eigen::VectorXd& b, int n,
+                                                                              contact::SapProblem& joint) const {
+  auto newton = std::make_unique<contact::SparseNewtonSystem>(joint);
+  const auto nr = static_cast<Eigen::Index>(rigid.problem.v_star.size());
+  Eigen::VectorXd rhs(n);
+  if (nr > 0) rhs.head(nr) = rigid.problem.A * rigid.problem.v_star;
+  rhs.segment(nr, b.size()) = b;
+  for (const DomainBlock& d : blocks_)
+    if (!d.kept.empty())
+      rhs.segment(d.offset, static_cast<Eigen::Index>(d.kept.size())) = d.schur.S() * d.schur.KeptSolution(d.block.b);
+  joint.v_star = newton->Solve({}, rhs);
+  return newton;
+}
+
+int StrongCoupling::ReduceBlocks() {
+  int nb = 0;
+  for (DomainBlock& d : blocks_) {
+    if (d.kept.empty()) continue;
+    d.schur.Compute(d.block.A, d.kept);
+    nb += static_cast<int>(d.kept.size());
+  }
+  return nb;
+}
+
+void StrongCoupling::AppendBlocks(bool reduce, int offset, contact::SapProblem& joint) {
   std::vector<Eigen::MatrixXd> block_S;
   for (DomainBlock& d : blocks_) {
     if (d.kept.empty()) continue;
@@ -493,49 +563,9 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
     offset += static_cast<int>(nk);
   }
   if (!reduce && !block_S.empty()) joint.A_sparse = AppendDenseBlocks(joint.A_sparse, block_S);
-  std::vector<int> rigid_dofs(static_cast<std::size_t>(nr));
-  for (int k = 0; k < nr; ++k) rigid_dofs[static_cast<std::size_t>(k)] = k;
-  for (contact::SapProblem::Entry& e : rigid.problem.constraints)
-    joint.Add(std::move(e.constraint), std::move(e.J), std::move(e.b), e.cols.empty() ? rigid_dofs : e.cols);
-  const Eigen::VectorXd rigid_A_inv =
-      nr > 0 ? Eigen::VectorXd(rigid.problem.A.diagonal().cwiseInverse()) : Eigen::VectorXd();
-  if (with_mpm)
-    for (const Contact& c : contacts) AddContact(c, model.dt, step, rigid_A_inv, joint);
-  for (const DomainBlock& d : blocks_)
-    for (const Contact& c : d.contacts) AddBlockContact(d, c, model.dt, step, rigid_A_inv, joint);
-  std::unique_ptr<contact::SparseNewtonSystem> newton;
-  if (!reduce) {
-    // The free motion v* = A⁻¹ (rigid A v*, b, the blocks' S v*) with the Newton system's own factorisation,
-    // before any contact.
-    newton = std::make_unique<contact::SparseNewtonSystem>(joint);
-    Eigen::VectorXd rhs(nr + nc + nb);
-    if (nr > 0) rhs.head(nr) = rigid.problem.A * rigid.problem.v_star;
-    rhs.segment(nr, nc) = b;
-    for (const DomainBlock& d : blocks_)
-      if (!d.kept.empty())
-        rhs.segment(d.offset, static_cast<Eigen::Index>(d.kept.size())) = d.schur.S() * d.schur.KeptSolution(d.block.b);
-    joint.v_star = newton->Solve({}, rhs);
-  }
-  if (nr > 0) joint.v_star.head(nr) = rigid.problem.v_star;
-  contact::SapSolverParams params;
-  if (step.rigid) params = step.rigid->params().solver;
-  params.rel_tolerance = model.strong_tolerance;
-  params.max_iterations = model.rigid ? model.rigid->max_solver_iterations : params.max_iterations;
-  // Initial guess: the step's starting velocities (the rigid state's, and the grid's from P2G, ṽ − Δt g; a block's
-  // own), nearer the solution than the free motion for anything resting or held (dough rolling under the strong
-  // scheme took 16.4 Newton iterations a step from v*, 9.4 from these: bench/results/amd-epyc-2core-strong.md).
-  Eigen::VectorXd v0(nr + nc + nb);
-  if (nr > 0) v0.head(nr) = step.rigid->state().v;
-  for (int k = 0; k < nc; ++k) {
-    const int dof = kept[static_cast<std::size_t>(k)];
-    v0[nr + k] = fixed[static_cast<std::size_t>(dof)]
-                     ? 0.0
-                     : free_motion_.free_velocity()[dof] - model.dt * static_cast<double>(model.gravity[dof % 3]);
-  }
-  for (const DomainBlock& d : blocks_)
-    for (std::size_t k = 0; k < d.kept.size(); ++k)
-      v0[d.offset + static_cast<Eigen::Index>(k)] = d.block.v_start[d.kept[k]];
-  result = contact::SolveSap(joint, params, v0, newton.get());
+}
+
+void StrongCoupling::TakeBlockVelocities(const contact::SapResult& result) {
   block_v_.assign(blocks_.size(), Eigen::VectorXd());
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
     const DomainBlock& d = blocks_[i];
@@ -545,12 +575,6 @@ Eigen::VectorXd StrongCoupling::SolveJoint(const Model& model, const std::vector
     for (Eigen::Index k = 0; k < block_v_[i].size(); ++k)
       if (d.block.fixed[static_cast<std::size_t>(k)]) block_v_[i][k] = 0;
   }
-  if (!with_mpm) return {};
-  Eigen::VectorXd v =
-      reduce ? schur.BackSubstitute(b, result.v.segment(nr, nc)) : Eigen::VectorXd(result.v.segment(nr, nc));
-  for (Eigen::Index k = 0; k < v.size(); ++k)
-    if (fixed[static_cast<std::size_t>(k)]) v[k] = 0;
-  return v;
 }
 
 void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result, int first,

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "contact/schur_complement.h"
+#include "contact/sparse_newton.h"
 #include "coupling/coupling_scheme.h"
 #include "coupling/mpm_rigid_contact.h"
 #include "coupling/object_surface.h"
@@ -123,6 +124,22 @@ class StrongCoupling final : public CouplingScheme {
   // blocks with contacts join reduced onto their contacts' dofs, and each gets its velocities (block_v_).
   Eigen::VectorXd SolveJoint(const Model& model, const std::vector<Contact>& contacts, bool with_mpm,
                              CouplingStep& step, contact::RigidStepProblem& rigid, contact::SapResult& result);
+  // The Newton iteration's first guess over the joint problem's n dofs (rigid, kept grid dofs, blocks' kept dofs).
+  Eigen::VectorXd InitialGuess(const Model& model, const std::vector<int>& kept, const std::vector<bool>& fixed, int nr,
+                               const CouplingStep& step, int n) const;
+  // The unreduced joint problem's Newton system and its free motion (into joint.v_star); `b` the grid's right-hand
+  // side, n the joint problem's size.
+  std::unique_ptr<contact::SparseNewtonSystem> SparseFreeMotion(const contact::RigidStepProblem& rigid,
+                                                                const Eigen::VectorXd& b, int n,
+                                                                contact::SapProblem& joint) const;
+  // Each block with contacts reduced onto their dofs (its Schur complement); returns how many dofs they keep.
+  int ReduceBlocks();
+  // The reduced blocks into the joint problem from column `offset` on: into the dense A and v* when `reduce`, else
+  // appended to the sparse A (v* comes from the Newton system's factorisation then). Sets each block's offset.
+  void AppendBlocks(bool reduce, int offset, contact::SapProblem& joint);
+  // Each block's velocities after the solve: its kept dofs' from `result`, the others by back-substitution (its free
+  // motion when it had no contact); held dofs 0.
+  void TakeBlockVelocities(const contact::SapResult& result);
   // The contacts' impulses on the rigid bodies (for the reports) and their counts.
   void RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result, int first,
                       const contact::RigidSystem* rigid, State::Data& state) const;

@@ -1,0 +1,301 @@
+// The rows of the rigid bodies, joints, robots, welds, cameras and FEM–IPC bodies (parameter_row.h).
+#include <string>
+#include <vector>
+
+#include "params/parameter_row.h"
+
+namespace ductile::params::rows {
+
+std::vector<ParameterInfo> RigidBodyRows() {
+  return {
+      Number("rigid_bodies.*.mass", "mass", "m", "kg")
+          .At(Body([](RigidBodyDesc& b) { return &b.mass; }, IsDynamic, "mass", "only IsDynamic bodies have a mass"))
+          .In(Positive())
+          .DefaultNote("–")
+          .Reset("changes the body's mass properties")
+          .Doc("The dynamic body's mass."),
+      Number("rigid_bodies.*.density", "density", "ρ", "kg/m³")
+          .At(Body([](RigidBodyDesc& b) { return &b.density; }, IsDynamic, "density",
+                   "only IsDynamic bodies have a mass"))
+          .In(Positive())
+          .DefaultNote("–")
+          .Reset("changes the body's mass properties")
+          .Doc("The dynamic body's mass per volume of its shape, instead of its mass."),
+      Number("rigid_bodies.*.friction", "friction", "μ", "")
+          .At(Body([](RigidBodyDesc& b) { return &b.friction; }, AnyBody, "friction", ""))
+          .Derives(ParameterDerives::kGeometryContact)
+          .In(NonNegative())
+          .DefaultNote("from `contact`")
+          .Doc("Coulomb friction coefficient μ of this body; not set: contact.friction."),
+      Number("rigid_bodies.*.stiffness", "contact stiffness", "k", "N/m")
+          .At(Body([](RigidBodyDesc& b) { return &b.stiffness; }, AnyBody, "stiffness", ""))
+          .Derives(ParameterDerives::kGeometryContact)
+          .In(Positive())
+          .DefaultNote("from `contact`")
+          .Doc("Contact stiffness k of this body; not set: contact.stiffness."),
+      Number("rigid_bodies.*.dissipation", "contact dissipation", "d", "s/m")
+          .At(Body([](RigidBodyDesc& b) { return &b.dissipation; }, AnyBody, "dissipation", ""))
+          .Derives(ParameterDerives::kGeometryContact)
+          .In(NonNegative())
+          .DefaultNote("from `contact`")
+          .Doc("Hunt-Crossley dissipation d of this body; not set: contact.dissipation."),
+      Number("rigid_bodies.*.keyframes.*.time", "keyframe time", "t", "s")
+          .At(KeyframeTime)
+          .In(NonNegative())
+          .Within("≥ 0, greater than the previous keyframe's")
+          .Required()
+          .Reset("changes the body's motion")
+          .Doc("When the kinematic body is at this keyframe's pose."),
+  };
+}
+
+std::vector<ParameterInfo> BodyJointRows() {
+  const std::string in_limits = "within [`lower`, `upper`]";
+  return {
+      Number("rigid_bodies.*.joint.position", "initial joint position", "q₀", "rad or m")
+          .At(Joint(&BodyJointDesc::position, "position"))
+          .Within(in_limits)
+          .Default(0)
+          .Reset(kInitial)
+          .Doc("Joint position q at t = 0."),
+      Number("rigid_bodies.*.joint.lower", "lower limit", "q_min", "rad or m")
+          .At(Joint(&BodyJointDesc::lower, "lower"))
+          .Within("finite, ≤ `upper`")
+          .DefaultNote("unbounded (−∞)")
+          .Reset(kRigidStructure)
+          .Doc("Lower joint limit."),
+      Number("rigid_bodies.*.joint.upper", "upper limit", "q_max", "rad or m")
+          .At(Joint(&BodyJointDesc::upper, "upper"))
+          .Within("finite, ≥ `lower`")
+          .DefaultNote("unbounded (+∞)")
+          .Reset(kRigidStructure)
+          .Doc("Upper joint limit."),
+      Number("rigid_bodies.*.joint.damping", "joint damping", "b", "N·m·s/rad or N·s/m")
+          .At(Joint(&BodyJointDesc::damping, "damping"))
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Viscous joint damping: a joint force −b·q̇."),
+      Number("rigid_bodies.*.joint.effort", "effort limit", "u_max", "N·m or N")
+          .At(Joint(&BodyJointDesc::effort, "effort"))
+          .In(Positive())
+          .DefaultNote("unbounded")
+          .Reset(kRigidStructure)
+          .Doc("The controller's force is limited to ±u_max."),
+      Number("rigid_bodies.*.joint.effort_applied", "applied effort", "u", "N·m or N")
+          .At(Joint(&BodyJointDesc::effort_applied, "effort_applied"))
+          .Within("\\|value\\| ≤ `effort`")
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Constant feed-forward joint force applied during the whole run."),
+      Number("rigid_bodies.*.joint.kp", "proportional gain", "K_p", "N·m/rad or N/m")
+          .At(Joint(&BodyJointDesc::kp, "kp"))
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Proportional gain of the joint's PD controller."),
+      Number("rigid_bodies.*.joint.kd", "derivative gain", "K_d", "N·m·s/rad or N·s/m")
+          .At(Joint(&BodyJointDesc::kd, "kd"))
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Derivative gain of the joint's PD controller."),
+      Number("rigid_bodies.*.joint.target", "target position", "q_d", "rad or m")
+          .At(Joint(&BodyJointDesc::target, "target"))
+          .Within(in_limits)
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Target position of the joint's PD controller."),
+  };
+}
+
+std::vector<ParameterInfo> RobotWeldCameraRows() {
+  const std::string in_limits = "within the joint's limits";
+  return {
+      Number("robots.*.initial_positions.*", "initial joint position", "q₀", "rad or m")
+          .At(RobotJoint("initial position",
+                         [](RobotDesc& r, const std::string& j) { return MapValue(r.initial_positions, j); }))
+          .Within(in_limits)
+          .DefaultNote("every joint at 0")
+          .Reset(kInitial)
+          .Doc("Joint position at t = 0."),
+      Number("robots.*.controllers.*.kp", "proportional gain", "K_p", "N·m/rad or N/m")
+          .At(RobotJoint("controller",
+                         [](RobotDesc& r, const std::string& j) { return Controller(r, j, &JointControllerDesc::kp); }))
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Proportional gain of the joint's PD controller."),
+      Number("robots.*.controllers.*.kd", "derivative gain", "K_d", "N·m·s/rad or N·s/m")
+          .At(RobotJoint("controller",
+                         [](RobotDesc& r, const std::string& j) { return Controller(r, j, &JointControllerDesc::kd); }))
+          .In(NonNegative())
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Derivative gain of the joint's PD controller."),
+      Number("robots.*.controllers.*.target", "target position", "q_d", "rad or m")
+          .At(RobotJoint(
+              "controller",
+              [](RobotDesc& r, const std::string& j) { return Controller(r, j, &JointControllerDesc::target); }))
+          .Within(in_limits)
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Target position q_d of the controller."),
+      Number("robots.*.controllers.*.feedforward", "feed-forward force", "u_ff", "N·m or N")
+          .At(RobotJoint(
+              "controller",
+              [](RobotDesc& r, const std::string& j) { return Controller(r, j, &JointControllerDesc::feedforward); }))
+          .Default(0)
+          .Reset(kRigidStructure)
+          .Doc("Constant force added to the PD term."),
+      Number("robots.*.joint_efforts.*", "joint effort", "u", "N·m or N")
+          .At(RobotJoint("joint effort",
+                         [](RobotDesc& r, const std::string& j) { return MapValue(r.joint_efforts, j); }))
+          .Within("\\|value\\| ≤ the joint's URDF `effort` limit")
+          .DefaultNote("none (0)")
+          .Reset(kRigidStructure)
+          .Doc("Constant feed-forward joint force applied during the whole run."),
+      Number("robots.*.link_force_limit", "link force limit", "F_max", "N")
+          .At(Entry(&SceneDesc::robots, "robot", &RobotDesc::link_force_limit))
+          .Derives(ParameterDerives::kRobotLimits)
+          .In(Positive())
+          .Default(kDefaultLinkForceLimit)
+          .Doc("The contact force one of the robot's links may carry: a larger one is reported as a warning, as is "
+               "any contact between two of its links. The default is four times the weight of the 7 kg rated "
+               "payload of the KUKA LBR iiwa 7 R800."),
+      Number("welds.*.stiffness", "weld stiffness", "k", "N/m")
+          .At(Entry(&SceneDesc::welds, "weld", &WeldDesc::stiffness))
+          .In(NonNegative())
+          .Default(0)
+          .Reset("changes the welds")
+          .Doc("0: near-rigid; > 0: a spring pulling the frames together."),
+      Number("welds.*.damping", "weld damping", "d", "N·s/m")
+          .At(Entry(&SceneDesc::welds, "weld", &WeldDesc::damping))
+          .In(NonNegative())
+          .Within("≥ 0; `0` when `stiffness` is `0`")
+          .Default(0)
+          .Reset("changes the welds")
+          .Doc("Damper of the weld's spring."),
+      Number("cameras.*.fov_deg", "field of view", "fov", "deg")
+          .At(Entry(&SceneDesc::cameras, "camera", &CameraDesc::fov_deg))
+          .In({0, 180, true, true})
+          .Default(40)
+          .Reload("is read when the scene is opened")
+          .Doc("Vertical field of view of the camera preset."),
+  };
+}
+
+// The FEM–IPC domain (fem/ipc_system.h): soft bodies, affine bodies and the `ipc` settings.
+std::vector<ParameterInfo> SoftAndAffineBodyRows() {
+  const char* const mesh = "changes the body's mesh";
+  const char* const mass = "changes the body's mass";
+  return {
+      Number("soft_bodies.*.resolution", "tet size", "h", "m")
+          .At(Entry(&SceneDesc::soft_bodies, "soft body", &SoftBodyDesc::resolution))
+          .In(Positive())
+          .Default(0.01)
+          .Reset(mesh)
+          .Doc("Target edge length of the tets a shape or closed OBJ mesh is cut into (not a `.msh` mesh, not a "
+               "sheet)."),
+      Number("soft_bodies.*.thickness", "sheet thickness", "t", "m")
+          .At(Entry(&SceneDesc::soft_bodies, "soft body", &SoftBodyDesc::thickness))
+          .In(Positive())
+          .Default(0.005)
+          .Reset(mesh)
+          .Doc("A sheet's thickness: one layer of tets."),
+      Number("soft_bodies.*.youngs_modulus", "Young's modulus", "E", "Pa")
+          .At(Entry(&SceneDesc::soft_bodies, "soft body", &SoftBodyDesc::youngs_modulus))
+          .Derives(ParameterDerives::kFem)
+          .In(Positive())
+          .Default(1e5)
+          .Doc("Stiffness of the soft body's material."),
+      Number("soft_bodies.*.poisson_ratio", "Poisson's ratio", "ν", "")
+          .At(Entry(&SceneDesc::soft_bodies, "soft body", &SoftBodyDesc::poisson_ratio))
+          .Derives(ParameterDerives::kFem)
+          .In({-1, 0.5, true, true})
+          .Default(0.4)
+          .Doc("Lateral contraction; near 0.5 nearly incompressible."),
+      Number("soft_bodies.*.density", "density", "ρ", "kg/m³")
+          .At(Entry(&SceneDesc::soft_bodies, "soft body", &SoftBodyDesc::density))
+          .In(Positive())
+          .Default(1000)
+          .Reset(mass)
+          .Doc("Mass per volume; lumped onto the vertices."),
+      Vector("soft_bodies.*.velocity", "initial velocity", "v₀", "m/s")
+          .At(Entry(&SceneDesc::soft_bodies, "soft body", &SoftBodyDesc::velocity))
+          .Default(Vector3{0, 0, 0})
+          .Reset(kInitial)
+          .Doc("Initial velocity of every vertex."),
+      Number("affine_bodies.*.resolution", "surface resolution", "h", "m")
+          .At(Entry(&SceneDesc::affine_bodies, "affine body", &AffineBodyDesc::resolution))
+          .In(Positive())
+          .Default(0.01)
+          .Reset(mesh)
+          .Doc("Edge length of the surface of a sphere, cylinder or capsule."),
+      Number("affine_bodies.*.density", "density", "ρ", "kg/m³")
+          .At(Entry(&SceneDesc::affine_bodies, "affine body", &AffineBodyDesc::density))
+          .In(Positive())
+          .Default(1000)
+          .Reset(mass)
+          .Doc("Mass per volume of the body's shape."),
+      Number("affine_bodies.*.stiffness", "orthogonality stiffness", "κ_A", "Pa")
+          .At(Entry(&SceneDesc::affine_bodies, "affine body", &AffineBodyDesc::stiffness))
+          .Derives(ParameterDerives::kFem)
+          .In(Positive())
+          .Default(1e8)
+          .Doc("Stiffness of the potential κ_A V ‖AAᵀ − I‖² that keeps the affine body rigid."),
+      Vector("affine_bodies.*.velocity", "initial velocity", "v₀", "m/s")
+          .At(Entry(&SceneDesc::affine_bodies, "affine body", &AffineBodyDesc::velocity))
+          .Default(Vector3{0, 0, 0})
+          .Reset(kInitial)
+          .Doc("Initial velocity of the shape frame's origin."),
+      Vector("affine_bodies.*.angular_velocity", "initial angular velocity", "ω₀", "rad/s")
+          .At(Entry(&SceneDesc::affine_bodies, "affine body", &AffineBodyDesc::angular_velocity))
+          .Default(Vector3{0, 0, 0})
+          .Reset(kInitial)
+          .Doc("Initial angular velocity, world frame."),
+  };
+}
+
+std::vector<ParameterInfo> IpcRows() {
+  return {
+      Number("ipc.dhat", "barrier distance", "d̂", "m")
+          .At(Fixed([](SceneDesc& s) { return Of(s.ipc.dhat); }))
+          .Derives(ParameterDerives::kFem)
+          .In(Positive())
+          .Default(1e-3)
+          .Doc("Distance below which the contact barrier acts: bodies rest about this far apart."),
+      Number("ipc.barrier_stiffness", "barrier stiffness", "κ", "J/(m⁴ s²)")
+          .At(Fixed([](SceneDesc& s) { return Of(s.ipc.barrier_stiffness); }))
+          .Derives(ParameterDerives::kFem)
+          .In(NonNegative())
+          .Default(0)
+          .Doc("Barrier stiffness κ on squared distances (the potential holds κ Δt² b); 0: adaptive, elastic floor."),
+      Number("ipc.friction", "friction", "μ", "")
+          .At(Fixed([](SceneDesc& s) { return Of(s.ipc.friction); }))
+          .Derives(ParameterDerives::kFem)
+          .In(NonNegative())
+          .Default(0.5)
+          .Doc("Coulomb friction coefficient between every pair of IPC surfaces."),
+      Number("ipc.friction_velocity", "friction smoothing speed", "ε_v", "m/s")
+          .At(Fixed([](SceneDesc& s) { return Of(s.ipc.friction_velocity); }))
+          .Derives(ParameterDerives::kFem)
+          .In(Positive())
+          .Default(1e-3)
+          .Doc("Tangential speeds below ε_v are treated as sticking (smoothed static friction)."),
+      Number("ipc.newton_tolerance", "Newton tolerance", "ε_d", "m/s")
+          .At(Fixed([](SceneDesc& s) { return Of(s.ipc.newton_tolerance); }))
+          .Derives(ParameterDerives::kFem)
+          .In(Positive())
+          .Default(1e-3)
+          .Doc("Newton stops after the first step whose largest vertex increment divided by Δt is below ε_d."),
+      Integer("ipc.max_newton_iterations", "Newton iteration limit", "n_max")
+          .At(Fixed([](SceneDesc& s) { return Of(s.ipc.max_newton_iterations); }))
+          .Derives(ParameterDerives::kFem)
+          .In(AtLeast(1))
+          .Default(200)
+          .Doc("A step that needs more keeps its last iterate and says so in its telemetry."),
+  };
+}
+
+}  // namespace ductile::params::rows
