@@ -247,6 +247,13 @@ void StrongCoupling::BuildBlocks(const Model& model, CouplingStep& step) {
   }
 }
 
+std::string CouplingSwitchRefusal(const Model& model, CouplingKind next) {
+  if (model.coupling != CouplingKind::kStrong || next == CouplingKind::kStrong) return {};
+  if (!model.fem || model.fem->soft_bodies.empty()) return {};
+  return "a scene with soft bodies goes back to the weak coupling at a reset (the strong coupling's compliant contact "
+         "leaves their surfaces touching, which IPC's barrier cannot start from)";
+}
+
 std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& model, const State::Data& state) {
   const mpm::Particles& particles = state.mpm.particles;
   // A particle stands for the cube of material about it: its contact surface lies r_p = ½ V_p^(1/3) beyond its

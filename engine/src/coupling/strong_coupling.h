@@ -64,6 +64,10 @@ namespace ductile {
 /// Why `model` cannot run under the strong coupling (a material model or colliders it does not take), naming what;
 /// empty when it can.
 std::string StrongCouplingRefusal(const Model& model);
+/// Why a running simulation of `model` (under the strong scheme) cannot switch to `next` live, or empty: a scene with
+/// soft bodies stays strong until a reset, because the strong scheme's compliant contact leaves their surfaces
+/// touching the rigid geometry, which IPC's barrier cannot start from (a switch mid-grasp made the IPC step fail).
+std::string CouplingSwitchRefusal(const Model& model, CouplingKind next);
 
 class StrongCoupling final : public CouplingScheme {
  public:

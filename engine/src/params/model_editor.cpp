@@ -136,6 +136,10 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
     if (std::string refusal = StrongCouplingRefusal(*model); !refusal.empty())
       return key + " = " + value + ": " + refusal;
   }
+  if (matched.info->key == "simulation.coupling" && value != "strong") {
+    if (std::string refusal = CouplingSwitchRefusal(*model, CouplingKind::kWeak); !refusal.empty())
+      return key + " = " + value + ": " + refusal + ": reset to apply";
+  }
 
   // The edited scene description; CheckParameter found the slot and read the value.
   auto desc = std::make_shared<SceneDesc>(*model->scene);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/hash.h"
+#include "coupling/strong_coupling.h"
 #include "fem/affine_body.h"
 #include "fem/fem_domain.h"
 #include "model/fem_model.h"
@@ -128,6 +129,9 @@ std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
   if (ra.tree.num_bodies() != rb.tree.num_bodies() || ra.tree.nq() != rb.tree.nq() || ra.tree.nv() != rb.tree.nv() ||
       ra.world.num_geometries() != rb.world.num_geometries() || ra.empty() != rb.empty())
     return "the rigid bodies or robots changed: reset to apply";
+
+  if (std::string refusal = CouplingSwitchRefusal(old, m.coupling); !refusal.empty())
+    return "simulation.coupling: " + refusal + ": reset to apply";
 
   // Applied: the new model drives every later step; the state carries over.
   const double dt = old.dt;
