@@ -210,6 +210,11 @@ void MpmRigidContact::AddSolvedSubstep(const SolvedSubstep& s) {
   }
 }
 
+double MpmRigidContact::FrozenDistance(const Frozen& f, const Eigen::Vector3d& x_W, Eigen::Vector3d& n_G) {
+  const Eigen::Vector3d x_G = f.X_GW * x_W;
+  return f.sdf ? f.sdf->Distance(x_G, &n_G) : geometry::SignedDistanceInGeometryFrame(*f.geometry, x_G, n_G);
+}
+
 void MpmRigidContact::FindInsideGeometries(const mpm::Particles& particles, const std::vector<double>* margin) {
   const int n = static_cast<int>(particles.size());
   inside_.assign(n, -1);
@@ -230,10 +235,8 @@ void MpmRigidContact::FindInsideGeometries(const mpm::Particles& particles, cons
             xf.x > f.box_max.x() + reach || xf.y > f.box_max.y() + reach || xf.z > f.box_max.z() + reach)
           continue;
         if ((x - f.X_WG.translation()).norm() > f.radius + reach) continue;
-        const Eigen::Vector3d x_G = f.X_GW * x;
         Eigen::Vector3d n_G;
-        const double phi =
-            f.sdf ? f.sdf->Distance(x_G, &n_G) : geometry::SignedDistanceInGeometryFrame(*f.geometry, x_G, n_G);
+        const double phi = FrozenDistance(f, x, n_G);
         if (phi < depth_[p]) {
           inside_[p] = static_cast<int>(g);
           depth_[p] = phi;
@@ -254,26 +257,21 @@ std::vector<ParticleContact> MpmRigidContact::FindParticleContacts(const mpm::Pa
 }
 
 std::vector<ParticleContact> MpmRigidContact::FindPointContacts(const std::vector<Eigen::Vector3d>& points,
-                                                                double margin) const {
+                                                                const std::vector<double>& margin) const {
   std::vector<ParticleContact> out;
   for (std::size_t p = 0; p < points.size(); ++p) {
     const Eigen::Vector3d& x = points[p];
-    ParticleContact best{static_cast<int>(p), -1, margin, Eigen::Vector3d::UnitZ()};
+    const double reach = margin[p];
+    ParticleContact best{static_cast<int>(p), -1, reach, Eigen::Vector3d::UnitZ()};
     for (std::size_t g = 0; g < geometries_.size(); ++g) {
       const Frozen& f = geometries_[g];
-      if ((x.array() < f.box_min.cast<double>().array() - margin).any() ||
-          (x.array() > f.box_max.cast<double>().array() + margin).any())
+      if ((x.array() < f.box_min.cast<double>().array() - reach).any() ||
+          (x.array() > f.box_max.cast<double>().array() + reach).any() ||
+          (x - f.X_WG.translation()).norm() > f.radius + reach)
         continue;
-      if ((x - f.X_WG.translation()).norm() > f.radius + margin) continue;
-      const Eigen::Vector3d x_G = f.X_GW * x;
       Eigen::Vector3d n_G;
-      const double phi =
-          f.sdf ? f.sdf->Distance(x_G, &n_G) : geometry::SignedDistanceInGeometryFrame(*f.geometry, x_G, n_G);
-      if (phi < best.phi) {
-        best.geometry = static_cast<int>(g);
-        best.phi = phi;
-        best.normal_W = f.X_WG.linear() * n_G;
-      }
+      const double phi = FrozenDistance(f, x, n_G);
+      if (phi < best.phi) best = {static_cast<int>(p), static_cast<int>(g), phi, f.X_WG.linear() * n_G};
     }
     if (best.geometry >= 0) out.push_back(best);
   }

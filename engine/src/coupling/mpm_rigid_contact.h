@@ -99,6 +99,9 @@ class MpmRigidContact {
     double radius = 0;                 // bounding sphere about X_WG's origin; infinite for a half-space
     Eigen::Vector3f box_min, box_max;  // a world box that holds the geometry (padded); infinite for a half-space
   };
+  // The signed distance of world point x_W from frozen geometry f and its outward normal there in the geometry frame
+  // (rotated to the world by whoever keeps it).
+  static double FrozenDistance(const Frozen& f, const Eigen::Vector3d& x_W, Eigen::Vector3d& n_G);
 
   explicit MpmRigidContact(MpmContactSettings settings) : settings_(std::move(settings)) {}
 
@@ -111,9 +114,10 @@ class MpmRigidContact {
   /// After BeginStep: each particle whose signed distance to some frozen geometry is below its margin
   /// (`margin[p]` [m], ≥ 0), with the geometry it is deepest in or closest to, in particle order.
   std::vector<ParticleContact> FindParticleContacts(const mpm::Particles& particles, const std::vector<double>& margin);
-  /// The same for points [m] (a soft body's vertices under the strong scheme): per point within `margin` of a frozen
-  /// geometry, the deepest one (ParticleContact::particle is the point's index).
-  std::vector<ParticleContact> FindPointContacts(const std::vector<Eigen::Vector3d>& points, double margin) const;
+  /// The same for points [m] (a soft body's vertices under the strong scheme): per point within its `margin` of a
+  /// frozen geometry, the deepest one (ParticleContact::particle is the point's index).
+  std::vector<ParticleContact> FindPointContacts(const std::vector<Eigen::Vector3d>& points,
+                                                 const std::vector<double>& margin) const;
   /// After BeginStep: the frozen geometry (the device backend's contact solve takes it over), and the rigid bodies'
   /// origins at the step's start.
   const std::vector<Frozen>& frozen() const { return geometries_; }

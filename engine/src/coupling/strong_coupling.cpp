@@ -146,6 +146,20 @@ Eigen::SparseMatrix<double> AppendDenseBlocks(const Eigen::SparseMatrix<double>&
   return out;
 }
 
+// The rigid body's part of a contact at `point` [m]: −J_b in the first nr = rigid_A_inv.size() columns of J_W, the
+// point's velocity from prescribed motion in v0 (a kinematic body without dofs still moves), and the body's share of
+// the Delassus estimate, returned. Nothing for static geometry (body −1) or a scene without rigid bodies.
+double RigidContactPart(int body, const Eigen::Vector3d& point, const CouplingStep& step,
+                        const Eigen::VectorXd& rigid_A_inv, Eigen::MatrixXd& J_W, Eigen::Vector3d& v0) {
+  if (body < 0 || !step.rigid) return 0;
+  const contact::RigidSystem& rigid = *step.rigid;
+  const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), body, point, &v0);
+  const auto nr = rigid_A_inv.size();
+  if (nr == 0) return 0;
+  J_W.leftCols(nr) = -Jb;
+  return (Jb * rigid_A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
+}
+
 // A block's free motion without contact: A v = b (A is SPD). Throws std::runtime_error when it is not.
 Eigen::VectorXd FreeSolve(const StrongBlock& block) {
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(block.A);
@@ -219,20 +233,18 @@ void StrongCoupling::BuildBlocks(const Model& model, CouplingStep& step) {
     if (frozen_) {
       // A point registers within the walls' reach (h/20) plus what its speed covers in the step: a contact whose
       // gap is still open may close it within the step (SAP's speculative contact, v̂ = −φ₀/Δt).
-      for (std::size_t k = 0; k < b.points.size(); ++k) {
-        const double speed = b.v_start.segment<3>(b.point_dof[k]).norm();
-        const std::vector<Eigen::Vector3d> one{b.points[k]};
-        for (const coupling::ParticleContact& pc :
-             rigid_contact_->FindPointContacts(one, kReach * model.h + 2 * model.dt * speed)) {
-          Contact c;
-          c.particle = static_cast<int>(k);
-          c.body = rigid_contact_->body_of(pc.geometry);
-          c.normal_W = pc.normal_W;
-          c.phi = pc.phi;
-          c.friction = b.friction;
-          c.point = b.points[k];
-          d.contacts.push_back(c);
-        }
+      std::vector<double> margin(b.points.size());
+      for (std::size_t k = 0; k < b.points.size(); ++k)
+        margin[k] = kReach * model.h + 2 * model.dt * b.v_start.segment<3>(b.point_dof[k]).norm();
+      for (const coupling::ParticleContact& pc : rigid_contact_->FindPointContacts(b.points, margin)) {
+        Contact c;
+        c.particle = pc.particle;
+        c.body = rigid_contact_->body_of(pc.geometry);
+        c.normal_W = pc.normal_W;
+        c.phi = pc.phi;
+        c.friction = b.friction;
+        c.point = b.points[static_cast<std::size_t>(pc.particle)];
+        d.contacts.push_back(c);
       }
     }
     d.kept_of_dof.assign(b.fixed.size(), -1);
@@ -328,14 +340,7 @@ void StrongCoupling::AddContact(const Contact& c, double dt, const CouplingStep&
   J_W.setZero();
   Eigen::Vector3d v0 = Eigen::Vector3d::Zero();
   double delassus = 0;
-  if (c.body >= 0 && step.rigid) {  // a kinematic body without dofs still moves: v0
-    const contact::RigidSystem& rigid = *step.rigid;
-    const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), c.body, x, &v0);
-    if (nr > 0) {
-      J_W.leftCols(nr) = -Jb;
-      delassus += (Jb * rigid_A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
-    }
-  }
+  delassus += RigidContactPart(c.body, x, step, rigid_A_inv, J_W, v0);
   for (int k = 0; k < nr; ++k) cols.push_back(k);
   int used = nr;
   const std::array<int, 27>& nodes = free_motion_.stencil_nodes(p);
@@ -379,14 +384,7 @@ void StrongCoupling::AddBlockContact(const DomainBlock& d, const Contact& c, dou
   Eigen::Vector3d v0 = Eigen::Vector3d::Zero();
   const auto k = static_cast<std::size_t>(c.particle);
   double delassus = 1 / d.block.point_mass[k];
-  if (c.body >= 0 && step.rigid) {  // a kinematic body without dofs still moves: v0
-    const contact::RigidSystem& rigid = *step.rigid;
-    const Eigen::MatrixXd Jb = multibody::CalcPointJacobian(rigid.tree(), rigid.kinematics(), c.body, c.point, &v0);
-    if (nr > 0) {
-      J_W.leftCols(nr) = -Jb;
-      delassus += (Jb * rigid_A_inv.asDiagonal() * Jb.transpose()).trace() / 3;
-    }
-  }
+  delassus += RigidContactPart(c.body, c.point, step, rigid_A_inv, J_W, v0);
   for (int r = 0; r < nr; ++r) cols.push_back(r);
   int used = nr;
   for (int a = 0; a < 3; ++a) {

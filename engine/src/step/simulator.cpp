@@ -5,16 +5,13 @@
 
 #include <tbb/info.h>
 
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 #include <vector>
 
 #include "core/hash.h"
 #include "coupling/strong_coupling.h"
-#include "fem/affine_body.h"
 #include "fem/fem_domain.h"
 #include "model/fem_model.h"
 #include "model/rigid_model.h"
