@@ -1,4 +1,5 @@
-// ductile-cli: the headless front end of the engine. Subcommands: validate, run, replay, bench, sweep (docs/cli.md).
+// ductile-cli: the headless front end of the engine. Subcommands: validate, run, replay, bench, sweep, docs
+// (docs/cli.md).
 // Exit status: 0 success, 1 internal error or diverged simulation, 2 bad input or usage, 130 interrupted.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <optional>
 
 #include "bench_command.h"
+#include "docs_command.h"
 #include "ductile/record/video_encoder.h"
 #include "ductile/scene.h"
 #include "run_command.h"
@@ -65,6 +67,7 @@ struct Arguments {
   ductile::cli::RunOptions replay;
   ductile::cli::BenchOptions bench;
   ductile::cli::SweepOptions sweep;
+  ductile::cli::DocsOptions docs;
 };
 
 // --backend: where the MPM domain runs (simulation.backend; docs/architecture.md, "The device backend").
@@ -165,6 +168,24 @@ CLI::App* AddSweep(CLI::App& app, Arguments& a) {
   return cmd;
 }
 
+// `docs parameters`: the parameter table as the Markdown of docs/scene-format.md.
+CLI::App* AddDocs(CLI::App& app, Arguments& a) {
+  CLI::App* cmd = app.add_subcommand("docs", "Print reference documentation generated from the engine");
+  cmd->require_subcommand(1);
+  CLI::App* parameters = cmd->add_subcommand(
+      "parameters",
+      "The parameter table (every --set key: type, unit, default, valid range, meaning) as the Markdown tables of "
+      "docs/scene-format.md");
+  CLI::Option* check = parameters->add_option(
+      "--check", a.docs.check_file,
+      "Instead of printing: list the lines of this Markdown file that differ from the table (exit 1 if any)");
+  parameters
+      ->add_option("--update", a.docs.update_file,
+                   "Instead of printing: generate, in this Markdown file, the table line of every parameter")
+      ->excludes(check);
+  return cmd;
+}
+
 // The command line's parse and the subcommand it names; the subcommands' errors are caught here with their exit
 // codes (docs/cli.md).
 int RunCommandLine(int argc, char** argv) {
@@ -179,6 +200,7 @@ int RunCommandLine(int argc, char** argv) {
   const CLI::App* replay = AddReplay(app, a);
   const CLI::App* bench = AddBench(app, a);
   const CLI::App* sweep = AddSweep(app, a);
+  const CLI::App* docs = AddDocs(app, a);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -197,6 +219,7 @@ int RunCommandLine(int argc, char** argv) {
       return cli::Bench(a.bench);
     }
     if (*replay) return cli::Replay(a.replay_log, a.replay);
+    if (*docs) return cli::DocsParameters(a.docs);
     if (*sweep) {
       a.sweep.self = SelfPath(argv[0]);
       return cli::Sweep(a.sweep);

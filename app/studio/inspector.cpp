@@ -7,6 +7,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace ductile::studio {
 namespace {
@@ -49,6 +50,32 @@ QString Label(const SceneParameter& p) {
   return Q(label);
 }
 
+// A row's documentation (Markdown, as docs/scene-format.md shows it) as a tooltip reads it: code marks dropped, a
+// link's text without its target, escaped pipes plain, wrapped at about 90 characters (Qt does not wrap plain text).
+std::string PlainDoc(const std::string& markdown) {
+  std::string plain;
+  for (std::size_t i = 0; i < markdown.size(); ++i) {
+    const char c = markdown[i];
+    if (c == '`' || c == '[' || (c == '\\' && i + 1 < markdown.size() && markdown[i + 1] == '|')) continue;
+    if (c == ']' && i + 1 < markdown.size() && markdown[i + 1] == '(') {
+      i = std::min(markdown.find(')', i), markdown.size() - 1);
+      continue;
+    }
+    plain += c;
+  }
+  constexpr std::size_t kWidth = 90;
+  std::size_t line_start = 0, last_space = std::string::npos;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    if (plain[i] == ' ') last_space = i;
+    if (i - line_start >= kWidth && last_space != std::string::npos && last_space > line_start) {
+      plain[last_space] = '\n';
+      line_start = last_space + 1;
+      last_space = std::string::npos;
+    }
+  }
+  return plain;
+}
+
 // The key, the line of documentation, the valid values, the default and when a change applies.
 QString Tooltip(const SceneParameter& p) {
   const ParameterInfo& row = *p.info;
@@ -56,6 +83,8 @@ QString Tooltip(const SceneParameter& p) {
   const auto number = [](double x) { return QString::number(x, 'g', 10).toStdString(); };
   const Vector3& v = row.default_vector;
   std::string def = row.default_note;
+  if (def.empty() && row.type == ParameterType::kChoice)
+    def = row.choices.at(static_cast<std::size_t>(row.default_value));
   if (def.empty())
     def = row.type == ParameterType::kVector ? "[" + number(v[0]) + ", " + number(v[1]) + ", " + number(v[2]) + "]"
                                              : number(row.default_value);
@@ -63,7 +92,7 @@ QString Tooltip(const SceneParameter& p) {
   if (row.apply == ParameterApply::kReset) when = "needs a reset: it " + row.reason;
   if (row.apply == ParameterApply::kReload) when = "needs the scene loaded again: it " + row.reason;
   return Q(p.key + "\n" + row.name + " " + row.symbol + (row.unit.empty() ? "" : " [" + row.unit + "]") + "\n" +
-           row.doc + "\nvalid: " + range + "; default: " + def + "\n" + when);
+           PlainDoc(row.doc) + "\n" + PlainDoc("valid: " + range + "; default: " + def) + "\n" + when);
 }
 
 }  // namespace

@@ -211,6 +211,11 @@ QString MaterialNotShownFromTheSceneTree(MainWindow& window) {
   const QWidget* view = window.inspector()->findChild<QScrollArea*>()->viewport();
   const QList<QLineEdit*> fields = group->findChildren<QLineEdit*>();
   if (fields.size() < 5) return QString("%1 fields").arg(fields.size());
+  // The tooltips carry the rows' documentation as plain, wrapped text (their Markdown is docs/scene-format.md's).
+  for (const QWidget* widget : window.inspector()->findChildren<QWidget*>())
+    for (const QString& line : widget->toolTip().split('\n'))
+      if (line.contains('`') || line.contains("](#") || line.size() > 100)
+        return "a tooltip line of " + widget->objectName() + " reads as Markdown or unwrapped: " + line;
   // The group at the top of the view and every field of it, at its full height, in sight.
   QString problem;
   const auto in_sight = [&] {

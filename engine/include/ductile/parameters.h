@@ -74,6 +74,9 @@ struct ParameterInfo {
   /// Its SI unit as docs/scene-format.md writes it ("Pa", "kg/m³", "N·m/rad or N/m"); empty when it has none.
   std::string unit;
   ParameterType type = ParameterType::kNumber;
+  /// How the docs write the type when the key is an entry of a map ("map JOINT -> number"); empty for the plain
+  /// name of `type`.
+  std::string type_note;
   ParameterRange range;  ///< Valid values (of every element of a vector); an integer's is closed below.
   /// When the valid values also depend on other keys, what the docs say of them ("within [`lower`, `upper`]");
   /// LoadScene checks that part. Empty otherwise.
@@ -135,6 +138,25 @@ std::vector<SceneParameter> ListParameters(const SceneDesc& scene);
 /// string, or why not, beginning with "KEY = VALUE: " and with LoadScene's wording for a bad value ("'dt' must be >
 /// 0, got 0"). Rules between keys (a joint's target within its limits) are LoadScene's.
 std::string CheckParameter(const SceneDesc& scene, const std::string& key, const std::string& value);
+
+/// The table as Markdown, in the layout of docs/scene-format.md: per section of the docs (its heading), a table of
+/// its rows with the columns Key, Type, Unit, Default, Valid range, Meaning (and Models for materials).
+/// `ductile-cli docs parameters` prints it.
+std::string ParameterDocs();
+
+/// What UpdateParameterDocs made of a Markdown text.
+struct ParameterDocsUpdate {
+  std::string text;                   ///< The text with the line of every row generated from the row.
+  std::vector<int> changed;           ///< The (1-based) numbers of the lines that differ from the input.
+  std::vector<std::string> problems;  ///< Rows with no line in the docs, or two rows that one line documents.
+};
+
+/// Generates, in `markdown` (docs/scene-format.md), the line of every row of the table: under the heading of the
+/// row's section, the first table line whose first cell is the row's name (`dt`; `initial_positions` for
+/// robots.*.initial_positions.*) gets the cells of the columns its table's header names (Key, Type, Unit, Default,
+/// Valid range or Valid, Models, Meaning: the row's doc); a column the row does not know (Types) keeps its cell, and
+/// the lines of keys that are not rows (`shape`, `pose`) are left as they are.
+ParameterDocsUpdate UpdateParameterDocs(const std::string& markdown);
 
 /// "KEY REASON: reset to apply" (or "... load the scene again to apply") for a row that is not kLive.
 std::string NeedsResetMessage(const ParameterKey& key);

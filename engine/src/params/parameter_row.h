@@ -114,6 +114,10 @@ class Row {
     p_.reason = std::move(reason);
     return *this;
   }
+  Row& Type(std::string note) {  // the docs' type of a map's entries
+    p_.type_note = std::move(note);
+    return *this;
+  }
   Row& Doc(std::string doc) {
     p_.doc = std::move(doc);
     return *this;

@@ -80,50 +80,54 @@ std::vector<ParameterInfo> SchemeRows() {
           .At(Fixed([](SceneDesc& s) { return Of(s.simulation.coupling); }))
           .Derives(ParameterDerives::kTiming)
           .Default(0)
-          .Doc("How MPM and the rigid bodies advance together: weak (substeps against frozen rigid geometry, Yu et "
-               "al. 2025) or strong (one implicit step and one convex contact problem per Δt, Zong et al. 2024)."),
+          .Doc("How MPM and the rigid bodies advance together: `weak`, substeps against frozen rigid geometry, then "
+               "the rigid step (Yu et al. 2025); `strong`, one implicit MPM step per `dt` solved with the rigid step "
+               "in one convex contact problem (Zong et al. 2024; no substeps, stable at `dt` = 10 ms whatever the "
+               "stiffness; not for `drucker_prager`, `cloth`, colliders, affine bodies or more than one soft body)."),
       Choice("simulation.backend", "backend", BackendChoices())
           .At(Fixed([](SceneDesc& s) { return Of(s.simulation.backend); }))
           .Derives(ParameterDerives::kTiming)
           .Default(0)
-          .Doc("Where the MPM domain runs: cpu (the reference), cuda (the device backend on a GPU; refused without "
-               "one), auto (cuda when a device is present and runs the whole scene, else cpu) or emulated (the "
-               "device backend's code on the CPU, for tests). A live switch carries the state over at the next "
-               "step."),
+          .Doc("Where the MPM domain runs (docs/architecture.md, \"The device backend\"): `cpu`, the reference; "
+               "`cuda`, the device backend on a CUDA GPU, refused with the reason where there is none or the scene has "
+               "the strong coupling; `auto`, `cuda` when it can run, else `cpu`; `emulated`, the device backend's code "
+               "on the CPU (tests and `bench/gpu-check`). Live: a switch carries the state over at the next step. "
+               "`ductile-cli --backend` sets it."),
       Number("simulation.strong_tolerance", "joint solve tolerance", "ε_s", "")
           .At(Fixed([](SceneDesc& s) { return Of(s.simulation.strong_tolerance); }))
           .Derives(ParameterDerives::kTiming)
           .In(Positive())
           .Default(1e-6)
-          .Doc("ε_r of the strong coupling's joint SAP solve over the rigid and grid velocities."),
+          .Doc("Relative tolerance ε_r of the strong coupling's joint SAP solve."),
       Integer("simulation.strong_dense_limit", "dense joint solve up to", "n_S")
           .At(Fixed([](SceneDesc& s) { return Of(s.simulation.strong_dense_limit); }))
           .Derives(ParameterDerives::kTiming)
           .In(AtLeast(0))
           .Default(1500)
-          .Doc("The most grid dofs the contacts may touch for the strong coupling's joint solve to be reduced onto "
-               "them (a dense Schur complement); above it the solve stays sparse over every grid dof."),
+          .Doc("The most grid dofs the contacts may touch (velocity components of their particles' stencil nodes) for "
+               "the strong coupling's joint solve to be reduced onto them by a dense Schur complement; above it the "
+               "joint solve stays sparse over every grid dof (CHOLMOD), cheaper when a body rests on a wall or table."),
       Number("simulation.implicit_tolerance", "implicit CG tolerance", "ε_cg", "")
           .At(Fixed([](SceneDesc& s) { return Of(s.simulation.implicit_tolerance); }))
           .Derives(ParameterDerives::kTiming)
           .In(Positive())
           .Default(1e-8)
-          .Doc("Relative residual of the strong coupling's conjugate gradients when no contact acts."),
+          .Doc("Relative residual of the strong coupling's conjugate gradients in a step without contacts."),
       Integer("simulation.seed", "sampling seed", "seed")
           .At(Fixed([](SceneDesc& s) { return Of(s.simulation.seed); }))
           .In(AtLeast(0))
           .Default(0)
           .Reset("changes the particles")
-          .Doc("Seed of the particle sampling: 0 samples each object as its particles_per_cell says (a k×k×k "
-               "lattice per cell, or a fixed random stream); another value samples the same shapes again, each "
-               "lattice point moved to a uniformly random place in its sub-cell (jittered sampling) or other random "
-               "points, to see how much a result owes to the sampling."),
+          .Doc("Seed of the particle sampling: `0` samples each object as its `particles_per_cell` says; another value "
+               "samples the same shapes again, each lattice point moved to a uniformly random place in its sub-cell "
+               "(jittered sampling) or, for a non-cube count, other random points. The particle count of a shape "
+               "aligned with the cells and the masses stay; `ductile-cli sweep --seeds N` runs seeds 0 to N−1."),
       Integer("simulation.threads", "threads", "threads")
           .At(Fixed([](SceneDesc& s) { return Of(s.simulation.threads); }))
           .In(AtLeast(0))
           .Default(0)
           .Reload("sets the worker threads when the simulator starts")
-          .Doc("Worker threads; 0 uses all cores."),
+          .Doc("Worker threads; `0` uses all cores."),
   };
 }
 
@@ -140,7 +144,7 @@ std::vector<ParameterInfo> GridAndContactRows() {
           .Derives(ParameterDerives::kWalls)
           .In(NonNegative())
           .Default(0)
-          .Doc("Coulomb friction coefficient μ of the domain walls (used by type friction)."),
+          .Doc("Coulomb friction coefficient μ. Accepted with every type, used only by `friction`."),
       Number("contact.friction", "friction (rigid)", "μ", "")
           .At(Fixed([](SceneDesc& s) { return Of(s.contact.friction); }))
           .Derives(ParameterDerives::kGeometryContact)
@@ -158,26 +162,40 @@ std::vector<ParameterInfo> GridAndContactRows() {
           .Derives(ParameterDerives::kGeometryContact)
           .In(NonNegative())
           .Default(10)
-          .Doc("Hunt-Crossley dissipation d: the normal force is multiplied by (1 + d·v)."),
+          .Doc("Hunt-Crossley dissipation d: the normal force is multiplied by (1 + d·v), v the speed at which the "
+               "bodies approach (negative while they separate), so a bounce loses energy."),
       Number("contact.stiction_speed", "stiction speed", "v_s", "m/s")
           .At(Fixed([](SceneDesc& s) { return Of(s.contact.stiction_speed); }))
           .Derives(ParameterDerives::kSolverSettings)
           .In(Positive())
           .Default(1e-4)
-          .Doc("Slip speed v_s of the regularised friction."),
+          .Doc("Slip speed v_s of the regularised friction: below it, friction acts like viscous damping instead of "
+               "sticking exactly."),
       Number("contact.mpm_stiffness", "stiffness (MPM)", "k_p", "N/m")
           .At(Fixed([](SceneDesc& s) { return Of(s.contact.mpm_stiffness); }))
           .Derives(ParameterDerives::kSolverSettings)
           .In(NonNegative())
           .Default(0)
-          .Doc("Stiffness of one MPM particle's contact with rigid geometry; 0 (default): near-rigid (SAP's friction "
-               "cone, its compliance from each contact's mass and the substep); > 0: the lagged Hunt-Crossley model."),
+          .Doc("How one MPM particle's contact with rigid geometry pushes back. `0` (the default): near-rigid, SAP's "
+               "regularised friction cone per contact, its normal compliance chosen as the stiffest spring the substep "
+               "resolves on the contact's effective mass 1/w (w = Σᵢ w_i²/m_i over its grid nodes), w/(4π²), and "
+               "friction bounded by the current normal impulse: a particle sinks by about g Δt²/(4π²) under its weight "
+               "(nanometres), sliding follows Coulomb's law (an elastic ball, a cloth sheet and an elastic box on "
+               "inclines within 0.1%), a sticking contact slips by 1% of the velocity change its friction makes in a "
+               "substep (hundredths of a millimetre a second on an incline), and particles within 5% of `grid.h` "
+               "outside the geometry are contacts that act only when they approach (docs/architecture.md, \"MPM-rigid "
+               "contact\"). `> 0`: the lagged Hunt-Crossley model, each particle inside a rigid body pushed out with "
+               "this many newtons per metre of penetration (the default before issue 45; its friction bound comes from "
+               "the starting penetration, which under-counts friction on light material: a cloth sheet slid as if μ "
+               "were 0.73 of its value at 1e4). A particle of a round elastic object — sphere, capsule or cylinder "
+               "without plasticity — touches on the surface it carries from that shape under either model. Friction: "
+               "the geometry's μ, combined with the material's [`friction`](#materials) when that is set."),
       Number("contact.mpm_dissipation", "dissipation (MPM)", "d_p", "s/m")
           .At(Fixed([](SceneDesc& s) { return Of(s.contact.mpm_dissipation); }))
           .Derives(ParameterDerives::kSolverSettings)
           .In(NonNegative())
           .Default(10)
-          .Doc("Hunt-Crossley dissipation of the MPM particles' contacts (with a stiffness > 0)."),
+          .Doc("Hunt-Crossley dissipation of those particle contacts (with `mpm_stiffness` > 0)."),
   };
 }
 
@@ -305,7 +323,9 @@ std::vector<ParameterInfo> ObjectRows() {
           .In(AtLeast(1))
           .Default(8)
           .Reset("changes the particles")
-          .Doc("Particles seeded per grid cell: k³ gives a k×k×k lattice, other counts random points."),
+          .Doc("Particles seeded per grid cell: a cube number k³ gives a regular k×k×k lattice in each cell, any other "
+               "count that many uniformly random points per cell from a fixed-seed generator (the same scene always "
+               "gives the same particles; `simulation.seed` picks another sampling). Each particle has volume h³/ppc."),
       Vector("objects.*.velocity", "initial velocity", "v₀", "m/s")
           .At(Entry(&SceneDesc::objects, "object", &MpmObjectDesc::velocity))
           .Default(Vector3{0, 0, 0})
@@ -320,7 +340,7 @@ std::vector<ParameterInfo> ObjectRows() {
           .Derives(ParameterDerives::kCollider)
           .In(NonNegative())
           .Default(0)
-          .Doc("Coulomb friction coefficient μ of the collider (used by type friction)."),
+          .Doc("Coulomb friction coefficient μ. Accepted with every type, used only by `friction`."),
   };
 }
 
