@@ -60,13 +60,13 @@ BenchRow RunOne(const std::string& scene, const std::shared_ptr<const Model>& mo
   row.h = model->h;
   // Yu et al. 2025 count a cloth's triangles as element particles (Jiang et al. 2017); so does this column.
   row.particles = model->num_particles + static_cast<int>(model->cloth_elements.size());
-  row.n_v = stats.PerStep(stats.active_nodes_sum);
+  row.n_v = stats.Summary("active_nodes", ChannelStat::kMean);
   row.dt = model->dt;
   row.substeps = model->substeps;
   row.ms_per_step = stats.MeanStepMs();
-  row.contacts_avg = stats.PerStep(stats.mpm_contacts_sum);
-  row.contacts_max = stats.mpm_contacts_max;
-  row.iterations_avg = stats.MpmIterationsPerSubstep(model->substeps);
+  row.contacts_avg = stats.Summary("mpm_contacts", ChannelStat::kMean);
+  row.contacts_max = static_cast<int>(stats.Summary("mpm_contacts_max", ChannelStat::kMax));
+  row.iterations_avg = stats.Summary("mpm_contact_iterations", ChannelStat::kMeanPerSubstep, model->substeps);
   row.realtime_factor = wall > 0 ? sim.time() / wall : 0;
   return row;
 }

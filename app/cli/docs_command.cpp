@@ -1,4 +1,5 @@
-// `ductile-cli docs parameters` (docs/cli.md): prints ParameterDocs(), or runs UpdateParameterDocs over a file.
+// `ductile-cli docs parameters` and `docs telemetry` (docs/cli.md): print ParameterDocs() or TelemetryDocs(), or write
+// them into a docs file (the parameters' table lines; the telemetry table's block).
 #include "docs_command.h"
 
 #include <fstream>
@@ -7,6 +8,7 @@
 
 #include "atomic_file.h"
 #include "ductile/parameters.h"
+#include "ductile/telemetry.h"
 #include "run_command.h"
 
 namespace ductile::cli {
@@ -20,6 +22,19 @@ bool ReadFile(const std::string& path, std::string& text) {
   buffer << in.rdbuf();
   text = buffer.str();
   return static_cast<bool>(in) || in.eof();
+}
+
+// Writes `text` over `path` atomically; prints why not and returns false when it cannot.
+bool WriteFile(const std::string& path, const std::string& text) {
+  try {
+    AtomicFile file(path);
+    file.stream() << text;
+    file.Commit();
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << '\n';
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -43,19 +58,45 @@ int DocsParameters(const DocsOptions& options) {
                 << path << ")\n";
     return update.changed.empty() && update.problems.empty() ? kExitOk : kExitFailure;
   }
-  if (!update.changed.empty()) {
-    try {
-      AtomicFile file(path);
-      file.stream() << update.text;
-      file.Commit();
-    } catch (const std::exception& e) {
-      std::cerr << e.what() << '\n';
-      return kExitBadInput;
-    }
-  }
+  if (!update.changed.empty() && !WriteFile(path, update.text)) return kExitBadInput;
   const std::size_t n = update.changed.size();
   std::cout << path << ": " << n << (n == 1 ? " line" : " lines") << " written from the parameter table\n";
   return update.problems.empty() ? kExitOk : kExitFailure;
+}
+
+int DocsTelemetry(const DocsOptions& options) {
+  const std::string& path = options.update_file.empty() ? options.check_file : options.update_file;
+  const std::string table = TelemetryDocs();
+  if (path.empty()) {
+    std::cout << table;
+    return kExitOk;
+  }
+  std::string text;
+  if (!ReadFile(path, text)) {
+    std::cerr << "cannot read '" << path << "'\n";
+    return kExitBadInput;
+  }
+  // The block: from the line after kTelemetryBegin to the line kGeneratedEnd.
+  const std::string begin = std::string(kTelemetryBegin) + "\n";
+  const std::size_t from = text.find(begin);
+  const std::size_t to = from == std::string::npos ? from : text.find(kGeneratedEnd, from);
+  if (to == std::string::npos) {
+    std::cerr << path << ": no block between the lines '" << kTelemetryBegin << "' and '" << kGeneratedEnd << "'\n";
+    return kExitFailure;
+  }
+  const std::size_t start = from + begin.size();
+  if (text.compare(start, to - start, table) == 0) {
+    std::cout << path << ": the telemetry table is the engine's\n";
+    return kExitOk;
+  }
+  if (!options.check_file.empty()) {
+    std::cerr << path << ": the telemetry table differs from the engine's (ductile-cli docs telemetry --update " << path
+              << ")\n";
+    return kExitFailure;
+  }
+  if (!WriteFile(path, text.substr(0, start) + table + text.substr(to))) return kExitBadInput;
+  std::cout << path << ": telemetry table written\n";
+  return kExitOk;
 }
 
 }  // namespace ductile::cli

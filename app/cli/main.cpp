@@ -168,21 +168,28 @@ CLI::App* AddSweep(CLI::App& app, Arguments& a) {
   return cmd;
 }
 
-// `docs parameters`: the parameter table as the Markdown of docs/scene-format.md.
+// `docs parameters` and `docs telemetry`: the engine's tables as the Markdown of docs/scene-format.md and
+// docs/python.md.
 CLI::App* AddDocs(CLI::App& app, Arguments& a) {
-  CLI::App* cmd = app.add_subcommand("docs", "Print reference documentation generated from the engine");
+  CLI::App* cmd = app.add_subcommand("docs", "Print reference documentation generated from the engine's tables");
   cmd->require_subcommand(1);
-  CLI::App* parameters = cmd->add_subcommand(
-      "parameters",
-      "The parameter table (every --set key: type, unit, default, valid range, meaning) as the Markdown tables of "
-      "docs/scene-format.md");
-  CLI::Option* check = parameters->add_option(
-      "--check", a.docs.check_file,
-      "Instead of printing: list the lines of this Markdown file that differ from the table (exit 1 if any)");
-  parameters
-      ->add_option("--update", a.docs.update_file,
-                   "Instead of printing: generate, in this Markdown file, the table line of every parameter")
-      ->excludes(check);
+  const auto add_file_options = [&a](CLI::App* topic, const std::string& what) {
+    CLI::Option* check =
+        topic->add_option("--check", a.docs.check_file,
+                          "Instead of printing: say whether this Markdown file's " + what + " differ (exit 1 if so)");
+    topic
+        ->add_option("--update", a.docs.update_file,
+                     "Instead of printing: write the " + what + " into this Markdown file")
+        ->excludes(check);
+  };
+  add_file_options(cmd->add_subcommand("parameters",
+                                       "The parameter table (every --set key: type, unit, default, valid range, "
+                                       "meaning) as the Markdown tables of docs/scene-format.md"),
+                   "parameters' table lines");
+  add_file_options(cmd->add_subcommand("telemetry",
+                                       "The telemetry channels (Python's telemetry() keys, the plots CSV's columns, "
+                                       "their --stats keys) as the Markdown table of docs/python.md"),
+                   "telemetry table");
   return cmd;
 }
 
@@ -219,7 +226,7 @@ int RunCommandLine(int argc, char** argv) {
       return cli::Bench(a.bench);
     }
     if (*replay) return cli::Replay(a.replay_log, a.replay);
-    if (*docs) return cli::DocsParameters(a.docs);
+    if (*docs) return docs->got_subcommand("telemetry") ? cli::DocsTelemetry(a.docs) : cli::DocsParameters(a.docs);
     if (*sweep) {
       a.sweep.self = SelfPath(argv[0]);
       return cli::Sweep(a.sweep);

@@ -20,24 +20,17 @@ double Median(std::vector<double> v) {
   return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + mid));
 }
 
-// The FEM–IPC domain's figures (none when the scene has no soft or affine bodies).
-std::string IpcStats(const StepStatistics& st) {
-  if (!st.has_ipc) return {};
+// Every channel's summaries under their JSON keys, in the table's order (ductile/telemetry.h); a channel that only
+// some steps have (the FEM–IPC domain's) is left out when no step had it.
+std::string ChannelStats(const StepStatistics& st, int substeps) {
   std::ostringstream out;
-  out << std::setprecision(9) << "  \"ipc_min_distance\": " << st.ipc_min_distance << ",\n"
-      << "  \"ipc_newton_iterations_mean\": " << st.PerStep(st.ipc_newton_sum) << ",\n"
-      << "  \"ipc_newton_iterations_max\": " << st.ipc_newton_max << ",\n"
-      << "  \"ipc_steps_not_converged\": " << st.ipc_not_converged << ",\n"
-      << "  \"ipc_active_pairs_mean\": " << st.PerStep(st.ipc_active_pairs_sum) << ",\n"
-      << "  \"ipc_active_pairs_max\": " << st.ipc_active_pairs_max << ",\n"
-      << "  \"ipc_kinematic_lag_max\": " << st.ipc_kinematic_lag_max << ",\n"
-      << "  \"ipc_contact_force_max\": " << st.ipc_contact_force_max << ",\n"
-      << "  \"ms_per_step_ipc\": " << st.PerStep(st.phase_sums.ipc_ms) << ",\n"
-      << "  \"ms_per_step_ipc_collision\": " << st.PerStep(st.phase_sums.ipc_collision_ms) << ",\n"
-      << "  \"ms_per_step_ipc_energy\": " << st.PerStep(st.phase_sums.ipc_energy_ms) << ",\n"
-      << "  \"ms_per_step_ipc_hessian\": " << st.PerStep(st.phase_sums.ipc_hessian_ms) << ",\n"
-      << "  \"ms_per_step_ipc_linear_solve\": " << st.PerStep(st.phase_sums.ipc_solve_ms) << ",\n"
-      << "  \"ms_per_step_ipc_ccd\": " << st.PerStep(st.phase_sums.ipc_ccd_ms) << ",\n";
+  out << std::setprecision(9);
+  const std::vector<TelemetryChannel>& table = TelemetryChannels();
+  for (std::size_t c = 0; c < table.size(); ++c) {
+    if (table[c].present != nullptr && st.channels[c].steps == 0) continue;
+    for (const ChannelSummary& summary : table[c].summaries)
+      out << "  \"" << summary.json_key << "\": " << st.Summary(c, summary.stat, substeps) << ",\n";
+  }
   return out.str();
 }
 
@@ -86,26 +79,10 @@ void WriteStatsJson(const std::string& scene, const Simulator& sim, const RunRes
       << "  \"backend\": " << JsonString(sim.backend()) << ",\n"
       << "  \"wall_seconds\": " << wall << ",\n"
       << "  \"ms_per_step_median\": " << Median(st.step_ms) << ",\n"
-      << "  \"ms_per_step_mean\": " << st.MeanStepMs() << ",\n"
-      << "  \"active_nodes_avg\": " << st.PerStep(st.active_nodes_sum) << ",\n"
-      << "  \"ms_per_step_sort\": " << st.PerStep(st.phase_sums.sort_ms) << ",\n"
-      << "  \"ms_per_step_p2g\": " << st.PerStep(st.phase_sums.p2g_ms) << ",\n"
-      << "  \"ms_per_step_grid\": " << st.PerStep(st.phase_sums.grid_ms) << ",\n"
-      << "  \"ms_per_step_g2p\": " << st.PerStep(st.phase_sums.g2p_ms) << ",\n"
-      << "  \"ms_per_step_g2p2g\": " << st.PerStep(st.phase_sums.g2p2g_ms) << ",\n"
       << "  \"rigid_bodies\": " << sim.num_rigid_bodies() << ",\n"
       << "  \"rigid_dofs\": " << model.RigidDofs() << ",\n"
-      << "  \"ms_per_step_rigid\": " << st.PerStep(st.phase_sums.rigid_ms) << ",\n"
-      << "  \"sap_iterations_mean\": " << st.PerStep(st.sap_iterations_sum) << ",\n"
-      << "  \"sap_iterations_max\": " << st.sap_iterations_max << ",\n"
-      << "  \"sap_steps_not_converged\": " << st.sap_not_converged << ",\n"
-      << "  \"rigid_contacts_mean\": " << st.PerStep(st.rigid_contacts_sum) << ",\n"
-      << "  \"rigid_contacts_max\": " << st.rigid_contacts_max << ",\n"
-      << "  \"mpm_contacts_mean\": " << st.PerStep(st.mpm_contacts_sum) << ",\n"
-      << "  \"mpm_contacts_max\": " << st.mpm_contacts_max << ",\n"
-      << "  \"mpm_contact_iterations_per_substep\": " << st.MpmIterationsPerSubstep(model.substeps) << ",\n"
-      << "  \"mpm_contact_steps_not_converged\": " << st.mpm_not_converged << ",\n"
-      << IpcStats(st) << RobotStats(run) << "  \"realtime_factor\": " << run.RealtimeFactor(sim.time()) << ",\n"
+      << ChannelStats(st, model.substeps) << RobotStats(run)
+      << "  \"realtime_factor\": " << run.RealtimeFactor(sim.time()) << ",\n"
       << "  \"particle_substeps_per_second\": " << (wall > 0 ? particle_substeps / wall : 0) << ",\n"
       << "  \"recommended_substeps\": " << model.RecommendedSubsteps() << ",\n"
       << "  \"diverged\": " << (run.diverged ? "true" : "false") << ",\n"

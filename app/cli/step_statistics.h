@@ -1,72 +1,44 @@
 // Per-run sums of the simulator's step telemetry: what `ductile-cli run --stats` and `ductile-cli bench` report.
+// Every channel of the telemetry table (ductile/telemetry.h) is summed up here; stats_json.cpp writes each
+// channel's summaries under their JSON keys.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
-#include "ductile/simulator.h"
 #include "ductile/telemetry.h"
 
 namespace ductile::cli {
 
 struct StepStatistics {
-  std::vector<double> step_ms;  ///< Wall time of every step [ms].
-  double active_nodes_sum = 0;  ///< Σ over steps of the substeps' mean active grid nodes.
-  StepTelemetry phase_sums;     ///< Per-phase times summed over the steps [ms].
-  int sap_iterations_max = 0, rigid_contacts_max = 0;
-  double sap_iterations_sum = 0, rigid_contacts_sum = 0;
-  std::int64_t sap_not_converged = 0;
-  double mpm_contacts_sum = 0;    ///< Σ over steps of the last substep's particle contacts.
-  double mpm_iterations_sum = 0;  ///< Contact-solver iterations summed over all substeps.
-  int mpm_contacts_max = 0;       ///< Most particle contacts in one substep.
-  std::int64_t mpm_not_converged = 0;
-  // The FEM–IPC domain (when the scene has soft or affine bodies).
-  bool has_ipc = false;
-  double ipc_min_distance = std::numeric_limits<double>::infinity();  ///< Smallest over every step's iterates [m].
-  double ipc_newton_sum = 0;
-  int ipc_newton_max = 0;
-  std::int64_t ipc_not_converged = 0;
-  double ipc_active_pairs_sum = 0;
-  int ipc_active_pairs_max = 0;
-  double ipc_kinematic_lag_max = 0;
-  double ipc_contact_force_max = 0;
+  /// One channel's figures over the steps that had it.
+  struct Channel {
+    std::int64_t steps = 0;  ///< Steps that had the channel.
+    double sum = 0;
+    double max = -std::numeric_limits<double>::infinity();
+    double min = std::numeric_limits<double>::infinity();
+    std::int64_t steps_false = 0;  ///< Steps whose value was 0.
+  };
+
+  std::vector<double> step_ms;  ///< Wall time of every step [ms] (for the median).
+  std::vector<Channel> channels = std::vector<Channel>(TelemetryChannels().size());  ///< Per TelemetryChannels().
 
   void Add(const StepTelemetry& t) {
     step_ms.push_back(t.wall_ms);
-    active_nodes_sum += t.active_nodes_avg;
-    phase_sums.sort_ms += t.sort_ms;
-    phase_sums.p2g_ms += t.p2g_ms;
-    phase_sums.grid_ms += t.grid_ms;
-    phase_sums.g2p_ms += t.g2p_ms;
-    phase_sums.g2p2g_ms += t.g2p2g_ms;
-    phase_sums.rigid_ms += t.rigid_ms;
-    sap_iterations_sum += t.sap_iterations;
-    sap_iterations_max = std::max(sap_iterations_max, t.sap_iterations);
-    rigid_contacts_sum += t.rigid_contacts;
-    rigid_contacts_max = std::max(rigid_contacts_max, t.rigid_contacts);
-    if (!t.sap_converged) ++sap_not_converged;
-    mpm_contacts_sum += t.mpm_contacts;
-    mpm_contacts_max = std::max(mpm_contacts_max, t.mpm_contacts_max);
-    mpm_iterations_sum += t.mpm_contact_iterations;
-    if (!t.mpm_contact_converged) ++mpm_not_converged;
-    if (t.has_ipc) {
-      has_ipc = true;
-      ipc_min_distance = std::min(ipc_min_distance, t.ipc_min_distance);
-      ipc_newton_sum += t.ipc_newton_iterations;
-      ipc_newton_max = std::max(ipc_newton_max, t.ipc_newton_iterations);
-      if (!t.ipc_converged) ++ipc_not_converged;
-      ipc_active_pairs_sum += t.ipc_active_pairs;
-      ipc_active_pairs_max = std::max(ipc_active_pairs_max, t.ipc_active_pairs);
-      ipc_kinematic_lag_max = std::max(ipc_kinematic_lag_max, t.ipc_kinematic_lag);
-      ipc_contact_force_max = std::max(ipc_contact_force_max, t.ipc_contact_force);
-      phase_sums.ipc_ms += t.ipc_ms;
-      phase_sums.ipc_collision_ms += t.ipc_collision_ms;
-      phase_sums.ipc_energy_ms += t.ipc_energy_ms;
-      phase_sums.ipc_hessian_ms += t.ipc_hessian_ms;
-      phase_sums.ipc_solve_ms += t.ipc_solve_ms;
-      phase_sums.ipc_ccd_ms += t.ipc_ccd_ms;
+    const std::vector<TelemetryChannel>& table = TelemetryChannels();
+    for (std::size_t c = 0; c < table.size(); ++c) {
+      if (!table[c].In(t)) continue;
+      const double x = table[c].read(t);
+      Channel& s = channels[c];
+      ++s.steps;
+      s.sum += x;
+      s.max = std::max(s.max, x);
+      s.min = std::min(s.min, x);
+      if (x == 0) ++s.steps_false;
     }
   }
 
@@ -78,8 +50,30 @@ struct StepStatistics {
     for (double ms : step_ms) sum += ms;
     return PerStep(sum);
   }
-  /// Contact-solver iterations per substep.
-  double MpmIterationsPerSubstep(int substeps) const { return PerStep(mpm_iterations_sum) / substeps; }
+  /// `stat` of the channel `c` over the steps that had it (0 when none did); `substeps` for kMeanPerSubstep.
+  double Summary(std::size_t c, ChannelStat stat, int substeps) const {
+    const Channel& s = channels[c];
+    if (s.steps == 0) return 0;
+    switch (stat) {
+      case ChannelStat::kMean:
+        return s.sum / static_cast<double>(s.steps);
+      case ChannelStat::kMeanPerSubstep:
+        return s.sum / static_cast<double>(s.steps) / substeps;
+      case ChannelStat::kMax:
+        return s.max;
+      case ChannelStat::kMin:
+        return s.min;
+      case ChannelStat::kStepsWhereFalse:
+        return static_cast<double>(s.steps_false);
+    }
+    return 0;
+  }
+  /// The same for the channel `key`; throws std::logic_error when the table has none (a programming error).
+  double Summary(const std::string& key, ChannelStat stat, int substeps = 1) const {
+    const int c = FindTelemetryChannel(key);
+    if (c < 0) throw std::logic_error("no telemetry channel '" + key + "'");
+    return Summary(static_cast<std::size_t>(c), stat, substeps);
+  }
 };
 
 }  // namespace ductile::cli

@@ -169,9 +169,9 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
   Axes(force_chart_, "t [s]", "N", {force_[0], force_[1], force_[2], warnings_});
   solver_chart_ = new QChart;
   solver_chart_->setTitle("MPM contact solver");
-  iterations_ = AddSeries(solver_chart_, "iterations / step");
-  residual_ = AddSeries(solver_chart_, "residual ×1e3");
-  Axes(solver_chart_, "t [s]", "", {iterations_, residual_});
+  Axes(solver_chart_, "t [s]", "",
+       {AddChannel(solver_chart_, "mpm_contact_iterations", 1, ""),
+        AddChannel(solver_chart_, "mpm_contact_residual", 1e3, "×1e3")});
   timing_chart_ = new QChart;
   timing_chart_->setTitle("Speed");
   step_ms_ = AddSeries(timing_chart_, "ms / step");
@@ -179,9 +179,10 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
   Axes(timing_chart_, "t [s]", "", {step_ms_, rtf_});
   ipc_chart_ = new QChart;
   ipc_chart_->setTitle("Soft bodies: IPC solve");
-  ipc_iterations_ = AddSeries(ipc_chart_, "Newton iterations / step");
-  ipc_distance_ = AddSeries(ipc_chart_, "min distance [µm]");
-  Axes(ipc_chart_, "t [s]", "", {ipc_iterations_, ipc_distance_});
+  Axes(ipc_chart_, "t [s]", "",
+       {AddChannel(ipc_chart_, "ipc_newton_iterations", 1, ""),
+        AddChannel(ipc_chart_, "ipc_min_distance", 1e6, "[µm]")});
+  ipc_channel_ = FindTelemetryChannel("ipc_newton_iterations");
   layout->addWidget(MakeView(force_chart_), 1);
   layout->addWidget(MakeView(solver_chart_), 1);
   layout->addWidget(MakeView(timing_chart_), 1);
@@ -279,6 +280,16 @@ void Plots::RequestRedraw() {
   }
 }
 
+QLineSeries* Plots::AddChannel(QChart* chart, const char* key, double scale, const char* suffix) {
+  const int c = FindTelemetryChannel(key);
+  const TelemetryChannel& channel = TelemetryChannels().at(static_cast<std::size_t>(c));
+  QString name = channel.label;
+  if (*suffix != 0) name += QString(" ") + suffix;
+  QLineSeries* series = AddSeries(chart, name);
+  channel_series_.push_back({series, c, scale});
+  return series;
+}
+
 void Plots::Redraw() {
   since_redraw_.restart();
   redraw_timer_->stop();
@@ -292,18 +303,17 @@ void Plots::Redraw() {
                                                })
                                 : QList<QPointF>());
   }
-  iterations_->replace(
-      SeriesPoints(samples_, [](const TelemetrySample& s) { return static_cast<double>(s.mpm_iterations); }));
-  residual_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return 1e3 * s.mpm_residual; }));
+  for (const ChannelSeries& cs : channel_series_) {
+    const bool drawn = !samples_.empty() && samples_.back().Has(cs.channel);
+    cs.series->replace(drawn ? SeriesPoints(samples_,
+                                            [cs](const TelemetrySample& s) {
+                                              return cs.scale * s.channels[static_cast<std::size_t>(cs.channel)];
+                                            })
+                             : QList<QPointF>());
+  }
   step_ms_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return s.step_ms; }));
   rtf_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return 100 * s.realtime_factor; }));
-  const bool ipc = !samples_.empty() && samples_.back().has_ipc;
-  ipc_view_->setVisible(ipc);
-  ipc_iterations_->replace(
-      ipc ? SeriesPoints(samples_, [](const TelemetrySample& s) { return static_cast<double>(s.ipc_iterations); })
-          : QList<QPointF>());
-  ipc_distance_->replace(ipc ? SeriesPoints(samples_, [](const TelemetrySample& s) { return 1e6 * s.ipc_min_distance; })
-                             : QList<QPointF>());
+  ipc_view_->setVisible(!samples_.empty() && samples_.back().Has(ipc_channel_));
   Fit(force_chart_, warnings_);
   // The robot warnings at the top of the force chart (over the chosen body's curve, whichever link they concern).
   QList<QPointF> marks;
@@ -323,14 +333,21 @@ bool Plots::ExportCsv(const QString& path, QString* error) const {
     return false;
   }
   QTextStream out(&file);
-  out << "time,step_ms,realtime_factor,mpm_iterations,mpm_residual,sap_iterations,ipc_iterations,ipc_min_distance";
+  // The studio's own columns, then every telemetry channel (ductile/telemetry.h; empty where a step lacks it).
+  out << "time,step_ms,realtime_factor";
+  const std::vector<TelemetryChannel>& channels = TelemetryChannels();
+  const int num_channels = std::min(static_cast<int>(channels.size()), kMaxSampleChannels);
+  for (int c = 0; c < num_channels; ++c) out << ',' << channels[static_cast<std::size_t>(c)].key;
   for (std::size_t b = 0; b < body_names_.size() && b < static_cast<std::size_t>(kMaxPlotBodies); ++b)
     for (const char* c : {"fx", "fy", "fz"}) out << ',' << QString::fromStdString(body_names_[b]) << '.' << c;
   out << '\n';
   out.setRealNumberPrecision(9);
   for (const TelemetrySample& s : samples_) {
-    out << s.time << ',' << s.step_ms << ',' << s.realtime_factor << ',' << s.mpm_iterations << ',' << s.mpm_residual
-        << ',' << s.sap_iterations << ',' << s.ipc_iterations << ',' << s.ipc_min_distance;
+    out << s.time << ',' << s.step_ms << ',' << s.realtime_factor;
+    for (int c = 0; c < num_channels; ++c) {
+      out << ',';
+      if (s.Has(c)) out << s.channels[static_cast<std::size_t>(c)];
+    }
     for (int b = 0; b < s.num_bodies; ++b)
       for (int a = 0; a < 3; ++a) out << ',' << s.force[b][a];
     out << '\n';

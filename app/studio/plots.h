@@ -83,12 +83,19 @@ class Plots : public QWidget {
   QWidget* ipc_view_ = nullptr;
   QLineSeries* force_[3] = {};
   QScatterSeries* warnings_ = nullptr;  // at the top of the force chart, at each robot warning's time
-  QLineSeries* iterations_ = nullptr;
-  QLineSeries* residual_ = nullptr;
   QLineSeries* step_ms_ = nullptr;
   QLineSeries* rtf_ = nullptr;
-  QLineSeries* ipc_iterations_ = nullptr;
-  QLineSeries* ipc_distance_ = nullptr;
+  /// A series that draws a telemetry channel (TelemetrySample::channels) times a scale.
+  struct ChannelSeries {
+    QLineSeries* series = nullptr;
+    int channel = -1;
+    double scale = 1;
+  };
+  std::vector<ChannelSeries> channel_series_;  // the solver and IPC charts' series
+  int ipc_channel_ = -1;                       // its presence shows the IPC chart
+  /// Adds to `chart` the series of the channel `key` times `scale`, named by the channel's label and `suffix` (the
+  /// unit or scale shown: "[µm]").
+  QLineSeries* AddChannel(QChart* chart, const char* key, double scale, const char* suffix);
 };
 
 }  // namespace ductile::studio

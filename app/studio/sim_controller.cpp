@@ -262,12 +262,13 @@ void SimController::PushTelemetry() {
   sample.time = sim_->time();
   sample.step_ms = t.wall_ms;
   sample.realtime_factor = measured_rtf_;
-  sample.mpm_iterations = t.mpm_contact_iterations;
-  sample.mpm_residual = t.mpm_contact_residual;
-  sample.sap_iterations = t.sap_iterations;
-  sample.has_ipc = t.has_ipc;
-  sample.ipc_iterations = t.ipc_newton_iterations;
-  sample.ipc_min_distance = t.ipc_min_distance;
+  const std::vector<TelemetryChannel>& channels = TelemetryChannels();
+  for (int c = 0; c < kMaxSampleChannels && c < static_cast<int>(channels.size()); ++c) {
+    const TelemetryChannel& channel = channels[static_cast<std::size_t>(c)];
+    if (!channel.In(t)) continue;
+    sample.channels[static_cast<std::size_t>(c)] = static_cast<float>(channel.read(t));
+    sample.present |= std::uint64_t{1} << c;
+  }
   sample.num_bodies = std::min(sim_->num_rigid_bodies(), kMaxPlotBodies);
   for (int b = 0; b < sample.num_bodies; ++b) {
     const RigidBodySummary body = sim_->SummarizeRigidBody(b);

@@ -81,18 +81,20 @@ inline constexpr const char* kSceneKey = "scene";
 /// Moving bodies whose contact force a TelemetrySample carries.
 inline constexpr int kMaxPlotBodies = 16;
 
+/// The most telemetry channels a TelemetrySample carries (the table has fewer; a GUI test checks).
+inline constexpr int kMaxSampleChannels = 48;
+
 /// One step's numbers for the plots.
 struct TelemetrySample {
-  double time = 0;              ///< Simulated time after the step [s].
-  double step_ms = 0;           ///< Wall time of the step [ms].
-  double realtime_factor = 0;   ///< Simulated over wall time, over the last second of wall time.
-  int mpm_iterations = 0;       ///< MPM contact-solver iterations, summed over the substeps.
-  double mpm_residual = 0;      ///< Final residual of the last substep's contact solve.
-  int sap_iterations = 0;       ///< Rigid (SAP) Newton iterations.
-  bool has_ipc = false;         ///< The scene has soft or affine bodies (the FEM–IPC domain); then:
-  int ipc_iterations = 0;       ///< its projected Newton iterations,
-  double ipc_min_distance = 0;  ///< the smallest surface distance over the step's iterates [m].
-  int num_bodies = 0;           ///< Bodies in `force` (the first kMaxPlotBodies moving bodies).
+  double time = 0;             ///< Simulated time after the step [s].
+  double step_ms = 0;          ///< Wall time of the step [ms].
+  double realtime_factor = 0;  ///< Simulated over wall time, over the last second of wall time.
+  /// The step's telemetry channels (ductile/telemetry.h, TelemetryChannels(), in its order; the first
+  /// kMaxSampleChannels), as floats: what the plots draw and their CSV holds.
+  std::array<float, kMaxSampleChannels> channels{};
+  std::uint64_t present = 0;  ///< Bit c set: the step has channel c (an IPC channel only with soft or affine bodies).
+  bool Has(int c) const { return c >= 0 && ((present >> c) & 1U) != 0; }
+  int num_bodies = 0;  ///< Bodies in `force` (the first kMaxPlotBodies moving bodies).
   std::array<std::array<float, 3>, kMaxPlotBodies> force{};  ///< Contact force per body [N], world.
   /// A robot warning (a self-contact, a link above its force limit; ductile/robot_warnings.h) started with this
   /// step: the force plot marks its time.

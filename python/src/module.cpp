@@ -350,20 +350,21 @@ class PySimulator {
     return pictures_.Render(*sim_, scene_, width, height, camera, color, particles, samples, depth);
   }
 
+  // Every channel of the telemetry table (ductile/telemetry.h) that the last step has, by its key.
   py::dict Telemetry() const {
     const StepTelemetry& t = sim_->last_step();
     py::dict d;
-    d["wall_ms"] = t.wall_ms;
-    d["substeps"] = t.substeps;
-    d["active_nodes"] = t.active_nodes_avg;
-    d["rigid_ms"] = t.rigid_ms;
-    d["sap_iterations"] = t.sap_iterations;
-    d["sap_converged"] = t.sap_converged;
-    d["rigid_contacts"] = t.rigid_contacts;
-    d["mpm_contacts"] = t.mpm_contacts;
-    d["mpm_contacts_max"] = t.mpm_contacts_max;
-    d["mpm_contact_iterations"] = t.mpm_contact_iterations;
-    d["mpm_contact_converged"] = t.mpm_contact_converged;
+    for (const TelemetryChannel& c : TelemetryChannels()) {
+      if (!c.In(t)) continue;
+      const double x = c.read(t);
+      if (c.type == ChannelType::kFlag) {
+        d[c.key] = x != 0;
+      } else if (c.type == ChannelType::kInteger) {
+        d[c.key] = static_cast<std::int64_t>(x);
+      } else {
+        d[c.key] = x;
+      }
+    }
     return d;
   }
 

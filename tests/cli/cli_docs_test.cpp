@@ -59,5 +59,33 @@ TEST_F(CliTest, DocsParametersReportsAFileItCannotRead) {
   EXPECT_NE(RunCli("docs parameters --check a.md --update b.md").exit_code, 0);
 }
 
+TEST_F(CliTest, DocsTelemetryChecksAndUpdatesItsBlock) {
+  const Result print = RunCli("docs telemetry");
+  EXPECT_EQ(print.exit_code, 0);
+  EXPECT_EQ(print.output.rfind("| key | type | unit | domain | meaning | `--stats` keys |\n", 0), 0U) << print.output;
+  EXPECT_NE(print.output.find("| `ipc_newton_iterations` | int |"), std::string::npos);
+
+  const fs::path python = fs::path(DUCTILE_SOURCE_DIR) / "docs" / "python.md";
+  EXPECT_EQ(RunCli("docs telemetry --check '" + python.string() + "'").exit_code, 0);
+  const std::string original = ReadFile(python);
+  std::string edited = original;
+  const std::size_t at = edited.find("| `wall_ms` |");
+  ASSERT_NE(at, std::string::npos);
+  edited.erase(at, edited.find('\n', at) + 1 - at);  // a channel's line lost
+  const fs::path copy = dir_ / "python.md";
+  std::ofstream(copy) << edited;
+  const Result check = RunCli("docs telemetry --check '" + copy.string() + "'");
+  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_NE(check.output.find("differs from the engine's"), std::string::npos) << check.output;
+  EXPECT_EQ(RunCli("docs telemetry --update '" + copy.string() + "'").exit_code, 0);
+  EXPECT_EQ(ReadFile(copy), original);
+
+  std::ofstream(copy) << "# A file without the block\n";
+  const Result none = RunCli("docs telemetry --update '" + copy.string() + "'");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.output.find("no block between the lines"), std::string::npos) << none.output;
+  EXPECT_EQ(ReadFile(copy), "# A file without the block\n");
+}
+
 }  // namespace
 }  // namespace ductile

@@ -8,6 +8,7 @@
 // viewport's share of the window in each, and the layout remembered between sessions. Screenshots (and a recorded
 // frame) are written to DUCTILE_GUI_OUTPUT_DIR for a person to look at.
 #include <QAction>
+#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -348,6 +349,42 @@ class StudioGuiTest : public QObject {
     }
     QVERIFY(spike);
     QCOMPARE(points.front().x(), 0.0);
+  }
+
+  // The exported CSV has a column per telemetry channel (ductile/telemetry.h), in the table's order, empty where a
+  // step lacks the channel; the IPC chart shows while the samples carry the IPC channels.
+  void plotsExportEveryTelemetryChannel() {
+    QVERIFY(TelemetryChannels().size() <= static_cast<std::size_t>(kMaxSampleChannels));
+    Plots plots;
+    plots.Reset({"box"});
+    QTest::qWait(150);  // past the Reset's redraw
+    const int sap = FindTelemetryChannel("sap_iterations"), ipc = FindTelemetryChannel("ipc_newton_iterations");
+    std::vector<TelemetrySample> samples = SamplesEvery10Ms(3, [](std::size_t) { return 2.0; });
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      samples[i].present = (std::uint64_t{1} << sap) | (i == 2 ? std::uint64_t{1} << ipc : 0);
+      samples[i].channels[static_cast<std::size_t>(sap)] = static_cast<float>(10 + i);
+      samples[i].channels[static_cast<std::size_t>(ipc)] = 7;
+    }
+    plots.Append(samples);
+    // The IPC chart's view (the last) is hidden until a sample has its channels: the last one here does.
+    QTRY_VERIFY(plots.findChildren<QChartView*>().size() == 4 && !plots.findChildren<QChartView*>()[3]->isHidden());
+    const QString path = QDir::temp().filePath("ductile_plots_channels.csv");
+    QString error;
+    QVERIFY2(plots.ExportCsv(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+    file.remove();
+    QCOMPARE(lines.size(), 4);
+    const QStringList header = lines[0].split(',');
+    QCOMPARE(header.mid(0, 3), QStringList({"time", "step_ms", "realtime_factor"}));
+    for (std::size_t c = 0; c < TelemetryChannels().size(); ++c)
+      QCOMPARE(header[static_cast<qsizetype>(3 + c)], QString(TelemetryChannels()[c].key));
+    const QStringList first = lines[1].split(','), last = lines[3].split(',');
+    QCOMPARE(first[3 + sap], QString("10"));
+    QCOMPARE(first[3 + ipc], QString());  // the first step has no IPC channel
+    QCOMPARE(last[3 + sap], QString("12"));
+    QCOMPARE(last[3 + ipc], QString("7"));
   }
 
   // The force plot marks each robot warning's start (TelemetrySample::robot_warning) at the top of its range,

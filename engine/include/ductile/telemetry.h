@@ -100,4 +100,50 @@ struct StepTelemetry {
   std::vector<RobotLinkLoad> robot_loads;       ///< Per robot, in scene order: its most loaded link.
 };
 
+/// What kind of number a telemetry channel carries: Python's telemetry() gives a bool, an int or a float.
+enum class ChannelType { kReal, kInteger, kFlag };
+
+/// How a run sums a channel up over its steps (`ductile-cli run --stats`, `ductile-cli bench`).
+enum class ChannelStat {
+  kMean,             ///< The mean over the steps.
+  kMeanPerSubstep,   ///< The mean over the steps, divided by the model's substeps.
+  kMax,              ///< The largest of any step.
+  kMin,              ///< The smallest of any step.
+  kStepsWhereFalse,  ///< The steps whose value was 0 (a flag that was false: a solve that did not converge).
+};
+
+/// One line of `--stats` a channel makes: its statistic and the JSON key it is written under.
+struct ChannelSummary {
+  ChannelStat stat = ChannelStat::kMean;
+  const char* json_key = "";  ///< "sap_iterations_mean"; a key of docs/cli.md's table, never renamed.
+};
+
+/// One scalar that every step publishes in StepTelemetry: a row of the channel table, which `--stats`, `ductile-cli
+/// bench`, the studio's plots and their CSV, and Python's telemetry() all read, so that a new channel is its field
+/// in StepTelemetry, the code that fills it and one row (domain/telemetry_channels.cpp; docs/architecture.md,
+/// "Telemetry channels").
+struct TelemetryChannel {
+  const char* key = "";     ///< "sap_iterations": telemetry()'s key and the plots CSV's column.
+  const char* label = "";   ///< "SAP iterations": for legends.
+  const char* unit = "";    ///< "ms", "m", "N"; empty for a count or a flag.
+  const char* doc = "";     ///< One line: what the step measured.
+  const char* domain = "";  ///< Who fills it: "step", "mpm", "rigid", "mpm_contact" or "ipc".
+  ChannelType type = ChannelType::kReal;
+  double (*read)(const StepTelemetry&) = nullptr;  ///< The value of one step (a flag: 1 or 0).
+  /// The flag of StepTelemetry that says whether a step has the channel (`has_ipc`); null: every step has it.
+  bool StepTelemetry::*present = nullptr;
+  const char* when = "";  ///< With `present`: which scenes' steps have it ("with soft or affine bodies").
+  std::vector<ChannelSummary> summaries;  ///< What `--stats` writes of it, in order; may be empty.
+
+  bool In(const StepTelemetry& t) const { return present == nullptr || t.*present; }
+};
+
+/// Every channel, in the order of docs/cli.md's statistics table. Immutable; thread-safe.
+const std::vector<TelemetryChannel>& TelemetryChannels();
+/// The index of the channel `key` in TelemetryChannels(), or −1.
+int FindTelemetryChannel(const std::string& key);
+/// The table as Markdown, one line per channel: key, type, unit, domain, meaning and its `--stats` keys (the table
+/// of telemetry() in docs/python.md; `ductile-cli docs telemetry` prints it).
+std::string TelemetryDocs();
+
 }  // namespace ductile
