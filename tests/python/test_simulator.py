@@ -96,6 +96,21 @@ def test_soft_and_affine_bodies():
     assert bodies[ball]["velocity"][2] < 0 and bodies[ball]["kinetic_energy"] > 0  # falling
     with pytest.raises(KeyError, match="no soft or affine body 'nothing'"):
         sim.soft_body_mesh("nothing")
+    # telemetry(): every channel of the table the step has, typed as the table says (docs/python.md, "Telemetry").
+    t = sim.telemetry()
+    assert type(t["ipc_newton_iterations"]) is int and t["ipc_newton_iterations"] >= 1
+    assert type(t["ipc_converged"]) is bool and t["ipc_converged"]
+    assert 0 < t["ipc_min_distance"] <= 1e-3  # within d̂ of the scene (ipc.dhat 1e-3)
+    assert type(t["sap_iterations"]) is int and type(t["wall_ms"]) is float and t["wall_ms"] > 0
+
+
+def test_telemetry_has_no_ipc_channels_without_soft_bodies():
+    sim = cube()
+    sim.step(5)
+    t = sim.telemetry()
+    assert not any(key.startswith("ipc_") for key in t)
+    assert {"wall_ms", "substeps", "active_nodes", "sap_iterations", "sap_converged", "mpm_contacts"} <= set(t)
+    assert t["substeps"] == 4 and t["sap_converged"] is True  # CUBE: four MPM substeps per step
 
 
 def test_two_rollouts_from_a_restored_state_are_identical():
