@@ -103,6 +103,7 @@ int Validate(const std::string& scene, const std::vector<Override>& overrides, s
       return kExitBadInput;
     }
     const Model model = CompileModel(desc);
+    CheckModel(model);  // what the domains refuse (a coupling scheme, a backend), as a run would
     WarnIfUnstable(model);
     std::int64_t steps = 0;
     if (const std::string refused = CountSteps(duration.value_or(model.duration), model.dt, steps); !refused.empty()) {

@@ -62,6 +62,20 @@ TEST_F(CliTest, ValidateGoodAndBadScenes) {
   const Result missing = RunCli("validate " + (dir_ / "nope.yaml").string());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("nope.yaml"), std::string::npos);
+
+  // What a domain refuses (the strong scheme with a collider) fails validate as it fails run, at the key's place.
+  const fs::path strong = dir_ / "strong.yaml";
+  std::ofstream(strong) << "simulation: {coupling: strong}\n"
+                           "grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.4]}}\n"
+                           "colliders:\n  floor: {shape: {type: plane}}\n";
+  for (const char* command : {"validate ", "run "}) {
+    const Result refused = RunCli(command + strong.string());
+    EXPECT_EQ(refused.exit_code, 2) << command;
+    EXPECT_NE(refused.output.find(strong.string() + ":1:"), std::string::npos) << refused.output;
+    EXPECT_NE(refused.output.find("simulation.coupling: strong: the strong coupling takes no colliders"),
+              std::string::npos)
+        << refused.output;
+  }
 }
 
 TEST_F(CliTest, RunWritesTrajectoryProbesAndStats) {

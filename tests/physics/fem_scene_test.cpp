@@ -314,7 +314,7 @@ rigid_bodies:
 )";
   const auto error = [&](const std::string& extra) {
     try {
-      CompileModel(LoadSceneFromString(base + extra, "bad.yaml"));
+      CheckModel(CompileModel(LoadSceneFromString(base + extra, "bad.yaml")));
     } catch (const SceneError& e) {
       return std::string(e.what());
     }

@@ -181,13 +181,13 @@ TEST(FemStrongCoupling, TheGraspSwitchesToTheStrongSchemeLiveAndBackAtAReset) {
 // Under the strong scheme a scene with affine bodies is refused, naming the body.
 TEST(FemStrongCoupling, RefusesAffineBodies) {
   try {
-    testing::ModelFromYaml(R"(
+    testing::SimulatorFromYaml(R"(
 simulation: {dt: 0.01, coupling: strong}
 grid: {h: 0.05, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.4]}}
 affine_bodies:
   plate: {shape: {type: box, size: [0.1, 0.1, 0.02]}, pose: {position: [0, 0, 0.05]}}
 )");
-    ADD_FAILURE() << "a strong scene with an affine body loaded";
+    ADD_FAILURE() << "a strong scene with an affine body started";
   } catch (const SceneError& e) {
     EXPECT_NE(std::string(e.what()).find("affine body 'plate'"), std::string::npos) << e.what();
   }

@@ -228,8 +228,8 @@ objects:
   heap: {material: sand, shape: {type: box, size: [0.1, 0.1, 0.1]}, pose: {position: [0, 0, 0.1]}}
 )";
   try {
-    testing::ModelFromYaml(sand);
-    ADD_FAILURE() << "a strong scene with sand loaded";
+    testing::SimulatorFromYaml(sand);
+    ADD_FAILURE() << "a strong scene with sand started";
   } catch (const SceneError& e) {
     EXPECT_NE(std::string(e.what()).find("inline.yaml:2:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("material 'sand' (drucker_prager)"), std::string::npos) << e.what();

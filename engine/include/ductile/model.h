@@ -154,7 +154,8 @@ inline constexpr int kGridPadding = 3;
 
 /// Compiles a validated scene into a Model: samples particles for every object, builds colliders and
 /// material constants. Throws SceneError naming the object when a shape produces no particles or lies outside
-/// the domain.
+/// the domain. What the model's domains cannot run (a coupling scheme, a backend) is the Simulator's to refuse
+/// (CheckModel, ductile/simulator.h).
 Model CompileModel(const SceneDesc& scene);
 
 }  // namespace ductile

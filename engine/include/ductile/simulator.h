@@ -89,8 +89,16 @@ struct JointStatus {
   double target = 0;        ///< The controller's target q_d when controlled [rad or m].
 };
 
+/// Throws SceneError, at the key's place in the scene ("FILE:LINE:COL: simulation.coupling: strong: the strong
+/// coupling takes no colliders ..."), when a domain of `model` cannot run it as it is set: each domain kind declares
+/// what it refuses (docs/architecture.md, "Domains and couplings"). The Simulator's constructor calls it;
+/// `ductile-cli validate` too.
+void CheckModel(const Model& model);
+
 class Simulator {
  public:
+  /// Throws SceneError when a domain refuses the model (CheckModel), std::runtime_error when its device backend
+  /// cannot start.
   explicit Simulator(std::shared_ptr<const Model> model, SimulatorOptions options = {});
   ~Simulator();
   Simulator(const Simulator&) = delete;

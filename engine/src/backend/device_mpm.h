@@ -166,8 +166,8 @@ std::unique_ptr<DeviceMpm> MakeCudaMpm(const Model& model);
 /// What the device backend cannot run in `model` (the strong coupling), or empty when it runs all of it.
 std::string DeviceBackendLimitation(const Model& model);
 
-/// Why `model.backend` cannot run `model` on this machine ("cuda: no CUDA device: ..."), or empty when it can
-/// (always for cpu and auto).
+/// Why `model.backend` cannot run `model` on this machine ("the CUDA backend cannot run here: no CUDA device ..."),
+/// or empty when it can (always for cpu and auto). MpmBackendDomain::Refusal declares it as the MPM domain's.
 std::string BackendRefusal(const Model& model);
 
 /// The backend that runs `model` here: its simulation.backend, with auto resolved (cuda when CudaAvailable and

@@ -34,12 +34,10 @@ std::string DeviceBackendLimitation(const Model& model) {
 std::string BackendRefusal(const Model& model) {
   if (model.backend == BackendKind::kCuda) {
     std::string reason;
-    if (!CudaAvailable(&reason)) return "cuda: the CUDA backend cannot run here: " + reason;
+    if (!CudaAvailable(&reason)) return "the CUDA backend cannot run here: " + reason;
   }
-  if (model.backend == BackendKind::kCuda || model.backend == BackendKind::kEmulated) {
-    if (std::string limitation = DeviceBackendLimitation(model); !limitation.empty())
-      return std::string(model.backend == BackendKind::kCuda ? "cuda" : "emulated") + ": " + limitation;
-  }
+  if (model.backend == BackendKind::kCuda || model.backend == BackendKind::kEmulated)
+    return DeviceBackendLimitation(model);
   return {};
 }
 

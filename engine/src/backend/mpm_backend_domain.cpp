@@ -2,10 +2,30 @@
 
 #include <exception>
 #include <stdexcept>
+#include <utility>
 
 #include "backend/device_mpm.h"
 
 namespace ductile::backend {
+
+DomainRefusal MpmBackendDomain::Refusal(const Model& model) {
+  if (model.coupling == CouplingKind::kStrong) {
+    const auto strong = [](std::string why) { return DomainRefusal{"simulation.coupling", "strong", std::move(why)}; };
+    if (!model.colliders.empty())
+      return strong("the strong coupling takes no colliders (collider '" + model.collider_names.front() +
+                    "'): make it a static rigid body");
+    for (std::size_t m = 0; m < model.materials.size(); ++m) {
+      const mpm::MaterialModel kind = model.materials[m].model;
+      if (kind == mpm::MaterialModel::kDruckerPrager || kind == mpm::MaterialModel::kCloth)
+        return strong("the strong coupling does not take material '" + model.material_names[m] + "' (" +
+                      (kind == mpm::MaterialModel::kCloth ? "cloth" : "drucker_prager") +
+                      "): use simulation.coupling: weak");
+    }
+  }
+  if (std::string why = BackendRefusal(model); !why.empty())
+    return {"simulation.backend", model.backend == BackendKind::kCuda ? "cuda" : "emulated", std::move(why)};
+  return {};
+}
 
 MpmBackendDomain::MpmBackendDomain(const Model& model, mpm::MpmState& state, tbb::task_arena& arena)
     : model_(&model), state_(&state), arena_(&arena), cpu_(std::make_unique<mpm::MpmDomain>(model, state, arena)) {

@@ -31,6 +31,11 @@ class MpmBackendDomain final : public DeformableDomain {
   static std::string StructureChanged(const Model& before, const Model& after) {
     return mpm::MpmDomain::StructureChanged(before, after);
   }
+  /// What the MPM domain cannot run: under the strong coupling, colliders and the drucker_prager and cloth materials
+  /// (its implicit step has neither); a device backend that cannot start or cannot run the scheme (BackendRefusal).
+  static DomainRefusal Refusal(const Model& model);
+  /// A running MPM state takes any scheme and backend live (a backend switch carries it over).
+  static DomainRefusal SwitchRefusal(const Model& /*before*/, const Model& /*after*/) { return {}; }
 
   /// Works on `state` from now on, as it is (a restored state of the same model; the device uploads it).
   void Bind(mpm::MpmState& state);

@@ -193,25 +193,6 @@ void AddWallContacts(const Model& model, const mpm::Particles& particles, const 
 
 }  // namespace
 
-std::string StrongCouplingRefusal(const Model& model) {
-  if (!model.colliders.empty())
-    return "the strong coupling takes no colliders (collider '" + model.collider_names.front() +
-           "'): make it a static rigid body";
-  if (model.fem && !model.fem->affine_bodies.empty())
-    return "the strong coupling does not take affine bodies (affine body '" + model.fem->affine_bodies.front().name +
-           "'; the FEM–IPC domain couples them weakly): use simulation.coupling: weak";
-  if (model.fem && model.fem->soft_bodies.size() > 1)
-    return "the strong coupling takes one soft body (soft bodies do not meet each other in it; the FEM–IPC domain "
-           "keeps several apart under simulation.coupling: weak)";
-  for (std::size_t m = 0; m < model.materials.size(); ++m) {
-    const mpm::MaterialModel kind = model.materials[m].model;
-    if (kind == mpm::MaterialModel::kDruckerPrager || kind == mpm::MaterialModel::kCloth)
-      return "the strong coupling does not take material '" + model.material_names[m] + "' (" +
-             (kind == mpm::MaterialModel::kCloth ? "cloth" : "drucker_prager") + "): use simulation.coupling: weak";
-  }
-  return {};
-}
-
 void StrongCoupling::FreezeRigid(const Model& model, State::Data& state, CouplingStep& step) {
   frozen_ = false;
   if (!step.rigid || !model.rigid || model.rigid->empty()) return;
@@ -257,13 +238,6 @@ void StrongCoupling::BuildBlocks(const Model& model, CouplingStep& step) {
       }
     blocks_.push_back(std::move(d));
   }
-}
-
-std::string CouplingSwitchRefusal(const Model& model, CouplingKind next) {
-  if (model.coupling != CouplingKind::kStrong || next == CouplingKind::kStrong) return {};
-  if (!model.fem || model.fem->soft_bodies.empty()) return {};
-  return "a scene with soft bodies goes back to the weak coupling at a reset (the strong coupling's compliant contact "
-         "leaves their surfaces touching, which IPC's barrier cannot start from)";
 }
 
 std::vector<StrongCoupling::Contact> StrongCoupling::FindContacts(const Model& model, const State::Data& state) {

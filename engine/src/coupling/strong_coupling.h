@@ -42,8 +42,8 @@
 //
 // Domain walls of kind sticky and slip hold the nodes outside the domain (bilateral); separate and friction walls
 // are unilateral contacts of the particles near them, frictionless or with the walls' μ. Colliders, sand and cloth
-// are the weak scheme's, as are affine bodies and contact between soft bodies (the Workspace refuses them under this
-// one: StrongCouplingRefusal).
+// are the weak scheme's, as are affine bodies and contact between soft bodies (their domains refuse them under this
+// one: MpmBackendDomain::Refusal, FemDomain::Refusal).
 #pragma once
 
 #include <Eigen/Core>
@@ -60,14 +60,6 @@
 #include "mpm/implicit_free_motion.h"
 
 namespace ductile {
-
-/// Why `model` cannot run under the strong coupling (a material model or colliders it does not take), naming what;
-/// empty when it can.
-std::string StrongCouplingRefusal(const Model& model);
-/// Why a running simulation of `model` (under the strong scheme) cannot switch to `next` live, or empty: a scene with
-/// soft bodies stays strong until a reset, because the strong scheme's compliant contact leaves their surfaces
-/// touching the rigid geometry, which IPC's barrier cannot start from (a switch mid-grasp made the IPC step fail).
-std::string CouplingSwitchRefusal(const Model& model, CouplingKind next);
 
 class StrongCoupling final : public CouplingScheme {
  public:

@@ -22,6 +22,17 @@ namespace contact {
 class RigidSystem;
 }
 
+/// Why a domain cannot run a model as it is set (a capability it lacks: a coupling scheme, a backend), or cannot take
+/// a setting live; each domain kind declares its own (step/domain_registry.h: `refusal`, `switch_refusal`). Empty
+/// `why`: no refusal.
+struct DomainRefusal {
+  std::string key;     ///< The parameter whose value the domain refuses: "simulation.coupling".
+  std::string value;   ///< That value's name: "strong", "cuda".
+  std::string why;     ///< "the strong coupling takes no colliders (collider 'bowl'): make it a static rigid body".
+  bool reset = false;  ///< The value is fine after a reset (a switch a running state cannot make).
+  explicit operator bool() const { return !why.empty(); }
+};
+
 class DeformableDomain {
  public:
   virtual ~DeformableDomain() = default;

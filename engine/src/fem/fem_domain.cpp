@@ -83,6 +83,28 @@ bool FemDomain::Present(const Model& model) {
   return model.fem && !model.fem->empty();
 }
 
+DomainRefusal FemDomain::Refusal(const Model& model) {
+  if (model.coupling != CouplingKind::kStrong || !model.fem) return {};
+  if (!model.fem->affine_bodies.empty())
+    return {"simulation.coupling", "strong",
+            "the strong coupling does not take affine bodies (affine body '" + model.fem->affine_bodies.front().name +
+                "'; the FEM–IPC domain couples them weakly): use simulation.coupling: weak"};
+  if (model.fem->soft_bodies.size() > 1)
+    return {"simulation.coupling", "strong",
+            "the strong coupling takes one soft body (soft bodies do not meet each other in it; the FEM–IPC domain "
+            "keeps several apart under simulation.coupling: weak)"};
+  return {};
+}
+
+DomainRefusal FemDomain::SwitchRefusal(const Model& before, const Model& after) {
+  if (before.coupling != CouplingKind::kStrong || after.coupling == CouplingKind::kStrong) return {};
+  if (!before.fem || before.fem->soft_bodies.empty()) return {};
+  return {"simulation.coupling", "weak",
+          "a scene with soft bodies goes back to the weak coupling at a reset (the strong coupling's compliant "
+          "contact leaves their surfaces touching, which IPC's barrier cannot start from)",
+          true};
+}
+
 std::string FemDomain::StructureChanged(const Model& before, const Model& after) {
   return FemStructureChanged(before, after) ? "the soft or affine bodies changed: reset to apply" : std::string();
 }
@@ -184,7 +206,7 @@ BodySummary FemDomain::SummarizeBody(int i) const {
 }
 
 bool FemDomain::BuildStrongBlock(double dt, StrongBlock& block) {
-  if (!fem_->affine_bodies.empty()) return false;  // StrongCouplingRefusal refuses these scenes
+  if (!fem_->affine_bodies.empty()) return false;  // Refusal refuses these scenes
   const Eigen::Vector3d gravity(model_->gravity[0], model_->gravity[1], model_->gravity[2]);
   strong_.Build(state_->x, state_->v, dt, gravity, block.A, block.b, block.fixed, block.v_start);
   block.points.clear();

@@ -40,6 +40,13 @@ class FemDomain final : public DeformableDomain {
   static bool Present(const Model& model);
   /// Why a state of `before` cannot go on with `after` (the bodies, their meshes or pins changed), or empty.
   static std::string StructureChanged(const Model& before, const Model& after);
+  /// What the FEM–IPC domain cannot run: under the strong coupling, affine bodies and more than one soft body (it
+  /// couples one soft body's implicit step to the rigid bodies, without IPC between bodies).
+  static DomainRefusal Refusal(const Model& model);
+  /// A running simulation with soft bodies under the strong scheme goes back to the weak one only at a reset: the
+  /// strong scheme's compliant contact leaves their surfaces touching the rigid geometry, which IPC's barrier cannot
+  /// start from (a switch mid-grasp made the IPC step fail).
+  static DomainRefusal SwitchRefusal(const Model& before, const Model& after);
 
   const char* name() const override { return "fem"; }
   bool diverged() const override { return !divergence_.empty(); }

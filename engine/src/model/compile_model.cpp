@@ -6,9 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "backend/device_mpm.h"
 #include "core/elastic_moduli.h"
-#include "coupling/strong_coupling.h"
 #include "ductile/model.h"
 #include "geometry/triangle_mesh.h"
 #include "model/compile_parts.h"
@@ -500,16 +498,6 @@ Model CompileModel(const SceneDesc& scene) {
   model.rigid = std::make_shared<const RigidModel>(CompileRigid(scene));
   CompileFem(scene, model);
   model.scene = std::make_shared<const SceneDesc>(scene);
-  if (model.coupling == CouplingKind::kStrong) {
-    if (const std::string refusal = StrongCouplingRefusal(model); !refusal.empty()) {
-      const SourceLocation& at = scene.simulation.coupling_where;
-      throw SceneError(at.file, at.line, at.column, "simulation.coupling: strong: " + refusal);
-    }
-  }
-  if (const std::string refusal = backend::BackendRefusal(model); !refusal.empty()) {
-    const SourceLocation& at = scene.simulation.backend_where;
-    throw SceneError(at.file, at.line, at.column, "simulation.backend: " + refusal);
-  }
   return model;
 }
 

@@ -2,8 +2,6 @@
 
 #include <functional>
 
-#include "backend/device_mpm.h"
-#include "coupling/strong_coupling.h"
 #include "ductile/parameters.h"
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
@@ -11,6 +9,7 @@
 #include "scene/overrides.h"
 #include "scene/scene_slots.h"
 #include "scene/schema.h"
+#include "step/domain_registry.h"
 
 namespace ductile::params {
 
@@ -124,21 +123,15 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
   const ParameterKey matched = *MatchParameter(key);
   const Derive derive = DeriveOf(matched.info->derives);
   if (matched.info->apply != ParameterApply::kLive || derive == nullptr) return NeedsResetMessage(matched);
-  if (matched.info->key == "simulation.backend") {
+  if (matched.info->key == "simulation.backend" || matched.info->key == "simulation.coupling") {
+    // A scheme or backend the domains may refuse (their capabilities, step/domain_registry.h): tried first.
     Model trial = *model;
-    trial.backend = scene::BackendKindNames()[0].second;
     for (const auto& [name, kind] : scene::BackendKindNames())
-      if (name == value) trial.backend = kind;
-    if (std::string refusal = backend::BackendRefusal(trial); !refusal.empty())
-      return key + " = " + value + ": " + refusal;
-  }
-  if (matched.info->key == "simulation.coupling" && value == "strong") {
-    if (std::string refusal = StrongCouplingRefusal(*model); !refusal.empty())
-      return key + " = " + value + ": " + refusal;
-  }
-  if (matched.info->key == "simulation.coupling" && value != "strong") {
-    if (std::string refusal = CouplingSwitchRefusal(*model, CouplingKind::kWeak); !refusal.empty())
-      return key + " = " + value + ": " + refusal + ": reset to apply";
+      if (matched.info->key == "simulation.backend" && name == value) trial.backend = kind;
+    for (const auto& [name, kind] : scene::CouplingKindNames())
+      if (matched.info->key == "simulation.coupling" && name == value) trial.coupling = kind;
+    if (const DomainRefusal refusal = EditRefusal(*model, trial))
+      return key + " = " + value + ": " + refusal.why + (refusal.reset ? ": reset to apply" : "");
   }
 
   // The edited scene description; CheckParameter found the slot and read the value.

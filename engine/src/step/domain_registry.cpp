@@ -10,10 +10,11 @@ namespace ductile {
 namespace {
 
 // A registry line for domain class D, which works on the State's member `part`: D(model, state.*part, arena) (or
-// without the arena), D::Bind(state.*part), and its static Present and StructureChanged.
+// without the arena), D::Bind(state.*part), and its static Present, StructureChanged, Refusal and SwitchRefusal.
 template <typename D, auto part>
 constexpr DomainKind Kind(const char* name) {
-  return {name, &D::Present,
+  return {name,
+          &D::Present,
           [](const Model& model, State::Data& state, tbb::task_arena& arena) -> std::unique_ptr<DeformableDomain> {
             if constexpr (std::is_constructible_v<D, const Model&, decltype(state.*part)&, tbb::task_arena&>) {
               return std::make_unique<D>(model, state.*part, arena);
@@ -22,7 +23,9 @@ constexpr DomainKind Kind(const char* name) {
             }
           },
           [](DeformableDomain& domain, State::Data& state) { static_cast<D&>(domain).Bind(state.*part); },
-          &D::StructureChanged};
+          &D::StructureChanged,
+          &D::Refusal,
+          &D::SwitchRefusal};
 }
 
 constexpr std::array kKinds = {
@@ -34,6 +37,23 @@ constexpr std::array kKinds = {
 
 std::span<const DomainKind> DomainKinds() {
   return kKinds;
+}
+
+DomainRefusal ModelRefusal(const Model& model) {
+  for (const DomainKind& kind : kKinds)
+    if (DomainRefusal refusal = kind.refusal(model)) return refusal;
+  return {};
+}
+
+DomainRefusal EditRefusal(const Model& before, const Model& after) {
+  if (DomainRefusal refusal = ModelRefusal(after)) return refusal;
+  for (const DomainKind& kind : kKinds)
+    if (DomainRefusal refusal = kind.switch_refusal(before, after)) return refusal;
+  return {};
+}
+
+std::string Describe(const DomainRefusal& refusal) {
+  return refusal.key + ": " + refusal.value + ": " + refusal.why + (refusal.reset ? ": reset to apply" : "");
 }
 
 }  // namespace ductile

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "core/hash.h"
-#include "coupling/strong_coupling.h"
 #include "fem/fem_domain.h"
 #include "model/fem_model.h"
 #include "model/rigid_model.h"
@@ -59,7 +58,17 @@ int ResolveThreads(const Model& model, const SimulatorOptions& options) {
 }
 }  // namespace
 
+void CheckModel(const Model& model) {
+  const DomainRefusal refusal = ModelRefusal(model);
+  if (!refusal) return;
+  SourceLocation at;
+  if (model.scene && refusal.key == "simulation.coupling") at = model.scene->simulation.coupling_where;
+  if (model.scene && refusal.key == "simulation.backend") at = model.scene->simulation.backend_where;
+  throw SceneError(at.file, at.line, at.column, Describe(refusal));
+}
+
 Simulator::Simulator(std::shared_ptr<const Model> model, SimulatorOptions options) {
+  CheckModel(*model);
   const int threads = ResolveThreads(*model, options);
   impl_ = std::make_unique<Impl>(std::move(model), threads);
 }
@@ -127,8 +136,7 @@ std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
       ra.world.num_geometries() != rb.world.num_geometries() || ra.empty() != rb.empty())
     return "the rigid bodies or robots changed: reset to apply";
 
-  if (std::string refusal = CouplingSwitchRefusal(old, m.coupling); !refusal.empty())
-    return "simulation.coupling: " + refusal + ": reset to apply";
+  if (const DomainRefusal refusal = EditRefusal(old, m)) return Describe(refusal);
 
   // Applied: the new model drives every later step; the state carries over.
   const double dt = old.dt;

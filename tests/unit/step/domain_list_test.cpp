@@ -1,6 +1,6 @@
 // The Workspace's list of deformable domains, built from the registry (step/domain_registry.h): which kinds a model
-// has, in the registry's order, each on its part of the State; and each kind's word on whether a live edit changes its
-// structure (Simulator::UpdateModel asks every kind).
+// has, in the registry's order, each on its part of the State; each kind's word on whether a live edit changes its
+// structure (Simulator::UpdateModel asks every kind), and what it refuses to run.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -154,6 +154,63 @@ TEST(DomainRegistry, EveryDomainWorksOnTheBoundState) {
   ASSERT_EQ(first.mpm.particles.size(), copy.mpm.particles.size());
   for (std::size_t p = 0; p < first.mpm.particles.size(); ++p)
     for (int a = 0; a < 3; ++a) EXPECT_EQ(first.mpm.particles.x[p][a], copy.mpm.particles.x[p][a]);
+}
+
+// Each kind declares what it refuses (its capabilities): the MPM domain colliders, sand and cloth under the strong
+// scheme and a device backend that cannot run the scene; the FEM–IPC domain affine bodies and a second soft body
+// under it, and the live switch from strong back to weak with soft bodies. The Simulator refuses at its start (with
+// the key's place in the scene) and at an edit; CompileModel leaves it to the Simulator.
+TEST(DomainRegistry, EachKindDeclaresWhatItRefuses) {
+  const std::string collider = std::string(kMpmScene) + R"(
+colliders:
+  wall: {shape: {type: box, size: [0.02, 0.2, 0.2]}, pose: {position: [0.15, 0, 0.1]}}
+)";
+  const Model colliders = Compile(collider, {"simulation.coupling=strong"});  // compiles: the Simulator refuses
+  const DomainRefusal mpm = ModelRefusal(colliders);
+  EXPECT_EQ(mpm.key, "simulation.coupling");
+  EXPECT_EQ(mpm.value, "strong");
+  EXPECT_NE(mpm.why.find("takes no colliders (collider 'wall')"), std::string::npos) << mpm.why;
+  EXPECT_FALSE(mpm.reset);
+  try {
+    CheckModel(colliders);
+    ADD_FAILURE() << "a strong scene with a collider passed";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.file(), "domains.yaml");  // the override's place: the key is set by it
+    EXPECT_EQ(e.message().rfind("simulation.coupling: strong: the strong coupling takes no colliders", 0), 0U)
+        << e.message();
+  }
+  EXPECT_THROW(Simulator(std::make_shared<const Model>(colliders)), SceneError);
+
+  const Model emulated = Compile(kMpmScene, {"simulation.coupling=strong", "simulation.backend=emulated"});
+  EXPECT_EQ(Describe(ModelRefusal(emulated)),
+            "simulation.backend: emulated: the strong coupling (simulation.coupling: strong) runs on the CPU backend "
+            "only");
+
+  const Model two_soft = Compile(WithSoftBody() + R"(
+  other:
+    shape: {type: box, size: [0.04, 0.04, 0.04]}
+    resolution: 0.02
+    youngs_modulus: 1.0e5
+    poisson_ratio: 0.3
+    density: 1000
+    pose: {position: [-0.12, 0, 0.05]}
+)",
+                                 {"simulation.coupling=strong"});
+  EXPECT_NE(ModelRefusal(two_soft).why.find("takes one soft body"), std::string::npos);
+  EXPECT_FALSE(ModelRefusal(Compile(WithSoftBody(), {"simulation.coupling=strong"})));  // one soft body: runs
+
+  // The switch back to weak with a soft body: the state cannot take it live, a reset can.
+  const Model strong = Compile(WithSoftBody(), {"simulation.coupling=strong"});
+  const Model weak = Compile(WithSoftBody());
+  const DomainRefusal back = EditRefusal(strong, weak);
+  EXPECT_TRUE(back.reset);
+  EXPECT_NE(Describe(back).find("goes back to the weak coupling at a reset"), std::string::npos);
+  EXPECT_EQ(Describe(back).substr(Describe(back).size() - 16), ": reset to apply");
+  EXPECT_FALSE(EditRefusal(weak, strong));
+  // An edit (a scene compiled again) the domains refuse leaves the simulation as it was.
+  Simulator sim(std::make_shared<const Model>(Compile(kMpmScene)));
+  EXPECT_EQ(sim.UpdateModel(std::make_shared<const Model>(emulated)), Describe(ModelRefusal(emulated)));
+  EXPECT_EQ(sim.model().coupling, CouplingKind::kWeak);
 }
 
 }  // namespace
