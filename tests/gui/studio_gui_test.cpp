@@ -1100,13 +1100,24 @@ class StudioGuiTest : public QObject {
                             .arg(speed)));
     QCOMPARE(moved[0], start[0]);
     QCOMPARE(moved[2], start[2]);
-    // The tool follows to within the 5 mm.
+    // The tool follows to within the 5 mm on every axis once it has caught up (while it travels along y its
+    // x and z swing by more: checked at the moment y first came within 5 mm, a busy machine failed this test).
     std::array<double, 3> tool{};
-    QTRY_VERIFY_WITH_TIMEOUT(
-        BodyPosition(window_->controller()->snapshot(), "arm/gripper_tcp", tool) && std::abs(tool[1] - moved[1]) < 5e-3,
-        60000);
-    QVERIFY2(std::abs(tool[0] - moved[0]) < 5e-3 && std::abs(tool[2] - moved[2]) < 5e-3,
-             qPrintable(QString("tool at (%1, %2, %3)").arg(tool[0]).arg(tool[1]).arg(tool[2])));
+    const auto near = [&] {
+      if (!BodyPosition(window_->controller()->snapshot(), "arm/gripper_tcp", tool)) return false;
+      for (int a = 0; a < 3; ++a)
+        if (std::abs(tool[a] - moved[a]) >= 5e-3) return false;
+      return true;
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(near(),
+                              qPrintable(QString("tool at (%1, %2, %3), target (%4, %5, %6)")
+                                             .arg(tool[0])
+                                             .arg(tool[1])
+                                             .arg(tool[2])
+                                             .arg(moved[0])
+                                             .arg(moved[1])
+                                             .arg(moved[2])),
+                              60000);
     QVERIFY(tool[1] - tool0[1] > 0.8 * dy);
     QVERIFY(window_->teleop()->StatusLine().startsWith("teleop arm/gripper_tcp: IK "));
   }

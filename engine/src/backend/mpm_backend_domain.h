@@ -31,6 +31,9 @@ class MpmBackendDomain final : public DeformableDomain {
   static std::string StructureChanged(const Model& before, const Model& after) {
     return mpm::MpmDomain::StructureChanged(before, after);
   }
+  static void Fingerprint(const Model& model, Fnv1a64& hash) { mpm::MpmDomain::Fingerprint(model, hash); }
+  static std::size_t MemoryBytes(const mpm::MpmState& state) { return mpm::MpmDomain::MemoryBytes(state); }
+  static std::string Describe(const Model& model) { return mpm::MpmDomain::Describe(model); }
   /// What the MPM domain cannot run: under the strong coupling, colliders and the drucker_prager and cloth materials
   /// (its implicit step has neither); a device backend that cannot start or cannot run the scheme (BackendRefusal).
   static DomainRefusal Refusal(const Model& model);

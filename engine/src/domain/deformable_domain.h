@@ -1,6 +1,6 @@
 // A deformable domain: a solver of deformable material that a coupling scheme advances together with the rigid
 // system (docs/architecture.md, "Domains and couplings"). The Workspace holds a list of them, built from the
-// registry (step/domain_registry.h): MPM on its backend (backend/mpm_backend_domain.h) and FEM-IPC
+// registry (state/domain_registry.h): MPM on its backend (backend/mpm_backend_domain.h) and FEM-IPC
 // (fem/fem_domain.h). The stages are those the coupling schemes need: freeze the rigid geometry the domain's
 // contacts see, advance (free motion and, per substep, contact registration and the contact solve, summing the
 // impulses on the rigid bodies), report divergence with what to change, and draw (the snapshot); and those the
@@ -23,7 +23,7 @@ class RigidSystem;
 }
 
 /// Why a domain cannot run a model as it is set (a capability it lacks: a coupling scheme, a backend), or cannot take
-/// a setting live; each domain kind declares its own (step/domain_registry.h: `refusal`, `switch_refusal`). Empty
+/// a setting live; each domain kind declares its own (state/domain_registry.h: `refusal`, `switch_refusal`). Empty
 /// `why`: no refusal.
 struct DomainRefusal {
   std::string key;     ///< The parameter whose value the domain refuses: "simulation.coupling".

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "contact/rigid_system.h"
+#include "core/hash.h"
 #include "domain/rigid_impulses.h"
 #include "fem/affine_body.h"
 #include "model/fem_model.h"
@@ -103,6 +104,32 @@ DomainRefusal FemDomain::SwitchRefusal(const Model& before, const Model& after) 
           "a scene with soft bodies goes back to the weak coupling at a reset (the strong coupling's compliant "
           "contact leaves their surfaces touching, which IPC's barrier cannot start from)",
           true};
+}
+
+void FemDomain::Fingerprint(const Model& model, Fnv1a64& hash) {
+  if (!model.fem || model.fem->empty()) return;
+  const FemModel& fem = *model.fem;
+  std::uint64_t sizes[3] = {fem.soft_bodies.size(), fem.affine_bodies.size(), fem.kinematic.size()};
+  hash.Add(sizes, sizeof(sizes));
+  for (const FemModel::SoftBody& b : fem.soft_bodies) {
+    const std::uint64_t n[2] = {b.desc.vertices.size(), b.desc.tets.size()};
+    hash.Add(n, sizeof(n));
+  }
+  for (const FemModel::Kinematic& k : fem.kinematic) {
+    const std::uint64_t n = k.desc.vertices.size();
+    hash.Add(&n, sizeof(n));
+  }
+}
+
+std::size_t FemDomain::MemoryBytes(const IpcState& state) {
+  return HeapBytes(state.x) + HeapBytes(state.v) + HeapBytes(state.q) + HeapBytes(state.q_dot) +
+         HeapBytes(state.kinematic_points);
+}
+
+std::string FemDomain::Describe(const Model& model) {
+  if (!model.fem || model.fem->empty()) return {};
+  return std::to_string(model.fem->soft_bodies.size()) + " soft and " +
+         std::to_string(model.fem->affine_bodies.size()) + " affine bodies";
 }
 
 std::string FemDomain::StructureChanged(const Model& before, const Model& after) {

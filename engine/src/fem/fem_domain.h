@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/hash.h"
 #include "domain/deformable_domain.h"
 #include "fem/ipc_system.h"
 #include "fem/soft_free_motion.h"
@@ -40,6 +41,12 @@ class FemDomain final : public DeformableDomain {
   static bool Present(const Model& model);
   /// Why a state of `before` cannot go on with `after` (the bodies, their meshes or pins changed), or empty.
   static std::string StructureChanged(const Model& before, const Model& after);
+  /// What of `model` a saved IPC state belongs to (ModelFingerprint): the bodies' counts and mesh sizes.
+  static void Fingerprint(const Model& model, Fnv1a64& hash);
+  /// The bytes a State's FEM–IPC part holds (State::MemoryBytes).
+  static std::size_t MemoryBytes(const IpcState& state);
+  /// "S soft and A affine bodies", or empty without them (DescribeModel).
+  static std::string Describe(const Model& model);
   /// What the FEM–IPC domain cannot run: under the strong coupling, affine bodies and more than one soft body (it
   /// couples one soft body's implicit step to the rigid bodies, without IPC between bodies).
   static DomainRefusal Refusal(const Model& model);

@@ -126,6 +126,39 @@ BodySummary SummarizeObject(const Model& model, const Particles& p, int object) 
   return out;
 }
 
+void MpmDomain::Fingerprint(const Model& model, Fnv1a64& hash) {
+  hash.Add(&model.num_particles, sizeof(model.num_particles));
+  hash.AddVector(model.x0);
+  hash.AddVector(model.material);
+  hash.AddVector(model.object);
+  hash.Add(&model.h, sizeof(model.h));
+  hash.Add(model.grid_nodes.data(), sizeof(model.grid_nodes));
+  hash.Add(model.grid_origin.data(), sizeof(model.grid_origin));
+  const std::uint64_t materials = model.materials.size();
+  hash.Add(&materials, sizeof(materials));
+  for (const MaterialParams& m : model.materials) hash.Add(&m.model, sizeof(m.model));
+  if (!model.cloth_elements.empty()) {  // the triangles (a state's d₃ is one per triangle)
+    const std::uint64_t elements = model.cloth_elements.size();
+    hash.Add(&elements, sizeof(elements));
+    for (const ClothElement& e : model.cloth_elements) hash.Add(e.vertex, sizeof(e.vertex));
+  }
+}
+
+std::size_t MpmDomain::MemoryBytes(const MpmState& state) {
+  const Particles& p = state.particles;
+  std::size_t bytes = HeapBytes(p.x) + HeapBytes(p.v) + HeapBytes(p.F) + HeapBytes(p.C) + HeapBytes(p.mass) +
+                      HeapBytes(p.volume) + HeapBytes(p.plastic_strain) + HeapBytes(p.material) + HeapBytes(p.object) +
+                      HeapBytes(p.id);
+  const TransferCache& c = state.cache;
+  bytes += HeapBytes(c.grid.nodes_data) + HeapBytes(c.base) + HeapBytes(c.rotations) + HeapBytes(c.block_runs);
+  return bytes + c.grid.MemoryBytesOfTables() + HeapBytes(state.cloth_normal);
+}
+
+std::string MpmDomain::Describe(const Model& model) {
+  return std::to_string(model.num_particles) + " particles in " + std::to_string(model.objects.size()) + " object" +
+         (model.objects.size() == 1 ? "" : "s");
+}
+
 std::string MpmDomain::StructureChanged(const Model& before, const Model& after) {
   if (after.num_particles != before.num_particles || after.objects.size() != before.objects.size())
     return "the MPM objects' particles changed (shape, size, pose or particles per cell): reset to apply";

@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "core/hash.h"
 #include "coupling/mpm_rigid_contact.h"
 #include "domain/deformable_domain.h"
 #include "mpm/mpm_solver.h"
@@ -47,6 +48,13 @@ class MpmDomain final : public DeformableDomain {
 
   /// Why a state of `before` cannot go on with `after` (the particles, grid or materials' models changed), or empty.
   static std::string StructureChanged(const Model& before, const Model& after);
+  /// What of `model` a saved MPM state belongs to (ModelFingerprint, state/state_format.h): the particles' initial
+  /// positions, materials and objects, the grid, the material models and the cloth triangles.
+  static void Fingerprint(const Model& model, Fnv1a64& hash);
+  /// The bytes a State's MPM part holds (State::MemoryBytes).
+  static std::size_t MemoryBytes(const MpmState& state);
+  /// "N particles in M objects" (DescribeModel).
+  static std::string Describe(const Model& model);
 
   const char* name() const override { return "mpm"; }
   void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) override;

@@ -9,7 +9,7 @@
 #include "scene/overrides.h"
 #include "scene/scene_slots.h"
 #include "scene/schema.h"
-#include "step/domain_registry.h"
+#include "state/domain_registry.h"
 
 namespace ductile::params {
 
@@ -124,7 +124,7 @@ std::string ModelEditor::Apply(std::shared_ptr<const Model>& model, const std::s
   const Derive derive = DeriveOf(matched.info->derives);
   if (matched.info->apply != ParameterApply::kLive || derive == nullptr) return NeedsResetMessage(matched);
   if (matched.info->key == "simulation.backend" || matched.info->key == "simulation.coupling") {
-    // A scheme or backend the domains may refuse (their capabilities, step/domain_registry.h): tried first.
+    // A scheme or backend the domains may refuse (their capabilities, state/domain_registry.h): tried first.
     Model trial = *model;
     for (const auto& [name, kind] : scene::BackendKindNames())
       if (matched.info->key == "simulation.backend" && name == value) trial.backend = kind;

@@ -11,8 +11,8 @@
 
 #include "core/archive.h"
 #include "core/hash.h"
-#include "model/fem_model.h"
 #include "model/rigid_model.h"
+#include "state/domain_registry.h"
 #include "state/state_data.h"
 #include "state/state_format.h"
 
@@ -38,53 +38,17 @@ std::int64_t State::step_count() const {
   return data_->clock.steps;
 }
 
-namespace {
-template <typename T>
-std::size_t VectorBytes(const std::vector<T>& v) {
-  return v.capacity() * sizeof(T);
-}
-}  // namespace
-
 std::size_t State::MemoryBytes() const {
-  const mpm::Particles& p = data_->mpm.particles;
   std::size_t bytes = sizeof(Data);
-  bytes += VectorBytes(p.x) + VectorBytes(p.v) + VectorBytes(p.F) + VectorBytes(p.C) + VectorBytes(p.mass) +
-           VectorBytes(p.volume) + VectorBytes(p.plastic_strain) + VectorBytes(p.material) + VectorBytes(p.object) +
-           VectorBytes(p.id);
-  const mpm::TransferCache& c = data_->mpm.cache;
-  bytes += VectorBytes(c.grid.nodes_data) + VectorBytes(c.base) + VectorBytes(c.rotations) + VectorBytes(c.block_runs);
-  bytes += c.grid.MemoryBytesOfTables();
+  for (const DomainKind& kind : DomainKinds()) bytes += kind.memory_bytes(*data_);
   const contact::RigidState& r = data_->rigid;
   bytes += sizeof(double) * static_cast<std::size_t>(r.q.size() + r.v.size() + r.tau_applied.size());
-  bytes += VectorBytes(r.controllers) + VectorBytes(r.contacts) + VectorBytes(r.contact_origins);
-  const fem::IpcState& f = data_->fem;
-  bytes +=
-      VectorBytes(f.x) + VectorBytes(f.v) + VectorBytes(f.q) + VectorBytes(f.q_dot) + VectorBytes(f.kinematic_points);
-  return bytes;
+  return bytes + HeapBytes(r.controllers) + HeapBytes(r.contacts) + HeapBytes(r.contact_origins);
 }
 
 std::uint64_t ModelFingerprint(const Model& model) {
   Fnv1a64 hash;
-  const auto add_vector = [&hash](const auto& v) {
-    const std::uint64_t n = v.size();
-    hash.Add(&n, sizeof(n));
-    hash.Add(v.data(), sizeof(v[0]) * v.size());
-  };
-  hash.Add(&model.num_particles, sizeof(model.num_particles));
-  add_vector(model.x0);
-  add_vector(model.material);
-  add_vector(model.object);
-  hash.Add(&model.h, sizeof(model.h));
-  hash.Add(model.grid_nodes.data(), sizeof(model.grid_nodes));
-  hash.Add(model.grid_origin.data(), sizeof(model.grid_origin));
-  const std::uint64_t materials = model.materials.size();
-  hash.Add(&materials, sizeof(materials));
-  for (const mpm::MaterialParams& m : model.materials) hash.Add(&m.model, sizeof(m.model));
-  if (!model.cloth_elements.empty()) {  // the triangles (a state's d₃ is one per triangle)
-    const std::uint64_t elements = model.cloth_elements.size();
-    hash.Add(&elements, sizeof(elements));
-    for (const mpm::ClothElement& e : model.cloth_elements) hash.Add(e.vertex, sizeof(e.vertex));
-  }
+  for (const DomainKind& kind : DomainKinds()) kind.fingerprint(model, hash);
   if (model.rigid) {
     const multibody::MultibodyTree& tree = model.rigid->tree;
     const int sizes[3] = {tree.num_bodies(), tree.nq(), tree.nv()};
@@ -93,31 +57,15 @@ std::uint64_t ModelFingerprint(const Model& model) {
     const std::uint64_t controllers = model.rigid->controllers.size();
     hash.Add(&controllers, sizeof(controllers));
   }
-  if (model.fem && !model.fem->empty()) {  // the IPC state's sizes
-    const FemModel& fem = *model.fem;
-    std::uint64_t sizes[3] = {fem.soft_bodies.size(), fem.affine_bodies.size(), fem.kinematic.size()};
-    hash.Add(sizes, sizeof(sizes));
-    for (const FemModel::SoftBody& b : fem.soft_bodies) {
-      const std::uint64_t n[2] = {b.desc.vertices.size(), b.desc.tets.size()};
-      hash.Add(n, sizeof(n));
-    }
-    for (const FemModel::Kinematic& k : fem.kinematic) {
-      const std::uint64_t n = k.desc.vertices.size();
-      hash.Add(&n, sizeof(n));
-    }
-  }
   return hash.value();
 }
 
 std::string DescribeModel(const Model& model) {
-  std::string out = std::to_string(model.num_particles) + " particles in " + std::to_string(model.objects.size()) +
-                    " object" + (model.objects.size() == 1 ? "" : "s");
+  std::string out;
+  for (const DomainKind& kind : DomainKinds())
+    if (std::string part = kind.describe(model); !part.empty()) out += (out.empty() ? "" : ", ") + part;
   const int nq = model.rigid ? model.rigid->tree.nq() : 0;
-  out += ", " + std::to_string(nq) + " rigid position" + (nq == 1 ? "" : "s");
-  if (model.fem && !model.fem->empty())
-    out += ", " + std::to_string(model.fem->soft_bodies.size()) + " soft and " +
-           std::to_string(model.fem->affine_bodies.size()) + " affine bodies";
-  return out;
+  return out + (out.empty() ? "" : ", ") + std::to_string(nq) + " rigid position" + (nq == 1 ? "" : "s");
 }
 
 std::vector<std::uint8_t> EncodeState(const Model& model, const State& state) {

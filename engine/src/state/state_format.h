@@ -19,10 +19,12 @@
 namespace ductile {
 
 inline constexpr char kStateMagic[8] = {'D', 'U', 'C', 'T', 'S', 'T', 'A', 'T'};
-inline constexpr std::uint32_t kStateFormatVersion = 8;  // 2: cloth triangles' d₃; 3: RobotTeleop::manual;
+inline constexpr std::uint32_t kStateFormatVersion = 9;  // 2: cloth triangles' d₃; 3: RobotTeleop::manual;
                                                          // 4: TransferCache::pin_absorbed; 5: ArmTeleop's
                                                          // held_for_ and fed_forward_; 6: the FEM–IPC state;
-                                                         // 7: RigidImpulses::warm; 8: RigidImpulses::warm_nodes
+                                                         // 7: RigidImpulses::warm; 8: RigidImpulses::warm_nodes;
+                                                         // 9: the fingerprint hashes the domains in registry
+                                                         // order, then the rigid bodies
 
 struct StateHeader {
   std::uint64_t model_fingerprint = 0;
@@ -30,11 +32,13 @@ struct StateHeader {
   std::uint64_t payload_checksum = 0;
 };
 
-/// A hash of what a state must match to belong to a model: the particles' initial positions, materials and
-/// objects, the grid, the material models, the rigid bodies' names and sizes. Parameters that live edits change
-/// (stiffness, friction, Δt) are not in it.
+/// A hash of what a state must match to belong to a model: each domain kind's part (its Fingerprint, in registry
+/// order: the particles' initial positions, materials and objects, the grid, the material models; the soft and
+/// affine bodies' sizes), then the rigid bodies' names and sizes. Parameters that live edits change (stiffness,
+/// friction, Δt) are not in it.
 std::uint64_t ModelFingerprint(const Model& model);
-/// "N particles in M objects, K rigid positions".
+/// Each domain's bodies, then the rigid positions: "N particles in M objects, S soft and A affine bodies, K rigid
+/// positions".
 std::string DescribeModel(const Model& model);
 std::vector<std::uint8_t> EncodeState(const Model& model, const State& state);
 /// Throws StateError (without a file name) when the data is not a state of `model`; `state` is then unchanged.

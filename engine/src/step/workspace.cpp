@@ -7,7 +7,7 @@
 #include "coupling/weak_coupling.h"
 #include "model/fem_model.h"
 #include "model/rigid_model.h"
-#include "step/domain_registry.h"
+#include "state/domain_registry.h"
 
 namespace ductile {
 

@@ -1,5 +1,5 @@
 // What stepping a State needs besides the Model and the State: the deformable domains (a list built from the
-// registry, step/domain_registry.h) and the rigid system, each working on its part of the State and owning only
+// registry, state/domain_registry.h) and the rigid system, each working on its part of the State and owning only
 // scratch memory; the coupling scheme, the thread arena, and the last step's telemetry.
 // A Workspace is bound to one State object; after that State is overwritten (a restore), Bind re-reads it.
 #pragma once
@@ -54,7 +54,7 @@ struct Workspace {
 
   int threads;
   tbb::task_arena arena;
-  /// The deformable domains the model has, in the registry's order (step/domain_registry.h).
+  /// The deformable domains the model has, in the registry's order (state/domain_registry.h).
   std::vector<std::unique_ptr<DeformableDomain>> domains;
   std::unique_ptr<contact::RigidSystem> rigid;  ///< Null when the scene has no rigid bodies or robots.
   std::unique_ptr<CouplingScheme> coupling;

@@ -1,4 +1,4 @@
-// The Workspace's list of deformable domains, built from the registry (step/domain_registry.h): which kinds a model
+// The Workspace's list of deformable domains, built from the registry (state/domain_registry.h): which kinds a model
 // has, in the registry's order, each on its part of the State; each kind's word on whether a live edit changes its
 // structure (Simulator::UpdateModel asks every kind), and what it refuses to run.
 #include <gtest/gtest.h>
@@ -12,8 +12,9 @@
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
 #include "fem/fem_domain.h"
+#include "state/domain_registry.h"
 #include "state/state_data.h"
-#include "step/domain_registry.h"
+#include "state/state_format.h"
 #include "step/workspace.h"
 
 namespace ductile {
@@ -154,6 +155,31 @@ TEST(DomainRegistry, EveryDomainWorksOnTheBoundState) {
   ASSERT_EQ(first.mpm.particles.size(), copy.mpm.particles.size());
   for (std::size_t p = 0; p < first.mpm.particles.size(); ++p)
     for (int a = 0; a < 3; ++a) EXPECT_EQ(first.mpm.particles.x[p][a], copy.mpm.particles.x[p][a]);
+}
+
+// A state file's fingerprint, a State's memory and the scene's summary in messages loop over the kinds: the FEM–IPC
+// domain's bodies count in each.
+TEST(DomainRegistry, EachKindAddsItsPartToTheStateFilesFingerprintMemoryAndSummary) {
+  const Model mpm_only = Compile(kMpmScene);
+  const Model with_soft = Compile(WithSoftBody());
+  EXPECT_EQ(DescribeModel(mpm_only).rfind(std::to_string(mpm_only.num_particles) + " particles in 1 object, 0 rigid "
+                                                                                   "positions",
+                                          0),
+            0U)
+      << DescribeModel(mpm_only);
+  EXPECT_NE(DescribeModel(with_soft).find(", 1 soft and 0 affine bodies, 0 rigid positions"), std::string::npos)
+      << DescribeModel(with_soft);
+  EXPECT_NE(ModelFingerprint(mpm_only), ModelFingerprint(with_soft));
+  EXPECT_EQ(ModelFingerprint(with_soft),
+            ModelFingerprint(Compile(WithSoftBody(), {"soft_bodies.block.youngs_modulus=2e5"})));
+  EXPECT_NE(ModelFingerprint(with_soft), ModelFingerprint(Compile(WithSoftBody("0.01"))));  // another mesh
+  const Simulator plain(std::make_shared<const Model>(mpm_only)), soft(std::make_shared<const Model>(with_soft));
+  const std::size_t fem_bytes = soft.state().MemoryBytes() - plain.state().MemoryBytes();
+  std::size_t vertices = 0;
+  for (const DomainKind& kind : DomainKinds())
+    if (std::string(kind.name) == "fem") vertices = kind.memory_bytes(soft.state().data());
+  EXPECT_GT(vertices, 0U);
+  EXPECT_GE(fem_bytes, vertices);  // the FEM part is counted (the MPM parts are the same scene's)
 }
 
 // Each kind declares what it refuses (its capabilities): the MPM domain colliders, sand and cloth under the strong

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 
+#include "core/hash.h"
 #include "domain/deformable_domain.h"
 #include "state/state_data.h"
 
@@ -33,6 +34,13 @@ struct DomainKind {
   DomainRefusal (*refusal)(const Model& model);
   /// What a running state of `before` cannot take live in `after`'s settings (a switch of scheme), or none.
   DomainRefusal (*switch_refusal)(const Model& before, const Model& after);
+  /// Its part of a state file's fingerprint: what of the model a saved state of the domain belongs to (sizes, not
+  /// the parameters that live edits change).
+  void (*fingerprint)(const Model& model, Fnv1a64& hash);
+  /// The bytes its part of `state` holds (State::MemoryBytes).
+  std::size_t (*memory_bytes)(const State::Data& state);
+  /// Its bodies in a few words for messages ("120 particles in 2 objects"), or empty when the model has none.
+  std::string (*describe)(const Model& model);
 };
 
 /// Every domain kind, in the order a Workspace lists them.

@@ -1,4 +1,4 @@
-#include "step/domain_registry.h"
+#include "state/domain_registry.h"
 
 #include <array>
 #include <type_traits>
@@ -10,7 +10,8 @@ namespace ductile {
 namespace {
 
 // A registry line for domain class D, which works on the State's member `part`: D(model, state.*part, arena) (or
-// without the arena), D::Bind(state.*part), and its static Present, StructureChanged, Refusal and SwitchRefusal.
+// without the arena), D::Bind(state.*part), D::MemoryBytes(state.*part), and its static Present, StructureChanged,
+// Refusal, SwitchRefusal, Fingerprint and Describe.
 template <typename D, auto part>
 constexpr DomainKind Kind(const char* name) {
   return {name,
@@ -25,7 +26,10 @@ constexpr DomainKind Kind(const char* name) {
           [](DeformableDomain& domain, State::Data& state) { static_cast<D&>(domain).Bind(state.*part); },
           &D::StructureChanged,
           &D::Refusal,
-          &D::SwitchRefusal};
+          &D::SwitchRefusal,
+          &D::Fingerprint,
+          [](const State::Data& state) { return D::MemoryBytes(state.*part); },
+          &D::Describe};
 }
 
 constexpr std::array kKinds = {
