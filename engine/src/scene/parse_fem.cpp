@@ -17,16 +17,11 @@ SoftBodyDesc ParseSoftBody(ParseContext& context, const Field& entry) {
   map.CheckKeys(KeysOf({"soft_bodies", ""}));
   const Field shape = map.Require("shape");
   body.shape = ParseShape(context, shape, what, ShapeUse::kSoftBody);
-  map.Read(Row("soft_bodies.*.resolution"), body.resolution);
   if (const auto thickness = map.Find("thickness"); thickness && body.shape.type != ShapeType::kSheet)
     reader.FailAtKey(*thickness, "'thickness' of " + what + " applies to sheets only");
-  map.Read(Row("soft_bodies.*.thickness"), body.thickness);
   if (const auto model = map.Find("model")) body.model = reader.Choice(*model, "soft body model", SoftModelNames());
-  map.Read(Row("soft_bodies.*.youngs_modulus"), body.youngs_modulus);
-  map.Read(Row("soft_bodies.*.poisson_ratio"), body.poisson_ratio);
-  map.Read(Row("soft_bodies.*.density"), body.density);
   if (const auto pose = map.Find("pose")) body.pose = ParsePose(context, *pose, what);
-  map.Read(Row("soft_bodies.*.velocity"), body.velocity);
+  map.ReadEntryRows("soft_bodies.*.", &SceneDesc::soft_bodies, body);  // resolution, material, initial velocity
   if (const auto box = map.Find("pin_box")) {
     const MapFields box_map(reader, *box, "'pin_box' of " + what);
     box_map.CheckKeys(KeysOf({"soft_bodies", "", "pin_box"}));
@@ -52,12 +47,8 @@ AffineBodyDesc ParseAffineBody(ParseContext& context, const Field& entry) {
   const MapFields map(reader, entry, what);
   map.CheckKeys(KeysOf({"affine_bodies", ""}));
   body.shape = ParseShape(context, map.Require("shape"), what, ShapeUse::kAffineBody);
-  map.Read(Row("affine_bodies.*.resolution"), body.resolution);
-  map.Read(Row("affine_bodies.*.density"), body.density);
-  map.Read(Row("affine_bodies.*.stiffness"), body.stiffness);
   if (const auto pose = map.Find("pose")) body.pose = ParsePose(context, *pose, what);
-  map.Read(Row("affine_bodies.*.velocity"), body.velocity);
-  map.Read(Row("affine_bodies.*.angular_velocity"), body.angular_velocity);
+  map.ReadEntryRows("affine_bodies.*.", &SceneDesc::affine_bodies, body);  // resolution, density, stiffness, velocities
   if (const auto color = map.Find("color")) body.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
   return body;
 }

@@ -104,8 +104,7 @@ MpmObjectDesc ParseObject(ParseContext& context, const Field& entry, const Scene
                 what + " is a sheet: its material must have model cloth ('" + object.material + "' does not)",
                 {entry.path + ".material"});
   if (const auto pose = map.Find("pose")) object.pose = ParsePose(context, *pose, what);
-  map.Read(Row("objects.*.particles_per_cell"), object.particles_per_cell);
-  map.Read(Row("objects.*.velocity"), object.velocity);
+  map.ReadEntryRows("objects.*.", &SceneDesc::objects, object);  // particles per cell, velocity
   if (const auto pins = map.Find("pins")) {
     if (!cloth) reader.FailAtKey(*pins, what + " is not cloth: only a cloth's vertices can be pinned");
     object.pins = ParsePinGroups(context, *pins, what, object.shape.type == ShapeType::kSheet);

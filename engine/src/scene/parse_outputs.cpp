@@ -47,7 +47,7 @@ CameraDesc ParseCamera(const ParseContext& context, const Field& entry) {
   map.CheckKeys(KeysOf({"cameras", ""}));
   map.Read("eye", camera.eye);
   map.Read("target", camera.target);
-  map.Read(Row("cameras.*.fov_deg"), camera.fov_deg);
+  map.ReadEntryRows("cameras.*.", &SceneDesc::cameras, camera);  // the field of view
   double distance2 = 0;
   for (int a = 0; a < 3; ++a) distance2 += (camera.eye[a] - camera.target[a]) * (camera.eye[a] - camera.target[a]);
   if (!(distance2 > 0)) {

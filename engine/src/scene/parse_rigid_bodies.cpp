@@ -235,8 +235,6 @@ RigidBodyDesc ParseRigidBody(ParseContext& context, const Field& entry, const st
     }
     if (!mass && !density)
       reader.Fail(entry.node, entry.path, "missing required key 'mass' or 'density' in dynamic " + what);
-    map.Read(Row("rigid_bodies.*.mass"), body.mass);
-    map.Read(Row("rigid_bodies.*.density"), body.density);
     map.Read("velocity", body.velocity);
     map.Read("angular_velocity", body.angular_velocity);
     map.Read("force", body.force);
@@ -256,9 +254,8 @@ RigidBodyDesc ParseRigidBody(ParseContext& context, const Field& entry, const st
     if (const auto interpolation = map.Find("interpolation"))
       body.interpolation = reader.Choice(*interpolation, "keyframe interpolation", KeyframeInterpolationNames());
   }
-  map.Read(Row("rigid_bodies.*.friction"), body.friction);
-  map.Read(Row("rigid_bodies.*.stiffness"), body.stiffness);
-  map.Read(Row("rigid_bodies.*.dissipation"), body.dissipation);
+  // A dynamic body's mass or density; any body's contact parameters.
+  map.ReadEntryRows("rigid_bodies.*.", &SceneDesc::rigid_bodies, body);
   if (const auto color = map.Find("color")) body.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
   return body;
 }

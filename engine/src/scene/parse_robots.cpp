@@ -178,7 +178,7 @@ RobotDesc ParseRobot(ParseContext& context, const Field& entry) {
     }
   }
   if (const auto script = map.Find("script")) robot.script = ParseScript(context, *script, *robot.model, what);
-  map.Read(Row("robots.*.link_force_limit"), robot.link_force_limit);
+  map.ReadEntryRows("robots.*.", &SceneDesc::robots, robot);  // the link force limit
   return robot;
 }
 

@@ -122,8 +122,7 @@ WeldDesc ParseWeld(const ParseContext& context, const Field& entry, const std::v
   }
   if (const auto frame = map.Find("frame_a")) weld.frame_a = ParseFrame(context, *frame, "'frame_a' of " + what);
   if (const auto frame = map.Find("frame_b")) weld.frame_b = ParseFrame(context, *frame, "'frame_b' of " + what);
-  map.Read(Row("welds.*.stiffness"), weld.stiffness);
-  map.Read(Row("welds.*.damping"), weld.damping);
+  map.ReadEntryRows("welds.*.", &SceneDesc::welds, weld);  // stiffness, damping
   if (weld.damping > 0 && weld.stiffness == 0) {
     const Field damping = *map.Find("damping");
     reader.Fail(damping.node, damping.path,

@@ -231,11 +231,15 @@ void MapFields::Read(const ParameterInfo& row, Vector3& out) const {
 }
 
 void MapFields::ReadRows(const std::string& prefix, SceneDesc& scene) const {
+  ReadRows(prefix, {}, scene);
+}
+
+void MapFields::ReadRows(const std::string& prefix, const std::vector<std::string>& names, SceneDesc& scene) const {
   for (const ParameterInfo& row : ParameterTable()) {
     if (row.key.rfind(prefix, 0) != 0 || row.key.find('.', prefix.size()) != std::string::npos) continue;
     if (row.type == ParameterType::kChoice || !row.binding) continue;
     std::string why;
-    const Slot slot = row.binding->slot(scene, {}, why);
+    const Slot slot = row.binding->slot(scene, names, why);
     if (slot.number) Read(row, *slot.number);
     if (slot.integer) Read(row, *slot.integer);
     if (slot.vector) Read(row, *slot.vector);

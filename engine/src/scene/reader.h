@@ -160,6 +160,20 @@ class MapFields {
   /// field of `scene` (the row's binding, scene/scene_binding.h), as Read(row, ...) does, in table order. Choices are
   /// left to their parsers (they record where they were written).
   void ReadRows(const std::string& prefix, SceneDesc& scene) const;
+  /// The same for the rows of a named entry (`materials.*.`: the entry `names[0]` of `scene`); a row whose binding
+  /// says the entry does not take it (another material model, a static body's mass) is skipped.
+  void ReadRows(const std::string& prefix, const std::vector<std::string>& names, SceneDesc& scene) const;
+  /// Reads the rows under `prefix` ("materials.*.") into `entry`, an entry of the SceneDesc section `section` that
+  /// is being parsed: the rows' bindings find its fields as they find them in a whole scene, so that a key is spelled
+  /// in its row only.
+  template <typename Desc>
+  void ReadEntryRows(const std::string& prefix, std::vector<Desc> SceneDesc::*section, Desc& entry) const {
+    SceneDesc scene;
+    (scene.*section).push_back(std::move(entry));
+    Desc& held = (scene.*section).front();
+    ReadRows(prefix, {held.name}, scene);
+    entry = std::move(held);
+  }
 
  private:
   const Reader& reader_;
