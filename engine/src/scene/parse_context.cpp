@@ -209,14 +209,23 @@ PoseDesc ReadPose(const ParseContext& context, const MapFields& map, const std::
 }
 
 BoundaryDesc ParseBoundary(const ParseContext& context, const Field& field, const std::string& what,
-                           const ParameterInfo& friction) {
+                           BoundaryOwner owner) {
   const Reader& reader = context.reader();
   BoundaryDesc boundary;
   const MapFields map(reader, field, what);
   map.CheckKeys(KeysOf({"grid", "boundary"}));
   if (const auto type = map.Find("type")) boundary.type = reader.Choice(*type, "boundary type", BoundaryTypeNames());
-  map.Read(friction, boundary.friction);
-  return boundary;
+  // The friction through its row, in a scene of its own that holds this boundary where the row's binding finds it.
+  SceneDesc held;
+  if (owner == BoundaryOwner::kGrid) {
+    held.walls = boundary;
+    map.ReadRows("grid.boundary.", held);
+    return held.walls;
+  }
+  held.colliders.resize(1);  // a collider without a name
+  held.colliders[0].boundary = boundary;
+  map.ReadRows("colliders.*.boundary.", {std::string()}, held);
+  return held.colliders[0].boundary;
 }
 
 }  // namespace ductile::scene

@@ -98,9 +98,10 @@ PoseDesc ParsePose(const ParseContext& context, const Field& field, const std::s
 /// The pose keys of `map` (a pose, a keyframe, a joint's origin, a weld's frame): position, and rpy_deg or
 /// quaternion. `what` names the map in messages.
 PoseDesc ReadPose(const ParseContext& context, const MapFields& map, const std::string& what);
-/// A boundary (the domain walls', a collider's); `what` names it in messages, `friction` is the row of the
-/// parameter table of its friction.
+/// Whose boundary ParseBoundary reads: the rows of its friction differ (grid.boundary.*, colliders.*.boundary.*).
+enum class BoundaryOwner { kGrid, kCollider };
+/// A boundary (the domain walls', a collider's); `what` names it in messages.
 BoundaryDesc ParseBoundary(const ParseContext& context, const Field& field, const std::string& what,
-                           const ParameterInfo& friction);
+                           BoundaryOwner owner);
 
 }  // namespace ductile::scene

@@ -28,7 +28,7 @@ void ParseGrid(const ParseContext& context, const Field& field, SceneDesc& scene
     }
   }
   if (const auto boundary = map.Find("boundary"))
-    scene.walls = ParseBoundary(context, *boundary, "grid boundary", Row("grid.boundary.friction"));
+    scene.walls = ParseBoundary(context, *boundary, "grid boundary", BoundaryOwner::kGrid);
   // The grid's block table spans the whole domain: refuse sizes that cannot be allocated instead of failing later.
   constexpr double kMaxGridNodes = 1e9;
   double nodes = 1;

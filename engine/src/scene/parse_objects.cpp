@@ -125,7 +125,7 @@ ColliderDesc ParseCollider(ParseContext& context, const Field& entry) {
   collider.shape = ParseShape(context, map.Require("shape"), what, ShapeUse::kCollider);
   if (const auto pose = map.Find("pose")) collider.pose = ParsePose(context, *pose, what);
   if (const auto boundary = map.Find("boundary"))
-    collider.boundary = ParseBoundary(context, *boundary, "boundary of " + what, Row("colliders.*.boundary.friction"));
+    collider.boundary = ParseBoundary(context, *boundary, "boundary of " + what, BoundaryOwner::kCollider);
   return collider;
 }
 

@@ -153,8 +153,16 @@ BodyJointDesc ParseBodyJoint(const ParseContext& context, const Field& field, co
                     ": the limits need lower <= upper",
                 limits);
   }
-  map.Read(Row("rigid_bodies.*.joint.damping"), joint.damping);
-  map.Read(Row("rigid_bodies.*.joint.effort"), joint.effort);
+  // Every row of a joint through its binding (the joint held by a body of a scene of its own); the limits, the
+  // applied effort, the initial position and the target are checked against each other here.
+  {
+    SceneDesc held;
+    held.rigid_bodies.resize(1);  // a dynamic body without a name
+    held.rigid_bodies[0].has_joint = true;
+    held.rigid_bodies[0].joint = joint;
+    map.ReadRows("rigid_bodies.*.joint.", {std::string()}, held);
+    joint = held.rigid_bodies[0].joint;
+  }
   if (const auto applied = map.Find("effort_applied")) {
     joint.effort_applied = reader.Number(*applied);
     if (std::abs(joint.effort_applied) > joint.effort) {
@@ -165,8 +173,6 @@ BodyJointDesc ParseBodyJoint(const ParseContext& context, const Field& field, co
                   {field.path + ".effort"});
     }
   }
-  map.Read(Row("rigid_bodies.*.joint.kp"), joint.kp);
-  map.Read(Row("rigid_bodies.*.joint.kd"), joint.kd);
   // The initial position always counts; the target only with a controller (kp or kd > 0), yet a target that
   // is given must be reachable.
   joint.position = ParseJointValue(context, map, field, "position", what, joint, limits, true);
@@ -188,7 +194,13 @@ std::vector<KeyframeDesc> ParseKeyframes(const ParseContext& context, const Fiel
     KeyframeDesc keyframe;
     keyframe.where = context.Where(items[i]);
     const Field time = map.Require("time");
-    keyframe.time = reader.Number(time, Row("rigid_bodies.*.keyframes.*.time").range);
+    {  // its time through its row (the keyframe held by a body of a scene of its own)
+      SceneDesc held;
+      held.rigid_bodies.resize(1);  // a body without a name
+      held.rigid_bodies[0].keyframes.push_back(keyframe);
+      map.ReadRows("rigid_bodies.*.keyframes.*.", {std::string(), "0"}, held);
+      keyframe.time = held.rigid_bodies[0].keyframes[0].time;
+    }
     if (i > 0 && keyframe.time <= keyframes.back().time) {
       reader.Fail(time.node, time.path,
                   "keyframe times must increase strictly: " + what + " has 'time' " + time.node.Scalar() +

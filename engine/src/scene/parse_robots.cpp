@@ -50,8 +50,13 @@ JointControllerDesc ParseController(const ParseContext& context, const Field& en
   const std::string what = "controller of joint '" + joint.name + "' of " + owner;
   const MapFields map(reader, entry, what);
   map.CheckKeys(KeysOf({"robots", "", "controllers", ""}));
-  map.Read(Row("robots.*.controllers.*.kp"), controller.kp);
-  map.Read(Row("robots.*.controllers.*.kd"), controller.kd);
+  {  // its gains (and target and feed-forward, checked below) through their rows, held by a robot of its own
+    SceneDesc held;
+    held.robots.resize(1);  // a robot without a name
+    held.robots[0].controllers.push_back(controller);
+    map.ReadRows("robots.*.controllers.*.", {std::string(), controller.joint}, held);
+    controller = held.robots[0].controllers[0];
+  }
   if (controller.kp + controller.kd <= 0) {
     reader.Fail(entry.key_node, entry.path, what + " needs a positive 'kp' or 'kd' (both are 0)",
                 {entry.path + ".kp", entry.path + ".kd"});

@@ -31,12 +31,6 @@ Range Between(double lo, double hi, bool lo_open, bool hi_open) {
   return {lo, hi, lo_open, hi_open};
 }
 
-const ParameterInfo& Row(const std::string& pattern) {
-  const ParameterInfo* row = FindParameter(pattern);
-  if (row == nullptr) throw std::logic_error("the parameter table has no row '" + pattern + "'");
-  return *row;
-}
-
 std::string FormatNumber(double x) {
   std::ostringstream text;
   text << x;

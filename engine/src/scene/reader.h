@@ -40,10 +40,6 @@ Range AtLeast(double lo);
 /// (lo, hi), [lo, hi), (lo, hi] or [lo, hi] as the flags say.
 Range Between(double lo, double hi, bool lo_open, bool hi_open);
 
-/// The row of the parameter table whose key is `pattern` ("simulation.dt"); the loader reads its keys through
-/// these rows. Throws std::logic_error for a pattern the table lacks (a mistake in the loader, not in a scene).
-const ParameterInfo& Row(const std::string& pattern);
-
 /// An override as applied to the tree: its dotted path and its text "path=value".
 struct AppliedOverride {
   std::string path;
