@@ -1,7 +1,8 @@
 // The CPU implementation of the launch-and-memory layer (backend/launch.h): buffers in host memory, ForEach and
-// ForEachBlock on TBB (one lane per block, a scratch array per worker thread), a stable LSD radix sort and serial
-// scans. It exists so that the device backend's orchestration runs, and is tested, where there is no GPU; it is
-// not tuned to compete with the CPU backend (mpm/mpm_solver.h), which is the one to use on a CPU.
+// ForEachBlock on TBB (one lane per block, a scratch array per worker thread; or more lanes per block, for tests), a
+// stable LSD radix sort and serial scans. It exists so that the device backend's orchestration runs, and is tested,
+// where there is no GPU; it is not tuned to compete with the CPU backend (mpm/mpm_solver.h), which is the one to use on
+// a CPU.
 #pragma once
 
 #include <tbb/enumerable_thread_specific.h>
@@ -9,8 +10,10 @@
 
 #include <algorithm>
 #include <array>
+#include <barrier>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "backend/launch.h"
@@ -52,9 +55,16 @@ class CpuDevice {
     });
   }
 
+  /// How many of a ForEachBlock launch's lanes run each block (1, the default: one, the blocks in parallel). More:
+  /// that many threads run each block together, one block after another, meeting at its barriers (BlockLanes::Sync)
+  /// and adding into its scratch atomically, as a CUDA block's threads do: the kernels' lane code, barriers and
+  /// atomics run on the CPU too (tests; the sums' order then varies, so results are not bitwise repeatable).
+  void set_lanes(int lanes) { lanes_ = std::max(1, lanes); }
+
   template <typename Kernel>
-  void ForEachBlock(int blocks, int /*lanes*/, int shared, const Kernel& kernel) {
+  void ForEachBlock(int blocks, int lanes, int shared, const Kernel& kernel) {
     if (blocks <= 0) return;
+    if (std::min(lanes, lanes_) > 1) return ForEachBlockInLanes(blocks, std::min(lanes, lanes_), shared, kernel);
     tbb::parallel_for(tbb::blocked_range<int>(0, blocks, 1), [&](const tbb::blocked_range<int>& r) {
       std::vector<Float4>& scratch = scratch_.local();
       if (scratch.size() < static_cast<std::size_t>(shared)) scratch.resize(shared);
@@ -129,6 +139,33 @@ class CpuDevice {
   void Synchronize() {}
 
  private:
+  // ForEachBlock with `lanes` threads per block (set_lanes): each thread is one lane of every block in turn; a
+  // barrier after each block keeps its scratch until every lane is done with it.
+  template <typename Kernel>
+  void ForEachBlockInLanes(int blocks, int lanes, int shared, const Kernel& kernel) {
+    std::vector<Float4> scratch(static_cast<std::size_t>(shared));
+    std::barrier<> barrier(lanes);
+    const auto wait = [](void* b) { static_cast<std::barrier<>*>(b)->arrive_and_wait(); };
+    const auto run = [&](int lane) {
+      for (int b = 0; b < blocks; ++b) {
+        BlockLanes block;
+        block.block = b;
+        block.lane = lane;
+        block.lanes = lanes;
+        block.shared = scratch.data();
+        block.wait = wait;
+        block.barrier = &barrier;
+        kernel(block);
+        barrier.arrive_and_wait();
+      }
+    };
+    std::vector<std::thread> others;
+    for (int lane = 1; lane < lanes; ++lane) others.emplace_back(run, lane);
+    run(0);
+    for (std::thread& t : others) t.join();
+  }
+
+  int lanes_ = 1;
   tbb::enumerable_thread_specific<std::vector<Float4>> scratch_;
   std::vector<std::uint32_t> key_scratch_;
   std::vector<std::int32_t> value_scratch_;

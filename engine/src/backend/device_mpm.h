@@ -155,8 +155,10 @@ class DeviceMpm {
   virtual std::size_t memory_bytes() const = 0;
 };
 
-/// The device backend on the CPU implementation of the launch layer.
-std::unique_ptr<DeviceMpm> MakeEmulatedMpm(const Model& model);
+/// The device backend on the CPU implementation of the launch layer; `lanes` > 1 runs each block's lanes on that
+/// many threads, meeting at its barriers as a CUDA block's do (CpuDevice::set_lanes; for tests: results then vary at
+/// round-off from run to run).
+std::unique_ptr<DeviceMpm> MakeEmulatedMpm(const Model& model, int lanes = 1);
 
 /// Whether this build has the CUDA backend and a CUDA device can be used; `reason` says why not when it cannot.
 bool CudaAvailable(std::string* reason = nullptr);

@@ -7,8 +7,10 @@
 
 namespace ductile::backend {
 
-std::unique_ptr<DeviceMpm> MakeEmulatedMpm(const Model& model) {
-  return std::make_unique<DeviceMpmOn<CpuDevice>>(model);
+std::unique_ptr<DeviceMpm> MakeEmulatedMpm(const Model& model, int lanes) {
+  auto emulated = std::make_unique<DeviceMpmOn<CpuDevice>>(model);
+  emulated->device().set_lanes(lanes);
+  return emulated;
 }
 
 #if !defined(DUCTILE_HAVE_CUDA)

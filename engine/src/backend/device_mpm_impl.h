@@ -183,7 +183,7 @@ struct TransferBlockKernel {
       if (gather) in[n] = LoadNode(o[0] + n / 64, o[1] + n / 8 % 8, o[2] + n % 8);
     }
     b.Sync();
-    for (int q = first[b.block] + b.lane; q < first[b.block + 1]; q += b.lanes) Particle(q, o, in, out);
+    for (int q = first[b.block] + b.lane; q < first[b.block + 1]; q += b.lanes) Particle(b, q, o, in, out);
     b.Sync();
     if (!scatter) return;
     Float4* window = windows + static_cast<std::int64_t>(b.block) * mpm::kWindowNodes;
@@ -229,7 +229,7 @@ struct TransferBlockKernel {
     pins.impulse[q] = impulse;
   }
 
-  SIM_HD void Particle(int q, const int o[3], const Float4* in, Float4* out) const {
+  SIM_HD void Particle(const BlockLanes& b, int q, const int o[3], const Float4* in, Float4* out) const {
     if (gather && pins.group_of_id != nullptr) pins.impulse[q] = Vec3f{};  // every slot summed, even on divergence
     Vec3f x = p.x[q], v = p.v[q];
     Mat3f F = p.F[q], C = p.C[q];
@@ -264,7 +264,7 @@ struct TransferBlockKernel {
     const Mat3f tau = mpm::KirchhoffStress(material, F, C);
     const Mat3f A = mpm::AffineMomentum(p.mass[q], p.volume[q], C, tau, dt, g.inv_h);
     mpm::ScatterParticle(s, g.h, p.mass[q], v, A, [&](int di, int dj, int dk, const Float4& value) {
-      LaneAdd(&out[mpm::WindowIndex(w[0] + di, w[1] + dj, w[2] + dk)], value);
+      LaneAdd(b, &out[mpm::WindowIndex(w[0] + di, w[1] + dj, w[2] + dk)], value);
     });
   }
 };
@@ -356,6 +356,9 @@ class DeviceMpmOn final : public DeviceMpm {
   };
 
  public:
+  /// The device its launches run on (a test sets the CPU device's lanes).
+  Device& device() { return device_; }
+
   explicit DeviceMpmOn(const Model& model) {
     frame_.origin = mpm::ToVec3f(model.grid_origin);
     frame_.h = model.h;

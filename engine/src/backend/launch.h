@@ -11,7 +11,8 @@
 //   ForEachBlock(b, lanes, shared, kernel)
 //                             kernel(BlockLanes) for each of b blocks: `lanes` threads of one block run it together
 //                             and share `shared` Float4s of scratch (CUDA: one thread block and its shared memory;
-//                             CPU: one lane, a scratch array per task), synchronising at BlockLanes::Sync
+//                             CPU: one lane, a scratch array per task; or, for tests, `lanes` threads per block
+//                             meeting at a barrier, CpuDevice::set_lanes), synchronising at BlockLanes::Sync
 //   SortPairs(keys, values, n, key_bits)
 //                             stable ascending radix sort of n (key, value) pairs by the low key_bits of the key
 //   ExclusiveScan(in, out, n) out[i] = Σ_{j<i} in[j]; returns the total to the host (waits for the device)
@@ -20,8 +21,8 @@
 //   Synchronize()             waits until every launch has finished (the CPU's launches finish before returning)
 //
 // Kernels are functors with a `SIM_HD void operator()(...) const` over plain pointers (core/sim_hd.h): no STL, no
-// exceptions. Shared scratch is added to with LaneAdd (atomic between the lanes of a CUDA block, a plain add on the
-// CPU's one lane); device-wide counters with AtomicAdd.
+// exceptions. Shared scratch is added to with LaneAdd (atomic between the lanes of a CUDA block or of the CPU's
+// emulated lanes, a plain add on the CPU's one lane); device-wide counters with AtomicAdd.
 #pragma once
 
 #include <cstdint>
@@ -35,24 +36,41 @@ namespace ductile::backend {
 struct BlockLanes {
   int block = 0;             ///< Which block, [0, blocks).
   int lane = 0;              ///< This lane, [0, lanes).
-  int lanes = 1;             ///< Lanes running the block together (1 on the CPU).
+  int lanes = 1;             ///< Lanes running the block together (1 on the CPU, unless it emulates more).
   Float4* shared = nullptr;  ///< The block's scratch, `shared` Float4s, uninitialised at the start.
+  /// On the CPU with emulated lanes (CpuDevice::set_lanes): how a lane waits at the block's barrier, and the barrier.
+  void (*wait)(void* barrier) = nullptr;
+  void* barrier = nullptr;
 
   /// Waits until every lane of the block has reached this point (a barrier; nothing to wait for with one lane).
   SIM_HD void Sync() const {
 #if defined(__CUDA_ARCH__)
     __syncthreads();
+#else
+    if (wait != nullptr) wait(barrier);
 #endif
   }
 };
 
-/// *to += value between the lanes of one block (shared scratch): atomic per lane on CUDA, a plain add on the CPU's
-/// single lane per block.
-SIM_HD void LaneAdd(Float4* to, const Float4& value) {
+/// *to += value between the lanes of block `b` (shared scratch): atomic per lane on CUDA and between the CPU's
+/// emulated lanes (a compare-and-swap loop), a plain add on the CPU's single lane per block.
+SIM_HD void LaneAdd(const BlockLanes& b, Float4* to, const Float4& value) {
 #if defined(__CUDA_ARCH__)
+  (void)b;
   for (int l = 0; l < 4; ++l) atomicAdd(&to->v[l], value.v[l]);
 #else
-  *to += value;
+  if (b.lanes == 1) {
+    *to += value;
+    return;
+  }
+  for (int l = 0; l < 4; ++l) {
+    float* target = reinterpret_cast<float*>(to) + l;  // a vector's element (GCC's vector types alias float)
+    float seen = 0;
+    __atomic_load(target, &seen, __ATOMIC_RELAXED);
+    float sum = seen + value[l];
+    while (!__atomic_compare_exchange(target, &seen, &sum, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      sum = seen + value[l];  // another lane added first: `seen` is its sum
+  }
 #endif
 }
 

@@ -71,5 +71,37 @@ TEST(CpuDevice, ForEachBlockRunsEveryBlockOnceWithItsScratch) {
   EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 300);
 }
 
+// With emulated lanes, each block's lanes run together: every lane writes its slot, meets the others at the barrier,
+// then reads theirs; and they all add into one scratch node at once. A missing barrier would let a lane read a slot
+// another has not written yet (or an earlier block's), a plain add would lose sums; with whole numbers both sums are
+// exact, so any such slip shows.
+struct LanesMeet {
+  std::int32_t* ok;
+  SIM_HD void operator()(const BlockLanes& b) const {
+    b.shared[b.lane] = MakeFloat4(static_cast<float>(1000 * b.block + b.lane), 0, 0, 0);
+    if (b.lane == 0) b.shared[b.lanes] = MakeFloat4(0, 0, 0, 0);
+    b.Sync();
+    for (int k = 0; k < 100; ++k) LaneAdd(b, &b.shared[b.lanes], MakeFloat4(1, 2, 0, 0));
+    b.Sync();
+    float seen = 0;
+    for (int l = 0; l < b.lanes; ++l) seen += b.shared[l][0];
+    const float expected = static_cast<float>(b.lanes * 1000 * b.block + b.lanes * (b.lanes - 1) / 2);
+    const bool sums = b.shared[b.lanes][0] == 100.0f * b.lanes && b.shared[b.lanes][1] == 200.0f * b.lanes;
+    AtomicAdd(&ok[b.block], static_cast<std::int32_t>(seen == expected && sums));
+  }
+};
+
+TEST(CpuDevice, EmulatedLanesMeetAtTheBarrierAndAddAtomically) {
+  CpuDevice device;
+  device.set_lanes(8);
+  std::vector<std::int32_t> ok(50, 0);
+  device.ForEachBlock(50, 128, 16, LanesMeet{ok.data()});
+  EXPECT_EQ(std::count(ok.begin(), ok.end(), 8), 50);  // every lane of every block saw every other lane's writes
+  device.set_lanes(1);                                 // one lane: the blocks in parallel, as before
+  std::fill(ok.begin(), ok.end(), 0);
+  device.ForEachBlock(50, 128, 16, LanesMeet{ok.data()});
+  EXPECT_EQ(std::count(ok.begin(), ok.end(), 1), 50);
+}
+
 }  // namespace
 }  // namespace ductile::backend
