@@ -60,7 +60,9 @@ int DocsParameters(const DocsOptions& options) {
   }
   if (!update.changed.empty() && !WriteFile(path, update.text)) return kExitBadInput;
   const std::size_t n = update.changed.size();
-  std::cout << path << ": " << n << (n == 1 ? " line" : " lines") << " written from the parameter table\n";
+  std::cout << path << ": " << n << (n == 1 ? " line" : " lines") << " written from the parameter table";
+  if (!update.added.empty()) std::cout << " (" << update.added.size() << " of them new)";
+  std::cout << '\n';
   return update.problems.empty() ? kExitOk : kExitFailure;
 }
 

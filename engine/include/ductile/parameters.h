@@ -147,15 +147,17 @@ std::string ParameterDocs();
 /// What UpdateParameterDocs made of a Markdown text.
 struct ParameterDocsUpdate {
   std::string text;                   ///< The text with the line of every row generated from the row.
-  std::vector<int> changed;           ///< The (1-based) numbers of the lines that differ from the input.
-  std::vector<std::string> problems;  ///< Rows with no line in the docs, or two rows that one line documents.
+  std::vector<int> changed;           ///< The (1-based) numbers of the lines that differ from the input (or are new).
+  std::vector<std::string> added;     ///< The rows that had no line: theirs was added to their section's table.
+  std::vector<std::string> problems;  ///< Rows without a table for their line, or two rows that one line documents.
 };
 
 /// Generates, in `markdown` (docs/scene-format.md), the line of every row of the table: under the heading of the
 /// row's section, the first table line whose first cell is the row's name (`dt`; `initial_positions` for
 /// robots.*.initial_positions.*) gets the cells of the columns its table's header names (Key, Type, Unit, Default,
 /// Valid range or Valid, Models, Meaning: the row's doc); a column the row does not know (Types) keeps its cell, and
-/// the lines of keys that are not rows (`shape`, `pose`) are left as they are.
+/// the lines of keys that are not rows (`shape`, `pose`) are left as they are. A row without a line (a new
+/// parameter) gets one, at the end of the first table under its heading (`–` in the columns it does not know).
 ParameterDocsUpdate UpdateParameterDocs(const std::string& markdown);
 
 /// "KEY REASON: reset to apply" (or "... load the scene again to apply") for a row that is not kLive.

@@ -191,6 +191,26 @@ Place FindLine(const std::vector<std::string>& lines, const std::string& heading
   return {};
 }
 
+// Where a line appended to the first table under `heading` goes (after its last line), or −1 when it has none.
+int TableEnd(const std::vector<std::string>& lines, const std::string& heading) {
+  bool in_section = false, in_code = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("```", 0) == 0) in_code = !in_code;
+    if (in_code) continue;
+    if (lines[i].rfind('#', 0) == 0) {
+      if (in_section) return -1;
+      in_section = lines[i] == heading;
+      continue;
+    }
+    if (!in_section || lines[i].rfind('|', 0) != 0 || i + 1 >= lines.size() || lines[i + 1].rfind("|---", 0) != 0)
+      continue;
+    std::size_t end = i + 2;
+    while (end < lines.size() && lines[end].rfind('|', 0) == 0) ++end;
+    return static_cast<int>(end);
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::string ParameterDocs() {
@@ -217,19 +237,32 @@ std::string ParameterDocs() {
 ParameterDocsUpdate UpdateParameterDocs(const std::string& markdown) {
   std::vector<std::string> lines = Lines(markdown);
   const std::vector<std::string> original = lines;
-  std::vector<const ParameterInfo*> writer(lines.size(), nullptr);  // the row that wrote each line
+  std::vector<int> origin(lines.size());  // each line's index in `original`, or −1 for a line added here
+  for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = static_cast<int>(i);
   ParameterDocsUpdate update;
+  // A row without a line (a new parameter) gets one at the end of the first table under its section's heading.
+  for (const ParameterInfo& row : ParameterTable()) {
+    const std::string heading = HeadingOf(row.key);
+    if (FindLine(lines, heading, NameOf(row.key)).index >= 0) continue;
+    const int at = TableEnd(lines, heading);
+    if (at < 0) {
+      update.problems.push_back(row.key + ": no table under '" + heading + "' for its line");
+      continue;
+    }
+    lines.insert(lines.begin() + at, "| `" + NameOf(row.key) + "` |");
+    origin.insert(origin.begin() + at, -1);
+    update.added.push_back(row.key);
+  }
+  std::vector<const ParameterInfo*> writer(lines.size(), nullptr);  // the row that wrote each line
   for (const ParameterInfo& row : ParameterTable()) {
     const std::string heading = HeadingOf(row.key);
     const Place place = FindLine(lines, heading, NameOf(row.key));
-    if (place.index < 0) {
-      update.problems.push_back(row.key + ": no line `" + NameOf(row.key) + "` in a table under '" + heading + "'");
-      continue;
-    }
+    if (place.index < 0) continue;  // reported above
     const auto index = static_cast<std::size_t>(place.index);
     std::vector<std::string> cells = Cells(lines[index]);
     cells.resize(std::max(cells.size(), place.header.size()));
-    for (std::size_t c = 0; c < place.header.size(); ++c) Cell(row, place.header[c], cells[c]);
+    for (std::size_t c = 0; c < place.header.size(); ++c)
+      if (!Cell(row, place.header[c], cells[c]) && cells[c].empty()) cells[c] = "–";  // a new line's other columns
     const std::string line = Line(cells);
     if (writer[index] != nullptr && line != lines[index]) {
       update.problems.push_back(row.key + ": its line under '" + heading + "' also documents " + writer[index]->key +
@@ -241,7 +274,8 @@ ParameterDocsUpdate UpdateParameterDocs(const std::string& markdown) {
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
     update.text += lines[i] + '\n';
-    if (lines[i] != original[i]) update.changed.push_back(static_cast<int>(i) + 1);
+    if (origin[i] < 0 || lines[i] != original[static_cast<std::size_t>(origin[i])])
+      update.changed.push_back(static_cast<int>(i) + 1);
   }
   if (!markdown.empty() && markdown.back() != '\n') update.text.pop_back();
   return update;

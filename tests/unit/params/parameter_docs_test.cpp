@@ -71,12 +71,25 @@ TEST(ParameterDocs, AColumnTheRowDoesNotKnowKeepsItsCell) {
   EXPECT_EQ(update.text, edited);
 }
 
-TEST(ParameterDocs, ARowWithoutALineIsReported) {
-  const std::string text = Replaced(SceneFormat(), std::string(kDtLine) + "\n", "");
+// A new parameter: its row has no line yet, so one is added at the end of its section's first table.
+TEST(ParameterDocs, ARowWithoutALineGetsOneAtTheEndOfItsSectionsTable) {
+  const std::string original = SceneFormat();
+  const std::string text = Replaced(original, std::string(kDtLine) + "\n", "");
   const ParameterDocsUpdate update = UpdateParameterDocs(text);
-  ASSERT_EQ(update.problems.size(), 1U);
-  EXPECT_EQ(update.problems[0], "simulation.dt: no line `dt` in a table under '## `simulation`'");
-  EXPECT_EQ(update.text, text);
+  EXPECT_TRUE(update.problems.empty());
+  ASSERT_EQ(update.added, std::vector<std::string>{"simulation.dt"});
+  ASSERT_EQ(update.changed.size(), 1U);
+  // The simulation table's last line was the one before `## \`grid\``'s blank line; the new one follows it.
+  const std::string last = "| `implicit_tolerance` |";
+  const std::size_t at = update.text.find(std::string(kDtLine) + "\n");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(update.text.find(last), at);
+  EXPECT_EQ(update.text.find("## `grid`") - (at + std::string(kDtLine).size() + 1), 1U);  // then a blank line
+  EXPECT_EQ(update.changed[0], LineOf(update.text, kDtLine));
+  EXPECT_EQ(UpdateParameterDocs(update.text).changed.size(), 0U);  // and it stays
+  // A row whose section has no table at all is a problem.
+  const ParameterDocsUpdate none = UpdateParameterDocs("# Nothing\n");
+  EXPECT_EQ(none.problems.size(), ParameterTable().size());
 }
 
 TEST(ParameterDocs, TwoRowsOfOneLineMustAgree) {
