@@ -43,13 +43,8 @@ struct StepStatistics {
   }
 
   std::size_t steps() const { return step_ms.size(); }
-  /// Mean over the steps of a sum; 0 before the first step.
-  double PerStep(double sum) const { return steps() ? sum / static_cast<double>(steps()) : 0; }
-  double MeanStepMs() const {
-    double sum = 0;
-    for (double ms : step_ms) sum += ms;
-    return PerStep(sum);
-  }
+  /// The mean wall time of a step [ms] (the `wall_ms` channel's mean); 0 before the first step.
+  double MeanStepMs() const { return Summary("wall_ms", ChannelStat::kMean); }
   /// `stat` of the channel `c` over the steps that had it (0 when none did); `substeps` for kMeanPerSubstep.
   double Summary(std::size_t c, ChannelStat stat, int substeps) const {
     const Channel& s = channels[c];

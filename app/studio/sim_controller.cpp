@@ -310,8 +310,7 @@ void SimController::EndRecording() {
 
 void SimController::Emit(Event::Kind kind, std::string message, std::string key) {
   const double time = sim_ ? sim_->time() : 0.0;
-  std::lock_guard<std::mutex> lock(mutex_);
-  events_.push_back({kind, time, std::move(message), std::move(key)});
+  pending_events_.push_back({kind, time, std::move(message), std::move(key)});
 }
 
 void SimController::StartDemoLog() {
@@ -430,6 +429,10 @@ void SimController::UpdateStatus() {
   std::lock_guard<std::mutex> lock(mutex_);
   st.opening = std::move(status_.opening);
   status_ = std::move(st);
+  // The events of what this status shows become visible with it, never before (a reader that saw "loaded the
+  // state" read the status of before the load when events went out at once).
+  for (Event& event : pending_events_) events_.push_back(std::move(event));
+  pending_events_.clear();
 }
 
 }  // namespace ductile::studio

@@ -292,6 +292,7 @@ class SimController {
   void PublishSnapshot();
   void WriteDueFrames();
   void EndRecording();
+  /// Queues an event (controller thread); the next UpdateStatus publishes it with the status it belongs to.
   void Emit(Event::Kind kind, std::string message, std::string key = {});
   void UpdateStatus();
   /// Applies `event` (an input) as the demo log's replay does and logs it, or emits why it was refused (`what` names
@@ -355,6 +356,7 @@ class SimController {
   std::condition_variable wake_;
   CommandQueue commands_;
   std::vector<Event> events_;
+  std::vector<Event> pending_events_;  // the controller thread's, until UpdateStatus publishes them with its status
   ControllerStatus status_;
   std::vector<Override> overrides_;
   std::shared_ptr<const OpenedScene> scene_;

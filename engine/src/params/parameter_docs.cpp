@@ -170,22 +170,34 @@ struct Place {
   std::vector<std::string> header;
 };
 
-// The first table line of the section `heading` (up to the next heading) whose first cell is "`name`".
-Place FindLine(const std::vector<std::string>& lines, const std::string& heading, const std::string& name) {
+// The table lines ("| ...") of the section `heading`, up to the next heading, outside code blocks, by index.
+std::vector<std::size_t> SectionTableLines(const std::vector<std::string>& lines, const std::string& heading) {
+  std::vector<std::size_t> out;
   bool in_section = false, in_code = false;
-  std::vector<std::string> header;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    if (line.rfind("```", 0) == 0) in_code = !in_code;
+    if (lines[i].rfind("```", 0) == 0) in_code = !in_code;
     if (in_code) continue;
-    if (line.rfind('#', 0) == 0) {
-      if (in_section) return {};
-      in_section = line == heading;
-      continue;
+    if (lines[i].rfind('#', 0) == 0) {
+      if (in_section) break;
+      in_section = lines[i] == heading;
+    } else if (in_section && lines[i].rfind('|', 0) == 0) {
+      out.push_back(i);
     }
-    if (!in_section || line.rfind('|', 0) != 0) continue;
-    if (i + 1 < lines.size() && lines[i + 1].rfind("|---", 0) == 0) header = Cells(line);
-    const std::vector<std::string> cells = Cells(line);
+  }
+  return out;
+}
+
+// Whether line i heads a table (the next line is its "|---" separator).
+bool IsHeader(const std::vector<std::string>& lines, std::size_t i) {
+  return i + 1 < lines.size() && lines[i + 1].rfind("|---", 0) == 0;
+}
+
+// The first table line of the section `heading` whose first cell is "`name`".
+Place FindLine(const std::vector<std::string>& lines, const std::string& heading, const std::string& name) {
+  std::vector<std::string> header;
+  for (const std::size_t i : SectionTableLines(lines, heading)) {
+    const std::vector<std::string> cells = Cells(lines[i]);
+    if (IsHeader(lines, i)) header = cells;
     if (!cells.empty() && cells[0] == "`" + name + "`") return {static_cast<int>(i), header};
   }
   return {};
@@ -193,17 +205,8 @@ Place FindLine(const std::vector<std::string>& lines, const std::string& heading
 
 // Where a line appended to the first table under `heading` goes (after its last line), or −1 when it has none.
 int TableEnd(const std::vector<std::string>& lines, const std::string& heading) {
-  bool in_section = false, in_code = false;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].rfind("```", 0) == 0) in_code = !in_code;
-    if (in_code) continue;
-    if (lines[i].rfind('#', 0) == 0) {
-      if (in_section) return -1;
-      in_section = lines[i] == heading;
-      continue;
-    }
-    if (!in_section || lines[i].rfind('|', 0) != 0 || i + 1 >= lines.size() || lines[i + 1].rfind("|---", 0) != 0)
-      continue;
+  for (const std::size_t i : SectionTableLines(lines, heading)) {
+    if (!IsHeader(lines, i)) continue;
     std::size_t end = i + 2;
     while (end < lines.size() && lines[end].rfind('|', 0) == 0) ++end;
     return static_cast<int>(end);

@@ -91,14 +91,13 @@ std::string ParseParent(const ParseContext& context, const Field& field, const s
                               : suggestion));
 }
 
-// The joint's `key` (position or target), 0 when omitted; within the joint's limits when given, and 0 must
-// be within them when it is omitted and `required_in_limits`.
-double ParseJointValue(const ParseContext& context, const MapFields& map, const Field& field, const std::string& key,
-                       const std::string& what, const BodyJointDesc& joint, const std::vector<std::string>& limits,
-                       bool required_in_limits) {
+// The joint's `key` (position or target), `q` as its row read it (0 when omitted): within the joint's limits when
+// given, and 0 must be within them when it is omitted and `required_in_limits`.
+void CheckJointValue(const ParseContext& context, const MapFields& map, const Field& field, const std::string& key,
+                     double q, const std::string& what, const BodyJointDesc& joint,
+                     const std::vector<std::string>& limits, bool required_in_limits) {
   const Reader& reader = context.reader();
   const auto value = map.Find(key);
-  const double q = value ? reader.Number(*value) : 0;
   const bool inside = joint.lower <= q && q <= joint.upper;
   if (value && !inside) {
     reader.Fail(value->node, value->path,
@@ -110,7 +109,6 @@ double ParseJointValue(const ParseContext& context, const MapFields& map, const 
     reader.Fail(field.key_node, field.path,
                 what + " needs a '" + key + "': the default 0 is outside the joint's limits " + Limits(joint), limits);
   }
-  return q;
 }
 
 // A dynamic body's `joint` (`field`): its type, a parent defined earlier in the file (`earlier`) or the world,
@@ -142,19 +140,8 @@ BodyJointDesc ParseBodyJoint(const ParseContext& context, const Field& field, co
     if (a.norm() == 0) reader.Fail(*axis, "'axis' must not be zero");
     joint.axis = {a.x() / a.norm(), a.y() / a.norm(), a.z() / a.norm()};
   }
-  const auto lower = map.Find("lower");
-  const auto upper = map.Find("upper");
-  if (lower) joint.lower = reader.Number(*lower);
-  if (upper) joint.upper = reader.Number(*upper);
-  const std::vector<std::string> limits{field.path + ".lower", field.path + ".upper"};
-  if (lower && upper && joint.lower > joint.upper) {
-    reader.Fail(lower->node, lower->path,
-                what + " has 'lower' " + FormatNumber(joint.lower) + " above 'upper' " + FormatNumber(joint.upper) +
-                    ": the limits need lower <= upper",
-                limits);
-  }
   // Every row of a joint through its binding (the joint held by a body of a scene of its own); the limits, the
-  // applied effort, the initial position and the target are checked against each other here.
+  // applied effort, the initial position and the target are then checked against each other.
   {
     SceneDesc held;
     held.rigid_bodies.resize(1);  // a dynamic body without a name
@@ -163,8 +150,15 @@ BodyJointDesc ParseBodyJoint(const ParseContext& context, const Field& field, co
     map.ReadRows("rigid_bodies.*.joint.", {std::string()}, held);
     joint = held.rigid_bodies[0].joint;
   }
+  const auto lower = map.Find("lower");
+  const std::vector<std::string> limits{field.path + ".lower", field.path + ".upper"};
+  if (lower && map.Find("upper") && joint.lower > joint.upper) {
+    reader.Fail(lower->node, lower->path,
+                what + " has 'lower' " + FormatNumber(joint.lower) + " above 'upper' " + FormatNumber(joint.upper) +
+                    ": the limits need lower <= upper",
+                limits);
+  }
   if (const auto applied = map.Find("effort_applied")) {
-    joint.effort_applied = reader.Number(*applied);
     if (std::abs(joint.effort_applied) > joint.effort) {
       reader.Fail(applied->node, applied->path,
                   "'effort_applied' of " + owner + " must not exceed the joint's 'effort' limit " +
@@ -175,9 +169,9 @@ BodyJointDesc ParseBodyJoint(const ParseContext& context, const Field& field, co
   }
   // The initial position always counts; the target only with a controller (kp or kd > 0), yet a target that
   // is given must be reachable.
-  joint.position = ParseJointValue(context, map, field, "position", what, joint, limits, true);
+  CheckJointValue(context, map, field, "position", joint.position, what, joint, limits, true);
   const bool controlled = joint.kp + joint.kd > 0;
-  joint.target = ParseJointValue(context, map, field, "target", what, joint, limits, controlled);
+  CheckJointValue(context, map, field, "target", joint.target, what, joint, limits, controlled);
   return joint;
 }
 

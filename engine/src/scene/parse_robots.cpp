@@ -50,7 +50,7 @@ JointControllerDesc ParseController(const ParseContext& context, const Field& en
   const std::string what = "controller of joint '" + joint.name + "' of " + owner;
   const MapFields map(reader, entry, what);
   map.CheckKeys(KeysOf({"robots", "", "controllers", ""}));
-  {  // its gains (and target and feed-forward, checked below) through their rows, held by a robot of its own
+  {  // its gains, target and feed-forward through their rows, held by a robot of its own
     SceneDesc held;
     held.robots.resize(1);  // a robot without a name
     held.robots[0].controllers.push_back(controller);
@@ -62,13 +62,11 @@ JointControllerDesc ParseController(const ParseContext& context, const Field& en
                 {entry.path + ".kp", entry.path + ".kd"});
   }
   if (const auto target = map.Find("target")) {
-    controller.target = reader.Number(*target);
     CheckWithinLimits(context, *target, controller.target, joint, "'target' of joint '" + joint.name + "'");
   } else if (joint.lower > 0 || joint.upper < 0) {
     reader.Fail(entry.key_node, entry.path,
                 what + " needs a 'target': the default 0 is outside the joint's limits " + Limits(joint));
   }
-  if (const auto feedforward = map.Find("feedforward")) controller.feedforward = reader.Number(*feedforward);
   return controller;
 }
 
