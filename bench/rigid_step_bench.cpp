@@ -39,7 +39,7 @@ std::unique_ptr<contact::RigidFixture> MakeArmAndBoxes() {
   }
   auto sys = std::make_unique<contact::RigidFixture>(std::move(tree), std::move(world));
   for (int b = 0; b < sys->tree().num_bodies(); ++b)
-    if (sys->tree().body(b).nv == 1) sys->state.controllers.push_back({b, 1e4, 200, 0.3, 0, 0});
+    if (sys->tree().body(b).nv == 1) sys->AddController({b, 1e4, 200, {0.3, 0, 0}});
   return sys;
 }
 

@@ -37,19 +37,27 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return true;
 }
 
-}  // namespace
-
-int DocsParameters(const DocsOptions& options) {
-  const std::string& path = options.update_file.empty() ? options.check_file : options.update_file;
+// The file --check or --update names, read into `text`; with neither, prints `table()` instead. Returns the exit code
+// to end with, or -1 to go on with `path` and `text`.
+template <typename Table>
+int ReadDocsFile(const DocsOptions& options, Table table, std::string& path, std::string& text) {
+  path = options.update_file.empty() ? options.check_file : options.update_file;
   if (path.empty()) {
-    std::cout << ParameterDocs();
+    std::cout << table();
     return kExitOk;
   }
-  std::string text;
   if (!ReadFile(path, text)) {
     std::cerr << "cannot read '" << path << "'\n";
     return kExitBadInput;
   }
+  return -1;
+}
+
+}  // namespace
+
+int DocsParameters(const DocsOptions& options) {
+  std::string path, text;
+  if (const int done = ReadDocsFile(options, ParameterDocs, path, text); done >= 0) return done;
   const ParameterDocsUpdate update = UpdateParameterDocs(text);
   for (const std::string& problem : update.problems) std::cerr << path << ": " << problem << '\n';
   if (!options.check_file.empty()) {
@@ -67,27 +75,14 @@ int DocsParameters(const DocsOptions& options) {
 }
 
 int DocsTelemetry(const DocsOptions& options) {
-  const std::string& path = options.update_file.empty() ? options.check_file : options.update_file;
-  const std::string table = TelemetryDocs();
-  if (path.empty()) {
-    std::cout << table;
-    return kExitOk;
-  }
-  std::string text;
-  if (!ReadFile(path, text)) {
-    std::cerr << "cannot read '" << path << "'\n";
-    return kExitBadInput;
-  }
-  // The block: from the line after kTelemetryBegin to the line kGeneratedEnd.
-  const std::string begin = std::string(kTelemetryBegin) + "\n";
-  const std::size_t from = text.find(begin);
-  const std::size_t to = from == std::string::npos ? from : text.find(kGeneratedEnd, from);
-  if (to == std::string::npos) {
-    std::cerr << path << ": no block between the lines '" << kTelemetryBegin << "' and '" << kGeneratedEnd << "'\n";
+  std::string path, text;
+  if (const int done = ReadDocsFile(options, TelemetryDocs, path, text); done >= 0) return done;
+  const TelemetryDocsUpdate update = UpdateTelemetryDocs(text);
+  if (!update.problem.empty()) {
+    std::cerr << path << ": " << update.problem << '\n';
     return kExitFailure;
   }
-  const std::size_t start = from + begin.size();
-  if (text.compare(start, to - start, table) == 0) {
+  if (!update.changed) {
     std::cout << path << ": the telemetry table is the engine's\n";
     return kExitOk;
   }
@@ -96,7 +91,7 @@ int DocsTelemetry(const DocsOptions& options) {
               << ")\n";
     return kExitFailure;
   }
-  if (!WriteFile(path, text.substr(0, start) + table + text.substr(to))) return kExitBadInput;
+  if (!WriteFile(path, update.text)) return kExitBadInput;
   std::cout << path << ": telemetry table written\n";
   return kExitOk;
 }

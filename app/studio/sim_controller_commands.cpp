@@ -114,10 +114,16 @@ void SimController::Apply(const command::SetOverride& c) {
       return;
     }
   }
-  const std::string refused = live ? sim_->SetParameter(edit.path, edit.value) : sim_->UpdateModel(model);
+  std::vector<std::string> later;  // what the model changes that acts only at the next reset or reload
+  const std::string refused = live ? sim_->SetParameter(edit.path, edit.value) : sim_->UpdateModel(model, &later);
   if (!refused.empty()) {
     Emit(Event::Kind::kWarning, what + " not applied: " + refused, c.key);
     return;
+  }
+  for (const std::string& line : later) {
+    std::string message = what;
+    message.append(": ").append(line);
+    Emit(Event::Kind::kInfo, message, c.key);
   }
   BranchFromPastState();
   if (live) {

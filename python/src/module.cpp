@@ -181,22 +181,37 @@ class PySimulator {
   }
 
   // ---- particles, in id order
-  std::size_t num_particles() const { return sim_->particles().size(); }
-  py::array_t<float> Positions() const { return Vec3Field(&mpm::Particles::x); }
-  py::array_t<float> Velocities() const { return Vec3Field(&mpm::Particles::v); }
-  py::array_t<float> DeformationGradients() const {
-    const mpm::Particles& p = sim_->particles();
-    py::array_t<float> out({static_cast<py::ssize_t>(p.size()), py::ssize_t{3}, py::ssize_t{3}});
-    auto a = out.mutable_unchecked<3>();
-    ForEachById([&](std::size_t id, std::size_t at) {
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) a(static_cast<py::ssize_t>(id), r, c) = p.F[at].m[r][c];
-    });
+  std::size_t num_particles() const { return Particles().size(); }
+  /// Every particle field (mpm::ForEachParticleField): name → unit.
+  py::dict ParticleFields() const {
+    py::dict out;
+    mpm::Particles none;
+    mpm::ForEachParticleField([&out](const mpm::ParticleField& f, const auto&) { out[f.name] = f.unit; }, none);
     return out;
   }
-  py::array_t<std::int32_t> Materials() const { return ScalarField(&mpm::Particles::material); }
-  py::array_t<std::int32_t> Objects() const { return ScalarField(&mpm::Particles::object); }
-  py::array_t<float> PlasticStrain() const { return ScalarField(&mpm::Particles::plastic_strain); }
+  /// One particle field by name, in id order (a copy): N for scalars, N×3 for vectors, N×3×3 for matrices.
+  py::array Field(const std::string& name) const {
+    const mpm::Particles& p = Particles();
+    py::array out;
+    bool found = false;
+    std::vector<std::string> names;
+    mpm::ForEachParticleField(
+        [&](const mpm::ParticleField& f, const auto& values) {
+          names.emplace_back(f.name);
+          if (name != f.name) return;
+          out = ById(p, values);
+          found = true;
+        },
+        p);
+    if (!found) throw py::value_error("no particle field '" + name + "' (fields: " + Join(names) + ")");
+    return out;
+  }
+  py::array Positions() const { return Field("position"); }
+  py::array Velocities() const { return Field("velocity"); }
+  py::array DeformationGradients() const { return Field("deformation_gradient"); }
+  py::array Materials() const { return Field("material"); }
+  py::array Objects() const { return Field("object"); }
+  py::array PlasticStrain() const { return Field("plastic_strain"); }
   void SetPositions(const py::array_t<float, py::array::c_style | py::array::forcecast>& values) {
     EditVec3(values, &mpm::Particles::x, "set_particle_positions");
   }
@@ -369,31 +384,36 @@ class PySimulator {
   }
 
  private:
-  // f(id, storage index) for every particle.
-  template <typename F>
-  void ForEachById(F f) const {
-    const mpm::Particles& p = sim_->particles();
-    for (std::size_t at = 0; at < p.size(); ++at) f(static_cast<std::size_t>(p.id[at]), at);
-  }
+  // The MPM domain's particles, in storage order (the State's MPM part; state() brings a device's copy to the host).
+  const mpm::Particles& Particles() const { return sim_->state().data().mpm.particles; }
 
-  py::array_t<float> Vec3Field(std::vector<Vec3f> mpm::Particles::*field) const {
-    const mpm::Particles& p = sim_->particles();
-    py::array_t<float> out({static_cast<py::ssize_t>(p.size()), py::ssize_t{3}});
-    auto a = out.mutable_unchecked<2>();
-    const std::vector<Vec3f>& v = p.*field;
-    ForEachById([&](std::size_t id, std::size_t at) {
-      for (int k = 0; k < 3; ++k) a(static_cast<py::ssize_t>(id), k) = v[at][k];
-    });
+  static std::string Join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
     return out;
   }
 
+  // A field's values in id order: the storage order is the block sort's (Particles::id gives each one's id).
+  static py::array ById(const mpm::Particles& p, const std::vector<Vec3f>& v) {
+    py::array_t<float> out({static_cast<py::ssize_t>(p.size()), py::ssize_t{3}});
+    auto a = out.mutable_unchecked<2>();
+    for (std::size_t at = 0; at < p.size(); ++at)
+      for (int k = 0; k < 3; ++k) a(p.id[at], k) = v[at][k];
+    return out;
+  }
+  static py::array ById(const mpm::Particles& p, const std::vector<Mat3f>& m) {
+    py::array_t<float> out({static_cast<py::ssize_t>(p.size()), py::ssize_t{3}, py::ssize_t{3}});
+    auto a = out.mutable_unchecked<3>();
+    for (std::size_t at = 0; at < p.size(); ++at)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) a(p.id[at], r, c) = m[at].m[r][c];
+    return out;
+  }
   template <typename T>
-  py::array_t<T> ScalarField(std::vector<T> mpm::Particles::*field) const {
-    const mpm::Particles& p = sim_->particles();
+  static py::array ById(const mpm::Particles& p, const std::vector<T>& v) {
     py::array_t<T> out(static_cast<py::ssize_t>(p.size()));
     auto a = out.template mutable_unchecked<1>();
-    const std::vector<T>& v = p.*field;
-    ForEachById([&](std::size_t id, std::size_t at) { a(static_cast<py::ssize_t>(id)) = v[at]; });
+    for (std::size_t at = 0; at < p.size(); ++at) a(p.id[at]) = v[at];
     return out;
   }
 
@@ -401,7 +421,7 @@ class PySimulator {
   // invalidated (the next step sorts and transfers from scratch), as after the studio's particle edits.
   void EditVec3(const py::array_t<float, py::array::c_style | py::array::forcecast>& values,
                 std::vector<Vec3f> mpm::Particles::*field, const char* what) {
-    const std::size_t n = sim_->particles().size();
+    const std::size_t n = Particles().size();
     if (values.ndim() != 2 || values.shape(0) != static_cast<py::ssize_t>(n) || values.shape(1) != 3)
       throw py::value_error(std::string(what) + ": needs an array of shape (" + std::to_string(n) + ", 3)");
     auto in = values.unchecked<2>();
@@ -515,6 +535,10 @@ PYBIND11_MODULE(_ductile, m) {
            "ValueError naming what is wrong.")
       .def("parameters", &Held<&PySimulator::Parameters>::Call, "The parameter keys that apply to this scene.")
       .def_property_readonly("num_particles", &Held<&PySimulator::num_particles>::Call)
+      .def("particle_fields", &Held<&PySimulator::ParticleFields>::Call,
+           "Every particle field's name → its unit: what particle_field(name) reads.")
+      .def("particle_field", &Held<&PySimulator::Field>::Call, py::arg("name"),
+           "One particle field in id order (a copy): N, N×3 or N×3×3; ValueError names the fields.")
       .def("particle_positions", &Held<&PySimulator::Positions>::Call, "N×3 float32 [m], particle id order (a copy).")
       .def("particle_velocities", &Held<&PySimulator::Velocities>::Call,
            "N×3 float32 [m/s], particle id order (a copy).")

@@ -43,7 +43,7 @@ TEST(ArmTracking, StiffPdTracksAJointTrajectoryAtTenMillisecondSteps) {
   for (int b = 0; b < sys.tree().num_bodies(); ++b)
     if (sys.tree().body(b).nv == 1) joints.push_back(b);
   ASSERT_EQ(joints.size(), 7u);
-  for (int b : joints) sys.state.controllers.push_back({b, 1e4, 200, 0, 0, 0});
+  for (int b : joints) sys.AddController({b, 1e4, 200, {0, 0, 0}});
   // q_d,i(t) = a_i·sin(2π f t + i), a slow sweep of every joint, well inside the limits.
   const double f = 0.25, dt = 0.01;
   const auto target = [&](int i, double t, double& q, double& v) {
@@ -62,7 +62,7 @@ TEST(ArmTracking, StiffPdTracksAJointTrajectoryAtTenMillisecondSteps) {
   int max_iterations = 0;
   for (int step = 0; step < 400; ++step) {
     const double t_next = sys.state.time + dt;
-    for (int i = 0; i < 7; ++i) target(i, t_next, sys.state.controllers[i].q_target, sys.state.controllers[i].v_target);
+    for (int i = 0; i < 7; ++i) target(i, t_next, sys.state.targets[i].q_target, sys.state.targets[i].v_target);
     const contact::RigidStepStats s = sys.Step(dt);
     ASSERT_TRUE(s.converged) << "step " << step;
     for (std::size_t k = 1; k < s.cost_history.size(); ++k)

@@ -16,6 +16,7 @@
 #include "ductile/scene.h"
 #include "mpm/particles.h"
 #include "scene_fixture.h"
+#include "support/particles_of.h"
 
 namespace ductile {
 namespace {
@@ -40,7 +41,7 @@ struct Apart {
 
 Apart Distance(const Simulator& a, const Simulator& b) {
   Apart d;
-  const mpm::Particles &pa = a.particles(), &pb = b.particles();
+  const mpm::Particles &pa = testing::ParticlesOf(a), &pb = testing::ParticlesOf(b);
   const std::vector<std::int32_t> ia = mpm::IndexById(pa), ib = mpm::IndexById(pb);
   for (std::size_t id = 0; id < ia.size(); ++id)
     d.particle = std::max(d.particle, static_cast<double>(Norm(pa.x[ia[id]] - pb.x[ib[id]])));

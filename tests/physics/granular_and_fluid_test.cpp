@@ -17,6 +17,7 @@
 
 #include "mpm/particles.h"
 #include "scene_fixture.h"
+#include "support/particles_of.h"
 
 namespace ductile {
 namespace {
@@ -64,7 +65,7 @@ TEST(Sand, PileFlankStandsNearTheFrictionAngle) {
   EXPECT_LT(sim->SummarizeObject(0).kinetic_energy, 1e-3);
   // It did slump: the edge moved out well past the initial 0.1 m radius.
   EXPECT_GT(sim->SummarizeObject(0).bounds_max[0], 0.115);
-  const double angle = FlankAngleDegrees(sim->particles(), 0.02, 0.005);
+  const double angle = FlankAngleDegrees(testing::ParticlesOf(*sim), 0.02, 0.005);
   RecordProperty("flank_angle_deg", std::to_string(angle));
   std::printf("sand pile flank angle: %.2f deg (friction angle 35 deg)\n", angle);
   // 35° friction angle; measured 32.0° with this build. Tolerance 5°: the flank is curved (about 20° near the crest,

@@ -53,7 +53,7 @@ TEST(JointLimits, PdSaturatesAtTheEffortLimit) {
     auto sys_owner = Pendulum(-10, 10, effort);
     RigidFixture& sys = *sys_owner;
     sys.state.q[0] = M_PI / 2;
-    sys.state.controllers.push_back({0, 1e4, 100, M_PI / 2, 0, 0});
+    sys.AddController({0, 1e4, 100, {M_PI / 2, 0, 0}});
     double q_min = sys.state.q[0];
     for (int i = 0; i < 2000; ++i) {
       sys.Step(1e-3);

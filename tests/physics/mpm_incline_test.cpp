@@ -17,6 +17,7 @@
 
 #include "mpm/particles.h"
 #include "scene_fixture.h"
+#include "support/particles_of.h"
 #include "trajectory_fit.h"
 
 namespace ductile {
@@ -83,7 +84,7 @@ Roll RollDown(double mu, double duration, const std::string& extra = "", const s
     roll.normal.push_back(s * p[0] + c * p[2]);
     if (roll.t.size() == 1) {
       // I about the axis through the centre of mass along y (the rolling axis), from the particles.
-      const mpm::Particles& particles = sim->particles();
+      const mpm::Particles& particles = testing::ParticlesOf(*sim);
       double m = 0, I = 0;
       for (std::size_t i = 0; i < particles.size(); ++i) {
         const double dx = particles.x[i].x - p[0], dz = particles.x[i].z - p[2];

@@ -61,7 +61,8 @@ double MinDistance(const RigidModel& rm, const std::vector<SelfCollisionPair>& p
 // The arm scene's robot with its controllers' targets as the arm's positions (what the IK commands).
 Eigen::VectorXd CommandedPositions(const contact::RigidSystem& rigid) {
   Eigen::VectorXd q = rigid.state().q;
-  for (const contact::JointController& c : rigid.state().controllers) q[rigid.tree().body(c.body).q_start] = c.q_target;
+  for (std::size_t c = 0; c < rigid.controllers().size(); ++c)
+    q[rigid.tree().body(rigid.controllers()[c].body).q_start] = rigid.state().targets[c].q_target;
   return q;
 }
 
@@ -151,8 +152,8 @@ TEST(SelfCollision, IkKeepsItsMarginWhereTheTargetWouldFoldTheWristIntoItself) {
   const Eigen::Vector3d gravity(0, 0, -9.81);
   for (const bool avoid : {false, true}) {
     contact::RigidState state = contact::InitialRigidState(rm.tree);
-    contact::RigidSystem rigid(rm.tree, rm.world, rm.welds, contact::RigidSystemParams{}, state);
-    rigid.state().controllers = rm.controllers;
+    for (const contact::JointController& c : rm.controllers) state.targets.push_back(c.initial);
+    contact::RigidSystem rigid(rm.tree, rm.world, rm.welds, rm.controllers, contact::RigidSystemParams{}, state);
     rigid.state().q = rm.q0;
     ArmTeleop arm;
     ASSERT_EQ(arm.Configure(rigid, "arm", "gripper_tcp"), "");

@@ -19,6 +19,7 @@
 #include "ductile/simulator.h"
 #include "mpm/particles.h"
 #include "scene_fixture.h"
+#include "support/particles_of.h"
 
 namespace ductile {
 namespace {
@@ -77,7 +78,7 @@ rigid_bodies:
   table: {type: static, shape: {type: box, size: [0.5, 0.5, 0.1]}, friction: 0.5}
 )");
   testing::RunUntil(*sim, 0.4);
-  const mpm::Particles& p = sim->particles();
+  const mpm::Particles& p = testing::ParticlesOf(*sim);
   const Eigen::Vector3d c0 = coupling::RestCentre(sim->model(), 0);  // where the surface is centred
   double centre = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {
@@ -164,7 +165,7 @@ TEST(StrongCoupling, SparseAndReducedJointSolvesAgree) {
   }
   ASSERT_GT(sparse->last_step().mpm_contacts, 0);
   EXPECT_EQ(reduced->last_step().mpm_contacts, sparse->last_step().mpm_contacts);
-  const mpm::Particles &a = reduced->particles(), &b = sparse->particles();
+  const mpm::Particles &a = testing::ParticlesOf(*reduced), &b = testing::ParticlesOf(*sparse);
   ASSERT_EQ(a.size(), b.size());
   double worst = 0;
   for (std::size_t p = 0; p < a.size(); ++p)

@@ -26,6 +26,7 @@
 #include "ductile/demo_log.h"
 #include "ductile/simulator.h"
 #include "mpm/particles.h"
+#include "support/particles_of.h"
 
 namespace ductile::testing {
 
@@ -217,7 +218,7 @@ inline double MeanTopHeight(const Simulator& sim, double x_lo, double x_hi) {
   const int nx = static_cast<int>(std::lround((x_hi - x_lo) / kBin)),
             ny = static_cast<int>(std::lround(2 * kHalfWidth / kBin));
   std::vector<double> top(static_cast<std::size_t>(nx * ny), 0.0);
-  const mpm::Particles& p = sim.particles();
+  const mpm::Particles& p = testing::ParticlesOf(sim);
   for (std::size_t i = 0; i < p.size(); ++i) {
     const int ix = static_cast<int>(std::floor((p.x[i].x - x_lo) / kBin));
     const int iy = static_cast<int>(std::floor((p.x[i].y + kHalfWidth) / kBin));
@@ -347,7 +348,7 @@ inline ScoopResult RunSandScoop(const std::vector<std::string>& sets, const std:
   // The bin's inside, 15 x 15 cm, below the top of its 7 cm walls, widened by 1 cm for the sand pressed into its
   // walls' colliders (up to a third of a cell at h = 2.5 cm).
   const auto count_in_bin = [&](double z_lo, double z_hi) {
-    const mpm::Particles& p = sim->particles();
+    const mpm::Particles& p = testing::ParticlesOf(*sim);
     int n = 0;
     for (std::size_t i = 0; i < p.size(); ++i) {
       const Vec3f& x = p.x[i];
@@ -356,7 +357,7 @@ inline ScoopResult RunSandScoop(const std::vector<std::string>& sets, const std:
     return n;
   };
   ScoopResult r;
-  r.particles = static_cast<int>(sim->particles().size());
+  r.particles = static_cast<int>(testing::ParticlesOf(*sim).size());
   Drive(
       *sim, "sand_scoop.yaml", name, scripts, kScoopEnd,
       [&] {

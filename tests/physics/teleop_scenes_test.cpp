@@ -11,6 +11,7 @@
 
 #include "cloth_checks.h"
 #include "ductile/snapshot.h"
+#include "support/particles_of.h"
 #include "teleop_scenarios.h"
 
 namespace ductile {
@@ -60,7 +61,7 @@ TEST(TeleopScenes, BoxIsPickedAndPlacedIntoTheDoughBed) {
   // The dough's top surface (the highest particle) under the middle of the box (within 2 cm of its centre) and
   // around it (more than 4.5 cm from its centre along x or y: the rim of the bed).
   double under = 0, around = 0;
-  const mpm::Particles& p = sim->particles();
+  const mpm::Particles& p = testing::ParticlesOf(*sim);
   for (std::size_t i = 0; i < p.size(); ++i) {
     const double dx = std::abs(p.x[i].x - b.position[0]), dy = std::abs(p.x[i].y - b.position[1]);
     if (dx < 0.02 && dy < 0.02) under = std::max(under, static_cast<double>(p.x[i].z));

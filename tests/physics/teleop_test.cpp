@@ -168,56 +168,58 @@ TEST(Teleop, GripperOpensClosesAndSqueezes) {
   EXPECT_EQ(sim->GetTeleopStatus("arm").gripper_force, 20.0);
 }
 
-// GripperTeleop takes the finger gains from the model on every step, so a squeeze changes no gain for good and a live
-// gain edit (a new model) applies while the gripper holds.
+// GripperTeleop sets the fingers' targets only: their gains are the model's (RigidSystem::controllers), so a squeeze
+// changes no gain for good and a live gain edit (a new model) applies while the gripper holds.
 TEST(Teleop, GripperTakesTheFingerGainsFromTheModel) {
   const std::shared_ptr<const Model> model = testing::ModelFromYaml(ArmScene());
   const RigidModel& rm = *model->rigid;
-  contact::RigidState rigid_state = contact::InitialRigidState(rm.tree);
-  contact::RigidSystem rigid(rm.tree, rm.world, rm.welds, contact::RigidSystemParams{}, rigid_state);
-  rigid.state().controllers = rm.controllers;
-  std::vector<std::size_t> fingers;
-  for (std::size_t c = 0; c < rigid.state().controllers.size(); ++c) {
-    if (rigid.tree().body(rigid.state().controllers[c].body).name.find("finger") != std::string::npos)
-      fingers.push_back(c);
-  }
-  ASSERT_EQ(fingers.size(), 2u);
-  robot::GripperTeleop gripper;
-  ASSERT_EQ(gripper.Configure(rigid, "arm", {}), "");
   // The model's fingers without damping, as a scene may define them.
   std::vector<contact::JointController> gains = rm.controllers;
+  std::vector<std::size_t> fingers;
+  for (std::size_t c = 0; c < gains.size(); ++c) {
+    if (rm.tree.body(gains[c].body).name.find("finger") != std::string::npos) fingers.push_back(c);
+  }
+  ASSERT_EQ(fingers.size(), 2u);
   for (std::size_t c : fingers) gains[c].kd = 0;
+  contact::RigidState rigid_state = contact::InitialRigidState(rm.tree);
+  for (const contact::JointController& c : gains) rigid_state.targets.push_back(c.initial);
+  contact::RigidSystem rigid(rm.tree, rm.world, rm.welds, gains, contact::RigidSystemParams{}, rigid_state);
+  robot::GripperTeleop gripper;
+  ASSERT_EQ(gripper.Configure(rigid, "arm", {}), "");
+  const auto target = [&](std::size_t c) { return rigid.state().targets[c]; };
 
   // Squeezing: no spring, a closing effort, and some damping although the model has none.
   gripper.Set(0.0, 20.0);
-  gripper.Apply(rigid, gains);
+  gripper.Apply(rigid);
   for (std::size_t c : fingers) {
-    EXPECT_EQ(rigid.state().controllers[c].kp, 0.0);
-    EXPECT_EQ(rigid.state().controllers[c].kd, 1.0);
-    EXPECT_EQ(rigid.state().controllers[c].feedforward, -20.0);
+    EXPECT_TRUE(target(c).squeeze);
+    EXPECT_EQ(gains[c].Kp(target(c)), 0.0);
+    EXPECT_EQ(gains[c].Kd(target(c)), 1.0);
+    EXPECT_EQ(target(c).feedforward, -20.0);
   }
   // Holding again: the model's gains, kd 0 included (the squeeze's damping used to stay).
   gripper.Set(1.0, 0.0);
-  gripper.Apply(rigid, gains);
+  gripper.Apply(rigid);
   for (std::size_t c : fingers) {
-    EXPECT_EQ(rigid.state().controllers[c].kp, rm.controllers[c].kp);  // ArmScene's 500
-    EXPECT_EQ(rigid.state().controllers[c].kd, 0.0);
-    EXPECT_EQ(rigid.state().controllers[c].feedforward, 0.0);
+    EXPECT_FALSE(target(c).squeeze);
+    EXPECT_EQ(gains[c].Kp(target(c)), rm.controllers[c].kp);  // ArmScene's 500
+    EXPECT_EQ(gains[c].Kd(target(c)), 0.0);
+    EXPECT_EQ(target(c).feedforward, 0.0);
   }
   // A live edit of the fingers' gains: holding follows it (the gains cached when the gripper started used to win).
   for (std::size_t c : fingers) {
     gains[c].kp = 800;
     gains[c].kd = 12;
   }
-  gripper.Apply(rigid, gains);
+  gripper.Apply(rigid);
   for (std::size_t c : fingers) {
-    EXPECT_EQ(rigid.state().controllers[c].kp, 800.0);
-    EXPECT_EQ(rigid.state().controllers[c].kd, 12.0);
+    EXPECT_EQ(rigid.controllers()[c].Kp(target(c)), 800.0);
+    EXPECT_EQ(rigid.controllers()[c].Kd(target(c)), 12.0);
   }
   // Squeezing keeps the model's damping where it has some.
   gripper.Set(0.0, 5.0);
-  gripper.Apply(rigid, gains);
-  for (std::size_t c : fingers) EXPECT_EQ(rigid.state().controllers[c].kd, 12.0);
+  gripper.Apply(rigid);
+  for (std::size_t c : fingers) EXPECT_EQ(rigid.controllers()[c].Kd(target(c)), 12.0);
 }
 
 TEST(Teleop, BadCommandsAreRefusedWithTheReason) {
@@ -347,8 +349,8 @@ TEST(Teleop, IkAtJointLimitsEndsWhereNoFeasibleMoveLowersTheError) {
     for (const Eigen::Vector3d& target : {Eigen::Vector3d(0.35, 0.2, 0.3), Eigen::Vector3d(0.3, -0.3, 0.9),
                                           Eigen::Vector3d(0.9, 0.1, 0.5), Eigen::Vector3d(0.6, 0.0, 0.2)}) {
       contact::RigidState rigid_state = contact::InitialRigidState(tree);
-      contact::RigidSystem rigid(tree, rm.world, rm.welds, contact::RigidSystemParams{}, rigid_state);
-      rigid.state().controllers = rm.controllers;
+      for (const contact::JointController& c : rm.controllers) rigid_state.targets.push_back(c.initial);
+      contact::RigidSystem rigid(tree, rm.world, rm.welds, rm.controllers, contact::RigidSystemParams{}, rigid_state);
       rigid.state().q = rm.q0;
       rigid.state().v.setZero();
       robot::ArmTeleop arm;
@@ -361,11 +363,11 @@ TEST(Teleop, IkAtJointLimitsEndsWhereNoFeasibleMoveLowersTheError) {
       // q_c: the arm's controller targets, the rest of q as measured.
       Eigen::VectorXd q = rigid.state().q;
       std::vector<int> joints;
-      for (std::size_t c = 0; c < rigid.state().controllers.size(); ++c) {
-        const multibody::Body& b = tree.body(rigid.state().controllers[c].body);
+      for (std::size_t c = 0; c < rigid.controllers().size(); ++c) {
+        const multibody::Body& b = tree.body(rigid.controllers()[c].body);
         if (b.joint_name.rfind("iiwa_joint_", 0) != 0) continue;
-        q[b.q_start] = rigid.state().controllers[c].q_target;
-        joints.push_back(rigid.state().controllers[c].body);
+        q[b.q_start] = rigid.state().targets[c].q_target;
+        joints.push_back(rigid.controllers()[c].body);
       }
       ASSERT_EQ(joints.size(), 7u);
       const auto cost = [&](const Eigen::VectorXd& qq) {

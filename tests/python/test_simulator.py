@@ -53,6 +53,25 @@ def test_particle_arrays_keep_the_id_order_across_steps():
     assert np.abs(sim.particle_positions() - x0).max() < 1e-3
 
 
+def test_particle_fields_are_listed_once_and_read_by_name():
+    # Every field of the engine's list (mpm::ForEachParticleField) with its unit, each readable by name in id order;
+    # the named arrays are those fields.
+    sim = cube()
+    sim.step(3)
+    fields = sim.particle_fields()
+    assert list(fields) == ["position", "velocity", "deformation_gradient", "affine_velocity", "mass", "volume",
+                            "plastic_strain", "material", "object", "id"]
+    assert fields["position"] == "m" and fields["velocity"] == "m/s" and fields["mass"] == "kg"
+    n = sim.num_particles
+    assert np.array_equal(sim.particle_field("position"), sim.particle_positions())
+    assert np.array_equal(sim.particle_field("deformation_gradient"), sim.particle_F())
+    assert sim.particle_field("affine_velocity").shape == (n, 3, 3)
+    assert np.array_equal(sim.particle_field("id"), np.arange(n, dtype=np.int32))  # row i is particle i
+    assert sim.particle_field("mass").dtype == np.float32 and sim.particle_field("mass").sum() > 0
+    with pytest.raises(ValueError, match=r"no particle field 'pressure' \(fields: position, velocity"):
+        sim.particle_field("pressure")
+
+
 def test_rigid_bodies_and_poses():
     sim = cube()
     assert "box" in sim.rigid_bodies()

@@ -15,7 +15,7 @@ struct RigidFixture {
       : tree_data(std::move(tree_in)),
         world(std::move(world_in)),
         state(InitialRigidState(tree_data)),
-        system(tree_data, world, welds, std::move(params), state) {}
+        system(tree_data, world, welds, controllers, std::move(params), state) {}
   RigidFixture(const RigidFixture&) = delete;
   RigidFixture& operator=(const RigidFixture&) = delete;
 
@@ -24,10 +24,15 @@ struct RigidFixture {
   const multibody::Kinematics& kinematics() const { return system.kinematics(); }
   const std::vector<RigidContact>& contacts() const { return system.contacts(); }
   void UpdateKinematics() { system.UpdateKinematics(); }
+  void AddController(const JointController& c) {
+    controllers.push_back(c);
+    state.targets.push_back(c.initial);
+  }
 
   multibody::MultibodyTree tree_data;
   geometry::CollisionWorld world;
   std::vector<Weld> welds;
+  std::vector<JointController> controllers;  ///< Add one with AddController (its target goes into the state).
   RigidState state;
   RigidSystem system;
 };

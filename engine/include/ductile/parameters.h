@@ -99,6 +99,9 @@ struct ParameterInfo {
   /// kReset, kReload: why a running simulation cannot take it, completing "KEY ...: reset to apply"
   /// ("changes the grid and the particles"). Empty for kLive.
   std::string reason;
+  /// kReset: the row is an initial condition (an initial velocity or joint position): a running state does not
+  /// depend on it, so a model that changes it acts at the next reset (Simulator::UpdateModel says so).
+  bool initial_condition = false;
   std::string doc;  ///< One line.
 };
 
@@ -162,5 +165,19 @@ ParameterDocsUpdate UpdateParameterDocs(const std::string& markdown);
 
 /// "KEY REASON: reset to apply" (or "... load the scene again to apply") for a row that is not kLive.
 std::string NeedsResetMessage(const ParameterKey& key);
+
+/// A parameter whose value differs between two scenes (DiffParameters).
+struct ParameterChange {
+  const ParameterInfo* info = nullptr;
+  std::string key;            ///< "objects.cube.velocity".
+  std::string before, after;  ///< Its values as `--set` takes them; empty where the scene gives it no value.
+  /// Whether each scene has the key at all (its named entry exists and takes it): an entry added or removed.
+  bool in_before = true, in_after = true;
+};
+
+/// The parameters whose values differ between `before` and `after` (ListParameters of each, compared key by key):
+/// those of `after` in its order, then the keys only `before` has. What a scene edit changed, each with its row, whose
+/// `apply` says when a running simulation takes it (Simulator::UpdateModel).
+std::vector<ParameterChange> DiffParameters(const SceneDesc& before, const SceneDesc& after);
 
 }  // namespace ductile

@@ -19,10 +19,6 @@
 
 namespace ductile {
 
-namespace mpm {
-struct Particles;
-}
-
 /// Thrown by Simulator::Step when the state stops being physical (non-finite values, a particle crossing more
 /// than one grid cell in a substep). The state is left as it was after the failing substep.
 class SimulationDiverged : public std::runtime_error {
@@ -113,8 +109,12 @@ class Simulator {
   /// structure: the same particles, grid and rigid bodies. Returns an empty string when applied, else why not (the
   /// state is then unchanged); a Reset() afterwards starts from the new model's initial state either way. Also
   /// non-empty when the model was applied but its device backend could not start (the message says so; the CPU
-  /// backend goes on).
-  std::string UpdateModel(std::shared_ptr<const Model> model);
+  /// backend goes on). When both models carry their scenes, the parameters that differ (DiffParameters) are
+  /// classified by their rows: a refusal names those that need a reset; once applied, every change acts from the
+  /// next step (a controller's new target included) except an initial condition's (ParameterInfo::initial_condition:
+  /// at the next reset) and a kReload row's (when the scene is loaded again), for which `later`, when not null, gets
+  /// a line each ("objects.cube.velocity is an initial condition: it applies at the next reset").
+  std::string UpdateModel(std::shared_ptr<const Model> model, std::vector<std::string>* later = nullptr);
   /// Sets one parameter of the parameter table (ductile/parameters.h), e.g. "materials.dough.youngs_modulus" to
   /// "3e4" or "simulation.gravity" to "[0, 0, -1.62]", from the next step on: the model is patched in place (no scene
   /// file is read, no particle sampled) to bitwise what CompileModel makes of the scene with that value, and the
@@ -156,8 +156,6 @@ class Simulator {
   int num_bodies() const;
   /// Throws std::out_of_range for i outside [0, num_bodies()).
   BodySummary SummarizeBody(int i) const;
-  /// Particle state (ordered by grid block; see Particles::id).
-  const mpm::Particles& particles() const;
   ObjectSummary SummarizeObject(int object) const;
   /// Rigid bodies reported in outputs (Model::rigid.output_bodies).
   int num_rigid_bodies() const;

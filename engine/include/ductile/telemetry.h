@@ -145,5 +145,14 @@ int FindTelemetryChannel(const std::string& key);
 /// The table as Markdown, one line per channel: key, type, unit, domain, meaning and its `--stats` keys (the table
 /// of telemetry() in docs/python.md; `ductile-cli docs telemetry` prints it).
 std::string TelemetryDocs();
+/// What UpdateTelemetryDocs made of a Markdown text.
+struct TelemetryDocsUpdate {
+  std::string text;      ///< The text with its generated block holding TelemetryDocs().
+  bool changed = false;  ///< The block differed from the table.
+  std::string problem;   ///< The text has no generated block (its two marker lines); `text` is then the input.
+};
+/// Writes TelemetryDocs() into `markdown`'s generated block: the lines between the marker line that names
+/// `ductile-cli docs telemetry` and the end marker (docs/python.md).
+TelemetryDocsUpdate UpdateTelemetryDocs(const std::string& markdown);
 
 }  // namespace ductile

@@ -99,7 +99,7 @@ void DeviceMpmDomain::UploadVelocities() {
 
 void DeviceMpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) {
   if (!contact_) return;
-  contact_->BeginStep(rigid, impulses);
+  contact_->BeginStep(rigid, impulses, state_->contact);
   contact_this_step_ = true;
   if (!failure_.empty()) return;  // the device's state is lost until a reset or a loaded state (Bind)
   try {

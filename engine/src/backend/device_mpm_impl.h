@@ -335,16 +335,15 @@ class DeviceMpmOn final : public DeviceMpm {
     Buffer<std::int32_t> material, object, id;
 
     void Resize(std::size_t n) {
-      x.Resize(n), v.Resize(n), F.Resize(n), C.Resize(n), mass.Resize(n), volume.Resize(n);
-      plastic_strain.Resize(n), material.Resize(n), object.Resize(n), id.Resize(n);
+      mpm::ForEachParticleField([n](const mpm::ParticleField&, auto& buffer) { buffer.Resize(n); }, *this);
     }
     ParticleView View() {
       return {x.data(),        v.data(),      F.data(), C.data(), mass.data(), volume.data(), plastic_strain.data(),
               material.data(), object.data(), id.data()};
     }
     void swap(ParticleBuffers& o) {
-      x.swap(o.x), v.swap(o.v), F.swap(o.F), C.swap(o.C), mass.swap(o.mass), volume.swap(o.volume);
-      plastic_strain.swap(o.plastic_strain), material.swap(o.material), object.swap(o.object), id.swap(o.id);
+      mpm::ForEachParticleField([](const mpm::ParticleField&, auto& mine, auto& theirs) { mine.swap(theirs); }, *this,
+                                o);
     }
   };
 
@@ -412,16 +411,10 @@ class DeviceMpmOn final : public DeviceMpm {
 
   void Upload(const mpm::Particles& p) override {
     n_ = static_cast<std::int64_t>(p.size());
-    particles_.x.Upload(p.x.data(), n_);
-    particles_.v.Upload(p.v.data(), n_);
-    particles_.F.Upload(p.F.data(), n_);
-    particles_.C.Upload(p.C.data(), n_);
-    particles_.mass.Upload(p.mass.data(), n_);
-    particles_.volume.Upload(p.volume.data(), n_);
-    particles_.plastic_strain.Upload(p.plastic_strain.data(), n_);
-    particles_.material.Upload(p.material.data(), n_);
-    particles_.object.Upload(p.object.data(), n_);
-    particles_.id.Upload(p.id.data(), n_);
+    const std::int64_t n = n_;
+    mpm::ForEachParticleField(
+        [n](const mpm::ParticleField&, auto& buffer, const auto& host) { buffer.Upload(host.data(), n); }, particles_,
+        p);
     // A fresh start: every table cleared, whatever a failed substep left in them.
     for (Grid* grid : {&grids_[0], &grids_[1]}) {
       device_.ForEach(num_blocks_, SetKernel{grid->table.data(), -1});
@@ -517,16 +510,8 @@ class DeviceMpmOn final : public DeviceMpm {
   // The first n particles of `from` into host arrays.
   static void DownloadParticles(const ParticleBuffers& from, std::int64_t n, mpm::Particles& p) {
     p.Resize(n);
-    from.x.Download(p.x.data(), n);
-    from.v.Download(p.v.data(), n);
-    from.F.Download(p.F.data(), n);
-    from.C.Download(p.C.data(), n);
-    from.mass.Download(p.mass.data(), n);
-    from.volume.Download(p.volume.data(), n);
-    from.plastic_strain.Download(p.plastic_strain.data(), n);
-    from.material.Download(p.material.data(), n);
-    from.object.Download(p.object.data(), n);
-    from.id.Download(p.id.data(), n);
+    mpm::ForEachParticleField(
+        [n](const mpm::ParticleField&, const auto& buffer, auto& host) { buffer.Download(host.data(), n); }, from, p);
   }
 
   // Sorts the particles by block (occupied blocks, their ranges and table) and activates grid B around them.

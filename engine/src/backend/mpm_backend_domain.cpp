@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backend/device_mpm.h"
+#include "coupling/coupling_telemetry.h"
 
 namespace ductile::backend {
 
@@ -89,6 +90,12 @@ std::string MpmBackendDomain::SetModel(const Model& model) {
     }
   }
   return ChooseBackend();
+}
+
+void MpmBackendDomain::Advance(double time, double dt, StepTelemetry& telemetry) {
+  stepping().Advance(time, dt, telemetry);
+  if (frozen_ && model_->num_particles > 0) coupling::RecordContactTelemetry(state_->contact.stats, telemetry);
+  frozen_ = false;
 }
 
 void MpmBackendDomain::Reset() {

@@ -57,8 +57,11 @@ class MpmBackendDomain final : public DeformableDomain {
   const char* name() const override { return "mpm"; }
   void FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) override {
     stepping().FreezeRigidGeometry(rigid, impulses);
+    frozen_ = true;
   }
-  void Advance(double time, double dt, StepTelemetry& telemetry) override { stepping().Advance(time, dt, telemetry); }
+  /// Also records the contact solve's statistics (MpmState::contact) in `telemetry` when the step froze the rigid
+  /// geometry and the scene has particles.
+  void Advance(double time, double dt, StepTelemetry& telemetry) override;
   bool diverged() const override { return stepping().diverged(); }
   std::string DescribeDivergence() const override { return stepping().DescribeDivergence(); }
   std::string DivergenceMessage(const Model& model) const override { return stepping().DivergenceMessage(model); }
@@ -88,6 +91,7 @@ class MpmBackendDomain final : public DeformableDomain {
   std::unique_ptr<mpm::MpmDomain> cpu_;
   std::unique_ptr<DeviceMpmDomain> device_;  // when the model runs on a device backend, else null
   BackendKind backend_ = BackendKind::kCpu;
+  bool frozen_ = false;  // FreezeRigidGeometry was called for the coming Advance
 };
 
 }  // namespace ductile::backend

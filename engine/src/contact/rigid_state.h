@@ -1,5 +1,6 @@
 // What the rigid step carries from one step to the next and what its inputs name (contact/rigid_system.h steps it):
-// the generalized state, the PD controllers of the actuated joints, the welds, and the last step's contact points.
+// the generalized state, the PD controllers' targets (their gains are the Model's, contact/joint_controller.h), the
+// welds, and the last step's contact points.
 // Plain data, in a header of its own so that the State, the Model and the robot inputs hold it without including
 // the solver (issue 46).
 #pragma once
@@ -8,17 +9,9 @@
 #include <Eigen/Geometry>
 #include <vector>
 
-namespace ductile::contact {
+#include "contact/joint_controller.h"
 
-/// A PD controller on one joint dof (implicit, see constraints/pd_controller.h).
-struct JointController {
-  int body = -1;           ///< Body whose (1-dof) joint is driven.
-  double kp = 0;           ///< [N·m/rad or N/m], ≥ 0.
-  double kd = 0;           ///< [N·m·s/rad or N·s/m], ≥ 0.
-  double q_target = 0;     ///< [rad or m].
-  double v_target = 0;     ///< [rad/s or m/s].
-  double feedforward = 0;  ///< [N·m or N].
-};
+namespace ductile::contact {
 
 /// A weld of a point frame on body a to one on body b (or the world, −1), near-rigid or a spring-damper.
 struct Weld {
@@ -48,8 +41,9 @@ struct RigidContact {
 struct RigidState {
   Eigen::VectorXd q, v;  ///< Generalized positions and velocities.
   double time = 0;       ///< [s].
-  /// The PD controllers, whose targets and feed-forward efforts change as the scene runs (teleoperation).
-  std::vector<JointController> controllers;
+  /// Per PD controller of the model (RigidModel::controllers, same order): what it tracks now (teleoperation, robot
+  /// scripts and Simulator::SetJointTarget change it).
+  std::vector<JointTarget> targets;
   /// Applied generalized forces for the next steps (size nv; zero by default), e.g. feed-forward efforts.
   Eigen::VectorXd tau_applied;
   /// The last step's contact points with their mean forces, and the body origins when they were found (for the
@@ -59,7 +53,7 @@ struct RigidState {
 
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(q, v, time, controllers, tau_applied, contacts, contact_origins);
+    ar(q, v, time, targets, tau_applied, contacts, contact_origins);
   }
 };
 

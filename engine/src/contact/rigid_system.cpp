@@ -31,8 +31,14 @@ RigidState InitialRigidState(const multibody::MultibodyTree& tree) {
 }
 
 RigidSystem::RigidSystem(const multibody::MultibodyTree& tree, const geometry::CollisionWorld& world,
-                         const std::vector<Weld>& welds, RigidSystemParams params, RigidState& state)
-    : tree_(&tree), world_(&world), welds_(&welds), params_(std::move(params)), state_(&state) {
+                         const std::vector<Weld>& welds, const std::vector<JointController>& controllers,
+                         RigidSystemParams params, RigidState& state)
+    : tree_(&tree),
+      world_(&world),
+      welds_(&welds),
+      controllers_(&controllers),
+      params_(std::move(params)),
+      state_(&state) {
   tau_once_ = Eigen::VectorXd::Zero(tree.nv());
   j_once_ = Eigen::VectorXd::Zero(tree.nv());
   UpdateKinematics();
@@ -131,17 +137,19 @@ void RigidSystem::AddContacts(double dt, const Eigen::VectorXd& A_diag_inv, SapP
 void RigidSystem::AddControllersAndLimits(double dt, const Eigen::VectorXd& A_diag_inv, SapProblem& problem) const {
   const RigidState& s = *state_;
   const int nv = tree_->nv();
-  for (const JointController& c : s.controllers) {
+  for (std::size_t k = 0; k < controllers_->size() && k < s.targets.size(); ++k) {
+    const JointController& c = (*controllers_)[k];
+    const JointTarget& target = s.targets[k];
     const multibody::Body& body = tree_->body(c.body);
-    if (body.nv != 1 || c.kp + c.kd <= 0) continue;
+    if (body.nv != 1 || c.Kp(target) + c.Kd(target) <= 0) continue;
     PdControllerParams p;
     p.dt = dt;
-    p.kp = c.kp;
-    p.kd = c.kd;
+    p.kp = c.Kp(target);
+    p.kd = c.Kd(target);
     p.q0 = s.q[body.q_start];
-    p.q_target = c.q_target;
-    p.v_target = c.v_target;
-    p.feedforward = c.feedforward;
+    p.q_target = target.q_target;
+    p.v_target = target.v_target;
+    p.feedforward = target.feedforward;
     p.effort_limit = body.effort;
     Eigen::MatrixXd J = Eigen::MatrixXd::Zero(1, nv);
     J(0, body.v_start) = 1;

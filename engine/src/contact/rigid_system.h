@@ -45,19 +45,23 @@ struct RigidStepProblem {
   std::vector<int> contact_constraint;
 };
 
-/// The state of a tree at rest in its default positions, with no controllers and no applied forces.
+/// The state of a tree at rest in its default positions, with no controller targets and no applied forces.
 RigidState InitialRigidState(const multibody::MultibodyTree& tree);
 
 /// Steps a RigidState over a tree, a collision world and welds that it does not own (they belong to the Model).
 /// Holds the kinematics of the state's q and the wrenches applied for the coming step only.
 class RigidSystem {
  public:
-  /// `tree`, `world`, `welds` and `state` must outlive the system (or the next Bind).
+  /// `tree`, `world`, `welds`, `controllers` and `state` must outlive the system (or the next Bind). The state's
+  /// controller targets are indexed like `controllers`.
   RigidSystem(const multibody::MultibodyTree& tree, const geometry::CollisionWorld& world,
-              const std::vector<Weld>& welds, RigidSystemParams params, RigidState& state);
+              const std::vector<Weld>& welds, const std::vector<JointController>& controllers, RigidSystemParams params,
+              RigidState& state);
 
   const multibody::MultibodyTree& tree() const { return *tree_; }
   const geometry::CollisionWorld& world() const { return *world_; }
+  /// The PD controllers' joints and gains (the model's); their targets are state().targets.
+  const std::vector<JointController>& controllers() const { return *controllers_; }
   RigidSystemParams& params() { return params_; }
   RigidState& state() { return *state_; }
   const RigidState& state() const { return *state_; }
@@ -100,6 +104,7 @@ class RigidSystem {
   const multibody::MultibodyTree* tree_;
   const geometry::CollisionWorld* world_;
   const std::vector<Weld>* welds_;
+  const std::vector<JointController>* controllers_;
   RigidSystemParams params_;
   RigidState* state_;
   multibody::Kinematics kin_;

@@ -29,7 +29,7 @@ void RecordRigidTelemetry(const contact::RigidSystem& rigid, const contact::Rigi
 }
 
 // The MPM contact solves' statistics for the telemetry.
-void RecordContactTelemetry(const MpmContactStats& c, StepTelemetry& t) {
+void RecordContactTelemetry(const mpm::MpmContactStats& c, StepTelemetry& t) {
   t.mpm_contacts = c.contacts;
   t.mpm_contacts_max = c.max_contacts;
   t.mpm_contact_iterations = 0;

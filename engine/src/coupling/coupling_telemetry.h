@@ -12,7 +12,7 @@ namespace ductile::coupling {
 /// The rigid step's results: solver statistics and every rigid-rigid contact with its force.
 void RecordRigidTelemetry(const contact::RigidSystem& rigid, const contact::RigidStepStats& r, StepTelemetry& t);
 /// The MPM contact solves' statistics.
-void RecordContactTelemetry(const MpmContactStats& c, StepTelemetry& t);
+void RecordContactTelemetry(const mpm::MpmContactStats& c, StepTelemetry& t);
 /// The scene's constant force and torque on bodies (RigidModel::body_wrenches), for the coming step.
 void ApplyBodyWrenches(const Model& model, contact::RigidSystem& rigid);
 

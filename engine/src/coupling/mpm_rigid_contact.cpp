@@ -15,6 +15,14 @@
 namespace ductile::coupling {
 namespace {
 
+// The State's Eigen-free vectors (mpm/mpm_contact_state.h).
+Vec3d ToVec3d(const Eigen::Vector3d& v) {
+  return {v.x(), v.y(), v.z()};
+}
+Eigen::Vector3d ToEigen(const Vec3d& v) {
+  return {v.x, v.y, v.z};
+}
+
 // The radius of a sphere about the geometry frame's origin that holds the geometry (for a mesh, its signed
 // distance field's box).
 double BoundingRadius(const geometry::CollisionGeometry& g, const geometry::MeshSdf* sdf) {
@@ -71,7 +79,7 @@ MpmContactSettings MpmContactSettingsOf(const Model& m) {
   return settings;
 }
 
-void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out) {
+void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out, mpm::MpmContactState& state) {
   const multibody::Kinematics& kin = rigid.kinematics();
   const std::vector<multibody::Vector6d> V = multibody::CalcSpatialVelocities(rigid.tree(), kin, rigid.state().v);
   geometries_.clear();
@@ -105,23 +113,24 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
   for (int b = 0; b < bodies; ++b) origins_[b] = kin.X_WB[b].translation();
   // The previous step's last impulses as the first substep's guess (the device backend keeps its own).
   warm_geometry_.clear();
-  for (const WarmContact& w : out.warm) {
+  for (const mpm::WarmContact& w : state.warm) {
     if (w.particle_id < 0) continue;
     if (w.particle_id >= static_cast<int>(warm_geometry_.size())) {
       warm_geometry_.resize(w.particle_id + 1, -1);
       warm_gamma_.resize(w.particle_id + 1);
     }
     warm_geometry_[w.particle_id] = w.geometry;
-    warm_gamma_[w.particle_id] = w.gamma_W;
+    warm_gamma_[w.particle_id] = ToEigen(w.gamma_W);
   }
-  out.warm.clear();
-  warm_nodes_.swap(out.warm_nodes);
-  out.warm_nodes.clear();
+  state.warm.clear();
+  warm_nodes_.swap(state.warm_nodes);
+  state.warm_nodes.clear();
   out_ = &out;
+  kept_ = &state;
   out.linear.assign(bodies, Eigen::Vector3d::Zero());
   out.angular.assign(bodies, Eigen::Vector3d::Zero());
-  out.stats = {};
-  out.stats.body_contacts.assign(bodies, 0);
+  state.stats = {};
+  state.stats.body_contacts.assign(bodies, 0);
 }
 
 void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
@@ -138,21 +147,21 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   for (double& m : sc.problem.mass) m = std::max(m, 1e-12);
   CountContacts(sc);
   if (sc.problem.contacts.empty()) {
-    out_->warm.clear();
-    out_->warm_nodes.clear();
+    kept_->warm.clear();
+    kept_->warm_nodes.clear();
     warm_nodes_.clear();
     ReleaseNodes(sc);
-    out_->stats.substep_iterations.push_back(0);
-    out_->stats.substep_residuals.push_back(0);
+    kept_->stats.substep_iterations.push_back(0);
+    kept_->stats.substep_residuals.push_back(0);
     return;
   }
   // 2. Contact solve (step 3c) and the corrected grid velocities, guessed from the last substep's impulses and,
   //    for near-rigid contacts, velocities (GridContactProblem::gamma_guess and v_guess).
   if (settings_.near_rigid()) GuessVelocities(sc);
   const contact::GridContactResult r = contact::SolveGridContact(sc.problem, settings_.solver);
-  out_->stats.substep_iterations.push_back(r.iterations);
-  out_->stats.substep_residuals.push_back(r.residual);
-  out_->stats.converged = out_->stats.converged && r.converged;
+  kept_->stats.substep_iterations.push_back(r.iterations);
+  kept_->stats.substep_residuals.push_back(r.residual);
+  kept_->stats.converged = kept_->stats.converged && r.converged;
   for (std::size_t local = 0; local < sc.global_of.size(); ++local) {
     Float4& node = mpm.node(sc.global_of[local]);
     if (!(node[3] > 0)) continue;  // an empty node carries no momentum to G2P
@@ -165,12 +174,12 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   // next step's (the State's copy, overwritten by every substep).
   warm_geometry_.assign(mpm.model().num_particles, -1);
   warm_gamma_.resize(mpm.model().num_particles);
-  out_->warm.resize(sc.problem.contacts.size());
+  kept_->warm.resize(sc.problem.contacts.size());
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
     const int id = particles.id[sc.particle_of[c]];
     warm_geometry_[id] = sc.geometry_of[c];
     warm_gamma_[id] = r.gamma_W[c];
-    out_->warm[c] = {id, sc.geometry_of[c], r.gamma_W[c]};
+    kept_->warm[c] = {id, sc.geometry_of[c], ToVec3d(r.gamma_W[c])};
   }
   // The velocities as the next substep's guess, near-rigid contacts only: under the lagged Hunt-Crossley model an
   // impulse responds to its contact velocity softly and the impulse guess is consistent; with the velocity guess
@@ -180,11 +189,11 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
   if (settings_.near_rigid()) {
     warm_nodes_.resize(sc.cell_of.size());
     for (std::size_t local = 0; local < sc.cell_of.size(); ++local)
-      warm_nodes_[local] = {sc.cell_of[local], r.v_iterate[local]};
+      warm_nodes_[local] = {sc.cell_of[local], ToVec3d(r.v_iterate[local])};
     std::sort(warm_nodes_.begin(), warm_nodes_.end(),
-              [](const WarmNode& a, const WarmNode& b) { return a.cell < b.cell; });
+              [](const mpm::WarmNode& a, const mpm::WarmNode& b) { return a.cell < b.cell; });
   }
-  out_->warm_nodes = warm_nodes_;
+  kept_->warm_nodes = warm_nodes_;
   // 3. Impulses on the rigid bodies (step 3e): −γ at the particle.
   for (std::size_t c = 0; c < sc.problem.contacts.size(); ++c) {
     const int b = geometries_[sc.geometry_of[c]].body;
@@ -195,15 +204,15 @@ void MpmRigidContact::SolveSubstep(mpm::MpmSolver& mpm, float dt) {
 }
 
 void MpmRigidContact::AddSolvedSubstep(const SolvedSubstep& s) {
-  out_->stats.contacts = s.contacts;
-  out_->stats.max_contacts = std::max(out_->stats.max_contacts, s.contacts);
-  std::fill(out_->stats.body_contacts.begin(), out_->stats.body_contacts.end(), 0);
-  for (std::size_t b = 0; b < s.body_contacts.size() && b < out_->stats.body_contacts.size(); ++b)
-    out_->stats.body_contacts[b] = s.body_contacts[b];
-  out_->stats.substep_iterations.push_back(s.contacts > 0 ? s.iterations : 0);
-  out_->stats.substep_residuals.push_back(s.contacts > 0 ? s.residual : 0);
+  kept_->stats.contacts = s.contacts;
+  kept_->stats.max_contacts = std::max(kept_->stats.max_contacts, s.contacts);
+  std::fill(kept_->stats.body_contacts.begin(), kept_->stats.body_contacts.end(), 0);
+  for (std::size_t b = 0; b < s.body_contacts.size() && b < kept_->stats.body_contacts.size(); ++b)
+    kept_->stats.body_contacts[b] = s.body_contacts[b];
+  kept_->stats.substep_iterations.push_back(s.contacts > 0 ? s.iterations : 0);
+  kept_->stats.substep_residuals.push_back(s.contacts > 0 ? s.residual : 0);
   if (s.contacts == 0) return;
-  out_->stats.converged = out_->stats.converged && s.converged;
+  kept_->stats.converged = kept_->stats.converged && s.converged;
   for (std::size_t b = 0; b < s.linear.size() && b < out_->linear.size(); ++b) {
     out_->linear[b] += s.linear[b];
     out_->angular[b] += s.angular[b];
@@ -369,9 +378,9 @@ void MpmRigidContact::GuessVelocities(SubstepContacts& sc) const {
   for (std::size_t local = 0; local < sc.cell_of.size(); ++local) {
     const std::int64_t cell = sc.cell_of[local];
     const auto at = std::lower_bound(warm_nodes_.begin(), warm_nodes_.end(), cell,
-                                     [](const WarmNode& n, std::int64_t c) { return n.cell < c; });
+                                     [](const mpm::WarmNode& n, std::int64_t c) { return n.cell < c; });
     // A node the last substep did not solve for starts from its free motion.
-    guess[local] = at != warm_nodes_.end() && at->cell == cell ? at->v : sc.problem.v_star[local];
+    guess[local] = at != warm_nodes_.end() && at->cell == cell ? ToEigen(at->v) : sc.problem.v_star[local];
   }
 }
 
@@ -454,11 +463,11 @@ std::vector<int> DropTwinContacts(const std::vector<SurfaceCandidate>& candidate
 }
 
 void MpmRigidContact::CountContacts(const SubstepContacts& sc) {
-  out_->stats.contacts = static_cast<int>(sc.problem.contacts.size());
-  out_->stats.max_contacts = std::max(out_->stats.max_contacts, out_->stats.contacts);
-  std::fill(out_->stats.body_contacts.begin(), out_->stats.body_contacts.end(), 0);
+  kept_->stats.contacts = static_cast<int>(sc.problem.contacts.size());
+  kept_->stats.max_contacts = std::max(kept_->stats.max_contacts, kept_->stats.contacts);
+  std::fill(kept_->stats.body_contacts.begin(), kept_->stats.body_contacts.end(), 0);
   for (int g : sc.geometry_of)
-    if (geometries_[g].body >= 0) ++out_->stats.body_contacts[geometries_[g].body];
+    if (geometries_[g].body >= 0) ++kept_->stats.body_contacts[geometries_[g].body];
 }
 
 void MpmRigidContact::ReleaseNodes(const SubstepContacts& sc) {

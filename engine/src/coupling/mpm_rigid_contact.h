@@ -20,6 +20,7 @@
 #include "domain/rigid_impulses.h"
 #include "ductile/model.h"
 #include "geometry/mesh_sdf.h"
+#include "mpm/mpm_contact_state.h"
 #include "mpm/mpm_solver.h"
 
 namespace ductile::coupling {
@@ -106,8 +107,9 @@ class MpmRigidContact {
   explicit MpmRigidContact(MpmContactSettings settings) : settings_(std::move(settings)) {}
 
   /// Freezes the rigid geometry's poses and velocities for this step; the substeps' impulses will be summed into
-  /// `out`, cleared here (it must outlive the step).
-  void BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out);
+  /// `out`, cleared here, and their statistics and warm starts kept in `state` (the previous step's warm starts are
+  /// read from it first). Both must outlive the step.
+  void BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out, mpm::MpmContactState& state);
   /// The contact solve of one substep: pass as MpmSolver::Substep's grid hook.
   void SolveSubstep(mpm::MpmSolver& mpm, float dt);
 
@@ -170,7 +172,8 @@ class MpmRigidContact {
   std::vector<std::shared_ptr<const geometry::MeshSdf>> mesh_sdfs_;
   std::vector<Eigen::Vector3d> origins_;  // body origins at the start of the step
   RigidImpulses* out_ = nullptr;
-  std::vector<int> local_of_;  // grid node storage index -> problem node, −1
+  mpm::MpmContactState* kept_ = nullptr;  // the MPM State's contact part (BeginStep)
+  std::vector<int> local_of_;             // grid node storage index -> problem node, −1
   // Per particle, reused across substeps: the geometry it is deepest inside (−1: none), φ there, ∇φ.
   std::vector<int> inside_;
   std::vector<double> depth_;
@@ -180,13 +183,13 @@ class MpmRigidContact {
   std::vector<char> surface_;
   std::vector<Eigen::Vector3d> point_;
   // Per particle id: the geometry of its contact in the last substep (−1: none) and that contact's impulse (world),
-  // the next substep's initial guess. BeginStep loads them from the State's RigidImpulses::warm (the previous step's
+  // the next substep's initial guess. BeginStep loads them from the State's MpmContactState::warm (the previous step's
   // last substep), so a step depends on the State alone.
   std::vector<int> warm_geometry_;
   std::vector<Eigen::Vector3d> warm_gamma_;
   // The last substep's contact nodes and their velocities at its last iterate, ascending by cell: the next
-  // substep's velocity guess. Loaded from RigidImpulses::warm_nodes like the impulses.
-  std::vector<WarmNode> warm_nodes_;
+  // substep's velocity guess. Loaded from MpmContactState::warm_nodes like the impulses.
+  std::vector<mpm::WarmNode> warm_nodes_;
 };
 
 }  // namespace ductile::coupling

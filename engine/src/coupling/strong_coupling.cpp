@@ -200,7 +200,7 @@ void StrongCoupling::FreezeRigid(const Model& model, State::Data& state, Couplin
     rigid_contact_ = std::make_unique<coupling::MpmRigidContact>(coupling::MpmContactSettingsOf(model));
     contact_model_ = &model;
   }
-  rigid_contact_->BeginStep(*step.rigid, state.impulses);
+  rigid_contact_->BeginStep(*step.rigid, state.impulses, state.mpm.contact);
   frozen_ = true;
 }
 
@@ -560,13 +560,16 @@ void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const 
                                     const contact::RigidSystem* rigid, State::Data& state) const {
   RigidImpulses& out = state.impulses;
   const std::size_t bodies = out.linear.size();
-  out.stats = {};
-  out.stats.body_contacts.assign(bodies, 0);
-  out.stats.contacts = static_cast<int>(contacts.size());
-  out.stats.max_contacts = out.stats.contacts;
-  out.stats.substep_iterations.push_back(contacts.empty() ? 0 : result.iterations);
-  out.stats.substep_residuals.push_back(contacts.empty() ? 0 : result.residual);
-  out.stats.converged = contacts.empty() || result.converged;
+  // The joint solve's statistics are kept where the weak scheme keeps the MPM contact solve's (its contacts are the
+  // particles' and the soft bodies' vertices').
+  mpm::MpmContactStats& stats = state.mpm.contact.stats;
+  stats = {};
+  stats.body_contacts.assign(bodies, 0);
+  stats.contacts = static_cast<int>(contacts.size());
+  stats.max_contacts = stats.contacts;
+  stats.substep_iterations.push_back(contacts.empty() ? 0 : result.iterations);
+  stats.substep_residuals.push_back(contacts.empty() ? 0 : result.residual);
+  stats.converged = contacts.empty() || result.converged;
   for (std::size_t k = 0; k < contacts.size(); ++k) {
     const Contact& c = contacts[k];
     if (c.body < 0 || static_cast<std::size_t>(c.body) >= bodies || !rigid) continue;
@@ -577,7 +580,7 @@ void StrongCoupling::RecordImpulses(const std::vector<Contact>& contacts, const 
     out.linear[static_cast<std::size_t>(c.body)] -= gamma_W;
     const Eigen::Vector3d origin = rigid->kinematics().X_WB[static_cast<std::size_t>(c.body)].translation();
     out.angular[static_cast<std::size_t>(c.body)] -= (x - origin).cross(gamma_W);
-    ++out.stats.body_contacts[static_cast<std::size_t>(c.body)];
+    ++stats.body_contacts[static_cast<std::size_t>(c.body)];
   }
 }
 
@@ -646,7 +649,7 @@ void StrongCoupling::Advance(const Model& model, State::Data& state, CouplingSte
   t.active_nodes_avg = has_mpm ? free_motion_.num_nodes() : 0;
   t.sort_ms = t.g2p2g_ms = 0;
   t.pin_forces.clear();
-  coupling::RecordContactTelemetry(state.impulses.stats, t);
+  coupling::RecordContactTelemetry(state.mpm.contact.stats, t);
   if (!rigid || diverged) return;
   start = WallClock::now();
   try {

@@ -12,7 +12,6 @@ namespace ductile {
 void WeakCoupling::Advance(const Model& model, State::Data& state, CouplingStep& step) {
   FreezeRigidGeometry(state, step);
   AdvanceDomains(model, state, step);
-  if (step.rigid && model.num_particles > 0) coupling::RecordContactTelemetry(state.impulses.stats, step.telemetry);
   if (step.rigid && !step.AnyDiverged()) AdvanceRigid(model, state, step);
 }
 
@@ -22,8 +21,6 @@ void WeakCoupling::FreezeRigidGeometry(State::Data& state, CouplingStep& step) {
   const std::size_t bodies = static_cast<std::size_t>(step.rigid->tree().num_bodies());
   state.impulses.linear.assign(bodies, Eigen::Vector3d::Zero());
   state.impulses.angular.assign(bodies, Eigen::Vector3d::Zero());
-  state.impulses.stats = {};
-  state.impulses.stats.body_contacts.assign(bodies, 0);
   for (const std::unique_ptr<DeformableDomain>& domain : step.domains)
     domain->FreezeRigidGeometry(*step.rigid, state.impulses);
 }

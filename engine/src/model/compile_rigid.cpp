@@ -97,7 +97,7 @@ int AddJointedBody(const RigidBodyDesc& body, const MultibodyDesc& desc, const m
   if (added.nv == 1) {
     initial_q.emplace_back(added.q_start, j.position);
     if (j.effort_applied != 0) efforts.emplace_back(added.v_start, j.effort_applied);
-    if (j.kp + j.kd > 0) rigid.controllers.push_back({index, j.kp, j.kd, j.target, 0, 0});
+    if (j.kp + j.kd > 0) rigid.controllers.push_back({index, j.kp, j.kd, {j.target, 0, 0}});
   }
   return index;
 }
@@ -244,7 +244,7 @@ void AddRobot(const RobotDesc& robot, const multibody::ContactDefaults& defaults
   for (const auto& [joint, q] : robot.initial_positions)
     init.initial_q.emplace_back(rigid.tree.body(moving_body(joint, true, robot.where)).q_start, q);
   for (const JointControllerDesc& c : robot.controllers)
-    rigid.controllers.push_back({moving_body(c.joint, false, c.where), c.kp, c.kd, c.target, 0, c.feedforward});
+    rigid.controllers.push_back({moving_body(c.joint, false, c.where), c.kp, c.kd, {c.target, 0, c.feedforward}});
   for (const auto& [joint, effort] : robot.joint_efforts)
     init.efforts.emplace_back(rigid.tree.body(moving_body(joint, false, robot.where)).v_start, effort);
   for (int b = first; b < rigid.tree.num_bodies(); ++b) rigid.output_bodies.push_back(b);

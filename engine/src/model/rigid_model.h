@@ -73,6 +73,7 @@ struct RigidModel {
   multibody::MultibodyTree tree;               ///< Dynamic and kinematic bodies, robot links.
   geometry::CollisionWorld world;              ///< Their collision geometry, static geometry, collision filtering.
   std::vector<ContactSource> contact_sources;  ///< One per geometry of `world`, in the same order.
+  /// The PD controllers: joints, gains and initial targets (RigidState::targets, same order, holds them as they run).
   std::vector<contact::JointController> controllers;
   std::vector<contact::Weld> welds;
   /// Constant applied generalized forces (size tree.nv()): joint efforts of robots and jointed bodies.

@@ -50,7 +50,7 @@ void MpmDomain::ConfigureContact() {
 
 void MpmDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) {
   if (!contact_) return;
-  contact_->BeginStep(rigid, impulses);
+  contact_->BeginStep(rigid, impulses, solver_.contact_state());
   contact_this_step_ = true;
 }
 
@@ -145,10 +145,12 @@ void MpmDomain::Fingerprint(const Model& model, Fnv1a64& hash) {
 }
 
 std::size_t MpmDomain::MemoryBytes(const MpmState& state) {
-  const Particles& p = state.particles;
-  std::size_t bytes = HeapBytes(p.x) + HeapBytes(p.v) + HeapBytes(p.F) + HeapBytes(p.C) + HeapBytes(p.mass) +
-                      HeapBytes(p.volume) + HeapBytes(p.plastic_strain) + HeapBytes(p.material) + HeapBytes(p.object) +
-                      HeapBytes(p.id);
+  std::size_t bytes = 0;
+  ForEachParticleField([&bytes](const ParticleField&, const auto& field) { bytes += HeapBytes(field); },
+                       state.particles);
+  const MpmContactState& k = state.contact;
+  bytes += HeapBytes(k.warm) + HeapBytes(k.warm_nodes) + HeapBytes(k.stats.substep_iterations) +
+           HeapBytes(k.stats.substep_residuals) + HeapBytes(k.stats.body_contacts);
   const TransferCache& c = state.cache;
   bytes += HeapBytes(c.grid.nodes_data) + HeapBytes(c.base) + HeapBytes(c.rotations) + HeapBytes(c.block_runs);
   return bytes + c.grid.MemoryBytesOfTables() + HeapBytes(state.cloth_normal);

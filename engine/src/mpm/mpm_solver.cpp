@@ -74,6 +74,7 @@ void InitialParticles(const Model& model, Particles& p) {
 void MpmSolver::Reset() {
   InitialParticles(*model_, st_->particles);
   st_->diverged = false;
+  st_->contact = {};
   time_ = 0;
   pin_targets_.clear();
   ResetClothNormals();

@@ -162,6 +162,8 @@ class MpmSolver {
   /// order: the same for any thread count); resets the sums.
   std::vector<std::array<double, 3>> TakePinImpulses();
   const MpmState& state() const { return *st_; }
+  /// The State's contact part (its statistics and warm starts), which the contact solve keeps.
+  MpmContactState& contact_state() { return st_->contact; }
 
  private:
   /// What follows from the model alone: grid-update parameters, storage for the reused rotations.

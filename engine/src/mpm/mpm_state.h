@@ -1,6 +1,7 @@
-// What the MPM domain carries from one step to the next: the particles, and the transfer cache of the fused
-// G2P2G pipeline (docs/architecture.md, "Fused G2P2G"). The solver (MpmSolver) works on an MpmState it is given
-// and owns only scratch memory, so a State can be copied, saved and restored without the solver.
+// What the MPM domain carries from one step to the next: the particles, the transfer cache of the fused
+// G2P2G pipeline (docs/architecture.md, "Fused G2P2G") and what its contact solve keeps for the next step. The solver
+// (MpmSolver) works on an MpmState it is given and owns only scratch memory, so a State can be copied, saved and
+// restored without the solver.
 #pragma once
 
 #include <array>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/small_math.h"
+#include "mpm/mpm_contact_state.h"
 #include "mpm/particles.h"
 #include "mpm/sparse_grid.h"
 
@@ -74,11 +76,12 @@ struct MpmState {
   /// Per cloth triangle (Model::cloth_elements, same order): its transverse direction d₃ [-], F's third column,
   /// advected by the grid's velocity gradient and projected by the return map (Jiang, Gast, Teran 2017, Sec. 4.2).
   std::vector<Vec3f> cloth_normal;
-  bool diverged = false;  ///< A particle's state became non-finite, or it moved more than a cell in a substep.
+  bool diverged = false;    ///< A particle's state became non-finite, or it moved more than a cell in a substep.
+  MpmContactState contact;  ///< The contact solve's statistics and warm starts of the last step.
 
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(particles, cache, cloth_normal, diverged);
+    ar(particles, cache, cloth_normal, diverged, contact);
   }
 };
 

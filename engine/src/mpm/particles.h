@@ -8,6 +8,33 @@
 
 namespace ductile::mpm {
 
+/// One particle field as the engine's tools name it: its name (Python's `particle_field`, the docs), its unit, and
+/// whether it changes as the particles move (Simulator::StateHash covers those; mass changes only by a live edit).
+struct ParticleField {
+  const char* name;
+  const char* unit;
+  bool evolves;
+};
+
+/// Calls f(field, a.member, b.member, ...) for every particle field, in declaration order, where each argument is a
+/// Particles or a type with the same members (the device backend's buffers): the one list of the fields that
+/// Resize, Serialize, GatherParticles, the memory count, the state hash, the device backend's upload, download and
+/// buffers, and Python's arrays walk. A new field is a member of Particles and a line here (and, on a device, a
+/// buffer and a line in GatherParticlesKernel, whose per-particle copy runs in device code).
+template <typename F, typename... P>
+void ForEachParticleField(F&& f, P&... p) {
+  f(ParticleField{"position", "m", true}, p.x...);
+  f(ParticleField{"velocity", "m/s", true}, p.v...);
+  f(ParticleField{"deformation_gradient", "", true}, p.F...);
+  f(ParticleField{"affine_velocity", "1/s", true}, p.C...);
+  f(ParticleField{"mass", "kg", false}, p.mass...);
+  f(ParticleField{"volume", "m³", false}, p.volume...);
+  f(ParticleField{"plastic_strain", "", true}, p.plastic_strain...);
+  f(ParticleField{"material", "", false}, p.material...);
+  f(ParticleField{"object", "", false}, p.object...);
+  f(ParticleField{"id", "", false}, p.id...);
+}
+
 /// Particle fields. All arrays have size(); the order changes when particles are sorted into grid blocks,
 /// `id` keeps each particle's index at t = 0.
 struct Particles {
@@ -26,20 +53,11 @@ struct Particles {
 
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(x, v, F, C, mass, volume, plastic_strain, material, object, id);
+    ForEachParticleField([&ar](const ParticleField&, auto& field) { ar(field); }, *this);
   }
 
   void Resize(std::size_t n) {
-    x.resize(n);
-    v.resize(n);
-    F.resize(n);
-    C.resize(n);
-    mass.resize(n);
-    volume.resize(n);
-    plastic_strain.resize(n);
-    material.resize(n);
-    object.resize(n);
-    id.resize(n);
+    ForEachParticleField([n](const ParticleField&, auto& field) { field.resize(n); }, *this);
   }
 };
 

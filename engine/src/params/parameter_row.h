@@ -109,6 +109,8 @@ class Row {
     p_.reason = std::move(reason);
     return *this;
   }
+  /// kReset as an initial condition (ParameterInfo::initial_condition).
+  Row& Initial();
   Row& Reload(std::string reason) {
     p_.apply = ParameterApply::kReload;
     p_.reason = std::move(reason);
@@ -165,6 +167,13 @@ inline std::vector<std::pair<std::string, int>> BackendChoices() {
 }
 
 inline const char* const kInitial = "is an initial condition";
+
+inline Row& Row::Initial() {
+  Reset(kInitial);
+  p_.initial_condition = true;
+  return *this;
+}
+
 inline const char* const kRigidStructure = "changes the rigid bodies' joints and controllers";
 
 // The row lists of parameter_rows_bodies.cpp, in table order.

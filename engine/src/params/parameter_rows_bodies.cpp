@@ -56,7 +56,7 @@ std::vector<ParameterInfo> BodyJointRows() {
           .At(Joint(&BodyJointDesc::position, "position"))
           .Within(in_limits)
           .Default(0)
-          .Reset(kInitial)
+          .Initial()
           .Doc("Initial joint position q at t = 0 (required when 0 is outside the limits)."),
       Number("rigid_bodies.*.joint.lower", "lower limit", "q_min", "rad or m")
           .At(Joint(&BodyJointDesc::lower, "lower"))
@@ -118,7 +118,7 @@ std::vector<ParameterInfo> RobotWeldCameraRows() {
           .Type("map JOINT -> number")
           .Within(in_limits)
           .DefaultNote("every joint at 0")
-          .Reset(kInitial)
+          .Initial()
           .Doc("Joint positions at t = 0."),
       Number("robots.*.controllers.*.kp", "proportional gain", "K_p", "N·m/rad or N/m")
           .At(RobotJoint("controller",
@@ -229,7 +229,7 @@ std::vector<ParameterInfo> SoftAndAffineBodyRows() {
       Vector("soft_bodies.*.velocity", "initial velocity", "v₀", "m/s")
           .At(Entry(&SceneDesc::soft_bodies, "soft body", &SoftBodyDesc::velocity))
           .Default(Vector3{0, 0, 0})
-          .Reset(kInitial)
+          .Initial()
           .Doc("Initial velocity of every vertex."),
       Number("affine_bodies.*.resolution", "surface resolution", "h", "m")
           .At(Entry(&SceneDesc::affine_bodies, "affine body", &AffineBodyDesc::resolution))
@@ -252,12 +252,12 @@ std::vector<ParameterInfo> SoftAndAffineBodyRows() {
       Vector("affine_bodies.*.velocity", "initial velocity", "v₀", "m/s")
           .At(Entry(&SceneDesc::affine_bodies, "affine body", &AffineBodyDesc::velocity))
           .Default(Vector3{0, 0, 0})
-          .Reset(kInitial)
+          .Initial()
           .Doc("Initial velocity of the shape frame's origin."),
       Vector("affine_bodies.*.angular_velocity", "initial angular velocity", "ω₀", "rad/s")
           .At(Entry(&SceneDesc::affine_bodies, "affine body", &AffineBodyDesc::angular_velocity))
           .Default(Vector3{0, 0, 0})
-          .Reset(kInitial)
+          .Initial()
           .Doc("Initial angular velocity, world frame."),
   };
 }

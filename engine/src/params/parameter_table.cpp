@@ -329,7 +329,7 @@ std::vector<ParameterInfo> ObjectRows() {
       Vector("objects.*.velocity", "initial velocity", "v₀", "m/s")
           .At(Entry(&SceneDesc::objects, "object", &MpmObjectDesc::velocity))
           .Default(Vector3{0, 0, 0})
-          .Reset(kInitial)
+          .Initial()
           .Doc("Initial velocity of every particle."),
       Number("colliders.*.boundary.friction", "collider friction", "μ", "")
           .At([](SceneDesc& scene, const Names& names, std::string& why) {

@@ -2,6 +2,7 @@
 #include "ductile/parameters.h"
 
 #include <algorithm>
+#include <map>
 
 #include "scene/overrides.h"
 #include "scene/scene_slots.h"
@@ -134,6 +135,25 @@ std::string CheckParameter(const SceneDesc& scene, const std::string& key, const
   scene::Value parsed;
   if (std::string bad = scene::ReadValue(*matched, value, parsed); !bad.empty()) return prefix + bad;
   return {};
+}
+
+std::vector<ParameterChange> DiffParameters(const SceneDesc& before, const SceneDesc& after) {
+  const std::vector<SceneParameter> a = ListParameters(before), b = ListParameters(after);
+  std::map<std::string, const SceneParameter*> by_key;
+  for (const SceneParameter& p : a) by_key.emplace(p.key, &p);
+  std::vector<ParameterChange> out;
+  for (const SceneParameter& p : b) {
+    const auto found = by_key.find(p.key);
+    if (found == by_key.end()) {
+      out.push_back({p.info, p.key, {}, p.value, false, true});
+      continue;
+    }
+    if (found->second->value != p.value) out.push_back({p.info, p.key, found->second->value, p.value, true, true});
+    by_key.erase(found);
+  }
+  for (const SceneParameter& p : a)
+    if (by_key.count(p.key) > 0) out.push_back({p.info, p.key, p.value, {}, true, false});
+  return out;
 }
 
 std::string NeedsResetMessage(const ParameterKey& key) {

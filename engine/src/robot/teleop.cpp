@@ -56,7 +56,7 @@ Eigen::Matrix3d InverseRightJacobianSO3(const Eigen::Vector3d& phi) {
 }
 
 std::string ArmTeleop::Configure(const contact::RigidSystem& rigid, const std::string& robot, const std::string& link) {
-  return Configure(rigid.tree(), rigid.state().controllers, robot, link);
+  return Configure(rigid.tree(), rigid.controllers(), robot, link);
 }
 
 std::string ArmTeleop::Configure(const multibody::MultibodyTree& tree,
@@ -324,7 +324,7 @@ void ArmTeleop::SetControllers(contact::RigidSystem& rigid, const Eigen::Vector3
   v_c_ = v_c;
   const Eigen::VectorXd effort = multibody::CalcInverseDynamics(rigid.tree(), kin_, v_full, a_full, gravity);
   for (Eigen::Index k = 0; k < n; ++k) {
-    contact::JointController& c = rigid.state().controllers[controllers_[k]];
+    contact::JointTarget& c = rigid.state().targets[controllers_[k]];
     c.q_target = q_c_[k];
     c.v_target = v_c[k];
     c.feedforward = effort[v_index_[k]];
@@ -399,7 +399,7 @@ double ArmTeleop::TrackingError(const contact::RigidSystem& rigid) const {
 
 std::string GripperTeleop::Configure(const contact::RigidSystem& rigid, const std::string& robot,
                                      const std::vector<int>& arm_bodies) {
-  return Configure(rigid.tree(), rigid.state().controllers, robot, arm_bodies);
+  return Configure(rigid.tree(), rigid.controllers(), robot, arm_bodies);
 }
 
 std::string GripperTeleop::Configure(const multibody::MultibodyTree& tree,
@@ -422,22 +422,21 @@ std::string GripperTeleop::Configure(const multibody::MultibodyTree& tree,
   return {};
 }
 
-void GripperTeleop::Apply(contact::RigidSystem& rigid, const std::vector<contact::JointController>& gains) const {
+void GripperTeleop::Apply(contact::RigidSystem& rigid) const {
   for (std::size_t f = 0; f < controllers_.size(); ++f) {
-    contact::JointController& c = rigid.state().controllers[controllers_[f]];
-    const contact::JointController& model = gains.at(static_cast<std::size_t>(controllers_[f]));
+    contact::JointTarget& c = rigid.state().targets.at(static_cast<std::size_t>(controllers_[f]));
+    const contact::JointController& model = rigid.controllers().at(static_cast<std::size_t>(controllers_[f]));
     const bool finite_range =
         std::isfinite(lower_[f]) && std::isfinite(upper_[f]) && upper_[f] > lower_[f] && upper_[f] - lower_[f] < 1e3;
     if (force_ > 0) {
       // Squeeze: a constant effort towards the lower limit (closed), damped by the controller's K_d.
-      c.kp = 0;
-      c.kd = model.kd > 0 ? model.kd : 1;
+      c.squeeze = true;
+      c.squeeze_kd = model.kd > 0 ? model.kd : 1;
       c.q_target = finite_range ? lower_[f] : 0.0;
       c.v_target = 0;
       c.feedforward = -force_;
     } else {
-      c.kp = model.kp;
-      c.kd = model.kd;
+      c.squeeze = false;
       c.q_target = finite_range ? lower_[f] + opening_ * (upper_[f] - lower_[f]) : c.q_target;
       c.v_target = 0;
       c.feedforward = 0;

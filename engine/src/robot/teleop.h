@@ -91,7 +91,7 @@ class ArmTeleop {
                         const std::string& robot, const std::string& link);
   const std::string& link() const { return link_name_; }
   int link_body() const { return link_; }
-  /// The arm's controllers (indices into RigidState::controllers), root to tool.
+  /// The arm's controllers (indices into RigidSystem::controllers() and RigidState::targets), root to tool.
   const std::vector<int>& controllers() const { return controllers_; }
 
   /// The target: the tool point (in the link frame) at p_W with orientation R_WT (the link's frame orientation).
@@ -179,7 +179,7 @@ class ArmTeleop {
   std::string link_name_;
   int link_ = -1;
   std::vector<int> bodies_;       // arm joints' bodies, root first
-  std::vector<int> controllers_;  // index into RigidSystem::controllers, same order
+  std::vector<int> controllers_;  // index into RigidSystem::controllers() and RigidState::targets
   std::vector<int> q_index_, v_index_;
   std::vector<double> lower_, upper_;
   Eigen::Vector3d tool_point_L_ = Eigen::Vector3d::Zero();
@@ -219,13 +219,13 @@ class GripperTeleop {
     opening_ = opening;
     force_ = force;
   }
-  /// Sets the finger controllers of `rigid` for this step. `gains` are the controllers as the model defines them
-  /// (RigidModel::controllers, indexed like rigid.controllers): holding uses their K_p and K_d, squeezing their K_d
-  /// (1 where the model has no damping), so a squeeze changes no gain for good and live gain edits apply.
-  void Apply(contact::RigidSystem& rigid, const std::vector<contact::JointController>& gains) const;
+  /// Sets the finger controllers' targets of `rigid` for this step: holding tracks the opening with the model's K_p
+  /// and K_d (rigid.controllers()), squeezing (JointTarget::squeeze) pushes with the force, damped by the model's K_d
+  /// (1 where the model has no damping); no gain changes for good, so live gain edits apply.
+  void Apply(contact::RigidSystem& rigid) const;
   double opening() const { return opening_; }
   double force() const { return force_; }
-  /// The fingers' controllers (indices into RigidState::controllers).
+  /// The fingers' controllers (indices into RigidSystem::controllers() and RigidState::targets).
   const std::vector<int>& controllers() const { return controllers_; }
   template <typename Archive>
   void Serialize(Archive& ar) {

@@ -186,20 +186,18 @@ SchemaNode Material() {
   return Section("material", std::move(children));
 }
 
+// A soft or affine body: its rows' keys (parameter_rows_bodies.cpp), then the keys no row carries.
 SchemaNode SoftBody() {
   const SoftBodyDesc body;
-  return Section(
-      "soft body",
-      {Shape(), Value("resolution"), Value("thickness"), Value("model"), Value("youngs_modulus"),
-       Value("poisson_ratio"), Value("density"), Pose(), Vector("velocity", body.velocity),
-       Section("pin_box", {Vector("min", body.pin_min), Vector("max", body.pin_max)}), Vector("color", body.rgba)});
+  return Section("soft body",
+                 Rows("soft_bodies.*.", {Shape(), Value("model"), Pose(),
+                                         Section("pin_box", {Vector("min", body.pin_min), Vector("max", body.pin_max)}),
+                                         Vector("color", body.rgba)}));
 }
 
 SchemaNode AffineBody() {
   const AffineBodyDesc body;
-  return Section("affine body", {Shape(), Value("resolution"), Value("density"), Value("stiffness"), Pose(),
-                                 Vector("velocity", body.velocity), Vector("angular_velocity", body.angular_velocity),
-                                 Vector("color", body.rgba)});
+  return Section("affine body", Rows("affine_bodies.*.", {Shape(), Pose(), Vector("color", body.rgba)}));
 }
 
 SchemaNode Build() {

@@ -43,7 +43,7 @@ std::size_t State::MemoryBytes() const {
   for (const DomainKind& kind : DomainKinds()) bytes += kind.memory_bytes(*data_);
   const contact::RigidState& r = data_->rigid;
   bytes += sizeof(double) * static_cast<std::size_t>(r.q.size() + r.v.size() + r.tau_applied.size());
-  return bytes + HeapBytes(r.controllers) + HeapBytes(r.contacts) + HeapBytes(r.contact_origins);
+  return bytes + HeapBytes(r.targets) + HeapBytes(r.contacts) + HeapBytes(r.contact_origins);
 }
 
 std::uint64_t ModelFingerprint(const Model& model) {

@@ -230,7 +230,7 @@ void ApplyInputs(const Model& model, State::Data& state, Workspace& workspace) {
     ApplyScripts(model, state, workspace);
     for (RobotTeleop& t : state.inputs.teleops) {
       if (t.arm_active) t.arm.Apply(*workspace.rigid, Gravity(model), model.dt, SelfCollisionPairs(model, t.robot));
-      if (t.gripper_active) t.gripper.Apply(*workspace.rigid, model.rigid->controllers);
+      if (t.gripper_active) t.gripper.Apply(*workspace.rigid);
     }
   }
   // The spring's velocity edits before every step would void a P2G prepared for the next step: skip preparing it.

@@ -27,7 +27,7 @@ void BodyContactWrench(const Model& model, const State::Data& state, const conta
   rigid.ContactWrench(b, f_W, t_W);
   const RigidImpulses& impulses = state.impulses;
   // None right after a reset or a live edit rebuilt the coupling.
-  if (state.clock.steps > 0 && impulses.has(b) && b < static_cast<int>(impulses.stats.body_contacts.size())) {
+  if (state.clock.steps > 0 && impulses.has(b)) {
     f_W += impulses.linear[b] / model.dt;
     t_W += impulses.angular[b] / model.dt;
   }

@@ -35,13 +35,14 @@ struct Simulator::Impl {
   const State::Data& data() const { return state.data(); }
   // Continues from the state with `model` after it changed (the step Δt was `dt` before).
   // Returns why the model's backend could not start (the CPU backend goes on), or empty.
-  std::string ContinueWithModel(double dt) {
+  // `before`: the model the state ran with until now (alive for the call).
+  std::string ContinueWithModel(double dt, const Model* before) {
     Clock& clock = data().clock;
     if (model->dt != dt) {
       clock.time_base = clock.time;
       clock.steps_base = clock.steps;
     }
-    return workspace.SetModel(*model, data());
+    return workspace.SetModel(*model, data(), before);
   }
 
   std::shared_ptr<const Model> model;
@@ -124,24 +125,51 @@ void Simulator::LoadStateFile(const std::string& path) {
   }
 }
 
-std::string Simulator::UpdateModel(std::shared_ptr<const Model> model) {
-  Impl& s = *impl_;
-  const Model& old = *s.model;
-  const Model& m = *model;
+namespace {
+
+// Why a state of `before` cannot go on with `after`: each domain kind's structure test, then the rigid bodies'.
+std::string StructureChanged(const Model& before, const Model& after) {
   for (const DomainKind& kind : DomainKinds())
-    if (std::string changed = kind.structure_changed(old, m); !changed.empty()) return changed;
-  const RigidModel& ra = *old.rigid;
-  const RigidModel& rb = *m.rigid;
+    if (std::string changed = kind.structure_changed(before, after); !changed.empty()) return changed;
+  const RigidModel& ra = *before.rigid;
+  const RigidModel& rb = *after.rigid;
   if (ra.tree.num_bodies() != rb.tree.num_bodies() || ra.tree.nq() != rb.tree.nq() || ra.tree.nv() != rb.tree.nv() ||
       ra.world.num_geometries() != rb.world.num_geometries() || ra.empty() != rb.empty())
     return "the rigid bodies or robots changed: reset to apply";
+  return {};
+}
 
+}  // namespace
+
+std::string Simulator::UpdateModel(std::shared_ptr<const Model> model, std::vector<std::string>* later) {
+  Impl& s = *impl_;
+  const std::shared_ptr<const Model> before = s.model;  // alive until the workspace has moved on
+  const Model& old = *before;
+  const Model& m = *model;
+  std::vector<ParameterChange> changes;
+  if (old.scene && m.scene) changes = DiffParameters(*old.scene, *m.scene);
+  if (std::string changed = StructureChanged(old, m); !changed.empty()) {
+    // The rows' view of it: the changed parameters that a running state cannot take.
+    std::string keys;
+    for (const ParameterChange& c : changes)
+      if (c.info->apply != ParameterApply::kLive && !c.info->initial_condition)
+        keys += (keys.empty() ? "" : ", ") + c.key;
+    return keys.empty() ? changed : changed + " (changed: " + keys + ")";
+  }
   if (const DomainRefusal refusal = EditRefusal(old, m)) return Describe(refusal);
 
   // Applied: the new model drives every later step; the state carries over.
+  if (later) {
+    for (const ParameterChange& c : changes) {
+      if (c.info->initial_condition)
+        later->push_back(c.key + " " + c.info->reason + ": it applies at the next reset");
+      else if (c.info->apply == ParameterApply::kReload)
+        later->push_back(c.key + " " + c.info->reason + ": it applies when the scene is loaded again");
+    }
+  }
   const double dt = old.dt;
   s.model = std::move(model);
-  return s.ContinueWithModel(dt);
+  return s.ContinueWithModel(dt, &old);
 }
 
 std::string Simulator::SetParameter(const std::string& key, const std::string& value) {
@@ -152,7 +180,7 @@ std::string Simulator::SetParameter(const std::string& key, const std::string& v
   const std::shared_ptr<const FemModel> before_fem = s.model->fem;
   const double dt = s.model->dt;
   if (std::string refused = s.editor.Apply(s.model, key, value); !refused.empty()) return refused;
-  return s.ContinueWithModel(dt);
+  return s.ContinueWithModel(dt, before.get());
 }
 
 double Simulator::time() const {
@@ -182,11 +210,6 @@ const Model& Simulator::model() const {
 const StepTelemetry& Simulator::last_step() const {
   return impl_->workspace.telemetry;
 }
-const mpm::Particles& Simulator::particles() const {
-  impl_->workspace.SyncToHost();
-  return impl_->data().mpm.particles;
-}
-
 ObjectSummary Simulator::SummarizeObject(int object) const {
   const BodySummary s = impl_->workspace.mpm().SummarizeBody(object);
   ObjectSummary out;
@@ -432,9 +455,9 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
   // The rigid contacts plus the MPM and IPC contact forces of the last step.
   Eigen::Vector3d f, t;
   BodyContactWrench(*impl_->model, impl_->data(), rigid, b, f, t);
-  const RigidImpulses& impulses = impl_->data().impulses;
-  if (impl_->data().clock.steps > 0 && impulses.has(b) && b < static_cast<int>(impulses.stats.body_contacts.size()))
-    out.mpm_contacts = impulses.stats.body_contacts[b];
+  const std::vector<int>& mpm_contacts = impl_->data().mpm.contact.stats.body_contacts;
+  if (impl_->data().clock.steps > 0 && b < static_cast<int>(mpm_contacts.size()))
+    out.mpm_contacts = mpm_contacts[static_cast<std::size_t>(b)];
   for (int a = 0; a < 3; ++a) {
     out.position[a] = X.translation()[a];
     out.contact_force[a] = f[a];
@@ -447,12 +470,12 @@ std::uint64_t Simulator::StateHash() const {
   impl_->workspace.SyncToHost();
   const mpm::Particles& p = impl_->data().mpm.particles;
   Fnv1a64 hash;
-  for (std::int32_t i : mpm::IndexById(p)) {
-    hash.Add(&p.x[i], sizeof(p.x[i]));
-    hash.Add(&p.v[i], sizeof(p.v[i]));
-    hash.Add(&p.F[i], sizeof(p.F[i]));
-    hash.Add(&p.C[i], sizeof(p.C[i]));
-    hash.Add(&p.plastic_strain[i], sizeof(p.plastic_strain[i]));
+  for (std::int32_t i : mpm::IndexById(p)) {  // per particle, by id, the fields that move with it
+    mpm::ForEachParticleField(
+        [&hash, i](const mpm::ParticleField& field, const auto& values) {
+          if (field.evolves) hash.Add(&values[i], sizeof(values[i]));
+        },
+        p);
   }
   const std::vector<Vec3f>& d3 = impl_->data().mpm.cloth_normal;  // cloth triangles' transverse directions, if any
   if (!d3.empty()) hash.Add(d3.data(), sizeof(Vec3f) * d3.size());
@@ -548,9 +571,9 @@ std::string Simulator::RobotJoints(const std::string& robot, std::vector<JointSt
     j.velocity = rigid.state().v[body.v_start];
     j.lower = body.lower;
     j.upper = body.upper;
-    const int c = robot::ControllerOf(rigid.state().controllers, b);
+    const int c = robot::ControllerOf(rigid.controllers(), b);
     j.controlled = c >= 0;
-    if (j.controlled) j.target = rigid.state().controllers[static_cast<std::size_t>(c)].q_target;
+    if (j.controlled) j.target = rigid.state().targets[static_cast<std::size_t>(c)].q_target;
     joints.push_back(std::move(j));
   }
   return {};
@@ -562,8 +585,7 @@ std::string Simulator::SetJointTarget(const std::string& robot, const std::strin
   contact::RigidSystem& rigid = *impl_->workspace.rigid;
   const int b = JointBody(rigid.tree(), robot, joint);
   if (b < 0) return "robot '" + robot + "' has no moving joint '" + joint + "'";
-  std::vector<contact::JointController>& controllers = rigid.state().controllers;
-  const int controller = robot::ControllerOf(controllers, b);
+  const int controller = robot::ControllerOf(rigid.controllers(), b);
   const std::string what = "joint '" + joint + "' of robot '" + robot + "'";
   if (controller < 0) return what + " has no controller (robots: NAME: controllers: in the scene)";
   if (!std::isfinite(position) || !std::isfinite(velocity)) return what + ": the target is not finite";
@@ -581,8 +603,9 @@ std::string Simulator::SetJointTarget(const std::string& robot, const std::strin
       return what + " follows the arm's teleoperation target: clear it first";
     if (t.gripper_active && drives(t.gripper.controllers())) return what + " follows the gripper command";
   }
-  controllers[static_cast<std::size_t>(controller)].q_target = position;
-  controllers[static_cast<std::size_t>(controller)].v_target = velocity;
+  contact::JointTarget& target = rigid.state().targets[static_cast<std::size_t>(controller)];
+  target.q_target = position;
+  target.v_target = velocity;
   TeleopOf(impl_->data().inputs, robot).manual = true;  // a scene script no longer drives this robot
   return {};
 }

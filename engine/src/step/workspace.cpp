@@ -14,7 +14,7 @@ namespace ductile {
 contact::RigidState InitialRigidState(const Model& model) {
   const RigidModel& r = *model.rigid;
   contact::RigidState state = contact::InitialRigidState(r.tree);
-  state.controllers = r.controllers;
+  for (const contact::JointController& c : r.controllers) state.targets.push_back(c.initial);
   state.tau_applied = r.tau_applied;
   state.q = r.q0;
   state.v = r.v0;
@@ -49,8 +49,8 @@ void Workspace::MakeRigid(const Model& model, State::Data& state) {
   params.gravity = Eigen::Vector3d(model.gravity[0], model.gravity[1], model.gravity[2]);
   params.stiction_speed = model.rigid->stiction_speed;
   params.solver.max_iterations = model.rigid->max_solver_iterations;
-  rigid = std::make_unique<contact::RigidSystem>(model.rigid->tree, model.rigid->world, model.rigid->welds, params,
-                                                 state.rigid);
+  rigid = std::make_unique<contact::RigidSystem>(model.rigid->tree, model.rigid->world, model.rigid->welds,
+                                                 model.rigid->controllers, params, state.rigid);
 }
 
 void Workspace::ResetShared(const Model& model, State::Data& state) {
@@ -80,7 +80,7 @@ void Workspace::Bind(const Model& model, State::Data& state) {
   rigid_failure.clear();
 }
 
-std::string Workspace::SetModel(const Model& model, State::Data& state) {
+std::string Workspace::SetModel(const Model& model, State::Data& state, const Model* before) {
   SyncToHost();
   std::string failed;
   for (const std::unique_ptr<DeformableDomain>& d : domains) {
@@ -89,12 +89,26 @@ std::string Workspace::SetModel(const Model& model, State::Data& state) {
   }
   ChooseCoupling(model);
   if (!model.rigid || model.rigid->empty()) return failed;
-  // Controller targets set while running (teleop) stay; gains and applied forces come from the new model.
-  const std::vector<contact::JointController> running = state.rigid.controllers;
-  state.rigid.controllers = model.rigid->controllers;
-  for (std::size_t c = 0; c < running.size() && c < state.rigid.controllers.size(); ++c) {
-    state.rigid.controllers[c].q_target = running[c].q_target;
-    state.rigid.controllers[c].v_target = running[c].v_target;
+  // Controller targets set while running (teleop, a script) stay unless the new model changes the target (an edit
+  // of the scene's `target`, which then applies now); gains (the model's), feed-forward efforts and applied forces
+  // come from the new model, and a squeeze ends (the gripper's command sets it again before the next step).
+  // A controller is the same one when it drives the same joint (an edit of a gain to or from 0 adds or removes one).
+  const std::vector<contact::JointTarget> running = std::move(state.rigid.targets);
+  const std::vector<contact::JointController>& now = model.rigid->controllers;
+  const std::vector<contact::JointController>* old = before && before->rigid ? &before->rigid->controllers : nullptr;
+  state.rigid.targets.clear();
+  for (std::size_t c = 0; c < now.size(); ++c) {
+    const contact::JointTarget& initial = now[c].initial;
+    std::size_t was = c;  // its place among the running targets
+    if (old) {
+      was = old->size();
+      for (std::size_t k = 0; k < old->size(); ++k)
+        if ((*old)[k].body == now[c].body) was = k;
+    }
+    const bool edited = old && was < old->size() && (*old)[was].initial.q_target != initial.q_target;
+    const bool keep = was < running.size() && !edited;
+    state.rigid.targets.push_back({keep ? running[was].q_target : initial.q_target,
+                                   keep ? running[was].v_target : initial.v_target, initial.feedforward, false, 0});
   }
   state.rigid.tau_applied = model.rigid->tau_applied;
   MakeRigid(model, state);

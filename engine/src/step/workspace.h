@@ -32,8 +32,10 @@ struct Workspace {
   /// Works on `state` as it is (restored or copied in), recomputing what follows from it (rigid kinematics).
   void Bind(const Model& model, State::Data& state);
   /// Continues with `model`'s parameters; `state` carries over. Returns why the model's backend could not start
-  /// (the device failed to take the state), in which case the CPU backend goes on; empty when it did.
-  std::string SetModel(const Model& model, State::Data& state);
+  /// (the device failed to take the state), in which case the CPU backend goes on; empty when it did. `before`, the
+  /// model the state ran with (or null): a controller whose target the new model changes takes it now; the others
+  /// keep the targets they run with (teleoperation's, a script's).
+  std::string SetModel(const Model& model, State::Data& state, const Model* before = nullptr);
 
   /// The MPM domain (always in the list; it runs on the model's backend).
   backend::MpmBackendDomain& mpm() { return *mpm_; }

@@ -18,6 +18,7 @@
 #include "model/rigid_model.h"
 #include "mpm/boundary.h"
 #include "mpm/particles.h"
+#include "support/particles_of.h"
 
 namespace ductile {
 namespace {
@@ -214,12 +215,12 @@ TEST(SetParameter, TheParticlesKeepTheirStorageAndTheEditActsAtTheNextStep) {
   Simulator a(Compile()), b(Compile());
   Steps(a, 5);
   Steps(b, 5);
-  const void* x = b.particles().x.data();
-  const std::size_t count = b.particles().size();
+  const void* x = testing::ParticlesOf(b).x.data();
+  const std::size_t count = testing::ParticlesOf(b).size();
   const std::uint64_t before = b.StateHash();
   ASSERT_EQ(b.SetParameter("materials.rubber.youngs_modulus", "8.0e4"), "");
-  EXPECT_EQ(b.particles().x.data(), x);
-  EXPECT_EQ(b.particles().size(), count);
+  EXPECT_EQ(testing::ParticlesOf(b).x.data(), x);
+  EXPECT_EQ(testing::ParticlesOf(b).size(), count);
   EXPECT_EQ(b.StateHash(), before) << "the state is carried over unchanged";
   a.Step();
   b.Step();

@@ -103,12 +103,12 @@ TEST(DomainRegistry, EachKindSaysWhenAnEditChangesItsStructure) {
   const std::vector<std::string> no_block = changed(Compile(kMpmScene));
   EXPECT_EQ(no_block[1], "the soft or affine bodies changed: reset to apply") << "the FEM domain would go";
 
-  // UpdateModel asks them: the state stays as it was.
+  // UpdateModel asks them, and names the changed parameter after the domain's words: the state stays as it was.
   Simulator sim(std::make_shared<const Model>(base));
   sim.Step();
   const std::uint64_t before = sim.StateHash();
   EXPECT_EQ(sim.UpdateModel(std::make_shared<const Model>(Compile(WithSoftBody("0.01")))),
-            "the soft or affine bodies changed: reset to apply");
+            "the soft or affine bodies changed: reset to apply (changed: soft_bodies.block.resolution)");
   EXPECT_EQ(sim.StateHash(), before);
 }
 
