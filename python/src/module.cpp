@@ -32,6 +32,7 @@
 #include "mpm/mpm_state.h"
 #include "mpm/particles.h"
 #include "pictures.h"
+#include "scene/suggest.h"
 #include "state/state_data.h"
 
 namespace py = pybind11;
@@ -203,7 +204,7 @@ class PySimulator {
           found = true;
         },
         p);
-    if (!found) throw py::value_error("no particle field '" + name + "' (fields: " + Join(names) + ")");
+    if (!found) throw py::value_error("no particle field '" + name + "' (fields: " + scene::JoinNames(names) + ")");
     return out;
   }
   py::array Positions() const { return Field("position"); }
@@ -386,12 +387,6 @@ class PySimulator {
  private:
   // The MPM domain's particles, in storage order (the State's MPM part; state() brings a device's copy to the host).
   const mpm::Particles& Particles() const { return sim_->state().data().mpm.particles; }
-
-  static std::string Join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-  }
 
   // A field's values in id order: the storage order is the block sort's (Particles::id gives each one's id).
   static py::array ById(const mpm::Particles& p, const std::vector<Vec3f>& v) {

@@ -152,7 +152,7 @@ TEST(SelfCollision, IkKeepsItsMarginWhereTheTargetWouldFoldTheWristIntoItself) {
   const Eigen::Vector3d gravity(0, 0, -9.81);
   for (const bool avoid : {false, true}) {
     contact::RigidState state = contact::InitialRigidState(rm.tree);
-    for (const contact::JointController& c : rm.controllers) state.targets.push_back(c.initial);
+    state.targets = contact::InitialTargets(rm.controllers);
     contact::RigidSystem rigid(rm.tree, rm.world, rm.welds, rm.controllers, contact::RigidSystemParams{}, state);
     rigid.state().q = rm.q0;
     ArmTeleop arm;

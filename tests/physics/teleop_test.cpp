@@ -182,7 +182,7 @@ TEST(Teleop, GripperTakesTheFingerGainsFromTheModel) {
   ASSERT_EQ(fingers.size(), 2u);
   for (std::size_t c : fingers) gains[c].kd = 0;
   contact::RigidState rigid_state = contact::InitialRigidState(rm.tree);
-  for (const contact::JointController& c : gains) rigid_state.targets.push_back(c.initial);
+  rigid_state.targets = contact::InitialTargets(gains);
   contact::RigidSystem rigid(rm.tree, rm.world, rm.welds, gains, contact::RigidSystemParams{}, rigid_state);
   robot::GripperTeleop gripper;
   ASSERT_EQ(gripper.Configure(rigid, "arm", {}), "");
@@ -349,7 +349,7 @@ TEST(Teleop, IkAtJointLimitsEndsWhereNoFeasibleMoveLowersTheError) {
     for (const Eigen::Vector3d& target : {Eigen::Vector3d(0.35, 0.2, 0.3), Eigen::Vector3d(0.3, -0.3, 0.9),
                                           Eigen::Vector3d(0.9, 0.1, 0.5), Eigen::Vector3d(0.6, 0.0, 0.2)}) {
       contact::RigidState rigid_state = contact::InitialRigidState(tree);
-      for (const contact::JointController& c : rm.controllers) rigid_state.targets.push_back(c.initial);
+      rigid_state.targets = contact::InitialTargets(rm.controllers);
       contact::RigidSystem rigid(tree, rm.world, rm.welds, rm.controllers, contact::RigidSystemParams{}, rigid_state);
       rigid.state().q = rm.q0;
       rigid.state().v.setZero();

@@ -64,7 +64,8 @@ class CpuDevice {
   template <typename Kernel>
   void ForEachBlock(int blocks, int lanes, int shared, const Kernel& kernel) {
     if (blocks <= 0) return;
-    if (std::min(lanes, lanes_) > 1) return ForEachBlockInLanes(blocks, std::min(lanes, lanes_), shared, kernel);
+    if (const int in_lanes = std::min(lanes, lanes_); in_lanes > 1)
+      return ForEachBlockInLanes(blocks, in_lanes, shared, kernel);
     tbb::parallel_for(tbb::blocked_range<int>(0, blocks, 1), [&](const tbb::blocked_range<int>& r) {
       std::vector<Float4>& scratch = scratch_.local();
       if (scratch.size() < static_cast<std::size_t>(shared)) scratch.resize(shared);
@@ -147,14 +148,14 @@ class CpuDevice {
     std::barrier<> barrier(lanes);
     const auto wait = [](void* b) { static_cast<std::barrier<>*>(b)->arrive_and_wait(); };
     const auto run = [&](int lane) {
+      BlockLanes block;
+      block.lane = lane;
+      block.lanes = lanes;
+      block.shared = scratch.data();
+      block.wait = wait;
+      block.barrier = &barrier;
       for (int b = 0; b < blocks; ++b) {
-        BlockLanes block;
         block.block = b;
-        block.lane = lane;
-        block.lanes = lanes;
-        block.shared = scratch.data();
-        block.wait = wait;
-        block.barrier = &barrier;
         kernel(block);
         barrier.arrive_and_wait();
       }

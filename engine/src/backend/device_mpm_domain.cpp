@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "contact/mpm_contact_solver.h"
+#include "core/small_math_eigen.h"
 #include "coupling/mpm_rigid_contact.h"
 #include "geometry/signed_distance.h"
 #include "mpm/model_views.h"
@@ -14,25 +15,6 @@
 
 namespace ductile::backend {
 namespace {
-
-Vec3<double> ToVec(const Eigen::Vector3d& v) {
-  return {v.x(), v.y(), v.z()};
-}
-Eigen::Vector3d ToEigen(const Vec3<double>& v) {
-  return {v.x, v.y, v.z};
-}
-Mat3<double> ToMat(const Eigen::Matrix3d& m) {
-  Mat3<double> r;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r.m[i][j] = m(i, j);
-  return r;
-}
-Eigen::Matrix3d ToEigen(const Mat3<double>& m) {
-  Eigen::Matrix3d r;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r(i, j) = m.m[i][j];
-  return r;
-}
 
 // A small problem from the device solved on the host (contact::SolveGridContact, with exact Newton directions).
 void SolveOnHost(const contact::GridContactParams& params, HostContactProblem& h) {
@@ -55,9 +37,9 @@ void SolveOnHost(const contact::GridContactParams& params, HostContactProblem& h
   }
   const contact::GridContactResult r = contact::SolveGridContact(problem, params);
   h.v.clear();
-  for (const Eigen::Vector3d& v : r.v) h.v.push_back(ToVec(v));
+  for (const Eigen::Vector3d& v : r.v) h.v.push_back(ToVec3d(v));
   h.gamma_W.clear();
-  for (const Eigen::Vector3d& g : r.gamma_W) h.gamma_W.push_back(ToVec(g));
+  for (const Eigen::Vector3d& g : r.gamma_W) h.gamma_W.push_back(ToVec3d(g));
   h.iterations = r.iterations;
   h.residual = r.residual;
   h.converged = r.converged;
@@ -137,23 +119,23 @@ void DeviceMpmDomain::UploadContactStep() {
     DeviceGeometry g;
     g.shape = geometry::PrimitiveOf(*f.geometry);
     if (f.sdf) g.field = static_cast<int>(std::find(sdfs.begin(), sdfs.end(), f.sdf) - sdfs.begin());
-    g.R_WG = ToMat(f.X_WG.linear());
-    g.R_GW = ToMat(f.X_GW.linear());
-    g.p_WG = ToVec(f.X_WG.translation());
-    g.p_GW = ToVec(f.X_GW.translation());
+    g.R_WG = ToMat3d(f.X_WG.linear());
+    g.R_GW = ToMat3d(f.X_GW.linear());
+    g.p_WG = ToVec3d(f.X_WG.translation());
+    g.p_GW = ToVec3d(f.X_GW.translation());
     g.box_min = {f.box_min.x(), f.box_min.y(), f.box_min.z()};
     g.box_max = {f.box_max.x(), f.box_max.y(), f.box_max.z()};
     g.radius = f.radius;
     g.body = f.body;
-    g.angular = ToVec(f.V.head<3>());
-    g.linear = ToVec(f.V.tail<3>());
+    g.angular = ToVec3d(f.V.head<3>());
+    g.linear = ToVec3d(f.V.tail<3>());
     setup.geometries.push_back(g);
   }
   setup.num_materials = static_cast<int>(model_->materials.size());
   for (int m = 0; m < setup.num_materials; ++m)
     for (std::size_t g = 0; g < frozen.size(); ++g)
       setup.friction.push_back(contact_->friction_of(m, static_cast<int>(g)));
-  for (const Eigen::Vector3d& o : contact_->origins()) setup.origins.push_back(ToVec(o));
+  for (const Eigen::Vector3d& o : contact_->origins()) setup.origins.push_back(ToVec3d(o));
   const coupling::MpmContactSettings& settings = contact_->settings();
   if (settings.surfaces && settings.surfaces->any()) setup.surfaces = settings.surfaces->shapes();
   setup.stiffness = settings.stiffness;
@@ -177,7 +159,7 @@ void DeviceMpmDomain::SolveContact(float dt) {
   hooks.medial_normal = [this](int g, const Vec3<double>& x) {
     const coupling::MpmRigidContact::Frozen& f = contact_->frozen()[static_cast<std::size_t>(g)];
     const Vec3<double> n_G = f.sdf->MedialNormal(f.X_GW * ToEigen(x));
-    return ToVec(f.X_WG.linear() * ToEigen(n_G));
+    return ToVec3d(f.X_WG.linear() * ToEigen(n_G));
   };
   hooks.drop_twins = coupling::DropTwinContacts;
   const DeviceContactOutcome o = device_->SolveContact(dt, hooks);

@@ -4,6 +4,8 @@
 // step combines the two into the implicit PD constraint (constraints/pd_controller.h). Plain data.
 #pragma once
 
+#include <vector>
+
 namespace ductile::contact {
 
 /// What a controller tracks and pushes with now.
@@ -33,5 +35,13 @@ struct JointController {
   double Kp(const JointTarget& target) const { return target.squeeze ? 0.0 : kp; }
   double Kd(const JointTarget& target) const { return target.squeeze ? target.squeeze_kd : kd; }
 };
+
+/// The controllers' targets at t = 0 (RigidState::targets of an initial state), in their order.
+inline std::vector<JointTarget> InitialTargets(const std::vector<JointController>& controllers) {
+  std::vector<JointTarget> targets;
+  targets.reserve(controllers.size());
+  for (const JointController& c : controllers) targets.push_back(c.initial);
+  return targets;
+}
 
 }  // namespace ductile::contact

@@ -8,20 +8,13 @@
 
 #include "contact/contact_frame.h"
 #include "contact/friction_combination.h"
+#include "core/small_math_eigen.h"
 #include "geometry/signed_distance.h"
 #include "model/rigid_model.h"
 #include "multibody/spatial.h"
 
 namespace ductile::coupling {
 namespace {
-
-// The State's Eigen-free vectors (mpm/mpm_contact_state.h).
-Vec3d ToVec3d(const Eigen::Vector3d& v) {
-  return {v.x(), v.y(), v.z()};
-}
-Eigen::Vector3d ToEigen(const Vec3d& v) {
-  return {v.x, v.y, v.z};
-}
 
 // The radius of a sphere about the geometry frame's origin that holds the geometry (for a mesh, its signed
 // distance field's box).

@@ -265,7 +265,8 @@ ParameterDocsUpdate UpdateParameterDocs(const std::string& markdown) {
     std::vector<std::string> cells = Cells(lines[index]);
     cells.resize(std::max(cells.size(), place.header.size()));
     for (std::size_t c = 0; c < place.header.size(); ++c)
-      if (!Cell(row, place.header[c], cells[c]) && cells[c].empty()) cells[c] = "–";  // a new line's other columns
+      // An empty cell in a column the row does not fill (a new line's, say) reads "–".
+      if (!Cell(row, place.header[c], cells[c]) && cells[c].empty()) cells[c] = "–";
     const std::string line = Line(cells);
     if (writer[index] != nullptr && line != lines[index]) {
       update.problems.push_back(row.key + ": its line under '" + heading + "' also documents " + writer[index]->key +

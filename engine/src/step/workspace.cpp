@@ -14,7 +14,7 @@ namespace ductile {
 contact::RigidState InitialRigidState(const Model& model) {
   const RigidModel& r = *model.rigid;
   contact::RigidState state = contact::InitialRigidState(r.tree);
-  for (const contact::JointController& c : r.controllers) state.targets.push_back(c.initial);
+  state.targets = contact::InitialTargets(r.controllers);
   state.tau_applied = r.tau_applied;
   state.q = r.q0;
   state.v = r.v0;

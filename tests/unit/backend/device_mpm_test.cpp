@@ -90,6 +90,18 @@ Difference RunBoth(const Model& model, const std::string& name, int steps, doubl
   return Compare(cpu.particles(), on_device);
 }
 
+// RunBoth, printed, within the bounds of MatchesTheCpuBackendOnTheShippedScenes (whose comment justifies them).
+void ExpectMatchesCpu(const Model& model, const std::string& name, int steps, const std::string& scene) {
+  double fastest = 0;
+  const Difference d = RunBoth(model, name, steps, &fastest);
+  // A precondition of the comparison, not a test of the backends: the CPU run's material moves.
+  EXPECT_GT(fastest, 0.3) << scene << ": the material must be moving for the comparison to mean anything";
+  std::printf("%s %s: max |dx| %.3g h, max |dv| %.3g of the fastest, %.3g m/s\n", name.c_str(), scene.c_str(),
+              d.position / model.h, d.velocity / fastest, fastest);
+  EXPECT_LT(d.position, 5e-4 * model.h) << name << ", " << scene;
+  EXPECT_LT(d.velocity, 1e-3 * fastest) << name << ", " << scene;
+}
+
 // The MPM-only shipped scenes (the others have rigid bodies or cloth, which this backend does not run yet), each
 // run until its material has hit the floor (the dropped cubes thrown down at 2.5 m/s so that it happens within
 // 0.08 s) and spread: walls, colliders and every substep's re-sort and block activation take part.
@@ -104,20 +116,13 @@ TEST(DeviceMpm, MatchesTheCpuBackendOnTheShippedScenes) {
                                 {"sand_column", {}}};
   for (const std::string& name : Backends()) {
     for (const Case& c : cases) {
-      const auto model = ShippedScene(c.scene, c.overrides);
-      double fastest = 0;
-      const Difference d = RunBoth(*model, name, 80, &fastest);
       // The two backends add the same contributions in different orders, so they differ by float round-off
       // (6e-8 relative per operation), which the dynamics carry and grow: a particle's 27-term gathers put ~1e-7
       // relative error on v each substep, and over 320-480 substeps the trajectories part by 1-4e-5 h here (the most
       // for the sand, whose return map switches between branches). Bound: 5e-4 h (5 µm at h = 1 cm) and 1e-3 of
       // the fastest particle's speed, room for CUDA's fused multiply-adds; a wrong node, weight or window moves
       // particles by a sizeable fraction of a cell within a few substeps.
-      EXPECT_GT(fastest, 0.3) << c.scene << ": the material must be moving for the comparison to mean anything";
-      std::printf("%s %s: max |dx| %.3g h, max |dv| %.3g of the fastest, %.3g m/s\n", name.c_str(), c.scene,
-                  d.position / model->h, d.velocity / fastest, fastest);
-      EXPECT_LT(d.position, 5e-4 * model->h) << name << ", " << c.scene;
-      EXPECT_LT(d.velocity, 1e-3 * fastest) << name << ", " << c.scene;
+      ExpectMatchesCpu(*ShippedScene(c.scene, c.overrides), name, 80, c.scene);
     }
   }
 }
@@ -126,14 +131,8 @@ TEST(DeviceMpm, MatchesTheCpuBackendOnTheShippedScenes) {
 // the block kernel as a GPU runs them), on the dough thrown down, over its first 20 steps (80 substeps; the lanes'
 // threads meet at two barriers per block and substep, which makes this slow): within the same bounds.
 TEST(DeviceMpm, EmulatedLanesMatchTheCpuBackend) {
-  const auto model = ShippedScene("dough_drop", {{"objects.dough.velocity", "[0, 0, -2.5]"}});
-  double fastest = 0;
-  const Difference d = RunBoth(*model, "emulated-lanes", 20, &fastest);
-  std::printf("emulated-lanes dough_drop: max |dx| %.3g h, max |dv| %.3g of the fastest\n", d.position / model->h,
-              d.velocity / fastest);
-  EXPECT_GT(fastest, 0.3);
-  EXPECT_LT(d.position, 5e-4 * model->h);
-  EXPECT_LT(d.velocity, 1e-3 * fastest);
+  ExpectMatchesCpu(*ShippedScene("dough_drop", {{"objects.dough.velocity", "[0, 0, -2.5]"}}), "emulated-lanes", 20,
+                   "dough_drop");
 }
 
 constexpr char kBlobScene[] = R"(
