@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -179,6 +180,63 @@ TEST(FemStrongCoupling, TheGraspSwitchesToTheStrongSchemeLiveAndBackAtAReset) {
 }
 
 // Under the strong scheme a scene with affine bodies is refused, naming the body.
+// Two domains in one joint problem: a 2 kg board lies across a bed of foam particles (MPM) and a bed of the same
+// foam as a FEM soft body, both on a static floor. Each domain joins through its block (domain/strong_block.h), the
+// board's contacts with both in one SAP problem. At rest the beds carry the board's weight together: the mean vertical
+// contact force on it over [0.3, 0.5] s within 2% of m g (as the box on the MPM bed, StrongCoupling.
+// HeavyBoxRestsOnASoftBedWithItsWeight). Each bed carries its half: the moment of the contact forces about the board's
+// centre gives the split (the beds' centres at x = ∓0.09 m: F_fem − F_mpm = −τ_y/0.09), each within 10% of m g/2 (the
+// two discretisations of one foam are not equally stiff, and the board's small tilt towards the softer shifts each
+// bed's centre of pressure); a bed left out of the solve would drop its side 40 mm to the floor and carry nothing.
+constexpr const char* kBoardOnTwoBeds = R"(
+simulation: {dt: 0.01, coupling: strong}
+grid: {h: 0.02, domain: {min: [-0.3, -0.3, 0.0], max: [0.3, 0.3, 0.4]}, boundary: {type: separate}}
+materials:
+  foam: {model: fixed_corotated, density: 100, youngs_modulus: 3.0e4, poisson_ratio: 0.3}
+objects:
+  mpm_bed: {material: foam, shape: {type: box, size: [0.12, 0.12, 0.04]}, pose: {position: [-0.09, 0, 0.121]}}
+soft_bodies:
+  fem_bed:
+    shape: {type: box, size: [0.12, 0.12, 0.04]}
+    resolution: 0.02
+    youngs_modulus: 3.0e4
+    poisson_ratio: 0.3
+    density: 100
+    pose: {position: [0.09, 0, 0.121]}
+ipc: {friction: 0.5}
+rigid_bodies:
+  floor: {type: static, shape: {type: box, size: [0.5, 0.5, 0.1]}, pose: {position: [0, 0, 0.05]}}
+  board: {shape: {type: box, size: [0.36, 0.2, 0.02]}, mass: 2, pose: {position: [0, 0, 0.152]}}
+)";
+
+TEST(FemStrongCoupling, ABoardRestsOnAnMpmBedAndAFemBedInOneSolve) {
+  auto sim = testing::SimulatorFromYaml(kBoardOnTwoBeds);
+  const int board = testing::RigidBodyIndex(*sim, "board");
+  testing::RunUntil(*sim, 0.3);
+  std::array<double, 3> force{}, torque{};
+  int steps = 0;
+  for (; sim->time() < 0.5 - 1e-9; ++steps) {
+    sim->Step();
+    EXPECT_TRUE(sim->last_step().mpm_contact_converged) << "t = " << sim->time();
+    const RigidBodySummary s = sim->SummarizeRigidBody(board);
+    for (int a = 0; a < 3; ++a) {
+      force[a] += s.contact_force[a];
+      torque[a] += s.contact_torque[a];
+    }
+  }
+  for (int a = 0; a < 3; ++a) {
+    force[a] /= steps;
+    torque[a] /= steps;
+  }
+  const double weight = 2 * kGravity;
+  const double fem = 0.5 * (force[2] - torque[1] / 0.09), mpm = force[2] - fem;
+  std::printf("board on two beds: contact force %.3f N (m g = %.3f N): MPM bed %.3f N, FEM bed %.3f N; %d contacts\n",
+              force[2], weight, mpm, fem, sim->last_step().mpm_contacts);
+  EXPECT_NEAR(force[2], weight, 0.02 * weight);
+  EXPECT_NEAR(mpm, weight / 2, 0.1 * weight / 2);
+  EXPECT_NEAR(fem, weight / 2, 0.1 * weight / 2);
+}
+
 TEST(FemStrongCoupling, RefusesAffineBodies) {
   try {
     testing::SimulatorFromYaml(R"(

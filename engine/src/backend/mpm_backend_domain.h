@@ -74,6 +74,17 @@ class MpmBackendDomain final : public DeformableDomain {
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override { stepping().CaptureSnapshot(out, with_stress); }
   int num_bodies() const override { return stepping().num_bodies(); }
   BodySummary SummarizeBody(int body) const override { return stepping().SummarizeBody(body); }
+  /// The strong scheme steps the CPU backend's particles (a device backend refuses the scheme: Refusal).
+  bool BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, StrongBlock& block) override {
+    return cpu_->BuildStrongBlock(dt, frozen, block);
+  }
+  void AssembleStrongSystem(StrongBlock& block) override { cpu_->AssembleStrongSystem(block); }
+  Eigen::VectorXd SolveStrongFreeMotion(const StrongBlock& block) override {
+    return cpu_->SolveStrongFreeMotion(block);
+  }
+  void ApplyStrongVelocities(double dt, const Eigen::VectorXd& v, StepTelemetry& telemetry) override {
+    cpu_->ApplyStrongVelocities(dt, v, telemetry);
+  }
   void SyncToHost() const override {
     if (device_) device_->SyncToHost();
   }

@@ -26,19 +26,20 @@
 //    Newton with exact line search solves the reduced problem (contact/sap_solver.h), the rigid constraints (rigid
 //    contacts, controllers, limits, welds) in it unchanged; the other grid dofs follow by back-substitution,
 //    v_n = A_nn⁻¹ (b_n − A_nc v_c). S is dense: when the contacts keep more than simulation.strong_dense_limit grid
-//    dofs (a body resting on a table or a wall keeps thousands), the problem is solved unreduced instead, over the
-//    rigid dofs and every grid dof with A sparse, each Newton step a sparse Cholesky of H = A + JᵀGJ on a pattern
-//    analysed once (contact/sparse_newton.h), v*_MPM from the same factorisation without contacts. Both minimise the
-//    same cost (StrongCoupling.SparseAndReducedJointSolvesAgree).
+//    dofs (a body resting on a table or a wall keeps thousands), the block is not reduced but joins whole, every grid
+//    dof with A sparse, and the problem is solved over the rigid dofs and every block's dofs with each Newton step a
+//    sparse Cholesky of H = A + JᵀGJ on a pattern analysed once (contact/sparse_newton.h), v* from the same
+//    factorisation without contacts. Both minimise the same cost (StrongCoupling.SparseAndReducedJointSolvesAgree).
 // 4. G2P with the solved grid velocities and the return map (plasticity after the step, the paper's Sec. VI); the
 //    rigid state advances with the solved v_r.
 // Without contacts the grid step is one Newton step of E by preconditioned conjugate gradients.
 //
-// Other deformable domains join through their blocks (domain/strong_block.h; the FEM soft bodies' linearised implicit
-// step, fem/soft_free_motion.h): each block's points touching rigid geometry are SAP friction cones on the rigid dofs
-// and the point's dofs, the block is reduced onto those dofs by its own Schur complement and appended to the joint
-// problem after the grid's, and its other dofs follow by back-substitution (docs/architecture.md, "FEM soft bodies in
-// the strong scheme").
+// The scheme itself knows no domain: each joins through its block (domain/strong_block.h), its free-motion A and b,
+// its held dofs and its contacts with their stencils, and the scheme assembles over the blocks, the dense/sparse
+// choice above made per block. The MPM domain's block is its grid (mpm/mpm_domain.cpp: 1, 2 and 4 above); the FEM
+// soft bodies' is their linearised implicit step (fem/soft_free_motion.h), whose surface vertices the scheme
+// searches for contacts against the frozen rigid geometry (a stencil of one vertex's three dofs, Delassus estimate
+// 1/m) (docs/architecture.md, "FEM soft bodies in the strong scheme").
 //
 // Domain walls of kind sticky and slip hold the nodes outside the domain (bilateral); separate and friction walls
 // are unilateral contacts of the particles near them, frictionless or with the walls' μ. Colliders, sand and cloth
@@ -55,9 +56,7 @@
 #include "contact/sparse_newton.h"
 #include "coupling/coupling_scheme.h"
 #include "coupling/mpm_rigid_contact.h"
-#include "coupling/object_surface.h"
 #include "domain/deformable_domain.h"
-#include "mpm/implicit_free_motion.h"
 
 namespace ductile {
 
@@ -65,89 +64,52 @@ class StrongCoupling final : public CouplingScheme {
  public:
   void Advance(const Model& model, State::Data& state, CouplingStep& step) override;
 
-  /// One particle contact of the step's problem (file comment, 2).
-  struct Contact {
-    int particle = -1;  ///< Storage index.
-    int body = -1;      ///< Rigid body (−1: static geometry or a wall).
-    Eigen::Vector3d normal_W = Eigen::Vector3d::UnitZ();
-    double phi = 0;       ///< Signed distance at the step's start [m].
-    double friction = 0;  ///< Coulomb μ.
-    /// Where it acts: the particle's centre, or a point of its object's surface (on_surface; file comment, 2).
-    Eigen::Vector3d point = Eigen::Vector3d::Zero();
-    bool on_surface = false;
-  };
-
  private:
-  // A domain that joins the joint problem through its StrongBlock (the FEM soft bodies; domain/strong_block.h), with
-  // the step's contacts of its points (Contact::particle is the point) and its reduction onto their dofs.
+  // A domain that joins the joint problem through its StrongBlock (domain/strong_block.h), with its reduction onto
+  // its contacts' dofs.
   struct DomainBlock {
     DeformableDomain* domain = nullptr;
     StrongBlock block;
-    std::vector<Contact> contacts;
-    std::vector<int> kept;         // the contacts' dofs (of the block), in order
-    std::vector<int> kept_of_dof;  // per dof of the block: its place among `kept`, or −1
+    std::vector<int> kept;         // the contacts' dofs (of the block), in order; every dof when not reduced
+    std::vector<int> kept_of_dof;  // per dof of the block: its place among `kept`, or −1 (held)
+    bool reduced = true;           // by its Schur complement (dense), or whole (sparse)
     contact::SchurComplement schur;
     int offset = 0;  // its first column in the joint problem
   };
 
   // Freezes the rigid geometry for the step's contact queries (rigid_contact_), when the scene has rigid bodies.
   void FreezeRigid(const Model& model, State::Data& state, CouplingStep& step);
-  // The step's contacts against the frozen rigid geometry and the unilateral walls.
-  std::vector<Contact> FindContacts(const Model& model, const State::Data& state);
-  // The blocks of the domains that join (every domain's BuildStrongBlock) and their points' contacts.
+  // The blocks of the domains that join (every domain's BuildStrongBlock) with their contacts: the domain's own and
+  // those of its points.
   void BuildBlocks(const Model& model, CouplingStep& step);
-  // A block contact's rows of the joint problem: the rigid dofs and the point's three dofs.
-  void AddBlockContact(const DomainBlock& d, const Contact& c, double dt, const CouplingStep& step,
-                       const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const;
-  // Moves the contacts of particles whose objects carry a surface onto it (coupling/object_surface.h) and drops
-  // those whose gap is beyond the reach. The particles about a ball's lowest point all find that point: each keeps
-  // its contact there, so that they share the load as the particles of a contact patch do (one contact with a
-  // Delassus estimate from one particle's stencil, Σ w²/mᵢ, held a dropped ball 2.4 mm deep in a one-off run of
-  // that variant; all of them hold it 0.088 mm deep: StrongCoupling.ABallRestsOnItsSphereNotOnItsParticles).
-  void OntoSurfaces(const Model& model, const mpm::Particles& particles, const std::vector<double>& radius,
-                    std::vector<Contact>& contacts) const;
-  // The contact's rows of the joint problem (its Jacobian over the rigid dofs and the kept grid dofs).
-  // `rigid_A_inv` is the inverse of the rigid block's diagonal (size nr), for the contact's Delassus estimate.
-  void AddContact(const Contact& c, double dt, const CouplingStep& step, const Eigen::VectorXd& rigid_A_inv,
-                  contact::SapProblem& joint) const;
-  // The free motion of the step's particles (materials, walls).
-  void BuildFreeMotion(const Model& model, const State::Data& state);
-  // The grid dofs the contacts' stencils touch that are not held (by a wall, or as a node without mass), in order;
-  // fills kept_of_dof_ with their places.
-  std::vector<int> KeptDofs(const std::vector<Contact>& contacts);
-  // The grid velocities and the rigid solve with contacts: the joint problem reduced onto the kept grid dofs.
-  // With `with_mpm` false the MPM grid stays out of it (no particle contact: its free motion is solved alone); the
-  // blocks with contacts join reduced onto their contacts' dofs, and each gets its velocities (block_v_).
-  Eigen::VectorXd SolveJoint(const Model& model, const std::vector<Contact>& contacts, bool with_mpm,
-                             CouplingStep& step, contact::RigidStepProblem& rigid, contact::SapResult& result);
-  // The Newton iteration's first guess over the joint problem's n dofs (rigid, kept grid dofs, blocks' kept dofs).
-  Eigen::VectorXd InitialGuess(const Model& model, const std::vector<int>& kept, const std::vector<bool>& fixed, int nr,
-                               const CouplingStep& step, int n) const;
-  // The unreduced joint problem's Newton system and its free motion (into joint.v_star); `b` the grid's right-hand
-  // side, n the joint problem's size.
-  std::unique_ptr<contact::SparseNewtonSystem> SparseFreeMotion(const contact::RigidStepProblem& rigid,
-                                                                const Eigen::VectorXd& b, int n,
+  // A block's points' contacts against the frozen rigid geometry, each with a stencil of its three dofs.
+  void FindPointContacts(const Model& model, StrongBlock& b) const;
+  // A block contact's rows of the joint problem: the rigid dofs and its stencil's kept dofs. `rigid_A_inv` is the
+  // inverse of the rigid block's diagonal (size nr), for the contact's Delassus estimate.
+  void AddContact(const DomainBlock& d, const StrongContact& c, double dt, const CouplingStep& step,
+                  const Eigen::VectorXd& rigid_A_inv, contact::SapProblem& joint) const;
+  // The dofs of a block's contacts' stencils that are not held, in order (fills kept_of_dof), and whether it is
+  // reduced onto them: while they are at most simulation.strong_dense_limit (file comment, 3). Every dof otherwise.
+  static void KeepContactDofs(const Model& model, DomainBlock& d);
+  // The rigid system and the blocks with contacts in one SAP problem, solved; each block gets its velocities
+  // (block_v_).
+  void SolveJoint(const Model& model, CouplingStep& step, contact::RigidStepProblem& rigid, contact::SapResult& result);
+  // The Newton iteration's first guess over the joint problem's n dofs (rigid, each block's kept dofs).
+  Eigen::VectorXd InitialGuess(int nr, const CouplingStep& step, int n) const;
+  // The sparse joint problem's Newton system and its free motion (into joint.v_star).
+  std::unique_ptr<contact::SparseNewtonSystem> SparseFreeMotion(const contact::RigidStepProblem& rigid, int n,
                                                                 contact::SapProblem& joint) const;
-  // Each block with contacts reduced onto their dofs (its Schur complement); returns how many dofs they keep.
-  int ReduceBlocks();
-  // The reduced blocks into the joint problem from column `offset` on: into the dense A and v* when `reduce`, else
-  // appended to the sparse A (v* comes from the Newton system's factorisation then). Sets each block's offset.
-  void AppendBlocks(bool reduce, int offset, contact::SapProblem& joint);
   // Each block's velocities after the solve: its kept dofs' from `result`, the others by back-substitution (its free
   // motion when it had no contact); held dofs 0.
   void TakeBlockVelocities(const contact::SapResult& result);
-  // The contacts' impulses on the rigid bodies (for the reports) and their counts.
-  void RecordImpulses(const std::vector<Contact>& contacts, const contact::SapResult& result, int first,
-                      const contact::RigidSystem* rigid, State::Data& state) const;
+  // The contacts' impulses on the rigid bodies (for the reports) and their counts; the blocks' contacts are the
+  // joint problem's constraints from `first` on.
+  void RecordImpulses(const contact::SapResult& result, int first, const contact::RigidSystem* rigid,
+                      State::Data& state) const;
 
   std::unique_ptr<coupling::MpmRigidContact> rigid_contact_;
   const Model* contact_model_ = nullptr;  // the model rigid_contact_ was configured for
-  coupling::ObjectSurfaces surfaces_;
-  const Model* surface_model_ = nullptr;  // the model surfaces_ were taken from
-  mpm::ImplicitParticles particles_;      // the step's particles in double precision
-  mpm::ImplicitFreeMotion free_motion_;
-  std::vector<int> kept_of_dof_;  // per grid dof: its place among the kept dofs, or −1
-  bool frozen_ = false;           // rigid_contact_ holds this step's frozen geometry
+  bool frozen_ = false;                   // rigid_contact_ holds this step's frozen geometry
   std::vector<DomainBlock> blocks_;
   std::vector<Eigen::VectorXd> block_v_;  // per block: its dofs' solved velocities
 };

@@ -21,6 +21,9 @@ struct RigidImpulses;
 namespace contact {
 class RigidSystem;
 }
+namespace coupling {
+class MpmRigidContact;  // the frozen rigid geometry's contact queries
+}
 
 /// Why a domain cannot run a model as it is set (a capability it lacks: a coupling scheme, a backend), or cannot take
 /// a setting live; each domain kind declares its own (state/domain_registry.h: `refusal`, `switch_refusal`). Empty
@@ -65,12 +68,21 @@ class DeformableDomain {
   virtual BodySummary SummarizeBody(int body) const = 0;
   /// The domain's part of a snapshot (particles for MPM), in a fixed order independent of storage.
   virtual void CaptureSnapshot(Snapshot& out, bool with_stress) const = 0;
-  /// Joins the strong scheme's step of `dt` [s] (coupling/strong_coupling.h): fills `block` with the domain's free
-  /// motion and contact points at the step's start. Returns false when the domain does not join it (its state then
-  /// stays as it is for the step).
-  virtual bool BuildStrongBlock(double /*dt*/, StrongBlock& /*block*/) { return false; }
-  /// Ends the strong step: the dofs' solved velocities `v` over `dt` [s] (the block's order) move the domain.
-  virtual void ApplyStrongVelocities(double /*dt*/, const Eigen::VectorXd& /*v*/) {}
+  /// Joins the strong scheme's step of `dt` [s] (coupling/strong_coupling.h): fills `block` with the domain's held
+  /// dofs, velocities at the step's start and contacts, found against `frozen` (the step's frozen rigid geometry;
+  /// null when the scene has no rigid bodies) and its own walls, or as points for the scheme to search. Returns false
+  /// when the domain does not join it (its state then stays as it is for the step).
+  virtual bool BuildStrongBlock(double /*dt*/, coupling::MpmRigidContact* /*frozen*/, StrongBlock& /*block*/) {
+    return false;
+  }
+  /// Fills the block's A and b where BuildStrongBlock left them empty; the scheme calls it for a block with
+  /// contacts (one without solves its free motion by SolveStrongFreeMotion, which may not need them).
+  virtual void AssembleStrongSystem(StrongBlock& /*block*/) {}
+  /// The block's free motion when no contact touches it: by default A v = b by a sparse LDLᵀ.
+  virtual Eigen::VectorXd SolveStrongFreeMotion(const StrongBlock& block) { return SolveFreeMotion(block); }
+  /// Ends the strong step: the dofs' solved velocities `v` over `dt` [s] (the block's order) move the domain; adds
+  /// its counters to `telemetry`.
+  virtual void ApplyStrongVelocities(double /*dt*/, const Eigen::VectorXd& /*v*/, StepTelemetry& /*telemetry*/) {}
   /// Brings the domain's part of the State up to date where another memory holds it (a device); call before
   /// reading or saving the State.
   virtual void SyncToHost() const {}

@@ -232,13 +232,10 @@ BodySummary FemDomain::SummarizeBody(int i) const {
   return out;
 }
 
-bool FemDomain::BuildStrongBlock(double dt, StrongBlock& block) {
+bool FemDomain::BuildStrongBlock(double dt, coupling::MpmRigidContact* /*frozen*/, StrongBlock& block) {
   if (!fem_->affine_bodies.empty()) return false;  // Refusal refuses these scenes
   const Eigen::Vector3d gravity(model_->gravity[0], model_->gravity[1], model_->gravity[2]);
   strong_.Build(state_->x, state_->v, dt, gravity, block.A, block.b, block.fixed, block.v_start);
-  block.points.clear();
-  block.point_dof.clear();
-  block.point_mass.clear();
   for (const int v : strong_.surface_vertices()) {
     if (block.fixed[3 * static_cast<std::size_t>(v)]) continue;  // pinned: no contact moves it
     block.points.push_back(state_->x[static_cast<std::size_t>(v)]);
@@ -250,7 +247,7 @@ bool FemDomain::BuildStrongBlock(double dt, StrongBlock& block) {
   return true;
 }
 
-void FemDomain::ApplyStrongVelocities(double dt, const Eigen::VectorXd& v) {
+void FemDomain::ApplyStrongVelocities(double dt, const Eigen::VectorXd& v, StepTelemetry& /*telemetry*/) {
   IpcState next = *state_;
   for (std::size_t i = 0; i < next.x.size(); ++i) {
     next.v[i] = v.segment<3>(3 * static_cast<Eigen::Index>(i));

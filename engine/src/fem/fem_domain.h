@@ -69,8 +69,10 @@ class FemDomain final : public DeformableDomain {
   BodySummary SummarizeBody(int body) const override;
   /// The soft bodies join the strong scheme (fem/soft_free_motion.h) when the scene has no affine bodies: their
   /// surface vertices are the contact points, with μ = ipc.friction.
-  bool BuildStrongBlock(double dt, StrongBlock& block) override;
-  void ApplyStrongVelocities(double dt, const Eigen::VectorXd& v) override;
+  /// Its points are the surface vertices, for the scheme to search (the FEM domain holds no frozen geometry); A and
+  /// b are filled here.
+  bool BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, StrongBlock& block) override;
+  void ApplyStrongVelocities(double dt, const Eigen::VectorXd& v, StepTelemetry& telemetry) override;
 
  private:
   // The model's live parameters (settings, gravity, materials, stiffness) into the system.

@@ -10,6 +10,7 @@
 #include "core/hash.h"
 #include "coupling/mpm_rigid_contact.h"
 #include "domain/deformable_domain.h"
+#include "mpm/implicit_free_motion.h"
 #include "mpm/mpm_solver.h"
 
 namespace ductile::mpm {
@@ -69,6 +70,17 @@ class MpmDomain final : public DeformableDomain {
   int num_bodies() const override;
   BodySummary SummarizeBody(int body) const override { return SummarizeObject(*model_, solver_.particles(), body); }
   void CaptureSnapshot(Snapshot& out, bool with_stress) const override;
+  /// Joins the strong scheme with its particles when it has any (coupling/strong_coupling.h, 1, 2 and 4; Zong et al.
+  /// 2024, Sec. IV): P2G of the implicit step's free motion (mpm/implicit_free_motion.h), its dofs the active grid
+  /// nodes' velocities; its contacts the particles near the frozen rigid geometry and the unilateral walls, each
+  /// interpolated from its particle's 27 stencil nodes (on its object's surface where it carries one).
+  bool BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, StrongBlock& block) override;
+  /// The implicit step's Hessian and right-hand side, walls' nodes held.
+  void AssembleStrongSystem(StrongBlock& block) override;
+  /// Without contacts: one Newton step of the free motion by preconditioned conjugate gradients.
+  Eigen::VectorXd SolveStrongFreeMotion(const StrongBlock& block) override;
+  /// G2P with the solved grid velocities, and the return map.
+  void ApplyStrongVelocities(double dt, const Eigen::VectorXd& v, StepTelemetry& telemetry) override;
 
  private:
   // The contact solver, when the scene has rigid geometry and particles.
@@ -80,6 +92,11 @@ class MpmDomain final : public DeformableDomain {
   std::unique_ptr<coupling::MpmRigidContact> contact_;
   bool contact_this_step_ = false;     // FreezeRigidGeometry was called for the coming Advance
   std::vector<SnapshotCloth> cloths_;  // ClothSnapshots of the model
+  // The strong scheme's step: its particles in double precision, its free motion, and the surfaces round elastic
+  // objects carry for contact (taken from the model at the first strong step after SetModel).
+  ImplicitParticles strong_particles_;
+  ImplicitFreeMotion strong_;
+  std::unique_ptr<const coupling::ObjectSurfaces> surfaces_;
 };
 
 }  // namespace ductile::mpm

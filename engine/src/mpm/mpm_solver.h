@@ -140,6 +140,8 @@ class MpmSolver {
   std::int64_t runs() const { return st_->cache.runs; }
 
   bool diverged() const { return st_->diverged; }
+  /// Marks the state diverged: another step of its particles (the strong scheme's) left one not finite.
+  void MarkDiverged() { st_->diverged = true; }
   /// A description of the first diverged particle (by id): object, position, velocity. Empty if none.
   std::string DescribeDivergence() const;
 
