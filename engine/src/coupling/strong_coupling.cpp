@@ -23,33 +23,37 @@ double Ms(WallClock::time_point since) {
 }
 
 // The sparse joint problem's A: blockdiag(A_r, each block's), A_r the rigid block (dense), a reduced block its dense
-// Schur complement S, a whole one its sparse A (both triangles).
+// Schur complement S, a whole one its sparse A (compressed, both triangles). Written column by column: each column
+// belongs to one block, its rows in increasing order.
 Eigen::SparseMatrix<double> SparseJointMatrix(const Eigen::MatrixXd& A_r, const std::vector<const Eigen::MatrixXd*>& S,
                                               const std::vector<const Eigen::SparseMatrix<double>*>& A,
                                               Eigen::Index n) {
-  std::vector<Eigen::Triplet<double>> triplets;
-  std::size_t count = static_cast<std::size_t>(A_r.size());
-  for (std::size_t k = 0; k < S.size(); ++k)
-    count += S[k] ? static_cast<std::size_t>(S[k]->size()) : static_cast<std::size_t>(A[k]->nonZeros());
-  triplets.reserve(count);
-  for (Eigen::Index c = 0; c < A_r.cols(); ++c)
-    for (Eigen::Index r = 0; r < A_r.rows(); ++r) triplets.emplace_back(r, c, A_r(r, c));
+  Eigen::Index nonzeros = A_r.size();
+  for (std::size_t k = 0; k < S.size(); ++k) nonzeros += S[k] ? S[k]->size() : A[k]->nonZeros();
+  Eigen::SparseMatrix<double> out(n, n);
+  out.reserve(nonzeros);
+  for (Eigen::Index col = 0; col < A_r.cols(); ++col) {
+    out.startVec(col);
+    for (Eigen::Index row = 0; row < A_r.rows(); ++row) out.insertBack(row, col) = A_r(row, col);
+  }
   Eigen::Index at = A_r.rows();
   for (std::size_t k = 0; k < S.size(); ++k) {
     if (S[k]) {
-      for (Eigen::Index c = 0; c < S[k]->cols(); ++c)
-        for (Eigen::Index r = 0; r < S[k]->rows(); ++r) triplets.emplace_back(at + r, at + c, (*S[k])(r, c));
+      for (Eigen::Index col = 0; col < S[k]->cols(); ++col) {
+        out.startVec(at + col);
+        for (Eigen::Index row = 0; row < S[k]->rows(); ++row) out.insertBack(at + row, at + col) = (*S[k])(row, col);
+      }
       at += S[k]->rows();
     } else {
-      for (Eigen::Index c = 0; c < A[k]->outerSize(); ++c)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(*A[k], c); it; ++it)
-          triplets.emplace_back(at + it.row(), at + it.col(), it.value());
+      for (Eigen::Index col = 0; col < A[k]->outerSize(); ++col) {
+        out.startVec(at + col);
+        for (Eigen::SparseMatrix<double>::InnerIterator it(*A[k], col); it; ++it)
+          out.insertBack(at + it.row(), at + col) = it.value();
+      }
       at += A[k]->rows();
     }
   }
-  Eigen::SparseMatrix<double> out(n, n);
-  out.setFromTriplets(triplets.begin(), triplets.end());
-  out.makeCompressed();
+  out.finalize();
   return out;
 }
 
@@ -129,14 +133,18 @@ void StrongCoupling::KeepContactDofs(const Model& model, DomainBlock& d) {
 }
 
 void StrongCoupling::BuildBlocks(const Model& model, CouplingStep& step) {
-  blocks_.clear();
+  // The blocks are kept from step to step (their matrices' and lists' storage is reused), one per joining domain.
+  std::size_t joined = 0;
   for (const std::unique_ptr<DeformableDomain>& domain : step.domains) {
-    DomainBlock d;
+    if (blocks_.size() == joined) blocks_.emplace_back();
+    DomainBlock& d = blocks_[joined];
     d.domain = domain.get();
+    d.block.Clear();
     if (!domain->BuildStrongBlock(model.dt, frozen_ ? rigid_contact_.get() : nullptr, d.block)) continue;
     FindPointContacts(model, d.block);
-    blocks_.push_back(std::move(d));
+    ++joined;
   }
+  blocks_.resize(joined);
 }
 
 void StrongCoupling::AddContact(const DomainBlock& d, const StrongContact& c, double dt, const CouplingStep& step,

@@ -61,6 +61,16 @@ struct StrongBlock {
   std::vector<double> point_mass;
   /// Coulomb μ of the points' contacts with rigid geometry.
   double friction = 0;
+
+  /// Empties the lists for the next step, keeping their storage (and A's, which the domain writes over).
+  void Clear() {
+    contacts.clear();
+    stencil.clear();
+    points.clear();
+    point_dof.clear();
+    point_mass.clear();
+    friction = 0;
+  }
 };
 
 /// The free motion without contact, A v = b, by a sparse LDLᵀ (A is SPD). Throws std::runtime_error when it is not.

@@ -198,13 +198,18 @@ Eigen::VectorXd ImplicitFreeMotion::HessianTimes(const Eigen::VectorXd& u) const
   return y;
 }
 
-Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
-  // Two nodes couple when a particle's stencil holds both: their coordinates differ by at most 2 per axis, so each
-  // node's row has at most 5³ = 125 blocks. They are summed in place per (node, offset), then written once.
-  constexpr int kSlots = 125;
+// Two nodes couple when a particle's stencil holds both: their coordinates differ by at most 2 per axis, so each
+// node's row has at most 5³ = 125 blocks (AssembleHessian).
+constexpr int kHessianSlots = 125;
+
+void ImplicitFreeMotion::SumHessianBlocks() {
+  // Summed in place per (node, offset code); AssembleHessian writes them once.
+  constexpr int kSlots = kHessianSlots;
   const std::size_t nodes = mass_.size();
-  std::vector<Eigen::Matrix3d> blocks(nodes * kSlots, Eigen::Matrix3d::Zero());
-  std::vector<int> partner(nodes * kSlots, -1);
+  std::vector<Eigen::Matrix3d>& blocks = hessian_blocks_;
+  std::vector<int>& partner = hessian_partner_;
+  blocks.assign(nodes * kSlots, Eigen::Matrix3d::Zero());
+  partner.assign(nodes * kSlots, -1);
   // The offset code of stencil node k seen from stencil node j (stencil index m = 9 di + 3 dj + dk, as Build lays the
   // 3x3x3 block out), the same for every particle.
   static const std::array<std::array<int, 27>, 27> kCode = [] {
@@ -235,36 +240,71 @@ Eigen::SparseMatrix<double> ImplicitFreeMotion::AssembleHessian() const {
         block.diagonal().array() += scale * mu * g[j].dot(g[k]);
       }
   }
-  // Compressed columns directly: node j's three columns hold, for each partner k in increasing order, the rows
-  // 3k..3k+2 of their block (the mass on the diagonal block).
-  std::vector<int> outer(3 * nodes + 1, 0), inner;
-  std::vector<double> values;
-  inner.reserve(nodes * 3 * 3 * 27);
-  values.reserve(nodes * 3 * 3 * 27);
-  std::vector<std::pair<int, int>> partners;  // (k, slot), sorted by k
+}
+
+void ImplicitFreeMotion::AssembleHessian(Eigen::SparseMatrix<double>& H, const std::vector<bool>* held) {
+  constexpr int kSlots = kHessianSlots;
+  SumHessianBlocks();
+  const std::size_t nodes = mass_.size();
+  const std::vector<Eigen::Matrix3d>& blocks = hessian_blocks_;
+  const std::vector<int>& partner = hessian_partner_;
+  // Each node's partners k in increasing order, and the entries per column: node j's three columns hold, for each
+  // partner k, the rows 3k..3k+2 of their block (the mass on the diagonal block); a held dof's row and column only
+  // its diagonal 1.
+  const auto is_held = [held](std::size_t dof) { return held && (*held)[dof]; };
+  std::vector<std::pair<int, int>>& partners = hessian_partners_;  // (k, slot)
+  partners.clear();
+  hessian_first_.assign(nodes + 1, 0);
   for (std::size_t j = 0; j < nodes; ++j) {
-    partners.clear();
+    const std::size_t first = partners.size();
     for (int code = 0; code < kSlots; ++code) {
       const std::size_t at = j * kSlots + static_cast<std::size_t>(code);
       if (partner[at] >= 0) partners.emplace_back(partner[at], code);
     }
-    std::sort(partners.begin(), partners.end());
-    for (int b = 0; b < 3; ++b) {  // column 3j + b
-      for (const auto& [k, code] : partners) {
-        const Eigen::Matrix3d& block = blocks[j * kSlots + static_cast<std::size_t>(code)];
-        for (int a = 0; a < 3; ++a) {
-          inner.push_back(3 * k + a);
-          // H(3k + a, 3j + b) = block_kj(a, b) = block_jk(b, a) (H symmetric).
-          values.push_back(block(b, a) + (static_cast<std::size_t>(k) == j && a == b ? mass_[j] : 0.0));
-        }
-      }
-      outer[3 * j + static_cast<std::size_t>(b) + 1] = static_cast<int>(inner.size());
-    }
+    std::sort(partners.begin() + static_cast<std::ptrdiff_t>(first), partners.end());
+    hessian_first_[j + 1] = static_cast<int>(partners.size());
   }
   const auto n = static_cast<Eigen::Index>(3 * nodes);
-  Eigen::SparseMatrix<double> H = Eigen::Map<const Eigen::SparseMatrix<double>>(
-      n, n, static_cast<Eigen::Index>(inner.size()), outer.data(), inner.data(), values.data());
-  return H;
+  H.resize(n, n);
+  std::size_t nonzeros = 0;
+  for (std::size_t j = 0; j < nodes; ++j)
+    for (std::size_t b = 0; b < 3; ++b) {
+      if (is_held(3 * j + b)) {
+        ++nonzeros;
+        continue;
+      }
+      for (int q = hessian_first_[j]; q < hessian_first_[j + 1]; ++q)
+        for (std::size_t a = 0; a < 3; ++a)
+          nonzeros += is_held(3 * static_cast<std::size_t>(partners[static_cast<std::size_t>(q)].first) + a) ? 0 : 1;
+    }
+  H.data().resize(static_cast<Eigen::Index>(nonzeros), 0.25);  // a quarter more room when it grows
+  int* outer = H.outerIndexPtr();
+  int* inner = H.innerIndexPtr();
+  double* values = H.valuePtr();
+  int at = 0;
+  outer[0] = 0;
+  for (std::size_t j = 0; j < nodes; ++j)
+    for (std::size_t b = 0; b < 3; ++b) {  // column 3j + b
+      const std::size_t column = 3 * j + b;
+      if (is_held(column)) {
+        inner[at] = static_cast<int>(column);
+        values[at++] = 1;
+      } else {
+        for (int q = hessian_first_[j]; q < hessian_first_[j + 1]; ++q) {
+          const auto [k, code] = partners[static_cast<std::size_t>(q)];
+          const Eigen::Matrix3d& block = blocks[j * kSlots + static_cast<std::size_t>(code)];
+          for (std::size_t a = 0; a < 3; ++a) {
+            const std::size_t row = 3 * static_cast<std::size_t>(k) + a;
+            if (is_held(row)) continue;
+            inner[at] = static_cast<int>(row);
+            // H(3k + a, 3j + b) = block_kj(a, b) = block_jk(b, a) (H symmetric).
+            values[at++] = block(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(a)) +
+                           (static_cast<std::size_t>(k) == j && a == b ? mass_[j] : 0.0);
+          }
+        }
+      }
+      outer[column + 1] = at;
+    }
 }
 
 Eigen::VectorXd ImplicitFreeMotion::Solve(double tolerance, int max_iterations) {

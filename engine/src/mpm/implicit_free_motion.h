@@ -106,7 +106,15 @@ class ImplicitFreeMotion {
   /// H assembled (both triangles), for a sparse factorisation and the Schur complement onto contact dofs. Per
   /// particle, with gⱼ = F_pⁿᵀ ∇w_jp, the 3x3 block between nodes j and k is
   /// Δt² V_p R_p (μ (gⱼ·g_k) I + μ g_k gⱼᵀ + λ gⱼ g_kᵀ) R_pᵀ (from μ‖sym A‖² + λ/2 tr(A)², A = Σⱼ R_pᵀuⱼ gⱼᵀ).
-  Eigen::SparseMatrix<double> AssembleHessian() const;
+  Eigen::SparseMatrix<double> AssembleHessian() {
+    Eigen::SparseMatrix<double> H;
+    AssembleHessian(H);
+    return H;
+  }
+  /// The same into `H`, compressed, whose storage it reuses (as it does its own scratch: a step of the strong scheme
+  /// allocates nothing here once the grid stops growing). With `held` (per dof), a held dof's row and column are the
+  /// identity's.
+  void AssembleHessian(Eigen::SparseMatrix<double>& H, const std::vector<bool>* held = nullptr);
 
   /// One Newton step from ṽ: H δ = −∇E(ṽ) by preconditioned conjugate gradients to a residual of
   /// `tolerance` times ‖∇E(ṽ)‖, at most `max_iterations`. Returns v; iterations() says how many it took.
@@ -160,6 +168,14 @@ class ImplicitFreeMotion {
   std::vector<double> volume_;
   std::vector<bool> fixed_;  // per dof: held at 0 by a wall
   int iterations_ = 0;
+  // AssembleHessian's first part: each coupled pair of nodes' 3x3 block of H without the mass, into the scratch.
+  void SumHessianBlocks();
+  // AssembleHessian's scratch, kept from call to call: per node and offset code its summed 3x3 block and partner node,
+  // and per node its partners in increasing order with their codes.
+  std::vector<Eigen::Matrix3d> hessian_blocks_;
+  std::vector<int> hessian_partner_;
+  std::vector<std::pair<int, int>> hessian_partners_;
+  std::vector<int> hessian_first_;  // per node: where its partners start in hessian_partners_
 };
 
 }  // namespace ductile::mpm

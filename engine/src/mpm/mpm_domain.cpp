@@ -463,19 +463,11 @@ bool MpmDomain::BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, S
 }
 
 void MpmDomain::AssembleStrongSystem(StrongBlock& block) {
-  block.A = strong_.AssembleHessian();
+  // A held dof's row and column are the identity's and its right-hand side 0, so v = 0 there.
+  strong_.AssembleHessian(block.A, &block.fixed);
   block.b = strong_.RightHandSide();
-  // A held dof's row and column become the identity's and its right-hand side 0, so v = 0 there.
-  const std::vector<bool>& fixed = block.fixed;
-  block.A.prune([&](Eigen::Index r, Eigen::Index c, double) {
-    return !fixed[static_cast<std::size_t>(r)] && !fixed[static_cast<std::size_t>(c)];
-  });
   for (Eigen::Index k = 0; k < block.b.size(); ++k)
-    if (fixed[static_cast<std::size_t>(k)]) {
-      block.A.coeffRef(k, k) = 1;
-      block.b[k] = 0;
-    }
-  block.A.makeCompressed();
+    if (block.fixed[static_cast<std::size_t>(k)]) block.b[k] = 0;
 }
 
 Eigen::VectorXd MpmDomain::SolveStrongFreeMotion(const StrongBlock& /*block*/) {

@@ -119,6 +119,54 @@ TEST(ImplicitFreeMotion, AssembledHessianAgreesWithTheMatrixFreeOne) {
   EXPECT_LT((direct - cg).norm(), 1e-9 * cg.norm());
 }
 
+// The strong scheme assembles into a matrix it keeps from step to step, with the walls' dofs held: that is the
+// Hessian with every held dof's row and column replaced by the identity's, entry for entry (the same pattern and the
+// same values, bitwise, as pruning the full one and setting those diagonals to 1), whatever the matrix held before
+// (a block placed elsewhere on the grid, or two blocks: a larger grid; its storage is reused, not its contents).
+TEST(ImplicitFreeMotion, AssemblyWithHeldDofsIntoAKeptMatrixIsTheFullOneWithIdentityRows) {
+  ImplicitFreeMotion problem;
+  problem.Build(TwoMaterialBlock(), {Lame(1e7, 0.4), Lame(1e5, 0.3)}, kH, Eigen::Vector3d::Zero(), 1e-2,
+                Eigen::Vector3d(0, 0, -9.81));
+  problem.SetWalls(Eigen::Vector3d(-1, -1, 0.11), Eigen::Vector3d(1, 1, 1), true);
+  const std::vector<bool>& held = problem.fixed();
+  ASSERT_GT(std::count(held.begin(), held.end(), true), 0);
+  ASSERT_GT(std::count(held.begin(), held.end(), false), 0);
+  Eigen::SparseMatrix<double> expected = problem.AssembleHessian();
+  expected.prune([&](Eigen::Index r, Eigen::Index c, double) {
+    return !held[static_cast<std::size_t>(r)] && !held[static_cast<std::size_t>(c)];
+  });
+  for (Eigen::Index k = 0; k < expected.rows(); ++k)
+    if (held[static_cast<std::size_t>(k)]) expected.coeffRef(k, k) = 1;
+  expected.makeCompressed();
+
+  ImplicitFreeMotion elsewhere, large;
+  elsewhere.Build(Block(false), {Lame(1e5, 0.3)}, kH, Eigen::Vector3d(0.02, 0, 0), 1e-2, Eigen::Vector3d::Zero());
+  // Two blocks side by side: a larger grid than the problem's.
+  ImplicitParticles wide = TwoMaterialBlock();
+  const ImplicitParticles twice = TwoMaterialBlock();
+  for (const Eigen::Vector3d& x : twice.x) wide.x.push_back(x + Eigen::Vector3d(0.05, 0, 0));
+  wide.v.insert(wide.v.end(), twice.v.begin(), twice.v.end());
+  wide.C.insert(wide.C.end(), twice.C.begin(), twice.C.end());
+  wide.F.insert(wide.F.end(), twice.F.begin(), twice.F.end());
+  wide.mass.insert(wide.mass.end(), twice.mass.begin(), twice.mass.end());
+  wide.volume.insert(wide.volume.end(), twice.volume.begin(), twice.volume.end());
+  wide.material.insert(wide.material.end(), twice.material.begin(), twice.material.end());
+  large.Build(wide, {Lame(1e7, 0.4), Lame(1e5, 0.3)}, kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d::Zero());
+  for (ImplicitFreeMotion* before : {&elsewhere, &large}) {
+    Eigen::SparseMatrix<double> H;
+    before->AssembleHessian(H);  // the kept matrix held another problem
+    problem.AssembleHessian(H, &held);
+    ASSERT_TRUE(H.isCompressed());
+    ASSERT_EQ(H.nonZeros(), expected.nonZeros());
+    ASSERT_EQ(H.rows(), expected.rows());
+    for (Eigen::Index c = 0; c <= H.cols(); ++c) ASSERT_EQ(H.outerIndexPtr()[c], expected.outerIndexPtr()[c]);
+    for (Eigen::Index k = 0; k < H.nonZeros(); ++k) {
+      ASSERT_EQ(H.innerIndexPtr()[k], expected.innerIndexPtr()[k]);
+      ASSERT_EQ(H.valuePtr()[k], expected.valuePtr()[k]);
+    }
+  }
+}
+
 // Without stress (F = I) a block moving as a whole keeps moving so, falling with g: the problem's minimiser is ṽ,
 // and G2P returns every particle's velocity plus Δt g (APIC transfers carry a uniform field exactly).
 TEST(ImplicitFreeMotion, UnstressedBlockMovesRigidlyAndFalls) {
