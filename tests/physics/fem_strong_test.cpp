@@ -3,6 +3,7 @@
 // vertex touching rigid geometry. The references are statics and Coulomb's law, as for MPM in the strong scheme.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -179,7 +180,6 @@ TEST(FemStrongCoupling, TheGraspSwitchesToTheStrongSchemeLiveAndBackAtAReset) {
   EXPECT_NEAR(sim->SummarizeIpcBody(0).position[2] - z_start, 0.05, 0.005);
 }
 
-// Under the strong scheme a scene with affine bodies is refused, naming the body.
 // Two domains in one joint problem: a 2 kg board lies across a bed of foam particles (MPM) and a bed of the same
 // foam as a FEM soft body, both on a static floor. Each domain joins through its block (domain/strong_block.h), the
 // board's contacts with both in one SAP problem. At rest the beds carry the board's weight together: the mean vertical
@@ -237,6 +237,40 @@ TEST(FemStrongCoupling, ABoardRestsOnAnMpmBedAndAFemBedInOneSolve) {
   EXPECT_NEAR(fem, weight / 2, 0.1 * weight / 2);
 }
 
+// The soft body's block reduced onto its contacts' dofs by its Schur complement (the default here: a few hundred
+// kept dofs) and joining whole, the joint problem sparse (simulation.strong_dense_limit 0), minimise the same convex
+// problem: the squeezed cube moves the same way. Both solved to ε_r = 1e-10, so they differ by the two factorisations'
+// round-off and the tolerance: over 20 steps (0.2 s, the panels closing on the cube and catching it) its centre and
+// bounds agree to 1e-9 m and the panels' contact forces to 1e-6 of the cube's weight.
+TEST(FemStrongCoupling, SparseAndReducedJointSolvesAgree) {
+  auto reduced = testing::SimulatorFromYaml(kSqueeze);
+  auto sparse = testing::SimulatorFromYaml(kSqueeze);
+  for (Simulator* sim : {reduced.get(), sparse.get()})
+    ASSERT_EQ(sim->SetParameter("simulation.strong_tolerance", "1e-10"), "");
+  ASSERT_EQ(sparse->SetParameter("simulation.strong_dense_limit", "0"), "");
+  for (int step = 0; step < 20; ++step) {
+    reduced->Step();
+    sparse->Step();
+  }
+  ASSERT_GT(sparse->last_step().mpm_contacts, 0);
+  EXPECT_EQ(reduced->last_step().mpm_contacts, sparse->last_step().mpm_contacts);
+  const BodySummary a = reduced->SummarizeBody(0), b = sparse->SummarizeBody(0);
+  double worst = 0;
+  for (int k = 0; k < 3; ++k)
+    worst = std::max({worst, std::abs(a.center_of_mass[k] - b.center_of_mass[k]),
+                      std::abs(a.bounds_min[k] - b.bounds_min[k]), std::abs(a.bounds_max[k] - b.bounds_max[k])});
+  double force = 0;
+  for (int i = 0; i < reduced->num_rigid_bodies(); ++i)
+    for (int k = 0; k < 3; ++k)
+      force = std::max(force, std::abs(reduced->SummarizeRigidBody(i).contact_force[k] -
+                                       sparse->SummarizeRigidBody(i).contact_force[k]));
+  std::printf("soft body, sparse against reduced joint solve: %.3g m apart, forces %.3g N apart, %d contacts\n", worst,
+              force, sparse->last_step().mpm_contacts);
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(force, 1e-6 * SoftMass(*reduced) * kGravity);
+}
+
+// Under the strong scheme a scene with affine bodies is refused, naming the body.
 TEST(FemStrongCoupling, RefusesAffineBodies) {
   try {
     testing::SimulatorFromYaml(R"(

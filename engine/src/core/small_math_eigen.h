@@ -1,5 +1,6 @@
 // Conversions between the device-compatible small vectors and matrices (core/small_math.h) and Eigen's, for host
-// code that hands data between the two: the MPM contact's warm starts in the State, the device contact's host solve.
+// code that hands data between the two: the MPM contact's warm starts in the State, the device contact's host solve,
+// the particles the strong scheme's implicit step gathers.
 #pragma once
 
 #include <Eigen/Core>
@@ -12,6 +13,9 @@ inline Vec3d ToVec3d(const Eigen::Vector3d& v) {
   return {v.x(), v.y(), v.z()};
 }
 inline Eigen::Vector3d ToEigen(const Vec3d& v) {
+  return {v.x, v.y, v.z};
+}
+inline Eigen::Vector3d ToEigen(const Vec3f& v) {
   return {v.x, v.y, v.z};
 }
 inline Mat3d ToMat3d(const Eigen::Matrix3d& m) {

@@ -2,14 +2,11 @@
 #include "coupling/strong_coupling.h"
 
 #include <chrono>
-#include <cmath>
 #include <stdexcept>
 
 #include "contact/constraints/friction_cone_contact.h"
 #include "contact/contact_frame.h"
 #include "contact/rigid_system.h"
-#include "contact/schur_complement.h"
-#include "contact/sparse_newton.h"
 #include "coupling/coupling_telemetry.h"
 #include "model/rigid_model.h"
 

@@ -29,7 +29,8 @@
 //    dofs (a body resting on a table or a wall keeps thousands), the block is not reduced but joins whole, every grid
 //    dof with A sparse, and the problem is solved over the rigid dofs and every block's dofs with each Newton step a
 //    sparse Cholesky of H = A + JᵀGJ on a pattern analysed once (contact/sparse_newton.h), v* from the same
-//    factorisation without contacts. Both minimise the same cost (StrongCoupling.SparseAndReducedJointSolvesAgree).
+//    factorisation without contacts. Both minimise the same cost (StrongCoupling.SparseAndReducedJointSolvesAgree for
+//    the grid, FemStrongCoupling.SparseAndReducedJointSolvesAgree for a soft body).
 // 4. G2P with the solved grid velocities and the return map (plasticity after the step, the paper's Sec. VI); the
 //    rigid state advances with the solved v_r.
 // Without contacts the grid step is one Newton step of E by preconditioned conjugate gradients.
@@ -49,7 +50,6 @@
 
 #include <Eigen/Core>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "contact/schur_complement.h"

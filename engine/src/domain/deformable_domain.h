@@ -75,8 +75,9 @@ class DeformableDomain {
   virtual bool BuildStrongBlock(double /*dt*/, coupling::MpmRigidContact* /*frozen*/, StrongBlock& /*block*/) {
     return false;
   }
-  /// Fills the block's A and b where BuildStrongBlock left them empty; the scheme calls it for a block with
-  /// contacts (one without solves its free motion by SolveStrongFreeMotion, which may not need them).
+  /// Fills the block's A and b where BuildStrongBlock did not; the scheme calls it for a block with contacts. Until
+  /// then they hold what the block last held (the scheme keeps blocks from step to step for their storage), so a
+  /// domain that fills them here also overrides SolveStrongFreeMotion, which a block without contacts gets instead.
   virtual void AssembleStrongSystem(StrongBlock& /*block*/) {}
   /// The block's free motion when no contact touches it: by default A v = b by a sparse LDLᵀ.
   virtual Eigen::VectorXd SolveStrongFreeMotion(const StrongBlock& block) { return SolveFreeMotion(block); }

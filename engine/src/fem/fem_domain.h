@@ -67,10 +67,8 @@ class FemDomain final : public DeformableDomain {
   /// energy ½ m‖ṗ‖² + ½ tr(Ȧ S Ȧᵀ), S its second moment.
   int num_bodies() const override;
   BodySummary SummarizeBody(int body) const override;
-  /// The soft bodies join the strong scheme (fem/soft_free_motion.h) when the scene has no affine bodies: their
-  /// surface vertices are the contact points, with μ = ipc.friction.
-  /// Its points are the surface vertices, for the scheme to search (the FEM domain holds no frozen geometry); A and
-  /// b are filled here.
+  /// The soft bodies join the strong scheme (fem/soft_free_motion.h) when the scene has no affine bodies: A and b
+  /// filled here, their surface vertices the points the scheme searches for contacts (μ = ipc.friction).
   bool BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, StrongBlock& block) override;
   void ApplyStrongVelocities(double dt, const Eigen::VectorXd& v, StepTelemetry& telemetry) override;
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/small_math_eigen.h"
 #include "ductile/model.h"
 #include "model/rigid_model.h"
 #include "mpm/constitutive/constitutive.h"
@@ -243,10 +244,6 @@ namespace {
 // earlier: tens to hundreds of iterations in the scenes).
 constexpr int kMaxFreeMotionIterations = 5000;
 
-Eigen::Vector3d ToEigen3(const Vec3f& v) {
-  return {v.x, v.y, v.z};
-}
-
 // The implicit step's view of a material (mpm/implicit_free_motion.h): Lamé parameters for the linear corotated
 // energy, the von Mises bound where the model has one, and a fluid's bulk stiffness as λ with μ = 0 (the Tait
 // equation's p = κ(J^−γ − 1) linearised at J = 1: dp/dJ = −κγ).
@@ -275,8 +272,8 @@ void Gather(const Particles& in, ImplicitParticles& out) {
   out.object.resize(n);
   out.plastic_strain.assign(n, 0);
   for (std::size_t p = 0; p < n; ++p) {
-    out.x[p] = ToEigen3(in.x[p]);
-    out.v[p] = ToEigen3(in.v[p]);
+    out.x[p] = ductile::ToEigen(in.x[p]);
+    out.v[p] = ductile::ToEigen(in.v[p]);
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c) {
         out.C[p](r, c) = in.C[p].m[r][c];
@@ -331,7 +328,7 @@ void AddWallContacts(const Model& model, const Particles& particles, const std::
         t.contact.normal_W = Eigen::Vector3d::Unit(a) * (side == 0 ? 1.0 : -1.0);
         t.contact.phi = phi - radius[p];
         t.contact.friction = mu;
-        t.contact.point = ToEigen3(particles.x[p]);
+        t.contact.point = ductile::ToEigen(particles.x[p]);
         out.push_back(t);
       }
 }
@@ -451,7 +448,7 @@ bool MpmDomain::BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, S
       t.contact.normal_W = pc.normal_W;
       t.contact.phi = pc.phi - radius[static_cast<std::size_t>(pc.particle)];
       t.contact.friction = frozen->friction_of(particles.material[pc.particle], pc.geometry);
-      t.contact.point = ToEigen3(particles.x[static_cast<std::size_t>(pc.particle)]);
+      t.contact.point = ductile::ToEigen(particles.x[static_cast<std::size_t>(pc.particle)]);
       touches.push_back(t);
     }
   }

@@ -104,9 +104,10 @@ std::vector<ParameterInfo> SchemeRows() {
           .Derives(ParameterDerives::kTiming)
           .In(AtLeast(0))
           .Default(1500)
-          .Doc("The most grid dofs the contacts may touch (velocity components of their particles' stencil nodes) for "
-               "the strong coupling's joint solve to be reduced onto them by a dense Schur complement; above it the "
-               "joint solve stays sparse over every grid dof (CHOLMOD), cheaper when a body rests on a wall or table."),
+          .Doc("Per domain, the most dofs its contacts may touch (for MPM the velocity components of their particles' "
+               "stencil nodes, for a soft body its touching vertices') for the strong coupling's joint solve to be "
+               "reduced onto them by a dense Schur complement; above it the domain joins whole and the joint solve "
+               "stays sparse (CHOLMOD), cheaper when a body rests on a wall or table."),
       Number("simulation.implicit_tolerance", "implicit CG tolerance", "ε_cg", "")
           .At(Fixed([](SceneDesc& s) { return Of(s.simulation.implicit_tolerance); }))
           .Derives(ParameterDerives::kTiming)

@@ -139,9 +139,10 @@ TEST(ImplicitFreeMotion, AssemblyWithHeldDofsIntoAKeptMatrixIsTheFullOneWithIden
     if (held[static_cast<std::size_t>(k)]) expected.coeffRef(k, k) = 1;
   expected.makeCompressed();
 
-  ImplicitFreeMotion elsewhere, large;
+  // What the kept matrix held before: a block placed elsewhere on the grid, two blocks (a larger grid), one cell of
+  // particles (a smaller grid: the storage grows), nothing, or an uncompressed matrix.
+  ImplicitFreeMotion elsewhere, large, tiny;
   elsewhere.Build(Block(false), {Lame(1e5, 0.3)}, kH, Eigen::Vector3d(0.02, 0, 0), 1e-2, Eigen::Vector3d::Zero());
-  // Two blocks side by side: a larger grid than the problem's.
   ImplicitParticles wide = TwoMaterialBlock();
   const ImplicitParticles twice = TwoMaterialBlock();
   for (const Eigen::Vector3d& x : twice.x) wide.x.push_back(x + Eigen::Vector3d(0.05, 0, 0));
@@ -152,9 +153,28 @@ TEST(ImplicitFreeMotion, AssemblyWithHeldDofsIntoAKeptMatrixIsTheFullOneWithIden
   wide.volume.insert(wide.volume.end(), twice.volume.begin(), twice.volume.end());
   wide.material.insert(wide.material.end(), twice.material.begin(), twice.material.end());
   large.Build(wide, {Lame(1e7, 0.4), Lame(1e5, 0.3)}, kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d::Zero());
-  for (ImplicitFreeMotion* before : {&elsewhere, &large}) {
+  ImplicitParticles one = Block(false);
+  one.x.resize(1);
+  one.v.resize(1);
+  one.C.resize(1);
+  one.F.resize(1);
+  one.mass.resize(1);
+  one.volume.resize(1);
+  tiny.Build(one, {Lame(1e5, 0.3)}, kH, Eigen::Vector3d::Zero(), 1e-2, Eigen::Vector3d::Zero());
+  for (int before = 0; before < 5; ++before) {
     Eigen::SparseMatrix<double> H;
-    before->AssembleHessian(H);  // the kept matrix held another problem
+    if (before == 0) elsewhere.AssembleHessian(H);
+    if (before == 1) large.AssembleHessian(H);
+    if (before == 2) tiny.AssembleHessian(H);
+    if (before == 4) {
+      H.resize(7, 7);
+      H.insert(2, 3) = 1;  // insertion leaves it uncompressed
+      ASSERT_FALSE(H.isCompressed());
+    }
+    ASSERT_TRUE(before == 3 || before == 4 || H.nonZeros() > 0);
+    if (before == 2) {
+      ASSERT_LT(H.nonZeros(), expected.nonZeros());
+    }
     problem.AssembleHessian(H, &held);
     ASSERT_TRUE(H.isCompressed());
     ASSERT_EQ(H.nonZeros(), expected.nonZeros());
