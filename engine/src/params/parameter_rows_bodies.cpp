@@ -9,14 +9,14 @@ namespace ductile::params::rows {
 std::vector<ParameterInfo> RigidBodyRows() {
   return {
       Number("rigid_bodies.*.mass", "mass", "m", "kg")
-          .At(Body([](RigidBodyDesc& b) { return &b.mass; }, IsDynamic, "mass", "only IsDynamic bodies have a mass"))
+          .At(Body([](RigidBodyDesc& b) { return &b.mass; }, IsDynamic, "mass", "only dynamic bodies have a mass"))
           .In(Positive())
           .DefaultNote("–")
           .Reset("changes the body's mass properties")
           .Doc("The body's mass."),
       Number("rigid_bodies.*.density", "density", "ρ", "kg/m³")
           .At(Body([](RigidBodyDesc& b) { return &b.density; }, IsDynamic, "density",
-                   "only IsDynamic bodies have a mass"))
+                   "only dynamic bodies have a mass"))
           .In(Positive())
           .DefaultNote("–")
           .Reset("changes the body's mass properties")

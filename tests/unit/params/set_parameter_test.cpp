@@ -265,6 +265,9 @@ TEST(SetParameter, ARefusedEditChangesNothing) {
             "rubber, dough, clay, sand, water, cotton)");
   EXPECT_EQ(sim.SetParameter("simulation.dtt", "1e-3"),
             "simulation.dtt = 1e-3: unknown parameter 'simulation.dtt'; did you mean 'simulation.dt'?");
+  EXPECT_EQ(sim.SetParameter("rigid_bodies.ground.mass", "2"),
+            "rigid_bodies.ground.mass = 2: 'mass' does not apply to static rigid body 'ground': only dynamic bodies "
+            "have a mass");
   EXPECT_EQ(&sim.model(), before);
   EXPECT_EQ(sim.StateHash(), hash);
   EXPECT_EQ(sim.model().materials[0].mu, model->materials[0].mu);
