@@ -1,5 +1,7 @@
 #include "run_outputs.h"
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
@@ -111,14 +113,34 @@ std::string RunOutputs::SaveState(const Simulator& sim, const RunResult& result)
   return {};
 }
 
+namespace {
+
+// The kernels OpenBLAS chose for this CPU ("Haswell", "SkylakeX"), when OpenBLAS is the BLAS loaded; empty otherwise.
+// Asked at run time, since Debian's BLAS is an alternative that may be another library.
+std::string BlasKernels() {
+  using CoreName = char* (*)();
+  const auto core_name = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = core_name ? core_name() : nullptr;
+  return name ? std::string(name) : std::string();
+}
+
+}  // namespace
+
 // A replay's verdict: the final state against the log's hash. Sets the run's failure when they differ.
 std::string RunOutputs::ReplayVerdict(const Simulator& sim, RunResult& result) const {
   const std::shared_ptr<const DemoLog>& log = options_.replay;
   if (!log || !result.failure.empty() || !log->final_state_hash) return {};
   const std::string hash = HashText(sim.StateHash());
   if (sim.StateHash() != *log->final_state_hash) {
+    // The soft and affine bodies' and the strong scheme's factorisations go through BLAS, whose kernels (and so
+    // roundings) OpenBLAS picks by CPU: a log recorded where it chose others replays with them forced.
+    const std::string kernels = BlasKernels();
+    const std::string blas =
+        kernels.empty() ? ""
+                        : "; FEM bodies and the strong coupling also round as the BLAS kernels do, here OpenBLAS's " +
+                              kernels + ": OPENBLAS_CORETYPE=NAME forces the recording machine's";
     result.failure = "replay differs from the log: final state hash " + hash + ", the log has " +
-                     HashText(*log->final_state_hash) + " (same scene file? same build? the hash is bitwise" +
+                     HashText(*log->final_state_hash) + " (same scene file? same build? the hash is bitwise" + blas +
                      (std::string(sim.backend()) == "cuda"
                           ? "; the CUDA backend is reproducible to round-off only: replay with --backend cpu a log "
                             "recorded on the CPU)"
