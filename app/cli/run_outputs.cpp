@@ -1,7 +1,5 @@
 #include "run_outputs.h"
 
-#include <dlfcn.h>
-
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
@@ -113,19 +111,6 @@ std::string RunOutputs::SaveState(const Simulator& sim, const RunResult& result)
   return {};
 }
 
-namespace {
-
-// The kernels OpenBLAS chose for this CPU ("Haswell", "SkylakeX"), when OpenBLAS is the BLAS loaded; empty otherwise.
-// Asked at run time, since Debian's BLAS is an alternative that may be another library.
-std::string BlasKernels() {
-  using CoreName = char* (*)();
-  const auto core_name = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
-  const char* name = core_name ? core_name() : nullptr;
-  return name ? std::string(name) : std::string();
-}
-
-}  // namespace
-
 // A replay's verdict: the final state against the log's hash. Sets the run's failure when they differ.
 std::string RunOutputs::ReplayVerdict(const Simulator& sim, RunResult& result) const {
   const std::shared_ptr<const DemoLog>& log = options_.replay;
@@ -135,10 +120,15 @@ std::string RunOutputs::ReplayVerdict(const Simulator& sim, RunResult& result) c
     // The soft and affine bodies' and the strong scheme's factorisations go through BLAS, whose kernels (and so
     // roundings) OpenBLAS picks by CPU: a log recorded where it chose others replays with them forced.
     const std::string kernels = BlasKernels();
-    const std::string blas =
-        kernels.empty() ? ""
-                        : "; FEM bodies and the strong coupling also round as the BLAS kernels do, here OpenBLAS's " +
-                              kernels + ": OPENBLAS_CORETYPE=NAME forces the recording machine's";
+    std::string blas;
+    if (!log->blas_kernels.empty() && log->blas_kernels != kernels)
+      blas = "; it was recorded with OpenBLAS's " + log->blas_kernels + " kernels, this run has " +
+             (kernels.empty() ? std::string("another BLAS") : kernels + "'s") +
+             " (FEM bodies and the strong coupling round as they do): OPENBLAS_CORETYPE=" + log->blas_kernels +
+             " forces them";
+    else if (!kernels.empty() && log->blas_kernels.empty())
+      blas = "; FEM bodies and the strong coupling also round as the BLAS kernels do, here OpenBLAS's " + kernels +
+             ": OPENBLAS_CORETYPE=NAME forces the recording machine's";
     result.failure = "replay differs from the log: final state hash " + hash + ", the log has " +
                      HashText(*log->final_state_hash) + " (same scene file? same build? the hash is bitwise" + blas +
                      (std::string(sim.backend()) == "cuda"
@@ -160,6 +150,7 @@ std::string RunOutputs::WriteDemoLog(const Simulator& sim, const RunResult& resu
   log.overrides = options_.overrides;
   log.steps = static_cast<std::int64_t>(result.statistics.steps());
   log.final_state_hash = sim.StateHash();
+  log.blas_kernels = BlasKernels();
   demo_log_->Discard();  // ductile::WriteDemoLog writes atomically itself
   try {
     ductile::WriteDemoLog(options_.demo_log_file, log);

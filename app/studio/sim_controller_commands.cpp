@@ -217,6 +217,7 @@ void SimController::Apply(const command::CaptureDemoLog& c) {
   DemoLog log = demo_log_;
   log.steps = sim_->step_count();
   log.final_state_hash = sim_->StateHash();
+  log.blas_kernels = BlasKernels();
   c.log->set_value(std::move(log));
 }
 

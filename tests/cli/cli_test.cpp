@@ -570,8 +570,28 @@ TEST_F(CliTest, DemoLogReplaysToTheSameFinalState) {
   const Result differs = RunCli("replay " + (dir_ / "wrong.demo.yaml").string() + " --quiet");
   EXPECT_EQ(differs.exit_code, 1);
   EXPECT_NE(differs.output.find("replay differs from the log"), std::string::npos) << differs.output;
-  // It names the BLAS kernels OpenBLAS (the BLAS scripts/setup installs) chose here and how to force others.
-  EXPECT_NE(differs.output.find("OPENBLAS_CORETYPE=NAME"), std::string::npos) << differs.output;
+  // The log names the BLAS kernels of its run (OpenBLAS, the BLAS scripts/setup installs), here this machine's: the
+  // verdict has nothing to add of them.
+  const std::size_t kernels_at = text.find("blas_kernels: \"");
+  ASSERT_NE(kernels_at, std::string::npos) << text;
+  EXPECT_EQ(differs.output.find("OPENBLAS_CORETYPE"), std::string::npos) << differs.output;
+  // Recorded with other kernels: the verdict names them and how to force them.
+  std::string other = wrong;
+  const std::size_t name_at = other.find("blas_kernels: \"") + 15;
+  other.replace(name_at, other.find('"', name_at) - name_at, "Sandybridge");
+  std::ofstream(dir_ / "other.demo.yaml") << other;
+  const Result elsewhere = RunCli("replay " + (dir_ / "other.demo.yaml").string() + " --quiet");
+  EXPECT_EQ(elsewhere.exit_code, 1);
+  EXPECT_NE(elsewhere.output.find("recorded with OpenBLAS's Sandybridge kernels"), std::string::npos)
+      << elsewhere.output;
+  EXPECT_NE(elsewhere.output.find("OPENBLAS_CORETYPE=Sandybridge forces them"), std::string::npos) << elsewhere.output;
+  // Not recorded (a log of before the key): the verdict names this run's kernels.
+  std::string unrecorded = wrong;
+  unrecorded.erase(unrecorded.find("blas_kernels: "), unrecorded.find('\n', kernels_at) - kernels_at + 1);
+  std::ofstream(dir_ / "unrecorded.demo.yaml") << unrecorded;
+  const Result unknown = RunCli("replay " + (dir_ / "unrecorded.demo.yaml").string() + " --quiet");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.output.find("OPENBLAS_CORETYPE=NAME"), std::string::npos) << unknown.output;
 }
 
 // Memcheck over a short run of every MPM material, the fused transfers, a collider and rigid contact: no value the

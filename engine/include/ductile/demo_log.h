@@ -45,7 +45,14 @@ struct DemoLog {
   std::vector<DemoEvent> events;                  ///< In step order.
   std::int64_t steps = 0;                         ///< Steps the run took.
   std::optional<std::uint64_t> final_state_hash;  ///< Simulator::StateHash() after the last step.
+  /// The BLAS kernels the run used (BlasKernels()), which FEM bodies' and the strong coupling's results depend on;
+  /// empty: not recorded.
+  std::string blas_kernels;
 };
+
+/// The kernels OpenBLAS chose for this CPU ("Haswell", "SkylakeX"; OPENBLAS_CORETYPE forces others), when OpenBLAS
+/// is the BLAS loaded; empty otherwise. A run with FEM bodies or the strong coupling rounds as its kernels do.
+std::string BlasKernels();
 
 /// Writes `log` to `file` atomically (a temporary file, then a rename). Throws std::runtime_error naming the path
 /// when it cannot be written.

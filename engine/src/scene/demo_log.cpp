@@ -1,5 +1,6 @@
 #include "ductile/demo_log.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -129,6 +130,11 @@ void ReadOverrides(const LogReader& r, const YAML::Node& root, std::vector<Overr
   }
 }
 
+// The BLAS kernels the run used, if recorded.
+void ReadBlasKernels(const LogReader& r, const YAML::Node& root, DemoLog& log) {
+  if (const YAML::Node kernels = root["blas_kernels"]) log.blas_kernels = r.As<std::string>(kernels, "blas_kernels");
+}
+
 // The hash of the state the log's replay must end in, if recorded.
 void ReadFinalStateHash(const LogReader& r, const YAML::Node& root, DemoLog& log) {
   const YAML::Node hash = root["final_state_hash"];
@@ -230,6 +236,7 @@ void WriteDemoLog(const std::filesystem::path& file, const DemoLog& log) {
     hash << std::hex << std::setw(16) << std::setfill('0') << *log.final_state_hash;
     out << "final_state_hash: \"" << hash.str() << "\"\n";
   }
+  if (!log.blas_kernels.empty()) out << "blas_kernels: " << Quoted(log.blas_kernels) << "\n";
   out << "events:" << (log.events.empty() ? " []\n" : "\n");
   for (const DemoEvent& e : log.events) {
     out << "  - {step: " << e.step << ", time: " << Number(e.time) << ", ";
@@ -292,6 +299,7 @@ DemoLog LoadDemoLog(const std::filesystem::path& file) {
   log.steps = r.As<std::int64_t>(steps, "steps");
   if (log.steps < 0) r.Fail(steps, "steps must be >= 0");
   ReadFinalStateHash(r, root, log);
+  ReadBlasKernels(r, root, log);
   const YAML::Node events = root["events"];
   if (events && !events.IsSequence()) r.Fail(events, "events: expected a list");
   std::int64_t previous = 0;
@@ -367,6 +375,14 @@ std::string DemoPlayer::ApplyDue(Simulator& sim) {
     }
   }
   return {};
+}
+
+std::string BlasKernels() {
+  // Asked at run time: Debian's BLAS is an alternative, which may be another library than OpenBLAS.
+  using CoreName = char* (*)();
+  const auto core_name = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = core_name ? core_name() : nullptr;
+  return name ? std::string(name) : std::string();
 }
 
 }  // namespace ductile
