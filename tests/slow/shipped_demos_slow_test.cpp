@@ -8,11 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "../support/run_command.h"
+#include "ductile/demo_log.h"
 
 namespace ductile {
 namespace {
@@ -24,10 +24,7 @@ TEST(ShippedDemos, ReplayToTheirRecordedState) {
     if (entry.path().string().ends_with(".demo.yaml")) logs.push_back(entry.path());
   ASSERT_FALSE(logs.empty()) << "no demo logs in " << folder;
   for (const std::filesystem::path& log : logs) {
-    std::string kernels;
-    std::ifstream text(log);
-    for (std::string line; std::getline(text, line);)
-      if (line.rfind("blas_kernels: \"", 0) == 0) kernels = line.substr(15, line.find('"', 15) - 15);
+    const std::string kernels = LoadDemoLog(log).blas_kernels;
     const std::string force = kernels.empty() ? "" : "OPENBLAS_CORETYPE=" + kernels + " ";
     const testing::CommandResult r =
         testing::RunCommand(force + std::string(DUCTILE_CLI_PATH) + " replay '" + log.string() + "'");

@@ -204,12 +204,11 @@ constexpr int kHessianSlots = 125;
 
 void ImplicitFreeMotion::SumHessianBlocks() {
   // Summed in place per (node, offset code); AssembleHessian writes them once.
-  constexpr int kSlots = kHessianSlots;
   const std::size_t nodes = mass_.size();
   std::vector<Eigen::Matrix3d>& blocks = hessian_blocks_;
   std::vector<int>& partner = hessian_partner_;
-  blocks.assign(nodes * kSlots, Eigen::Matrix3d::Zero());
-  partner.assign(nodes * kSlots, -1);
+  blocks.assign(nodes * kHessianSlots, Eigen::Matrix3d::Zero());
+  partner.assign(nodes * kHessianSlots, -1);
   // The offset code of stencil node k seen from stencil node j (stencil index m = 9 di + 3 dj + dk, as Build lays the
   // 3x3x3 block out), the same for every particle.
   static const std::array<std::array<int, 27>, 27> kCode = [] {
@@ -233,7 +232,8 @@ void ImplicitFreeMotion::SumHessianBlocks() {
     }
     for (int j = 0; j < 27; ++j)
       for (int k = 0; k < 27; ++k) {
-        const std::size_t at = static_cast<std::size_t>(s.node[j]) * kSlots + static_cast<std::size_t>(kCode[j][k]);
+        const std::size_t at =
+            static_cast<std::size_t>(s.node[j]) * kHessianSlots + static_cast<std::size_t>(kCode[j][k]);
         partner[at] = s.node[k];
         Eigen::Matrix3d& block = blocks[at];
         block += scale * (mu * r[k] * r[j].transpose() + lambda * r[j] * r[k].transpose());
@@ -243,7 +243,6 @@ void ImplicitFreeMotion::SumHessianBlocks() {
 }
 
 void ImplicitFreeMotion::AssembleHessian(Eigen::SparseMatrix<double>& H, const std::vector<bool>* held) {
-  constexpr int kSlots = kHessianSlots;
   SumHessianBlocks();
   const std::size_t nodes = mass_.size();
   const std::vector<Eigen::Matrix3d>& blocks = hessian_blocks_;
@@ -257,8 +256,8 @@ void ImplicitFreeMotion::AssembleHessian(Eigen::SparseMatrix<double>& H, const s
   hessian_first_.assign(nodes + 1, 0);
   for (std::size_t j = 0; j < nodes; ++j) {
     const std::size_t first = partners.size();
-    for (int code = 0; code < kSlots; ++code) {
-      const std::size_t at = j * kSlots + static_cast<std::size_t>(code);
+    for (int code = 0; code < kHessianSlots; ++code) {
+      const std::size_t at = j * kHessianSlots + static_cast<std::size_t>(code);
       if (partner[at] >= 0) partners.emplace_back(partner[at], code);
     }
     std::sort(partners.begin() + static_cast<std::ptrdiff_t>(first), partners.end());
@@ -292,7 +291,7 @@ void ImplicitFreeMotion::AssembleHessian(Eigen::SparseMatrix<double>& H, const s
       } else {
         for (int q = hessian_first_[j]; q < hessian_first_[j + 1]; ++q) {
           const auto [k, code] = partners[static_cast<std::size_t>(q)];
-          const Eigen::Matrix3d& block = blocks[j * kSlots + static_cast<std::size_t>(code)];
+          const Eigen::Matrix3d& block = blocks[j * kHessianSlots + static_cast<std::size_t>(code)];
           for (std::size_t a = 0; a < 3; ++a) {
             const std::size_t row = 3 * static_cast<std::size_t>(k) + a;
             if (is_held(row)) continue;

@@ -88,6 +88,7 @@ void RecordSubstepTelemetry(const SubstepCounters& sums, int substeps, StepTelem
 std::string MpmDomain::SetModel(const Model& model) {
   model_ = &model;
   surfaces_.reset();
+  strong_materials_.clear();
   solver_.SetModel(model);
   ConfigureContact();
   cloths_ = ClothSnapshots(*model_);
@@ -303,13 +304,6 @@ bool Scatter(const ImplicitParticles& in, Particles& out) {
   return finite;
 }
 
-// A particle's contact before its stencil is known: where it touches what.
-struct ParticleTouch {
-  int particle = -1;
-  StrongContact contact;
-  bool on_surface = false;
-};
-
 // Unilateral walls (separate, friction): a contact for each particle within its reach of a wall, per wall, at the
 // particle's contact radius.
 void AddWallContacts(const Model& model, const Particles& particles, const std::vector<double>& radius,
@@ -403,11 +397,11 @@ bool MpmDomain::BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, S
   const Model& model = *model_;
   const Particles& particles = solver_.particles();
   Gather(particles, strong_particles_);
-  std::vector<ImplicitMaterial> materials;
-  for (const MaterialParams& m : model.materials) materials.push_back(ImplicitMaterialOf(m));
+  if (strong_materials_.empty())
+    for (const MaterialParams& m : model.materials) strong_materials_.push_back(ImplicitMaterialOf(m));
   const Eigen::Vector3d origin(model.grid_origin[0], model.grid_origin[1], model.grid_origin[2]);
   const Eigen::Vector3d gravity(model.gravity[0], model.gravity[1], model.gravity[2]);
-  strong_.Build(strong_particles_, materials, model.h, origin, dt, gravity);
+  strong_.Build(strong_particles_, strong_materials_, model.h, origin, dt, gravity);
   const BoundaryKind kind = model.walls.kind;
   if (kind == BoundaryKind::kSticky || kind == BoundaryKind::kSlip) {
     const Eigen::Vector3d lo(model.domain_min[0], model.domain_min[1], model.domain_min[2]);
@@ -417,13 +411,11 @@ bool MpmDomain::BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, S
   block.fixed = strong_.fixed();
   // The grid's velocities from P2G, ṽ − Δt g, as the first guess: nearer the solution than the free motion for
   // anything resting or held (dough rolling under the strong scheme took 16.4 Newton iterations a step from v*, 9.4
-  // from these: bench/results/amd-epyc-2core-strong.md).
+  // from these: bench/results/amd-epyc-2core-strong.md). The scheme starts the held dofs at 0.
   const auto n = static_cast<Eigen::Index>(block.fixed.size());
   block.v_start.resize(n);
   for (Eigen::Index dof = 0; dof < n; ++dof)
-    block.v_start[dof] = block.fixed[static_cast<std::size_t>(dof)]
-                             ? 0.0
-                             : strong_.free_velocity()[dof] - dt * static_cast<double>(model.gravity[dof % 3]);
+    block.v_start[dof] = strong_.free_velocity()[dof] - dt * static_cast<double>(model.gravity[dof % 3]);
 
   // A particle stands for the cube of material about it: its contact surface lies r_p = ½ V_p^(1/3) beyond its
   // centre, so contacts act on φ − r_p (without it a body rests half a particle spacing deep in what it lies on).
@@ -434,12 +426,16 @@ bool MpmDomain::BuildStrongBlock(double dt, coupling::MpmRigidContact* frozen, S
   // surface may lie up to about two particle spacings beyond it (a lattice's outer particles stand back from a
   // round shape's surface by up to √3 spacings); OntoSurfaces then keeps the contacts within h/20 of its surface.
   if (!surfaces_) surfaces_ = std::make_unique<const coupling::ObjectSurfaces>(model);
-  std::vector<double> radius(particles.size()), reach(particles.size());
+  std::vector<double>& radius = strong_radius_;
+  std::vector<double>& reach = strong_reach_;
+  radius.resize(particles.size());
+  reach.resize(particles.size());
   for (std::size_t p = 0; p < particles.size(); ++p) {
     radius[p] = 0.5 * std::cbrt(static_cast<double>(particles.volume[p]));
     reach[p] = (surfaces_->carries(particles.object[p]) ? 5 * radius[p] : radius[p]) + kStrongContactReach * model.h;
   }
-  std::vector<ParticleTouch> touches;
+  std::vector<ParticleTouch>& touches = strong_touches_;
+  touches.clear();
   if (frozen) {
     for (const coupling::ParticleContact& pc : frozen->FindParticleContacts(particles, reach)) {
       ParticleTouch t;

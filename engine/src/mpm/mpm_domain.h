@@ -34,6 +34,14 @@ BodySummary SummarizeObject(const Model& model, const Particles& particles, int 
 /// `model` to change (more substeps, or the strong coupling's Δt and tolerance).
 std::string MpmDivergenceMessage(const Model& model, const std::string& what);
 
+/// A particle's contact in the strong scheme's step before its stencil is known: where it touches what, and whether
+/// at a point of its object's surface (MpmDomain::BuildStrongBlock).
+struct ParticleTouch {
+  int particle = -1;
+  StrongContact contact;
+  bool on_surface = false;
+};
+
 class MpmDomain final : public DeformableDomain {
  public:
   /// A domain of `model` working on `state` (reset to the model's initial particles) with the threads of `arena`.
@@ -92,11 +100,17 @@ class MpmDomain final : public DeformableDomain {
   std::unique_ptr<coupling::MpmRigidContact> contact_;
   bool contact_this_step_ = false;     // FreezeRigidGeometry was called for the coming Advance
   std::vector<SnapshotCloth> cloths_;  // ClothSnapshots of the model
-  // The strong scheme's step: its particles in double precision, its free motion, and the surfaces round elastic
-  // objects carry for contact (taken from the model at the first strong step after SetModel).
+  // The strong scheme's step: its particles in double precision, its free motion, and what it takes from the model
+  // at the first strong step after SetModel (the surfaces round elastic objects carry for contact, the materials as
+  // the implicit step reads them).
   ImplicitParticles strong_particles_;
   ImplicitFreeMotion strong_;
   std::unique_ptr<const coupling::ObjectSurfaces> surfaces_;
+  std::vector<ImplicitMaterial> strong_materials_;
+  // Its contact search's scratch, kept from step to step: per particle its contact radius and reach, and the
+  // contacts found.
+  std::vector<double> strong_radius_, strong_reach_;
+  std::vector<ParticleTouch> strong_touches_;
 };
 
 }  // namespace ductile::mpm
