@@ -3,6 +3,8 @@
 // Hessian is assembled column by column from the stress differential dP(F)[dF] at the nine unit directions dF.
 #include "fem/elasticity.h"
 
+#include "core/signed_polar.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,8 +16,6 @@ namespace ductile::fem {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-/// Smallest magnitude of σᵢ + σⱼ in the polar-rotation differential (see the header), where R is not differentiable.
-constexpr double kMinSingularSum = 1e-12;
 
 Vector9d Vec(const Eigen::Matrix3d& A) {
   return Eigen::Map<const Vector9d>(A.data());
@@ -51,41 +51,6 @@ Eigen::Matrix3d CofactorDifferential(const Eigen::Matrix3d& F, const Eigen::Matr
   dC.col(1) = dF.col(2).cross(F.col(0)) + F.col(2).cross(dF.col(0));
   dC.col(2) = dF.col(0).cross(F.col(1)) + F.col(0).cross(dF.col(1));
   return dC;
-}
-
-/// F = R S with R ∈ SO(3) and S = V diag(sigma) Vᵀ, sigma the signed singular values (only the smallest may be
-/// negative).
-struct SignedPolar {
-  Eigen::Matrix3d R;
-  Eigen::Matrix3d V;
-  Eigen::Vector3d sigma;
-};
-
-SignedPolar ComputeSignedPolar(const Eigen::Matrix3d& F) {
-  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  Eigen::Matrix3d U = svd.matrixU();
-  SignedPolar polar{.R = Eigen::Matrix3d::Identity(), .V = svd.matrixV(), .sigma = svd.singularValues()};
-  if (U.determinant() * polar.V.determinant() < 0) {
-    U.col(2) *= -1.0;  // the singular values are sorted in decreasing order: index 2 is the smallest
-    polar.sigma(2) *= -1.0;
-  }
-  polar.R = U * polar.V.transpose();
-  return polar;
-}
-
-/// dR in direction dF: dR = R [ω]×, ω = V diag(1/(σⱼ + σₖ)) Vᵀ axial(Rᵀ dF − dFᵀ R) (header).
-Eigen::Matrix3d RotationDifferential(const SignedPolar& polar, const Eigen::Matrix3d& dF) {
-  const Eigen::Matrix3d M = polar.R.transpose() * dF - dF.transpose() * polar.R;
-  const Eigen::Vector3d axial(M(2, 1), M(0, 2), M(1, 0));
-  Eigen::Vector3d inverse_sums;
-  for (int i = 0; i < 3; ++i) {
-    const double sum = polar.sigma((i + 1) % 3) + polar.sigma((i + 2) % 3);
-    inverse_sums(i) = 1.0 / std::copysign(std::max(std::abs(sum), kMinSingularSum), sum);
-  }
-  const Eigen::Vector3d omega = polar.V * inverse_sums.asDiagonal() * polar.V.transpose() * axial;
-  Eigen::Matrix3d omega_cross;
-  omega_cross << 0, -omega(2), omega(1), omega(2), 0, -omega(0), -omega(1), omega(0), 0;
-  return polar.R * omega_cross;
 }
 
 // ---- neo-Hookean ----
@@ -189,6 +154,10 @@ struct SingularSystem {
 // u₁ from F v₁ orthogonalised against u₀, u₂ = u₀ × u₁, and σᵢ = uᵢ·F vᵢ, which carries det F's sign into σ₂. Where
 // F is nearly rank-deficient (σ₁ below 10⁻⁶ σ₀) the columns F vᵢ / σᵢ lose their accuracy, and Eigen's Jacobi SVD
 // is used instead.
+// GCC 12 at -O3 reports Eigen's JacobiSVD singular values as maybe used uninitialised once SignedSvd is inlined
+// (a false positive: compute() writes all three before they are read).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 void SignedSvd(const Eigen::Matrix3d& F, SingularSystem& s) {
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen;
   eigen.computeDirect(F.transpose() * F);
@@ -211,6 +180,7 @@ void SignedSvd(const Eigen::Matrix3d& F, SingularSystem& s) {
   if (s.U.determinant() < 0) s.U.col(2) *= -1.0, s.sigma(2) *= -1.0;
   if (s.V.determinant() < 0) s.V.col(2) *= -1.0, s.sigma(2) *= -1.0;
 }
+#pragma GCC diagnostic pop
 
 void NeoHookeanSingularSystem(const LameParameters& lame, SingularSystem& s) {
   const Eigen::Vector3d& sg = s.sigma;

@@ -18,17 +18,12 @@
 //                     P = F (2μ E + λ tr(E) I)
 //                     dP = dF (2μ E + λ tr(E) I) + F (2μ dE + λ tr(dE) I),  dE = ½ (dFᵀF + FᵀdF)
 //
-// F = R S is the rotation-polar decomposition, R ∈ SO(3) also for inverted F: from the SVD F = U Σ Vᵀ, the column of
-// U belonging to the smallest singular value and that value are negated when det U det V < 0, so R = U Vᵀ and
-// S = V Σ Vᵀ with signed Σ. Differentiating F = R S with Ω = Rᵀ dR skew and dS symmetric gives
-// Ω S + S Ω = Rᵀ dF − dFᵀ R, and for symmetric S, Ω S + S Ω = [(tr(S) I − S) ω]× with ω the axial vector of Ω, so
-//
-//   ω = (tr(S) I − S)⁻¹ axial(Rᵀ dF − dFᵀ R) = V diag(1/(σ₁+σ₂), 1/(σ₀+σ₂), 1/(σ₀+σ₁)) Vᵀ axial(…),  dR = R [ω]×.
-//
-// (This reproduces the twist and flip eigenpairs of Smith, De Goes, Kim 2019, "Analytic eigensystems for isotropic
-// distortion energies", the rotation-variant terms.) It is singular where two signed singular values sum to zero (e.g.
-// F = 0, or a reflection such as diag(1, 1, −1)), where R itself is not differentiable; there σᵢ + σⱼ is kept at least
-// 10⁻¹² in magnitude, which leaves a large negative eigenvalue that ProjectToPsd removes.
+// F = R S is the signed rotation-polar decomposition (R ∈ SO(3) also for inverted F) and dR its differential,
+// dR = R [ω]× with ω = (tr(S) I − S)⁻¹ axial(Rᵀ dF − dFᵀ R), both written out in core/signed_polar.h. (This
+// reproduces the twist and flip eigenpairs of Smith, De Goes, Kim 2019, "Analytic eigensystems for isotropic
+// distortion energies", the rotation-variant terms.) Where two signed singular values sum to zero, R is not
+// differentiable and the sum is kept at least 10⁻¹² in magnitude, which leaves a large negative eigenvalue that
+// ProjectToPsd removes.
 //
 // Ordering: a 3x3 matrix is flattened column-major, vec(F)[i + 3j] = F(i, j) (Eigen's default storage, so
 // Eigen::Map<Vector9d>(F.data()) is vec(F)). The 9x9 Hessian is H[a][b] = ∂²Ψ/∂vec(F)_a ∂vec(F)_b.

@@ -1,0 +1,127 @@
+// H x, conjugate gradients with the prefactorised A as preconditioner, and the direct fallback (pd/pd_hessian.h).
+#include "pd/pd_hessian.h"
+
+#include <tbb/parallel_for.h>
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
+
+#include "pd/pd_solver.h"
+
+namespace ductile::pd {
+
+namespace {
+
+using Corners = Eigen::Matrix<double, 4, 3>;
+
+Eigen::MatrixX3d FromFree(const PdModel& model, const Eigen::MatrixX3d& free) {
+  Eigen::MatrixX3d x = Eigen::MatrixX3d::Zero(model.vertex_count(), 3);
+  for (std::size_t f = 0; f < model.free_vertices.size(); ++f)
+    x.row(model.free_vertices[f]) = free.row(static_cast<Eigen::Index>(f));
+  return x;
+}
+
+}  // namespace
+
+PdHessian::PdHessian(const PdSolver& solver, std::vector<TermProjection> projections)
+    : solver_(solver), projections_(std::move(projections)) {}
+
+Eigen::MatrixX3d PdHessian::Apply(const Eigen::MatrixX3d& x_in) const {
+  const PdModel& model = solver_.model();
+  const double h = model.dt;
+  Eigen::MatrixX3d x = x_in;
+  for (const int p : model.pinned) x.row(p).setZero();
+  Eigen::MatrixX3d y(x.rows(), 3);
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    y.row(i) = (model.masses[static_cast<std::size_t>(i)] / (h * h)) * x.row(i);
+  std::vector<Corners> forces(model.terms.size());
+  tbb::parallel_for(std::size_t{0}, model.terms.size(), [&](std::size_t k) {
+    const Term& term = model.terms[k];
+    const auto& tet = model.tets[static_cast<std::size_t>(term.tet)];
+    Corners corners;
+    for (int c = 0; c < 4; ++c) corners.row(c) = x.row(tet[static_cast<std::size_t>(c)]);
+    const Eigen::Matrix3d dY = StencilApply(model, term, corners);
+    forces[k] = solver_.weights()[k] *
+                StencilTranspose(model, term, dY - ProjectionDifferential(term.kind, projections_[k], dY));
+  });
+  for (std::size_t k = 0; k < forces.size(); ++k) {
+    const auto& tet = model.tets[static_cast<std::size_t>(model.terms[k].tet)];
+    for (int c = 0; c < 4; ++c) y.row(tet[static_cast<std::size_t>(c)]) += forces[k].row(c);
+  }
+  return y;
+}
+
+PdHessian::Outcome PdHessian::Solve(const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x, double tolerance,
+                                    int max_iterations, int* iterations) const {
+  const PdModel& model = solver_.model();
+  x = Eigen::MatrixX3d::Zero(b.rows(), 3);
+  Eigen::MatrixX3d r = b;
+  Eigen::MatrixX3d z = solver_.SolveFree(r);
+  double rz = r.cwiseProduct(z).sum();
+  if (iterations) *iterations = 0;
+  if (!(rz > 0)) return Outcome::kConverged;  // b = 0
+  const double stop = tolerance * tolerance * rz;
+  Eigen::MatrixX3d p = z;
+  for (int k = 0; k < max_iterations; ++k) {
+    const Eigen::MatrixX3d Hp = solver_.FreeRows(Apply(FromFree(model, p)));
+    const double curvature = p.cwiseProduct(Hp).sum();
+    if (!(curvature > 0)) return Outcome::kNegativeCurvature;
+    const double alpha = rz / curvature;
+    x += alpha * p;
+    r -= alpha * Hp;
+    if (iterations) *iterations = k + 1;
+    z = solver_.SolveFree(r);
+    const double rz_next = r.cwiseProduct(z).sum();
+    if (rz_next <= stop) return Outcome::kConverged;
+    p = z + (rz_next / rz) * p;
+    rz = rz_next;
+  }
+  return Outcome::kNotConverged;
+}
+
+bool PdHessian::SolveDirect(const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x) const {
+  // Each term's 12x12 block, a column per unit corner displacement, scattered into the free rows and columns.
+  const PdModel& model = solver_.model();
+  const double h = model.dt;
+  const auto n_free = static_cast<int>(model.free_vertices.size());
+  std::vector<Eigen::Triplet<double>> triplets;
+  for (int f = 0; f < n_free; ++f)
+    for (int d = 0; d < 3; ++d)
+      triplets.emplace_back(
+          3 * f + d, 3 * f + d,
+          model.masses[static_cast<std::size_t>(model.free_vertices[static_cast<std::size_t>(f)])] / (h * h));
+  for (std::size_t k = 0; k < model.terms.size(); ++k) {
+    const Term& term = model.terms[k];
+    const auto& tet = model.tets[static_cast<std::size_t>(term.tet)];
+    for (int a = 0; a < 4; ++a) {
+      const int row_free = model.free_index[static_cast<std::size_t>(tet[static_cast<std::size_t>(a)])];
+      for (int da = 0; da < 3 && row_free >= 0; ++da) {
+        Corners unit = Corners::Zero();
+        unit(a, da) = 1.0;
+        const Eigen::Matrix3d dY = StencilApply(model, term, unit);
+        const Corners column =
+            solver_.weights()[k] *
+            StencilTranspose(model, term, dY - ProjectionDifferential(term.kind, projections_[k], dY));
+        for (int c = 0; c < 4; ++c) {
+          const int col_free = model.free_index[static_cast<std::size_t>(tet[static_cast<std::size_t>(c)])];
+          if (col_free < 0) continue;
+          for (int dc = 0; dc < 3; ++dc) triplets.emplace_back(3 * col_free + dc, 3 * row_free + da, column(c, dc));
+        }
+      }
+    }
+  }
+  Eigen::SparseMatrix<double> H(3 * n_free, 3 * n_free);
+  H.setFromTriplets(triplets.begin(), triplets.end());
+  H.makeCompressed();
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+  lu.compute(H);
+  if (lu.info() != Eigen::Success) return false;
+  Eigen::VectorXd rhs(3 * n_free);
+  for (int f = 0; f < n_free; ++f) rhs.segment<3>(3 * f) = b.row(f).transpose();
+  const Eigen::VectorXd solution = lu.solve(rhs);
+  if (lu.info() != Eigen::Success || !solution.allFinite()) return false;
+  x.resize(n_free, 3);
+  for (int f = 0; f < n_free; ++f) x.row(f) = solution.segment<3>(3 * f).transpose();
+  return true;
+}
+
+}  // namespace ductile::pd

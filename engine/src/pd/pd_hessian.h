@@ -1,0 +1,53 @@
+// The Hessian of the projective-dynamics step energy Φ (pd/pd_solver.h) and linear solves with it, for the Newton
+// iterations that finish a step and for the adjoint (pd/pd_adjoint.h):
+//
+//   H = M/h² + Σ_terms ω Sᵀ (I − ∂P/∂Y) S,
+//
+// each term's ½ dist²(Y) having the Hessian I − ∂P/∂Y (P the closest point, pd/pd_projection.h), so H is symmetric.
+// It differs from the prefactorised A = M/h² + Σ ω Sᵀ S only by Σ ω Sᵀ (∂P/∂Y) S: A⁻¹ is the preconditioner of the
+// conjugate gradients on H, as DiffPD reuses its factorisation in the backward pass (Du, Wu, Spielberg, Matusik,
+// Rus, Matusik 2021, "DiffPD: differentiable projective dynamics", Sec. 5) and as quasi-Newton PD starts from it
+// (Liu, Bouaziz, Kavan 2017, "Quasi-Newton methods for real-time simulation of hyperelastic materials", Sec. 4).
+// H need not be positive definite (compressed corotated elements have negative twist curvatures), so the conjugate
+// gradients report negative curvature, and the adjoint then solves with a sparse LU of the assembled H.
+#pragma once
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "pd/pd_model.h"
+#include "pd/pd_projection.h"
+
+namespace ductile::pd {
+
+class PdSolver;
+
+/// H at one configuration: the projections of every term there. Reads the solver's model and weights.
+class PdHessian {
+ public:
+  PdHessian(const PdSolver& solver, std::vector<TermProjection> projections);
+
+  /// H x for x on every row (n x 3); the pinned rows of x are read as zero, and the result's pinned rows are the
+  /// coupling H_pf x_f.
+  Eigen::MatrixX3d Apply(const Eigen::MatrixX3d& x) const;
+
+  /// What Solve did.
+  enum class Outcome { kConverged, kNegativeCurvature, kNotConverged };
+
+  /// x_f ≈ H_ff⁻¹ b_f by conjugate gradients preconditioned with A_ff⁻¹, from x = 0, until the preconditioned
+  /// residual rᵀA⁻¹r has fallen to tolerance² times its initial value or `max_iterations`. On negative curvature it
+  /// stops with the last iterate (zero when it met it at once). b and x: free rows in PdModel::free_vertices order.
+  Outcome Solve(const Eigen::MatrixX3d& b_free, Eigen::MatrixX3d& x_free, double tolerance, int max_iterations,
+                int* iterations = nullptr) const;
+
+  /// x_f = H_ff⁻¹ b_f by a sparse LU of the assembled H_ff (3 n_f unknowns); false when it is singular.
+  bool SolveDirect(const Eigen::MatrixX3d& b_free, Eigen::MatrixX3d& x_free) const;
+
+  const std::vector<TermProjection>& projections() const { return projections_; }
+
+ private:
+  const PdSolver& solver_;
+  std::vector<TermProjection> projections_;
+};
+
+}  // namespace ductile::pd

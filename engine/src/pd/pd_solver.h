@@ -1,0 +1,121 @@
+// The projective-dynamics step (Bouaziz et al. 2014, Sec. 4; Qiao, Liang, Koltun, Lin 2021, Sec. 3.1): implicit
+// Euler as the minimisation of
+//
+//   Φ(q) = 1/(2h²) ‖q − s‖²_M + Σ_terms ω/2 ‖Y(q) − P(Y(q))‖²,     s = qⁿ + h vⁿ + h² g,
+//
+// over the free vertices' positions (pinned ones at their targets), by alternating
+//
+//   local step    P_i = P(Y_i(q)) for every term (pd/pd_projection.h), in parallel;
+//   global step   A q = M s/h² + Σ ω S Pᵀ,   A = M/h² + L,   L = Σ ω S Sᵀ (scalar n x n, the same for x, y, z),
+//
+// with A's free block factorised once (CHOLMOD's supernodal Cholesky through Eigen's CholmodSupport) and solved for
+// the three coordinates at once; the pinned columns of A move to the right-hand side. Each sweep lowers Φ: the local
+// step minimises over P with q fixed and the global step over q with P fixed, and Φ with the projections of the
+// current q is the real energy (Bouaziz et al. 2014, Sec. 4.3), so Φ(q_k) is non-increasing (a test checks it).
+//
+// Iteration: local/global sweeps converge linearly, and slowly once the sweeps have removed the stiff error
+// components (Liu, Bouaziz, Kavan 2017, Sec. 3: thousands of sweeps for 10⁻¹⁰); gradients need the step converged
+// far below what a picture does. So once a sweep lowers the residual by less than half, the step goes on with
+// Newton's method on Φ: H δ = −r by conjugate gradients preconditioned with the prefactorised A (pd/pd_hessian.h),
+// then a backtracking line search on Φ. Φ still never rises (beyond its round-off, 10⁻¹² of itself, in the last
+// steps, where a full step that lowers the residual is taken), and near the solution convergence is superlinear.
+// `PdSolverSettings::newton = false` keeps the plain sweeps.
+//
+// Stopping rule: the force residual of the implicit Euler optimality condition on the free rows,
+//   r(q) = M (q − s)/h² + Σ ω S (Y − P)ᵀ = A q − (M s/h² + Σ ω S Pᵀ),
+// which is zero exactly at a stationary point of Φ; the iteration stops when ‖r‖₂ ≤ tolerance · max(‖r(q₀)‖₂,
+// m g₀) with m the body's mass and g₀ = 1 m/s² (a reference force, so a step that starts at equilibrium stops at
+// once), or after max_iterations (the report says it did not converge). q₀ = s with the pinned rows at their
+// targets. Then vⁿ⁺¹ = (qⁿ⁺¹ − qⁿ)/h.
+//
+// Thread-safety: a PdSolver is used by one thread at a time; the local step runs on the calling thread's TBB arena.
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pd/pd_model.h"
+#include "pd/pd_projection.h"
+
+namespace ductile::pd {
+
+/// How far the local/global iteration goes. Plain data.
+struct PdSolverSettings {
+  int max_iterations = 200;  ///< Local/global sweeps and Newton steps together.
+  double tolerance = 1e-6;   ///< Relative force residual (pd/pd_solver.h, "Stopping rule").
+  bool newton = true;        ///< Finish with Newton steps once the sweeps slow down (pd/pd_solver.h, "Iteration").
+};
+
+/// What one step did. Plain data.
+struct PdStepReport {
+  int iterations = 0;         ///< Global solves and Newton steps.
+  int newton_iterations = 0;  ///< Of which Newton steps.
+  double residual = 0;        ///< ‖r‖₂ at the returned positions [N].
+  double reference = 0;       ///< The residual the tolerance is relative to [N].
+  bool converged = false;
+};
+
+/// A body's step solver: the model, its term weights and the factorised free block of A.
+class PdSolver {
+ public:
+  /// Builds A and factorises it; `error()` says why when CHOLMOD could not (it cannot fail for a valid model: A is
+  /// symmetric positive definite, M/h² > 0 on the free rows and L ⪰ 0).
+  explicit PdSolver(PdModel model);
+  ~PdSolver();
+  PdSolver(const PdSolver&) = delete;
+  PdSolver& operator=(const PdSolver&) = delete;
+
+  const PdModel& model() const { return model_; }
+  const std::string& error() const { return error_; }
+  /// The weight ω of each term (PdModel::terms order).
+  const std::vector<double>& weights() const { return weights_; }
+
+  /// New per-tet materials (one per tet); A is refactorised (the pattern is kept). The values must be valid
+  /// (MakePdModel's rules); false with `error()` otherwise, the old ones kept.
+  bool SetMaterials(const std::vector<double>& youngs_modulus, const std::vector<double>& poisson_ratio);
+
+  /// One implicit Euler step from `in` under `controls` into `out` (may not alias `in`). `energies`, when given,
+  /// receives Φ at every iterate before its global step (for tests).
+  PdStepReport Step(const PdState& in, const PdControls& controls, PdState& out, const PdSolverSettings& settings,
+                    std::vector<double>* energies = nullptr) const;
+
+  /// The inertial target s = qⁿ + h vⁿ + h² g (n x 3).
+  Eigen::MatrixX3d InertialTarget(const PdState& in) const;
+  /// Φ(q) for the step that starts at `in` (file comment).
+  double Energy(const PdState& in, const PdControls& controls, const Eigen::MatrixX3d& q) const;
+  /// r(q) on every row (the pinned rows are computed as if free, and meaningless) [N].
+  Eigen::MatrixX3d Residual(const PdState& in, const PdControls& controls, const Eigen::MatrixX3d& q) const;
+  /// Every term's projection at q.
+  std::vector<TermProjection> Projections(const Eigen::MatrixX3d& q, const PdControls& controls) const;
+
+  /// The free rows of x (n x 3), in PdModel::free_vertices order.
+  Eigen::MatrixX3d FreeRows(const Eigen::MatrixX3d& x) const;
+  /// x_f ← A_ff⁻¹ x_f for the free rows of x (n_f x 3, PdModel::free_vertices order).
+  Eigen::MatrixX3d SolveFree(const Eigen::MatrixX3d& rhs_free) const;
+
+ private:
+  void Assemble();
+  /// The right-hand side M s/h² + Σ ω S Pᵀ on every row, from the projections.
+  Eigen::MatrixX3d RightHandSide(const Eigen::MatrixX3d& s, const std::vector<TermProjection>& projections) const;
+  double ReferenceForce() const;
+  /// One Newton step with a line search on Φ from q (pd/pd_solver.h, "Iteration"); the step length taken (0 when
+  /// none lowered Φ).
+  double NewtonStep(const Eigen::MatrixX3d& s, const PdControls& controls,
+                    const std::vector<TermProjection>& projections, const Eigen::MatrixX3d& r_free,
+                    double relative_residual, Eigen::MatrixX3d& q) const;
+  double Phi(const Eigen::MatrixX3d& s, const Eigen::MatrixX3d& q,
+             const std::vector<TermProjection>& projections) const;
+
+  PdModel model_;
+  std::vector<double> weights_;
+  Eigen::SparseMatrix<double> A_;     ///< n x n, both triangles.
+  Eigen::SparseMatrix<double> A_ff_;  ///< Free block, lower triangle (CHOLMOD's input).
+  Eigen::SparseMatrix<double> A_fp_;  ///< Free rows, pinned columns.
+  struct Factorisation;               ///< CHOLMOD's (pd_solver.cpp), so that this header needs no <cholmod.h>.
+  std::unique_ptr<Factorisation> factor_;
+  std::string error_;
+};
+
+}  // namespace ductile::pd
