@@ -1,0 +1,91 @@
+// The adjoint of a projective-dynamics step (the equations: pd/pd_adjoint.h).
+#include "pd/pd_adjoint.h"
+
+#include "pd/pd_hessian.h"
+#include "pd/pd_projection.h"
+
+namespace ductile::pd {
+
+namespace {
+
+/// The adjoint λ on every row (pinned rows zero) from r, or false.
+bool SolveAdjoint(const PdSolver& solver, const PdHessian& hessian, const Eigen::MatrixX3d& r,
+                  const PdAdjointSettings& settings, Eigen::MatrixX3d& lambda, PdAdjointReport& report) {
+  const PdModel& model = solver.model();
+  Eigen::MatrixX3d lambda_free;
+  const PdHessian::Outcome outcome = hessian.Solve(solver.FreeRows(r), lambda_free, settings.tolerance,
+                                                   settings.max_iterations, &report.cg_iterations);
+  if (outcome != PdHessian::Outcome::kConverged) {
+    report.direct = true;
+    if (!hessian.SolveDirect(solver.FreeRows(r), lambda_free)) return false;
+  }
+  lambda = Eigen::MatrixX3d::Zero(model.vertex_count(), 3);
+  for (std::size_t f = 0; f < model.free_vertices.size(); ++f)
+    lambda.row(model.free_vertices[f]) = lambda_free.row(static_cast<Eigen::Index>(f));
+  return true;
+}
+
+/// The per-term sensitivities: materials (through ω) and actuators (through c or ℓ).
+void TermGradients(const PdSolver& solver, const PdControls& controls, const std::vector<TermProjection>& projections,
+                   const Eigen::MatrixX3d& lambda, PdMaterialGradient& materials, PdControls& dcontrols) {
+  const PdModel& model = solver.model();
+  for (std::size_t k = 0; k < model.terms.size(); ++k) {
+    const Term& term = model.terms[k];
+    const TermProjection& p = projections[k];
+    const Eigen::Matrix3d y_lambda = TermY(model, term, lambda);
+    if (term.kind != TermKind::kMuscle) {
+      const double d_weight = -y_lambda.cwiseProduct(p.Y - p.P).sum();
+      const Eigen::Vector2d dw = TermWeightDerivatives(model, term);
+      materials.youngs_modulus[static_cast<std::size_t>(term.tet)] += d_weight * dw(0);
+      materials.poisson_ratio[static_cast<std::size_t>(term.tet)] += d_weight * dw(1);
+    }
+    if (term.actuator < 0) continue;
+    const double d_target = solver.weights()[k] * y_lambda.cwiseProduct(ProjectionTargetDerivative(term.kind, p)).sum();
+    const double d_activation = d_target * TermTargetDerivative(model, term, controls);
+    if (term.kind == TermKind::kMuscle)
+      dcontrols
+          .muscle_activation[static_cast<std::size_t>(model.muscles[static_cast<std::size_t>(term.actuator)].group)] +=
+          d_activation;
+    else
+      dcontrols.cell_volume_ratio[static_cast<std::size_t>(term.actuator)] += d_activation;
+  }
+}
+
+}  // namespace
+
+PdAdjointReport StepAdjoint(const PdSolver& solver, const PdControls& controls, const PdState& out,
+                            const Eigen::MatrixX3d& dq_next, const Eigen::MatrixX3d& dv_next, Eigen::MatrixX3d& dq_prev,
+                            Eigen::MatrixX3d& dv_prev, PdMaterialGradient& materials, PdControls& dcontrols,
+                            const PdAdjointSettings& settings) {
+  const PdModel& model = solver.model();
+  const double h = model.dt;
+  PdAdjointReport report;
+  dcontrols = PdControls::Rest(model);
+  std::fill(dcontrols.cell_volume_ratio.begin(), dcontrols.cell_volume_ratio.end(), 0.0);
+  for (Eigen::Vector3d& target : dcontrols.pinned_targets) target.setZero();
+  materials.youngs_modulus.resize(static_cast<std::size_t>(model.tet_count()), 0.0);
+  materials.poisson_ratio.resize(static_cast<std::size_t>(model.tet_count()), 0.0);
+  const Eigen::MatrixX3d r = dq_next + dv_next / h;
+  const PdHessian hessian(solver, solver.Projections(out.q, controls));
+  Eigen::MatrixX3d lambda;
+  if (!SolveAdjoint(solver, hessian, r, settings, lambda, report)) {
+    report.ok = false;
+    dq_prev = Eigen::MatrixX3d::Zero(r.rows(), 3);
+    dv_prev = dq_prev;
+    return report;
+  }
+  const Eigen::MatrixX3d coupling = hessian.Apply(lambda);
+  for (std::size_t k = 0; k < model.pinned.size(); ++k)
+    dcontrols.pinned_targets[k] = (r.row(model.pinned[k]) - coupling.row(model.pinned[k])).transpose();
+  TermGradients(solver, controls, hessian.projections(), lambda, materials, dcontrols);
+  dq_prev = -dv_next / h;
+  dv_prev = Eigen::MatrixX3d::Zero(r.rows(), 3);
+  for (const int i : model.free_vertices) {
+    const double m = model.masses[static_cast<std::size_t>(i)];
+    dq_prev.row(i) += (m / (h * h)) * lambda.row(i);
+    dv_prev.row(i) = (m / h) * lambda.row(i);
+  }
+  return report;
+}
+
+}  // namespace ductile::pd

@@ -1,0 +1,59 @@
+// The discrete adjoint of one projective-dynamics step (pd/pd_solver.h). A converged step's positions q = qⁿ⁺¹ solve
+//
+//   g(q) = M (q − s)/h² + Σ_terms ω S (Y − P(Y))ᵀ = 0   on the free rows,   s = qⁿ + h vⁿ + h² g_grav,
+//
+// with the pinned rows at their targets and vⁿ⁺¹ = (q − qⁿ)/h. By the implicit function theorem (the adjoint method of
+// Du et al. 2021, "DiffPD", Sec. 5; Qiao et al. 2021, Sec. 4), for a loss L with total sensitivities q̄ = ∂L/∂qⁿ⁺¹ and
+// v̄ = ∂L/∂vⁿ⁺¹:
+//
+//   r = q̄ + v̄/h,   H_ff λ_f = r_f   (H the step energy's Hessian, pd/pd_hessian.h; λ_p = 0),
+//
+//   ∂L/∂qⁿ = M λ/h² − v̄/h          ∂L/∂vⁿ = M λ/h
+//   ∂L/∂ω  = −⟨Y(λ), Y − P⟩         per term, Y(λ) = X_λᵀ S the term's Y for the corner values of λ;
+//                                    then ∂ω/∂E and ∂ω/∂ν (pd/pd_model.h) give the per-tet E and ν
+//   ∂L/∂a  = ω ⟨Y(λ), ∂P/∂c⟩ dc/da  per term of a pneumatic cell or a muscle group (c or ℓ, pd/pd_projection.h)
+//   ∂L/∂x̂_p = r_p − (H λ)_p          per pinned vertex's target x̂_p (its row of q, and its coupling to the free rows)
+//
+// H_ff λ_f = r_f is solved by conjugate gradients preconditioned with the prefactorised A (as DiffPD reuses its
+// factorisation); on negative curvature or no convergence within the iteration cap, by a sparse LU of H_ff. The
+// derivative is that of the exact step; it equals the derivative of the computed step as far as the forward
+// iteration converged (pd/pd_solver.h, "Stopping rule").
+#pragma once
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "pd/pd_model.h"
+#include "pd/pd_solver.h"
+
+namespace ductile::pd {
+
+/// Gradients with respect to a body's materials, accumulated over steps. Plain data.
+struct PdMaterialGradient {
+  std::vector<double> youngs_modulus;  ///< ∂L/∂E per tet [1/Pa in units of L].
+  std::vector<double> poisson_ratio;   ///< ∂L/∂ν per tet.
+};
+
+/// How the adjoint's linear solve goes. Plain data.
+struct PdAdjointSettings {
+  double tolerance = 1e-12;  ///< Relative preconditioned residual of the conjugate gradients.
+  int max_iterations = 500;  ///< Before the direct solve takes over.
+};
+
+/// What the adjoint's linear solve did.
+struct PdAdjointReport {
+  int cg_iterations = 0;
+  bool direct = false;  ///< The sparse LU solved it.
+  bool ok = true;       ///< False when even the LU failed (a singular H); the gradients are then zero.
+};
+
+/// Backward through the converged step that ended at `out` under `controls` (its start enters only through s, which
+/// is linear in it): from q̄ = `dq_next`, v̄ = `dv_next` (n x 3)
+/// writes ∂L/∂qⁿ and ∂L/∂vⁿ through this step into `dq_prev`, `dv_prev`, adds the materials' gradients into
+/// `materials` (sized to the tets) and writes the controls' gradients into `dcontrols` (shaped as PdControls::Rest).
+PdAdjointReport StepAdjoint(const PdSolver& solver, const PdControls& controls, const PdState& out,
+                            const Eigen::MatrixX3d& dq_next, const Eigen::MatrixX3d& dv_next, Eigen::MatrixX3d& dq_prev,
+                            Eigen::MatrixX3d& dv_prev, PdMaterialGradient& materials, PdControls& dcontrols,
+                            const PdAdjointSettings& settings = {});
+
+}  // namespace ductile::pd

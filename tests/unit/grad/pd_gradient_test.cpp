@@ -1,0 +1,222 @@
+// Trajectory gradients of projective-dynamics bodies (grad/pd_gradient.h, pd/pd_adjoint.h) against central
+// differences of the forward simulation, for every kind of input at once active: per-tet Young's modulus and
+// Poisson's ratio, initial positions and velocities, pneumatic cell ratios, muscle activations and pinned targets
+// per step; and the checkpointed gradient equal to the one that keeps every state, bitwise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "fem/tetrahedralise.h"
+#include "grad/pd_gradient.h"
+
+namespace ductile::grad {
+namespace {
+
+using pd::PdControls;
+using pd::PdState;
+
+constexpr int kSteps = 6;
+
+// A 3x3x3-cell block (162 tets, 64 vertices) with random per-tet materials, an edge pinned and carried along a
+// curve, a pneumatic cell in its +x half and a muscle group along z in its −x half, under gravity.
+struct Fixture {
+  pd::PdModel model;
+  PdState initial;
+  std::vector<PdControls> controls;
+
+  Fixture() {
+    pd::PdBodyDesc desc;
+    desc.mesh = fem::TetrahedraliseBox(Eigen::Vector3d::Constant(0.03), 0.02);
+    std::mt19937 random(11);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const std::size_t tets = desc.mesh.tets.size();
+    for (std::size_t t = 0; t < tets; ++t) {
+      desc.youngs_modulus.push_back(5e4 + 1.5e5 * unit(random));
+      desc.poisson_ratio.push_back(0.2 + 0.2 * unit(random));
+      Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+      for (const int v : desc.mesh.tets[t]) centre += desc.mesh.vertices[static_cast<std::size_t>(v)] / 4.0;
+      desc.pneumatic_cell.push_back(centre.x() > 0 ? 0 : -1);
+      if (centre.x() < 0)
+        desc.muscles.push_back({.tet = static_cast<int>(t), .group = 0, .direction = {0, 0.3, 1}, .stiffness = 8e4});
+    }
+    for (std::size_t i = 0; i < desc.mesh.vertices.size(); ++i) {
+      const Eigen::Vector3d& x = desc.mesh.vertices[i];
+      if (x.x() < -0.029 && x.z() < -0.029) desc.pinned.push_back(static_cast<int>(i));
+    }
+    desc.dt = 0.01;
+    pd::PdModelResult made = pd::MakePdModel(std::move(desc));
+    EXPECT_TRUE(made.ok()) << made.error;
+    model = std::move(made.model);
+    initial = PdState::AtRest(model);
+    std::normal_distribution<double> normal;
+    for (Eigen::Index i = 0; i < initial.v.rows(); ++i)
+      initial.v.row(i) = 0.05 * Eigen::RowVector3d(normal(random), normal(random), normal(random));
+    for (int n = 0; n < kSteps; ++n) {
+      PdControls u = PdControls::Rest(model);
+      u.cell_volume_ratio[0] = 1.0 + 0.15 * std::sin(0.7 * n + 0.3);
+      u.muscle_activation[0] = 0.4 + 0.3 * std::cos(0.9 * n);
+      for (Eigen::Vector3d& target : u.pinned_targets) target += Eigen::Vector3d(0.002 * n, 0.001 * n * n, 0.0);
+      controls.push_back(u);
+    }
+  }
+};
+
+// L = Σₙ ⟨W_q, qₙ⟩ + ⟨W_v, vₙ⟩ (fixed random weights) + ½ ‖q_N − X‖².
+PdLoss MakeLoss(const pd::PdModel& model) {
+  std::mt19937 random(5);
+  std::normal_distribution<double> normal;
+  const auto n = static_cast<Eigen::Index>(model.vertex_count());
+  auto wq = std::make_shared<Eigen::MatrixX3d>(n, 3);
+  auto wv = std::make_shared<Eigen::MatrixX3d>(n, 3);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) {
+      (*wq)(i, d) = normal(random);
+      (*wv)(i, d) = 0.01 * normal(random);
+    }
+  auto rest = std::make_shared<Eigen::MatrixX3d>(PdState::AtRest(model).q);
+  return {[wq, wv, rest](int step, const PdState& s, Eigen::MatrixX3d* dq, Eigen::MatrixX3d* dv) {
+    double value = wq->cwiseProduct(s.q).sum() + wv->cwiseProduct(s.v).sum();
+    if (dq) *dq += *wq;
+    if (dv) *dv += *wv;
+    if (step == kSteps) {
+      value += 0.5 * (s.q - *rest).squaredNorm() * 1e4;
+      if (dq) *dq += 1e4 * (s.q - *rest);
+    }
+    return value;
+  }};
+}
+
+// The forward loss alone, converged to round-off so that central differences see the exact step.
+double Loss(const pd::PdSolver& solver, const PdState& initial, const std::vector<PdControls>& controls,
+            const PdLoss& loss) {
+  PdState state = initial, next;
+  double value = loss.term(0, state, nullptr, nullptr);
+  for (int n = 0; n < kSteps; ++n) {
+    const pd::PdStepReport report =
+        solver.Step(state, controls[static_cast<std::size_t>(n)], next, {.max_iterations = 200, .tolerance = 1e-13});
+    EXPECT_LT(report.residual, 1e-12 * report.reference) << report.iterations << " " << report.newton_iterations;
+    std::swap(state, next);
+    value += loss.term(n + 1, state, nullptr, nullptr);
+  }
+  return value;
+}
+
+// |analytic − central difference| relative to the derivative's size. The acceptance bound 1e-5 (issue 47): the
+// central difference's truncation error is O(ε²) relative (ε = 1e-4 of each input's scale, the directions below:
+// ~1e-8), and its noise is the forward solve's: positions converged to ~1e-14 m (residual 1e-12 N against a
+// stiffness ~100 N/m) move L by ~1e-12 against a difference L(+ε) − L(−ε) ~ 1e-5, ~1e-7 relative. (With ε = 1e-6
+// that noise alone reached 1e-5.)
+void ExpectClose(double analytic, double numeric, const char* what) {
+  EXPECT_LT(std::abs(analytic - numeric), 1e-5 * std::max(std::abs(numeric), 1e-3))
+      << what << ": adjoint " << analytic << ", central " << numeric;
+}
+
+TEST(PdGradient, EveryInputKindAgreesWithCentralDifferences) {
+  const Fixture f;
+  pd::PdSolver solver(f.model);
+  const PdLoss loss = MakeLoss(f.model);
+  PdGradientOptions options;
+  options.forward = {.max_iterations = 200, .tolerance = 1e-13};
+  const PdGradient g = PdLossAndGradient(solver, f.initial, f.controls, loss, options);
+  ASSERT_TRUE(g.converged);
+  EXPECT_NEAR(g.loss, Loss(solver, f.initial, f.controls, loss), 1e-12 * std::abs(g.loss));
+  std::mt19937 random(17);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const std::size_t tets = static_cast<std::size_t>(f.model.tet_count());
+  const double eps = 1e-4;
+
+  // Materials: every tet's E (relative steps) and ν at once along a random direction.
+  std::vector<double> dE(tets), dnu(tets);
+  double analytic_E = 0, analytic_nu = 0;
+  for (std::size_t t = 0; t < tets; ++t) {
+    dE[t] = unit(random) * f.model.youngs_modulus[t];
+    dnu[t] = unit(random) * 0.05;
+    analytic_E += g.materials.youngs_modulus[t] * dE[t];
+    analytic_nu += g.materials.poisson_ratio[t] * dnu[t];
+  }
+  auto material_loss = [&](double sE, double snu) {
+    std::vector<double> E = f.model.youngs_modulus, nu = f.model.poisson_ratio;
+    for (std::size_t t = 0; t < tets; ++t) {
+      E[t] += sE * dE[t];
+      nu[t] += snu * dnu[t];
+    }
+    pd::PdSolver perturbed(f.model);
+    EXPECT_TRUE(perturbed.SetMaterials(E, nu));
+    return Loss(perturbed, f.initial, f.controls, loss);
+  };
+  ExpectClose(analytic_E, (material_loss(eps, 0) - material_loss(-eps, 0)) / (2 * eps), "E");
+  ExpectClose(analytic_nu, (material_loss(0, eps) - material_loss(0, -eps)) / (2 * eps), "nu");
+
+  // Initial positions (1 mm scale) and velocities (every vertex, pinned ones too).
+  Eigen::MatrixX3d dq0(f.initial.q.rows(), 3), dv0(f.initial.q.rows(), 3);
+  for (Eigen::Index i = 0; i < dq0.rows(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      dq0(i, d) = 1e-3 * unit(random);
+      dv0(i, d) = 0.01 * unit(random);
+    }
+  auto initial_loss = [&](double sq, double sv) {
+    PdState start = f.initial;
+    start.q += sq * dq0;
+    start.v += sv * dv0;
+    return Loss(solver, start, f.controls, loss);
+  };
+  ExpectClose(g.initial_q.cwiseProduct(dq0).sum(), (initial_loss(eps, 0) - initial_loss(-eps, 0)) / (2 * eps), "q0");
+  ExpectClose(g.initial_v.cwiseProduct(dv0).sum(), (initial_loss(0, eps) - initial_loss(0, -eps)) / (2 * eps), "v0");
+
+  // Controls of every step: the cell's ratio, the muscles' activation, the pinned targets (1 mm scale).
+  std::vector<PdControls> direction = f.controls;
+  double analytic_cell = 0, analytic_muscle = 0, analytic_pinned = 0;
+  for (int n = 0; n < kSteps; ++n) {
+    PdControls& d = direction[static_cast<std::size_t>(n)];
+    const PdControls& gn = g.controls[static_cast<std::size_t>(n)];
+    d.cell_volume_ratio[0] = 0.1 * unit(random);
+    d.muscle_activation[0] = 0.1 * unit(random);
+    analytic_cell += gn.cell_volume_ratio[0] * d.cell_volume_ratio[0];
+    analytic_muscle += gn.muscle_activation[0] * d.muscle_activation[0];
+    for (std::size_t k = 0; k < d.pinned_targets.size(); ++k) {
+      d.pinned_targets[k] = 1e-3 * Eigen::Vector3d(unit(random), unit(random), unit(random));
+      analytic_pinned += gn.pinned_targets[k].dot(d.pinned_targets[k]);
+    }
+  }
+  auto control_loss = [&](double s_cell, double s_muscle, double s_pinned) {
+    std::vector<PdControls> u = f.controls;
+    for (int n = 0; n < kSteps; ++n) {
+      PdControls& un = u[static_cast<std::size_t>(n)];
+      const PdControls& d = direction[static_cast<std::size_t>(n)];
+      un.cell_volume_ratio[0] += s_cell * d.cell_volume_ratio[0];
+      un.muscle_activation[0] += s_muscle * d.muscle_activation[0];
+      for (std::size_t k = 0; k < un.pinned_targets.size(); ++k) un.pinned_targets[k] += s_pinned * d.pinned_targets[k];
+    }
+    return Loss(solver, f.initial, u, loss);
+  };
+  ExpectClose(analytic_cell, (control_loss(eps, 0, 0) - control_loss(-eps, 0, 0)) / (2 * eps), "cell ratio");
+  ExpectClose(analytic_muscle, (control_loss(0, eps, 0) - control_loss(0, -eps, 0)) / (2 * eps), "muscle");
+  ExpectClose(analytic_pinned, (control_loss(0, 0, eps) - control_loss(0, 0, -eps)) / (2 * eps), "pinned targets");
+}
+
+TEST(PdGradient, CheckpointedEqualsKeepingEveryStateBitwise) {
+  const Fixture f;
+  const pd::PdSolver solver(f.model);
+  const PdLoss loss = MakeLoss(f.model);
+  PdGradientOptions every, sparse;
+  sparse.checkpoint_interval = 4;
+  const PdGradient a = PdLossAndGradient(solver, f.initial, f.controls, loss, every);
+  const PdGradient b = PdLossAndGradient(solver, f.initial, f.controls, loss, sparse);
+  EXPECT_EQ(a.recomputed_steps, 0);
+  EXPECT_EQ(b.recomputed_steps, 4);  // steps 0..2 of [0, 4) and step 4 of [4, 6)
+  EXPECT_LT(b.peak_states, a.peak_states);
+  EXPECT_EQ(a.loss, b.loss);
+  EXPECT_EQ(a.materials.youngs_modulus, b.materials.youngs_modulus);
+  EXPECT_EQ(a.materials.poisson_ratio, b.materials.poisson_ratio);
+  EXPECT_EQ(a.initial_q, b.initial_q);
+  EXPECT_EQ(a.initial_v, b.initial_v);
+  for (int n = 0; n < kSteps; ++n) {
+    EXPECT_EQ(a.controls[n].cell_volume_ratio, b.controls[n].cell_volume_ratio);
+    EXPECT_EQ(a.controls[n].muscle_activation, b.controls[n].muscle_activation);
+    EXPECT_EQ(a.controls[n].pinned_targets, b.controls[n].pinned_targets);
+  }
+}
+
+}  // namespace
+}  // namespace ductile::grad
