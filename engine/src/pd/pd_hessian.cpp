@@ -22,6 +22,10 @@ Eigen::MatrixX3d FromFree(const PdModel& model, const Eigen::MatrixX3d& free) {
 
 }  // namespace
 
+const PdModel& PdHessian::model() const {
+  return solver_.model();
+}
+
 PdHessian::PdHessian(const PdSolver& solver, std::vector<TermProjection> projections)
     : solver_(solver), projections_(std::move(projections)) {}
 
@@ -78,7 +82,7 @@ PdHessian::Outcome PdHessian::Solve(const Eigen::MatrixX3d& b, Eigen::MatrixX3d&
   return Outcome::kNotConverged;
 }
 
-bool PdHessian::SolveDirect(const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x) const {
+Eigen::SparseMatrix<double> PdHessian::AssembleFree() const {
   // Each term's 12x12 block, a column per unit corner displacement, scattered into the free rows and columns.
   const PdModel& model = solver_.model();
   const double h = model.dt;
@@ -112,16 +116,25 @@ bool PdHessian::SolveDirect(const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x) cons
   Eigen::SparseMatrix<double> H(3 * n_free, 3 * n_free);
   H.setFromTriplets(triplets.begin(), triplets.end());
   H.makeCompressed();
+  return H;
+}
+
+bool SolveSparse(const Eigen::SparseMatrix<double>& matrix, const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x) {
   Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
-  lu.compute(H);
+  lu.compute(matrix);
   if (lu.info() != Eigen::Success) return false;
+  const Eigen::Index n_free = b.rows();
   Eigen::VectorXd rhs(3 * n_free);
-  for (int f = 0; f < n_free; ++f) rhs.segment<3>(3 * f) = b.row(f).transpose();
+  for (Eigen::Index f = 0; f < n_free; ++f) rhs.segment<3>(3 * f) = b.row(f).transpose();
   const Eigen::VectorXd solution = lu.solve(rhs);
   if (lu.info() != Eigen::Success || !solution.allFinite()) return false;
   x.resize(n_free, 3);
-  for (int f = 0; f < n_free; ++f) x.row(f) = solution.segment<3>(3 * f).transpose();
+  for (Eigen::Index f = 0; f < n_free; ++f) x.row(f) = solution.segment<3>(3 * f).transpose();
   return true;
+}
+
+bool PdHessian::SolveDirect(const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x) const {
+  return SolveSparse(AssembleFree(), b, x);
 }
 
 }  // namespace ductile::pd

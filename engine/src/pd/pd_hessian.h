@@ -13,6 +13,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 #include <vector>
 
 #include "pd/pd_model.h"
@@ -43,11 +44,19 @@ class PdHessian {
   /// x_f = H_ff⁻¹ b_f by a sparse LU of the assembled H_ff (3 n_f unknowns); false when it is singular.
   bool SolveDirect(const Eigen::MatrixX3d& b_free, Eigen::MatrixX3d& x_free) const;
 
+  /// H_ff assembled: 3 n_f x 3 n_f, the three coordinates of free vertex f at rows 3f..3f+2.
+  Eigen::SparseMatrix<double> AssembleFree() const;
+
   const std::vector<TermProjection>& projections() const { return projections_; }
+  const PdModel& model() const;
 
  private:
   const PdSolver& solver_;
   std::vector<TermProjection> projections_;
 };
+
+/// x = M⁻¹ b for a 3 n_f x 3 n_f sparse matrix (vertex-major, as AssembleFree) and b, x with a row per free vertex,
+/// by a sparse LU; false when M is singular.
+bool SolveSparse(const Eigen::SparseMatrix<double>& matrix, const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x);
 
 }  // namespace ductile::pd

@@ -55,6 +55,15 @@ std::string CheckActuators(const PdBodyDesc& desc, std::size_t tets) {
     if (!(m.stiffness > 0 && std::isfinite(m.stiffness)))
       return Cat("muscle ", i, ": stiffness ", m.stiffness, " Pa (must be positive)");
   }
+  for (std::size_t i = 0; i < desc.obstacles.size(); ++i) {
+    const PdHalfSpace& o = desc.obstacles[i];
+    if (!(o.normal.norm() > 0) || !o.normal.allFinite() || !std::isfinite(o.offset))
+      return Cat("obstacle ", i, ": the normal is zero or not finite, or the offset is not finite");
+    if (!(o.friction >= 0 && std::isfinite(o.friction)))
+      return Cat("obstacle ", i, ": friction ", o.friction, " (must be ≥ 0)");
+  }
+  if (!(desc.stick_velocity > 0 && std::isfinite(desc.stick_velocity)))
+    return Cat("stick_velocity: ", desc.stick_velocity, " m/s (must be positive)");
   if (!(desc.max_contraction > 0 && desc.max_contraction < 1))
     return Cat("max_contraction: ", desc.max_contraction, " (must be in (0, 1))");
   return {};
@@ -153,6 +162,13 @@ PdModelResult MakePdModel(PdBodyDesc desc) {
                        .fibre = m.gradients[static_cast<std::size_t>(fibre.tet)] * fibre.direction});
     m.muscles.push_back(fibre);
   }
+  for (PdHalfSpace obstacle : desc.obstacles) {
+    const double length = obstacle.normal.norm();
+    obstacle.normal /= length;
+    obstacle.offset /= length;
+    m.obstacles.push_back(obstacle);
+  }
+  m.stick_velocity = desc.stick_velocity;
   m.max_contraction = desc.max_contraction;
   m.gravity = desc.gravity;
   m.dt = desc.dt;

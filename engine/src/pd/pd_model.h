@@ -56,6 +56,14 @@ struct MuscleFibre {
   double stiffness = 0;                                  ///< k_m [Pa] > 0.
 };
 
+/// A rigid half-space the body cannot enter: the points x with n·x ≥ offset are outside it (the ground, an incline,
+/// a wall). Plain data.
+struct PdHalfSpace {
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  ///< Outward; normalised by MakePdModel.
+  double offset = 0;                                  ///< [m].
+  double friction = 0.5;                              ///< Coulomb's μ ≥ 0 against the body.
+};
+
 /// What MakePdModel builds a body from. Plain data.
 struct PdBodyDesc {
   fem::TetMesh mesh;                     ///< Checked and oriented by MakePdModel.
@@ -65,6 +73,8 @@ struct PdBodyDesc {
   std::vector<int> pinned;               ///< Vertices that follow prescribed positions (PdControls::pinned_targets).
   std::vector<int> pneumatic_cell;       ///< Per tet: the pneumatic cell it belongs to, or −1; empty for none.
   std::vector<MuscleFibre> muscles;      ///< Muscle fibres.
+  std::vector<PdHalfSpace> obstacles;    ///< Rigid half-spaces (pd/pd_contact.h).
+  double stick_velocity = 1e-5;          ///< ε_v [m/s] > 0: slips slower than this are sticking (pd/pd_contact.h).
   double max_contraction = 0.5;          ///< κ ∈ (0, 1): a fully activated fibre's length ratio is 1 − κ.
   Eigen::Vector3d gravity{0, 0, -9.81};  ///< [m/s²].
   double dt = 0.01;                      ///< Time step h [s] > 0.
@@ -85,6 +95,8 @@ struct PdModel {
   std::vector<int> free_vertices;         ///< The free vertices, ascending.
   std::vector<Term> terms;                ///< Two per tet (strain, volume), then one per muscle fibre.
   std::vector<MuscleFibre> muscles;
+  std::vector<PdHalfSpace> obstacles;
+  double stick_velocity = 1e-5;
   int cell_count = 0;          ///< Pneumatic cells (PdControls::cell_volume_ratio).
   int muscle_group_count = 0;  ///< Muscle groups (PdControls::muscle_activation).
   double max_contraction = 0.5;
@@ -122,7 +134,8 @@ struct PdModelResult {
 
 /// Checks `desc` and compiles it: the mesh (fem::CheckAndOrient), E > 0, 0 ≤ ν < 0.5 (a negative ν has λ < 0 and a
 /// volume term of negative weight, which projective dynamics cannot take), ρ > 0, h > 0, pinned vertices in range,
-/// actuators' tets in range, fibre directions non-zero, muscle stiffness > 0, 0 < κ < 1. Pure.
+/// actuators' tets in range, fibre directions non-zero, muscle stiffness > 0, 0 < κ < 1, obstacles' normals non-zero
+/// and friction ≥ 0. Pure.
 PdModelResult MakePdModel(PdBodyDesc desc);
 
 /// The weight ω of `term` at the model's materials (file comment) [N·m = J per unit ‖·‖²].

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/SparseCholesky>
 #include "contact/cholmod_support.h"
 #include "pd/pd_hessian.h"
+#include "pd/pd_step_system.h"
 
 namespace ductile::pd {
 
@@ -15,6 +17,16 @@ namespace {
 
 /// Conjugate-gradient iterations per Newton step; a direction from fewer is still a descent direction.
 constexpr int kNewtonCgIterations = 100;
+/// Rounds of a step that add the vertices found inside a half-space (pd/pd_contact.h, "Candidates").
+constexpr int kContactRounds = 4;
+/// Depth below which a vertex counts as inside a half-space [m] (the contact solve leaves gaps of ~1e-15 m).
+constexpr double kPenetrationTolerance = 1e-9;
+/// Corrections of the contact modes the Newton steps of one step may make before the sweeps take over.
+constexpr int kModeChanges = 8;
+/// Times the Newton steps of one step with contacts may start over after raising the residual.
+constexpr int kNewtonEntries = 4;
+/// Global steps in a row without a change of contact mode before Newton takes over.
+constexpr int kStableModes = 3;
 
 }  // namespace
 
@@ -31,6 +43,15 @@ struct PdSolver::Factorisation {
 
 PdSolver::PdSolver(PdModel model) : model_(std::move(model)) {
   contact::UseSingleThreadedBlas();
+  // Contact candidates within a quarter of the mean edge length (pd/pd_contact.h).
+  double edges = 0;
+  for (const auto& tet : model_.tets)
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b)
+        edges += (model_.rest[static_cast<std::size_t>(tet[static_cast<std::size_t>(a)])] -
+                  model_.rest[static_cast<std::size_t>(tet[static_cast<std::size_t>(b)])])
+                     .norm();
+  contact_margin_ = 0.25 * edges / std::max<double>(1.0, 6.0 * static_cast<double>(model_.tets.size()));
   Assemble();
 }
 
@@ -96,6 +117,7 @@ void PdSolver::Assemble() {
   const bool ok = factor_->cholmod.factor && cholmod_factorize(&view, factor_->cholmod.factor, &cm) &&
                   cm.status != CHOLMOD_NOT_POSDEF;
   error_ = ok ? "" : "the global matrix could not be factorised";
+  ++generation_;
 }
 
 bool PdSolver::SetMaterials(const std::vector<double>& youngs_modulus, const std::vector<double>& poisson_ratio) {
@@ -174,10 +196,16 @@ Eigen::MatrixX3d PdSolver::Residual(const PdState& in, const PdControls& control
 }
 
 Eigen::MatrixX3d PdSolver::SolveFree(const Eigen::MatrixX3d& rhs_free) const {
+  return SolveFreeColumns(rhs_free);
+}
+
+Eigen::MatrixXd PdSolver::SolveFreeColumns(const Eigen::MatrixXd& rhs_free) const {
+  if (rhs_free.cols() == 0 || rhs_free.rows() == 0) return Eigen::MatrixXd::Zero(rhs_free.rows(), rhs_free.cols());
   const auto rows = static_cast<std::size_t>(rhs_free.rows());
+  const auto cols = static_cast<std::size_t>(rhs_free.cols());
   cholmod_dense rhs{.nrow = rows,
-                    .ncol = 3,
-                    .nzmax = 3 * rows,
+                    .ncol = cols,
+                    .nzmax = cols * rows,
                     .d = rows,
                     .x = const_cast<double*>(rhs_free.data()),  // CHOLMOD only reads a right-hand side
                     .z = nullptr,
@@ -185,7 +213,8 @@ Eigen::MatrixX3d PdSolver::SolveFree(const Eigen::MatrixX3d& rhs_free) const {
                     .dtype = CHOLMOD_DOUBLE};
   cholmod_common& cm = factor_->cholmod.common;
   cholmod_dense* solution = cholmod_solve(CHOLMOD_A, factor_->cholmod.factor, &rhs, &cm);
-  Eigen::MatrixX3d x = Eigen::Map<const Eigen::MatrixX3d>(static_cast<const double*>(solution->x), rhs_free.rows(), 3);
+  Eigen::MatrixXd x =
+      Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(solution->x), rhs_free.rows(), rhs_free.cols());
   cholmod_free_dense(&solution, &cm);
   return x;
 }
@@ -225,10 +254,148 @@ double PdSolver::NewtonStep(const Eigen::MatrixX3d& s, const PdControls& control
   return 0.0;  // no decrease found: the residual is at round-off level
 }
 
-PdStepReport PdSolver::Step(const PdState& in, const PdControls& controls, PdState& out,
-                            const PdSolverSettings& settings, std::vector<double>* energies) const {
-  const Eigen::MatrixX3d s = InertialTarget(in);
+void PdSolver::UpdateCompliance() const {
+  PdContactSet& set = contacts_;
+  std::vector<int> vertices;
+  for (const PdContact& c : set.contacts) vertices.push_back(c.free_row);
+  std::sort(vertices.begin(), vertices.end());
+  vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
+  set.slot.clear();
+  for (const PdContact& c : set.contacts)
+    set.slot.push_back(
+        static_cast<int>(std::lower_bound(vertices.begin(), vertices.end(), c.free_row) - vertices.begin()));
+  if (vertices == set.vertices && set.matrix_generation == generation_) return;
+  set.vertices = std::move(vertices);
+  set.matrix_generation = generation_;
   const auto free_count = static_cast<Eigen::Index>(model_.free_vertices.size());
+  const auto count = static_cast<Eigen::Index>(set.vertices.size());
+  Eigen::MatrixXd units = Eigen::MatrixXd::Zero(free_count, count);
+  for (Eigen::Index k = 0; k < count; ++k) units(set.vertices[static_cast<std::size_t>(k)], k) = 1.0;
+  set.columns = SolveFreeColumns(units);
+  set.W.resize(count, count);
+  for (Eigen::Index k = 0; k < count; ++k) set.W.row(k) = set.columns.row(set.vertices[static_cast<std::size_t>(k)]);
+}
+
+Eigen::MatrixX3d PdSolver::GlobalStep(const Eigen::MatrixX3d& rhs_free, const Eigen::MatrixX3d& start) const {
+  Eigen::MatrixX3d q_free = SolveFree(rhs_free);
+  PdContactSet& set = contacts_;
+  if (set.contacts.empty()) return q_free;
+  Eigen::MatrixX3d q_contacts(static_cast<Eigen::Index>(set.vertices.size()), 3);
+  for (std::size_t k = 0; k < set.vertices.size(); ++k)
+    q_contacts.row(static_cast<Eigen::Index>(k)) = q_free.row(set.vertices[k]);
+  SolveContacts(model_, q_contacts, start, set);
+  Eigen::MatrixX3d forces = Eigen::MatrixX3d::Zero(static_cast<Eigen::Index>(set.vertices.size()), 3);
+  for (std::size_t a = 0; a < set.contacts.size(); ++a) forces.row(set.slot[a]) += set.contacts[a].force.transpose();
+  return q_free + set.columns * forces;
+}
+
+Eigen::MatrixX3d PdSolver::ContactForces() const {
+  Eigen::MatrixX3d forces = Eigen::MatrixX3d::Zero(model_.vertex_count(), 3);
+  for (const PdContact& c : contacts_.contacts) forces.row(c.vertex) += c.force.transpose();
+  return forces;
+}
+
+std::vector<VertexConstraint> PdSolver::ActiveConstraints() const {
+  std::vector<VertexConstraint> constraints;
+  std::vector<int> seen;
+  for (const PdContact& c : contacts_.contacts) {
+    if (c.mode == ContactMode::kApart) continue;
+    if (std::find(seen.begin(), seen.end(), c.vertex) != seen.end()) return {};  // two planes at one vertex
+    seen.push_back(c.vertex);
+    constraints.push_back({.vertex = c.vertex, .free_row = c.free_row, .obstacle = c.obstacle});
+  }
+  return constraints;
+}
+
+void PdSolver::ConstraintForces(const std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
+                                const Eigen::MatrixX3d& start, const Eigen::MatrixX3d& q) const {
+  for (PdContact& c : contacts_.contacts) c.force.setZero();
+  for (const VertexConstraint& k : constraints) {
+    auto it = std::find_if(contacts_.contacts.begin(), contacts_.contacts.end(),
+                           [&](const PdContact& c) { return c.vertex == k.vertex && c.obstacle == k.obstacle; });
+    const PdHalfSpace& h = model_.obstacles[static_cast<std::size_t>(k.obstacle)];
+    const Eigen::Vector3d gi = g.row(k.vertex).transpose();
+    // The normal force g_i asks for, and the regularised Coulomb force for the slip (pd/pd_contact.h): its difference
+    // from g_i's tangential part is the residual's.
+    const double lambda = h.normal.dot(gi);
+    const Eigen::Vector3d slip = (q.row(k.vertex) - start.row(k.vertex)).transpose();
+    const Eigen::Vector3d u = slip - h.normal * h.normal.dot(slip);
+    it->force = lambda * h.normal - h.friction * lambda * RegularisedSlip(u, SlipRegularisation(model_)).phi;
+  }
+}
+
+bool PdSolver::ContactNewtonStep(const PdState& in, const std::vector<TermProjection>& projections,
+                                 const Eigen::MatrixX3d& g, const std::vector<VertexConstraint>& constraints,
+                                 Eigen::MatrixX3d& q) const {
+  const PdHessian hessian(*this, projections);
+  const StepSystem system = AssembleStepSystem(hessian, constraints, in.q, q, g);
+  Eigen::MatrixX3d step;
+  if (!SolveSparse(system.J, -system.G, step)) return false;
+  for (std::size_t f = 0; f < model_.free_vertices.size(); ++f)
+    q.row(model_.free_vertices[f]) += step.row(static_cast<Eigen::Index>(f));
+  return true;
+}
+
+bool PdSolver::UpdateConstraints(std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
+                                 const Eigen::MatrixX3d& q) const {
+  bool changed = false;
+  std::vector<VertexConstraint> kept;
+  for (const VertexConstraint& k : constraints) {
+    const PdHalfSpace& h = model_.obstacles[static_cast<std::size_t>(k.obstacle)];
+    if (h.normal.dot(g.row(k.vertex).transpose()) < 0) {  // pulling on the plane: let go
+      changed = true;
+      continue;
+    }
+    kept.push_back(k);
+  }
+  // A free vertex without a constraint that went into a half-space sticks to it (the next Newton step puts it back).
+  for (const PdContact& c : contacts_.contacts) {
+    const PdHalfSpace& h = model_.obstacles[static_cast<std::size_t>(c.obstacle)];
+    const bool held =
+        std::any_of(kept.begin(), kept.end(), [&](const VertexConstraint& k) { return k.vertex == c.vertex; });
+    if (held || h.normal.dot(q.row(c.vertex).transpose()) - h.offset >= -kPenetrationTolerance) continue;
+    kept.push_back({.vertex = c.vertex, .free_row = c.free_row, .obstacle = c.obstacle});
+    changed = true;
+  }
+  constraints = std::move(kept);
+  return changed;
+}
+
+/// What the Newton phase of one step's iteration keeps (pd/pd_solver.h, "Iteration").
+struct PdSolver::NewtonPhase {
+  bool on = false;
+  bool with_contacts = true;  ///< Off for the rest of the step once Newton with contacts gave up too often.
+  int entries = 0;            ///< Times Newton with contacts was abandoned.
+  int set_changes = 0;        ///< Changes of its contact set.
+  int stable_steps = 0;       ///< Global steps in a row that kept every contact's state.
+  std::vector<VertexConstraint> constraints;
+  Eigen::MatrixX3d q_before;
+  std::vector<PdContact> contacts_before;
+};
+
+void PdSolver::AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q) const {
+  newton.on = false;
+  newton.with_contacts = ++newton.entries < kNewtonEntries;
+  q = newton.q_before;
+  contacts_.contacts = newton.contacts_before;
+  newton.stable_steps = 0;
+}
+
+void PdSolver::SweepWithContacts(const Eigen::MatrixX3d& rhs_free, const PdState& in, PdStepReport& report,
+                                 NewtonPhase& newton, Eigen::MatrixX3d& q) const {
+  std::vector<ContactMode> before;
+  for (const PdContact& c : contacts_.contacts) before.push_back(c.mode);
+  const Eigen::MatrixX3d q_free = GlobalStep(rhs_free, in.q);
+  report.contact_sweeps += contacts_.sweeps;
+  bool same = true;
+  for (std::size_t k = 0; k < contacts_.contacts.size(); ++k) same = same && contacts_.contacts[k].mode == before[k];
+  newton.stable_steps = same ? newton.stable_steps + 1 : 0;
+  for (std::size_t f = 0; f < model_.free_vertices.size(); ++f)
+    q.row(model_.free_vertices[f]) = q_free.row(static_cast<Eigen::Index>(f));
+}
+
+PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, const Eigen::MatrixX3d& s, PdState& out,
+                               const PdSolverSettings& settings, std::vector<double>* energies) const {
   Eigen::MatrixX3d pinned(static_cast<Eigen::Index>(model_.pinned.size()), 3);
   for (std::size_t k = 0; k < model_.pinned.size(); ++k)
     pinned.row(static_cast<Eigen::Index>(k)) = controls.pinned_targets[k].transpose();
@@ -236,39 +403,86 @@ PdStepReport PdSolver::Step(const PdState& in, const PdControls& controls, PdSta
   for (std::size_t k = 0; k < model_.pinned.size(); ++k)
     out.q.row(model_.pinned[k]) = pinned.row(static_cast<Eigen::Index>(k));
   const Eigen::MatrixX3d pinned_coupling = A_fp_ * pinned;
+  const bool contacts = !contacts_.contacts.empty();
   PdStepReport report;
-  Eigen::MatrixX3d rhs_free(free_count, 3), r_free(free_count, 3);
-  bool newton = false;
+  NewtonPhase newton;
   double previous = 0;
   for (int iteration = 0;; ++iteration) {
     const std::vector<TermProjection> projections = Projections(out.q, controls);
     const Eigen::MatrixX3d b = RightHandSide(s, projections);
-    const Eigen::MatrixX3d r = A_ * out.q - b;
-    for (Eigen::Index f = 0; f < free_count; ++f) {
-      const int i = model_.free_vertices[static_cast<std::size_t>(f)];
-      r_free.row(f) = r.row(i);
-      rhs_free.row(f) = b.row(i);
-    }
+    const Eigen::MatrixX3d g = A_ * out.q - b;
+    // In Newton with contacts, the contact set follows the forces at every iterate (a vertex pulling on its plane
+    // lets go, one gone into a plane touches it), and the forces are those its constraints carry.
+    const bool set_changed = newton.on && contacts && UpdateConstraints(newton.constraints, g, out.q);
+    if (newton.on && contacts) ConstraintForces(newton.constraints, g, in.q, out.q);
+    const Eigen::MatrixX3d r_free = FreeRows(g - ContactForces());
     report.residual = r_free.norm();
     if (iteration == 0) report.reference = std::max(report.residual, ReferenceForce());
     if (energies) energies->push_back(Phi(s, out.q, projections));
-    report.converged = report.residual <= settings.tolerance * report.reference;
+    // With contact candidates the starting guess s has not met the contact conditions yet: a global step first.
+    report.converged =
+        report.residual <= settings.tolerance * report.reference && (iteration > 0 || !contacts) && !set_changed;
     if (report.converged || iteration >= settings.max_iterations) break;
-    // Newton once the local/global sweeps slow down (pd/pd_solver.h, "Iteration").
-    newton = newton || (settings.newton && iteration > 0 && report.residual > 0.5 * previous);
-    previous = report.residual;
-    report.iterations = iteration + 1;
-    if (newton) {
-      ++report.newton_iterations;
-      if (NewtonStep(s, controls, projections, r_free, report.residual / report.reference, out.q) == 0.0) break;
+    if (newton.on && contacts &&
+        (newton.constraints.empty() || (set_changed && ++newton.set_changes > kModeChanges) ||
+         (!set_changed && report.residual > previous))) {
+      AbandonNewton(newton, out.q);  // back to the sweeps, from where Newton started
       continue;
     }
-    const Eigen::MatrixX3d q_free = SolveFree(rhs_free - pinned_coupling);
-    for (Eigen::Index f = 0; f < free_count; ++f)
-      out.q.row(model_.free_vertices[static_cast<std::size_t>(f)]) = q_free.row(f);
+    if (!newton.on && settings.newton && iteration > 1 && report.residual > 0.5 * previous &&
+        (!contacts || (newton.with_contacts && newton.stable_steps >= kStableModes))) {
+      newton.constraints = ActiveConstraints();
+      newton.on = !contacts || !newton.constraints.empty();
+      newton.q_before = out.q;
+      newton.contacts_before = contacts_.contacts;
+    }
+    previous = report.residual;
+    report.iterations = iteration + 1;
+    if (newton.on) {
+      ++report.newton_iterations;
+      if (!contacts) {
+        if (NewtonStep(s, controls, projections, r_free, report.residual / report.reference, out.q) == 0.0) break;
+        continue;
+      }
+      if (ContactNewtonStep(in, projections, g, newton.constraints, out.q)) continue;
+      AbandonNewton(newton, out.q);
+      continue;
+    }
+    SweepWithContacts(FreeRows(b) - pinned_coupling, in, report, newton, out.q);
   }
+  return report;
+}
+
+PdStepReport PdSolver::Step(const PdState& in, const PdControls& controls, PdState& out,
+                            const PdSolverSettings& settings, std::vector<double>* energies) const {
+  const Eigen::MatrixX3d s = InertialTarget(in);
+  contacts_.contacts = FindContactCandidates(model_, in.q, s, contact_margin_);
+  PdStepReport report;
+  // A vertex that was no candidate but ends inside a half-space joins the candidates and the step is redone
+  // (pd/pd_contact.h); a few rounds at most, since each adds every vertex found.
+  for (int round = 0; round < kContactRounds; ++round) {
+    UpdateCompliance();
+    if (energies) energies->clear();
+    report = Iterate(in, controls, s, out, settings, energies);
+    const std::vector<PdContact> missing = FindPenetrations(model_, out.q, contacts_, kPenetrationTolerance);
+    if (missing.empty()) break;
+    for (PdContact& c : contacts_.contacts) c.force.setZero();
+    contacts_.contacts.insert(contacts_.contacts.end(), missing.begin(), missing.end());
+  }
+  report.contacts = 0;
+  for (const PdContact& c : contacts_.contacts) report.contacts += c.force.squaredNorm() > 0 ? 1 : 0;
   out.v = (out.q - in.q) / model_.dt;
   return report;
+}
+
+bool PdSolver::SplittingConverges() const {
+  // N + P = 2N − A = 2 diag(A) − A over the free rows (pd/pd_contact.h).
+  Eigen::SparseMatrix<double> test = -A_ff_;
+  for (int k = 0; k < test.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(test, k); it; ++it)
+      if (it.row() == it.col()) it.valueRef() = -it.value();
+  const Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> llt(test);
+  return llt.info() == Eigen::Success;
 }
 
 }  // namespace ductile::pd

@@ -36,8 +36,10 @@
 #include <string>
 #include <vector>
 
+#include "pd/pd_contact.h"
 #include "pd/pd_model.h"
 #include "pd/pd_projection.h"
+#include "pd/pd_step_system.h"
 
 namespace ductile::pd {
 
@@ -52,6 +54,8 @@ struct PdSolverSettings {
 struct PdStepReport {
   int iterations = 0;         ///< Global solves and Newton steps.
   int newton_iterations = 0;  ///< Of which Newton steps.
+  int contacts = 0;           ///< Contacts carrying a force at the end.
+  int contact_sweeps = 0;     ///< Gauss–Seidel sweeps of the contact solves, summed over the global steps.
   double residual = 0;        ///< ‖r‖₂ at the returned positions [N].
   double reference = 0;       ///< The residual the tolerance is relative to [N].
   bool converged = false;
@@ -94,9 +98,48 @@ class PdSolver {
   Eigen::MatrixX3d FreeRows(const Eigen::MatrixX3d& x) const;
   /// x_f ← A_ff⁻¹ x_f for the free rows of x (n_f x 3, PdModel::free_vertices order).
   Eigen::MatrixX3d SolveFree(const Eigen::MatrixX3d& rhs_free) const;
+  /// The same for any number of columns.
+  Eigen::MatrixXd SolveFreeColumns(const Eigen::MatrixXd& rhs_free) const;
+
+  /// A = M/h² + L on every row and column (n x n, scalar: the same for x, y and z).
+  const Eigen::SparseMatrix<double>& matrix() const { return A_; }
+  /// Whether the Jacobi splitting of the global step that Ly et al. 2020 and Qiao et al. 2021 solve contact with
+  /// would converge for this model and step: M + h²(2D − L) ≻ 0 over the free vertices (pd/pd_contact.h).
+  bool SplittingConverges() const;
+  /// The contacts of the last step, with their forces.
+  const std::vector<PdContact>& contacts() const { return contacts_.contacts; }
 
  private:
   void Assemble();
+  /// W and the columns of A_ff⁻¹ for the contact vertices, unless the vertices and A are those of the last call.
+  void UpdateCompliance() const;
+  /// The free vertices' positions of a global step with contact (pd/pd_contact.h); updates the contact forces.
+  Eigen::MatrixX3d GlobalStep(const Eigen::MatrixX3d& rhs_free, const Eigen::MatrixX3d& start) const;
+  /// The contact forces per vertex (n x 3) [N].
+  Eigen::MatrixX3d ContactForces() const;
+  /// The touching contacts of the last contact solve, or none when a vertex touches two half-spaces (the Newton
+  /// steps then stay off).
+  std::vector<VertexConstraint> ActiveConstraints() const;
+  /// The contacts' forces for `constraints` at g = A q − b: the normal force g_i asks for and the regularised
+  /// Coulomb force for the slip (pd/pd_step_system.h).
+  void ConstraintForces(const std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
+                        const Eigen::MatrixX3d& start, const Eigen::MatrixX3d& q) const;
+  /// One Newton step on G(q) = 0 with the constraints' modes held (pd/pd_step_system.h); false when J is singular.
+  bool ContactNewtonStep(const PdState& in, const std::vector<TermProjection>& projections, const Eigen::MatrixX3d& g,
+                         const std::vector<VertexConstraint>& constraints, Eigen::MatrixX3d& q) const;
+  /// Corrects the constraints by the forces g_i and positions q: a vertex pulling on its plane (λ < 0) lets go, a
+  /// free candidate inside a plane touches it. True when anything changed.
+  bool UpdateConstraints(std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
+                         const Eigen::MatrixX3d& q) const;
+  struct NewtonPhase;
+  /// Leaves the Newton phase for the sweeps, restoring the iterate it started from.
+  void AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q) const;
+  /// One global step with the contact solve (pd/pd_contact.h) into q's free rows.
+  void SweepWithContacts(const Eigen::MatrixX3d& rhs_free, const PdState& in, PdStepReport& report, NewtonPhase& newton,
+                         Eigen::MatrixX3d& q) const;
+  /// The local/global iteration of a step over the current contact candidates.
+  PdStepReport Iterate(const PdState& in, const PdControls& controls, const Eigen::MatrixX3d& s, PdState& out,
+                       const PdSolverSettings& settings, std::vector<double>* energies) const;
   /// The right-hand side M s/h² + Σ ω S Pᵀ on every row, from the projections.
   Eigen::MatrixX3d RightHandSide(const Eigen::MatrixX3d& s, const std::vector<TermProjection>& projections) const;
   double ReferenceForce() const;
@@ -116,6 +159,9 @@ class PdSolver {
   struct Factorisation;               ///< CHOLMOD's (pd_solver.cpp), so that this header needs no <cholmod.h>.
   std::unique_ptr<Factorisation> factor_;
   std::string error_;
+  long long generation_ = 0;       ///< Counts factorisations of A (the contact compliance is cached per A).
+  double contact_margin_ = 0;      ///< [m] (pd/pd_contact.h, "Candidates").
+  mutable PdContactSet contacts_;  ///< The last step's contacts and compliance (one thread at a time).
 };
 
 }  // namespace ductile::pd
