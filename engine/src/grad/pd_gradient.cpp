@@ -56,18 +56,21 @@ PdGradient PdLossAndGradient(const pd::PdSolver& solver, const pd::PdState& init
     for (int n = last - 1; n >= first; --n) {
       const pd::PdState& end = segment[static_cast<std::size_t>(n + 1 - first)];
       Adjoint previous;
-      const pd::PdAdjointReport report = pd::StepAdjoint(
-          solver, controls[static_cast<std::size_t>(n)], end, adjoint.q, adjoint.v, previous.q, previous.v,
-          gradient.materials, gradient.controls[static_cast<std::size_t>(n)], options.adjoint);
+      const pd::PdAdjointReport report =
+          pd::StepAdjoint(solver, segment[static_cast<std::size_t>(n - first)], controls[static_cast<std::size_t>(n)],
+                          end, adjoint.q, adjoint.v, previous.q, previous.v, gradient.materials,
+                          gradient.controls[static_cast<std::size_t>(n)], options.adjoint);
       gradient.converged &= report.ok;
       gradient.direct_solves += report.direct ? 1 : 0;
       adjoint = std::move(previous);
       AddLoss(loss, n, segment[static_cast<std::size_t>(n - first)], adjoint);
     }
   }
-  if (steps == 0)
-    gradient.materials = {std::vector<double>(static_cast<std::size_t>(solver.model().tet_count()), 0.0),
-                          std::vector<double>(static_cast<std::size_t>(solver.model().tet_count()), 0.0)};
+  if (steps == 0) {
+    const auto tets = static_cast<std::size_t>(solver.model().tet_count());
+    gradient.materials = {std::vector<double>(tets, 0.0), std::vector<double>(tets, 0.0),
+                          std::vector<double>(solver.model().obstacles.size(), 0.0)};
+  }
   gradient.initial_q = std::move(adjoint.q);
   gradient.initial_v = std::move(adjoint.v);
   return gradient;

@@ -3,10 +3,16 @@
 
 #include "pd/pd_hessian.h"
 #include "pd/pd_projection.h"
+#include "pd/pd_step_system.h"
 
 namespace ductile::pd {
 
 namespace {
+
+/// A vertex within this of a half-space [m], pressed on by more than kContactForce times the body's weight-like
+/// reference force (m · 1 m/s²), touched it at the end of the step (the contact solve leaves gaps of ~1e-15 m).
+constexpr double kContactGap = 1e-10;
+constexpr double kContactForce = 1e-9;
 
 /// The adjoint λ on every row (pinned rows zero) from r, or false.
 bool SolveAdjoint(const PdSolver& solver, const PdHessian& hessian, const Eigen::MatrixX3d& r,
@@ -51,9 +57,48 @@ void TermGradients(const PdSolver& solver, const PdControls& controls, const std
   }
 }
 
+PdAdjointReport Failed(PdAdjointReport report, Eigen::Index rows, Eigen::MatrixX3d& dq_prev,
+                       Eigen::MatrixX3d& dv_prev) {
+  report.ok = false;
+  dq_prev = Eigen::MatrixX3d::Zero(rows, 3);
+  dv_prev = dq_prev;
+  return report;
+}
+
+/// m g₀ with g₀ = 1 m/s²: the force scale the contact threshold is relative to.
+double ReferenceWeight(const PdModel& model) {
+  double mass = 0;
+  for (const double m : model.masses) mass += m;
+  return mass;
+}
+
+/// Jᵀ λ = r over the free rows with the contact rows of pd/pd_step_system.h, by a sparse LU. Writes λ̃ = R_iᵀ λ_i on
+/// the constrained rows (λ elsewhere), the start's extra terms −K_iᵀ λ_i, and −λ_i·∂G_i/∂μ into the friction
+/// gradient.
+bool SolveContactAdjoint(const PdSolver& solver, const PdHessian& hessian,
+                         const std::vector<VertexConstraint>& constraints, const PdState& in, const PdState& out,
+                         const Eigen::MatrixX3d& g, const Eigen::MatrixX3d& r, Eigen::MatrixX3d& lambda,
+                         Eigen::MatrixX3d& start_terms, PdMaterialGradient& materials) {
+  const PdModel& model = solver.model();
+  const StepSystem system = AssembleStepSystem(hessian, constraints, in.q, out.q, g);
+  Eigen::MatrixX3d lambda_free;
+  const Eigen::SparseMatrix<double> transposed = system.J.transpose();
+  if (!SolveSparse(transposed, solver.FreeRows(r), lambda_free)) return false;
+  for (std::size_t f = 0; f < model.free_vertices.size(); ++f)
+    lambda.row(model.free_vertices[f]) = lambda_free.row(static_cast<Eigen::Index>(f));
+  for (std::size_t k = 0; k < constraints.size(); ++k) {
+    const VertexConstraint& c = constraints[k];
+    const Eigen::Vector3d raw = lambda_free.row(c.free_row).transpose();
+    lambda.row(c.vertex) = (system.row_operator[k].transpose() * raw).transpose();
+    start_terms.row(c.vertex) = -(system.start_derivative[k].transpose() * raw).transpose();
+    materials.friction[static_cast<std::size_t>(c.obstacle)] -= raw.dot(system.friction_derivative[k]);
+  }
+  return true;
+}
+
 }  // namespace
 
-PdAdjointReport StepAdjoint(const PdSolver& solver, const PdControls& controls, const PdState& out,
+PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdControls& controls, const PdState& out,
                             const Eigen::MatrixX3d& dq_next, const Eigen::MatrixX3d& dv_next, Eigen::MatrixX3d& dq_prev,
                             Eigen::MatrixX3d& dv_prev, PdMaterialGradient& materials, PdControls& dcontrols,
                             const PdAdjointSettings& settings) {
@@ -65,20 +110,28 @@ PdAdjointReport StepAdjoint(const PdSolver& solver, const PdControls& controls, 
   for (Eigen::Vector3d& target : dcontrols.pinned_targets) target.setZero();
   materials.youngs_modulus.resize(static_cast<std::size_t>(model.tet_count()), 0.0);
   materials.poisson_ratio.resize(static_cast<std::size_t>(model.tet_count()), 0.0);
+  materials.friction.resize(model.obstacles.size(), 0.0);
   const Eigen::MatrixX3d r = dq_next + dv_next / h;
   const PdHessian hessian(solver, solver.Projections(out.q, controls));
-  Eigen::MatrixX3d lambda;
-  if (!SolveAdjoint(solver, hessian, r, settings, lambda, report)) {
-    report.ok = false;
-    dq_prev = Eigen::MatrixX3d::Zero(r.rows(), 3);
-    dv_prev = dq_prev;
-    return report;
+  // The step's contacts, read from its end (pd/pd_step_system.h): with none, H λ = r; with some, Jᵀ λ = r.
+  const Eigen::MatrixX3d g = solver.Residual(in, controls, out.q);
+  const std::vector<VertexConstraint> constraints =
+      ConstraintsOfStep(model, out.q, g, kContactGap, kContactForce * ReferenceWeight(model));
+  Eigen::MatrixX3d lambda = Eigen::MatrixX3d::Zero(r.rows(), 3);  // λ̃ = Rᵀλ on constrained rows
+  Eigen::MatrixX3d start_terms = Eigen::MatrixX3d::Zero(r.rows(), 3);
+  if (constraints.empty()) {
+    if (!SolveAdjoint(solver, hessian, r, settings, lambda, report)) return Failed(report, r.rows(), dq_prev, dv_prev);
+  } else if (!SolveContactAdjoint(solver, hessian, constraints, in, out, g, r, lambda, start_terms, materials)) {
+    report.direct = true;
+    return Failed(report, r.rows(), dq_prev, dv_prev);
+  } else {
+    report.direct = true;
   }
   const Eigen::MatrixX3d coupling = hessian.Apply(lambda);
   for (std::size_t k = 0; k < model.pinned.size(); ++k)
     dcontrols.pinned_targets[k] = (r.row(model.pinned[k]) - coupling.row(model.pinned[k])).transpose();
   TermGradients(solver, controls, hessian.projections(), lambda, materials, dcontrols);
-  dq_prev = -dv_next / h;
+  dq_prev = -dv_next / h + start_terms;
   dv_prev = Eigen::MatrixX3d::Zero(r.rows(), 3);
   for (const int i : model.free_vertices) {
     const double m = model.masses[static_cast<std::size_t>(i)];

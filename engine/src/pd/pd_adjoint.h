@@ -14,6 +14,12 @@
 //   ∂L/∂a  = ω ⟨Y(λ), ∂P/∂c⟩ dc/da  per term of a pneumatic cell or a muscle group (c or ℓ, pd/pd_projection.h)
 //   ∂L/∂x̂_p = r_p − (H λ)_p          per pinned vertex's target x̂_p (its row of q, and its coupling to the free rows)
 //
+// With contacts (read from the step's end: a vertex on a half-space that the residual force presses on), the step's
+// equations are G(q) = 0 of pd/pd_step_system.h instead of g = 0, and Jᵀ λ = r_f is solved by a sparse LU; then
+// λ̃ᵢ = R_iᵀ λᵢ replaces λᵢ in the formulas above, ∂L/∂qᵢⁿ gains −K_iᵀ λᵢ and ∂L/∂μ = −Σ λᵢ·∂G_i/∂μ. (The contact
+// vertices' rows of G have no g in the normal row, so no inertia either: a touching vertex's normal motion is set by
+// its plane.)
+//
 // H_ff λ_f = r_f is solved by conjugate gradients preconditioned with the prefactorised A (as DiffPD reuses its
 // factorisation); on negative curvature or no convergence within the iteration cap, by a sparse LU of H_ff. The
 // derivative is that of the exact step; it equals the derivative of the computed step as far as the forward
@@ -32,6 +38,7 @@ namespace ductile::pd {
 struct PdMaterialGradient {
   std::vector<double> youngs_modulus;  ///< ∂L/∂E per tet [1/Pa in units of L].
   std::vector<double> poisson_ratio;   ///< ∂L/∂ν per tet.
+  std::vector<double> friction;        ///< ∂L/∂μ per half-space (PdModel::obstacles).
 };
 
 /// How the adjoint's linear solve goes. Plain data.
@@ -47,11 +54,10 @@ struct PdAdjointReport {
   bool ok = true;       ///< False when even the LU failed (a singular H); the gradients are then zero.
 };
 
-/// Backward through the converged step that ended at `out` under `controls` (its start enters only through s, which
-/// is linear in it): from q̄ = `dq_next`, v̄ = `dv_next` (n x 3)
+/// Backward through the converged step `in` → `out` under `controls`: from q̄ = `dq_next`, v̄ = `dv_next` (n x 3)
 /// writes ∂L/∂qⁿ and ∂L/∂vⁿ through this step into `dq_prev`, `dv_prev`, adds the materials' gradients into
 /// `materials` (sized to the tets) and writes the controls' gradients into `dcontrols` (shaped as PdControls::Rest).
-PdAdjointReport StepAdjoint(const PdSolver& solver, const PdControls& controls, const PdState& out,
+PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdControls& controls, const PdState& out,
                             const Eigen::MatrixX3d& dq_next, const Eigen::MatrixX3d& dv_next, Eigen::MatrixX3d& dq_prev,
                             Eigen::MatrixX3d& dv_prev, PdMaterialGradient& materials, PdControls& dcontrols,
                             const PdAdjointSettings& settings = {});

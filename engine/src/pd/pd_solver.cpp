@@ -25,6 +25,8 @@ constexpr double kPenetrationTolerance = 1e-9;
 constexpr int kModeChanges = 8;
 /// Times the Newton steps of one step with contacts may start over after raising the residual.
 constexpr int kNewtonEntries = 4;
+/// A residual below this fraction of the reference is at round-off: Newton stops there.
+constexpr double kRoundOff = 1e-11;
 /// Global steps in a row without a change of contact mode before Newton takes over.
 constexpr int kStableModes = 3;
 
@@ -371,13 +373,16 @@ struct PdSolver::NewtonPhase {
   std::vector<VertexConstraint> constraints;
   Eigen::MatrixX3d q_before;
   std::vector<PdContact> contacts_before;
+  double residual_before = 0;
 };
 
-void PdSolver::AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q) const {
+void PdSolver::AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q, bool keep_iterate) const {
   newton.on = false;
   newton.with_contacts = ++newton.entries < kNewtonEntries;
-  q = newton.q_before;
-  contacts_.contacts = newton.contacts_before;
+  if (!keep_iterate) {
+    q = newton.q_before;
+    contacts_.contacts = newton.contacts_before;
+  }
   newton.stable_steps = 0;
 }
 
@@ -426,7 +431,10 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
     if (newton.on && contacts &&
         (newton.constraints.empty() || (set_changed && ++newton.set_changes > kModeChanges) ||
          (!set_changed && report.residual > previous))) {
-      AbandonNewton(newton, out.q);  // back to the sweeps, from where Newton started
+      // Round-off: Newton has taken the residual to its floor (~1e-13 of the reference) and cannot lower it.
+      if (!set_changed && report.residual < kRoundOff * report.reference) break;
+      // Back to the sweeps, from where Newton started unless it got further.
+      AbandonNewton(newton, out.q, report.residual < newton.residual_before);
       continue;
     }
     if (!newton.on && settings.newton && iteration > 1 && report.residual > 0.5 * previous &&
@@ -435,6 +443,7 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
       newton.on = !contacts || !newton.constraints.empty();
       newton.q_before = out.q;
       newton.contacts_before = contacts_.contacts;
+      newton.residual_before = report.residual;
     }
     previous = report.residual;
     report.iterations = iteration + 1;
@@ -445,7 +454,7 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
         continue;
       }
       if (ContactNewtonStep(in, projections, g, newton.constraints, out.q)) continue;
-      AbandonNewton(newton, out.q);
+      AbandonNewton(newton, out.q, false);
       continue;
     }
     SweepWithContacts(FreeRows(b) - pinned_coupling, in, report, newton, out.q);

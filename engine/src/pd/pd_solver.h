@@ -132,8 +132,8 @@ class PdSolver {
   bool UpdateConstraints(std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
                          const Eigen::MatrixX3d& q) const;
   struct NewtonPhase;
-  /// Leaves the Newton phase for the sweeps, restoring the iterate it started from.
-  void AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q) const;
+  /// Leaves the Newton phase for the sweeps, restoring the iterate it started from unless `keep_iterate`.
+  void AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q, bool keep_iterate) const;
   /// One global step with the contact solve (pd/pd_contact.h) into q's free rows.
   void SweepWithContacts(const Eigen::MatrixX3d& rhs_free, const PdState& in, PdStepReport& report, NewtonPhase& newton,
                          Eigen::MatrixX3d& q) const;
