@@ -112,6 +112,7 @@ PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdC
   materials.poisson_ratio.resize(static_cast<std::size_t>(model.tet_count()), 0.0);
   materials.friction.resize(model.obstacles.size(), 0.0);
   const Eigen::MatrixX3d r = dq_next + dv_next / h;
+  if (!model.bones.empty()) return Failed(report, r.rows(), dq_prev, dv_prev);  // skeletons: no adjoint yet
   const PdHessian hessian(solver, solver.Projections(out.q, controls));
   // The step's contacts, read from its end (pd/pd_step_system.h): with none, H λ = r; with some, Jᵀ λ = r.
   const Eigen::MatrixX3d g = solver.Residual(in, controls, out.q);

@@ -54,7 +54,8 @@ struct PdAdjointReport {
   bool ok = true;       ///< False when even the LU failed (a singular H); the gradients are then zero.
 };
 
-/// Backward through the converged step `in` → `out` under `controls`: from q̄ = `dq_next`, v̄ = `dv_next` (n x 3)
+/// Backward through the converged step `in` → `out` under `controls` (not yet for a body with a skeleton: then
+/// `ok` is false and the gradients are zero): from q̄ = `dq_next`, v̄ = `dv_next` (n x 3)
 /// writes ∂L/∂qⁿ and ∂L/∂vⁿ through this step into `dq_prev`, `dv_prev`, adds the materials' gradients into
 /// `materials` (sized to the tets) and writes the controls' gradients into `dcontrols` (shaped as PdControls::Rest).
 PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdControls& controls, const PdState& out,

@@ -69,6 +69,29 @@ std::string CheckActuators(const PdBodyDesc& desc, std::size_t tets) {
   return {};
 }
 
+std::string CheckBones(const PdBodyDesc& desc, std::size_t vertices) {
+  if (!desc.bones.empty() && !desc.obstacles.empty()) return "bones together with obstacles are not supported yet";
+  std::vector<int> owner(vertices, -1);
+  for (const int p : desc.pinned)
+    if (p >= 0 && static_cast<std::size_t>(p) < vertices) owner[static_cast<std::size_t>(p)] = -2;
+  for (std::size_t b = 0; b < desc.bones.size(); ++b) {
+    const PdBone& bone = desc.bones[b];
+    if (bone.parent < -1 || bone.parent >= static_cast<int>(b))
+      return Cat("bone ", b, ": parent ", bone.parent, " (must be an earlier bone, or -1 for the world)");
+    if (!(bone.axis.norm() > 0) || !bone.axis.allFinite() || !bone.anchor.allFinite())
+      return Cat("bone ", b, ": the axis is zero or not finite, or the anchor is not finite");
+    for (const int v : bone.vertices) {
+      if (v < 0 || static_cast<std::size_t>(v) >= vertices)
+        return Cat("bone ", b, ": vertex ", v, " out of range (the mesh has ", vertices, ")");
+      int& o = owner[static_cast<std::size_t>(v)];
+      if (o == -2) return Cat("bone ", b, ": vertex ", v, " is pinned");
+      if (o >= 0) return Cat("bone ", b, ": vertex ", v, " is in bone ", o, " too");
+      o = static_cast<int>(b);
+    }
+  }
+  return {};
+}
+
 std::string CheckScalars(const PdBodyDesc& desc) {
   if (!(desc.density > 0 && std::isfinite(desc.density)))
     return Cat("density: ", desc.density, " kg/m³ (must be positive)");
@@ -100,6 +123,7 @@ PdControls PdControls::Rest(const PdModel& model) {
   u.cell_volume_ratio.assign(static_cast<std::size_t>(model.cell_count), 1.0);
   u.muscle_activation.assign(static_cast<std::size_t>(model.muscle_group_count), 0.0);
   for (const int p : model.pinned) u.pinned_targets.push_back(model.rest[static_cast<std::size_t>(p)]);
+  u.joint_torques.assign(model.bones.size(), 0.0);
   return u;
 }
 
@@ -109,6 +133,7 @@ PdState PdState::AtRest(const PdModel& model) {
   s.q.resize(n, 3);
   for (int i = 0; i < n; ++i) s.q.row(i) = model.rest[static_cast<std::size_t>(i)].transpose();
   s.v = Eigen::MatrixX3d::Zero(n, 3);
+  s.z = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(model.bones.size()));
   return s;
 }
 
@@ -120,7 +145,8 @@ PdModelResult MakePdModel(PdBodyDesc desc) {
   for (std::string error : {PerTet(desc.youngs_modulus, tets, "youngs_modulus"),
                             PerTet(desc.poisson_ratio, tets, "poisson_ratio"), CheckScalars(desc)})
     if (!error.empty()) return {.model = {}, .error = error};
-  for (std::string error : {CheckMaterials(desc.youngs_modulus, desc.poisson_ratio), CheckActuators(desc, tets)})
+  for (std::string error : {CheckMaterials(desc.youngs_modulus, desc.poisson_ratio), CheckActuators(desc, tets),
+                            CheckBones(desc, desc.mesh.vertices.size())})
     if (!error.empty()) return {.model = {}, .error = error};
   PdModel& m = result.model;
   m.rest = std::move(desc.mesh.vertices);
@@ -137,9 +163,19 @@ PdModelResult MakePdModel(PdBodyDesc desc) {
     for (int corner = 0; corner < 4; ++corner)
       m.masses[static_cast<std::size_t>(m.tets[t][static_cast<std::size_t>(corner)])] +=
           desc.density * m.volumes[t] / 4.0;
+  m.bone_of.assign(static_cast<std::size_t>(n), -1);
+  for (std::size_t b = 0; b < desc.bones.size(); ++b) {
+    PdBone bone = desc.bones[b];
+    bone.axis.normalize();
+    for (const int v : bone.vertices) m.bone_of[static_cast<std::size_t>(v)] = static_cast<int>(b);
+    m.bones.push_back(std::move(bone));
+  }
+  for (int i = 0; i < n; ++i)
+    if (m.bone_of[static_cast<std::size_t>(i)] >= 0) m.bone_vertices.push_back(i);
   m.free_index.assign(static_cast<std::size_t>(n), -1);
   for (int i = 0, next = 0; i < n; ++i) {
-    if (std::binary_search(m.pinned.begin(), m.pinned.end(), i)) continue;
+    if (std::binary_search(m.pinned.begin(), m.pinned.end(), i) || m.bone_of[static_cast<std::size_t>(i)] >= 0)
+      continue;
     if (!(m.masses[static_cast<std::size_t>(i)] > 0))
       return {.model = {}, .error = Cat("vertex ", i, " belongs to no tet (a free vertex needs a mass)")};
     m.free_index[static_cast<std::size_t>(i)] = next++;
@@ -150,6 +186,13 @@ PdModelResult MakePdModel(PdBodyDesc desc) {
   for (std::size_t t = 0; t < tets; ++t) {
     const int cell = desc.pneumatic_cell.empty() ? -1 : desc.pneumatic_cell[t];
     m.cell_count = std::max(m.cell_count, cell + 1);
+    // A tet inside one bone moves rigidly: its terms are constant, and left in A they would only slow the sweeps
+    // (rotating the bone against projections a sweep old).
+    const auto& corners = m.tets[t];
+    const int bone = m.bone_of[static_cast<std::size_t>(corners[0])];
+    if (bone >= 0 && std::all_of(corners.begin(), corners.end(),
+                                 [&](int v) { return m.bone_of[static_cast<std::size_t>(v)] == bone; }))
+      continue;
     m.terms.push_back({.tet = static_cast<int>(t), .kind = TermKind::kStrain, .actuator = cell});
     m.terms.push_back({.tet = static_cast<int>(t), .kind = TermKind::kVolume, .actuator = cell});
   }

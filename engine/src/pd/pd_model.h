@@ -64,6 +64,19 @@ struct PdHalfSpace {
   double friction = 0.5;                              ///< Coulomb's μ ≥ 0 against the body.
 };
 
+/// How a bone moves relative to its parent (pd/pd_skeleton.h).
+enum class JointKind { kRevolute, kPrismatic };
+
+/// A rigid bone: a set of the mesh's vertices moved by one joint coordinate relative to its parent bone (or the
+/// world). Plain data.
+struct PdBone {
+  int parent = -1;  ///< An earlier bone, or −1 for the world.
+  JointKind joint = JointKind::kRevolute;
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();   ///< At rest, in the world frame; normalised by MakePdModel.
+  Eigen::Vector3d anchor = Eigen::Vector3d::Zero();  ///< A point of a revolute joint's axis at rest [m].
+  std::vector<int> vertices;                         ///< Its vertices: not pinned, in no other bone.
+};
+
 /// What MakePdModel builds a body from. Plain data.
 struct PdBodyDesc {
   fem::TetMesh mesh;                     ///< Checked and oriented by MakePdModel.
@@ -74,6 +87,7 @@ struct PdBodyDesc {
   std::vector<int> pneumatic_cell;       ///< Per tet: the pneumatic cell it belongs to, or −1; empty for none.
   std::vector<MuscleFibre> muscles;      ///< Muscle fibres.
   std::vector<PdHalfSpace> obstacles;    ///< Rigid half-spaces (pd/pd_contact.h).
+  std::vector<PdBone> bones;             ///< The skeleton (pd/pd_skeleton.h), parents before children.
   double stick_velocity = 1e-5;          ///< ε_v [m/s] > 0: slips slower than this are sticking (pd/pd_contact.h).
   double max_contraction = 0.5;          ///< κ ∈ (0, 1): a fully activated fibre's length ratio is 1 − κ.
   Eigen::Vector3d gravity{0, 0, -9.81};  ///< [m/s²].
@@ -96,6 +110,9 @@ struct PdModel {
   std::vector<Term> terms;                ///< Two per tet (strain, volume), then one per muscle fibre.
   std::vector<MuscleFibre> muscles;
   std::vector<PdHalfSpace> obstacles;
+  std::vector<PdBone> bones;
+  std::vector<int> bone_of;        ///< Per vertex: its bone, or −1.
+  std::vector<int> bone_vertices;  ///< The vertices of every bone, ascending.
   double stick_velocity = 1e-5;
   int cell_count = 0;          ///< Pneumatic cells (PdControls::cell_volume_ratio).
   int muscle_group_count = 0;  ///< Muscle groups (PdControls::muscle_activation).
@@ -113,6 +130,8 @@ struct PdControls {
   std::vector<double> cell_volume_ratio;        ///< a > 0 per pneumatic cell (1: at rest).
   std::vector<double> muscle_activation;        ///< a ∈ [0, 1] per muscle group (0: relaxed).
   std::vector<Eigen::Vector3d> pinned_targets;  ///< Per pinned vertex (PdModel::pinned order) [m].
+  std::vector<double> joint_torques;            ///< Per bone: the torque [N·m] (revolute) or force [N] (prismatic)
+                                                ///< its joint applies along its axis.
 
   static PdControls Rest(const PdModel& model);
 };
@@ -122,6 +141,7 @@ struct PdControls {
 struct PdState {
   Eigen::MatrixX3d q;
   Eigen::MatrixX3d v;
+  Eigen::VectorXd z;  ///< Joint coordinates, one per bone [rad or m]; the bones' vertices are where they put them.
   static PdState AtRest(const PdModel& model);
 };
 
@@ -135,7 +155,8 @@ struct PdModelResult {
 /// Checks `desc` and compiles it: the mesh (fem::CheckAndOrient), E > 0, 0 ≤ ν < 0.5 (a negative ν has λ < 0 and a
 /// volume term of negative weight, which projective dynamics cannot take), ρ > 0, h > 0, pinned vertices in range,
 /// actuators' tets in range, fibre directions non-zero, muscle stiffness > 0, 0 < κ < 1, obstacles' normals non-zero
-/// and friction ≥ 0. Pure.
+/// and friction ≥ 0; bones: parents before children, axes non-zero, vertices in range, not pinned and in one bone
+/// only, and no bones together with obstacles (not supported yet). Pure.
 PdModelResult MakePdModel(PdBodyDesc desc);
 
 /// The weight ω of `term` at the model's materials (file comment) [N·m = J per unit ‖·‖²].

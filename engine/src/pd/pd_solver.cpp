@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/Cholesky>
 #include <Eigen/SparseCholesky>
 #include "contact/cholmod_support.h"
 #include "pd/pd_hessian.h"
+#include "pd/pd_skeleton.h"
 #include "pd/pd_step_system.h"
 
 namespace ductile::pd {
@@ -93,7 +95,7 @@ void PdSolver::Assemble() {
       const int col_free = model_.free_index[static_cast<std::size_t>(col)];
       if (col_free >= 0) {
         if (row_free >= col_free) ff.emplace_back(row_free, col_free, it.value());
-      } else {
+      } else if (model_.bone_of[static_cast<std::size_t>(col)] < 0) {  // pinned (bones: SkeletonGlobalStep)
         const auto pinned_col =
             std::lower_bound(model_.pinned.begin(), model_.pinned.end(), col) - model_.pinned.begin();
         fp.emplace_back(row_free, static_cast<int>(pinned_col), it.value());
@@ -108,6 +110,11 @@ void PdSolver::Assemble() {
   cholmod_sparse view =
       contact::LowerTriangleView(static_cast<std::size_t>(free_count), static_cast<std::size_t>(A_ff_.nonZeros()),
                                  A_ff_.outerIndexPtr(), A_ff_.innerIndexPtr(), A_ff_.valuePtr());
+  if (free_count == 0) {  // every vertex pinned or in a bone: nothing to factorise
+    error_.clear();
+    ++generation_;
+    return;
+  }
   if (!factor_) {
     // The pattern of A depends only on the mesh and the pinned set: analysed once (CHOLMOD's default ordering),
     // refactorised numerically when the materials change.
@@ -363,6 +370,55 @@ bool PdSolver::UpdateConstraints(std::vector<VertexConstraint>& constraints, con
   return changed;
 }
 
+Eigen::VectorXd PdSolver::JointResidual(const Eigen::MatrixX3d& g, const PdControls& controls,
+                                        const PdState& state) const {
+  // Bᵀ g − τ per joint [N·m or N], read per metre of lever (pd/pd_solver.h, "Stopping rule").
+  Eigen::VectorXd residual(static_cast<Eigen::Index>(model_.bones.size()));
+  if (model_.bones.empty()) return residual;
+  const std::vector<Eigen::MatrixX3d> B = JointJacobian(model_, state.z, state.q);
+  for (std::size_t j = 0; j < B.size(); ++j)
+    residual(static_cast<Eigen::Index>(j)) = B[j].cwiseProduct(g).sum() - controls.joint_torques[j];
+  return residual;
+}
+
+void PdSolver::SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& controls, PdState& out) const {
+  // The free vertices and the joint increments at once (pd/pd_skeleton.h): with q_h the held vertices' positions
+  // (pinned and bones), K = A_ff, C_j = A_fB B_j, X₀ = K⁻¹(b − A q_h)_f and X_j = K⁻¹ C_j,
+  //   (BᵀA_BB B − Cᵀ K⁻¹ C) Δz = τ + Bᵀ(b − A q_h) − Cᵀ X₀,   q_f = X₀ − Σ_j X_j Δz_j.
+  const auto joints = static_cast<Eigen::Index>(model_.bones.size());
+  Eigen::MatrixX3d held = out.q;
+  for (const int i : model_.free_vertices) held.row(i).setZero();
+  const Eigen::MatrixX3d rest_of_rhs = b - A_ * held;
+  const std::vector<Eigen::MatrixX3d> B = JointJacobian(model_, out.z, out.q);
+  const auto free_count = static_cast<Eigen::Index>(model_.free_vertices.size());
+  Eigen::MatrixXd rhs(free_count, 3 * (joints + 1));
+  rhs.leftCols<3>() = FreeRows(rest_of_rhs);
+  std::vector<Eigen::MatrixX3d> AB;
+  for (Eigen::Index j = 0; j < joints; ++j) {
+    AB.push_back(A_ * B[static_cast<std::size_t>(j)]);
+    rhs.middleCols<3>(3 * (j + 1)) = FreeRows(AB.back());
+  }
+  const Eigen::MatrixXd solved = SolveFreeColumns(rhs);  // X₀, X₁, ..., X_N
+  Eigen::MatrixXd S(joints, joints);
+  Eigen::VectorXd z_rhs(joints);
+  for (Eigen::Index j = 0; j < joints; ++j) {
+    const Eigen::MatrixX3d C_j = rhs.middleCols<3>(3 * (j + 1));
+    for (Eigen::Index k = 0; k < joints; ++k)
+      S(j, k) = B[static_cast<std::size_t>(j)].cwiseProduct(AB[static_cast<std::size_t>(k)]).sum() -
+                C_j.cwiseProduct(solved.middleCols<3>(3 * (k + 1))).sum();
+    z_rhs(j) = controls.joint_torques[static_cast<std::size_t>(j)] +
+               B[static_cast<std::size_t>(j)].cwiseProduct(rest_of_rhs).sum() -
+               C_j.cwiseProduct(solved.leftCols<3>()).sum();
+  }
+  const Eigen::VectorXd dz = S.ldlt().solve(z_rhs);
+  Eigen::MatrixX3d q_free = solved.leftCols<3>();
+  for (Eigen::Index j = 0; j < joints; ++j) q_free -= dz(j) * solved.middleCols<3>(3 * (j + 1));
+  for (Eigen::Index f = 0; f < free_count; ++f)
+    out.q.row(model_.free_vertices[static_cast<std::size_t>(f)]) = q_free.row(f);
+  out.z += dz;
+  PlaceBoneVertices(model_, out.z, out.q);
+}
+
 /// What the Newton phase of one step's iteration keeps (pd/pd_solver.h, "Iteration").
 struct PdSolver::NewtonPhase {
   bool on = false;
@@ -407,6 +463,8 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
   out.q = s;
   for (std::size_t k = 0; k < model_.pinned.size(); ++k)
     out.q.row(model_.pinned[k]) = pinned.row(static_cast<Eigen::Index>(k));
+  out.z = in.z;
+  if (!model_.bones.empty()) PlaceBoneVertices(model_, out.z, out.q);
   const Eigen::MatrixX3d pinned_coupling = A_fp_ * pinned;
   const bool contacts = !contacts_.contacts.empty();
   PdStepReport report;
@@ -421,7 +479,7 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
     const bool set_changed = newton.on && contacts && UpdateConstraints(newton.constraints, g, out.q);
     if (newton.on && contacts) ConstraintForces(newton.constraints, g, in.q, out.q);
     const Eigen::MatrixX3d r_free = FreeRows(g - ContactForces());
-    report.residual = r_free.norm();
+    report.residual = std::sqrt(r_free.squaredNorm() + JointResidual(g, controls, out).squaredNorm());
     if (iteration == 0) report.reference = std::max(report.residual, ReferenceForce());
     if (energies) energies->push_back(Phi(s, out.q, projections));
     // With contact candidates the starting guess s has not met the contact conditions yet: a global step first.
@@ -437,7 +495,7 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
       AbandonNewton(newton, out.q, report.residual < newton.residual_before);
       continue;
     }
-    if (!newton.on && settings.newton && iteration > 1 && report.residual > 0.5 * previous &&
+    if (!newton.on && settings.newton && model_.bones.empty() && iteration > 1 && report.residual > 0.5 * previous &&
         (!contacts || (newton.with_contacts && newton.stable_steps >= kStableModes))) {
       newton.constraints = ActiveConstraints();
       newton.on = !contacts || !newton.constraints.empty();
@@ -455,6 +513,10 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
       }
       if (ContactNewtonStep(in, projections, g, newton.constraints, out.q)) continue;
       AbandonNewton(newton, out.q, false);
+      continue;
+    }
+    if (!model_.bones.empty()) {
+      SkeletonGlobalStep(b, controls, out);
       continue;
     }
     SweepWithContacts(FreeRows(b) - pinned_coupling, in, report, newton, out.q);

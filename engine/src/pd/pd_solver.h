@@ -19,11 +19,13 @@
 // Newton's method on Φ: H δ = −r by conjugate gradients preconditioned with the prefactorised A (pd/pd_hessian.h),
 // then a backtracking line search on Φ. Φ still never rises (beyond its round-off, 10⁻¹² of itself, in the last
 // steps, where a full step that lowers the residual is taken), and near the solution convergence is superlinear.
-// `PdSolverSettings::newton = false` keeps the plain sweeps.
+// `PdSolverSettings::newton = false` keeps the plain sweeps. A body with a skeleton takes sweeps only (its global step
+// is pd/pd_skeleton.h's).
 //
 // Stopping rule: the force residual of the implicit Euler optimality condition on the free rows,
 //   r(q) = M (q − s)/h² + Σ ω S (Y − P)ᵀ = A q − (M s/h² + Σ ω S Pᵀ),
-// which is zero exactly at a stationary point of Φ; the iteration stops when ‖r‖₂ ≤ tolerance · max(‖r(q₀)‖₂,
+// which is zero exactly at a stationary point of Φ (with a skeleton, also the joints' Bᵀ g − τ, each read as a force
+// at a lever of 1 m); the iteration stops when ‖r‖₂ ≤ tolerance · max(‖r(q₀)‖₂,
 // m g₀) with m the body's mass and g₀ = 1 m/s² (a reference force, so a step that starts at equilibrium stops at
 // once), or after max_iterations (the report says it did not converge). q₀ = s with the pinned rows at their
 // targets. Then vⁿ⁺¹ = (qⁿ⁺¹ − qⁿ)/h.
@@ -131,6 +133,10 @@ class PdSolver {
   /// free candidate inside a plane touches it. True when anything changed.
   bool UpdateConstraints(std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
                          const Eigen::MatrixX3d& q) const;
+  /// Bᵀ(A q − b) − τ per joint at `state` (g = A q − b on every row); empty without bones.
+  Eigen::VectorXd JointResidual(const Eigen::MatrixX3d& g, const PdControls& controls, const PdState& state) const;
+  /// The global step of a body with a skeleton (pd/pd_skeleton.h): free vertices and joint increments.
+  void SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& controls, PdState& out) const;
   struct NewtonPhase;
   /// Leaves the Newton phase for the sweeps, restoring the iterate it started from unless `keep_iterate`.
   void AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q, bool keep_iterate) const;

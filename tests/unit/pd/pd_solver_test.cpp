@@ -146,6 +146,23 @@ TEST(PdModel, BadInputIsNamed) {
   EXPECT_NE(MakePdModel(desc).error.find("density: 0"), std::string::npos);
   desc.density = 1000;
   EXPECT_TRUE(MakePdModel(desc).ok());
+  desc.bones = {{.parent = 0,
+                 .joint = JointKind::kRevolute,
+                 .axis = Eigen::Vector3d::UnitX(),
+                 .anchor = Eigen::Vector3d::Zero(),
+                 .vertices = {0}}};
+  EXPECT_NE(MakePdModel(desc).error.find("bone 0: parent 0 (must be an earlier bone"), std::string::npos);
+  desc.bones[0].parent = -1;
+  desc.pinned = {0};
+  EXPECT_NE(MakePdModel(desc).error.find("bone 0: vertex 0 is pinned"), std::string::npos);
+  desc.pinned = {};
+  desc.bones.push_back(desc.bones[0]);
+  EXPECT_NE(MakePdModel(desc).error.find("bone 1: vertex 0 is in bone 0 too"), std::string::npos);
+  desc.bones.pop_back();
+  desc.obstacles = {PdHalfSpace{}};
+  EXPECT_NE(MakePdModel(desc).error.find("bones together with obstacles"), std::string::npos);
+  desc.obstacles = {};
+  EXPECT_TRUE(MakePdModel(desc).ok());
 }
 
 // Each projection's differential and target derivative against central differences of the projection itself.
