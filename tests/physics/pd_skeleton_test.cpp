@@ -77,6 +77,32 @@ TEST(PdSkeleton, JointJacobianAgreesWithCentralDifferences) {
   }
 }
 
+TEST(PdSkeleton, JointCurvatureIsTheDerivativeOfTheGeneralisedForces) {
+  for (const bool slide : {false, true}) {
+    const PdModel model = Arm(slide);
+    const Eigen::Vector2d z(0.4, slide ? 0.01 : -0.3);
+    Eigen::MatrixX3d q = PdState::AtRest(model).q, g(q.rows(), 3);
+    for (Eigen::Index i = 0; i < g.rows(); ++i) g.row(i) = Eigen::RowVector3d(std::sin(i), std::cos(2.0 * i), 0.5);
+    PlaceBoneVertices(model, z, q);
+    const Eigen::MatrixXd K = JointCurvature(model, z, q, g);
+    // (B_j(z)ᵀ g) differentiated in z_k with g fixed, the bones placed at each z.
+    auto generalised = [&](const Eigen::Vector2d& at, int j) {
+      Eigen::MatrixX3d placed = q;
+      PlaceBoneVertices(model, at, placed);
+      return JointJacobian(model, at, placed)[static_cast<std::size_t>(j)].cwiseProduct(g).sum();
+    };
+    const double eps = 1e-6;
+    for (int j = 0; j < 2; ++j)
+      for (int k = 0; k < 2; ++k) {
+        const double numeric =
+            (generalised(z + eps * Eigen::Vector2d::Unit(k), j) - generalised(z - eps * Eigen::Vector2d::Unit(k), j)) /
+            (2 * eps);
+        EXPECT_NEAR(K(j, k), numeric, 1e-7) << "K(" << j << ", " << k << ")" << (slide ? " (prismatic child)" : "");
+      }
+    EXPECT_NEAR(K(0, 1), K(1, 0), 1e-12);
+  }
+}
+
 TEST(PdSkeleton, AHorizontalLinkHeldByItsWeightsTorqueDoesNotDrift) {
   const PdSolver solver(Link());
   ASSERT_TRUE(solver.error().empty()) << solver.error();

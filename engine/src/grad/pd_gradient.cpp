@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "pd/pd_skeleton.h"
+
 namespace ductile::grad {
 
 namespace {
@@ -73,6 +75,10 @@ PdGradient PdLossAndGradient(const pd::PdSolver& solver, const pd::PdState& init
   }
   gradient.initial_q = std::move(adjoint.q);
   gradient.initial_v = std::move(adjoint.v);
+  const std::vector<Eigen::MatrixX3d> B = pd::JointJacobian(solver.model(), initial.z, initial.q);
+  gradient.initial_z.resize(static_cast<Eigen::Index>(B.size()));
+  for (std::size_t j = 0; j < B.size(); ++j)
+    gradient.initial_z(static_cast<Eigen::Index>(j)) = B[j].cwiseProduct(gradient.initial_q).sum();
   return gradient;
 }
 

@@ -42,6 +42,7 @@ struct PdGradient {
   pd::PdMaterialGradient materials;      ///< Per tet.
   Eigen::MatrixX3d initial_q;            ///< ∂L/∂q⁰.
   Eigen::MatrixX3d initial_v;            ///< ∂L/∂v⁰.
+  Eigen::VectorXd initial_z;             ///< ∂L/∂z⁰, the bones' rows of q⁰ following z⁰ (pd/pd_adjoint.h).
   std::vector<pd::PdControls> controls;  ///< ∂L/∂(controls of step n), shaped as the controls.
   bool converged = true;                 ///< Every forward step met its tolerance, every adjoint solve succeeded.
   int direct_solves = 0;                 ///< Adjoint solves that needed the sparse LU.

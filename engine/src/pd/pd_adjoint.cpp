@@ -1,8 +1,12 @@
 // The adjoint of a projective-dynamics step (the equations: pd/pd_adjoint.h).
 #include "pd/pd_adjoint.h"
 
+#include <Eigen/LU>
+#include <Eigen/SparseLU>
+
 #include "pd/pd_hessian.h"
 #include "pd/pd_projection.h"
+#include "pd/pd_skeleton.h"
 #include "pd/pd_step_system.h"
 
 namespace ductile::pd {
@@ -96,6 +100,58 @@ bool SolveContactAdjoint(const PdSolver& solver, const PdHessian& hessian,
   return true;
 }
 
+/// With a skeleton (pd/pd_adjoint.h, "Skeletons"): J = [[H_ff, C], [Cᵀ, BᵀH_BB B + K]], C = H_fB B, solved by
+/// block elimination on a sparse LU of H_ff: λ_z = S⁻¹(r_z − Cᵀ H_ff⁻¹ r_f), S = BᵀH_BB B + K − Cᵀ H_ff⁻¹ C,
+/// λ_f = H_ff⁻¹(r_f − C λ_z). Writes λ̃ (λ_f on the free rows, B λ_z on the bones') and ∂L/∂τ = λ_z.
+bool SolveSkeletonAdjoint(const PdSolver& solver, const PdHessian& hessian, const PdState& out,
+                          const Eigen::MatrixX3d& g, const Eigen::MatrixX3d& r, Eigen::MatrixX3d& lambda,
+                          std::vector<double>& torques) {
+  const PdModel& model = solver.model();
+  const std::vector<Eigen::MatrixX3d> B = JointJacobian(model, out.z, out.q);
+  const Eigen::MatrixXd K = JointCurvature(model, out.z, out.q, g);
+  const auto joints = static_cast<Eigen::Index>(B.size());
+  const auto free_count = static_cast<Eigen::Index>(model.free_vertices.size());
+  // H_ff⁻¹ on r_f and on every C_j at once (3 columns each).
+  Eigen::MatrixXd rhs(3 * free_count, joints + 1);
+  std::vector<Eigen::MatrixX3d> HB;
+  auto flat = [&](const Eigen::MatrixX3d& rows) {
+    Eigen::VectorXd v(3 * free_count);
+    for (Eigen::Index f = 0; f < free_count; ++f) v.segment<3>(3 * f) = rows.row(f).transpose();
+    return v;
+  };
+  rhs.col(0) = flat(solver.FreeRows(r));
+  for (Eigen::Index j = 0; j < joints; ++j) {
+    HB.push_back(hessian.ApplyAll(B[static_cast<std::size_t>(j)]));
+    rhs.col(j + 1) = flat(solver.FreeRows(HB.back()));
+  }
+  Eigen::MatrixXd solved = Eigen::MatrixXd::Zero(3 * free_count, joints + 1);
+  if (free_count > 0) {
+    Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+    lu.compute(hessian.AssembleFree());
+    if (lu.info() != Eigen::Success) return false;
+    solved = lu.solve(rhs);
+    if (lu.info() != Eigen::Success || !solved.allFinite()) return false;
+  }
+  Eigen::MatrixXd S = K;
+  Eigen::VectorXd r_z(joints);
+  for (Eigen::Index j = 0; j < joints; ++j) {
+    r_z(j) = B[static_cast<std::size_t>(j)].cwiseProduct(r).sum() - rhs.col(j + 1).dot(solved.col(0));
+    for (Eigen::Index k = 0; k < joints; ++k)
+      S(j, k) += B[static_cast<std::size_t>(j)].cwiseProduct(HB[static_cast<std::size_t>(k)]).sum() -
+                 rhs.col(j + 1).dot(solved.col(k + 1));
+  }
+  const Eigen::VectorXd lambda_z = S.fullPivLu().solve(r_z);
+  if (!lambda_z.allFinite()) return false;
+  const Eigen::VectorXd lambda_f = solved.col(0) - solved.rightCols(joints) * lambda_z;
+  for (Eigen::Index f = 0; f < free_count; ++f)
+    lambda.row(model.free_vertices[static_cast<std::size_t>(f)]) = lambda_f.segment<3>(3 * f).transpose();
+  for (Eigen::Index j = 0; j < joints; ++j) {
+    lambda += lambda_z(j) * B[static_cast<std::size_t>(j)];  // B_j is zero off the bones' rows
+    torques[static_cast<std::size_t>(j)] = lambda_z(j);
+  }
+  return true;
+}
+
 }  // namespace
 
 PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdControls& controls, const PdState& out,
@@ -112,7 +168,6 @@ PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdC
   materials.poisson_ratio.resize(static_cast<std::size_t>(model.tet_count()), 0.0);
   materials.friction.resize(model.obstacles.size(), 0.0);
   const Eigen::MatrixX3d r = dq_next + dv_next / h;
-  if (!model.bones.empty()) return Failed(report, r.rows(), dq_prev, dv_prev);  // skeletons: no adjoint yet
   const PdHessian hessian(solver, solver.Projections(out.q, controls));
   // The step's contacts, read from its end (pd/pd_step_system.h): with none, H λ = r; with some, Jᵀ λ = r.
   const Eigen::MatrixX3d g = solver.Residual(in, controls, out.q);
@@ -120,7 +175,11 @@ PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdC
       ConstraintsOfStep(model, out.q, g, kContactGap, kContactForce * ReferenceWeight(model));
   Eigen::MatrixX3d lambda = Eigen::MatrixX3d::Zero(r.rows(), 3);  // λ̃ = Rᵀλ on constrained rows
   Eigen::MatrixX3d start_terms = Eigen::MatrixX3d::Zero(r.rows(), 3);
-  if (constraints.empty()) {
+  if (!model.bones.empty()) {  // no contacts with a skeleton (MakePdModel refuses both)
+    report.direct = true;
+    if (!SolveSkeletonAdjoint(solver, hessian, out, g, r, lambda, dcontrols.joint_torques))
+      return Failed(report, r.rows(), dq_prev, dv_prev);
+  } else if (constraints.empty()) {
     if (!SolveAdjoint(solver, hessian, r, settings, lambda, report)) return Failed(report, r.rows(), dq_prev, dv_prev);
   } else if (!SolveContactAdjoint(solver, hessian, constraints, in, out, g, r, lambda, start_terms, materials)) {
     report.direct = true;
@@ -128,13 +187,13 @@ PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdC
   } else {
     report.direct = true;
   }
-  const Eigen::MatrixX3d coupling = hessian.Apply(lambda);
+  const Eigen::MatrixX3d coupling = hessian.ApplyAll(lambda);
   for (std::size_t k = 0; k < model.pinned.size(); ++k)
     dcontrols.pinned_targets[k] = (r.row(model.pinned[k]) - coupling.row(model.pinned[k])).transpose();
   TermGradients(solver, controls, hessian.projections(), lambda, materials, dcontrols);
   dq_prev = -dv_next / h + start_terms;
   dv_prev = Eigen::MatrixX3d::Zero(r.rows(), 3);
-  for (const int i : model.free_vertices) {
+  for (int i = 0; i < model.vertex_count(); ++i) {  // λ̃ is zero on the pinned rows
     const double m = model.masses[static_cast<std::size_t>(i)];
     dq_prev.row(i) += (m / (h * h)) * lambda.row(i);
     dv_prev.row(i) = (m / h) * lambda.row(i);

@@ -20,6 +20,12 @@
 // vertices' rows of G have no g in the normal row, so no inertia either: a touching vertex's normal motion is set by
 // its plane.)
 //
+// Skeletons: the unknowns are the free vertices and the joint coordinates z, with the equations g_f = 0 and
+// Bᵀ g − τ = 0 (pd/pd_skeleton.h), so J = [[H_ff, H_fB B], [Bᵀ H_Bf, Bᵀ H_BB B + K]], K the joints' curvature
+// (JointCurvature), symmetric; λ = J⁻¹ [r_f; Bᵀ r_B], and λ̃ = [λ_f; B λ_z] on the vertices takes λ's place in the
+// formulas above (the bones' vertices have inertia too), with ∂L/∂τ = λ_z. The initial state's bone rows of ∂L/∂q⁰
+// are what a change of their positions does; with them tied to z⁰, ∂L/∂z⁰ = Bᵀ (those rows).
+//
 // H_ff λ_f = r_f is solved by conjugate gradients preconditioned with the prefactorised A (as DiffPD reuses its
 // factorisation); on negative curvature or no convergence within the iteration cap, by a sparse LU of H_ff. The
 // derivative is that of the exact step; it equals the derivative of the computed step as far as the forward
@@ -54,8 +60,7 @@ struct PdAdjointReport {
   bool ok = true;       ///< False when even the LU failed (a singular H); the gradients are then zero.
 };
 
-/// Backward through the converged step `in` → `out` under `controls` (not yet for a body with a skeleton: then
-/// `ok` is false and the gradients are zero): from q̄ = `dq_next`, v̄ = `dv_next` (n x 3)
+/// Backward through the converged step `in` → `out` under `controls`: from q̄ = `dq_next`, v̄ = `dv_next` (n x 3)
 /// writes ∂L/∂qⁿ and ∂L/∂vⁿ through this step into `dq_prev`, `dv_prev`, adds the materials' gradients into
 /// `materials` (sized to the tets) and writes the controls' gradients into `dcontrols` (shaped as PdControls::Rest).
 PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdControls& controls, const PdState& out,

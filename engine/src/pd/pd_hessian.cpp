@@ -31,10 +31,15 @@ PdHessian::PdHessian(const PdSolver& solver, std::vector<TermProjection> project
 
 Eigen::MatrixX3d PdHessian::Apply(const Eigen::MatrixX3d& x_in) const {
   const PdModel& model = solver_.model();
-  const double h = model.dt;
   Eigen::MatrixX3d x = x_in;
   for (int i = 0; i < model.vertex_count(); ++i)
     if (model.free_index[static_cast<std::size_t>(i)] < 0) x.row(i).setZero();  // pinned and bone vertices
+  return ApplyAll(x);
+}
+
+Eigen::MatrixX3d PdHessian::ApplyAll(const Eigen::MatrixX3d& x) const {
+  const PdModel& model = solver_.model();
+  const double h = model.dt;
   Eigen::MatrixX3d y(x.rows(), 3);
   for (Eigen::Index i = 0; i < x.rows(); ++i)
     y.row(i) = (model.masses[static_cast<std::size_t>(i)] / (h * h)) * x.row(i);

@@ -28,9 +28,11 @@ class PdHessian {
  public:
   PdHessian(const PdSolver& solver, std::vector<TermProjection> projections);
 
-  /// H x for x on every row (n x 3); the pinned rows of x are read as zero, and the result's pinned rows are the
-  /// coupling H_pf x_f.
+  /// H x for x on every row (n x 3); the rows of x that are not free (pinned, bones) are read as zero, and the
+  /// result's rows there are the coupling H_pf x_f.
   Eigen::MatrixX3d Apply(const Eigen::MatrixX3d& x) const;
+  /// H x with every row of x read, free or not (the bones' and pinned vertices' displacements too).
+  Eigen::MatrixX3d ApplyAll(const Eigen::MatrixX3d& x) const;
 
   /// What Solve did.
   enum class Outcome { kConverged, kNegativeCurvature, kNotConverged };

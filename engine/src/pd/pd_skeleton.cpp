@@ -56,4 +56,68 @@ std::vector<Eigen::MatrixX3d> JointJacobian(const PdModel& model, const Eigen::V
   return columns;
 }
 
+namespace {
+
+/// A joint's current axis â and anchor p̂ (pd/pd_skeleton.h).
+struct JointFrame {
+  Eigen::Vector3d axis;
+  Eigen::Vector3d anchor;
+  bool revolute = true;
+};
+
+std::vector<JointFrame> JointFrames(const PdModel& model, const std::vector<BonePlacement>& placements) {
+  std::vector<JointFrame> frames;
+  for (const PdBone& bone : model.bones) {
+    BonePlacement parent;
+    if (bone.parent >= 0) parent = placements[static_cast<std::size_t>(bone.parent)];
+    frames.push_back({.axis = parent.R * bone.axis,
+                      .anchor = parent.R * bone.anchor + parent.t,
+                      .revolute = bone.joint == JointKind::kRevolute});
+  }
+  return frames;
+}
+
+}  // namespace
+
+Eigen::MatrixXd JointCurvature(const PdModel& model, const Eigen::VectorXd& z, const Eigen::MatrixX3d& q,
+                               const Eigen::MatrixX3d& g) {
+  const std::vector<JointFrame> frames = JointFrames(model, PlaceBones(model, z));
+  const auto joints = static_cast<Eigen::Index>(model.bones.size());
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(joints, joints);
+  std::vector<int> chain;
+  std::vector<Eigen::Vector3d> columns;
+  for (const int i : model.bone_vertices) {
+    const Eigen::Vector3d x = q.row(i).transpose();
+    const Eigen::Vector3d gi = g.row(i).transpose();
+    chain.clear();  // from the vertex's bone up to the root
+    for (int j = model.bone_of[static_cast<std::size_t>(i)]; j >= 0;
+         j = model.bones[static_cast<std::size_t>(j)].parent)
+      chain.push_back(j);
+    columns.clear();
+    for (const int j : chain) {
+      const JointFrame& f = frames[static_cast<std::size_t>(j)];
+      columns.push_back(f.revolute ? Eigen::Vector3d(f.axis.cross(x - f.anchor)) : f.axis);
+    }
+    for (std::size_t a = 0; a < chain.size(); ++a) {  // j = chain[a]
+      const JointFrame& fj = frames[static_cast<std::size_t>(chain[a])];
+      for (std::size_t b = 0; b < chain.size(); ++b) {  // k = chain[b]; b > a: k strictly above j
+        const JointFrame& fk = frames[static_cast<std::size_t>(chain[b])];
+        Eigen::Vector3d daxis = Eigen::Vector3d::Zero(), danchor = Eigen::Vector3d::Zero();
+        if (b > a) {
+          if (fk.revolute) {
+            daxis = fk.axis.cross(fj.axis);
+            danchor = fk.axis.cross(fj.anchor - fk.anchor);
+          } else {
+            danchor = fk.axis;
+          }
+        }
+        const Eigen::Vector3d d =
+            fj.revolute ? Eigen::Vector3d(daxis.cross(x - fj.anchor) + fj.axis.cross(columns[b] - danchor)) : daxis;
+        K(chain[a], chain[b]) += gi.dot(d);
+      }
+    }
+  }
+  return K;
+}
+
 }  // namespace ductile::pd

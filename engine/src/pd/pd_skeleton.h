@@ -41,4 +41,13 @@ void PlaceBoneVertices(const PdModel& model, const Eigen::VectorXd& z, Eigen::Ma
 /// The columns of B = ∂q/∂z, one n x 3 matrix per joint, non-zero on the rows of the bones it carries.
 std::vector<Eigen::MatrixX3d> JointJacobian(const PdModel& model, const Eigen::VectorXd& z, const Eigen::MatrixX3d& q);
 
+/// K(j, k) = Σ_i g_i · ∂²x_i/∂z_j∂z_k over the bone vertices, for forces g (n x 3): the curvature of the joints'
+/// generalised forces Bᵀg, which the adjoint's joint block needs besides BᵀHB. For x on bone b and joints j, k on
+/// its chain: ∂(∂x/∂z_j)/∂z_k = ∂â_j × (x − p̂_j) + â_j × (∂x/∂z_k − ∂p̂_j) for a revolute j (∂â_j for a prismatic
+/// one), where a revolute k strictly above j turns j's axis and anchor about itself (∂â_j = â_k × â_j,
+/// ∂p̂_j = â_k × (p̂_j − p̂_k)), a prismatic one shifts the anchor (∂p̂_j = â_k), and a k at or below j moves neither.
+/// Symmetric.
+Eigen::MatrixXd JointCurvature(const PdModel& model, const Eigen::VectorXd& z, const Eigen::MatrixX3d& q,
+                               const Eigen::MatrixX3d& g);
+
 }  // namespace ductile::pd

@@ -9,6 +9,7 @@
 
 #include "fem/tetrahedralise.h"
 #include "grad/pd_gradient.h"
+#include "pd/pd_skeleton.h"
 
 namespace ductile::grad {
 namespace {
@@ -224,6 +225,34 @@ TEST(PdGradient, CheckpointedEqualsKeepingEveryStateBitwise) {
   }
 }
 
+// The materials' check of the contact and skeleton tests: every tet's E (relative steps) and ν along random
+// directions, the adjoint against five-point differences of `run` on a solver with the perturbed materials.
+template <typename Run>
+void CheckMaterials(const pd::PdModel& model, const PdGradient& g, std::mt19937& random, double eps, Run&& run) {
+  std::uniform_real_distribution<double> signed_unit(-1.0, 1.0);
+  const auto tets = static_cast<std::size_t>(model.tet_count());
+  std::vector<double> dE(tets), dnu(tets);
+  double analytic_E = 0, analytic_nu = 0;
+  for (std::size_t t = 0; t < tets; ++t) {
+    dE[t] = signed_unit(random) * model.youngs_modulus[t];
+    dnu[t] = signed_unit(random) * 0.05;
+    analytic_E += g.materials.youngs_modulus[t] * dE[t];
+    analytic_nu += g.materials.poisson_ratio[t] * dnu[t];
+  }
+  auto material_loss = [&](double sE, double snu) {
+    std::vector<double> E = model.youngs_modulus, nu = model.poisson_ratio;
+    for (std::size_t t = 0; t < tets; ++t) {
+      E[t] += sE * dE[t];
+      nu[t] += snu * dnu[t];
+    }
+    pd::PdSolver perturbed(model);
+    EXPECT_TRUE(perturbed.SetMaterials(E, nu));
+    return run(perturbed);
+  };
+  ExpectClose(analytic_E, FivePoint([&](double e) { return material_loss(e, 0); }, eps), "E");
+  ExpectClose(analytic_nu, FivePoint([&](double e) { return material_loss(0, e); }, eps), "nu");
+}
+
 // A block sliding down an incline (tan θ = 0.7 against μ = 0.5: every bottom vertex slips faster than ε_v) with a
 // pneumatic cell and a muscle group working: the adjoint through the contact rows (pd/pd_step_system.h) against
 // central differences for the materials, the initial state, the actuators and the friction coefficient.
@@ -273,27 +302,8 @@ TEST(PdGradient, ThroughSlidingContactAgreesWithCentralDifferences) {
   // a truncation error of ~1e-5 (the friction law bends within a few ε of slip); fourth order brings that to ~1e-10.
   const double eps = 1e-3;
   std::uniform_real_distribution<double> signed_unit(-1.0, 1.0);
-  const std::size_t tets = static_cast<std::size_t>(solver.model().tet_count());
-  std::vector<double> dE(tets), dnu(tets);
-  double analytic_E = 0, analytic_nu = 0;
-  for (std::size_t t = 0; t < tets; ++t) {
-    dE[t] = signed_unit(random) * solver.model().youngs_modulus[t];
-    dnu[t] = signed_unit(random) * 0.05;
-    analytic_E += g.materials.youngs_modulus[t] * dE[t];
-    analytic_nu += g.materials.poisson_ratio[t] * dnu[t];
-  }
-  auto material_loss = [&](double sE, double snu) {
-    std::vector<double> E = solver.model().youngs_modulus, nu = solver.model().poisson_ratio;
-    for (std::size_t t = 0; t < tets; ++t) {
-      E[t] += sE * dE[t];
-      nu[t] += snu * dnu[t];
-    }
-    pd::PdSolver perturbed(made.model);
-    EXPECT_TRUE(perturbed.SetMaterials(E, nu));
-    return Loss(perturbed, initial, controls, loss);
-  };
-  ExpectClose(analytic_E, FivePoint([&](double e) { return material_loss(e, 0); }, eps), "E");
-  ExpectClose(analytic_nu, FivePoint([&](double e) { return material_loss(0, e); }, eps), "nu");
+  CheckMaterials(made.model, g, random, eps,
+                 [&](const pd::PdSolver& perturbed) { return Loss(perturbed, initial, controls, loss); });
   Eigen::MatrixX3d dq0(initial.q.rows(), 3), dv0(initial.q.rows(), 3);
   for (Eigen::Index i = 0; i < dq0.rows(); ++i)
     for (int d = 0; d < 3; ++d) {
@@ -330,6 +340,112 @@ TEST(PdGradient, ThroughSlidingContactAgreesWithCentralDifferences) {
     return Loss(perturbed, initial, controls, loss);
   };
   ExpectClose(g.materials.friction[0] * 0.1, FivePoint(friction_loss, eps), "friction");
+}
+
+// A soft arm on a two-joint skeleton (a root revolute joint and a child one, flesh between the bones) with a
+// pneumatic cell in the flesh, under gravity and joint torques: the adjoint with the skeleton's joint rows
+// (pd/pd_adjoint.h, "Skeletons") against five-point differences for the materials, the initial state (positions,
+// velocities, joint coordinates), the torques and the cell.
+TEST(PdGradient, ThroughASkeletonAgreesWithCentralDifferences) {
+  pd::PdBodyDesc desc;
+  desc.mesh = fem::TetrahedraliseBox(Eigen::Vector3d(0.03, 0.01, 0.01), 0.01);
+  std::mt19937 random(41);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  pd::PdBone upper{.parent = -1,
+                   .joint = pd::JointKind::kRevolute,
+                   .axis = Eigen::Vector3d::UnitY(),
+                   .anchor = Eigen::Vector3d(-0.03, 0, 0),
+                   .vertices = {}};
+  pd::PdBone lower{.parent = 0,
+                   .joint = pd::JointKind::kRevolute,
+                   .axis = Eigen::Vector3d(0, 0.6, 0.8),
+                   .anchor = Eigen::Vector3d(0.03, 0, 0),
+                   .vertices = {}};
+  for (std::size_t i = 0; i < desc.mesh.vertices.size(); ++i) {
+    const double x = desc.mesh.vertices[i].x();
+    if (x < -0.019) upper.vertices.push_back(static_cast<int>(i));
+    if (x > 0.019) lower.vertices.push_back(static_cast<int>(i));
+  }
+  desc.bones = {upper, lower};
+  for (std::size_t t = 0; t < desc.mesh.tets.size(); ++t) {
+    desc.youngs_modulus.push_back(2e4 * (1 + unit(random)));
+    desc.poisson_ratio.push_back(0.25 + 0.1 * unit(random));
+    desc.pneumatic_cell.push_back(t % 2 == 0 ? 0 : -1);
+  }
+  pd::PdModelResult made = pd::MakePdModel(std::move(desc));
+  ASSERT_TRUE(made.ok()) << made.error;
+  const pd::PdSolver solver(made.model);
+  const int steps = 4;
+  std::vector<PdControls> controls;
+  for (int n = 0; n < steps; ++n) {
+    PdControls u = PdControls::Rest(solver.model());
+    u.joint_torques = {0.002 * (1 + n), -0.001 * n};
+    u.cell_volume_ratio[0] = 1.0 + 0.04 * n;
+    controls.push_back(u);
+  }
+  PdState initial = PdState::AtRest(solver.model());
+  initial.z = Eigen::Vector2d(0.1, -0.2);
+  pd::PlaceBoneVertices(solver.model(), initial.z, initial.q);
+  const PdLoss loss = MakeLoss(solver.model(), steps);
+  // Sweeps only with a skeleton (pd/pd_solver.h): many of them for 1e-11.
+  const pd::PdSolverSettings tight{.max_iterations = 20000, .tolerance = 1e-11};
+  auto run = [&](const pd::PdSolver& s, const PdState& start, const std::vector<PdControls>& u) {
+    PdState state = start, next;
+    double value = loss.term(0, state, nullptr, nullptr);
+    for (int n = 0; n < steps; ++n) {
+      EXPECT_TRUE(s.Step(state, u[static_cast<std::size_t>(n)], next, tight).converged) << n;
+      std::swap(state, next);
+      value += loss.term(n + 1, state, nullptr, nullptr);
+    }
+    return value;
+  };
+  PdGradientOptions options;
+  options.forward = tight;
+  const PdGradient g = PdLossAndGradient(solver, initial, controls, loss, options);
+  ASSERT_TRUE(g.converged);
+  const double eps = 1e-3;
+  std::uniform_real_distribution<double> signed_unit(-1.0, 1.0);
+  CheckMaterials(made.model, g, random, eps,
+                 [&](const pd::PdSolver& perturbed) { return run(perturbed, initial, controls); });
+  // The free vertices' initial positions and every vertex's initial velocity; the joints' initial coordinates (the
+  // bones' vertices placed by them).
+  Eigen::MatrixX3d dq0 = Eigen::MatrixX3d::Zero(initial.q.rows(), 3), dv0(initial.q.rows(), 3);
+  for (Eigen::Index i = 0; i < dq0.rows(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      if (solver.model().bone_of[static_cast<std::size_t>(i)] < 0) dq0(i, d) = 1e-3 * signed_unit(random);
+      dv0(i, d) = 0.01 * signed_unit(random);
+    }
+  const Eigen::Vector2d dz0(0.05, -0.03);
+  auto initial_loss = [&](double sq, double sv, double sz) {
+    PdState start = initial;
+    start.q += sq * dq0;
+    start.v += sv * dv0;
+    start.z += sz * dz0;
+    pd::PlaceBoneVertices(solver.model(), start.z, start.q);
+    return run(solver, start, controls);
+  };
+  ExpectClose(g.initial_q.cwiseProduct(dq0).sum(), FivePoint([&](double e) { return initial_loss(e, 0, 0); }, eps),
+              "q0");
+  ExpectClose(g.initial_v.cwiseProduct(dv0).sum(), FivePoint([&](double e) { return initial_loss(0, e, 0); }, eps),
+              "v0");
+  ExpectClose(g.initial_z.dot(dz0), FivePoint([&](double e) { return initial_loss(0, 0, e); }, eps), "z0");
+  double analytic_torque = 0, analytic_cell = 0;
+  for (int n = 0; n < steps; ++n) {
+    analytic_torque += g.controls[static_cast<std::size_t>(n)].joint_torques[0] * 0.001 -
+                       g.controls[static_cast<std::size_t>(n)].joint_torques[1] * 0.002;
+    analytic_cell += g.controls[static_cast<std::size_t>(n)].cell_volume_ratio[0] * 0.1;
+  }
+  auto control_loss = [&](double s_torque, double s_cell) {
+    std::vector<PdControls> u = controls;
+    for (PdControls& un : u) {
+      un.joint_torques[0] += s_torque * 0.001;
+      un.joint_torques[1] -= s_torque * 0.002;
+      un.cell_volume_ratio[0] += s_cell * 0.1;
+    }
+    return run(solver, initial, u);
+  };
+  ExpectClose(analytic_torque, FivePoint([&](double e) { return control_loss(e, 0); }, eps), "torques");
+  ExpectClose(analytic_cell, FivePoint([&](double e) { return control_loss(0, e); }, eps), "cell ratio");
 }
 
 }  // namespace
