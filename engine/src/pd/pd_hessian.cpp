@@ -119,7 +119,8 @@ Eigen::SparseMatrix<double> PdHessian::AssembleFree() const {
       }
     }
   }
-  Eigen::SparseMatrix<double> H(3 * n_free, 3 * n_free);
+  const Eigen::Index size = 3 * static_cast<Eigen::Index>(n_free);
+  Eigen::SparseMatrix<double> H(size, size);
   H.setFromTriplets(triplets.begin(), triplets.end());
   H.makeCompressed();
   return H;

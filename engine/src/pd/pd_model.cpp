@@ -142,11 +142,11 @@ PdModelResult MakePdModel(PdBodyDesc desc) {
   const fem::TetMeshCheck check = fem::CheckAndOrient(desc.mesh);
   if (!check.error.empty()) return {.model = {}, .error = "mesh: " + check.error};
   const std::size_t tets = desc.mesh.tets.size();
-  for (std::string error : {PerTet(desc.youngs_modulus, tets, "youngs_modulus"),
-                            PerTet(desc.poisson_ratio, tets, "poisson_ratio"), CheckScalars(desc)})
+  for (const std::string& error : {PerTet(desc.youngs_modulus, tets, "youngs_modulus"),
+                                   PerTet(desc.poisson_ratio, tets, "poisson_ratio"), CheckScalars(desc)})
     if (!error.empty()) return {.model = {}, .error = error};
-  for (std::string error : {CheckMaterials(desc.youngs_modulus, desc.poisson_ratio), CheckActuators(desc, tets),
-                            CheckBones(desc, desc.mesh.vertices.size())})
+  for (const std::string& error : {CheckMaterials(desc.youngs_modulus, desc.poisson_ratio), CheckActuators(desc, tets),
+                                   CheckBones(desc, desc.mesh.vertices.size())})
     if (!error.empty()) return {.model = {}, .error = error};
   PdModel& m = result.model;
   m.rest = std::move(desc.mesh.vertices);

@@ -66,6 +66,7 @@ void PdSolver::Assemble() {
   const double h = model_.dt;
   weights_.clear();
   std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(static_cast<std::size_t>(n) + 16 * model_.terms.size());
   for (int i = 0; i < n; ++i) triplets.emplace_back(i, i, model_.masses[static_cast<std::size_t>(i)] / (h * h));
   for (const Term& term : model_.terms) {
     const double w = TermWeight(model_, term);
@@ -395,7 +396,7 @@ void PdSolver::SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& c
   rhs.leftCols<3>() = FreeRows(rest_of_rhs);
   std::vector<Eigen::MatrixX3d> AB;
   for (Eigen::Index j = 0; j < joints; ++j) {
-    AB.push_back(A_ * B[static_cast<std::size_t>(j)]);
+    AB.emplace_back(A_ * B[static_cast<std::size_t>(j)]);
     rhs.middleCols<3>(3 * (j + 1)) = FreeRows(AB.back());
   }
   const Eigen::MatrixXd solved = SolveFreeColumns(rhs);  // X₀, X₁, ..., X_N
