@@ -27,7 +27,31 @@ const PdModel& PdHessian::model() const {
 }
 
 PdHessian::PdHessian(const PdSolver& solver, std::vector<TermProjection> projections)
-    : solver_(solver), projections_(std::move(projections)) {}
+    : solver_(solver), projections_(std::move(projections)), curvatures_(projections_.size()) {
+  // Each term's ω (I − ∂P/∂Y) as a 9x9 matrix on vec(dY), built once from the nine unit directions: a Hessian
+  // product is then one matrix-vector product per term instead of a rotation differential (conjugate gradients
+  // take tens of products per solve). A muscle term's Y lives in column 0: only the top-left 3x3 block is used.
+  const PdModel& model = solver_.model();
+  tbb::parallel_for(std::size_t{0}, projections_.size(), [&](std::size_t k) {
+    const Term& term = model.terms[k];
+    const int size = term.kind == TermKind::kMuscle ? 3 : 9;
+    Matrix9 curvature = Matrix9::Zero();
+    for (int e = 0; e < size; ++e) {
+      Eigen::Matrix3d unit = Eigen::Matrix3d::Zero();
+      unit.data()[e] = 1.0;
+      const Eigen::Matrix3d column = unit - ProjectionDifferential(term.kind, projections_[k], unit);
+      curvature.col(e) = solver_.weights()[k] * Eigen::Map<const Eigen::Matrix<double, 9, 1>>(column.data());
+    }
+    curvatures_[k] = curvature;
+  });
+}
+
+Eigen::Matrix<double, 4, 3> PdHessian::TermForces(std::size_t k, const Eigen::Matrix3d& dY) const {
+  Eigen::Matrix3d stress;
+  Eigen::Map<Eigen::Matrix<double, 9, 1>>(stress.data()) =
+      curvatures_[k] * Eigen::Map<const Eigen::Matrix<double, 9, 1>>(dY.data());
+  return StencilTranspose(solver_.model(), solver_.model().terms[k], stress);
+}
 
 Eigen::MatrixX3d PdHessian::Apply(const Eigen::MatrixX3d& x_in) const {
   const PdModel& model = solver_.model();
@@ -49,9 +73,7 @@ Eigen::MatrixX3d PdHessian::ApplyAll(const Eigen::MatrixX3d& x) const {
     const auto& tet = model.tets[static_cast<std::size_t>(term.tet)];
     Corners corners;
     for (int c = 0; c < 4; ++c) corners.row(c) = x.row(tet[static_cast<std::size_t>(c)]);
-    const Eigen::Matrix3d dY = StencilApply(model, term, corners);
-    forces[k] = solver_.weights()[k] *
-                StencilTranspose(model, term, dY - ProjectionDifferential(term.kind, projections_[k], dY));
+    forces[k] = TermForces(k, StencilApply(model, term, corners));
   });
   for (std::size_t k = 0; k < forces.size(); ++k) {
     const auto& tet = model.tets[static_cast<std::size_t>(model.terms[k].tet)];
@@ -107,10 +129,7 @@ Eigen::SparseMatrix<double> PdHessian::AssembleFree() const {
       for (int da = 0; da < 3 && row_free >= 0; ++da) {
         Corners unit = Corners::Zero();
         unit(a, da) = 1.0;
-        const Eigen::Matrix3d dY = StencilApply(model, term, unit);
-        const Corners column =
-            solver_.weights()[k] *
-            StencilTranspose(model, term, dY - ProjectionDifferential(term.kind, projections_[k], dY));
+        const Corners column = TermForces(k, StencilApply(model, term, unit));
         for (int c = 0; c < 4; ++c) {
           const int col_free = model.free_index[static_cast<std::size_t>(tet[static_cast<std::size_t>(c)])];
           if (col_free < 0) continue;

@@ -53,8 +53,12 @@ class PdHessian {
   const PdModel& model() const;
 
  private:
+  /// Term k's corner forces ω Sᵀ(I − ∂P/∂Y)[dY] for a change dY of its Y.
+  Eigen::Matrix<double, 4, 3> TermForces(std::size_t k, const Eigen::Matrix3d& dY) const;
+  using Matrix9 = Eigen::Matrix<double, 9, 9>;
   const PdSolver& solver_;
   std::vector<TermProjection> projections_;
+  std::vector<Matrix9> curvatures_;  ///< ω (I − ∂P/∂Y) per term on vec(dY) (pd_hessian.cpp).
 };
 
 /// x = M⁻¹ b for a 3 n_f x 3 n_f sparse matrix (vertex-major, as AssembleFree) and b, x with a row per free vertex,
