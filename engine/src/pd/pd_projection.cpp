@@ -3,9 +3,26 @@
 
 #include <cmath>
 
+#include "core/small_math_eigen.h"
+#include "core/svd3.h"
+
 namespace ductile::pd {
 
 namespace {
+
+/// The signed polar decomposition (core/signed_polar.h's convention) from core/svd3.h's SVD, whose U and V are proper
+/// rotations with the smallest singular value negative for an inverted F, exactly that convention: a third of the
+/// cost of Eigen's JacobiSVD, which took a third of a step's time in the bridge's profile.
+SignedPolar FastSignedPolar(const Eigen::Matrix3d& F) {
+  Mat3d U, V;
+  Vec3d sigma;
+  Svd3(ToMat3d(F), U, sigma, V);
+  SignedPolar polar;
+  polar.V = ToEigen(V);
+  polar.sigma = ToEigen(sigma);
+  polar.R = ToEigen(U) * polar.V.transpose();
+  return polar;
+}
 
 /// Below this fibre length the muscle's direction is undefined (header).
 constexpr double kMinFibreLength = 1e-12;
@@ -56,7 +73,7 @@ TermProjection Project(TermKind kind, const Eigen::Matrix3d& Y, double target) {
     if (length > kMinFibreLength) p.P.col(0) = (target / length) * Y.col(0);
     return p;
   }
-  p.polar = ComputeSignedPolar(Y);
+  p.polar = FastSignedPolar(Y);
   if (kind == TermKind::kStrain) {
     p.P = target * p.polar.R;
   } else {
