@@ -9,8 +9,11 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cmath>
+#include <random>
 
 #include "fem/tetrahedralise.h"
+#include "grad/optimize.h"
 #include "grad/pd_gradient.h"
 
 namespace ductile::grad {
@@ -89,6 +92,106 @@ void BM_PdGradient(benchmark::State& state) {
   state.counters["max_rss_MB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
+// System identification of the per-cell moduli of a 10-cell beam (tests/physics/pd_system_identification_test.cpp's
+// setup) by L-BFGS-B on the adjoint gradient and by CMA-ES from the same start (ln E = ln 5e4 everywhere; CMA-ES's
+// σ = 0.5 in ln E), each with a budget of 600 loss evaluations. Counters per method: the evaluations until every
+// cell's modulus was within 1% of the truth (−1: never), and the worst relative error at the end.
+struct Beam {
+  pd::PdModel model;
+  std::vector<double> truth;  // per cell
+  std::vector<Eigen::MatrixX3d> target;
+};
+
+Beam MakeBeam() {
+  pd::PdBodyDesc desc;
+  desc.mesh = fem::TetrahedraliseBox(Eigen::Vector3d(0.1, 0.01, 0.01), 0.02);
+  for (std::size_t i = 0; i < desc.mesh.vertices.size(); ++i)
+    if (std::abs(desc.mesh.vertices[i].x()) > 0.099) desc.pinned.push_back(static_cast<int>(i));
+  Beam beam;
+  std::mt19937 random(31);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (std::size_t c = 0; c < desc.mesh.tets.size() / 6; ++c)
+    beam.truth.push_back(std::exp(std::log(2e4) + unit(random) * std::log(5.0)));
+  for (std::size_t t = 0; t < desc.mesh.tets.size(); ++t) desc.youngs_modulus.push_back(beam.truth[t / 6]);
+  desc.poisson_ratio = {0.3};
+  beam.model = pd::MakePdModel(std::move(desc)).model;
+  return beam;
+}
+
+void BM_PdSystemIdentification(benchmark::State& state) {
+  Beam beam = MakeBeam();
+  pd::PdSolver solver(beam.model);
+  const int steps = 10;
+  const std::vector<pd::PdControls> controls(steps, pd::PdControls::Rest(solver.model()));
+  PdGradientOptions options;
+  options.forward = {.max_iterations = 300, .tolerance = 1e-11};
+  const pd::PdState initial = pd::PdState::AtRest(solver.model());
+  pd::PdState s = initial, next;
+  for (int n = 0; n < steps; ++n) {
+    solver.Step(s, controls[static_cast<std::size_t>(n)], next, options.forward);
+    s = next;
+    beam.target.push_back(s.q);
+  }
+  const PdLoss loss{[&](int step, const pd::PdState& st, Eigen::MatrixX3d* dq, Eigen::MatrixX3d*) {
+    if (step == 0) return 0.0;
+    const Eigen::MatrixX3d d = st.q - beam.target[static_cast<std::size_t>(step - 1)];
+    if (dq) *dq += 2e6 * d;
+    return 1e6 * d.squaredNorm();
+  }};
+  const std::size_t tets = static_cast<std::size_t>(solver.model().tet_count()), cells = tets / 6;
+  const std::vector<double> nu(tets, 0.3);
+  int evaluations = 0, first_within = -1;
+  double worst = 0;
+  auto set = [&](const Eigen::VectorXd& x) {
+    std::vector<double> E(tets);
+    for (std::size_t t = 0; t < tets; ++t) E[t] = std::exp(x(static_cast<Eigen::Index>(t / 6)));
+    solver.SetMaterials(E, nu);
+    worst = 0;
+    for (std::size_t c = 0; c < cells; ++c)
+      worst = std::max(worst, std::abs(std::exp(x(static_cast<Eigen::Index>(c))) / beam.truth[c] - 1));
+    ++evaluations;
+    if (first_within < 0 && worst < 0.01) first_within = evaluations;
+  };
+  const Eigen::VectorXd x0 = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(cells), std::log(5e4));
+  const Eigen::VectorXd lower = Eigen::VectorXd::Constant(x0.size(), std::log(1e3));
+  const Eigen::VectorXd upper = Eigen::VectorXd::Constant(x0.size(), std::log(1e7));
+  const bool cma = state.range(0) == 1;
+  OptimizeResult result;
+  for (auto _ : state) {
+    evaluations = 0;
+    first_within = -1;
+    if (cma) {
+      result = MinimizeCmaes(
+          [&](const Eigen::VectorXd& x) {
+            set(x);
+            return PdLossAndGradient(solver, initial, controls, loss, options).loss;
+          },
+          x0, lower, upper, {.max_evaluations = 600, .sigma = 0.5});
+    } else {
+      result = MinimizeLbfgsb(
+          [&](const Eigen::VectorXd& x, Eigen::VectorXd& gradient) {
+            set(x);
+            const PdGradient g = PdLossAndGradient(solver, initial, controls, loss, options);
+            gradient = Eigen::VectorXd::Zero(x.size());
+            for (std::size_t t = 0; t < tets; ++t)
+              gradient(static_cast<Eigen::Index>(t / 6)) +=
+                  g.materials.youngs_modulus[t] * std::exp(x(static_cast<Eigen::Index>(t / 6)));
+            return g.loss;
+          },
+          x0, lower, upper, {.max_iterations = 600, .gradient_tolerance = 1e-10});
+    }
+  }
+  double final_worst = 0;
+  for (std::size_t c = 0; c < cells; ++c)
+    final_worst = std::max(final_worst, std::abs(std::exp(result.x(static_cast<Eigen::Index>(c))) / beam.truth[c] - 1));
+  state.counters["evaluations"] = evaluations;
+  state.counters["evaluations_to_1pct"] = first_within;
+  state.counters["final_worst_error"] = final_worst;
+  state.counters["final_loss"] = result.value;
+  state.SetLabel(cma ? "CMA-ES" : "L-BFGS-B");
+}
+
+BENCHMARK(BM_PdSystemIdentification)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_PdForward)->Arg(200)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_PdGradient)->Args({200, 1})->Args({200, 14})->Unit(benchmark::kSecond)->Iterations(1);
 

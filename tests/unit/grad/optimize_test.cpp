@@ -39,5 +39,25 @@ TEST(Optimize, AdamApproachesTheMinimumOfAQuadratic) {
   EXPECT_LT((result.x - Eigen::Vector3d(0, 1, 2)).norm(), 1e-2);
 }
 
+TEST(Optimize, CmaesMinimisesASphereAndRosenbrockInTheirBoxes) {
+  // A 10-D sphere centred off the start: CMA-ES's linear convergence reaches 1e-10 within a few thousand samples.
+  const Eigen::VectorXd centre = Eigen::VectorXd::LinSpaced(10, -1, 1);
+  auto sphere = [&](const Eigen::VectorXd& x) { return (x - centre).squaredNorm(); };
+  const OptimizeResult s = MinimizeCmaes(sphere, Eigen::VectorXd::Zero(10), Eigen::VectorXd::Constant(10, -5),
+                                         Eigen::VectorXd::Constant(10, 5),
+                                         {.max_evaluations = 6000, .sigma = 0.5, .value_tolerance = 1e-10});
+  EXPECT_LE(s.value, 1e-10) << s.stop << " after " << s.evaluations;
+  // Rosenbrock with x₀ ≤ 0.5: the boxed minimum (0.5, 0.25), every sample inside the box.
+  auto rosenbrock = [](const Eigen::VectorXd& x) {
+    return (1 - x(0)) * (1 - x(0)) + 100 * (x(1) - x(0) * x(0)) * (x(1) - x(0) * x(0));
+  };
+  const OptimizeResult r = MinimizeCmaes(rosenbrock, Eigen::Vector2d(-1.2, 1.0), Eigen::Vector2d(-5, -5),
+                                         Eigen::Vector2d(0.5, 5), {.max_evaluations = 4000, .sigma = 0.5});
+  EXPECT_NEAR(r.x(0), 0.5, 1e-4) << r.stop;
+  EXPECT_NEAR(r.x(1), 0.25, 1e-3);
+  EXPECT_LE(r.x(0), 0.5);
+  EXPECT_EQ(static_cast<int>(r.history.size()), r.evaluations);
+}
+
 }  // namespace
 }  // namespace ductile::grad
