@@ -8,8 +8,8 @@
 //   local step    P_i = P(Y_i(q)) for every term (pd/pd_projection.h), in parallel;
 //   global step   A q = M s/h² + Σ ω S Pᵀ,   A = M/h² + L,   L = Σ ω S Sᵀ (scalar n x n, the same for x, y, z),
 //
-// with A's free block factorised once (CHOLMOD's supernodal Cholesky through Eigen's CholmodSupport) and solved for
-// the three coordinates at once; the pinned columns of A move to the right-hand side. Each sweep lowers Φ: the local
+// with A's free block factorised once (CHOLMOD's supernodal Cholesky; numerically again when the materials change)
+// and solved for the three coordinates at once; the pinned columns of A move to the right-hand side. Each sweep lowers Φ: the local
 // step minimises over P with q fixed and the global step over q with P fixed, and Φ with the projections of the
 // current q is the real energy (Bouaziz et al. 2014, Sec. 4.3), so Φ(q_k) is non-increasing (a test checks it).
 //
@@ -20,7 +20,11 @@
 // then a backtracking line search on Φ. Φ still never rises (beyond its round-off, 10⁻¹² of itself, in the last
 // steps, where a full step that lowers the residual is taken), and near the solution convergence is superlinear.
 // `PdSolverSettings::newton = false` keeps the plain sweeps. A body with a skeleton takes sweeps only (its global step
-// is pd/pd_skeleton.h's).
+// is pd/pd_skeleton.h's). With contacts (pd/pd_contact.h) every global step solves the contact problem, the residual
+// below is taken with the contact forces, and Newton waits until the contacts' states have held for a few sweeps;
+// its steps then hold the contacts' rows (pd/pd_step_system.h), it follows a contact that lets go or a vertex that
+// goes into a plane, and it hands back to the sweeps (from the iterate where it started, unless it got further)
+// when a step raises the residual.
 //
 // Stopping rule: the force residual of the implicit Euler optimality condition on the free rows,
 //   r(q) = M (q − s)/h² + Σ ω S (Y − P)ᵀ = A q − (M s/h² + Σ ω S Pᵀ),
