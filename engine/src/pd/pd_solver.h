@@ -9,9 +9,9 @@
 //   global step   A q = M s/h² + Σ ω S Pᵀ,   A = M/h² + L,   L = Σ ω S Sᵀ (scalar n x n, the same for x, y, z),
 //
 // with A's free block factorised once (CHOLMOD's supernodal Cholesky; numerically again when the materials change)
-// and solved for the three coordinates at once; the pinned columns of A move to the right-hand side. Each sweep lowers Φ: the local
-// step minimises over P with q fixed and the global step over q with P fixed, and Φ with the projections of the
-// current q is the real energy (Bouaziz et al. 2014, Sec. 4.3), so Φ(q_k) is non-increasing (a test checks it).
+// and solved for the three coordinates at once; the pinned columns of A move to the right-hand side. Each sweep lowers
+// Φ: the local step minimises over P with q fixed and the global step over q with P fixed, and Φ with the projections
+// of the current q is the real energy (Bouaziz et al. 2014, Sec. 4.3), so Φ(q_k) is non-increasing (a test checks it).
 //
 // Iteration: local/global sweeps converge linearly, and slowly once the sweeps have removed the stiff error
 // components (Liu, Bouaziz, Kavan 2017, Sec. 3: thousands of sweeps for 10⁻¹⁰); gradients need the step converged
