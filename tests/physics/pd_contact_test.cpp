@@ -62,8 +62,9 @@ TEST(PdContact, ABlockOnAnInclineSticksWithinTheFrictionCone) {
   Incline incline(std::atan(mu) - 3.0 * std::numbers::pi / 180, mu);
   incline.Run(0.5);
   // At rest: the landing transient has died out (implicit Euler damps it), and the block creeps slower than the
-  // friction law's ε_v (1e-5 m/s, pd/pd_contact.h: "sticking" is a slip below it) — here 0.8 ε_v, the creep at which
-  // the regularised law's f₁ gives tan θ/μ = 0.9. Sliding would have reached 0.5 s · g(sin θ − μ cos θ) ≥ 0.2 m/s.
+  // friction law's ε_v (1e-5 m/s, pd/pd_contact.h: "sticking" is a slip below it): the friction has to carry
+  // tan θ/μ = 0.87 of the normal force, which f₁(x/ε) = 2x/ε − x²/ε² gives at a slip x of 0.64 ε a step, a creep of
+  // 0.64 ε_v. Sliding at even a tenth of g(sin θ − μ cos θ) would have reached 0.1 m/s by now.
   EXPECT_LT(incline.CentreVelocity().norm(), incline.solver->model().stick_velocity)
       << incline.CentreVelocity().transpose();
 }
@@ -113,8 +114,8 @@ TEST(PdContact, ConvergedForcesSatisfySignoriniAndCoulomb) {
       }
       // Coulomb: inside the cone always; on its rim and against the slip once the slip exceeds ε.
       EXPECT_LE(tangential.norm(), mu * lambda * (1 + 1e-12));
-      const Eigen::Vector3d slip = (next.q.row(c.vertex) - incline.state.q.row(c.vertex)).transpose();
-      const Eigen::Vector3d u = slip - n * n.dot(slip);
+      const Eigen::Vector3d u = TangentialSlip(incline.solver->model().obstacles[0], next.q.row(c.vertex).transpose(),
+                                               incline.state.q.row(c.vertex).transpose());
       if (u.norm() > epsilon) {
         EXPECT_NEAR(tangential.norm(), mu * lambda, 1e-9 * lambda);
         EXPECT_LT(tangential.dot(u), -0.999999 * tangential.norm() * u.norm());

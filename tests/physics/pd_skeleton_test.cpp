@@ -97,6 +97,8 @@ TEST(PdSkeleton, JointCurvatureIsTheDerivativeOfTheGeneralisedForces) {
         const double numeric =
             (generalised(z + eps * Eigen::Vector2d::Unit(k), j) - generalised(z - eps * Eigen::Vector2d::Unit(k), j)) /
             (2 * eps);
+        // K's entries are ~|g| × lever ~ 0.1 N·m: the differences' truncation (ε² K‴ ~ 1e-13) and round-off
+        // (1e-16 |Bᵀg|/ε ~ 1e-11) are far below 1e-7, which a wrong term (of the size of K itself) is far above.
         EXPECT_NEAR(K(j, k), numeric, 1e-7) << "K(" << j << ", " << k << ")" << (slide ? " (prismatic child)" : "");
       }
     EXPECT_NEAR(K(0, 1), K(1, 0), 1e-12);

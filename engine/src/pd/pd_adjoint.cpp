@@ -30,8 +30,7 @@ bool SolveAdjoint(const PdSolver& solver, const PdHessian& hessian, const Eigen:
     if (!hessian.SolveDirect(solver.FreeRows(r), lambda_free)) return false;
   }
   lambda = Eigen::MatrixX3d::Zero(model.vertex_count(), 3);
-  for (std::size_t f = 0; f < model.free_vertices.size(); ++f)
-    lambda.row(model.free_vertices[f]) = lambda_free.row(static_cast<Eigen::Index>(f));
+  solver.SetFreeRows(lambda_free, lambda);
   return true;
 }
 
@@ -69,13 +68,6 @@ PdAdjointReport Failed(PdAdjointReport report, Eigen::Index rows, Eigen::MatrixX
   return report;
 }
 
-/// m g₀ with g₀ = 1 m/s²: the force scale the contact threshold is relative to.
-double ReferenceWeight(const PdModel& model) {
-  double mass = 0;
-  for (const double m : model.masses) mass += m;
-  return mass;
-}
-
 /// Jᵀ λ = r over the free rows with the contact rows of pd/pd_step_system.h, by a sparse LU. Writes λ̃ = R_iᵀ λ_i on
 /// the constrained rows (λ elsewhere), the start's extra terms −K_iᵀ λ_i, and −λ_i·∂G_i/∂μ into the friction
 /// gradient.
@@ -83,13 +75,11 @@ bool SolveContactAdjoint(const PdSolver& solver, const PdHessian& hessian,
                          const std::vector<VertexConstraint>& constraints, const PdState& in, const PdState& out,
                          const Eigen::MatrixX3d& g, const Eigen::MatrixX3d& r, Eigen::MatrixX3d& lambda,
                          Eigen::MatrixX3d& start_terms, PdMaterialGradient& materials) {
-  const PdModel& model = solver.model();
   const StepSystem system = AssembleStepSystem(hessian, constraints, in.q, out.q, g);
   Eigen::MatrixX3d lambda_free;
   const Eigen::SparseMatrix<double> transposed = system.J.transpose();
   if (!SolveSparse(transposed, solver.FreeRows(r), lambda_free)) return false;
-  for (std::size_t f = 0; f < model.free_vertices.size(); ++f)
-    lambda.row(model.free_vertices[f]) = lambda_free.row(static_cast<Eigen::Index>(f));
+  solver.SetFreeRows(lambda_free, lambda);
   for (std::size_t k = 0; k < constraints.size(); ++k) {
     const VertexConstraint& c = constraints[k];
     const Eigen::Vector3d raw = lambda_free.row(c.free_row).transpose();
@@ -114,15 +104,10 @@ bool SolveSkeletonAdjoint(const PdSolver& solver, const PdHessian& hessian, cons
   // H_ff⁻¹ on r_f and on every C_j at once (3 columns each).
   Eigen::MatrixXd rhs(3 * free_count, joints + 1);
   std::vector<Eigen::MatrixX3d> HB;
-  auto flat = [&](const Eigen::MatrixX3d& rows) {
-    Eigen::VectorXd v(3 * free_count);
-    for (Eigen::Index f = 0; f < free_count; ++f) v.segment<3>(3 * f) = rows.row(f).transpose();
-    return v;
-  };
-  rhs.col(0) = flat(solver.FreeRows(r));
+  rhs.col(0) = VertexMajor(solver.FreeRows(r));
   for (Eigen::Index j = 0; j < joints; ++j) {
     HB.push_back(hessian.ApplyAll(B[static_cast<std::size_t>(j)]));
-    rhs.col(j + 1) = flat(solver.FreeRows(HB.back()));
+    rhs.col(j + 1) = VertexMajor(solver.FreeRows(HB.back()));
   }
   Eigen::MatrixXd solved = Eigen::MatrixXd::Zero(3 * free_count, joints + 1);
   if (free_count > 0) {
@@ -142,9 +127,7 @@ bool SolveSkeletonAdjoint(const PdSolver& solver, const PdHessian& hessian, cons
   }
   const Eigen::VectorXd lambda_z = S.fullPivLu().solve(r_z);
   if (!lambda_z.allFinite()) return false;
-  const Eigen::VectorXd lambda_f = solved.col(0) - solved.rightCols(joints) * lambda_z;
-  for (Eigen::Index f = 0; f < free_count; ++f)
-    lambda.row(model.free_vertices[static_cast<std::size_t>(f)]) = lambda_f.segment<3>(3 * f).transpose();
+  solver.SetFreeRows(FromVertexMajor(solved.col(0) - solved.rightCols(joints) * lambda_z), lambda);
   for (Eigen::Index j = 0; j < joints; ++j) {
     lambda += lambda_z(j) * B[static_cast<std::size_t>(j)];  // B_j is zero off the bones' rows
     torques[static_cast<std::size_t>(j)] = lambda_z(j);
@@ -172,7 +155,7 @@ PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdC
   // The step's contacts, read from its end (pd/pd_step_system.h): with none, H λ = r; with some, Jᵀ λ = r.
   const Eigen::MatrixX3d g = solver.Residual(in, controls, out.q);
   const std::vector<VertexConstraint> constraints =
-      ConstraintsOfStep(model, out.q, g, kContactGap, kContactForce * ReferenceWeight(model));
+      ConstraintsOfStep(model, out.q, g, kContactGap, kContactForce * TotalMass(model) * 1.0);
   Eigen::MatrixX3d lambda = Eigen::MatrixX3d::Zero(r.rows(), 3);  // λ̃ = Rᵀλ on constrained rows
   Eigen::MatrixX3d start_terms = Eigen::MatrixX3d::Zero(r.rows(), 3);
   if (!model.bones.empty()) {  // no contacts with a skeleton (MakePdModel refuses both)

@@ -117,7 +117,7 @@ void ModeSystem(const PdModel& model, const Eigen::MatrixX3d& q0, const Eigen::M
     const Eigen::Vector3d& qa = q[static_cast<std::size_t>(a)];
     for (Eigen::Index b = 0; b < count; ++b) J.block<1, 3>(3 * a, 3 * b) = w(b) * n.transpose();
     R(3 * a) = n.dot(qa) - h.offset;
-    const SlipDirection slip = RegularisedSlip(T * (qa - start.row(c.vertex).transpose()), epsilon);
+    const SlipDirection slip = RegularisedSlip(TangentialSlip(h, qa, start.row(c.vertex).transpose()), epsilon);
     const double lambda = n.dot(c.force);
     const auto [t1, t2] = TangentBasis(n);
     int row = 1;
@@ -208,10 +208,7 @@ int SolveByGaussSeidel(const PdModel& model, const Eigen::MatrixX3d& q_free_C, c
   const double epsilon = SlipRegularisation(model);
   // q_C = q_C⁰ + W F_C with the warm-started forces.
   Eigen::MatrixX3d q = q_free_C;
-  for (const PdContact& c : set.contacts) {
-    const auto k = static_cast<Eigen::Index>(set.slot[static_cast<std::size_t>(&c - set.contacts.data())]);
-    q += set.W.col(k) * c.force.transpose();
-  }
+  for (std::size_t a = 0; a < set.contacts.size(); ++a) q += set.W.col(set.slot[a]) * set.contacts[a].force.transpose();
   int sweep = 0;
   for (; sweep < kMaxSweeps; ++sweep) {
     double largest_move = 0;
@@ -225,8 +222,7 @@ int SolveByGaussSeidel(const PdModel& model, const Eigen::MatrixX3d& q_free_C, c
       Eigen::Vector3d force = Eigen::Vector3d::Zero();
       const double lambda = (h.offset - h.normal.dot(q_star)) / w;
       if (lambda > 0) {
-        const Eigen::Vector3d slip = q_star - start.row(c.vertex).transpose();
-        const Eigen::Vector3d u_free = slip - h.normal * h.normal.dot(slip);
+        const Eigen::Vector3d u_free = TangentialSlip(h, q_star, start.row(c.vertex).transpose());
         force = lambda * h.normal - h.friction * lambda * LocalSlip(u_free, w * h.friction * lambda, epsilon);
       }
       const Eigen::Vector3d change = force - c.force;

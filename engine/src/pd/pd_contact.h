@@ -70,6 +70,12 @@ struct SlipDirection {
 };
 SlipDirection RegularisedSlip(const Eigen::Vector3d& u, double epsilon);
 
+/// u = T (x − xⁿ): a vertex's slip over the step along half-space h's plane, from its start xⁿ to x [m].
+inline Eigen::Vector3d TangentialSlip(const PdHalfSpace& h, const Eigen::Vector3d& x, const Eigen::Vector3d& start) {
+  const Eigen::Vector3d d = x - start;
+  return d - h.normal * h.normal.dot(d);
+}
+
 /// ε = ε_v h of `model` [m].
 inline double SlipRegularisation(const PdModel& model) {
   return model.stick_velocity * model.dt;

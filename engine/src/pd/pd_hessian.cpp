@@ -13,13 +13,6 @@ namespace {
 
 using Corners = Eigen::Matrix<double, 4, 3>;
 
-Eigen::MatrixX3d FromFree(const PdModel& model, const Eigen::MatrixX3d& free) {
-  Eigen::MatrixX3d x = Eigen::MatrixX3d::Zero(model.vertex_count(), 3);
-  for (std::size_t f = 0; f < model.free_vertices.size(); ++f)
-    x.row(model.free_vertices[f]) = free.row(static_cast<Eigen::Index>(f));
-  return x;
-}
-
 }  // namespace
 
 const PdModel& PdHessian::model() const {
@@ -84,9 +77,9 @@ Eigen::MatrixX3d PdHessian::ApplyAll(const Eigen::MatrixX3d& x) const {
 
 PdHessian::Outcome PdHessian::Solve(const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x, double tolerance,
                                     int max_iterations, int* iterations) const {
-  const PdModel& model = solver_.model();
   x = Eigen::MatrixX3d::Zero(b.rows(), 3);
   Eigen::MatrixX3d r = b;
+  Eigen::MatrixX3d all = Eigen::MatrixX3d::Zero(solver_.model().vertex_count(), 3);  // p on every row
   Eigen::MatrixX3d z = solver_.SolveFree(r);
   double rz = r.cwiseProduct(z).sum();
   if (iterations) *iterations = 0;
@@ -94,7 +87,8 @@ PdHessian::Outcome PdHessian::Solve(const Eigen::MatrixX3d& b, Eigen::MatrixX3d&
   const double stop = tolerance * tolerance * rz;
   Eigen::MatrixX3d p = z;
   for (int k = 0; k < max_iterations; ++k) {
-    const Eigen::MatrixX3d Hp = solver_.FreeRows(Apply(FromFree(model, p)));
+    solver_.SetFreeRows(p, all);
+    const Eigen::MatrixX3d Hp = solver_.FreeRows(ApplyAll(all));
     const double curvature = p.cwiseProduct(Hp).sum();
     if (!(curvature > 0)) return Outcome::kNegativeCurvature;
     const double alpha = rz / curvature;
@@ -145,17 +139,25 @@ Eigen::SparseMatrix<double> PdHessian::AssembleFree() const {
   return H;
 }
 
+Eigen::VectorXd VertexMajor(const Eigen::MatrixX3d& rows) {
+  Eigen::VectorXd vector(3 * rows.rows());
+  for (Eigen::Index f = 0; f < rows.rows(); ++f) vector.segment<3>(3 * f) = rows.row(f).transpose();
+  return vector;
+}
+
+Eigen::MatrixX3d FromVertexMajor(const Eigen::VectorXd& vector) {
+  Eigen::MatrixX3d rows(vector.size() / 3, 3);
+  for (Eigen::Index f = 0; f < rows.rows(); ++f) rows.row(f) = vector.segment<3>(3 * f).transpose();
+  return rows;
+}
+
 bool SolveSparse(const Eigen::SparseMatrix<double>& matrix, const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x) {
   Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
   lu.compute(matrix);
   if (lu.info() != Eigen::Success) return false;
-  const Eigen::Index n_free = b.rows();
-  Eigen::VectorXd rhs(3 * n_free);
-  for (Eigen::Index f = 0; f < n_free; ++f) rhs.segment<3>(3 * f) = b.row(f).transpose();
-  const Eigen::VectorXd solution = lu.solve(rhs);
+  const Eigen::VectorXd solution = lu.solve(VertexMajor(b));
   if (lu.info() != Eigen::Success || !solution.allFinite()) return false;
-  x.resize(n_free, 3);
-  for (Eigen::Index f = 0; f < n_free; ++f) x.row(f) = solution.segment<3>(3 * f).transpose();
+  x = FromVertexMajor(solution);
   return true;
 }
 

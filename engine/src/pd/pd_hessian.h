@@ -61,6 +61,10 @@ class PdHessian {
   std::vector<Matrix9> curvatures_;  ///< ω (I − ∂P/∂Y) per term on vec(dY) (pd_hessian.cpp).
 };
 
+/// A row per free vertex (n_f x 3) as one vertex-major vector (x₀, y₀, z₀, x₁, ...), AssembleFree's order, and back.
+Eigen::VectorXd VertexMajor(const Eigen::MatrixX3d& rows);
+Eigen::MatrixX3d FromVertexMajor(const Eigen::VectorXd& vector);
+
 /// x = M⁻¹ b for a 3 n_f x 3 n_f sparse matrix (vertex-major, as AssembleFree) and b, x with a row per free vertex,
 /// by a sparse LU; false when M is singular.
 bool SolveSparse(const Eigen::SparseMatrix<double>& matrix, const Eigen::MatrixX3d& b, Eigen::MatrixX3d& x);

@@ -29,17 +29,6 @@ std::string PerTet(std::vector<double>& values, std::size_t tets, const char* ke
   return {};
 }
 
-std::string CheckMaterials(const std::vector<double>& E, const std::vector<double>& nu) {
-  for (std::size_t t = 0; t < E.size(); ++t) {
-    if (!(E[t] > 0 && std::isfinite(E[t])))
-      return Cat("youngs_modulus of tet ", t, ": ", E[t], " Pa (must be positive)");
-    if (!(nu[t] >= 0 && nu[t] < 0.5))
-      return Cat("poisson_ratio of tet ", t, ": ", nu[t],
-                 " (must be in [0, 0.5): projective dynamics needs λ ≥ 0 and a finite λ)");
-  }
-  return {};
-}
-
 std::string CheckActuators(const PdBodyDesc& desc, std::size_t tets) {
   if (!desc.pneumatic_cell.empty() && desc.pneumatic_cell.size() != tets)
     return Cat("pneumatic cells: ", desc.pneumatic_cell.size(), " entries for ", tets, " tets");
@@ -118,6 +107,23 @@ void AddGeometry(PdModel& m) {
 
 }  // namespace
 
+std::string MaterialsError(const std::vector<double>& E, const std::vector<double>& nu) {
+  for (std::size_t t = 0; t < E.size(); ++t) {
+    if (!(E[t] > 0 && std::isfinite(E[t])))
+      return Cat("youngs_modulus of tet ", t, ": ", E[t], " Pa (must be positive)");
+    if (!(nu[t] >= 0 && nu[t] < 0.5))
+      return Cat("poisson_ratio of tet ", t, ": ", nu[t],
+                 " (must be in [0, 0.5): projective dynamics needs λ ≥ 0 and a finite λ)");
+  }
+  return {};
+}
+
+double TotalMass(const PdModel& model) {
+  double mass = 0;
+  for (const double m : model.masses) mass += m;
+  return mass;
+}
+
 PdControls PdControls::Rest(const PdModel& model) {
   PdControls u;
   u.cell_volume_ratio.assign(static_cast<std::size_t>(model.cell_count), 1.0);
@@ -145,7 +151,7 @@ PdModelResult MakePdModel(PdBodyDesc desc) {
   for (const std::string& error : {PerTet(desc.youngs_modulus, tets, "youngs_modulus"),
                                    PerTet(desc.poisson_ratio, tets, "poisson_ratio"), CheckScalars(desc)})
     if (!error.empty()) return {.model = {}, .error = error};
-  for (const std::string& error : {CheckMaterials(desc.youngs_modulus, desc.poisson_ratio), CheckActuators(desc, tets),
+  for (const std::string& error : {MaterialsError(desc.youngs_modulus, desc.poisson_ratio), CheckActuators(desc, tets),
                                    CheckBones(desc, desc.mesh.vertices.size())})
     if (!error.empty()) return {.model = {}, .error = error};
   PdModel& m = result.model;

@@ -159,6 +159,13 @@ struct PdModelResult {
 /// only, and no bones together with obstacles (not supported yet). Pure.
 PdModelResult MakePdModel(PdBodyDesc desc);
 
+/// Why per-tet `youngs_modulus` and `poisson_ratio` (one each per tet) are not a valid material (E > 0 finite,
+/// 0 ≤ ν < 0.5), naming the first tet; empty when they are. MakePdModel and PdSolver::SetMaterials check with it.
+std::string MaterialsError(const std::vector<double>& youngs_modulus, const std::vector<double>& poisson_ratio);
+
+/// The body's mass Σ m_i [kg].
+double TotalMass(const PdModel& model);
+
 /// The weight ω of `term` at the model's materials (file comment) [N·m = J per unit ‖·‖²].
 double TermWeight(const PdModel& model, const Term& term);
 /// ∂ω/∂E and ∂ω/∂ν of a strain or volume term (0 for a muscle term).

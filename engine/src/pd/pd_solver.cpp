@@ -41,6 +41,16 @@ Eigen::MatrixX3d PdSolver::FreeRows(const Eigen::MatrixX3d& x) const {
   return free;
 }
 
+void PdSolver::SetFreeRows(const Eigen::MatrixX3d& free, Eigen::MatrixX3d& x) const {
+  for (std::size_t f = 0; f < model_.free_vertices.size(); ++f)
+    x.row(model_.free_vertices[f]) = free.row(static_cast<Eigen::Index>(f));
+}
+
+void PdSolver::AddFreeRows(const Eigen::MatrixX3d& free, Eigen::MatrixX3d& x) const {
+  for (std::size_t f = 0; f < model_.free_vertices.size(); ++f)
+    x.row(model_.free_vertices[f]) += free.row(static_cast<Eigen::Index>(f));
+}
+
 struct PdSolver::Factorisation {
   contact::CholmodWorkspace cholmod;
 };
@@ -86,27 +96,20 @@ void PdSolver::Assemble() {
   }
   A_.resize(n, n);
   A_.setFromTriplets(triplets.begin(), triplets.end());
+  // The free block's lower triangle; the held vertices' columns (pinned, bones) move to the right-hand side as
+  // A q_held (Iterate, SkeletonGlobalStep).
   const auto free_count = static_cast<int>(model_.free_vertices.size());
-  const auto pinned_count = static_cast<int>(model_.pinned.size());
-  std::vector<Eigen::Triplet<double>> ff, fp;
+  std::vector<Eigen::Triplet<double>> ff;
   for (int col = 0; col < n; ++col) {
+    const int col_free = model_.free_index[static_cast<std::size_t>(col)];
+    if (col_free < 0) continue;
     for (Eigen::SparseMatrix<double>::InnerIterator it(A_, col); it; ++it) {
       const int row_free = model_.free_index[static_cast<std::size_t>(it.row())];
-      if (row_free < 0) continue;
-      const int col_free = model_.free_index[static_cast<std::size_t>(col)];
-      if (col_free >= 0) {
-        if (row_free >= col_free) ff.emplace_back(row_free, col_free, it.value());
-      } else if (model_.bone_of[static_cast<std::size_t>(col)] < 0) {  // pinned (bones: SkeletonGlobalStep)
-        const auto pinned_col =
-            std::lower_bound(model_.pinned.begin(), model_.pinned.end(), col) - model_.pinned.begin();
-        fp.emplace_back(row_free, static_cast<int>(pinned_col), it.value());
-      }
+      if (row_free >= col_free) ff.emplace_back(row_free, col_free, it.value());
     }
   }
   A_ff_.resize(free_count, free_count);
   A_ff_.setFromTriplets(ff.begin(), ff.end());
-  A_fp_.resize(free_count, pinned_count);
-  A_fp_.setFromTriplets(fp.begin(), fp.end());
   A_ff_.makeCompressed();
   cholmod_sparse view =
       contact::LowerTriangleView(static_cast<std::size_t>(free_count), static_cast<std::size_t>(A_ff_.nonZeros()),
@@ -136,12 +139,9 @@ bool PdSolver::SetMaterials(const std::vector<double>& youngs_modulus, const std
     error_ = "materials: one Young's modulus and one Poisson's ratio per tet";
     return false;
   }
-  for (std::size_t t = 0; t < tets; ++t) {
-    if (!(youngs_modulus[t] > 0 && std::isfinite(youngs_modulus[t]) && poisson_ratio[t] >= 0 &&
-          poisson_ratio[t] < 0.5)) {
-      error_ = "materials: tet " + std::to_string(t) + " needs E > 0 and 0 ≤ ν < 0.5";
-      return false;
-    }
+  if (std::string error = MaterialsError(youngs_modulus, poisson_ratio); !error.empty()) {
+    error_ = "materials: " + error;
+    return false;
   }
   model_.youngs_modulus = youngs_modulus;
   model_.poisson_ratio = poisson_ratio;
@@ -181,9 +181,7 @@ Eigen::MatrixX3d PdSolver::RightHandSide(const Eigen::MatrixX3d& s,
 }
 
 double PdSolver::ReferenceForce() const {
-  double mass = 0;
-  for (const double m : model_.masses) mass += m;
-  return mass * 1.0;  // m g₀, g₀ = 1 m/s² (header)
+  return TotalMass(model_) * 1.0;  // m g₀, g₀ = 1 m/s² (header)
 }
 
 double PdSolver::Phi(const Eigen::MatrixX3d& s, const Eigen::MatrixX3d& q,
@@ -243,11 +241,9 @@ double PdSolver::NewtonStep(const Eigen::MatrixX3d& s, const PdControls& control
   // Backtracking on Φ (Armijo's condition, Nocedal, Wright 2006, Algorithm 3.1), so Φ never rises.
   const double phi = Phi(s, q, projections);
   const double slope = r_free.cwiseProduct(direction).sum();
-  Eigen::MatrixX3d trial = q;
   for (double alpha = 1.0; alpha > 1e-10; alpha *= 0.5) {
-    for (std::size_t f = 0; f < model_.free_vertices.size(); ++f)
-      trial.row(model_.free_vertices[f]) =
-          q.row(model_.free_vertices[f]) + alpha * direction.row(static_cast<Eigen::Index>(f));
+    Eigen::MatrixX3d trial = q;
+    AddFreeRows(alpha * direction, trial);
     const std::vector<TermProjection> trial_projections = Projections(trial, controls);
     const double phi_trial = Phi(s, trial, trial_projections);
     // Near the solution Φ's decrease (~ ‖r‖²/‖H‖) falls below Φ's round-off (each ‖Y − P‖² loses the digits that
@@ -328,8 +324,7 @@ void PdSolver::ConstraintForces(const std::vector<VertexConstraint>& constraints
     // The normal force g_i asks for, and the regularised Coulomb force for the slip (pd/pd_contact.h): its difference
     // from g_i's tangential part is the residual's.
     const double lambda = h.normal.dot(gi);
-    const Eigen::Vector3d slip = (q.row(k.vertex) - start.row(k.vertex)).transpose();
-    const Eigen::Vector3d u = slip - h.normal * h.normal.dot(slip);
+    const Eigen::Vector3d u = TangentialSlip(h, q.row(k.vertex).transpose(), start.row(k.vertex).transpose());
     it->force = lambda * h.normal - h.friction * lambda * RegularisedSlip(u, SlipRegularisation(model_)).phi;
   }
 }
@@ -341,8 +336,7 @@ bool PdSolver::ContactNewtonStep(const PdState& in, const std::vector<TermProjec
   const StepSystem system = AssembleStepSystem(hessian, constraints, in.q, q, g);
   Eigen::MatrixX3d step;
   if (!SolveSparse(system.J, -system.G, step)) return false;
-  for (std::size_t f = 0; f < model_.free_vertices.size(); ++f)
-    q.row(model_.free_vertices[f]) += step.row(static_cast<Eigen::Index>(f));
+  AddFreeRows(step, q);
   return true;
 }
 
@@ -372,17 +366,16 @@ bool PdSolver::UpdateConstraints(std::vector<VertexConstraint>& constraints, con
 }
 
 Eigen::VectorXd PdSolver::JointResidual(const Eigen::MatrixX3d& g, const PdControls& controls,
-                                        const PdState& state) const {
+                                        const std::vector<Eigen::MatrixX3d>& B) const {
   // Bᵀ g − τ per joint [N·m or N], read per metre of lever (pd/pd_solver.h, "Stopping rule").
-  Eigen::VectorXd residual(static_cast<Eigen::Index>(model_.bones.size()));
-  if (model_.bones.empty()) return residual;
-  const std::vector<Eigen::MatrixX3d> B = JointJacobian(model_, state.z, state.q);
+  Eigen::VectorXd residual(static_cast<Eigen::Index>(B.size()));
   for (std::size_t j = 0; j < B.size(); ++j)
     residual(static_cast<Eigen::Index>(j)) = B[j].cwiseProduct(g).sum() - controls.joint_torques[j];
   return residual;
 }
 
-void PdSolver::SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& controls, PdState& out) const {
+void PdSolver::SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& controls,
+                                  const std::vector<Eigen::MatrixX3d>& B, PdState& out) const {
   // The free vertices and the joint increments at once (pd/pd_skeleton.h): with q_h the held vertices' positions
   // (pinned and bones), K = A_ff, C_j = A_fB B_j, X₀ = K⁻¹(b − A q_h)_f and X_j = K⁻¹ C_j,
   //   (BᵀA_BB B − Cᵀ K⁻¹ C) Δz = τ + Bᵀ(b − A q_h) − Cᵀ X₀,   q_f = X₀ − Σ_j X_j Δz_j.
@@ -390,7 +383,6 @@ void PdSolver::SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& c
   Eigen::MatrixX3d held = out.q;
   for (const int i : model_.free_vertices) held.row(i).setZero();
   const Eigen::MatrixX3d rest_of_rhs = b - A_ * held;
-  const std::vector<Eigen::MatrixX3d> B = JointJacobian(model_, out.z, out.q);
   const auto free_count = static_cast<Eigen::Index>(model_.free_vertices.size());
   Eigen::MatrixXd rhs(free_count, 3 * (joints + 1));
   rhs.leftCols<3>() = FreeRows(rest_of_rhs);
@@ -414,8 +406,7 @@ void PdSolver::SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& c
   const Eigen::VectorXd dz = S.ldlt().solve(z_rhs);
   Eigen::MatrixX3d q_free = solved.leftCols<3>();
   for (Eigen::Index j = 0; j < joints; ++j) q_free -= dz(j) * solved.middleCols<3>(3 * (j + 1));
-  for (Eigen::Index f = 0; f < free_count; ++f)
-    out.q.row(model_.free_vertices[static_cast<std::size_t>(f)]) = q_free.row(f);
+  SetFreeRows(q_free, out.q);
   out.z += dz;
   PlaceBoneVertices(model_, out.z, out.q);
 }
@@ -452,21 +443,21 @@ void PdSolver::SweepWithContacts(const Eigen::MatrixX3d& rhs_free, const PdState
   bool same = true;
   for (std::size_t k = 0; k < contacts_.contacts.size(); ++k) same = same && contacts_.contacts[k].mode == before[k];
   newton.stable_steps = same ? newton.stable_steps + 1 : 0;
-  for (std::size_t f = 0; f < model_.free_vertices.size(); ++f)
-    q.row(model_.free_vertices[f]) = q_free.row(static_cast<Eigen::Index>(f));
+  SetFreeRows(q_free, q);
 }
 
 PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, const Eigen::MatrixX3d& s, PdState& out,
                                const PdSolverSettings& settings, std::vector<double>* energies) const {
-  Eigen::MatrixX3d pinned(static_cast<Eigen::Index>(model_.pinned.size()), 3);
-  for (std::size_t k = 0; k < model_.pinned.size(); ++k)
-    pinned.row(static_cast<Eigen::Index>(k)) = controls.pinned_targets[k].transpose();
   out.q = s;
   for (std::size_t k = 0; k < model_.pinned.size(); ++k)
-    out.q.row(model_.pinned[k]) = pinned.row(static_cast<Eigen::Index>(k));
+    out.q.row(model_.pinned[k]) = controls.pinned_targets[k].transpose();
   out.z = in.z;
   if (!model_.bones.empty()) PlaceBoneVertices(model_, out.z, out.q);
-  const Eigen::MatrixX3d pinned_coupling = A_fp_ * pinned;
+  // A_fp q_p, the pinned vertices' pull on the free ones (without a skeleton the held vertices are the pinned ones,
+  // fixed over the step).
+  Eigen::MatrixX3d held = out.q;
+  for (const int i : model_.free_vertices) held.row(i).setZero();
+  const Eigen::MatrixX3d pinned_coupling = FreeRows(A_ * held);
   const bool contacts = !contacts_.contacts.empty();
   PdStepReport report;
   NewtonPhase newton;
@@ -480,7 +471,8 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
     const bool set_changed = newton.on && contacts && UpdateConstraints(newton.constraints, g, out.q);
     if (newton.on && contacts) ConstraintForces(newton.constraints, g, in.q, out.q);
     const Eigen::MatrixX3d r_free = FreeRows(g - ContactForces());
-    report.residual = std::sqrt(r_free.squaredNorm() + JointResidual(g, controls, out).squaredNorm());
+    const std::vector<Eigen::MatrixX3d> B = JointJacobian(model_, out.z, out.q);  // none without a skeleton
+    report.residual = std::sqrt(r_free.squaredNorm() + JointResidual(g, controls, B).squaredNorm());
     if (iteration == 0) report.reference = std::max(report.residual, ReferenceForce());
     if (energies) energies->push_back(Phi(s, out.q, projections));
     // With contact candidates the starting guess s has not met the contact conditions yet: a global step first.
@@ -517,7 +509,7 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
       continue;
     }
     if (!model_.bones.empty()) {
-      SkeletonGlobalStep(b, controls, out);
+      SkeletonGlobalStep(b, controls, B, out);
       continue;
     }
     SweepWithContacts(FreeRows(b) - pinned_coupling, in, report, newton, out.q);

@@ -102,6 +102,9 @@ class PdSolver {
 
   /// The free rows of x (n x 3), in PdModel::free_vertices order.
   Eigen::MatrixX3d FreeRows(const Eigen::MatrixX3d& x) const;
+  /// Writes `free` (a row per free vertex) into x's free rows, or adds it there; x's other rows stay.
+  void SetFreeRows(const Eigen::MatrixX3d& free, Eigen::MatrixX3d& x) const;
+  void AddFreeRows(const Eigen::MatrixX3d& free, Eigen::MatrixX3d& x) const;
   /// x_f ← A_ff⁻¹ x_f for the free rows of x (n_f x 3, PdModel::free_vertices order).
   Eigen::MatrixX3d SolveFree(const Eigen::MatrixX3d& rhs_free) const;
   /// The same for any number of columns.
@@ -137,10 +140,14 @@ class PdSolver {
   /// free candidate inside a plane touches it. True when anything changed.
   bool UpdateConstraints(std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
                          const Eigen::MatrixX3d& q) const;
-  /// Bᵀ(A q − b) − τ per joint at `state` (g = A q − b on every row); empty without bones.
-  Eigen::VectorXd JointResidual(const Eigen::MatrixX3d& g, const PdControls& controls, const PdState& state) const;
-  /// The global step of a body with a skeleton (pd/pd_skeleton.h): free vertices and joint increments.
-  void SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& controls, PdState& out) const;
+  /// Bᵀ(A q − b) − τ per joint, B the joint Jacobian's columns at the iterate (g = A q − b on every row); empty
+  /// without bones.
+  Eigen::VectorXd JointResidual(const Eigen::MatrixX3d& g, const PdControls& controls,
+                                const std::vector<Eigen::MatrixX3d>& B) const;
+  /// The global step of a body with a skeleton (pd/pd_skeleton.h) from `out`, where the joint Jacobian is B: free
+  /// vertices and joint increments.
+  void SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& controls, const std::vector<Eigen::MatrixX3d>& B,
+                          PdState& out) const;
   struct NewtonPhase;
   /// Leaves the Newton phase for the sweeps, restoring the iterate it started from unless `keep_iterate`.
   void AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q, bool keep_iterate) const;
@@ -165,7 +172,6 @@ class PdSolver {
   std::vector<double> weights_;
   Eigen::SparseMatrix<double> A_;     ///< n x n, both triangles.
   Eigen::SparseMatrix<double> A_ff_;  ///< Free block, lower triangle (CHOLMOD's input).
-  Eigen::SparseMatrix<double> A_fp_;  ///< Free rows, pinned columns.
   struct Factorisation;               ///< CHOLMOD's (pd_solver.cpp), so that this header needs no <cholmod.h>.
   std::unique_ptr<Factorisation> factor_;
   std::string error_;

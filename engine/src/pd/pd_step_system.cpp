@@ -28,7 +28,7 @@ ConstraintRows Rows(const PdModel& model, const VertexConstraint& c, const Eigen
   const PdHalfSpace& h = model.obstacles[static_cast<std::size_t>(c.obstacle)];
   const Eigen::Vector3d& n = h.normal;
   const Eigen::Matrix3d T = Eigen::Matrix3d::Identity() - n * n.transpose();
-  const SlipDirection slip = RegularisedSlip(T * (q - start), SlipRegularisation(model));
+  const SlipDirection slip = RegularisedSlip(TangentialSlip(h, q, start), SlipRegularisation(model));
   const double lambda = n.dot(g);
   const auto [t1, t2] = TangentBasis(n);
   ConstraintRows rows;
