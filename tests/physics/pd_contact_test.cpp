@@ -82,6 +82,35 @@ TEST(PdContact, ABlockOnASteeperInclineSlidesWithCoulombsAcceleration) {
   EXPECT_NEAR((v1 - v0) / 0.3, expected, 0.02 * expected);
 }
 
+// A rigid body's surface reaches a body as one moving half-space per vertex (PdHalfSpace::vertex, motion; the PD
+// domain linearises the rigid geometry so at each step's start): a block on a conveyor belt moving at u is dragged by
+// kinetic friction at μg until it moves with the belt, then sticks to it. The belt holds the bottom vertices only.
+TEST(PdContact, ABlockOnAMovingBeltIsCarriedByFriction) {
+  const double mu = 0.5, u = 0.5;
+  Incline belt(0, mu);
+  std::vector<PdHalfSpace> planes;
+  for (int i = 0; i < belt.state.q.rows(); ++i)
+    if (belt.state.q(i, 2) < 1e-9)
+      planes.push_back({.normal = Eigen::Vector3d::UnitZ(),
+                        .offset = 0,
+                        .friction = mu,
+                        .vertex = i,
+                        .motion = Eigen::Vector3d(u * belt.solver->model().dt, 0, 0)});
+  ASSERT_GT(planes.size(), 4u);
+  ASSERT_TRUE(belt.solver->SetObstacles(planes)) << belt.solver->error();
+  belt.Run(0.05);
+  // Kinetic friction μmg accelerates it: v = μ g t (implicit Euler is exact for a constant acceleration; 2% for the
+  // first step's landing on the belt, where the friction ramps up over the regularisation's slip).
+  EXPECT_NEAR(belt.CentreVelocity().x(), mu * 9.81 * 0.05, 0.02 * mu * 9.81 * 0.05);
+  belt.Run(0.25);  // it reaches u at t = u/(μg) = 0.10 s
+  // Then it rides on the belt, slipping slower than ε_v (its sticking creep), and keeps its height.
+  EXPECT_NEAR(belt.CentreVelocity().x(), u, belt.solver->model().stick_velocity);
+  EXPECT_NEAR(belt.CentreVelocity().z(), 0, 1e-6);
+  // A plane bound to another vertex holds none of the others: the top of the block is free.
+  EXPECT_FALSE(belt.solver->SetObstacles({{.normal = Eigen::Vector3d::UnitZ(), .offset = 0, .vertex = 10000}}));
+  EXPECT_NE(belt.solver->error().find("out of range"), std::string::npos) << belt.solver->error();
+}
+
 TEST(PdContact, ConvergedForcesSatisfySignoriniAndCoulomb) {
   const double mu = 0.5;
   for (const double theta : {0.3, 0.6}) {  // tan θ = 0.31 (sticks) and 0.68 (slides)

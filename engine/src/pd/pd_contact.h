@@ -70,9 +70,10 @@ struct SlipDirection {
 };
 SlipDirection RegularisedSlip(const Eigen::Vector3d& u, double epsilon);
 
-/// u = T (x − xⁿ): a vertex's slip over the step along half-space h's plane, from its start xⁿ to x [m].
+/// u = T (x − xⁿ − m): a vertex's slip over the step along half-space h's plane, from its start xⁿ to x, relative to
+/// the plane's motion m [m].
 inline Eigen::Vector3d TangentialSlip(const PdHalfSpace& h, const Eigen::Vector3d& x, const Eigen::Vector3d& start) {
-  const Eigen::Vector3d d = x - start;
+  const Eigen::Vector3d d = x - start - h.motion;
   return d - h.normal * h.normal.dot(d);
 }
 
@@ -93,13 +94,25 @@ struct PdContactSet {
   int sweeps = 0;                    ///< Gauss–Seidel sweeps of the last solve.
 };
 
-/// Calls visit(free_row, vertex, obstacle index, half-space) for every free vertex and half-space of `model`, in
-/// that order; `visit` returns false to skip the vertex's remaining half-spaces.
+/// Calls visit(free_row, vertex, obstacle index, half-space) for every free vertex and every half-space of `model`
+/// that holds it back (the shared ones, then the vertex's own), in that order; `visit` returns false to skip the
+/// vertex's remaining half-spaces.
 template <typename Visit>
 void ForEachFreeVertexAndObstacle(const PdModel& model, Visit&& visit) {
-  for (std::size_t f = 0; f < model.free_vertices.size(); ++f)
-    for (std::size_t o = 0; o < model.obstacles.size(); ++o)
-      if (!visit(static_cast<int>(f), model.free_vertices[f], static_cast<int>(o), model.obstacles[o])) break;
+  for (std::size_t f = 0; f < model.free_vertices.size(); ++f) {
+    const int i = model.free_vertices[f];
+    bool more = true;
+    for (std::size_t k = 0; more && k < model.shared_obstacles.size(); ++k) {
+      const int o = model.shared_obstacles[k];
+      more = visit(static_cast<int>(f), i, o, model.obstacles[static_cast<std::size_t>(o)]);
+    }
+    const auto first = static_cast<std::size_t>(model.vertex_obstacle_start[static_cast<std::size_t>(i)]);
+    const auto last = static_cast<std::size_t>(model.vertex_obstacle_start[static_cast<std::size_t>(i) + 1]);
+    for (std::size_t k = first; more && k < last; ++k) {
+      const int o = model.vertex_obstacles[k];
+      more = visit(static_cast<int>(f), i, o, model.obstacles[static_cast<std::size_t>(o)]);
+    }
+  }
 }
 
 /// The candidates for a step from positions `start` with inertial target `target` (file comment); `margin` [m].

@@ -44,13 +44,8 @@ std::string CheckActuators(const PdBodyDesc& desc, std::size_t tets) {
     if (!(m.stiffness > 0 && std::isfinite(m.stiffness)))
       return Cat("muscle ", i, ": stiffness ", m.stiffness, " Pa (must be positive)");
   }
-  for (std::size_t i = 0; i < desc.obstacles.size(); ++i) {
-    const PdHalfSpace& o = desc.obstacles[i];
-    if (!(o.normal.norm() > 0) || !o.normal.allFinite() || !std::isfinite(o.offset))
-      return Cat("obstacle ", i, ": the normal is zero or not finite, or the offset is not finite");
-    if (!(o.friction >= 0 && std::isfinite(o.friction)))
-      return Cat("obstacle ", i, ": friction ", o.friction, " (must be ≥ 0)");
-  }
+  if (std::string error = ObstaclesError(desc.obstacles, static_cast<int>(desc.mesh.vertices.size())); !error.empty())
+    return error;
   if (!(desc.stick_velocity > 0 && std::isfinite(desc.stick_velocity)))
     return Cat("stick_velocity: ", desc.stick_velocity, " m/s (must be positive)");
   if (!(desc.max_contraction > 0 && desc.max_contraction < 1))
@@ -143,6 +138,43 @@ PdState PdState::AtRest(const PdModel& model) {
   return s;
 }
 
+std::string ObstaclesError(const std::vector<PdHalfSpace>& obstacles, int vertices) {
+  for (std::size_t i = 0; i < obstacles.size(); ++i) {
+    const PdHalfSpace& o = obstacles[i];
+    if (!(o.normal.norm() > 0) || !o.normal.allFinite() || !std::isfinite(o.offset) || !o.motion.allFinite())
+      return Cat("obstacle ", i, ": the normal is zero or not finite, or the offset or motion is not finite");
+    if (!(o.friction >= 0 && std::isfinite(o.friction)))
+      return Cat("obstacle ", i, ": friction ", o.friction, " (must be ≥ 0)");
+    if (o.vertex < -1 || o.vertex >= vertices)
+      return Cat("obstacle ", i, ": vertex ", o.vertex, " out of range (the mesh has ", vertices, ")");
+  }
+  return {};
+}
+
+void SetObstacles(PdModel& m, std::vector<PdHalfSpace> obstacles) {
+  const int n = m.vertex_count();
+  m.obstacles = std::move(obstacles);
+  m.shared_obstacles.clear();
+  m.vertex_obstacle_start.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (std::size_t o = 0; o < m.obstacles.size(); ++o) {
+    PdHalfSpace& h = m.obstacles[o];
+    const double length = h.normal.norm();
+    h.normal /= length;
+    h.offset /= length;
+    if (h.vertex < 0)
+      m.shared_obstacles.push_back(static_cast<int>(o));
+    else
+      ++m.vertex_obstacle_start[static_cast<std::size_t>(h.vertex) + 1];
+  }
+  for (int i = 0; i < n; ++i)
+    m.vertex_obstacle_start[static_cast<std::size_t>(i) + 1] += m.vertex_obstacle_start[static_cast<std::size_t>(i)];
+  m.vertex_obstacles.assign(static_cast<std::size_t>(m.vertex_obstacle_start.back()), 0);
+  std::vector<int> next(m.vertex_obstacle_start.begin(), m.vertex_obstacle_start.end() - 1);
+  for (std::size_t o = 0; o < m.obstacles.size(); ++o)
+    if (const int v = m.obstacles[o].vertex; v >= 0)
+      m.vertex_obstacles[static_cast<std::size_t>(next[static_cast<std::size_t>(v)]++)] = static_cast<int>(o);
+}
+
 PdModelResult MakePdModel(PdBodyDesc desc) {
   PdModelResult result;
   const fem::TetMeshCheck check = fem::CheckAndOrient(desc.mesh);
@@ -211,12 +243,7 @@ PdModelResult MakePdModel(PdBodyDesc desc) {
                        .fibre = m.gradients[static_cast<std::size_t>(fibre.tet)] * fibre.direction});
     m.muscles.push_back(fibre);
   }
-  for (PdHalfSpace obstacle : desc.obstacles) {
-    const double length = obstacle.normal.norm();
-    obstacle.normal /= length;
-    obstacle.offset /= length;
-    m.obstacles.push_back(obstacle);
-  }
+  SetObstacles(m, std::move(desc.obstacles));
   m.stick_velocity = desc.stick_velocity;
   m.max_contraction = desc.max_contraction;
   m.gravity = desc.gravity;

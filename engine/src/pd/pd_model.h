@@ -60,8 +60,14 @@ struct MuscleFibre {
 /// a wall). Plain data.
 struct PdHalfSpace {
   Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  ///< Outward; normalised by MakePdModel.
-  double offset = 0;                                  ///< [m].
+  double offset = 0;                                  ///< [m], at the step's end.
   double friction = 0.5;                              ///< Coulomb's μ ≥ 0 against the body.
+  /// The one vertex it holds back (a rigid body's surface near that vertex, linearised at the step's start), or −1
+  /// for every vertex (the ground).
+  int vertex = -1;
+  /// How far the plane moves over the step [m] (a moving rigid body's surface): friction acts on the slip relative to
+  /// it (pd/pd_contact.h).
+  Eigen::Vector3d motion = Eigen::Vector3d::Zero();
 };
 
 /// How a bone moves relative to its parent (pd/pd_skeleton.h).
@@ -110,6 +116,9 @@ struct PdModel {
   std::vector<Term> terms;                ///< Two per tet (strain, volume), then one per muscle fibre.
   std::vector<MuscleFibre> muscles;
   std::vector<PdHalfSpace> obstacles;
+  std::vector<int> shared_obstacles;       ///< The obstacles that hold back every vertex (vertex −1).
+  std::vector<int> vertex_obstacles;       ///< The others, by vertex: those of vertex i from vertex_obstacle_start[i].
+  std::vector<int> vertex_obstacle_start;  ///< n + 1 entries.
   std::vector<PdBone> bones;
   std::vector<int> bone_of;        ///< Per vertex: its bone, or −1.
   std::vector<int> bone_vertices;  ///< The vertices of every bone, ascending.
@@ -158,6 +167,12 @@ struct PdModelResult {
 /// and friction ≥ 0; bones: parents before children, axes non-zero, vertices in range, not pinned and in one bone
 /// only, and no bones together with obstacles (not supported yet). Pure.
 PdModelResult MakePdModel(PdBodyDesc desc);
+
+/// Why `obstacles` cannot be a body's with `vertices` vertices (a zero or non-finite normal, offset or motion, μ < 0, a
+/// vertex out of range), naming the first; empty when they can.
+std::string ObstaclesError(const std::vector<PdHalfSpace>& obstacles, int vertices);
+/// Sets `model`'s obstacles (normalised, checked by ObstaclesError) and their index by vertex.
+void SetObstacles(PdModel& model, std::vector<PdHalfSpace> obstacles);
 
 /// Why per-tet `youngs_modulus` and `poisson_ratio` (one each per tet) are not a valid material (E > 0 finite,
 /// 0 ≤ ν < 0.5), naming the first tet; empty when they are. MakePdModel and PdSolver::SetMaterials check with it.

@@ -149,6 +149,32 @@ bool PdSolver::SetMaterials(const std::vector<double>& youngs_modulus, const std
   return error_.empty();
 }
 
+bool PdSolver::SetObstacles(std::vector<PdHalfSpace> obstacles) {
+  if (!model_.bones.empty() && !obstacles.empty()) {
+    error_ = "obstacles: bones together with obstacles are not supported yet";
+    return false;
+  }
+  if (std::string error = ObstaclesError(obstacles, model_.vertex_count()); !error.empty()) {
+    error_ = "obstacles: " + error;
+    return false;
+  }
+  pd::SetObstacles(model_, std::move(obstacles));
+  contacts_.contacts.clear();  // their obstacle indices named the old ones
+  return true;
+}
+
+bool PdSolver::SetStepAndGravity(double dt, const Eigen::Vector3d& gravity) {
+  if (!(dt > 0 && std::isfinite(dt)) || !gravity.allFinite()) {
+    error_ = "time step and gravity: h must be positive and both finite";
+    return false;
+  }
+  model_.gravity = gravity;
+  if (dt == model_.dt) return true;
+  model_.dt = dt;
+  Assemble();
+  return error_.empty();
+}
+
 Eigen::MatrixX3d PdSolver::InertialTarget(const PdState& in) const {
   const double h = model_.dt;
   Eigen::MatrixX3d s = in.q + h * in.v;

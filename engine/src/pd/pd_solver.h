@@ -86,6 +86,13 @@ class PdSolver {
   /// (MakePdModel's rules); false with `error()` otherwise, the old ones kept.
   bool SetMaterials(const std::vector<double>& youngs_modulus, const std::vector<double>& poisson_ratio);
 
+  /// New obstacles for the coming steps (a rigid body's surface, linearised per vertex at each step's start:
+  /// PdHalfSpace::vertex, motion); checked by ObstaclesError. False with `error()` when they are invalid or the body
+  /// has bones (not supported with obstacles yet), the old ones kept.
+  bool SetObstacles(std::vector<PdHalfSpace> obstacles);
+  /// A new step h [s] > 0 (A is refactorised when it changes) and gravity [m/s²] (a live edit of the scene's).
+  bool SetStepAndGravity(double dt, const Eigen::Vector3d& gravity);
+
   /// One implicit Euler step from `in` under `controls` into `out` (may not alias `in`). `energies`, when given,
   /// receives Φ at every iterate before its global step (for tests).
   PdStepReport Step(const PdState& in, const PdControls& controls, PdState& out, const PdSolverSettings& settings,
