@@ -116,6 +116,7 @@ int Validate(const std::string& scene, const std::vector<Override>& overrides, s
               << model.RigidDofs() << " dofs";
     if (!desc.soft_bodies.empty() || !desc.affine_bodies.empty())
       std::cout << ", " << desc.soft_bodies.size() << " soft and " << desc.affine_bodies.size() << " affine bodies";
+    if (!desc.pd_bodies.empty()) std::cout << ", " << desc.pd_bodies.size() << " pd bodies";
     std::cout << ")\n";
     return kExitOk;
   } catch (const SceneError& e) {

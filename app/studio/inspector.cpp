@@ -31,12 +31,14 @@ QString GroupTitle(const SceneParameter& p) {
     if (section == "simulation") return "Simulation";
     if (section == "grid") return "Grid";
     if (section == "ipc") return "IPC contact";
+    if (section == "pd") return "Projective dynamics";
     return "Contact";
   }
   static const std::map<std::string, std::string> nouns{
       {"materials", "Material"},      {"objects", "Object"},        {"colliders", "Collider"},
       {"rigid_bodies", "Rigid body"}, {"robots", "Robot"},          {"welds", "Weld"},
-      {"cameras", "Camera"},          {"soft_bodies", "Soft body"}, {"affine_bodies", "Affine body"}};
+      {"cameras", "Camera"},          {"soft_bodies", "Soft body"}, {"affine_bodies", "Affine body"},
+      {"pd_bodies", "PD body"}};
   const auto noun = nouns.find(section);
   return Q((noun == nouns.end() ? section : noun->second) + " " + p.names.front());
 }

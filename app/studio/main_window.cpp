@@ -286,12 +286,17 @@ void MainWindow::FillSceneTree(const SceneDesc& scene) {
   QTreeWidgetItem* fixed = section("Static bodies");
   for (const RigidBodyDesc& r : scene.rigid_bodies)
     if (r.type == RigidBodyType::kStatic) entry(fixed, r.name, {}, "rigid_bodies");
-  if (scene.soft_bodies.empty() && scene.affine_bodies.empty()) return;
-  QTreeWidgetItem* ipc = section("Soft and affine bodies (IPC)");
-  const char* energies[] = {"neo-Hookean", "fixed corotated", "StVK"};
-  for (const SoftBodyDesc& b : scene.soft_bodies)
-    entry(ipc, b.name, energies[static_cast<int>(b.model)], "soft_bodies");
-  for (const AffineBodyDesc& b : scene.affine_bodies) entry(ipc, b.name, "affine", "affine_bodies");
+  if (!scene.soft_bodies.empty() || !scene.affine_bodies.empty()) {
+    QTreeWidgetItem* ipc = section("Soft and affine bodies (IPC)");
+    const char* energies[] = {"neo-Hookean", "fixed corotated", "StVK"};
+    for (const SoftBodyDesc& b : scene.soft_bodies)
+      entry(ipc, b.name, energies[static_cast<int>(b.model)], "soft_bodies");
+    for (const AffineBodyDesc& b : scene.affine_bodies) entry(ipc, b.name, "affine", "affine_bodies");
+  }
+  if (scene.pd_bodies.empty()) return;
+  QTreeWidgetItem* pd = section("Soft bodies (projective dynamics)");
+  for (const PdSoftBodyDesc& b : scene.pd_bodies)
+    entry(pd, b.name, b.muscle_stiffness > 0 ? "corotated, muscles" : "corotated", "pd_bodies");
 }
 
 void MainWindow::Poll() {

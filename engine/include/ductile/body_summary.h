@@ -13,6 +13,7 @@ enum class DomainBodyKind {
   kObject,      ///< An MPM object (scene `objects`).
   kSoftBody,    ///< A FEM soft body (scene `soft_bodies`).
   kAffineBody,  ///< An affine body (scene `affine_bodies`).
+  kPdBody,      ///< A projective-dynamics soft body (scene `pd_bodies`).
 };
 
 struct BodySummary {
@@ -29,13 +30,15 @@ struct BodySummary {
   std::array<double, 4> quaternion{1, 0, 0, 0};
 };
 
-/// The kind's name in outputs: "object", "soft_body", "affine_body".
+/// The kind's name in outputs: "object", "soft_body", "affine_body", "pd_body".
 inline const char* NameOf(DomainBodyKind kind) {
   switch (kind) {
     case DomainBodyKind::kSoftBody:
       return "soft_body";
     case DomainBodyKind::kAffineBody:
       return "affine_body";
+    case DomainBodyKind::kPdBody:
+      return "pd_body";
     case DomainBodyKind::kObject:
       break;
   }

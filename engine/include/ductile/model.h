@@ -51,6 +51,8 @@ struct ProbeInfo {
 struct RigidModel;
 /// The compiled soft and affine bodies of the FEM–IPC domain (engine/src/model/fem_model.h).
 struct FemModel;
+/// The compiled bodies of the projective-dynamics domain (engine/src/model/pd_bodies.h).
+struct PdBodiesModel;
 namespace mpm {
 /// A static analytic collider, placed for the grid kernels (engine/src/mpm/boundary.h).
 struct Collider;
@@ -123,6 +125,9 @@ struct Model {
 
   // ---- soft and affine bodies with IPC contact (never null; empty when the scene has none)
   std::shared_ptr<const FemModel> fem;
+
+  // ---- soft bodies of the projective-dynamics domain (null or empty when the scene has none)
+  std::shared_ptr<const PdBodiesModel> pd;
 
   // ---- source
   /// The validated scene this model was compiled from (null for a model built by hand). Simulator::SetParameter

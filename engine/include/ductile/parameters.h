@@ -45,6 +45,7 @@ enum class ParameterDerives {
   kCollider,         ///< One collider.
   kMaterial,         ///< One material's constants (and, for its density, its particles' masses).
   kFem,              ///< The FEM–IPC domain's settings and bodies' materials.
+  kPd,               ///< The projective-dynamics domain's settings, bodies' materials and actuators.
 };
 
 /// Where a row's value lives in a SceneDesc (scene/scene_binding.h): the front ends need not see it.

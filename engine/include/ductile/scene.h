@@ -430,6 +430,41 @@ struct IpcDesc {
   SourceLocation where;
 };
 
+/// A soft body of the projective-dynamics domain (`pd_bodies: NAME: {...}`; Qiao et al. 2021, engine/src/pd/): a tet
+/// mesh with the corotated strain and volume energies, optionally a pneumatic chamber (the whole body) and muscle
+/// fibres along one direction, whose activations are live.
+struct PdSoftBodyDesc {
+  std::string name;
+  /// box, sphere, cylinder, capsule, or mesh: a Gmsh `.msh` tet mesh as it is, or a closed OBJ surface
+  /// tetrahedralised at `resolution`.
+  ShapeDesc shape;
+  double resolution = 0.01;     ///< Target tet edge length h [m], > 0 (not for a `.msh` mesh).
+  double youngs_modulus = 1e5;  ///< E [Pa], > 0.
+  double poisson_ratio = 0.3;   ///< ν, in [0, 0.5).
+  double density = 1000;        ///< ρ [kg/m³], > 0.
+  PoseDesc pose;                ///< X_WS: where the shape's frame is placed.
+  Vector3 velocity{0, 0, 0};    ///< Initial velocity [m/s].
+  bool has_pin_box = false;     ///< The vertices initially inside [pin_min, pin_max] (world) are held in place.
+  Vector3 pin_min{0, 0, 0};
+  Vector3 pin_max{0, 0, 0};
+  double pneumatic_ratio = 1;         ///< The volume ratio a > 0 every tet is driven to (1: at rest).
+  double muscle_stiffness = 0;        ///< k_m [Pa] ≥ 0 of a muscle fibre in every tet; 0: no muscles.
+  Vector3 muscle_direction{1, 0, 0};  ///< The fibres' direction in the shape frame, non-zero.
+  double muscle_activation = 0;       ///< a ∈ [0, 1]: the fibres shorten towards 1 − κ of their length at 1.
+  std::array<double, 4> rgba{0.45, 0.7, 0.4, 1.0};  ///< Colour for drawing.
+  SourceLocation where;
+};
+
+/// The projective-dynamics domain's solver and contact settings (`pd:`; engine/src/pd/pd_solver.h).
+struct PdDesc {
+  double tolerance = 1e-6;       ///< Relative force residual a step stops at, > 0.
+  int max_iterations = 200;      ///< Local/global sweeps and Newton steps per step, ≥ 1.
+  double friction = 0.5;         ///< Coulomb's μ against every rigid geometry, ≥ 0.
+  double stick_velocity = 1e-5;  ///< ε_v [m/s] > 0: slips slower than this count as sticking.
+  double max_contraction = 0.5;  ///< κ ∈ (0, 1): a fully activated fibre's length ratio is 1 − κ.
+  SourceLocation where;
+};
+
 /// A whole scene. Maps are ordered by name; objects keep their file order in `objects`.
 struct SceneDesc {
   std::filesystem::path file;  ///< The scene file it was loaded from.
@@ -449,6 +484,8 @@ struct SceneDesc {
   std::vector<SoftBodyDesc> soft_bodies;               ///< In file order.
   std::vector<AffineBodyDesc> affine_bodies;           ///< In file order.
   IpcDesc ipc;
+  std::vector<PdSoftBodyDesc> pd_bodies;  ///< In file order.
+  PdDesc pd;
 
   const MaterialDesc* FindMaterial(const std::string& name) const {
     for (const MaterialDesc& m : materials)

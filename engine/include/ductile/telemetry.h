@@ -92,6 +92,15 @@ struct StepTelemetry {
   double ipc_hessian_ms = 0;      ///< Hessians, projection and assembly,
   double ipc_solve_ms = 0;        ///< the sparse Cholesky factorisation and solve,
   double ipc_ccd_ms = 0;          ///< continuous collision detection.
+
+  // The projective-dynamics domain, when the scene has pd bodies (pd/pd_solver.h).
+  bool has_pd = false;          ///< The scene has the domain (the fields below are its step's).
+  int pd_iterations = 0;        ///< Local/global sweeps and Newton steps, the most of any body.
+  bool pd_converged = true;     ///< Whether every body met `pd.tolerance` within `pd.max_iterations`.
+  double pd_residual = 0;       ///< The largest body's force residual relative to its reference force.
+  int pd_contacts = 0;          ///< Vertices carrying a contact force at the step's end.
+  double pd_contact_force = 0;  ///< Sum of the contact force magnitudes on rigid geometry and planes [N].
+  double pd_ms = 0;             ///< Wall-clock time of the domain's step [ms].
   /// Per cloth pin group (Model::pin_groups, same order): the mean force over the step with which the pins hold
   /// their vertices [N], world; zero once released.
   std::vector<std::array<double, 3>> pin_forces;
@@ -127,7 +136,7 @@ struct TelemetryChannel {
   const char* label = "";   ///< "SAP iterations": for legends.
   const char* unit = "";    ///< "ms", "m", "N"; empty for a count or a flag.
   const char* doc = "";     ///< One line: what the step measured.
-  const char* domain = "";  ///< Who fills it: "step", "mpm", "rigid", "mpm_contact" or "ipc".
+  const char* domain = "";  ///< Who fills it: "step", "mpm", "rigid", "mpm_contact", "ipc" or "pd".
   ChannelType type = ChannelType::kReal;
   double (*read)(const StepTelemetry&) = nullptr;  ///< The value of one step (a flag: 1 or 0).
   /// The flag of StepTelemetry that says whether a step has the channel (`has_ipc`); null: every step has it.

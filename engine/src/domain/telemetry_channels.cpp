@@ -140,11 +140,46 @@ std::vector<TelemetryChannel> IpcRows() {
   };
 }
 
+// The projective-dynamics domain's, in steps that have it (StepTelemetry::has_pd).
+std::vector<TelemetryChannel> PdRows() {
+  constexpr bool StepTelemetry::*pd = &StepTelemetry::has_pd;
+  return {
+      Row(
+          "pd_iterations", "PD iterations", "", "pd",
+          "Local/global sweeps and Newton steps of the step, the most of any body.", kInteger,
+          [](const StepTelemetry& t) { return static_cast<double>(t.pd_iterations); },
+          {{kMean, "pd_iterations_mean"}, {kMax, "pd_iterations_max"}}, pd),
+      Row(
+          "pd_converged", "PD converged", "", "pd", "Whether every body met pd.tolerance within pd.max_iterations.",
+          kFlag, [](const StepTelemetry& t) { return Flag(t.pd_converged); },
+          {{kStepsWhereFalse, "pd_steps_not_converged"}}, pd),
+      Row(
+          "pd_residual", "PD residual", "", "pd",
+          "The largest body's force residual relative to its weight and inertial forces.", kReal,
+          [](const StepTelemetry& t) { return t.pd_residual; }, {{kMax, "pd_residual_max"}}, pd),
+      Row(
+          "pd_contacts", "PD contacts", "", "pd", "Vertices carrying a contact force at the step's end.", kInteger,
+          [](const StepTelemetry& t) { return static_cast<double>(t.pd_contacts); },
+          {{kMean, "pd_contacts_mean"}, {kMax, "pd_contacts_max"}}, pd),
+      Row(
+          "pd_contact_force", "PD contact force", "N", "pd",
+          "Sum of the contact force magnitudes on rigid geometry and the ground.", kReal,
+          [](const StepTelemetry& t) { return t.pd_contact_force; }, {{kMax, "pd_contact_force_max"}}, pd),
+      Row(
+          "pd_ms", "PD step", "ms", "pd", "Wall-clock time of the projective-dynamics step.", kReal,
+          [](const StepTelemetry& t) { return t.pd_ms; }, {{kMean, "ms_per_step_pd"}}, pd),
+  };
+}
+
 std::vector<TelemetryChannel> Build() {
   std::vector<TelemetryChannel> table = StepAndMpmRows();
   for (TelemetryChannel& row : RigidAndContactRows()) table.push_back(std::move(row));
   for (TelemetryChannel& row : IpcRows()) {
     row.when = "in scenes with soft or affine bodies";
+    table.push_back(std::move(row));
+  }
+  for (TelemetryChannel& row : PdRows()) {
+    row.when = "in scenes with pd bodies";
     table.push_back(std::move(row));
   }
   return table;

@@ -15,10 +15,6 @@
 
 namespace ductile {
 
-namespace {
-
-// The tet mesh of a shape in its frame S: a sheet one tet layer `thickness` thick with the spacing of its `vertices`,
-// a `.msh` file as it is (scaled), every other shape tetrahedralised at `h`.
 fem::TetMesh ShapeTetMesh(const ShapeDesc& shape, double h, double thickness, const SourceLocation& where,
                           const std::string& what) {
   try {
@@ -56,6 +52,8 @@ fem::TetMesh ShapeTetMesh(const ShapeDesc& shape, double h, double thickness, co
   }
   Fail(where, what + ": a plane cannot be meshed");
 }
+
+namespace {
 
 // The boundary of a tet mesh as a compact triangle surface (its own vertices, outward faces).
 void SurfaceOf(const fem::TetMesh& mesh, std::vector<Eigen::Vector3d>& vertices,

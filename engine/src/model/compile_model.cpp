@@ -12,6 +12,7 @@
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
 #include "model/fem_model.h"
+#include "model/pd_bodies.h"
 #include "scene/desc_eigen.h"
 #include "scene/schema.h"
 
@@ -497,6 +498,7 @@ Model CompileModel(const SceneDesc& scene) {
   }
   model.rigid = std::make_shared<const RigidModel>(CompileRigid(scene));
   CompileFem(scene, model);
+  CompilePd(scene, model);
   model.scene = std::make_shared<const SceneDesc>(scene);
   return model;
 }

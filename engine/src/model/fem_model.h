@@ -11,6 +11,7 @@
 #include "ductile/model.h"
 #include "ductile/scene.h"
 #include "fem/ipc_system.h"
+#include "fem/tet_mesh.h"
 
 namespace ductile {
 
@@ -47,6 +48,12 @@ struct FemModel {
   /// No soft and no affine bodies: the domain does not exist.
   bool empty() const { return soft_bodies.empty() && affine_bodies.empty(); }
 };
+
+/// The tet mesh of a shape in its frame S: a sheet one tet layer `thickness` thick with the spacing of its
+/// `vertices`, a `.msh` file as it is (scaled), every other shape tetrahedralised at `h` (fem/tetrahedralise.h).
+/// Throws SceneError at `where`, naming `what`, when it cannot be meshed.
+fem::TetMesh ShapeTetMesh(const ShapeDesc& shape, double h, double thickness, const SourceLocation& where,
+                          const std::string& what);
 
 /// The IPC settings of the scene's `ipc:` section and gravity.
 fem::IpcSettings CompileIpcSettings(const SceneDesc& scene);

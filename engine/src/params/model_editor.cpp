@@ -6,6 +6,7 @@
 #include "model/compile_parts.h"
 #include "model/compile_rigid.h"
 #include "model/fem_model.h"
+#include "model/pd_bodies.h"
 #include "scene/overrides.h"
 #include "scene/scene_slots.h"
 #include "scene/schema.h"
@@ -84,6 +85,14 @@ void Fem(const Edit& e) {
   e.model.fem = std::move(fem);
 }
 
+// The projective-dynamics domain's live parameters: a copy of its model with the edited materials, activations and
+// settings (the domain refactorises what changed, model/pd_domain.h).
+void Pd(const Edit& e) {
+  auto pd = std::make_shared<PdBodiesModel>(*e.model.pd);
+  ApplyPdParameters(e.scene, *pd);
+  e.model.pd = std::move(pd);
+}
+
 // The function of a row's ParameterDerives, null for kNone.
 Derive DeriveOf(ParameterDerives derives) {
   switch (derives) {
@@ -103,6 +112,8 @@ Derive DeriveOf(ParameterDerives derives) {
       return Material;
     case ParameterDerives::kFem:
       return Fem;
+    case ParameterDerives::kPd:
+      return Pd;
     case ParameterDerives::kNone:
       break;
   }

@@ -35,7 +35,9 @@ constexpr std::array kSections{DocsSection{"grid.boundary.", "### Boundaries"},
                                DocsSection{"cameras.", "## `cameras`"},
                                DocsSection{"soft_bodies.", "### `soft_bodies`"},
                                DocsSection{"affine_bodies.", "### `affine_bodies`"},
-                               DocsSection{"ipc.", "### `ipc`"}};
+                               DocsSection{"ipc.", "### `ipc`"},
+                               DocsSection{"pd_bodies.", "### `pd_bodies`"},
+                               DocsSection{"pd.", "### `pd`"}};
 
 std::string HeadingOf(const std::string& key) {
   for (const DocsSection& section : kSections)

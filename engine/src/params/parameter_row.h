@@ -182,5 +182,8 @@ std::vector<ParameterInfo> BodyJointRows();
 std::vector<ParameterInfo> RobotWeldCameraRows();
 std::vector<ParameterInfo> SoftAndAffineBodyRows();
 std::vector<ParameterInfo> IpcRows();
+// parameter_rows_pd.cpp: the projective-dynamics domain's.
+std::vector<ParameterInfo> PdBodyRows();
+std::vector<ParameterInfo> PdRows();
 
 }  // namespace ductile::params::rows

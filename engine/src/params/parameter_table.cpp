@@ -347,9 +347,9 @@ std::vector<ParameterInfo> ObjectRows() {
 
 std::vector<ParameterInfo> BuildTable() {
   std::vector<ParameterInfo> table;
-  for (const auto& rows :
-       {SimulationRows(), SchemeRows(), GridAndContactRows(), MaterialRows(), ClothMaterialRows(), ObjectRows(),
-        RigidBodyRows(), BodyJointRows(), RobotWeldCameraRows(), SoftAndAffineBodyRows(), IpcRows()})
+  for (const auto& rows : {SimulationRows(), SchemeRows(), GridAndContactRows(), MaterialRows(), ClothMaterialRows(),
+                           ObjectRows(), RigidBodyRows(), BodyJointRows(), RobotWeldCameraRows(),
+                           SoftAndAffineBodyRows(), IpcRows(), PdBodyRows(), PdRows()})
     table.insert(table.end(), rows.begin(), rows.end());
   return table;
 }

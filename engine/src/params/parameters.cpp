@@ -42,6 +42,7 @@ std::vector<std::string> EntryNames(const SceneDesc& scene, const std::string& s
   if (section == "cameras") add(scene.cameras);
   if (section == "soft_bodies") add(scene.soft_bodies);
   if (section == "affine_bodies") add(scene.affine_bodies);
+  if (section == "pd_bodies") add(scene.pd_bodies);
   return names;
 }
 

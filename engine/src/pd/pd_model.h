@@ -152,6 +152,21 @@ struct PdState {
   Eigen::MatrixX3d v;
   Eigen::VectorXd z;  ///< Joint coordinates, one per bone [rad or m]; the bones' vertices are where they put them.
   static PdState AtRest(const PdModel& model);
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(q, v, z);
+  }
+};
+
+/// The projective-dynamics domain's part of a State (model/pd_domain.h): each body's state, in scene order.
+struct PdDomainState {
+  std::vector<PdState> bodies;
+
+  template <typename Archive>
+  void Serialize(Archive& ar) {
+    ar(bodies);
+  }
 };
 
 /// A model, or why there is none (`error` names the tet, vertex or value).

@@ -124,6 +124,8 @@ class PdSolver {
   bool SplittingConverges() const;
   /// The contacts of the last step, with their forces.
   const std::vector<PdContact>& contacts() const { return contacts_.contacts; }
+  /// How near a half-space a vertex becomes a contact candidate [m] (pd/pd_contact.h, "Candidates").
+  double contact_margin() const { return contact_margin_; }
 
  private:
   void Assemble();

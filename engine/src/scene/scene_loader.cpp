@@ -56,6 +56,8 @@ SceneDesc ParseSceneTree(const Reader& reader, const std::filesystem::path& file
   ParseEntries(context, top, "affine_bodies", scene.affine_bodies,
                [&](const Field& e) { return ParseAffineBody(context, e); });
   if (const auto field = top.Find("ipc")) ParseIpc(context, *field, scene);
+  ParseEntries(context, top, "pd_bodies", scene.pd_bodies, [&](const Field& e) { return ParsePdBody(context, e); });
+  if (const auto field = top.Find("pd")) ParsePd(context, *field, scene);
   if (top.Find("welds")) {
     const std::vector<WeldBody> bodies = WeldBodies(scene);
     ParseEntries(context, top, "welds", scene.welds, [&](const Field& e) { return ParseWeld(context, e, bodies); });

@@ -38,6 +38,9 @@ SoftBodyDesc ParseSoftBody(ParseContext& context, const Field& entry);
 AffineBodyDesc ParseAffineBody(ParseContext& context, const Field& entry);
 /// The `ipc` section.
 void ParseIpc(const ParseContext& context, const Field& field, SceneDesc& scene);
+/// The `pd_bodies` entries and the `pd` section (parse_pd.cpp).
+PdSoftBodyDesc ParsePdBody(ParseContext& context, const Field& entry);
+void ParsePd(const ParseContext& context, const Field& field, SceneDesc& scene);
 
 /// How a body that a weld names moves.
 enum class Mobility {

@@ -200,6 +200,15 @@ SchemaNode AffineBody() {
   return Section("affine body", Rows("affine_bodies.*.", {Shape(), Pose(), Vector("color", body.rgba)}));
 }
 
+// A projective-dynamics body: its rows' keys (parameter_rows_pd.cpp), then the keys no row carries.
+SchemaNode PdBody() {
+  const PdSoftBodyDesc body;
+  return Section("pd body",
+                 Rows("pd_bodies.*.",
+                      {Shape(), Pose(), Section("pin_box", {Vector("min", body.pin_min), Vector("max", body.pin_max)}),
+                       Vector("color", body.rgba)}));
+}
+
 SchemaNode Build() {
   const GridDesc grid;
   const MpmObjectDesc object;
@@ -218,7 +227,7 @@ SchemaNode Build() {
        NamedMap("collision_filters", "collision filter",
                 Section("collision filter", {Value("body_a"), Value("body_b")})),
        NamedMap("soft_bodies", "soft body", SoftBody()), NamedMap("affine_bodies", "affine body", AffineBody()),
-       Section("ipc", Rows("ipc.")),
+       Section("ipc", Rows("ipc.")), NamedMap("pd_bodies", "pd body", PdBody()), Section("pd", Rows("pd.")),
        Section("output", {NamedMap("probes", "probe", Section("probe", {Value("object"), Value("quantity")}))}),
        NamedMap("cameras", "camera",
                 Section("camera",

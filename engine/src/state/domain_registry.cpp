@@ -5,6 +5,7 @@
 
 #include "backend/mpm_backend_domain.h"
 #include "fem/fem_domain.h"
+#include "model/pd_domain.h"
 
 namespace ductile {
 namespace {
@@ -35,6 +36,7 @@ constexpr DomainKind Kind(const char* name) {
 constexpr std::array kKinds = {
     Kind<backend::MpmBackendDomain, &State::Data::mpm>("mpm"),
     Kind<fem::FemDomain, &State::Data::fem>("fem"),
+    Kind<PdDomain, &State::Data::pd>("pd"),
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The contents of a State (engine/include/ductile/state.h), grouped by who changes them: the clock, each domain
-// (MPM, FEM–IPC), the rigid system, the coupling's impulses of the last step, and the inputs that act on every step
-// (teleoperation, the mouse spring). Every field lists itself in a Serialize member, which state_file.cpp writes
-// and reads.
+// (MPM, FEM–IPC, projective dynamics), the rigid system, the coupling's impulses of the last step, and the inputs that
+// act on every step (teleoperation, the mouse spring). Every field lists itself in a Serialize member, which
+// state_file.cpp writes and reads.
 #pragma once
 
 #include <Eigen/Core>
@@ -15,6 +15,7 @@
 #include "ductile/state.h"
 #include "fem/ipc_system.h"
 #include "mpm/mpm_state.h"
+#include "pd/pd_model.h"
 #include "robot/teleop.h"
 
 namespace ductile {
@@ -87,12 +88,13 @@ struct State::Data {
   contact::RigidState rigid;
   RigidImpulses impulses;  ///< The MPM and IPC contact impulses of the last step on each rigid body.
   fem::IpcState fem;       ///< The soft and affine bodies (empty when the scene has none).
+  pd::PdDomainState pd;    ///< The projective-dynamics bodies (empty when the scene has none).
   InputState inputs;
 
   /// Every field but the fingerprint, which the file's header carries.
   template <typename Archive>
   void Serialize(Archive& ar) {
-    ar(clock, mpm, has_rigid, rigid, impulses, fem, inputs);
+    ar(clock, mpm, has_rigid, rigid, impulses, fem, pd, inputs);
   }
 };
 

@@ -19,14 +19,15 @@
 namespace ductile {
 
 inline constexpr char kStateMagic[8] = {'D', 'U', 'C', 'T', 'S', 'T', 'A', 'T'};
-inline constexpr std::uint32_t kStateFormatVersion = 10;  // 2: cloth triangles' d₃; 3: RobotTeleop::manual;
+inline constexpr std::uint32_t kStateFormatVersion = 11;  // 2: cloth triangles' d₃; 3: RobotTeleop::manual;
                                                           // 4: TransferCache::pin_absorbed; 5: ArmTeleop's
                                                           // held_for_ and fed_forward_; 6: the FEM–IPC state;
                                                           // 7: RigidImpulses::warm; 8: RigidImpulses::warm_nodes;
                                                           // 9: the fingerprint hashes the domains in registry
                                                           // order, then the rigid bodies; 10: the MPM contact
                                                           // solve's statistics and warm starts in MpmState, the
-                                                          // controllers' targets without their gains
+                                                          // controllers' targets without their gains; 11:
+                                                          // the projective-dynamics bodies
 
 struct StateHeader {
   std::uint64_t model_fingerprint = 0;

@@ -1,0 +1,120 @@
+// CompilePd (model/pd_bodies.h): the scene's `pd_bodies` as pd::PdModel bodies in the world frame, with the FEM
+// domain's meshing (model/fem_model.h, ShapeTetMesh), and the rigid world's static planes as the half-spaces every
+// vertex meets.
+#include <stdexcept>
+
+#include "fem/tet_mesh.h"
+#include "geometry/collision.h"
+#include "model/compile_parts.h"
+#include "model/fem_model.h"
+#include "model/pd_bodies.h"
+#include "model/rigid_model.h"
+#include "scene/desc_eigen.h"
+
+namespace ductile {
+
+namespace {
+
+PdBodiesModel::Body CompileBody(const PdSoftBodyDesc& desc, const SceneDesc& scene) {
+  const std::string what = "pd body '" + desc.name + "'";
+  fem::TetMesh mesh = ShapeTetMesh(desc.shape, desc.resolution, 0, desc.where, what);
+  if (const fem::TetMeshCheck check = fem::CheckAndOrient(mesh); !check.error.empty())
+    Fail(desc.where, what + ": " + check.error);
+  fem::RemoveUnreferencedVertices(mesh);
+  PdBodiesModel::Body body;
+  body.name = desc.name;
+  body.rgba = desc.rgba;
+  body.surface = fem::BuildSurface(mesh).triangles;
+  body.mass = desc.density * fem::TotalVolume(mesh);
+  body.velocity = ToEigen(desc.velocity);
+
+  pd::PdBodyDesc pd;
+  const Eigen::Isometry3d X_WS = ToIsometry(desc.pose);
+  for (Eigen::Vector3d& v : mesh.vertices) v = X_WS * v;
+  const std::size_t tets = mesh.tets.size();
+  pd.density = desc.density;
+  pd.youngs_modulus = {desc.youngs_modulus};
+  pd.poisson_ratio = {desc.poisson_ratio};
+  if (desc.has_pin_box) {
+    const Eigen::Vector3d lo = ToEigen(desc.pin_min), hi = ToEigen(desc.pin_max);
+    for (std::size_t v = 0; v < mesh.vertices.size(); ++v)
+      if ((mesh.vertices[v].array() >= lo.array()).all() && (mesh.vertices[v].array() <= hi.array()).all())
+        pd.pinned.push_back(static_cast<int>(v));
+    if (pd.pinned.empty()) Fail(desc.where, what + ": its 'pin_box' holds none of its vertices");
+  }
+  pd.pneumatic_cell.assign(tets, 0);  // the whole body one chamber, at rest while its ratio is 1
+  if (desc.muscle_stiffness > 0) {
+    const Eigen::Vector3d direction = X_WS.linear() * ToEigen(desc.muscle_direction);
+    for (std::size_t t = 0; t < tets; ++t)
+      pd.muscles.push_back(
+          {.tet = static_cast<int>(t), .group = 0, .direction = direction, .stiffness = desc.muscle_stiffness});
+  }
+  pd.stick_velocity = scene.pd.stick_velocity;
+  pd.max_contraction = scene.pd.max_contraction;
+  pd.gravity = ToEigen(scene.simulation.gravity);
+  pd.dt = scene.simulation.dt;
+  pd.mesh = std::move(mesh);
+  pd::PdModelResult made = pd::MakePdModel(std::move(pd));
+  if (!made.ok()) Fail(desc.where, what + ": " + made.error);
+  body.model = std::move(made.model);
+  return body;
+}
+
+}  // namespace
+
+pd::PdControls ControlsOf(const PdBodiesModel::Body& body) {
+  pd::PdControls u = pd::PdControls::Rest(body.model);
+  for (double& a : u.cell_volume_ratio) a = body.pneumatic_ratio;
+  for (double& a : u.muscle_activation) a = body.muscle_activation;
+  return u;
+}
+
+void ApplyPdParameters(const SceneDesc& scene, PdBodiesModel& pd) {
+  pd.settings.tolerance = scene.pd.tolerance;
+  pd.settings.max_iterations = scene.pd.max_iterations;
+  pd.friction = scene.pd.friction;
+  for (std::size_t b = 0; b < pd.bodies.size() && b < scene.pd_bodies.size(); ++b) {
+    const PdSoftBodyDesc& desc = scene.pd_bodies[b];
+    PdBodiesModel::Body& body = pd.bodies[b];
+    body.youngs_modulus = desc.youngs_modulus;
+    body.poisson_ratio = desc.poisson_ratio;
+    body.pneumatic_ratio = desc.pneumatic_ratio;
+    body.muscle_activation = desc.muscle_activation;
+  }
+}
+
+bool PdStructureChanged(const Model& a, const Model& b) {
+  const bool a_empty = !a.pd || a.pd->empty(), b_empty = !b.pd || b.pd->empty();
+  if (a_empty || b_empty) return a_empty != b_empty;
+  const PdBodiesModel& x = *a.pd;
+  const PdBodiesModel& y = *b.pd;
+  if (x.bodies.size() != y.bodies.size() || x.planes.size() != y.planes.size()) return true;
+  for (std::size_t i = 0; i < x.bodies.size(); ++i) {
+    const pd::PdModel& p = x.bodies[i].model;
+    const pd::PdModel& q = y.bodies[i].model;
+    if (p.rest != q.rest || p.tets != q.tets || p.pinned != q.pinned || p.masses != q.masses ||
+        p.muscles.size() != q.muscles.size() || p.stick_velocity != q.stick_velocity ||
+        p.max_contraction != q.max_contraction)
+      return true;
+  }
+  return false;
+}
+
+void CompilePd(const SceneDesc& scene, Model& model) {
+  auto pd = std::make_shared<PdBodiesModel>();
+  for (const PdSoftBodyDesc& b : scene.pd_bodies) pd->bodies.push_back(CompileBody(b, scene));
+  ApplyPdParameters(scene, *pd);
+  const RigidModel& rigid = *model.rigid;
+  for (int g = 0; g < rigid.world.num_geometries(); ++g) {
+    const geometry::CollisionGeometry& geometry = rigid.world.geometry(g);
+    if (geometry.type != ShapeType::kPlane || geometry.body >= 0) continue;  // planes are static (the loader)
+    const Eigen::Isometry3d X_WG = geometry::WorldPose(geometry, {});
+    pd::PdHalfSpace plane;
+    plane.normal = (X_WG.linear() * geometry.normal).normalized();
+    plane.offset = plane.normal.dot(X_WG.translation());
+    pd->planes.push_back(plane);
+  }
+  model.pd = std::move(pd);
+}
+
+}  // namespace ductile
