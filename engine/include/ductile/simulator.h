@@ -205,8 +205,8 @@ class Simulator {
   std::string SetJointTarget(const std::string& robot, const std::string& joint, double position, double velocity = 0);
 
   /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
-  /// equal hashes mean bitwise-equal states. Includes the cloth triangles' d₃ and the rigid state (q, v) when there
-  /// are any.
+  /// equal hashes mean bitwise-equal states. Includes the cloth triangles' d₃, the rigid state (q, v), the soft and
+  /// affine bodies' and the pd bodies' states when there are any.
   std::uint64_t StateHash() const;
 
  private:

@@ -491,6 +491,11 @@ std::uint64_t Simulator::StateHash() const {
   add(f.q);
   add(f.q_dot);
   add(f.kinematic_points);
+  for (const pd::PdState& b : impl_->data().pd.bodies) {  // projective-dynamics bodies, if any
+    hash.Add(b.q.data(), sizeof(double) * static_cast<std::size_t>(b.q.size()));
+    hash.Add(b.v.data(), sizeof(double) * static_cast<std::size_t>(b.v.size()));
+    hash.Add(b.z.data(), sizeof(double) * static_cast<std::size_t>(b.z.size()));
+  }
   return hash.value();
 }
 

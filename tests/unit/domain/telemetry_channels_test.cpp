@@ -26,16 +26,24 @@ std::string ReadDoc(const char* name) {
 StepTelemetry DistinctTelemetry() {
   StepTelemetry t;
   double next = 1;
-  for (double* x :
-       {&t.wall_ms, &t.active_nodes_avg, &t.sort_ms, &t.p2g_ms, &t.grid_ms, &t.g2p_ms, &t.g2p2g_ms, &t.rigid_ms,
-        &t.sap_residual, &t.mpm_contact_residual, &t.ipc_min_distance, &t.ipc_kinematic_lag, &t.ipc_contact_force,
-        &t.ipc_ms, &t.ipc_collision_ms, &t.ipc_energy_ms, &t.ipc_hessian_ms, &t.ipc_solve_ms, &t.ipc_ccd_ms})
+  for (double* x : {&t.wall_ms,           &t.active_nodes_avg,
+                    &t.sort_ms,           &t.p2g_ms,
+                    &t.grid_ms,           &t.g2p_ms,
+                    &t.g2p2g_ms,          &t.rigid_ms,
+                    &t.sap_residual,      &t.mpm_contact_residual,
+                    &t.ipc_min_distance,  &t.ipc_kinematic_lag,
+                    &t.ipc_contact_force, &t.ipc_ms,
+                    &t.ipc_collision_ms,  &t.ipc_energy_ms,
+                    &t.ipc_hessian_ms,    &t.ipc_solve_ms,
+                    &t.ipc_ccd_ms,        &t.pd_residual,
+                    &t.pd_contact_force,  &t.pd_ms})
     *x = next++ + 0.5;
-  for (int* x : {&t.active_blocks, &t.substeps, &t.sap_iterations, &t.rigid_contacts, &t.mpm_contacts,
-                 &t.mpm_contacts_max, &t.mpm_contact_iterations, &t.ipc_newton_iterations, &t.ipc_active_pairs})
+  for (int* x :
+       {&t.active_blocks, &t.substeps, &t.sap_iterations, &t.rigid_contacts, &t.mpm_contacts, &t.mpm_contacts_max,
+        &t.mpm_contact_iterations, &t.ipc_newton_iterations, &t.ipc_active_pairs, &t.pd_iterations, &t.pd_contacts})
     *x = static_cast<int>(next++);
-  t.sap_converged = t.mpm_contact_converged = t.ipc_converged = false;
-  t.has_ipc = true;
+  t.sap_converged = t.mpm_contact_converged = t.ipc_converged = t.pd_converged = false;
+  t.has_ipc = t.has_pd = true;
   return t;
 }
 
@@ -71,17 +79,21 @@ TEST(TelemetryChannels, EachChannelReadsAFieldOfItsOwn) {
             t.ipc_min_distance);
 }
 
-TEST(TelemetryChannels, IpcChannelsAreInStepsWithTheDomainOnly) {
-  StepTelemetry with = DistinctTelemetry(), without = DistinctTelemetry();
-  without.has_ipc = false;
-  int ipc = 0;
+TEST(TelemetryChannels, IpcAndPdChannelsAreInStepsWithTheirDomainOnly) {
+  StepTelemetry with = DistinctTelemetry(), without_ipc = DistinctTelemetry(), without_pd = DistinctTelemetry();
+  without_ipc.has_ipc = false;
+  without_pd.has_pd = false;
+  int ipc = 0, pd = 0;
   for (const TelemetryChannel& c : TelemetryChannels()) {
-    const bool is_ipc = std::string(c.domain) == "ipc";
+    const bool is_ipc = std::string(c.domain) == "ipc", is_pd = std::string(c.domain) == "pd";
     ipc += is_ipc ? 1 : 0;
+    pd += is_pd ? 1 : 0;
     EXPECT_TRUE(c.In(with)) << c.key;
-    EXPECT_EQ(c.In(without), !is_ipc) << c.key;
+    EXPECT_EQ(c.In(without_ipc), !is_ipc) << c.key;
+    EXPECT_EQ(c.In(without_pd), !is_pd) << c.key;
   }
   EXPECT_EQ(ipc, 12);
+  EXPECT_EQ(pd, 6);
 }
 
 TEST(TelemetryChannels, EveryStatsKeyIsInTheCliDocs) {

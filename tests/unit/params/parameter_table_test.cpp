@@ -50,6 +50,9 @@ soft_bodies:
 affine_bodies:
   block: {shape: {type: box, size: [0.05, 0.05, 0.05]}, pose: {position: [-0.3, -0.3, 0.5]}}
 ipc: {}
+pd_bodies:
+  jelly: {shape: {type: box, size: [0.05, 0.05, 0.05]}, pose: {position: [0.3, 0.3, 0.5]}}
+pd: {}
 )";
 
 // The keys kEveryKind gives (they do not have their defaults).

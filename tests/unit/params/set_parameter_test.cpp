@@ -25,7 +25,7 @@ namespace {
 
 // One object of every material model (a cloth with a pinned corner among them), falling onto a static ground (MPM-rigid
 // contact), a box collider with friction and the friction walls; a ball resting on the ground (rigid-rigid contact)
-// that a cube falls onto; a soft and an affine body of the FEM–IPC domain hitting the ground.
+// that a cube falls onto; a soft and an affine body of the FEM–IPC domain and a pd body hitting the ground.
 constexpr const char* kScene = R"(
 simulation: {dt: 1.0e-3, substeps: 4}
 grid: {h: 0.02, domain: {min: [-0.2, -0.2, 0.0], max: [0.2, 0.2, 0.3]}, boundary: {type: friction, friction: 0.2}}
@@ -61,6 +61,9 @@ soft_bodies:
         velocity: [0, 0, -0.5]}
 affine_bodies:
   block: {shape: {type: box, size: [0.03, 0.03, 0.03]}, pose: {position: [0.15, 0.15, 0.0155]}, velocity: [0, 0, -0.5]}
+pd_bodies:
+  jelly: {shape: {type: box, size: [0.03, 0.03, 0.03]}, resolution: 0.015, pose: {position: [-0.15, -0.17, 0.0155]},
+          velocity: [0, 0, -0.5], muscle_stiffness: 1.0e4}
 )";
 
 // The scene with a robot too (a post welded to the world, out of the way): its link_force_limit is live.

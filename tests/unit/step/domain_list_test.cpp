@@ -61,7 +61,7 @@ std::vector<std::string> Names(const Workspace& workspace) {
 TEST(DomainRegistry, ListsEachKindOnceWithItsName) {
   std::vector<std::string> names;
   for (const DomainKind& kind : DomainKinds()) names.push_back(kind.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"mpm", "fem"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"mpm", "fem", "pd"}));
 }
 
 TEST(DomainRegistry, TheWorkspaceListsTheDomainsTheModelHasInTheRegistrysOrder) {
@@ -91,7 +91,7 @@ TEST(DomainRegistry, EachKindSaysWhenAnEditChangesItsStructure) {
     return out;
   };
   EXPECT_EQ(changed(Compile(WithSoftBody(), {"materials.rubber.youngs_modulus=4e4"})),
-            (std::vector<std::string>{"", ""}))
+            (std::vector<std::string>{"", "", ""}))
       << "a live parameter keeps every structure";
   const std::vector<std::string> bigger_cube =
       changed(Compile(WithSoftBody(), {"objects.cube.shape.size=[0.1, 0.1, 0.1]"}));
