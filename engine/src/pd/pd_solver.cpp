@@ -31,6 +31,8 @@ constexpr int kNewtonEntries = 4;
 constexpr double kRoundOff = 1e-11;
 /// Global steps in a row without a change of contact mode before Newton takes over.
 constexpr int kStableModes = 3;
+/// The shortest step of the line search of Newton with contacts (a fraction of the Newton step).
+constexpr double kMinContactStep = 1.0 / 1024;
 
 }  // namespace
 
@@ -355,15 +357,34 @@ void PdSolver::ConstraintForces(const std::vector<VertexConstraint>& constraints
   }
 }
 
-bool PdSolver::ContactNewtonStep(const PdState& in, const std::vector<TermProjection>& projections,
-                                 const Eigen::MatrixX3d& g, const std::vector<VertexConstraint>& constraints,
-                                 Eigen::MatrixX3d& q) const {
+double PdSolver::ConstrainedResidual(const PdState& in, const Eigen::MatrixX3d& s, const PdControls& controls,
+                                     const std::vector<VertexConstraint>& constraints,
+                                     const Eigen::MatrixX3d& q) const {
+  const Eigen::MatrixX3d g = A_ * q - RightHandSide(s, Projections(q, controls));
+  ConstraintForces(constraints, g, in.q, q);
+  return FreeRows(g - ContactForces()).norm();
+}
+
+bool PdSolver::ContactNewtonStep(const PdState& in, const Eigen::MatrixX3d& s, const PdControls& controls,
+                                 const std::vector<TermProjection>& projections, const Eigen::MatrixX3d& g,
+                                 const std::vector<VertexConstraint>& constraints, Eigen::MatrixX3d& q) const {
   const PdHessian hessian(*this, projections);
   const StepSystem system = AssembleStepSystem(hessian, constraints, in.q, q, g);
   Eigen::MatrixX3d step;
   if (!SolveSparse(system.J, -system.G, step)) return false;
-  AddFreeRows(step, q);
-  return true;
+  // Backtracking on the residual's norm, for which the Newton direction descends (J δ = −G). The full step overshot
+  // where friction's regularisation is sharp (ε = ε_v h = 1e-7 m of slip at the defaults): it raised the residual,
+  // Newton was abandoned, and the sweeps took 200 iterations to 1e-5 (a ball resting on a few vertices).
+  const double start = ConstrainedResidual(in, s, controls, constraints, q);
+  for (double alpha = 1; alpha >= kMinContactStep; alpha *= 0.5) {
+    Eigen::MatrixX3d trial = q;
+    AddFreeRows(alpha * step, trial);
+    if (ConstrainedResidual(in, s, controls, constraints, trial) <= (1 - 1e-4 * alpha) * start) {
+      q = std::move(trial);
+      return true;
+    }
+  }
+  return false;
 }
 
 bool PdSolver::UpdateConstraints(std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
@@ -530,7 +551,7 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
         if (NewtonStep(s, controls, projections, r_free, report.residual / report.reference, out.q) == 0.0) break;
         continue;
       }
-      if (ContactNewtonStep(in, projections, g, newton.constraints, out.q)) continue;
+      if (ContactNewtonStep(in, s, controls, projections, g, newton.constraints, out.q)) continue;
       AbandonNewton(newton, out.q, false);
       continue;
     }

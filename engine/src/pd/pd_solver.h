@@ -142,8 +142,13 @@ class PdSolver {
   /// Coulomb force for the slip (pd/pd_step_system.h).
   void ConstraintForces(const std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& g,
                         const Eigen::MatrixX3d& start, const Eigen::MatrixX3d& q) const;
-  /// One Newton step on G(q) = 0 with the constraints' modes held (pd/pd_step_system.h); false when J is singular.
-  bool ContactNewtonStep(const PdState& in, const std::vector<TermProjection>& projections, const Eigen::MatrixX3d& g,
+  /// ‖r‖ over the free rows at q with the constraints' forces (ConstraintForces, which it sets).
+  double ConstrainedResidual(const PdState& in, const Eigen::MatrixX3d& s, const PdControls& controls,
+                             const std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& q) const;
+  /// One Newton step on G(q) = 0 with the constraints' modes held (pd/pd_step_system.h), shortened until it lowers
+  /// ConstrainedResidual; false when J is singular or no step lowers it.
+  bool ContactNewtonStep(const PdState& in, const Eigen::MatrixX3d& s, const PdControls& controls,
+                         const std::vector<TermProjection>& projections, const Eigen::MatrixX3d& g,
                          const std::vector<VertexConstraint>& constraints, Eigen::MatrixX3d& q) const;
   /// Corrects the constraints by the forces g_i and positions q: a vertex pulling on its plane (λ < 0) lets go, a
   /// free candidate inside a plane touches it. True when anything changed.
