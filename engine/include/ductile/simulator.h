@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ductile/body_summary.h"
+#include "ductile/gradient.h"
 #include "ductile/inputs.h"
 #include "ductile/model.h"
 #include "ductile/snapshot.h"
@@ -203,6 +204,14 @@ class Simulator {
   /// a controller, a target that is not finite or outside the joint's limits, a joint that an active teleoperation
   /// target or gripper command drives: ClearTeleopTarget first), empty on success; on error nothing changes.
   std::string SetJointTarget(const std::string& robot, const std::string& joint, double position, double velocity = 0);
+
+  /// The loss of `request` over a run of its steps from the scene's initial state at the current (live) parameters,
+  /// and its gradient by the adjoint method with respect to the keys of request.wrt (ductile/gradient.h; the keys:
+  /// GradientKeys). Takes the scene's pd bodies only (they meet no other domain), without touching this simulator's
+  /// state; GradientResult::error says why there is no result.
+  GradientResult LossAndGradient(const GradientRequest& request) const;
+  /// The keys LossAndGradient differentiates by, `*` standing for a pd body's name.
+  static std::vector<std::string> GradientKeys();
 
   /// A 64-bit hash of the full particle state in id order (positions, velocities, F, C, plastic strain):
   /// equal hashes mean bitwise-equal states. Includes the cloth triangles' d₃, the rigid state (q, v), the soft and

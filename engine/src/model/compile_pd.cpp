@@ -69,6 +69,13 @@ pd::PdControls ControlsOf(const PdBodiesModel::Body& body) {
   return u;
 }
 
+pd::PdState InitialStateOf(const PdBodiesModel::Body& body) {
+  pd::PdState s = pd::PdState::AtRest(body.model);
+  for (int i = 0; i < s.v.rows(); ++i)
+    if (body.model.free_index[static_cast<std::size_t>(i)] >= 0) s.v.row(i) = body.velocity.transpose();
+  return s;
+}
+
 void ApplyPdParameters(const SceneDesc& scene, PdBodiesModel& pd) {
   pd.settings.tolerance = scene.pd.tolerance;
   pd.settings.max_iterations = scene.pd.max_iterations;

@@ -42,6 +42,9 @@ struct PdBodiesModel {
 /// vertices held where they started.
 pd::PdControls ControlsOf(const PdBodiesModel::Body& body);
 
+/// The body's state at t = 0: at rest where it was placed, its free vertices at its initial velocity.
+pd::PdState InitialStateOf(const PdBodiesModel::Body& body);
+
 /// The live parameters of `scene` (materials, activations, the `pd` settings) into a copy of `pd`'s bodies.
 void ApplyPdParameters(const SceneDesc& scene, PdBodiesModel& pd);
 

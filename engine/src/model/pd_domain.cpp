@@ -24,13 +24,6 @@ std::shared_ptr<const std::vector<std::array<std::uint32_t, 3>>> Triangles(
   return out;
 }
 
-pd::PdState InitialState(const PdBodiesModel::Body& body) {
-  pd::PdState s = pd::PdState::AtRest(body.model);
-  for (int i = 0; i < s.v.rows(); ++i)
-    if (body.model.free_index[static_cast<std::size_t>(i)] >= 0) s.v.row(i) = body.velocity.transpose();
-  return s;
-}
-
 }  // namespace
 
 PdDomain::PdDomain(const Model& model, pd::PdDomainState& state) : model_(&model), pd_(model.pd.get()), state_(&state) {
@@ -84,7 +77,7 @@ std::string PdDomain::SetModel(const Model& model) {
 
 void PdDomain::Reset() {
   state_->bodies.clear();
-  for (const PdBodiesModel::Body& body : pd_->bodies) state_->bodies.push_back(InitialState(body));
+  for (const PdBodiesModel::Body& body : pd_->bodies) state_->bodies.push_back(InitialStateOf(body));
   reports_.assign(solvers_.size(), {});
   divergence_.clear();
 }

@@ -22,6 +22,7 @@
 #include "state/state_format.h"
 #include "step/inputs.h"
 #include "step/robot_checks.h"
+#include "step/scene_gradient.h"
 #include "step/step.h"
 #include "step/workspace.h"
 
@@ -464,6 +465,14 @@ RigidBodySummary Simulator::SummarizeRigidBody(int i) const {
     out.contact_torque[a] = t[a];
   }
   return out;
+}
+
+GradientResult Simulator::LossAndGradient(const GradientRequest& request) const {
+  return ComputeSceneGradient(*impl_->model, request);
+}
+
+std::vector<std::string> Simulator::GradientKeys() {
+  return ductile::GradientKeys();
 }
 
 std::uint64_t Simulator::StateHash() const {
