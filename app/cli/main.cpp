@@ -1,4 +1,4 @@
-// ductile-cli: the headless front end of the engine. Subcommands: validate, run, replay, bench, sweep, docs
+// ductile-cli: the headless front end of the engine. Subcommands: validate, run, replay, bench, sweep, grad, docs
 // (docs/cli.md).
 // Exit status: 0 success, 1 internal error or diverged simulation, 2 bad input or usage, 130 interrupted.
 #include <CLI/CLI.hpp>
@@ -12,6 +12,7 @@
 #include "docs_command.h"
 #include "ductile/record/video_encoder.h"
 #include "ductile/scene.h"
+#include "grad_command.h"
 #include "run_command.h"
 #include "sweep_command.h"
 
@@ -68,6 +69,7 @@ struct Arguments {
   ductile::cli::BenchOptions bench;
   ductile::cli::SweepOptions sweep;
   ductile::cli::DocsOptions docs;
+  ductile::cli::GradOptions grad;
 };
 
 // --backend: where the MPM domain runs (simulation.backend; docs/architecture.md, "The device backend").
@@ -168,6 +170,31 @@ CLI::App* AddSweep(CLI::App& app, Arguments& a) {
   return cmd;
 }
 
+CLI::App* AddGrad(CLI::App& app, Arguments& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "grad", "Print the loss of a run of the scene's pd bodies and its gradient by scene parameters (adjoint method)");
+  cmd->add_option("SCENE", a.grad.scene, "Scene file (YAML)")->required();
+  cmd->add_option("--loss", a.grad.loss_file,
+                  "Loss file (YAML): loss: a list of {body, quantity: center_of_mass | velocity, time, target, "
+                  "weight}, each term weight/2 |x(time) - target|^2")
+      ->required();
+  cmd->add_option("--wrt", a.grad.wrt,
+                  "Comma-separated parameter keys: pd_bodies.NAME.youngs_modulus, poisson_ratio, velocity, "
+                  "pneumatic_ratio, muscle_activation, pd.friction")
+      ->required();
+  cmd->add_option("--steps", a.grad.steps, "Steps of the run from t = 0 (default: the last loss term's step)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--checkpoint", a.grad.checkpoint_interval,
+                  "Keep a state every K steps and recompute the others in the backward pass (default 1)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--set", a.set_texts, "Override a scalar: dotted.key=value (repeatable)");
+  cmd->add_flag("--json", a.grad.json, "Print JSON (loss, values, gradient, central_difference) instead of a table");
+  cmd->add_flag("--check-fd", a.grad.check_fd,
+                "Also five-point central differences of the loss per parameter; exit 1 if any is more than 1e-4 "
+                "(relative) off the gradient");
+  return cmd;
+}
+
 // `docs parameters` and `docs telemetry`: the engine's tables as the Markdown of docs/scene-format.md and
 // docs/python.md.
 CLI::App* AddDocs(CLI::App& app, Arguments& a) {
@@ -208,6 +235,7 @@ int RunCommandLine(int argc, char** argv) {
   const CLI::App* bench = AddBench(app, a);
   const CLI::App* sweep = AddSweep(app, a);
   const CLI::App* docs = AddDocs(app, a);
+  const CLI::App* grad = AddGrad(app, a);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -226,6 +254,10 @@ int RunCommandLine(int argc, char** argv) {
       return cli::Bench(a.bench);
     }
     if (*replay) return cli::Replay(a.replay_log, a.replay);
+    if (*grad) {
+      a.grad.overrides = overrides;
+      return cli::Grad(a.grad);
+    }
     if (*docs) return docs->got_subcommand("telemetry") ? cli::DocsTelemetry(a.docs) : cli::DocsParameters(a.docs);
     if (*sweep) {
       a.sweep.self = SelfPath(argv[0]);

@@ -43,8 +43,9 @@ struct GradientResult {
   /// With check_fd: five-point central differences (L(p − 2δ) − 8L(p − δ) + 8L(p + δ) − L(p + 2δ)) / 12δ,
   /// δ = 1e-4 max(|p|, 1).
   std::vector<double> central_difference;
-  bool converged = true;  ///< Every forward step met its tolerance, every adjoint solve succeeded.
-  std::string error;      ///< Why there is no result (a bad key, a body that is not a pd body).
+  bool converged = true;              ///< Every forward step met its tolerance, every adjoint solve succeeded.
+  bool differences_converged = true;  ///< Every forward step of the differences' runs met its tolerance.
+  std::string error;                  ///< Why there is no result (a bad key, a body that is not a pd body).
 };
 
 /// Reads a loss file: `loss:` a list of {body, quantity (`center_of_mass` or `velocity`), time, target, weight}.

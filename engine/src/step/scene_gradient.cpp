@@ -285,7 +285,7 @@ GradientResult ComputeSceneGradient(const Model& model, const GradientRequest& r
     const auto at = [&](double offset) {
       Setup shifted = setup;
       shifted.At(w) += offset;
-      return TotalLoss(model, request, shifted, result.converged);
+      return TotalLoss(model, request, shifted, result.differences_converged);
     };
     result.central_difference.push_back((at(-2 * delta) - 8 * at(-delta) + 8 * at(delta) - at(2 * delta)) /
                                         (12 * delta));
