@@ -45,6 +45,8 @@ void PrintJson(const std::string& scene, int steps, const GradientResult& r) {
       std::cout << (k ? ", " : "") << Quoted(r.names[k]) << ": " << values[k];
     std::cout << "}";
   };
+  if (!r.central_difference.empty())
+    std::cout << ",\n  \"differences_converged\": " << (r.differences_converged ? "true" : "false");
   object("values", r.values);
   object("gradient", r.gradient);
   if (!r.central_difference.empty()) object("central_difference", r.central_difference);
@@ -54,6 +56,8 @@ void PrintJson(const std::string& scene, int steps, const GradientResult& r) {
 void PrintTable(const std::string& scene, int steps, double dt, const GradientResult& r) {
   std::cout << scene << ": loss " << std::setprecision(10) << r.loss << " over " << steps << " steps of " << dt << " s"
             << (r.converged ? "" : " (NOT CONVERGED: a forward step or adjoint solve missed its tolerance)") << '\n';
+  if (!r.central_difference.empty() && !r.differences_converged)
+    std::cout << "  (a forward step of the differences' runs missed its tolerance: they may be off)\n";
   for (std::size_t k = 0; k < r.names.size(); ++k) {
     std::cout << "  " << std::left << std::setw(40) << r.names[k] << std::right << " = " << std::setw(12)
               << std::setprecision(6) << r.values[k] << "   dL/dp = " << std::setw(16) << std::setprecision(10)
