@@ -17,5 +17,7 @@ from ._ductile import (  # noqa: F401  (the public names)
     __version__,
 )
 from ._data import data_dir  # noqa: F401
+from .optimize import optimize  # noqa: F401
 
-__all__ = ["Exporter", "Simulator", "SceneError", "StateError", "SimulationDiverged", "VideoWriter", "__version__", "data_dir"]
+__all__ = ["Exporter", "Simulator", "SceneError", "StateError", "SimulationDiverged", "VideoWriter", "__version__", "data_dir",
+           "optimize"]

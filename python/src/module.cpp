@@ -267,6 +267,59 @@ class PySimulator {
         t(static_cast<py::ssize_t>(k), c) = static_cast<std::int32_t>((*body.triangles)[k][c]);
     return py::make_tuple(vertices, triangles);
   }
+  // The loss of a run of the scene's pd bodies from t = 0 and its gradient (Simulator::LossAndGradient), the GIL
+  // released while it runs. `loss`: a list of dicts {body, quantity ('center_of_mass' or 'velocity'), time, target,
+  // weight}; ValueError for a bad term, key or scene.
+  py::dict LossAndGrad(const py::list& loss, const std::vector<std::string>& wrt, const py::object& steps,
+                       int checkpoint, bool check_fd) const {
+    GradientRequest request;
+    double last = 0;
+    for (const py::handle& item : loss) {
+      const py::dict term = py::cast<py::dict>(item);
+      LossTerm t;
+      if (!term.contains("body") || !term.contains("time") || !term.contains("target"))
+        throw py::value_error("a loss term needs 'body', 'time' and 'target'");
+      t.body = py::cast<std::string>(term["body"]);
+      t.time = py::cast<double>(term["time"]);
+      const std::vector<double> target = py::cast<std::vector<double>>(term["target"]);
+      if (target.size() != 3) throw py::value_error("a loss term's 'target' holds 3 numbers");
+      std::copy(target.begin(), target.end(), t.target.begin());
+      if (term.contains("weight")) t.weight = py::cast<double>(term["weight"]);
+      const std::string quantity =
+          term.contains("quantity") ? py::cast<std::string>(term["quantity"]) : std::string("center_of_mass");
+      if (quantity == "velocity") {
+        t.quantity = LossQuantity::kVelocity;
+      } else if (quantity != "center_of_mass") {
+        throw py::value_error("unknown loss quantity '" + quantity + "' (center_of_mass or velocity)");
+      }
+      last = std::max(last, t.time);
+      request.loss.push_back(t);
+    }
+    request.wrt = wrt;
+    request.steps =
+        steps.is_none() ? std::max(1, static_cast<int>(std::lround(last / sim_->model().dt))) : py::cast<int>(steps);
+    request.checkpoint_interval = checkpoint;
+    request.check_fd = check_fd;
+    GradientResult r;
+    {
+      py::gil_scoped_release release;
+      r = sim_->LossAndGradient(request);
+    }
+    if (!r.error.empty()) throw py::value_error(r.error);
+    py::dict out;
+    out["loss"] = r.loss;
+    out["names"] = r.names;
+    out["values"] = py::array_t<double>(static_cast<py::ssize_t>(r.values.size()), r.values.data());
+    out["gradient"] = py::array_t<double>(static_cast<py::ssize_t>(r.gradient.size()), r.gradient.data());
+    out["central_difference"] =
+        check_fd ? py::object(py::array_t<double>(static_cast<py::ssize_t>(r.central_difference.size()),
+                                                  r.central_difference.data()))
+                 : py::object(py::none());
+    out["converged"] = r.converged;
+    out["steps"] = request.steps;
+    return out;
+  }
+
   // Every deformable domain's bodies (MPM objects, soft and affine bodies) by name, each summarised.
   py::dict Bodies() const {
     py::dict out;
@@ -561,9 +614,19 @@ PYBIND11_MODULE(_ductile, m) {
            "(vertices V×3 float32 [m], triangles T×3 int32): a soft body's vertices (interior ones too) and surface, "
            "an affine body's surface, in the world now.")
       .def("bodies", &Held<&PySimulator::Bodies>::Call,
-           "Every deformable body by name (MPM objects, soft bodies, affine bodies): its kind ('object', 'soft_body', "
-           "'affine_body'), mass, centre of mass, velocity, bounds, kinetic energy and quaternion (w, x, y, z; "
+           "Every deformable body by name (MPM objects, soft bodies, affine bodies, pd bodies): its kind ('object', "
+           "'soft_body', 'affine_body', 'pd_body'), mass, centre of mass, velocity, bounds, kinetic energy and "
+           "quaternion (w, x, y, z; "
            "identity but for an affine body).")
+      .def("loss_and_grad", &Held<&PySimulator::LossAndGrad>::Call, py::arg("loss"), py::arg("wrt"),
+           py::arg("steps") = py::none(), py::arg("checkpoint") = 1, py::arg("check_fd") = false,
+           "The loss of a run of the scene's pd bodies from t = 0 at the current parameters and its gradient by the "
+           "adjoint method. loss: a list of {'body', 'quantity' ('center_of_mass' or 'velocity'), 'time', 'target', "
+           "'weight'}, each weight/2 |x(time) - target|^2; wrt: parameter keys (pd_bodies.NAME.youngs_modulus, "
+           "poisson_ratio, velocity, pneumatic_ratio, muscle_activation; pd.friction); steps: default the last "
+           "term's step; checkpoint: keep a state every k steps; check_fd: also five-point central differences. "
+           "Returns {'loss', 'names', 'values', 'gradient', 'central_difference', 'converged', 'steps'} (a vector "
+           "key gives three entries). The simulator's own state is not touched. ValueError for a bad request.")
       .def("objects", &Held<&PySimulator::ObjectNames>::Call, "Names of the MPM objects.")
       .def("object_summary", &Held<&PySimulator::Object>::Call, py::arg("name"),
            "Mass, centre of mass, velocity, bounds and kinetic energy of an MPM object.")
