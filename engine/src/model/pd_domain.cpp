@@ -255,7 +255,7 @@ BodySummary PdDomain::SummarizeBody(int i) const {
   return out;
 }
 
-void PdDomain::CaptureSnapshot(Snapshot& out, bool /*with_stress*/) const {
+void PdDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   for (std::size_t b = 0; b < solvers_.size(); ++b) {
     const PdBodiesModel::Body& body = pd_->bodies[b];
     const pd::PdState& s = state_->bodies[b];
@@ -268,6 +268,9 @@ void PdDomain::CaptureSnapshot(Snapshot& out, bool /*with_stress*/) const {
     for (int v = 0; v < s.q.rows(); ++v)
       drawn.vertices.push_back(
           {static_cast<float>(s.q(v, 0)), static_cast<float>(s.q(v, 1)), static_cast<float>(s.q(v, 2))});
+    if (with_stress)
+      for (const double x : solvers_[b]->VonMises(s.q, ControlsOf(body)))
+        drawn.von_mises.push_back(static_cast<float>(x));
     out.soft_bodies.push_back(std::move(drawn));
   }
 }

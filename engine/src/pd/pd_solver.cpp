@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include <Eigen/Cholesky>
+#include <Eigen/LU>
 #include <Eigen/SparseCholesky>
 #include "contact/cholmod_support.h"
 #include "pd/pd_hessian.h"
@@ -586,6 +587,37 @@ PdStepReport PdSolver::Step(const PdState& in, const PdControls& controls, PdSta
   for (const PdContact& c : contacts_.contacts) report.contacts += c.force.squaredNorm() > 0 ? 1 : 0;
   out.v = (out.q - in.q) / model_.dt;
   return report;
+}
+
+std::vector<double> PdSolver::VonMises(const Eigen::MatrixX3d& q, const PdControls& controls) const {
+  const std::vector<TermProjection> projections = Projections(q, controls);
+  const auto tets = static_cast<std::size_t>(model_.tet_count());
+  std::vector<Eigen::Matrix3d> piola(tets, Eigen::Matrix3d::Zero()), F(tets, Eigen::Matrix3d::Zero());
+  for (std::size_t k = 0; k < model_.terms.size(); ++k) {
+    const Term& term = model_.terms[k];
+    if (term.kind == TermKind::kMuscle) continue;
+    const auto t = static_cast<std::size_t>(term.tet);
+    piola[t] += weights_[k] / model_.volumes[t] * (projections[k].Y - projections[k].P);
+    F[t] = projections[k].Y;  // Y = F for the strain and volume terms
+  }
+  std::vector<double> sum(static_cast<std::size_t>(model_.vertex_count()), 0.0);
+  std::vector<int> count(sum.size(), 0);
+  for (std::size_t t = 0; t < tets; ++t) {
+    const double J = F[t].determinant();
+    double von_mises = 0;
+    if (J > 0) {
+      const Eigen::Matrix3d sigma = piola[t] * F[t].transpose() / J;
+      const Eigen::Matrix3d dev = sigma - sigma.trace() / 3 * Eigen::Matrix3d::Identity();
+      von_mises = std::sqrt(1.5 * dev.squaredNorm());
+    }
+    for (const int c : model_.tets[t]) {
+      sum[static_cast<std::size_t>(c)] += von_mises;
+      ++count[static_cast<std::size_t>(c)];
+    }
+  }
+  for (std::size_t v = 0; v < sum.size(); ++v)
+    if (count[v] > 0) sum[v] /= count[v];
+  return sum;
 }
 
 bool PdSolver::SplittingConverges() const {

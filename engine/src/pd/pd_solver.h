@@ -124,6 +124,10 @@ class PdSolver {
   bool SplittingConverges() const;
   /// The contacts of the last step, with their forces.
   const std::vector<PdContact>& contacts() const { return contacts_.contacts; }
+  /// Per vertex the von Mises stress [Pa] of the Cauchy stress σ = P Fᵀ/J of the strain and volume terms, P = Σ (ω/V)
+  /// (Y − proj(Y)) per tet (2μ(F − cR) + λ(tr S − 3c)R, the linear corotated stress about the actuators' rest shape;
+  /// the muscles' fibre tension is left out), averaged over the tets around it; 0 in an inverted tet.
+  std::vector<double> VonMises(const Eigen::MatrixX3d& q, const PdControls& controls) const;
   /// How near a half-space a vertex becomes a contact candidate [m] (pd/pd_contact.h, "Candidates").
   double contact_margin() const { return contact_margin_; }
 
