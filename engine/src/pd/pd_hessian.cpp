@@ -2,8 +2,10 @@
 #include "pd/pd_hessian.h"
 
 #include <tbb/parallel_for.h>
+
 #include <Eigen/SparseCore>
 #include <Eigen/SparseLU>
+#include <algorithm>
 
 #include "pd/pd_solver.h"
 
@@ -104,38 +106,70 @@ PdHessian::Outcome PdHessian::Solve(const Eigen::MatrixX3d& b, Eigen::MatrixX3d&
   return Outcome::kNotConverged;
 }
 
+HessianPattern HessianPattern::Of(const PdModel& model) {
+  const auto n_free = static_cast<int>(model.free_vertices.size());
+  const auto free_of = [&model](int vertex) { return model.free_index[static_cast<std::size_t>(vertex)]; };
+  std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(3 * static_cast<std::size_t>(n_free) + 144 * model.tets.size());
+  for (int i = 0; i < 3 * n_free; ++i) triplets.emplace_back(i, i, 0.0);
+  for (const std::array<int, 4>& tet : model.tets)
+    for (const int a : tet)
+      for (const int c : tet)
+        if (free_of(a) >= 0 && free_of(c) >= 0)
+          for (int da = 0; da < 3; ++da)
+            for (int dc = 0; dc < 3; ++dc) triplets.emplace_back(3 * free_of(c) + dc, 3 * free_of(a) + da, 0.0);
+  HessianPattern pattern;
+  const Eigen::Index size = 3 * static_cast<Eigen::Index>(n_free);
+  pattern.zero.resize(size, size);
+  pattern.zero.setFromTriplets(triplets.begin(), triplets.end());
+  pattern.zero.makeCompressed();
+  const auto index = [&pattern](int row, int col) {
+    const int* first = pattern.zero.innerIndexPtr() + pattern.zero.outerIndexPtr()[col];
+    const int* last = pattern.zero.innerIndexPtr() + pattern.zero.outerIndexPtr()[col + 1];
+    return static_cast<int>(std::lower_bound(first, last, row) - pattern.zero.innerIndexPtr());
+  };
+  for (int i = 0; i < 3 * n_free; ++i) pattern.diagonal.push_back(index(i, i));
+  pattern.tet_entries.resize(model.tets.size());
+  for (std::size_t t = 0; t < model.tets.size(); ++t)
+    for (int a = 0; a < 4; ++a)
+      for (int da = 0; da < 3; ++da)
+        for (int c = 0; c < 4; ++c)
+          for (int dc = 0; dc < 3; ++dc) {
+            const int fa = free_of(model.tets[t][static_cast<std::size_t>(a)]);
+            const int fc = free_of(model.tets[t][static_cast<std::size_t>(c)]);
+            pattern.tet_entries[t][static_cast<std::size_t>(12 * (3 * a + da) + 3 * c + dc)] =
+                fa >= 0 && fc >= 0 ? index(3 * fc + dc, 3 * fa + da) : -1;
+          }
+  return pattern;
+}
+
 Eigen::SparseMatrix<double> PdHessian::AssembleFree() const {
-  // Each term's 12x12 block, a column per unit corner displacement, scattered into the free rows and columns.
+  // Each term's 12x12 block, a column per unit corner displacement, added into the pattern's values.
   const PdModel& model = solver_.model();
   const double h = model.dt;
-  const auto n_free = static_cast<int>(model.free_vertices.size());
-  std::vector<Eigen::Triplet<double>> triplets;
-  for (int f = 0; f < n_free; ++f)
-    for (int d = 0; d < 3; ++d)
-      triplets.emplace_back(
-          3 * f + d, 3 * f + d,
-          model.masses[static_cast<std::size_t>(model.free_vertices[static_cast<std::size_t>(f)])] / (h * h));
+  const HessianPattern& pattern = solver_.hessian_pattern();
+  Eigen::SparseMatrix<double> H = pattern.zero;
+  double* values = H.valuePtr();
+  for (std::size_t f = 0; f < model.free_vertices.size(); ++f)
+    for (std::size_t d = 0; d < 3; ++d)
+      values[pattern.diagonal[3 * f + d]] += model.masses[static_cast<std::size_t>(model.free_vertices[f])] / (h * h);
   for (std::size_t k = 0; k < model.terms.size(); ++k) {
     const Term& term = model.terms[k];
-    const auto& tet = model.tets[static_cast<std::size_t>(term.tet)];
+    const auto t = static_cast<std::size_t>(term.tet);
+    const std::array<int, 144>& entries = pattern.tet_entries[t];
     for (int a = 0; a < 4; ++a) {
-      const int row_free = model.free_index[static_cast<std::size_t>(tet[static_cast<std::size_t>(a)])];
-      for (int da = 0; da < 3 && row_free >= 0; ++da) {
+      if (model.free_index[static_cast<std::size_t>(model.tets[t][static_cast<std::size_t>(a)])] < 0) continue;
+      for (int da = 0; da < 3; ++da) {
         Corners unit = Corners::Zero();
         unit(a, da) = 1.0;
         const Corners column = TermForces(k, StencilApply(model, term, unit));
-        for (int c = 0; c < 4; ++c) {
-          const int col_free = model.free_index[static_cast<std::size_t>(tet[static_cast<std::size_t>(c)])];
-          if (col_free < 0) continue;
-          for (int dc = 0; dc < 3; ++dc) triplets.emplace_back(3 * col_free + dc, 3 * row_free + da, column(c, dc));
-        }
+        for (int c = 0; c < 4; ++c)
+          for (int dc = 0; dc < 3; ++dc)
+            if (const int at = entries[static_cast<std::size_t>(12 * (3 * a + da) + 3 * c + dc)]; at >= 0)
+              values[at] += column(c, dc);
       }
     }
   }
-  const Eigen::Index size = 3 * static_cast<Eigen::Index>(n_free);
-  Eigen::SparseMatrix<double> H(size, size);
-  H.setFromTriplets(triplets.begin(), triplets.end());
-  H.makeCompressed();
   return H;
 }
 

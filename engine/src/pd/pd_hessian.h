@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <array>
 #include <vector>
 
 #include "pd/pd_model.h"
@@ -22,6 +23,20 @@
 namespace ductile::pd {
 
 class PdSolver;
+
+/// The pattern of H_ff (PdHessian::AssembleFree) for a model: the matrix with an explicit zero at every entry two
+/// corners of a tet couple, and where each entry's value lives, so that assembling H is adding into its values
+/// (building it from triplets every Newton step took half a contact step's time, in sorting and in the page faults of
+/// the triplet array). Depends on the mesh and the held vertices only: PdSolver keeps one.
+struct HessianPattern {
+  Eigen::SparseMatrix<double> zero;  ///< 3 n_f x 3 n_f, compressed.
+  /// Per tet, for corner a's coordinate da and corner c's coordinate dc, at [12 (3a + da) + 3c + dc]: the value index
+  /// of entry (3 f(c) + dc, 3 f(a) + da), or −1 where a corner is held.
+  std::vector<std::array<int, 144>> tet_entries;
+  std::vector<int> diagonal;  ///< Value index of entry (i, i), i < 3 n_f.
+
+  static HessianPattern Of(const PdModel& model);
+};
 
 /// H at one configuration: the projections of every term there. Reads the solver's model and weights.
 class PdHessian {

@@ -152,6 +152,11 @@ bool PdSolver::SetMaterials(const std::vector<double>& youngs_modulus, const std
   return error_.empty();
 }
 
+const HessianPattern& PdSolver::hessian_pattern() const {
+  if (!hessian_pattern_) hessian_pattern_ = std::make_unique<HessianPattern>(HessianPattern::Of(model_));
+  return *hessian_pattern_;
+}
+
 bool PdSolver::SetObstacles(std::vector<PdHalfSpace> obstacles) {
   if (!model_.bones.empty() && !obstacles.empty()) {
     error_ = "obstacles: bones together with obstacles are not supported yet";

@@ -49,6 +49,8 @@
 
 namespace ductile::pd {
 
+struct HessianPattern;
+
 /// How far the local/global iteration goes. Plain data.
 struct PdSolverSettings {
   int max_iterations = 200;  ///< Local/global sweeps and Newton steps together.
@@ -128,6 +130,8 @@ class PdSolver {
   /// (Y − proj(Y)) per tet (2μ(F − cR) + λ(tr S − 3c)R, the linear corotated stress about the actuators' rest shape;
   /// the muscles' fibre tension is left out), averaged over the tets around it; 0 in an inverted tet.
   std::vector<double> VonMises(const Eigen::MatrixX3d& q, const PdControls& controls) const;
+  /// The pattern of the assembled Hessian (pd/pd_hessian.h), built at the first call.
+  const HessianPattern& hessian_pattern() const;
   /// How near a half-space a vertex becomes a contact candidate [m] (pd/pd_contact.h, "Candidates").
   double contact_margin() const { return contact_margin_; }
 
@@ -196,6 +200,7 @@ class PdSolver {
   long long generation_ = 0;       ///< Counts factorisations of A (the contact compliance is cached per A).
   double contact_margin_ = 0;      ///< [m] (pd/pd_contact.h, "Candidates").
   mutable PdContactSet contacts_;  ///< The last step's contacts and compliance (one thread at a time).
+  mutable std::unique_ptr<HessianPattern> hessian_pattern_;  ///< Built at the first assembly (one thread at a time).
 };
 
 }  // namespace ductile::pd
