@@ -131,8 +131,8 @@ QString PlotLabelFormat(double lo, double hi, int ticks) {
 }
 
 std::pair<double, double> Plots::vertical_range(int chart) const {
-  QChart* const charts[] = {force_chart_, solver_chart_, timing_chart_, ipc_chart_};
-  const QValueAxis* y = VerticalAxis(charts[std::clamp(chart, 0, 3)]);
+  QChart* const charts[] = {force_chart_, solver_chart_, timing_chart_, ipc_chart_, pd_chart_};
+  const QValueAxis* y = VerticalAxis(charts[std::clamp(chart, 0, 4)]);
   return {y->min(), y->max()};
 }
 
@@ -183,12 +183,20 @@ Plots::Plots(QWidget* parent) : QWidget(parent) {
        {AddChannel(ipc_chart_, "ipc_newton_iterations", 1, ""),
         AddChannel(ipc_chart_, "ipc_min_distance", 1e6, "[µm]")});
   ipc_channel_ = FindTelemetryChannel("ipc_newton_iterations");
+  pd_chart_ = new QChart;
+  pd_chart_->setTitle("Soft bodies: projective dynamics");
+  Axes(pd_chart_, "t [s]", "",
+       {AddChannel(pd_chart_, "pd_iterations", 1, ""), AddChannel(pd_chart_, "pd_contact_force", 1, "[N]")});
+  pd_channel_ = FindTelemetryChannel("pd_iterations");
   layout->addWidget(MakeView(force_chart_), 1);
   layout->addWidget(MakeView(solver_chart_), 1);
   layout->addWidget(MakeView(timing_chart_), 1);
   ipc_view_ = MakeView(ipc_chart_);
   ipc_view_->setVisible(false);
   layout->addWidget(ipc_view_, 1);
+  pd_view_ = MakeView(pd_chart_);
+  pd_view_->setVisible(false);
+  layout->addWidget(pd_view_, 1);
 
   connect(body_, &QComboBox::currentIndexChanged, this, [this] { Redraw(); });
   connect(body_, &QComboBox::activated, this, [this] { body_chosen_ = true; });
@@ -314,6 +322,7 @@ void Plots::Redraw() {
   step_ms_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return s.step_ms; }));
   rtf_->replace(SeriesPoints(samples_, [](const TelemetrySample& s) { return 100 * s.realtime_factor; }));
   ipc_view_->setVisible(!samples_.empty() && samples_.back().Has(ipc_channel_));
+  pd_view_->setVisible(!samples_.empty() && samples_.back().Has(pd_channel_));
   Fit(force_chart_, warnings_);
   // The robot warnings at the top of the force chart (over the chosen body's curve, whichever link they concern).
   QList<QPointF> marks;
@@ -324,6 +333,7 @@ void Plots::Redraw() {
   Fit(solver_chart_);
   Fit(timing_chart_);
   Fit(ipc_chart_);
+  Fit(pd_chart_);
 }
 
 bool Plots::ExportCsv(const QString& path, QString* error) const {

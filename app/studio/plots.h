@@ -60,7 +60,8 @@ class Plots : public QWidget {
   /// The times [s] of the robot warnings the force chart marks, as last drawn (for tests).
   QList<double> drawn_warning_times() const;
   /// The vertical axis ranges as last drawn (for tests): chart 0 the force, 1 the solver, 2 the speed, 3 the IPC
-  /// solve (shown only while the samples come from a scene with soft or affine bodies).
+  /// solve (shown only while the samples come from a scene with soft or affine bodies), 4 the projective-dynamics
+  /// solve (likewise with pd bodies).
   std::pair<double, double> vertical_range(int chart) const;
 
  private:
@@ -81,6 +82,8 @@ class Plots : public QWidget {
   QChart* timing_chart_ = nullptr;
   QChart* ipc_chart_ = nullptr;
   QWidget* ipc_view_ = nullptr;
+  QChart* pd_chart_ = nullptr;
+  QWidget* pd_view_ = nullptr;
   QLineSeries* force_[3] = {};
   QScatterSeries* warnings_ = nullptr;  // at the top of the force chart, at each robot warning's time
   QLineSeries* step_ms_ = nullptr;
@@ -91,8 +94,9 @@ class Plots : public QWidget {
     int channel = -1;
     double scale = 1;
   };
-  std::vector<ChannelSeries> channel_series_;  // the solver and IPC charts' series
+  std::vector<ChannelSeries> channel_series_;  // the solver, IPC and PD charts' series
   int ipc_channel_ = -1;                       // its presence shows the IPC chart
+  int pd_channel_ = -1;                        // its presence shows the projective-dynamics chart
   /// Adds to `chart` the series of the channel `key` times `scale`, named by the channel's label and `suffix` (the
   /// unit or scale shown: "[µm]").
   QLineSeries* AddChannel(QChart* chart, const char* key, double scale, const char* suffix);
