@@ -366,8 +366,10 @@ class StudioGuiTest : public QObject {
       samples[i].channels[static_cast<std::size_t>(ipc)] = 7;
     }
     plots.Append(samples);
-    // The IPC chart's view (the last) is hidden until a sample has its channels: the last one here does.
-    QTRY_VERIFY(plots.findChildren<QChartView*>().size() == 4 && !plots.findChildren<QChartView*>()[3]->isHidden());
+    // The IPC chart's view (the fourth) is hidden until a sample has its channels: the last one here does; the
+    // projective-dynamics chart's (the fifth) stays hidden, no sample having its channels.
+    QTRY_VERIFY(plots.findChildren<QChartView*>().size() == 5 && !plots.findChildren<QChartView*>()[3]->isHidden() &&
+                plots.findChildren<QChartView*>()[4]->isHidden());
     const QString path = QDir::temp().filePath("ductile_plots_channels.csv");
     QString error;
     QVERIFY2(plots.ExportCsv(path, &error), qPrintable(error));
