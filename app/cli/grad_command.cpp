@@ -1,6 +1,5 @@
 #include "grad_command.h"
 
-#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include "ductile/model.h"
 #include "ductile/simulator.h"
 #include "run_command.h"
+#include "run_support.h"
 
 namespace ductile::cli {
 
@@ -31,18 +31,13 @@ double RelativeError(double gradient, double difference) {
   return difference != 0 ? error / std::abs(difference) : error;
 }
 
-// The JSON string of `text` (the keys and names here hold no characters that need more than quotes).
-std::string Quoted(const std::string& text) {
-  return "\"" + text + "\"";
-}
-
 void PrintJson(const std::string& scene, int steps, const GradientResult& r) {
-  std::cout << std::setprecision(17) << "{\n  \"scene\": " << Quoted(scene) << ",\n  \"steps\": " << steps
+  std::cout << std::setprecision(17) << "{\n  \"scene\": " << JsonString(scene) << ",\n  \"steps\": " << steps
             << ",\n  \"loss\": " << r.loss << ",\n  \"converged\": " << (r.converged ? "true" : "false");
   const auto object = [&](const char* name, const std::vector<double>& values) {
     std::cout << ",\n  \"" << name << "\": {";
     for (std::size_t k = 0; k < values.size(); ++k)
-      std::cout << (k ? ", " : "") << Quoted(r.names[k]) << ": " << values[k];
+      std::cout << (k ? ", " : "") << JsonString(r.names[k]) << ": " << values[k];
     std::cout << "}";
   };
   if (!r.central_difference.empty())
@@ -78,9 +73,7 @@ int Grad(const GradOptions& options) {
   request.wrt = SplitKeys(options.wrt);
   request.checkpoint_interval = options.checkpoint_interval;
   request.check_fd = options.check_fd;
-  double last = 0;
-  for (const LossTerm& term : request.loss) last = std::max(last, term.time);
-  request.steps = options.steps.value_or(std::max(1, static_cast<int>(std::lround(last / model->dt))));
+  request.steps = options.steps.value_or(0);  // 0: the last term's step
   const Simulator sim(model);
   const GradientResult result = sim.LossAndGradient(request);
   if (!result.error.empty()) {
@@ -88,9 +81,9 @@ int Grad(const GradOptions& options) {
     return kExitBadInput;
   }
   if (options.json) {
-    PrintJson(options.scene, request.steps, result);
+    PrintJson(options.scene, result.steps, result);
   } else {
-    PrintTable(options.scene, request.steps, model->dt, result);
+    PrintTable(options.scene, result.steps, model->dt, result);
   }
   bool agree = true;
   for (std::size_t k = 0; k < result.central_difference.size(); ++k)

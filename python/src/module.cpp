@@ -273,7 +273,6 @@ class PySimulator {
   py::dict LossAndGrad(const py::list& loss, const std::vector<std::string>& wrt, const py::object& steps,
                        int checkpoint, bool check_fd) const {
     GradientRequest request;
-    double last = 0;
     for (const py::handle& item : loss) {
       const py::dict term = py::cast<py::dict>(item);
       LossTerm t;
@@ -287,17 +286,12 @@ class PySimulator {
       if (term.contains("weight")) t.weight = py::cast<double>(term["weight"]);
       const std::string quantity =
           term.contains("quantity") ? py::cast<std::string>(term["quantity"]) : std::string("center_of_mass");
-      if (quantity == "velocity") {
-        t.quantity = LossQuantity::kVelocity;
-      } else if (quantity != "center_of_mass") {
+      if (!LossQuantityFromName(quantity, t.quantity))
         throw py::value_error("unknown loss quantity '" + quantity + "' (center_of_mass or velocity)");
-      }
-      last = std::max(last, t.time);
       request.loss.push_back(t);
     }
     request.wrt = wrt;
-    request.steps =
-        steps.is_none() ? std::max(1, static_cast<int>(std::lround(last / sim_->model().dt))) : py::cast<int>(steps);
+    request.steps = steps.is_none() ? 0 : py::cast<int>(steps);  // 0: the last term's step
     request.checkpoint_interval = checkpoint;
     request.check_fd = check_fd;
     GradientResult r;
@@ -316,7 +310,7 @@ class PySimulator {
                                                   r.central_difference.data()))
                  : py::object(py::none());
     out["converged"] = r.converged;
-    out["steps"] = request.steps;
+    out["steps"] = r.steps;
     return out;
   }
 

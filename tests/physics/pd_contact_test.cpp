@@ -106,7 +106,7 @@ TEST(PdContact, ABlockOnAMovingBeltIsCarriedByFriction) {
   // Then it rides on the belt, slipping slower than ε_v (its sticking creep), and keeps its height.
   EXPECT_NEAR(belt.CentreVelocity().x(), u, belt.solver->model().stick_velocity);
   EXPECT_NEAR(belt.CentreVelocity().z(), 0, 1e-6);
-  // A plane bound to another vertex holds none of the others: the top of the block is free.
+  // A plane bound to a vertex the body does not have is refused, naming why.
   EXPECT_FALSE(belt.solver->SetObstacles({{.normal = Eigen::Vector3d::UnitZ(), .offset = 0, .vertex = 10000}}));
   EXPECT_NE(belt.solver->error().find("out of range"), std::string::npos) << belt.solver->error();
 }

@@ -29,7 +29,7 @@ struct LossTerm {
 struct GradientRequest {
   std::vector<LossTerm> loss;    ///< L = Σ terms.
   std::vector<std::string> wrt;  ///< Parameter keys (Simulator::LossAndGradient lists those it takes).
-  int steps = 0;                 ///< ≥ 1.
+  int steps = 0;                 ///< ≥ 1, or 0: the last loss term's step.
   int checkpoint_interval = 1;   ///< A state kept every k ≥ 1 steps; the rest recomputed in the backward pass.
   bool check_fd = false;         ///< Also central differences of the loss for every parameter.
 };
@@ -37,6 +37,7 @@ struct GradientRequest {
 /// The loss and its gradient: one entry per scalar parameter (a vector parameter gives three, `key[0]` to `key[2]`).
 struct GradientResult {
   double loss = 0;
+  int steps = 0;  ///< The run's steps.
   std::vector<std::string> names;
   std::vector<double> values;    ///< The parameters' values.
   std::vector<double> gradient;  ///< ∂L/∂(each).
@@ -47,6 +48,9 @@ struct GradientResult {
   bool differences_converged = true;  ///< Every forward step of the differences' runs met its tolerance.
   std::string error;                  ///< Why there is no result (a bad key, a body that is not a pd body).
 };
+
+/// The quantity a loss term names: `center_of_mass` or `velocity`; false for another name.
+bool LossQuantityFromName(const std::string& name, LossQuantity& quantity);
 
 /// Reads a loss file: `loss:` a list of {body, quantity (`center_of_mass` or `velocity`), time, target, weight}.
 /// Throws SceneError naming the file, line and column of a bad entry.

@@ -72,7 +72,7 @@ MpmContactSettings MpmContactSettingsOf(const Model& m) {
   return settings;
 }
 
-void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out, mpm::MpmContactState& state) {
+void MpmRigidContact::Freeze(const contact::RigidSystem& rigid) {
   const multibody::Kinematics& kin = rigid.kinematics();
   const std::vector<multibody::Vector6d> V = multibody::CalcSpatialVelocities(rigid.tree(), kin, rigid.state().v);
   geometries_.clear();
@@ -104,6 +104,11 @@ void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses
   const int bodies = rigid.tree().num_bodies();
   origins_.resize(bodies);
   for (int b = 0; b < bodies; ++b) origins_[b] = kin.X_WB[b].translation();
+}
+
+void MpmRigidContact::BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out, mpm::MpmContactState& state) {
+  Freeze(rigid);
+  const int bodies = rigid.tree().num_bodies();
   // The previous step's last impulses as the first substep's guess (the device backend keeps its own).
   warm_geometry_.clear();
   for (const mpm::WarmContact& w : state.warm) {

@@ -106,7 +106,10 @@ class MpmRigidContact {
 
   explicit MpmRigidContact(MpmContactSettings settings) : settings_(std::move(settings)) {}
 
-  /// Freezes the rigid geometry's poses and velocities for this step; the substeps' impulses will be summed into
+  /// Freezes the rigid geometry's poses and velocities for this step (frozen(), origins(), FrozenDistance), for a
+  /// domain that queries the geometry without this class's contact solve (the projective-dynamics domain).
+  void Freeze(const contact::RigidSystem& rigid);
+  /// Freeze, and prepares this step's contact solve: the substeps' impulses will be summed into
   /// `out`, cleared here, and their statistics and warm starts kept in `state` (the previous step's warm starts are
   /// read from it first). Both must outlive the step.
   void BeginStep(const contact::RigidSystem& rigid, RigidImpulses& out, mpm::MpmContactState& state);

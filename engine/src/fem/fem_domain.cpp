@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "contact/rigid_system.h"
+#include "core/drawn_surface.h"
 #include "core/hash.h"
 #include "domain/rigid_impulses.h"
 #include "fem/affine_body.h"
@@ -17,32 +18,10 @@
 
 namespace ductile::fem {
 
-namespace {
-
-std::shared_ptr<const std::vector<std::array<std::uint32_t, 3>>> Triangles(
-    const std::vector<std::array<int, 3>>& faces) {
-  auto out = std::make_shared<std::vector<std::array<std::uint32_t, 3>>>();
-  out->reserve(faces.size());
-  for (const std::array<int, 3>& f : faces)
-    out->push_back(
-        {static_cast<std::uint32_t>(f[0]), static_cast<std::uint32_t>(f[1]), static_cast<std::uint32_t>(f[2])});
-  return out;
-}
-
-std::array<float, 3> ToFloat(const Eigen::Vector3d& x) {
-  return {static_cast<float>(x.x()), static_cast<float>(x.y()), static_cast<float>(x.z())};
-}
-
-std::array<float, 4> ToFloat(const std::array<double, 4>& c) {
-  return {static_cast<float>(c[0]), static_cast<float>(c[1]), static_cast<float>(c[2]), static_cast<float>(c[3])};
-}
-
-}  // namespace
-
 FemDomain::FemDomain(const Model& model, IpcState& state)
     : model_(&model), fem_(model.fem.get()), state_(&state), system_(BuildIpcSystem(*model.fem)) {
-  for (const FemModel::SoftBody& b : fem_->soft_bodies) triangles_.push_back(Triangles(b.surface));
-  for (const FemModel::AffineBody& b : fem_->affine_bodies) triangles_.push_back(Triangles(b.desc.faces));
+  for (const FemModel::SoftBody& b : fem_->soft_bodies) triangles_.push_back(SharedTriangles(b.surface));
+  for (const FemModel::AffineBody& b : fem_->affine_bodies) triangles_.push_back(SharedTriangles(b.desc.faces));
   std::vector<SoftBodyDesc> soft;
   std::vector<std::vector<std::array<int, 3>>> surfaces;
   for (const FemModel::SoftBody& b : fem_->soft_bodies) {

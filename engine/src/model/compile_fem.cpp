@@ -53,6 +53,26 @@ fem::TetMesh ShapeTetMesh(const ShapeDesc& shape, double h, double thickness, co
   Fail(where, what + ": a plane cannot be meshed");
 }
 
+fem::TetMesh CheckedShapeTetMesh(const ShapeDesc& shape, double h, double thickness, const SourceLocation& where,
+                                 const std::string& what) {
+  fem::TetMesh mesh = ShapeTetMesh(shape, h, thickness, where, what);
+  if (const fem::TetMeshCheck check = fem::CheckAndOrient(mesh); !check.error.empty())
+    Fail(where, what + ": " + check.error);
+  fem::RemoveUnreferencedVertices(mesh);
+  return mesh;
+}
+
+std::vector<int> PinnedVertices(const std::vector<Eigen::Vector3d>& vertices, const Vector3& min, const Vector3& max,
+                                const SourceLocation& where, const std::string& what) {
+  const Eigen::Vector3d lo = ToEigen(min), hi = ToEigen(max);
+  std::vector<int> pinned;
+  for (std::size_t v = 0; v < vertices.size(); ++v)
+    if ((vertices[v].array() >= lo.array()).all() && (vertices[v].array() <= hi.array()).all())
+      pinned.push_back(static_cast<int>(v));
+  if (pinned.empty()) Fail(where, what + ": its 'pin_box' holds none of its vertices");
+  return pinned;
+}
+
 namespace {
 
 // The boundary of a tet mesh as a compact triangle surface (its own vertices, outward faces).
@@ -65,10 +85,7 @@ void SurfaceOf(const fem::TetMesh& mesh, std::vector<Eigen::Vector3d>& vertices,
 
 void CompileSoftBody(const SoftBodyDesc& desc, FemModel& fem) {
   const std::string what = "soft body '" + desc.name + "'";
-  fem::TetMesh mesh = ShapeTetMesh(desc.shape, desc.resolution, desc.thickness, desc.where, what);
-  if (const fem::TetMeshCheck check = fem::CheckAndOrient(mesh); !check.error.empty())
-    Fail(desc.where, what + ": " + check.error);
-  fem::RemoveUnreferencedVertices(mesh);
+  fem::TetMesh mesh = CheckedShapeTetMesh(desc.shape, desc.resolution, desc.thickness, desc.where, what);
   FemModel::SoftBody body;
   body.name = desc.name;
   body.rgba = desc.rgba;
@@ -81,15 +98,8 @@ void CompileSoftBody(const SoftBodyDesc& desc, FemModel& fem) {
   body.desc.lame = fem::LameFromYoungPoisson(desc.youngs_modulus, desc.poisson_ratio);
   body.desc.density = desc.density;
   body.desc.velocity = ToEigen(desc.velocity);
-  if (desc.has_pin_box) {
-    const Eigen::Vector3d lo = ToEigen(desc.pin_min), hi = ToEigen(desc.pin_max);
-    for (std::size_t v = 0; v < body.desc.vertices.size(); ++v) {
-      const Eigen::Vector3d& x = body.desc.vertices[v];
-      if ((x.array() >= lo.array()).all() && (x.array() <= hi.array()).all())
-        body.desc.pinned.push_back(static_cast<int>(v));
-    }
-    if (body.desc.pinned.empty()) Fail(desc.where, what + ": its 'pin_box' holds none of its vertices");
-  }
+  if (desc.has_pin_box)
+    body.desc.pinned = PinnedVertices(body.desc.vertices, desc.pin_min, desc.pin_max, desc.where, what);
   fem.soft_bodies.push_back(std::move(body));
 }
 

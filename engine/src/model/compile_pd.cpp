@@ -17,10 +17,7 @@ namespace {
 
 PdBodiesModel::Body CompileBody(const PdSoftBodyDesc& desc, const SceneDesc& scene) {
   const std::string what = "pd body '" + desc.name + "'";
-  fem::TetMesh mesh = ShapeTetMesh(desc.shape, desc.resolution, 0, desc.where, what);
-  if (const fem::TetMeshCheck check = fem::CheckAndOrient(mesh); !check.error.empty())
-    Fail(desc.where, what + ": " + check.error);
-  fem::RemoveUnreferencedVertices(mesh);
+  fem::TetMesh mesh = CheckedShapeTetMesh(desc.shape, desc.resolution, 0, desc.where, what);
   PdBodiesModel::Body body;
   body.name = desc.name;
   body.rgba = desc.rgba;
@@ -35,13 +32,7 @@ PdBodiesModel::Body CompileBody(const PdSoftBodyDesc& desc, const SceneDesc& sce
   pd.density = desc.density;
   pd.youngs_modulus = {desc.youngs_modulus};
   pd.poisson_ratio = {desc.poisson_ratio};
-  if (desc.has_pin_box) {
-    const Eigen::Vector3d lo = ToEigen(desc.pin_min), hi = ToEigen(desc.pin_max);
-    for (std::size_t v = 0; v < mesh.vertices.size(); ++v)
-      if ((mesh.vertices[v].array() >= lo.array()).all() && (mesh.vertices[v].array() <= hi.array()).all())
-        pd.pinned.push_back(static_cast<int>(v));
-    if (pd.pinned.empty()) Fail(desc.where, what + ": its 'pin_box' holds none of its vertices");
-  }
+  if (desc.has_pin_box) pd.pinned = PinnedVertices(mesh.vertices, desc.pin_min, desc.pin_max, desc.where, what);
   pd.pneumatic_cell.assign(tets, 0);  // the whole body one chamber, at rest while its ratio is 1
   if (desc.muscle_stiffness > 0) {
     const Eigen::Vector3d direction = X_WS.linear() * ToEigen(desc.muscle_direction);
@@ -62,17 +53,16 @@ PdBodiesModel::Body CompileBody(const PdSoftBodyDesc& desc, const SceneDesc& sce
 
 }  // namespace
 
-pd::PdControls ControlsOf(const PdBodiesModel::Body& body) {
-  pd::PdControls u = pd::PdControls::Rest(body.model);
-  for (double& a : u.cell_volume_ratio) a = body.pneumatic_ratio;
-  for (double& a : u.muscle_activation) a = body.muscle_activation;
+pd::PdControls ControlsOf(const pd::PdModel& model, double pneumatic_ratio, double muscle_activation) {
+  pd::PdControls u = pd::PdControls::Rest(model);
+  for (double& a : u.cell_volume_ratio) a = pneumatic_ratio;
+  for (double& a : u.muscle_activation) a = muscle_activation;
   return u;
 }
 
-pd::PdState InitialStateOf(const PdBodiesModel::Body& body) {
-  pd::PdState s = pd::PdState::AtRest(body.model);
-  for (int i = 0; i < s.v.rows(); ++i)
-    if (body.model.free_index[static_cast<std::size_t>(i)] >= 0) s.v.row(i) = body.velocity.transpose();
+pd::PdState InitialStateOf(const pd::PdModel& model, const Eigen::Vector3d& velocity) {
+  pd::PdState s = pd::PdState::AtRest(model);
+  for (const int i : model.free_vertices) s.v.row(i) = velocity.transpose();
   return s;
 }
 

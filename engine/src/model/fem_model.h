@@ -55,6 +55,14 @@ struct FemModel {
 fem::TetMesh ShapeTetMesh(const ShapeDesc& shape, double h, double thickness, const SourceLocation& where,
                           const std::string& what);
 
+/// ShapeTetMesh checked and oriented (fem::CheckAndOrient), unreferenced vertices dropped; SceneError as it.
+fem::TetMesh CheckedShapeTetMesh(const ShapeDesc& shape, double h, double thickness, const SourceLocation& where,
+                                 const std::string& what);
+/// The indices of `vertices` [m] inside the box [min, max] (a soft or pd body's `pin_box`); SceneError at `where`,
+/// naming `what`, when there are none.
+std::vector<int> PinnedVertices(const std::vector<Eigen::Vector3d>& vertices, const Vector3& min, const Vector3& max,
+                                const SourceLocation& where, const std::string& what);
+
 /// The IPC settings of the scene's `ipc:` section and gravity.
 fem::IpcSettings CompileIpcSettings(const SceneDesc& scene);
 /// The Lamé parameters and energy of a soft body's material.

@@ -38,12 +38,16 @@ struct PdBodiesModel {
   bool empty() const { return bodies.empty(); }
 };
 
-/// The controls of `body` at its live activations: one pneumatic chamber (every tet), one muscle group, the pinned
-/// vertices held where they started.
-pd::PdControls ControlsOf(const PdBodiesModel::Body& body);
+/// The controls of a body of `model` at the activations `pneumatic_ratio` and `muscle_activation`: one pneumatic
+/// chamber (every tet), one muscle group, the pinned vertices held where they started.
+pd::PdControls ControlsOf(const pd::PdModel& model, double pneumatic_ratio, double muscle_activation);
+/// ... at `body`'s live activations.
+inline pd::PdControls ControlsOf(const PdBodiesModel::Body& body) {
+  return ControlsOf(body.model, body.pneumatic_ratio, body.muscle_activation);
+}
 
-/// The body's state at t = 0: at rest where it was placed, its free vertices at its initial velocity.
-pd::PdState InitialStateOf(const PdBodiesModel::Body& body);
+/// A body's state at t = 0: at rest where it was placed, its free vertices at `velocity` [m/s].
+pd::PdState InitialStateOf(const pd::PdModel& model, const Eigen::Vector3d& velocity);
 
 /// The live parameters of `scene` (materials, activations, the `pd` settings) into a copy of `pd`'s bodies.
 void ApplyPdParameters(const SceneDesc& scene, PdBodiesModel& pd);

@@ -6,32 +6,19 @@
 #include <stdexcept>
 
 #include "contact/rigid_system.h"
+#include "core/drawn_surface.h"
 #include "domain/rigid_impulses.h"
 #include "model/pd_bodies.h"
 #include "multibody/spatial.h"
 
 namespace ductile {
 
-namespace {
-
-std::shared_ptr<const std::vector<std::array<std::uint32_t, 3>>> Triangles(
-    const std::vector<std::array<int, 3>>& faces) {
-  auto out = std::make_shared<std::vector<std::array<std::uint32_t, 3>>>();
-  out->reserve(faces.size());
-  for (const std::array<int, 3>& f : faces)
-    out->push_back(
-        {static_cast<std::uint32_t>(f[0]), static_cast<std::uint32_t>(f[1]), static_cast<std::uint32_t>(f[2])});
-  return out;
-}
-
-}  // namespace
-
 PdDomain::PdDomain(const Model& model, pd::PdDomainState& state) : model_(&model), pd_(model.pd.get()), state_(&state) {
   for (const PdBodiesModel::Body& body : pd_->bodies) {
     solvers_.push_back(std::make_unique<pd::PdSolver>(body.model));
     if (!solvers_.back()->error().empty())
       throw std::invalid_argument("pd body '" + body.name + "': " + solvers_.back()->error());
-    triangles_.push_back(Triangles(body.surface));
+    triangles_.push_back(SharedTriangles(body.surface));
   }
   rigid_planes_.resize(pd_->bodies.size());
   ApplyParameters();
@@ -77,7 +64,8 @@ std::string PdDomain::SetModel(const Model& model) {
 
 void PdDomain::Reset() {
   state_->bodies.clear();
-  for (const PdBodiesModel::Body& body : pd_->bodies) state_->bodies.push_back(InitialStateOf(body));
+  for (const PdBodiesModel::Body& body : pd_->bodies)
+    state_->bodies.push_back(InitialStateOf(body.model, body.velocity));
   reports_.assign(solvers_.size(), {});
   divergence_.clear();
 }
@@ -131,7 +119,7 @@ std::string PdDomain::DivergenceMessage(const Model& /*model*/) const {
 
 void PdDomain::FreezeRigidGeometry(const contact::RigidSystem& rigid, RigidImpulses& impulses) {
   if (!frozen_) frozen_ = std::make_unique<coupling::MpmRigidContact>(coupling::MpmContactSettingsOf(*model_));
-  frozen_->BeginStep(rigid, frozen_impulses_, frozen_scratch_);  // its own sums: this domain fills `impulses`
+  frozen_->Freeze(rigid);
   impulses_ = &impulses;
   frozen_this_step_ = true;
 }
@@ -261,13 +249,10 @@ void PdDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
     const pd::PdState& s = state_->bodies[b];
     SnapshotSoftBody drawn;
     drawn.name = body.name;
-    drawn.rgba = {static_cast<float>(body.rgba[0]), static_cast<float>(body.rgba[1]), static_cast<float>(body.rgba[2]),
-                  static_cast<float>(body.rgba[3])};
+    drawn.rgba = ToFloat(body.rgba);
     drawn.triangles = triangles_[b];
     drawn.vertices.reserve(static_cast<std::size_t>(s.q.rows()));
-    for (int v = 0; v < s.q.rows(); ++v)
-      drawn.vertices.push_back(
-          {static_cast<float>(s.q(v, 0)), static_cast<float>(s.q(v, 1)), static_cast<float>(s.q(v, 2))});
+    for (int v = 0; v < s.q.rows(); ++v) drawn.vertices.push_back(ToFloat(s.q.row(v).transpose()));
     if (with_stress)
       for (const double x : solvers_[b]->VonMises(s.q, ControlsOf(body)))
         drawn.von_mises.push_back(static_cast<float>(x));

@@ -17,7 +17,6 @@
 #include "core/hash.h"
 #include "coupling/mpm_rigid_contact.h"
 #include "domain/deformable_domain.h"
-#include "mpm/mpm_contact_state.h"
 #include "pd/pd_solver.h"
 
 namespace ductile {
@@ -76,8 +75,6 @@ class PdDomain final : public DeformableDomain {
   std::vector<std::unique_ptr<pd::PdSolver>> solvers_;
   std::vector<pd::PdStepReport> reports_;
   std::unique_ptr<coupling::MpmRigidContact> frozen_;  // the step's frozen rigid geometry (FreezeRigidGeometry)
-  mpm::MpmContactState frozen_scratch_;                // what MpmRigidContact::BeginStep keeps (unused here)
-  RigidImpulses frozen_impulses_;                      // likewise
   bool frozen_this_step_ = false;
   std::vector<std::vector<int>> rigid_planes_;  // per body, per obstacle after the static planes: its rigid body
   RigidImpulses* impulses_ = nullptr;           // set by FreezeRigidGeometry for the coming Advance

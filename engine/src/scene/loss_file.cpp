@@ -36,13 +36,8 @@ LossTerm ReadTerm(const std::string& file, const YAML::Node& entry) {
       term.body = value.as<std::string>();
     } else if (key == "quantity") {
       const std::string q = value.as<std::string>();
-      if (q == "center_of_mass") {
-        term.quantity = LossQuantity::kCenterOfMass;
-      } else if (q == "velocity") {
-        term.quantity = LossQuantity::kVelocity;
-      } else {
+      if (!LossQuantityFromName(q, term.quantity))
         FailAt(file, value, "unknown quantity '" + q + "' (center_of_mass or velocity)");
-      }
     } else if (key == "time") {
       term.time = Number(file, value, "'time'");
       if (term.time < 0) FailAt(file, value, "'time' must be >= 0");
@@ -63,6 +58,17 @@ LossTerm ReadTerm(const std::string& file, const YAML::Node& entry) {
 }
 
 }  // namespace
+
+bool LossQuantityFromName(const std::string& name, LossQuantity& quantity) {
+  if (name == "center_of_mass") {
+    quantity = LossQuantity::kCenterOfMass;
+  } else if (name == "velocity") {
+    quantity = LossQuantity::kVelocity;
+  } else {
+    return false;
+  }
+  return true;
+}
 
 std::vector<LossTerm> LoadLossFile(const std::filesystem::path& path) {
   const std::string file = path.string();

@@ -25,16 +25,8 @@ PdSoftBodyDesc ParsePdBody(ParseContext& context, const Field& entry) {
   if (const auto direction = map.Find("muscle_direction");
       direction && body.muscle_direction[0] == 0 && body.muscle_direction[1] == 0 && body.muscle_direction[2] == 0)
     reader.FailAtKey(*direction, "'muscle_direction' of " + what + " must not be zero");
-  if (const auto box = map.Find("pin_box")) {
-    const MapFields box_map(reader, *box, "'pin_box' of " + what);
-    box_map.CheckKeys(KeysOf({"pd_bodies", "", "pin_box"}));
-    body.has_pin_box = true;
-    body.pin_min = reader.Numbers<3>(box_map.Require("min"));
-    body.pin_max = reader.Numbers<3>(box_map.Require("max"));
-    for (int a = 0; a < 3; ++a)
-      if (body.pin_min[a] > body.pin_max[a])
-        reader.Fail(*box, "'pin_box' of " + what + ": 'min' must not exceed 'max' (axis " + std::to_string(a) + ")");
-  }
+  if (const auto box = map.Find("pin_box"))
+    body.has_pin_box = ReadPinBox(reader, *box, what, "pd_bodies", body.pin_min, body.pin_max);
   if (const auto color = map.Find("color")) body.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
   return body;
 }

@@ -38,6 +38,10 @@ SoftBodyDesc ParseSoftBody(ParseContext& context, const Field& entry);
 AffineBodyDesc ParseAffineBody(ParseContext& context, const Field& entry);
 /// The `ipc` section.
 void ParseIpc(const ParseContext& context, const Field& field, SceneDesc& scene);
+/// A soft or pd body's `pin_box` {min, max} of `what` in scene section `section` (parse_fem.cpp): its corners, checked
+/// (min ≤ max per axis). Returns true, for the body's has_pin_box.
+bool ReadPinBox(const Reader& reader, const Field& box, const std::string& what, const char* section, Vector3& min,
+                Vector3& max);
 /// The `pd_bodies` entries and the `pd` section (parse_pd.cpp).
 PdSoftBodyDesc ParsePdBody(ParseContext& context, const Field& entry);
 void ParsePd(const ParseContext& context, const Field& field, SceneDesc& scene);

@@ -103,7 +103,7 @@ std::string ParseKey(const PdBodiesModel& pd, const std::string& key, std::vecto
 // Why the request cannot be answered for `model`, or empty.
 std::string Refusal(const Model& model, const GradientRequest& request) {
   if (!model.pd || model.pd->empty()) return "the scene has no pd bodies (gradients are taken over pd bodies)";
-  if (request.steps < 1) return Cat("steps: ", request.steps, " (must be at least 1)");
+  if (request.steps < 1) return Cat("steps: ", request.steps, " (must be at least 1, or 0 for the last term's step)");
   if (request.checkpoint_interval < 1) return Cat("checkpoint interval: ", request.checkpoint_interval, " (>= 1)");
   if (request.loss.empty()) return "the loss has no terms";
   for (std::size_t t = 0; t < request.loss.size(); ++t) {
@@ -128,10 +128,9 @@ grad::PdLoss BodyLoss(const Model& model, const GradientRequest& request, int b,
   std::vector<LossTerm> terms;
   for (const LossTerm& term : request.loss)
     if (BodyIndex(*model.pd, term.body) == b) terms.push_back(term);
-  const double dt = model.dt;
-  return {[terms, &m, dt](int step, const pd::PdState& s, Eigen::MatrixX3d* dq, Eigen::MatrixX3d* dv) {
-    double loss = 0, mass = 0;
-    for (double x : m.masses) mass += x;
+  const double dt = model.dt, mass = pd::TotalMass(m);
+  return {[terms, &m, dt, mass](int step, const pd::PdState& s, Eigen::MatrixX3d* dq, Eigen::MatrixX3d* dv) {
+    double loss = 0;
     for (const LossTerm& term : terms) {
       if (std::lround(term.time / dt) != step) continue;
       const bool velocity = term.quantity == LossQuantity::kVelocity;
@@ -171,13 +170,9 @@ BodyRun RunBody(const Model& model, const GradientRequest& request, const Setup&
     run.converged = false;
     return run;
   }
-  pd::PdState initial = pd::PdState::AtRest(body.model);
-  for (int i = 0; i < initial.v.rows(); ++i)
-    if (body.model.free_index[static_cast<std::size_t>(i)] >= 0) initial.v.row(i) = p.velocity.transpose();
-  PdBodiesModel::Body live = body;
-  live.pneumatic_ratio = p.pneumatic_ratio;
-  live.muscle_activation = p.muscle_activation;
-  const std::vector<pd::PdControls> controls(static_cast<std::size_t>(request.steps), ControlsOf(live));
+  const pd::PdState initial = InitialStateOf(body.model, p.velocity);
+  const std::vector<pd::PdControls> controls(static_cast<std::size_t>(request.steps),
+                                             ControlsOf(body.model, p.pneumatic_ratio, p.muscle_activation));
   const grad::PdLoss loss = BodyLoss(model, request, b, solver.model());
   grad::PdGradientOptions options;
   options.checkpoint_interval = request.checkpoint_interval;
@@ -231,13 +226,19 @@ double GradientOf(const Wrt& w, const std::vector<BodyRun>& runs) {
   return sum;
 }
 
-// The loss summed over the bodies the loss names.
-double TotalLoss(const Model& model, const GradientRequest& request, const Setup& setup, bool& converged) {
+// Whether a loss term names body b (a body that none names has no loss and no gradient: the bodies do not meet).
+bool Named(const Model& model, const GradientRequest& request, std::size_t b) {
+  return std::any_of(request.loss.begin(), request.loss.end(),
+                     [&](const LossTerm& t) { return t.body == model.pd->bodies[b].name; });
+}
+
+// The loss of the named bodies that parameter w moves (its own body, or all for μ), forward only: what the
+// differences of w need, since the others' loss does not change with it.
+double LossMovedBy(const Model& model, const GradientRequest& request, const Setup& setup, const Wrt& w,
+                   bool& converged) {
   double loss = 0;
   for (std::size_t b = 0; b < setup.bodies.size(); ++b) {
-    const bool named = std::any_of(request.loss.begin(), request.loss.end(),
-                                   [&](const LossTerm& t) { return t.body == model.pd->bodies[b].name; });
-    if (!named) continue;
+    if (!Named(model, request, b) || (w.body >= 0 && static_cast<int>(b) != w.body)) continue;
     const BodyRun run = RunBody(model, request, setup, static_cast<int>(b), false);
     loss += run.loss;
     converged = converged && run.converged;
@@ -254,8 +255,15 @@ const std::vector<std::string>& GradientKeys() {
   return keys;
 }
 
-GradientResult ComputeSceneGradient(const Model& model, const GradientRequest& request) {
+GradientResult ComputeSceneGradient(const Model& model, const GradientRequest& asked) {
   GradientResult result;
+  GradientRequest request = asked;
+  if (request.steps == 0) {  // the last term's step
+    double last = 0;
+    for (const LossTerm& term : request.loss) last = std::max(last, term.time);
+    request.steps = std::max(1, static_cast<int>(std::lround(last / model.dt)));
+  }
+  result.steps = request.steps;
   if ((result.error = Refusal(model, request)); !result.error.empty()) return result;
   std::vector<Wrt> wrt;
   for (const std::string& key : request.wrt)
@@ -267,9 +275,7 @@ GradientResult ComputeSceneGradient(const Model& model, const GradientRequest& r
         {body.youngs_modulus, body.poisson_ratio, body.pneumatic_ratio, body.muscle_activation, body.velocity});
   std::vector<BodyRun> runs(model.pd->bodies.size());
   for (std::size_t b = 0; b < runs.size(); ++b) {
-    const bool named = std::any_of(request.loss.begin(), request.loss.end(),
-                                   [&](const LossTerm& t) { return t.body == model.pd->bodies[b].name; });
-    if (!named) continue;  // no loss on it: no gradient either (the bodies do not meet)
+    if (!Named(model, request, b)) continue;
     runs[b] = RunBody(model, request, setup, static_cast<int>(b), true);
     result.loss += runs[b].loss;
     result.converged = result.converged && runs[b].converged;
@@ -285,7 +291,7 @@ GradientResult ComputeSceneGradient(const Model& model, const GradientRequest& r
     const auto at = [&](double offset) {
       Setup shifted = setup;
       shifted.At(w) += offset;
-      return TotalLoss(model, request, shifted, result.differences_converged);
+      return LossMovedBy(model, request, shifted, w, result.differences_converged);
     };
     result.central_difference.push_back((at(-2 * delta) - 8 * at(-delta) + 8 * at(delta) - at(2 * delta)) /
                                         (12 * delta));
