@@ -15,6 +15,11 @@ namespace {
 
 using Corners = Eigen::Matrix<double, 4, 3>;
 
+// The slot of (corner a, direction da) x (corner c, direction dc) in a tet's 12x12 block, row-major by (a, da).
+std::size_t BlockSlot(int a, int da, int c, int dc) {
+  return static_cast<std::size_t>(12 * (3 * a + da)) + static_cast<std::size_t>(3 * c + dc);
+}
+
 }  // namespace
 
 const PdModel& PdHessian::model() const {
@@ -137,8 +142,7 @@ HessianPattern HessianPattern::Of(const PdModel& model) {
           for (int dc = 0; dc < 3; ++dc) {
             const int fa = free_of(model.tets[t][static_cast<std::size_t>(a)]);
             const int fc = free_of(model.tets[t][static_cast<std::size_t>(c)]);
-            pattern.tet_entries[t][static_cast<std::size_t>(12 * (3 * a + da) + 3 * c + dc)] =
-                fa >= 0 && fc >= 0 ? index(3 * fc + dc, 3 * fa + da) : -1;
+            pattern.tet_entries[t][BlockSlot(a, da, c, dc)] = fa >= 0 && fc >= 0 ? index(3 * fc + dc, 3 * fa + da) : -1;
           }
   return pattern;
 }
@@ -165,8 +169,7 @@ Eigen::SparseMatrix<double> PdHessian::AssembleFree() const {
         const Corners column = TermForces(k, StencilApply(model, term, unit));
         for (int c = 0; c < 4; ++c)
           for (int dc = 0; dc < 3; ++dc)
-            if (const int at = entries[static_cast<std::size_t>(12 * (3 * a + da) + 3 * c + dc)]; at >= 0)
-              values[at] += column(c, dc);
+            if (const int at = entries[BlockSlot(a, da, c, dc)]; at >= 0) values[at] += column(c, dc);
       }
     }
   }
