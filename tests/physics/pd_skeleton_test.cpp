@@ -1,6 +1,7 @@
 // PD skeletons (pd/pd_skeleton.h): the joint Jacobian against central differences of the bones' placement; a
 // horizontal rigid link on a revolute joint held by the torque m g d stays where it is (and falls without it); a soft
-// body with a two-bone chain keeps each bone's shape exactly while its joints move.
+// body with a two-bone chain keeps each bone's shape exactly while its joints move; and a soft arm swept over the
+// ground by its joints meets Signorini's condition and Coulomb's law, its Newton steps converging to 1e-10.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include "fem/tetrahedralise.h"
 #include "pd/pd_skeleton.h"
 #include "pd/pd_solver.h"
+#include "support/pd_arm_fixture.h"
 
 namespace ductile::pd {
 namespace {
@@ -152,6 +154,59 @@ TEST(PdSkeleton, BonesKeepTheirShapeExactlyWhileTheJointsMove) {
         }
     EXPECT_LT(worst, 1e-12) << (slide ? "prismatic child" : "revolute child");
   }
+}
+
+// The arm of support/pd_arm_fixture.h swept over the ground by its root joint, with its actuators working: every
+// step converges to 1e-10 of the reference force within 60 iterations (Newton over the free vertices and the joints
+// with the contact rows, pd_solver_skeleton.cpp; the sweeps alone took 300-1000 to 1e-6), no vertex goes below the
+// ground, the bones keep their shape, and at the last step each contact satisfies Signorini's condition and
+// Coulomb's law as in PdContact.ConvergedForcesSatisfySignoriniAndCoulomb (the same tolerances: the contact solve's
+// round-off).
+TEST(PdSkeleton, ASoftArmSweptOverTheGroundMeetsSignoriniAndCoulomb) {
+  const PdSolver solver(GroundedArm());
+  ASSERT_TRUE(solver.error().empty()) << solver.error();
+  const PdModel& model = solver.model();
+  PdState state = PdState::AtRest(model), next;
+  for (int n = 0; n < 12; ++n) {
+    const PdStepReport report =
+        solver.Step(state, GroundedArmControls(model, n), next, {.max_iterations = 60, .tolerance = 1e-10});
+    ASSERT_TRUE(report.converged) << n << ": " << report.residual / report.reference << " after " << report.iterations;
+    if (n == 11) {
+      const double mu = model.obstacles[0].friction;
+      int touching = 0;
+      for (const PdContact& c : solver.contacts()) {
+        const Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
+        const double lambda = c.force.dot(normal);
+        const double gap = next.q(c.vertex, 2) + 0.0105;
+        EXPECT_GE(gap, -1e-12);
+        if (!(lambda > 0)) {
+          EXPECT_EQ(c.force, Eigen::Vector3d::Zero());
+          continue;
+        }
+        ++touching;
+        EXPECT_LE(gap * lambda, 1e-14);
+        const Eigen::Vector3d tangential = c.force - lambda * normal;
+        const Eigen::Vector3d u =
+            TangentialSlip(model.obstacles[0], next.q.row(c.vertex).transpose(), state.q.row(c.vertex).transpose());
+        EXPECT_GT(u.norm(), SlipRegularisation(model));  // sweeping: every contact slides
+        EXPECT_NEAR(tangential.norm(), mu * lambda, 1e-9 * lambda);
+        EXPECT_LT(tangential.dot(u), -0.999999 * tangential.norm() * u.norm());
+      }
+      EXPECT_GE(touching, 5);
+    }
+    state = next;
+    for (Eigen::Index i = 0; i < state.q.rows(); ++i) EXPECT_GE(state.q(i, 2), -0.0105 - 1e-9) << i;
+  }
+  EXPECT_GT(state.z(0), 1.0);  // it swept more than a radian
+  double worst = 0;
+  for (const PdBone& bone : model.bones)
+    for (const int a : bone.vertices)
+      for (const int b : bone.vertices)
+        worst = std::max(
+            worst,
+            std::abs((state.q.row(a) - state.q.row(b)).norm() -
+                     (model.rest[static_cast<std::size_t>(a)] - model.rest[static_cast<std::size_t>(b)]).norm()));
+  EXPECT_LT(worst, 1e-12);
 }
 
 }  // namespace

@@ -68,17 +68,11 @@ PdAdjointReport Failed(PdAdjointReport report, Eigen::Index rows, Eigen::MatrixX
   return report;
 }
 
-/// Jᵀ λ = r over the free rows with the contact rows of pd/pd_step_system.h, by a sparse LU. Writes λ̃ = R_iᵀ λ_i on
-/// the constrained rows (λ elsewhere), the start's extra terms −K_iᵀ λ_i, and −λ_i·∂G_i/∂μ into the friction
-/// gradient.
-bool SolveContactAdjoint(const PdSolver& solver, const PdHessian& hessian,
-                         const std::vector<VertexConstraint>& constraints, const PdState& in, const PdState& out,
-                         const Eigen::MatrixX3d& g, const Eigen::MatrixX3d& r, Eigen::MatrixX3d& lambda,
-                         Eigen::MatrixX3d& start_terms, PdMaterialGradient& materials) {
-  const StepSystem system = AssembleStepSystem(hessian, constraints, in.q, out.q, g);
-  Eigen::MatrixX3d lambda_free;
-  const Eigen::SparseMatrix<double> transposed = system.J.transpose();
-  if (!SolveSparse(transposed, solver.FreeRows(r), lambda_free)) return false;
+/// Writes λ from the free rows' solution of Jᵀλ = r: λ̃ᵢ = R_iᵀ λᵢ on the constrained rows (λ elsewhere), the
+/// start's extra terms −K_iᵀ λᵢ, and −λᵢ·∂G_i/∂μ into the friction gradient (pd/pd_adjoint.h).
+void SetContactAdjoint(const PdSolver& solver, const StepSystem& system,
+                       const std::vector<VertexConstraint>& constraints, const Eigen::MatrixX3d& lambda_free,
+                       Eigen::MatrixX3d& lambda, Eigen::MatrixX3d& start_terms, PdMaterialGradient& materials) {
   solver.SetFreeRows(lambda_free, lambda);
   for (std::size_t k = 0; k < constraints.size(); ++k) {
     const VertexConstraint& c = constraints[k];
@@ -87,21 +81,43 @@ bool SolveContactAdjoint(const PdSolver& solver, const PdHessian& hessian,
     start_terms.row(c.vertex) = -(system.start_derivative[k].transpose() * raw).transpose();
     materials.friction[static_cast<std::size_t>(c.obstacle)] -= raw.dot(system.friction_derivative[k]);
   }
+}
+
+/// Jᵀ λ = r over the free rows with the contact rows of pd/pd_step_system.h, by a sparse LU (SetContactAdjoint).
+bool SolveContactAdjoint(const PdSolver& solver, const PdHessian& hessian,
+                         const std::vector<VertexConstraint>& constraints, const PdState& in, const PdState& out,
+                         const Eigen::MatrixX3d& g, const Eigen::MatrixX3d& r, Eigen::MatrixX3d& lambda,
+                         Eigen::MatrixX3d& start_terms, PdMaterialGradient& materials) {
+  const StepSystem system = AssembleStepSystem(hessian, constraints, in.q, out.q, g);
+  Eigen::MatrixX3d lambda_free;
+  const Eigen::SparseMatrix<double> transposed = system.J.transpose();
+  if (!SolveSparse(transposed, solver.FreeRows(r), lambda_free)) return false;
+  SetContactAdjoint(solver, system, constraints, lambda_free, lambda, start_terms, materials);
   return true;
 }
 
-/// With a skeleton (pd/pd_adjoint.h, "Skeletons"): J = [[H_ff, C], [Cᵀ, BᵀH_BB B + K]], C = H_fB B, solved by
-/// block elimination on a sparse LU of H_ff: λ_z = S⁻¹(r_z − Cᵀ H_ff⁻¹ r_f), S = BᵀH_BB B + K − Cᵀ H_ff⁻¹ C,
-/// λ_f = H_ff⁻¹(r_f − C λ_z). Writes λ̃ (λ_f on the free rows, B λ_z on the bones') and ∂L/∂τ = λ_z.
-bool SolveSkeletonAdjoint(const PdSolver& solver, const PdHessian& hessian, const PdState& out,
+/// What the skeleton's adjoint writes besides λ.
+struct SkeletonAdjointOut {
+  Eigen::MatrixX3d& start_terms;
+  PdMaterialGradient& materials;
+  std::vector<double>& torques;
+};
+
+/// With a skeleton (pd/pd_adjoint.h, "Skeletons"): Jᵀ = [[J_ffᵀ, C], [Dᵀ, BᵀH_BB B + K]] with C = H_fB B and
+/// D = R̂ C (R̂ the contact rows' R_i on the constrained vertices, I elsewhere; J_ff = H_ff without contacts, else
+/// pd/pd_step_system.h's J), solved by block elimination on a sparse LU of J_ffᵀ:
+/// λ_z = S⁻¹(r_z − Dᵀ J_ff⁻ᵀ r_f), S = BᵀH_BB B + K − Dᵀ J_ff⁻ᵀ C, λ_f = J_ff⁻ᵀ(r_f − C λ_z). Writes λ̃ (λ_f, or
+/// R_iᵀλᵢ on the constrained rows, and B λ_z on the bones'), the contact terms and ∂L/∂τ = λ_z.
+bool SolveSkeletonAdjoint(const PdSolver& solver, const PdHessian& hessian,
+                          const std::vector<VertexConstraint>& constraints, const PdState& in, const PdState& out,
                           const Eigen::MatrixX3d& g, const Eigen::MatrixX3d& r, Eigen::MatrixX3d& lambda,
-                          std::vector<double>& torques) {
+                          const SkeletonAdjointOut& written) {
   const PdModel& model = solver.model();
   const std::vector<Eigen::MatrixX3d> B = JointJacobian(model, out.z, out.q);
   const Eigen::MatrixXd K = JointCurvature(model, out.z, out.q, g);
   const auto joints = static_cast<Eigen::Index>(B.size());
   const auto free_count = static_cast<Eigen::Index>(model.free_vertices.size());
-  // H_ff⁻¹ on r_f and on every C_j at once (3 columns each).
+  // J_ff⁻ᵀ on r_f and on every C_j at once (3 columns each).
   Eigen::MatrixXd rhs(3 * free_count, joints + 1);
   std::vector<Eigen::MatrixX3d> HB;
   rhs.col(0) = VertexMajor(solver.FreeRows(r));
@@ -109,10 +125,16 @@ bool SolveSkeletonAdjoint(const PdSolver& solver, const PdHessian& hessian, cons
     HB.push_back(hessian.ApplyAll(B[static_cast<std::size_t>(j)]));
     rhs.col(j + 1) = VertexMajor(solver.FreeRows(HB.back()));
   }
+  StepSystem system;
+  if (!constraints.empty()) system = AssembleStepSystem(hessian, constraints, in.q, out.q, g);
+  Eigen::MatrixXd D = rhs.rightCols(joints);
+  for (std::size_t k = 0; k < constraints.size(); ++k)
+    D.middleRows<3>(3 * constraints[k].free_row) =
+        system.row_operator[k] * D.middleRows<3>(3 * constraints[k].free_row).eval();
   Eigen::MatrixXd solved = Eigen::MatrixXd::Zero(3 * free_count, joints + 1);
   if (free_count > 0) {
     Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
-    lu.compute(hessian.AssembleFree());
+    lu.compute(constraints.empty() ? hessian.AssembleFree() : Eigen::SparseMatrix<double>(system.J.transpose()));
     if (lu.info() != Eigen::Success) return false;
     solved = lu.solve(rhs);
     if (lu.info() != Eigen::Success || !solved.allFinite()) return false;
@@ -120,17 +142,18 @@ bool SolveSkeletonAdjoint(const PdSolver& solver, const PdHessian& hessian, cons
   Eigen::MatrixXd S = K;
   Eigen::VectorXd r_z(joints);
   for (Eigen::Index j = 0; j < joints; ++j) {
-    r_z(j) = B[static_cast<std::size_t>(j)].cwiseProduct(r).sum() - rhs.col(j + 1).dot(solved.col(0));
+    r_z(j) = B[static_cast<std::size_t>(j)].cwiseProduct(r).sum() - D.col(j).dot(solved.col(0));
     for (Eigen::Index k = 0; k < joints; ++k)
       S(j, k) += B[static_cast<std::size_t>(j)].cwiseProduct(HB[static_cast<std::size_t>(k)]).sum() -
-                 rhs.col(j + 1).dot(solved.col(k + 1));
+                 D.col(j).dot(solved.col(k + 1));
   }
   const Eigen::VectorXd lambda_z = S.fullPivLu().solve(r_z);
   if (!lambda_z.allFinite()) return false;
-  solver.SetFreeRows(FromVertexMajor(solved.col(0) - solved.rightCols(joints) * lambda_z), lambda);
+  const Eigen::MatrixX3d lambda_free = FromVertexMajor(solved.col(0) - solved.rightCols(joints) * lambda_z);
+  SetContactAdjoint(solver, system, constraints, lambda_free, lambda, written.start_terms, written.materials);
   for (Eigen::Index j = 0; j < joints; ++j) {
     lambda += lambda_z(j) * B[static_cast<std::size_t>(j)];  // B_j is zero off the bones' rows
-    torques[static_cast<std::size_t>(j)] = lambda_z(j);
+    written.torques[static_cast<std::size_t>(j)] = lambda_z(j);
   }
   return true;
 }
@@ -158,9 +181,10 @@ PdAdjointReport StepAdjoint(const PdSolver& solver, const PdState& in, const PdC
       ConstraintsOfStep(model, out.q, g, kContactGap, kContactForce * TotalMass(model) * 1.0);
   Eigen::MatrixX3d lambda = Eigen::MatrixX3d::Zero(r.rows(), 3);  // λ̃ = Rᵀλ on constrained rows
   Eigen::MatrixX3d start_terms = Eigen::MatrixX3d::Zero(r.rows(), 3);
-  if (!model.bones.empty()) {  // no contacts with a skeleton (MakePdModel refuses both)
+  if (!model.bones.empty()) {
     report.direct = true;
-    if (!SolveSkeletonAdjoint(solver, hessian, out, g, r, lambda, dcontrols.joint_torques))
+    if (!SolveSkeletonAdjoint(solver, hessian, constraints, in, out, g, r, lambda,
+                              {.start_terms = start_terms, .materials = materials, .torques = dcontrols.joint_torques}))
       return Failed(report, r.rows(), dq_prev, dv_prev);
   } else if (constraints.empty()) {
     if (!SolveAdjoint(solver, hessian, r, settings, lambda, report)) return Failed(report, r.rows(), dq_prev, dv_prev);

@@ -24,7 +24,9 @@
 // Bᵀ g − τ = 0 (pd/pd_skeleton.h), so J = [[H_ff, H_fB B], [Bᵀ H_Bf, Bᵀ H_BB B + K]], K the joints' curvature
 // (JointCurvature), symmetric; λ = J⁻¹ [r_f; Bᵀ r_B], and λ̃ = [λ_f; B λ_z] on the vertices takes λ's place in the
 // formulas above (the bones' vertices have inertia too), with ∂L/∂τ = λ_z. The initial state's bone rows of ∂L/∂q⁰
-// are what a change of their positions does; with them tied to z⁰, ∂L/∂z⁰ = Bᵀ (those rows).
+// are what a change of their positions does; with them tied to z⁰, ∂L/∂z⁰ = Bᵀ (those rows). With contacts as well,
+// the free rows are G's: J = [[J_ff, D], [Cᵀ, Bᵀ H_BB B + K]] with J_ff pd/pd_step_system.h's, C = H_fB B and
+// D = R̂ C (a touching vertex's rows of C by its R_i), and λ̃ = [R̂ᵀλ_f; B λ_z] (the bones' vertices touch nothing).
 //
 // H_ff λ_f = r_f is solved by conjugate gradients preconditioned with the prefactorised A (as DiffPD reuses its
 // factorisation); on negative curvature or no convergence within the iteration cap, by a sparse LU of H_ff. The

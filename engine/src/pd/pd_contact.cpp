@@ -8,6 +8,7 @@
 #include <cmath>
 #include <utility>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
@@ -87,7 +88,7 @@ std::vector<Eigen::Vector3d> ContactPositions(const Eigen::MatrixX3d& q0, const 
   for (std::size_t a = 0; a < set.contacts.size(); ++a) {
     q[a] = q0.row(set.slot[a]).transpose();
     for (std::size_t b = 0; b < set.contacts.size(); ++b)
-      q[a] += set.W(set.slot[a], set.slot[b]) * set.contacts[b].force;
+      q[a] += Compliance(set, set.slot[a], set.slot[b]) * set.contacts[b].force;
   }
   return q;
 }
@@ -112,10 +113,10 @@ void ModeSystem(const PdModel& model, const Eigen::MatrixX3d& q0, const Eigen::M
     const Eigen::Vector3d& n = h.normal;
     const Eigen::Matrix3d T = Eigen::Matrix3d::Identity() - n * n.transpose();
     auto w = [&](Eigen::Index b) {
-      return set.W(set.slot[static_cast<std::size_t>(a)], set.slot[static_cast<std::size_t>(b)]);
+      return Compliance(set, set.slot[static_cast<std::size_t>(a)], set.slot[static_cast<std::size_t>(b)]);
     };
     const Eigen::Vector3d& qa = q[static_cast<std::size_t>(a)];
-    for (Eigen::Index b = 0; b < count; ++b) J.block<1, 3>(3 * a, 3 * b) = w(b) * n.transpose();
+    for (Eigen::Index b = 0; b < count; ++b) J.block<1, 3>(3 * a, 3 * b) = n.transpose() * w(b);
     R(3 * a) = n.dot(qa) - h.offset;
     const SlipDirection slip = RegularisedSlip(TangentialSlip(h, qa, start.row(c.vertex).transpose()), epsilon);
     const double lambda = n.dot(c.force);
@@ -125,7 +126,7 @@ void ModeSystem(const PdModel& model, const Eigen::MatrixX3d& q0, const Eigen::M
       R(3 * a + row) = t.dot(T * c.force + h.friction * lambda * slip.phi);
       J.block<1, 3>(3 * a + row, 3 * a) += t.transpose() + h.friction * t.dot(slip.phi) * n.transpose();
       const Eigen::RowVector3d through_slip = h.friction * lambda * t.transpose() * slip.derivative * T;
-      for (Eigen::Index b = 0; b < count; ++b) J.block<1, 3>(3 * a + row, 3 * b) += w(b) * through_slip;
+      for (Eigen::Index b = 0; b < count; ++b) J.block<1, 3>(3 * a + row, 3 * b) += through_slip * w(b);
       ++row;
     }
   }
@@ -141,7 +142,9 @@ bool SolveModes(const PdModel& model, const Eigen::MatrixX3d& q0, const Eigen::M
   Eigen::VectorXd scale(3 * count);
   for (Eigen::Index a = 0; a < count; ++a) {
     const PdContact& c = set.contacts[static_cast<std::size_t>(a)];
-    const double w = set.W(set.slot[static_cast<std::size_t>(a)], set.slot[static_cast<std::size_t>(a)]);
+    const Eigen::Index k = set.slot[static_cast<std::size_t>(a)];
+    const Eigen::Vector3d& n = model.obstacles[static_cast<std::size_t>(c.obstacle)].normal;
+    const double w = n.dot(Compliance(set, k, k) * n);
     scale.segment<3>(3 * a) = Eigen::Vector3d(c.mode == ContactMode::kApart ? 1.0 : 1.0 / w, 1.0, 1.0);
   }
   auto merit = [&](const Eigen::VectorXd& R) { return R.cwiseProduct(scale).squaredNorm(); };
@@ -207,8 +210,24 @@ int SolveByGaussSeidel(const PdModel& model, const Eigen::MatrixX3d& q_free_C, c
                        PdContactSet& set) {
   const double epsilon = SlipRegularisation(model);
   // q_C = q_C⁰ + W F_C with the warm-started forces.
+  const auto slots = static_cast<Eigen::Index>(set.vertices.size());
+  // q_C += the compliance's column block of slot k times a force change at it.
+  auto add_force = [&](Eigen::MatrixX3d& q, Eigen::Index k, const Eigen::Vector3d& force) {
+    q += set.W.col(k) * force.transpose();
+    if (set.joint_compliance.size() == 0) return;
+    for (Eigen::Index m = 0; m < slots; ++m)
+      q.row(m) += (set.joint_compliance.block<3, 3>(3 * m, 3 * k) * force).transpose();
+  };
+  // w̄ per slot: its own block's largest eigenvalue (pd/pd_contact.h), W_kk without a skeleton.
+  std::vector<double> bound(static_cast<std::size_t>(slots));
+  for (Eigen::Index k = 0; k < slots; ++k)
+    bound[static_cast<std::size_t>(k)] =
+        set.joint_compliance.size() == 0
+            ? set.W(k, k)
+            : Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(Compliance(set, k, k), Eigen::EigenvaluesOnly)
+                  .eigenvalues()(2);
   Eigen::MatrixX3d q = q_free_C;
-  for (std::size_t a = 0; a < set.contacts.size(); ++a) q += set.W.col(set.slot[a]) * set.contacts[a].force.transpose();
+  for (std::size_t a = 0; a < set.contacts.size(); ++a) add_force(q, set.slot[a], set.contacts[a].force);
   int sweep = 0;
   for (; sweep < kMaxSweeps; ++sweep) {
     double largest_move = 0;
@@ -216,8 +235,9 @@ int SolveByGaussSeidel(const PdModel& model, const Eigen::MatrixX3d& q_free_C, c
       PdContact& c = set.contacts[a];
       const auto k = static_cast<Eigen::Index>(set.slot[a]);
       const PdHalfSpace& h = model.obstacles[static_cast<std::size_t>(c.obstacle)];
-      const double w = set.W(k, k);
-      // The vertex's position with this contact's own force removed, then the local problem in closed form.
+      const double w = bound[static_cast<std::size_t>(k)];
+      // The vertex's position with this contact's own force removed (as if its block were w I₃), then the local
+      // problem in closed form.
       const Eigen::Vector3d q_star = q.row(k).transpose() - w * c.force;
       Eigen::Vector3d force = Eigen::Vector3d::Zero();
       const double lambda = (h.offset - h.normal.dot(q_star)) / w;
@@ -228,7 +248,7 @@ int SolveByGaussSeidel(const PdModel& model, const Eigen::MatrixX3d& q_free_C, c
       const Eigen::Vector3d change = force - c.force;
       c.force = force;
       if (change.squaredNorm() == 0) continue;
-      q += set.W.col(k) * change.transpose();
+      add_force(q, k, change);
       largest_move = std::max(largest_move, w * change.norm());
     }
     if (largest_move <= kSweepTolerance) break;

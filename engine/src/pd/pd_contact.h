@@ -39,6 +39,14 @@
 // and step where it does). The Delassus form keeps the prefactorised A for the coupling between vertices, so it
 // converges whenever the contact problem is solved, at the price of |C| solves with A when the contact set changes.
 //
+// With a skeleton the contact vertices also move the joints: the global step's joint increments couple them through
+// a low-rank term, W_eff = W ⊗ I₃ + U S⁻¹ Uᵀ (pd/pd_solver.h, SkeletonGlobalStep; PdContactSet::joint_compliance),
+// whose diagonal blocks are no longer multiples of I₃. The active set takes W_eff as it is; Gauss–Seidel then solves
+// each contact's local problem as if its own block were w̄ I₃, w̄ its largest eigenvalue, with the vertex's position
+// less w̄ times its old force (a proximal step: at its fixed point, the contact conditions hold at the true positions,
+// and w̄ ≥ the block keeps it from overshooting). Bones are rigid parts inside the flesh: their vertices are not held
+// back by the half-spaces, only the free vertices are.
+//
 // Candidates: at the start of a step, every free vertex within `margin` of a half-space at qⁿ or at the inertial
 // target s; a vertex that ends the step inside a half-space it was not a candidate for is added and the step redone.
 #pragma once
@@ -86,13 +94,23 @@ inline double SlipRegularisation(const PdModel& model) {
 /// reused while the contact vertices and A stay the same).
 struct PdContactSet {
   std::vector<PdContact> contacts;
-  Eigen::MatrixXd columns;           ///< A_ff⁻¹'s columns of `vertices` (n_f x |vertices|) [m/N].
-  Eigen::MatrixXd W;                 ///< (A_ff⁻¹)_CC over `vertices` [m/N].
+  Eigen::MatrixXd columns;  ///< A_ff⁻¹'s columns of `vertices` (n_f x |vertices|) [m/N].
+  Eigen::MatrixXd W;        ///< (A_ff⁻¹)_CC over `vertices` [m/N].
+  /// With a skeleton, the joints' share of the compliance (pd/pd_solver.h, SkeletonGlobalStep): U S⁻¹ Uᵀ over
+  /// `vertices`, 3|vertices| square, vertex-major, set by every global step; empty without bones.
+  Eigen::MatrixXd joint_compliance;
   std::vector<int> vertices;         ///< Distinct free rows of the contacts, W's order.
   std::vector<int> slot;             ///< Per contact: its vertex's index in `vertices`.
   long long matrix_generation = -1;  ///< Of the A that W was made from.
   int sweeps = 0;                    ///< Gauss–Seidel sweeps of the last solve.
 };
+
+/// The compliance between the contact vertices in W's slots a and b [m/N]: W_ab I₃, plus the joints' share.
+inline Eigen::Matrix3d Compliance(const PdContactSet& set, Eigen::Index a, Eigen::Index b) {
+  Eigen::Matrix3d c = set.W(a, b) * Eigen::Matrix3d::Identity();
+  if (set.joint_compliance.size() > 0) c += set.joint_compliance.block<3, 3>(3 * a, 3 * b);
+  return c;
+}
 
 /// Calls visit(free_row, vertex, obstacle index, half-space) for every free vertex and every half-space of `model`
 /// that holds it back (the shared ones, then the vertex's own), in that order; `visit` returns false to skip the

@@ -54,7 +54,6 @@ std::string CheckActuators(const PdBodyDesc& desc, std::size_t tets) {
 }
 
 std::string CheckBones(const PdBodyDesc& desc, std::size_t vertices) {
-  if (!desc.bones.empty() && !desc.obstacles.empty()) return "bones together with obstacles are not supported yet";
   std::vector<int> owner(vertices, -1);
   for (const int p : desc.pinned)
     if (p >= 0 && static_cast<std::size_t>(p) < vertices) owner[static_cast<std::size_t>(p)] = -2;

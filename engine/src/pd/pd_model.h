@@ -180,7 +180,7 @@ struct PdModelResult {
 /// volume term of negative weight, which projective dynamics cannot take), ρ > 0, h > 0, pinned vertices in range,
 /// actuators' tets in range, fibre directions non-zero, muscle stiffness > 0, 0 < κ < 1, obstacles' normals non-zero
 /// and friction ≥ 0; bones: parents before children, axes non-zero, vertices in range, not pinned and in one bone
-/// only, and no bones together with obstacles (not supported yet). Pure.
+/// only. Pure.
 PdModelResult MakePdModel(PdBodyDesc desc);
 
 /// Why `obstacles` cannot be a body's with `vertices` vertices (a zero or non-finite normal, offset or motion, μ < 0, a

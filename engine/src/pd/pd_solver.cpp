@@ -158,10 +158,6 @@ const HessianPattern& PdSolver::hessian_pattern() const {
 }
 
 bool PdSolver::SetObstacles(std::vector<PdHalfSpace> obstacles) {
-  if (!model_.bones.empty() && !obstacles.empty()) {
-    error_ = "obstacles: bones together with obstacles are not supported yet";
-    return false;
-  }
   if (std::string error = ObstaclesError(obstacles, model_.vertex_count()); !error.empty()) {
     error_ = "obstacles: " + error;
     return false;
@@ -418,85 +414,45 @@ bool PdSolver::UpdateConstraints(std::vector<VertexConstraint>& constraints, con
   return changed;
 }
 
-Eigen::VectorXd PdSolver::JointResidual(const Eigen::MatrixX3d& g, const PdControls& controls,
-                                        const std::vector<Eigen::MatrixX3d>& B) const {
-  // Bᵀ g − τ per joint [N·m or N], read per metre of lever (pd/pd_solver.h, "Stopping rule").
-  Eigen::VectorXd residual(static_cast<Eigen::Index>(B.size()));
-  for (std::size_t j = 0; j < B.size(); ++j)
-    residual(static_cast<Eigen::Index>(j)) = B[j].cwiseProduct(g).sum() - controls.joint_torques[j];
-  return residual;
-}
-
-void PdSolver::SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& controls,
-                                  const std::vector<Eigen::MatrixX3d>& B, PdState& out) const {
-  // The free vertices and the joint increments at once (pd/pd_skeleton.h): with q_h the held vertices' positions
-  // (pinned and bones), K = A_ff, C_j = A_fB B_j, X₀ = K⁻¹(b − A q_h)_f and X_j = K⁻¹ C_j,
-  //   (BᵀA_BB B − Cᵀ K⁻¹ C) Δz = τ + Bᵀ(b − A q_h) − Cᵀ X₀,   q_f = X₀ − Σ_j X_j Δz_j.
-  const auto joints = static_cast<Eigen::Index>(model_.bones.size());
-  Eigen::MatrixX3d held = out.q;
-  for (const int i : model_.free_vertices) held.row(i).setZero();
-  const Eigen::MatrixX3d rest_of_rhs = b - A_ * held;
-  const auto free_count = static_cast<Eigen::Index>(model_.free_vertices.size());
-  Eigen::MatrixXd rhs(free_count, 3 * (joints + 1));
-  rhs.leftCols<3>() = FreeRows(rest_of_rhs);
-  std::vector<Eigen::MatrixX3d> AB;
-  for (Eigen::Index j = 0; j < joints; ++j) {
-    AB.emplace_back(A_ * B[static_cast<std::size_t>(j)]);
-    rhs.middleCols<3>(3 * (j + 1)) = FreeRows(AB.back());
-  }
-  const Eigen::MatrixXd solved = SolveFreeColumns(rhs);  // X₀, X₁, ..., X_N
-  Eigen::MatrixXd S(joints, joints);
-  Eigen::VectorXd z_rhs(joints);
-  for (Eigen::Index j = 0; j < joints; ++j) {
-    const Eigen::MatrixX3d C_j = rhs.middleCols<3>(3 * (j + 1));
-    for (Eigen::Index k = 0; k < joints; ++k)
-      S(j, k) = B[static_cast<std::size_t>(j)].cwiseProduct(AB[static_cast<std::size_t>(k)]).sum() -
-                C_j.cwiseProduct(solved.middleCols<3>(3 * (k + 1))).sum();
-    z_rhs(j) = controls.joint_torques[static_cast<std::size_t>(j)] +
-               B[static_cast<std::size_t>(j)].cwiseProduct(rest_of_rhs).sum() -
-               C_j.cwiseProduct(solved.leftCols<3>()).sum();
-  }
-  const Eigen::VectorXd dz = S.ldlt().solve(z_rhs);
-  Eigen::MatrixX3d q_free = solved.leftCols<3>();
-  for (Eigen::Index j = 0; j < joints; ++j) q_free -= dz(j) * solved.middleCols<3>(3 * (j + 1));
-  SetFreeRows(q_free, out.q);
-  out.z += dz;
-  PlaceBoneVertices(model_, out.z, out.q);
-}
-
 /// What the Newton phase of one step's iteration keeps (pd/pd_solver.h, "Iteration").
 struct PdSolver::NewtonPhase {
   bool on = false;
-  bool with_contacts = true;  ///< Off for the rest of the step once Newton with contacts gave up too often.
-  int entries = 0;            ///< Times Newton with contacts was abandoned.
+  bool with_contacts = true;  ///< Off for the rest of the step once Newton on the residual gave up too often.
+  int entries = 0;            ///< Times Newton on the residual was abandoned.
   int set_changes = 0;        ///< Changes of its contact set.
   int stable_steps = 0;       ///< Global steps in a row that kept every contact's state.
   std::vector<VertexConstraint> constraints;
   Eigen::MatrixX3d q_before;
+  Eigen::VectorXd z_before;
   std::vector<PdContact> contacts_before;
   double residual_before = 0;
 };
 
-void PdSolver::AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q, bool keep_iterate) const {
+void PdSolver::AbandonNewton(NewtonPhase& newton, PdState& out, bool keep_iterate) const {
   newton.on = false;
   newton.with_contacts = ++newton.entries < kNewtonEntries;
   if (!keep_iterate) {
-    q = newton.q_before;
+    out.q = newton.q_before;
+    out.z = newton.z_before;
     contacts_.contacts = newton.contacts_before;
   }
   newton.stable_steps = 0;
 }
 
-void PdSolver::SweepWithContacts(const Eigen::MatrixX3d& rhs_free, const PdState& in, PdStepReport& report,
-                                 NewtonPhase& newton, Eigen::MatrixX3d& q) const {
+void PdSolver::Sweep(const Eigen::MatrixX3d& b, const Eigen::MatrixX3d& pinned_coupling, const PdControls& controls,
+                     const std::vector<Eigen::MatrixX3d>& B, const PdState& in, PdStepReport& report,
+                     NewtonPhase& newton, PdState& out) const {
   std::vector<ContactMode> before;
   for (const PdContact& c : contacts_.contacts) before.push_back(c.mode);
-  const Eigen::MatrixX3d q_free = GlobalStep(rhs_free, in.q);
-  report.contact_sweeps += contacts_.sweeps;
+  if (!model_.bones.empty()) {
+    SkeletonGlobalStep(b, controls, B, in.q, report, out);
+  } else {
+    SetFreeRows(GlobalStep(FreeRows(b) - pinned_coupling, in.q), out.q);
+    report.contact_sweeps += contacts_.contacts.empty() ? 0 : contacts_.sweeps;
+  }
   bool same = true;
   for (std::size_t k = 0; k < contacts_.contacts.size(); ++k) same = same && contacts_.contacts[k].mode == before[k];
   newton.stable_steps = same ? newton.stable_steps + 1 : 0;
-  SetFreeRows(q_free, q);
 }
 
 PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, const Eigen::MatrixX3d& s, PdState& out,
@@ -512,6 +468,8 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
   for (const int i : model_.free_vertices) held.row(i).setZero();
   const Eigen::MatrixX3d pinned_coupling = FreeRows(A_ * held);
   const bool contacts = !contacts_.contacts.empty();
+  // Newton on the step's equations with a line search on the residual (contact rows, joint rows), else on Φ.
+  const bool by_residual = contacts || !model_.bones.empty();
   PdStepReport report;
   NewtonPhase newton;
   double previous = 0;
@@ -532,22 +490,23 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
     report.converged =
         report.residual <= settings.tolerance * report.reference && (iteration > 0 || !contacts) && !set_changed;
     if (report.converged || iteration >= settings.max_iterations) break;
-    if (newton.on && contacts &&
+    if (newton.on && by_residual &&
         ((set_changed && ++newton.set_changes > kModeChanges) || (!set_changed && report.residual > previous))) {
       // Round-off: Newton has taken the residual to its floor (~1e-13 of the reference) and cannot lower it.
       if (!set_changed && report.residual < kRoundOff * report.reference) break;
       // Back to the sweeps, from where Newton started unless it got further.
-      AbandonNewton(newton, out.q, report.residual < newton.residual_before);
+      AbandonNewton(newton, out, report.residual < newton.residual_before);
       continue;
     }
-    if (!newton.on && settings.newton && model_.bones.empty() && iteration > 1 && report.residual > 0.5 * previous &&
-        (!contacts || (newton.with_contacts && newton.stable_steps >= kStableModes))) {
+    if (!newton.on && settings.newton && iteration > 1 && report.residual > 0.5 * previous &&
+        (!by_residual || newton.with_contacts) && (!contacts || newton.stable_steps >= kStableModes)) {
       newton.constraints = ActiveConstraints();
       // With candidates but none touching, Newton runs without contact rows (a vertex that goes into a plane joins
       // the constraints at the next iterate); before, the sweeps alone were left to finish such a step, linearly (a
       // ball about to land: 200 sweeps to 6e-6 of the reference).
       newton.on = true;
       newton.q_before = out.q;
+      newton.z_before = out.z;
       newton.contacts_before = contacts_.contacts;
       newton.residual_before = report.residual;
     }
@@ -555,19 +514,17 @@ PdStepReport PdSolver::Iterate(const PdState& in, const PdControls& controls, co
     report.iterations = iteration + 1;
     if (newton.on) {
       ++report.newton_iterations;
-      if (!contacts) {
+      if (!by_residual) {
         if (NewtonStep(s, controls, projections, r_free, report.residual / report.reference, out.q) == 0.0) break;
         continue;
       }
-      if (ContactNewtonStep(in, s, controls, projections, g, newton.constraints, out.q)) continue;
-      AbandonNewton(newton, out.q, false);
+      const bool stepped = model_.bones.empty()
+                               ? ContactNewtonStep(in, s, controls, projections, g, newton.constraints, out.q)
+                               : SkeletonNewtonStep(in, s, controls, projections, g, newton.constraints, B, out);
+      if (!stepped) AbandonNewton(newton, out, false);
       continue;
     }
-    if (!model_.bones.empty()) {
-      SkeletonGlobalStep(b, controls, B, out);
-      continue;
-    }
-    SweepWithContacts(FreeRows(b) - pinned_coupling, in, report, newton, out.q);
+    Sweep(b, pinned_coupling, controls, B, in, report, newton, out);
   }
   return report;
 }

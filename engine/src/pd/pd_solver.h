@@ -19,12 +19,14 @@
 // Newton's method on Φ: H δ = −r by conjugate gradients preconditioned with the prefactorised A (pd/pd_hessian.h),
 // then a backtracking line search on Φ. Φ still never rises (beyond its round-off, 10⁻¹² of itself, in the last
 // steps, where a full step that lowers the residual is taken), and near the solution convergence is superlinear.
-// `PdSolverSettings::newton = false` keeps the plain sweeps. A body with a skeleton takes sweeps only (its global step
-// is pd/pd_skeleton.h's). With contacts (pd/pd_contact.h) every global step solves the contact problem, the residual
-// below is taken with the contact forces, and Newton waits until the contacts' states have held for a few sweeps;
-// its steps then hold the contacts' rows (pd/pd_step_system.h), it follows a contact that lets go or a vertex that
-// goes into a plane, and it hands back to the sweeps (from the iterate where it started, unless it got further)
-// when a step raises the residual.
+// `PdSolverSettings::newton = false` keeps the plain sweeps. With contacts (pd/pd_contact.h) every global step solves
+// the contact problem, the residual below is taken with the contact forces, and Newton waits until the contacts'
+// states have held for a few sweeps; its steps then hold the contacts' rows (pd/pd_step_system.h), it follows a
+// contact that lets go or a vertex that goes into a plane, and it hands back to the sweeps (from the iterate where it
+// started, unless it got further) when a step raises the residual. A body with a skeleton sweeps with
+// pd/pd_skeleton.h's global step and finishes with Newton over the free vertices and the joint coordinates at once
+// (pd_solver_skeleton.cpp: the joints' Schur complement on a sparse LU, the bones placed exactly at the new z), its
+// line search on the residual's norm as with contacts (Φ over (q_f, z) is not convex along the joints' rotations).
 //
 // Stopping rule: the force residual of the implicit Euler optimality condition on the free rows,
 //   r(q) = M (q − s)/h² + Σ ω S (Y − P)ᵀ = A q − (M s/h² + Σ ω S Pᵀ),
@@ -89,8 +91,8 @@ class PdSolver {
   bool SetMaterials(const std::vector<double>& youngs_modulus, const std::vector<double>& poisson_ratio);
 
   /// New obstacles for the coming steps (a rigid body's surface, linearised per vertex at each step's start:
-  /// PdHalfSpace::vertex, motion); checked by ObstaclesError. False with `error()` when they are invalid or the body
-  /// has bones (not supported with obstacles yet), the old ones kept.
+  /// PdHalfSpace::vertex, motion); checked by ObstaclesError. False with `error()` when they are invalid, the old ones
+  /// kept. Only the free vertices are held back (pd/pd_contact.h).
   bool SetObstacles(std::vector<PdHalfSpace> obstacles);
   /// A new step h [s] > 0 (A is refactorised when it changes) and gravity [m/s²] (a live edit of the scene's).
   bool SetStepAndGravity(double dt, const Eigen::Vector3d& gravity);
@@ -167,15 +169,27 @@ class PdSolver {
   Eigen::VectorXd JointResidual(const Eigen::MatrixX3d& g, const PdControls& controls,
                                 const std::vector<Eigen::MatrixX3d>& B) const;
   /// The global step of a body with a skeleton (pd/pd_skeleton.h) from `out`, where the joint Jacobian is B: free
-  /// vertices and joint increments.
+  /// vertices and joint increments, with the contact solve when there are candidates (its sweeps into `report`;
+  /// `start` the step's start positions).
   void SkeletonGlobalStep(const Eigen::MatrixX3d& b, const PdControls& controls, const std::vector<Eigen::MatrixX3d>& B,
+                          const Eigen::MatrixX3d& start, PdStepReport& report, PdState& out) const;
+  /// The residual's norm (free rows with the constraints' forces, and the joints' rows) at `state` (q and z).
+  double SkeletonResidual(const PdState& in, const Eigen::MatrixX3d& s, const PdControls& controls,
+                          const std::vector<VertexConstraint>& constraints, const PdState& state) const;
+  /// One Newton step over the free vertices and the joint coordinates with the constraints' modes held
+  /// (pd_solver_skeleton.cpp), shortened until it lowers SkeletonResidual; false when singular or no step does.
+  bool SkeletonNewtonStep(const PdState& in, const Eigen::MatrixX3d& s, const PdControls& controls,
+                          const std::vector<TermProjection>& projections, const Eigen::MatrixX3d& g,
+                          const std::vector<VertexConstraint>& constraints, const std::vector<Eigen::MatrixX3d>& B,
                           PdState& out) const;
   struct NewtonPhase;
   /// Leaves the Newton phase for the sweeps, restoring the iterate it started from unless `keep_iterate`.
-  void AbandonNewton(NewtonPhase& newton, Eigen::MatrixX3d& q, bool keep_iterate) const;
-  /// One global step with the contact solve (pd/pd_contact.h) into q's free rows.
-  void SweepWithContacts(const Eigen::MatrixX3d& rhs_free, const PdState& in, PdStepReport& report, NewtonPhase& newton,
-                         Eigen::MatrixX3d& q) const;
+  void AbandonNewton(NewtonPhase& newton, PdState& out, bool keep_iterate) const;
+  /// One global step (with the skeleton's joints, pd/pd_skeleton.h, and the contact solve, pd/pd_contact.h) into
+  /// `out`; `b` the right-hand side on every row, `pinned_coupling` A_fp q_p, B the joint Jacobian at `out`.
+  void Sweep(const Eigen::MatrixX3d& b, const Eigen::MatrixX3d& pinned_coupling, const PdControls& controls,
+             const std::vector<Eigen::MatrixX3d>& B, const PdState& in, PdStepReport& report, NewtonPhase& newton,
+             PdState& out) const;
   /// The local/global iteration of a step over the current contact candidates.
   PdStepReport Iterate(const PdState& in, const PdControls& controls, const Eigen::MatrixX3d& s, PdState& out,
                        const PdSolverSettings& settings, std::vector<double>* energies) const;

@@ -1,7 +1,8 @@
 // Trajectory gradients of projective-dynamics bodies (grad/pd_gradient.h, pd/pd_adjoint.h) against central
 // differences of the forward simulation, for every kind of input at once active: per-tet Young's modulus and
 // Poisson's ratio, initial positions and velocities, pneumatic cell ratios, muscle activations and pinned targets
-// per step; and the checkpointed gradient equal to the one that keeps every state, bitwise.
+// per step; through sliding contact, through a skeleton, and through a skeleton with contact and actuators at once;
+// and the checkpointed gradient equal to the one that keeps every state, bitwise.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "fem/tetrahedralise.h"
 #include "grad/pd_gradient.h"
 #include "pd/pd_skeleton.h"
+#include "support/pd_arm_fixture.h"
 
 namespace ductile::grad {
 namespace {
@@ -261,6 +263,43 @@ void CheckMaterials(const pd::PdModel& model, const PdGradient& g, std::mt19937&
   ExpectClose(analytic_nu, FivePoint([&](double e) { return material_loss(0, e); }, eps), "nu");
 }
 
+// How the skeleton tests perturb the initial positions: by `dq` [m] at most, and upward only when `up` (so that no
+// vertex starts inside the ground).
+struct InitialPerturbation {
+  double dq = 1e-3;
+  bool up = false;
+};
+
+// The initial state's check of the skeleton tests: the free vertices' positions, every vertex's velocity and the
+// joints' coordinates (the bones' vertices placed by them) along random directions, the adjoint against five-point
+// differences of `run(initial state)`.
+template <typename Run>
+void CheckSkeletonInitialState(const pd::PdModel& model, const PdState& initial, const PdGradient& g,
+                               std::mt19937& random, double eps, InitialPerturbation perturbation, Run&& run) {
+  std::uniform_real_distribution<double> signed_unit(-1.0, 1.0);
+  Eigen::MatrixX3d dq0 = Eigen::MatrixX3d::Zero(initial.q.rows(), 3), dv0(initial.q.rows(), 3);
+  for (Eigen::Index i = 0; i < dq0.rows(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      if (model.bone_of[static_cast<std::size_t>(i)] < 0)
+        dq0(i, d) = perturbation.dq * (perturbation.up && d == 2 ? 1.0 : signed_unit(random));
+      dv0(i, d) = 0.01 * signed_unit(random);
+    }
+  const Eigen::Vector2d dz0(0.05, -0.03);
+  auto initial_loss = [&](double sq, double sv, double sz) {
+    PdState start = initial;
+    start.q += sq * dq0;
+    start.v += sv * dv0;
+    start.z += sz * dz0;
+    pd::PlaceBoneVertices(model, start.z, start.q);
+    return run(start);
+  };
+  ExpectClose(g.initial_q.cwiseProduct(dq0).sum(), FivePoint([&](double e) { return initial_loss(e, 0, 0); }, eps),
+              "q0");
+  ExpectClose(g.initial_v.cwiseProduct(dv0).sum(), FivePoint([&](double e) { return initial_loss(0, e, 0); }, eps),
+              "v0");
+  ExpectClose(g.initial_z.dot(dz0), FivePoint([&](double e) { return initial_loss(0, 0, e); }, eps), "z0");
+}
+
 // A block sliding down an incline (tan θ = 0.7 against μ = 0.5: every bottom vertex slips faster than ε_v) with a
 // pneumatic cell and a muscle group working: the adjoint through the contact rows (pd/pd_step_system.h) against
 // central differences for the materials, the initial state, the actuators and the friction coefficient.
@@ -415,28 +454,8 @@ TEST(PdGradient, ThroughASkeletonAgreesWithCentralDifferences) {
   std::uniform_real_distribution<double> signed_unit(-1.0, 1.0);
   CheckMaterials(made.model, g, random, eps,
                  [&](const pd::PdSolver& perturbed) { return run(perturbed, initial, controls); });
-  // The free vertices' initial positions and every vertex's initial velocity; the joints' initial coordinates (the
-  // bones' vertices placed by them).
-  Eigen::MatrixX3d dq0 = Eigen::MatrixX3d::Zero(initial.q.rows(), 3), dv0(initial.q.rows(), 3);
-  for (Eigen::Index i = 0; i < dq0.rows(); ++i)
-    for (int d = 0; d < 3; ++d) {
-      if (solver.model().bone_of[static_cast<std::size_t>(i)] < 0) dq0(i, d) = 1e-3 * signed_unit(random);
-      dv0(i, d) = 0.01 * signed_unit(random);
-    }
-  const Eigen::Vector2d dz0(0.05, -0.03);
-  auto initial_loss = [&](double sq, double sv, double sz) {
-    PdState start = initial;
-    start.q += sq * dq0;
-    start.v += sv * dv0;
-    start.z += sz * dz0;
-    pd::PlaceBoneVertices(solver.model(), start.z, start.q);
-    return run(solver, start, controls);
-  };
-  ExpectClose(g.initial_q.cwiseProduct(dq0).sum(), FivePoint([&](double e) { return initial_loss(e, 0, 0); }, eps),
-              "q0");
-  ExpectClose(g.initial_v.cwiseProduct(dv0).sum(), FivePoint([&](double e) { return initial_loss(0, e, 0); }, eps),
-              "v0");
-  ExpectClose(g.initial_z.dot(dz0), FivePoint([&](double e) { return initial_loss(0, 0, e); }, eps), "z0");
+  CheckSkeletonInitialState(solver.model(), initial, g, random, eps, {.dq = 1e-3, .up = false},
+                            [&](const PdState& start) { return run(solver, start, controls); });
   double analytic_torque = 0, analytic_cell = 0;
   for (int n = 0; n < steps; ++n) {
     analytic_torque += g.controls[static_cast<std::size_t>(n)].joint_torques[0] * 0.001 -
@@ -454,6 +473,66 @@ TEST(PdGradient, ThroughASkeletonAgreesWithCentralDifferences) {
   };
   ExpectClose(analytic_torque, FivePoint([&](double e) { return control_loss(e, 0); }, eps), "torques");
   ExpectClose(analytic_cell, FivePoint([&](double e) { return control_loss(0, e); }, eps), "cell ratio");
+}
+
+// Contact, skeleton and actuators at once (issue 47's acceptance): the arm of support/pd_arm_fixture.h swept over the
+// ground by its root joint, its cell and muscles working, every contact sliding. The adjoint with the joint rows and
+// the contact rows together (pd/pd_adjoint.h, "Skeletons") against five-point differences for the materials, the
+// initial state (free vertices, velocities, joint coordinates), the torques, the cell, the muscles and μ. ε = 1e-3
+// of each direction as in the sliding test, for the same reason (the friction law's bend near ε_v).
+TEST(PdGradient, ThroughASkeletonWithContactAndActuatorsAgreesWithCentralDifferences) {
+  const pd::PdModel model = pd::GroundedArm();
+  const pd::PdSolver solver(model);
+  PdState initial = PdState::AtRest(model), next;
+  for (int n = 0; n < 4; ++n) {  // to the ground and sweeping
+    ASSERT_TRUE(
+        solver.Step(initial, pd::GroundedArmControls(model, n), next, {.max_iterations = 100, .tolerance = 1e-11})
+            .converged);
+    initial = next;
+  }
+  const int steps = 4;
+  std::vector<PdControls> controls;
+  for (int n = 0; n < steps; ++n) controls.push_back(pd::GroundedArmControls(model, 4 + n));
+  const PdLoss loss = MakeLoss(model, steps);
+  PdGradientOptions options;
+  options.forward = {.max_iterations = 300, .tolerance = 1e-11};
+  const PdGradient g = PdLossAndGradient(solver, initial, controls, loss, options);
+  ASSERT_TRUE(g.converged);
+  const double eps = 1e-3;
+  std::mt19937 random(29);
+  std::uniform_real_distribution<double> signed_unit(-1.0, 1.0);
+  CheckMaterials(model, g, random, eps,
+                 [&](const pd::PdSolver& perturbed) { return Loss(perturbed, initial, controls, loss); });
+  CheckSkeletonInitialState(model, initial, g, random, eps, {.dq = 1e-4, .up = true},
+                            [&](const PdState& start) { return Loss(solver, start, controls, loss); });
+  double analytic_torque = 0, analytic_cell = 0, analytic_muscle = 0;
+  for (int n = 0; n < steps; ++n) {
+    const PdControls& dn = g.controls[static_cast<std::size_t>(n)];
+    analytic_torque += dn.joint_torques[0] * 0.001 - dn.joint_torques[1] * 0.002;
+    analytic_cell += dn.cell_volume_ratio[0] * 0.1 * (n % 2 == 0 ? 1 : -1);
+    analytic_muscle += dn.muscle_activation[0] * 0.1;
+  }
+  auto control_loss = [&](double s_torque, double s_cell, double s_muscle) {
+    std::vector<PdControls> u = controls;
+    for (int n = 0; n < steps; ++n) {
+      PdControls& un = u[static_cast<std::size_t>(n)];
+      un.joint_torques[0] += s_torque * 0.001;
+      un.joint_torques[1] -= s_torque * 0.002;
+      un.cell_volume_ratio[0] += s_cell * 0.1 * (n % 2 == 0 ? 1 : -1);
+      un.muscle_activation[0] += s_muscle * 0.1;
+    }
+    return Loss(solver, initial, u, loss);
+  };
+  ExpectClose(analytic_torque, FivePoint([&](double e) { return control_loss(e, 0, 0); }, eps), "torques");
+  ExpectClose(analytic_cell, FivePoint([&](double e) { return control_loss(0, e, 0); }, eps), "cell ratio");
+  ExpectClose(analytic_muscle, FivePoint([&](double e) { return control_loss(0, 0, e); }, eps), "muscle");
+  auto friction_loss = [&](double s) {
+    pd::PdModel perturbed_model = model;
+    perturbed_model.obstacles[0].friction += s * 0.1;
+    const pd::PdSolver perturbed(std::move(perturbed_model));
+    return Loss(perturbed, initial, controls, loss);
+  };
+  ExpectClose(g.materials.friction[0] * 0.1, FivePoint(friction_loss, eps), "friction");
 }
 
 }  // namespace
