@@ -128,9 +128,7 @@ bool SolveSkeletonAdjoint(const PdSolver& solver, const PdHessian& hessian,
   StepSystem system;
   if (!constraints.empty()) system = AssembleStepSystem(hessian, constraints, in.q, out.q, g);
   Eigen::MatrixXd D = rhs.rightCols(joints);
-  for (std::size_t k = 0; k < constraints.size(); ++k)
-    D.middleRows<3>(3 * constraints[k].free_row) =
-        system.row_operator[k] * D.middleRows<3>(3 * constraints[k].free_row).eval();
+  ApplyRowOperators(system, constraints, D);
   Eigen::MatrixXd solved = Eigen::MatrixXd::Zero(3 * free_count, joints + 1);
   if (free_count > 0) {
     Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;

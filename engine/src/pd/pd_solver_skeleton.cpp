@@ -119,10 +119,9 @@ bool PdSolver::SkeletonNewtonStep(const PdState& in, const Eigen::MatrixX3d& s, 
     HB.push_back(hessian.ApplyAll(B[static_cast<std::size_t>(j)]));
     C.col(j) = VertexMajor(FreeRows(HB.back()));
   }
-  rhs.rightCols(joints) = C;
-  for (std::size_t k = 0; k < constraints.size(); ++k)
-    rhs.block(3 * constraints[k].free_row, 1, 3, joints) =
-        system.row_operator[k] * rhs.block(3 * constraints[k].free_row, 1, 3, joints).eval();
+  Eigen::MatrixXd D = C;
+  ApplyRowOperators(system, constraints, D);
+  rhs.rightCols(joints) = D;
   Eigen::MatrixXd solved = Eigen::MatrixXd::Zero(3 * free_count, joints + 1);
   if (free_count > 0) {
     Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;

@@ -95,6 +95,14 @@ StepSystem AssembleStepSystem(const PdHessian& hessian, const std::vector<Vertex
   return system;
 }
 
+void ApplyRowOperators(const StepSystem& system, const std::vector<VertexConstraint>& constraints,
+                       Eigen::MatrixXd& columns) {
+  for (std::size_t k = 0; k < constraints.size(); ++k) {
+    const Eigen::Index row = 3 * static_cast<Eigen::Index>(constraints[k].free_row);
+    columns.middleRows<3>(row) = system.row_operator[k] * columns.middleRows<3>(row).eval();
+  }
+}
+
 std::vector<VertexConstraint> ConstraintsOfStep(const PdModel& model, const Eigen::MatrixX3d& q,
                                                 const Eigen::MatrixX3d& g, double gap_tolerance,
                                                 double force_tolerance) {

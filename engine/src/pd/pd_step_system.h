@@ -47,6 +47,11 @@ struct StepSystem {
 StepSystem AssembleStepSystem(const PdHessian& hessian, const std::vector<VertexConstraint>& constraints,
                               const Eigen::MatrixX3d& start, const Eigen::MatrixX3d& q, const Eigen::MatrixX3d& g);
 
+/// R̂ x for vertex-major columns x (3 n_f rows): each constrained vertex's three rows by its R_i, the others kept (the
+/// joints' coupling of the skeleton's Newton step and adjoint, D = R̂ H_fB B).
+void ApplyRowOperators(const StepSystem& system, const std::vector<VertexConstraint>& constraints,
+                       Eigen::MatrixXd& columns);
+
 /// The constraints of a converged step read from its positions: a free vertex within `gap_tolerance` [m] of a
 /// half-space whose residual force g_i presses on it by more than `force_tolerance` [N] along n. The first such
 /// half-space of each vertex.
