@@ -1,7 +1,8 @@
 // The projective-dynamics domain inside the Simulator (docs/architecture.md, "Projective dynamics"): a pd ball
 // dropped on a rigid box rests on it and the box feels its weight through the weak coupling's impulses; a rigid
 // body's surface, linearised per vertex, holds a body as a plane does; a saved state resumes bitwise; live edits of
-// the material and the actuators act; bad scenes are refused with the reason.
+// the material and the actuators act; a figure with a skeleton raises its arms and stands on its legs; a skeleton's
+// torques are live and its joints saved and restored; bad scenes are refused with the reason.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -201,6 +202,83 @@ pd_bodies:
   EXPECT_TRUE(snapshot.soft_bodies[0].von_mises.empty());
 }
 
+// scenes/pd_character.yaml at its defaults: the figure's shoulders, driven by constant torques, swing its arms up
+// about the Y-pose (no damping but implicit Euler's, so they keep swinging: 0.3–0.95 rad in one-off runs; their mean
+// over 0.3–1 s between 0.4 and 0.85 rad, 23°–49°, where the T-pose is 0); the torso, on a vertical slide, sinks into
+// the flesh of the legs below it by the uniaxial compression F L/(E A) of the whole weight F = m g over the legs'
+// length L (the torso bone's lowest vertex's height) and cross-section A = 12 cm x 6 cm. Within 15%: the legs are
+// two to three tets tall, the ground's friction holds their base from spreading (stiffer than uniaxial stress), and
+// the arms' swinging loads them dynamically (a mean over 0.7 s). Every step converges; the bones keep their shape.
+TEST(PdScene, ASkeletonFigureRaisesItsArmsAndStandsOnItsLegs) {
+  auto sim = testing::SimulatorForScene("pd_character.yaml", {});
+  const PdBodiesModel::Body& figure = sim->model().pd->bodies[0];
+  const pd::PdModel& model = figure.model;
+  ASSERT_EQ(figure.bone_names,
+            (std::vector<std::string>{"torso", "left_upper_arm", "left_forearm", "right_upper_arm", "right_forearm"}));
+  double legs = 1;
+  for (const int v : model.bones[0].vertices) legs = std::min(legs, model.rest[static_cast<std::size_t>(v)].z());
+  double sink = 0, left = 0, right = 0;
+  int samples = 0;
+  while (sim->time() < 1.0 - 1e-9) {
+    sim->Step();
+    ASSERT_TRUE(sim->last_step().pd_converged) << "t = " << sim->time();
+    if (sim->time() < 0.3) continue;
+    const Eigen::VectorXd& z = sim->state().data().pd.bodies[0].z;
+    sink -= z(0);
+    left += z(1);
+    right += z(3);
+    ++samples;
+  }
+  const double expected = figure.mass * kGravity * legs / (figure.youngs_modulus * 0.12 * 0.06);
+  EXPECT_NEAR(sink / samples, expected, 0.15 * expected);
+  for (const double shoulder : {left / samples, right / samples}) {
+    EXPECT_GT(shoulder, 0.4);
+    EXPECT_LT(shoulder, 0.85);
+  }
+  const Eigen::MatrixX3d& q = sim->state().data().pd.bodies[0].q;
+  double worst = 0;
+  for (const pd::PdBone& bone : model.bones)
+    for (const int a : bone.vertices)
+      for (const int b : bone.vertices)
+        worst = std::max(
+            worst,
+            std::abs((q.row(a) - q.row(b)).norm() -
+                     (model.rest[static_cast<std::size_t>(a)] - model.rest[static_cast<std::size_t>(b)]).norm()));
+  EXPECT_LT(worst, 1e-12);
+}
+
+// A bar whose +x end is a bone on a hinge about y (no gravity): the joint's torque is live (it turns the bone one
+// way, then the other), and a saved state, joint coordinates included, resumes bitwise.
+TEST(PdScene, ASkeletonsTorquesAreLiveAndItsJointsAreSaved) {
+  auto sim = SceneFromText(R"(
+simulation: {dt: 0.01, gravity: [0, 0, 0]}
+pd_bodies:
+  bar:
+    shape: {type: box, size: [0.1, 0.02, 0.02]}
+    resolution: 0.01
+    youngs_modulus: 1.0e5
+    pin_box: {min: [-0.051, -0.02, -0.02], max: [-0.049, 0.02, 0.02]}
+    skeleton:
+      tip: {joint: revolute, axis: [0, 1, 0], anchor: [0.03, 0, 0], box: {min: [0.035, -0.02, -0.02], max: [0.06, 0.02, 0.02]},
+            torque: 0.01}
+)");
+  ASSERT_EQ(sim->model().pd->bodies[0].model.bones.size(), 1u);
+  testing::RunUntil(*sim, 0.2);
+  const double turned = sim->state().data().pd.bodies[0].z(0);
+  EXPECT_GT(turned, 0.01);
+  const std::vector<std::uint8_t> saved = sim->SaveState();
+  ASSERT_EQ(sim->SetParameter("pd_bodies.bar.skeleton.tip.torque", "-0.03"), "");
+  testing::RunUntil(*sim, 0.5);
+  EXPECT_LT(sim->state().data().pd.bodies[0].z(0), turned - 0.01);
+  const std::uint64_t straight = sim->StateHash();
+  sim->RestoreState(saved);
+  ASSERT_EQ(sim->SetParameter("pd_bodies.bar.skeleton.tip.torque", "-0.03"), "");
+  testing::RunUntil(*sim, 0.5);
+  EXPECT_EQ(sim->StateHash(), straight);
+  EXPECT_NE(sim->SetParameter("pd_bodies.bar.skeleton.tip.anchor", "[0.02, 0, 0]"), "") << "a new skeleton resets";
+  EXPECT_NE(sim->SetParameter("pd_bodies.bar.skeleton.elbow.torque", "1"), "");
+}
+
 TEST(PdScene, BadScenesAreRefusedWithTheReason) {
   const std::string base = R"(
 rigid_bodies:
@@ -232,6 +310,27 @@ rigid_bodies:
   EXPECT_NE(error("simulation: {coupling: strong}\npd_bodies: {b: {shape: " + cube + "}}").find("pd bodies"),
             std::string::npos);
   EXPECT_NE(error("pd_bodies: {b: {shape: " + cube + ", stiffness: 3}}").find("stiffness"), std::string::npos);
+  // Skeletons.
+  const auto bone = [&](const std::string& b) {
+    return error("pd_bodies: {b: {shape: " + cube + ", resolution: 0.02, skeleton: {" + b + "}}}");
+  };
+  const std::string box = "box: {min: [-0.03, -0.03, -0.03], max: [0.03, 0.03, 0.03]}";
+  EXPECT_NE(bone("x: {joint: hinge, " + box + "}").find("revolute"), std::string::npos);
+  EXPECT_NE(bone("x: {joint: revolute, parent: y, " + box + "}").find("not a bone listed before it"),
+            std::string::npos);
+  EXPECT_NE(bone("x: {joint: revolute, axis: [0, 0, 0], " + box + "}").find("must not be zero"), std::string::npos);
+  EXPECT_NE(bone("x: {joint: revolute}").find("'box'"), std::string::npos);
+  EXPECT_NE(bone("x: {joint: revolute, box: {min: [1, 1, 1], max: [2, 2, 2]}}").find("holds no vertex"),
+            std::string::npos);
+  EXPECT_NE(bone("x: {joint: revolute, " + box + "}, y: {joint: revolute, parent: x, " + box + "}")
+                .find("bone 'y': its box holds no vertex"),
+            std::string::npos);
+  EXPECT_NE(
+      error("pd_bodies: {b: {shape: " + cube + ", resolution: 0.02, pin_box: {min: [-1, -1, -1], max: [1, 1, 1]}, " +
+            "skeleton: {x: {joint: revolute, " + box + "}}}}")
+          .find("pinned vertices"),
+      std::string::npos);
+  EXPECT_NE(bone("x: {joint: revolute, " + box + ", torque: .nan}").find("torque"), std::string::npos);
 }
 
 }  // namespace

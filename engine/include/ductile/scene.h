@@ -433,6 +433,21 @@ struct IpcDesc {
 /// A soft body of the projective-dynamics domain (`pd_bodies: NAME: {...}`; Qiao et al. 2021, engine/src/pd/): a tet
 /// mesh with the corotated strain and volume energies, optionally a pneumatic chamber (the whole body) and muscle
 /// fibres along one direction, whose activations are live.
+/// A bone of a projective-dynamics body's skeleton (`pd_bodies.*.skeleton.*`; engine/src/pd/pd_skeleton.h): the
+/// body's vertices inside a box, moved rigidly by one joint relative to its parent bone or the world. Its geometry is
+/// given in the world at t = 0 (as `pin_box` is).
+struct PdBoneDesc {
+  std::string name;
+  std::string parent;        ///< A bone of the same body listed before this one; empty (`world`): the world.
+  bool prismatic = false;    ///< `joint`: `revolute` (false) or `prismatic`.
+  Vector3 axis{0, 0, 1};     ///< The joint's axis (world, t = 0), non-zero.
+  Vector3 anchor{0, 0, 0};   ///< A point on a revolute joint's axis [m] (world, t = 0).
+  Vector3 box_min{0, 0, 0};  ///< `box: {min, max}`: the body's vertices inside it at t = 0 form the bone [m].
+  Vector3 box_max{0, 0, 0};
+  double torque = 0;  ///< The joint's torque [N·m] (revolute) or force [N] (prismatic), constant until edited.
+  SourceLocation where;
+};
+
 struct PdSoftBodyDesc {
   std::string name;
   /// box, sphere, cylinder, capsule, or mesh: a Gmsh `.msh` tet mesh as it is, or a closed OBJ surface
@@ -451,6 +466,7 @@ struct PdSoftBodyDesc {
   double muscle_stiffness = 0;        ///< k_m [Pa] ≥ 0 of a muscle fibre in every tet; 0: no muscles.
   Vector3 muscle_direction{1, 0, 0};  ///< The fibres' direction in the shape frame, non-zero.
   double muscle_activation = 0;       ///< a ∈ [0, 1]: the fibres shorten towards 1 − κ of their length at 1.
+  std::vector<PdBoneDesc> skeleton;   ///< Bones, parents before children (`skeleton:`, in file order).
   std::array<double, 4> rgba{0.45, 0.7, 0.4, 1.0};  ///< Colour for drawing.
   SourceLocation where;
 };

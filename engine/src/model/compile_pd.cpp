@@ -15,6 +15,46 @@ namespace ductile {
 
 namespace {
 
+// The skeleton of `desc` over its placed vertices: each bone the vertices in its box not taken by an earlier bone
+// (a box may overlap its parent's: the joint's vertices belong to the parent), none pinned.
+std::vector<pd::PdBone> Bones(const PdSoftBodyDesc& desc, const std::vector<Eigen::Vector3d>& vertices,
+                              const std::vector<int>& pinned, const std::string& what) {
+  std::vector<pd::PdBone> bones;
+  std::vector<int> taken(vertices.size(), -1);
+  for (const int p : pinned) taken[static_cast<std::size_t>(p)] = -2;
+  for (std::size_t b = 0; b < desc.skeleton.size(); ++b) {
+    const PdBoneDesc& bone = desc.skeleton[b];
+    const std::string name = what + ", bone '" + bone.name + "'";
+    pd::PdBone out{.parent = -1,
+                   .joint = bone.prismatic ? pd::JointKind::kPrismatic : pd::JointKind::kRevolute,
+                   .axis = ToEigen(bone.axis).normalized(),
+                   .anchor = ToEigen(bone.anchor),
+                   .vertices = {}};
+    for (std::size_t p = 0; p < b; ++p)
+      if (desc.skeleton[p].name == bone.parent) out.parent = static_cast<int>(p);
+    int pinned_inside = 0;
+    for (std::size_t i = 0; i < vertices.size(); ++i) {
+      const Eigen::Vector3d& x = vertices[i];
+      bool inside = true;
+      for (int a = 0; a < 3; ++a) inside = inside && x[a] >= bone.box_min[a] && x[a] <= bone.box_max[a];
+      if (!inside || taken[i] >= 0) continue;
+      if (taken[i] == -2) {
+        ++pinned_inside;
+        continue;
+      }
+      taken[i] = static_cast<int>(b);
+      out.vertices.push_back(static_cast<int>(i));
+    }
+    if (pinned_inside > 0)
+      Fail(bone.where, name + ": its box holds " + std::to_string(pinned_inside) +
+                           " pinned vertices (a bone moves with its joint; pin the joint's parent instead)");
+    if (out.vertices.empty())
+      Fail(bone.where, name + ": its box holds no vertex of the body that an earlier bone does not hold");
+    bones.push_back(std::move(out));
+  }
+  return bones;
+}
+
 PdBodiesModel::Body CompileBody(const PdSoftBodyDesc& desc, const SceneDesc& scene) {
   const std::string what = "pd body '" + desc.name + "'";
   fem::TetMesh mesh = CheckedShapeTetMesh(desc.shape, desc.resolution, 0, desc.where, what);
@@ -40,6 +80,8 @@ PdBodiesModel::Body CompileBody(const PdSoftBodyDesc& desc, const SceneDesc& sce
       pd.muscles.push_back(
           {.tet = static_cast<int>(t), .group = 0, .direction = direction, .stiffness = desc.muscle_stiffness});
   }
+  pd.bones = Bones(desc, mesh.vertices, pd.pinned, what);
+  for (const PdBoneDesc& bone : desc.skeleton) body.bone_names.push_back(bone.name);
   pd.stick_velocity = scene.pd.stick_velocity;
   pd.max_contraction = scene.pd.max_contraction;
   pd.gravity = ToEigen(scene.simulation.gravity);
@@ -53,10 +95,13 @@ PdBodiesModel::Body CompileBody(const PdSoftBodyDesc& desc, const SceneDesc& sce
 
 }  // namespace
 
-pd::PdControls ControlsOf(const pd::PdModel& model, double pneumatic_ratio, double muscle_activation) {
+pd::PdControls ControlsOf(const pd::PdModel& model, double pneumatic_ratio, double muscle_activation,
+                          const std::vector<double>& joint_torques) {
   pd::PdControls u = pd::PdControls::Rest(model);
   for (double& a : u.cell_volume_ratio) a = pneumatic_ratio;
   for (double& a : u.muscle_activation) a = muscle_activation;
+  for (std::size_t j = 0; j < u.joint_torques.size() && j < joint_torques.size(); ++j)
+    u.joint_torques[j] = joint_torques[j];
   return u;
 }
 
@@ -77,6 +122,8 @@ void ApplyPdParameters(const SceneDesc& scene, PdBodiesModel& pd) {
     body.poisson_ratio = desc.poisson_ratio;
     body.pneumatic_ratio = desc.pneumatic_ratio;
     body.muscle_activation = desc.muscle_activation;
+    body.joint_torques.clear();
+    for (const PdBoneDesc& bone : desc.skeleton) body.joint_torques.push_back(bone.torque);
   }
 }
 
@@ -91,8 +138,13 @@ bool PdStructureChanged(const Model& a, const Model& b) {
     const pd::PdModel& q = y.bodies[i].model;
     if (p.rest != q.rest || p.tets != q.tets || p.pinned != q.pinned || p.masses != q.masses ||
         p.muscles.size() != q.muscles.size() || p.stick_velocity != q.stick_velocity ||
-        p.max_contraction != q.max_contraction)
+        p.max_contraction != q.max_contraction || p.bones.size() != q.bones.size())
       return true;
+    for (std::size_t j = 0; j < p.bones.size(); ++j)
+      if (p.bones[j].vertices != q.bones[j].vertices || p.bones[j].parent != q.bones[j].parent ||
+          p.bones[j].joint != q.bones[j].joint || p.bones[j].axis != q.bones[j].axis ||
+          p.bones[j].anchor != q.bones[j].anchor)
+        return true;
   }
   return false;
 }

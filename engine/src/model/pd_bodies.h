@@ -28,6 +28,8 @@ struct PdBodiesModel {
     double poisson_ratio = 0.3;
     double pneumatic_ratio = 1;
     double muscle_activation = 0;
+    std::vector<double> joint_torques;  ///< Per bone (PdModel::bones order) [N·m or N].
+    std::vector<std::string> bone_names;
     std::array<double, 4> rgba{0.45, 0.7, 0.4, 1.0};
   };
   std::vector<Body> bodies;
@@ -38,12 +40,14 @@ struct PdBodiesModel {
   bool empty() const { return bodies.empty(); }
 };
 
-/// The controls of a body of `model` at the activations `pneumatic_ratio` and `muscle_activation`: one pneumatic
-/// chamber (every tet), one muscle group, the pinned vertices held where they started.
-pd::PdControls ControlsOf(const pd::PdModel& model, double pneumatic_ratio, double muscle_activation);
-/// ... at `body`'s live activations.
+/// The controls of a body of `model` at the activations `pneumatic_ratio` and `muscle_activation` and the joint
+/// torques `joint_torques` (one per bone): one pneumatic chamber (every tet), one muscle group, the pinned vertices
+/// held where they started.
+pd::PdControls ControlsOf(const pd::PdModel& model, double pneumatic_ratio, double muscle_activation,
+                          const std::vector<double>& joint_torques);
+/// ... at `body`'s live activations and torques.
 inline pd::PdControls ControlsOf(const PdBodiesModel::Body& body) {
-  return ControlsOf(body.model, body.pneumatic_ratio, body.muscle_activation);
+  return ControlsOf(body.model, body.pneumatic_ratio, body.muscle_activation, body.joint_torques);
 }
 
 /// A body's state at t = 0: at rest where it was placed, its free vertices at `velocity` [m/s].
@@ -57,8 +61,8 @@ void ApplyPdParameters(const SceneDesc& scene, PdBodiesModel& pd);
 bool PdStructureChanged(const Model& a, const Model& b);
 
 /// Compiles the scene's `pd_bodies` and `pd` into `model.pd`, with the static planes of `model.rigid` (which must be
-/// compiled). Throws SceneError naming the body when a shape cannot be meshed, a `.msh` file is bad or the body's
-/// material or actuators are invalid.
+/// compiled). Throws SceneError naming the body when a shape cannot be meshed, a `.msh` file is bad, the body's
+/// material or actuators are invalid, or a bone's box holds no vertex, a pinned one or one of an earlier bone.
 void CompilePd(const SceneDesc& scene, Model& model);
 
 }  // namespace ductile

@@ -66,6 +66,26 @@ std::vector<ParameterInfo> PdBodyRows() {
           .Default(0)
           .Doc("Activation of the muscle fibres: at 1 a fibre's rest length is 1 − `pd.max_contraction` of its length. "
                "Live."),
+      Vector("pd_bodies.*.skeleton.*.axis", "joint axis", "a", "")
+          .At(scene::PdBone(&PdBoneDesc::axis))
+          .Default(Vector3{0, 0, 1})
+          .Reset("changes the body's skeleton")
+          .Doc("The bone's joint axis in the world at t = 0 (not zero; normalised): the rotation axis of a `revolute` "
+               "joint, the direction a `prismatic` one slides along. Its `joint` (`revolute` or `prismatic`, "
+               "required), `parent` (a bone listed before it, or `world`, the default) and `box` ({min, max} in the "
+               "world at t = 0 [m], required: the body's vertices inside are the bone) are read with it."),
+      Vector("pd_bodies.*.skeleton.*.anchor", "joint anchor", "p", "m")
+          .At(scene::PdBone(&PdBoneDesc::anchor))
+          .Default(Vector3{0, 0, 0})
+          .Reset("changes the body's skeleton")
+          .Doc("A point on a revolute joint's axis in the world at t = 0 (unused by a prismatic joint)."),
+      Number("pd_bodies.*.skeleton.*.torque", "joint torque", "τ", "N·m or N")
+          .At(scene::PdBone(&PdBoneDesc::torque))
+          .Derives(ParameterDerives::kPd)
+          .In(Finite())
+          .Default(0)
+          .Doc("The torque (revolute) or force (prismatic) the joint applies between the bone and its parent, "
+               "about or along its axis. Live."),
   };
 }
 

@@ -5,15 +5,15 @@
 
 namespace ductile::scene {
 
-bool ReadPinBox(const Reader& reader, const Field& box, const std::string& what, const char* section, Vector3& min,
-                Vector3& max) {
-  const MapFields box_map(reader, box, "'pin_box' of " + what);
-  box_map.CheckKeys(KeysOf({section, "", "pin_box"}));
+bool ReadBox(const Reader& reader, const Field& box, const std::string& what, const std::vector<std::string>& path,
+             Vector3& min, Vector3& max) {
+  const std::string name = "'" + path.back() + "' of " + what;
+  const MapFields box_map(reader, box, name);
+  box_map.CheckKeys(KeysOf(path));
   min = reader.Numbers<3>(box_map.Require("min"));
   max = reader.Numbers<3>(box_map.Require("max"));
   for (int a = 0; a < 3; ++a)
-    if (min[a] > max[a])
-      reader.Fail(box, "'pin_box' of " + what + ": 'min' must not exceed 'max' (axis " + std::to_string(a) + ")");
+    if (min[a] > max[a]) reader.Fail(box, name + ": 'min' must not exceed 'max' (axis " + std::to_string(a) + ")");
   return true;
 }
 
@@ -35,7 +35,7 @@ SoftBodyDesc ParseSoftBody(ParseContext& context, const Field& entry) {
   if (const auto pose = map.Find("pose")) body.pose = ParsePose(context, *pose, what);
   map.ReadEntryRows("soft_bodies.*.", &SceneDesc::soft_bodies, body);  // resolution, material, initial velocity
   if (const auto box = map.Find("pin_box"))
-    body.has_pin_box = ReadPinBox(reader, *box, what, "soft_bodies", body.pin_min, body.pin_max);
+    body.has_pin_box = ReadBox(reader, *box, what, {"soft_bodies", "", "pin_box"}, body.pin_min, body.pin_max);
   if (const auto color = map.Find("color")) body.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
   return body;
 }

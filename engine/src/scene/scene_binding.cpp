@@ -98,6 +98,36 @@ Accessor RobotJoint(const std::string& noun, std::function<double*(RobotDesc&, c
   };
 }
 
+namespace {
+
+// The bone names[1] of the pd body names[0], or null with `why`.
+PdBoneDesc* FindPdBone(SceneDesc& scene, const Names& names, std::string& why) {
+  PdSoftBodyDesc* body = Named(scene.pd_bodies, names[0]);
+  if (body == nullptr) {
+    why = NoEntry(scene.pd_bodies, "pd body", names[0]);
+    return nullptr;
+  }
+  PdBoneDesc* bone = Named(body->skeleton, names[1]);
+  if (bone == nullptr) why = NoEntry(body->skeleton, "bone", names[1]) + " of pd body '" + names[0] + "'";
+  return bone;
+}
+
+}  // namespace
+
+Accessor PdBone(double PdBoneDesc::*field) {
+  return [field](SceneDesc& scene, const Names& names, std::string& why) {
+    PdBoneDesc* bone = FindPdBone(scene, names, why);
+    return bone == nullptr ? Slot{} : Of(bone->*field);
+  };
+}
+
+Accessor PdBone(Vector3 PdBoneDesc::*field) {
+  return [field](SceneDesc& scene, const Names& names, std::string& why) {
+    PdBoneDesc* bone = FindPdBone(scene, names, why);
+    return bone == nullptr ? Slot{} : Of(bone->*field);
+  };
+}
+
 double* Controller(RobotDesc& robot, const std::string& joint, double JointControllerDesc::*field) {
   for (JointControllerDesc& c : robot.controllers)
     if (c.joint == joint) return &(c.*field);

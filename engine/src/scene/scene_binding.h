@@ -85,6 +85,9 @@ Accessor RobotJoint(const std::string& noun, std::function<double*(RobotDesc&, c
 double* Controller(RobotDesc& robot, const std::string& joint, double JointControllerDesc::*field);
 /// A per-joint map's value for `joint`, or null.
 double* MapValue(std::map<std::string, double>& map, const std::string& joint);
+/// A field of a pd body's bone: pd_bodies.BODY.skeleton.BONE.FIELD.
+Accessor PdBone(double PdBoneDesc::*field);
+Accessor PdBone(Vector3 PdBoneDesc::*field);
 /// A keyframe's time: rigid_bodies.BODY.keyframes.INDEX.time.
 Slot KeyframeTime(SceneDesc& scene, const Names& names, std::string& why);
 /// Which rigid bodies a row applies to.

@@ -38,10 +38,11 @@ SoftBodyDesc ParseSoftBody(ParseContext& context, const Field& entry);
 AffineBodyDesc ParseAffineBody(ParseContext& context, const Field& entry);
 /// The `ipc` section.
 void ParseIpc(const ParseContext& context, const Field& field, SceneDesc& scene);
-/// A soft or pd body's `pin_box` {min, max} of `what` in scene section `section` (parse_fem.cpp): its corners, checked
-/// (min ≤ max per axis). Returns true, for the body's has_pin_box.
-bool ReadPinBox(const Reader& reader, const Field& box, const std::string& what, const char* section, Vector3& min,
-                Vector3& max);
+/// A box {min, max} of `what` at the schema path `path` (parse_fem.cpp: a soft or pd body's `pin_box`, a pd bone's
+/// `box`; the path's last key names it in messages): its corners, checked (min ≤ max per axis). Returns true, for the
+/// body's has_pin_box.
+bool ReadBox(const Reader& reader, const Field& box, const std::string& what, const std::vector<std::string>& path,
+             Vector3& min, Vector3& max);
 /// The `pd_bodies` entries and the `pd` section (parse_pd.cpp).
 PdSoftBodyDesc ParsePdBody(ParseContext& context, const Field& entry);
 void ParsePd(const ParseContext& context, const Field& field, SceneDesc& scene);

@@ -203,10 +203,16 @@ SchemaNode AffineBody() {
 // A projective-dynamics body: its rows' keys (parameter_rows_pd.cpp), then the keys no row carries.
 SchemaNode PdBody() {
   const PdSoftBodyDesc body;
-  return Section("pd body",
-                 Rows("pd_bodies.*.",
-                      {Shape(), Pose(), Section("pin_box", {Vector("min", body.pin_min), Vector("max", body.pin_max)}),
-                       Vector("color", body.rgba)}));
+  const PdBoneDesc bone;
+  return Section(
+      "pd body",
+      Rows("pd_bodies.*.",
+           {Shape(), Pose(), Section("pin_box", {Vector("min", body.pin_min), Vector("max", body.pin_max)}),
+            NamedMap("skeleton", "bone",
+                     Section("bone", Rows("pd_bodies.*.skeleton.*.", {Value("joint"), Value("parent"),
+                                                                      Section("box", {Vector("min", bone.box_min),
+                                                                                      Vector("max", bone.box_max)})}))),
+            Vector("color", body.rgba)}));
 }
 
 SchemaNode Build() {

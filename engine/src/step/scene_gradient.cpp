@@ -12,13 +12,21 @@ namespace ductile {
 
 namespace {
 
-enum class Param { kYoungsModulus, kPoissonRatio, kVelocity, kPneumaticRatio, kMuscleActivation, kFriction };
+enum class Param {
+  kYoungsModulus,
+  kPoissonRatio,
+  kVelocity,
+  kPneumaticRatio,
+  kMuscleActivation,
+  kJointTorque,
+  kFriction
+};
 
 // One scalar to differentiate by.
 struct Wrt {
   Param param = Param::kFriction;
-  int body = -1;  // for a body's parameter
-  int component = 0;
+  int body = -1;      // for a body's parameter
+  int component = 0;  // of the velocity, or the bone of a joint torque
   std::string name;
 };
 
@@ -27,6 +35,7 @@ struct Setup {
   struct Body {
     double youngs_modulus = 0, poisson_ratio = 0, pneumatic_ratio = 1, muscle_activation = 0;
     Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
+    std::vector<double> joint_torques;
   };
   std::vector<Body> bodies;
   double friction = 0;
@@ -43,6 +52,8 @@ struct Setup {
         return b.velocity[w.component];
       case Param::kPneumaticRatio:
         return b.pneumatic_ratio;
+      case Param::kJointTorque:
+        return b.joint_torques[static_cast<std::size_t>(w.component)];
       case Param::kMuscleActivation:
       case Param::kFriction:
         break;
@@ -69,6 +80,34 @@ std::string BodyNames(const PdBodiesModel& pd) {
   return out;
 }
 
+std::string KeyList() {
+  std::string keys;
+  for (const std::string& k : GradientKeys()) keys += (keys.empty() ? "" : ", ") + k;
+  return keys;
+}
+
+// pd_bodies.BODY.skeleton.BONE.torque (`skeleton` where ".skeleton." starts), or why it is not a gradient key.
+std::string ParseTorqueKey(const PdBodiesModel& pd, const std::string& key, std::size_t skeleton,
+                           std::vector<Wrt>& out) {
+  const std::size_t prefix = std::string("pd_bodies.").size(), bone_start = skeleton + std::string(".skeleton.").size();
+  const std::size_t dot = key.find('.', bone_start);
+  if (dot == std::string::npos || key.substr(dot + 1) != "torque")
+    return Cat("cannot differentiate by '", key, "': the gradient keys are ", KeyList());
+  const std::string body = key.substr(prefix, skeleton - prefix), bone = key.substr(bone_start, dot - bone_start);
+  const int b = BodyIndex(pd, body);
+  if (b < 0) return Cat("cannot differentiate by '", key, "': no pd body '", body, "' (", BodyNames(pd), ")");
+  const std::vector<std::string>& names = pd.bodies[static_cast<std::size_t>(b)].bone_names;
+  const auto found = std::find(names.begin(), names.end(), bone);
+  if (found == names.end()) {
+    std::string listed;
+    for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
+    return Cat("cannot differentiate by '", key, "': pd body '", body, "' has no bone '", bone,
+               "' (bones: ", listed.empty() ? "none" : listed, ")");
+  }
+  out.push_back({Param::kJointTorque, b, static_cast<int>(found - names.begin()), key});
+  return {};
+}
+
 // The scalars of `key`, or why it is not a gradient key.
 std::string ParseKey(const PdBodiesModel& pd, const std::string& key, std::vector<Wrt>& out) {
   if (key == "pd.friction") {
@@ -76,6 +115,8 @@ std::string ParseKey(const PdBodiesModel& pd, const std::string& key, std::vecto
     return {};
   }
   const std::string prefix = "pd_bodies.";
+  if (const std::size_t skeleton = key.find(".skeleton."); key.rfind(prefix, 0) == 0 && skeleton != std::string::npos)
+    return ParseTorqueKey(pd, key, skeleton, out);
   const std::size_t dot = key.rfind('.');
   if (key.rfind(prefix, 0) == 0 && dot > prefix.size()) {
     const std::string body = key.substr(prefix.size(), dot - prefix.size()), name = key.substr(dot + 1);
@@ -95,9 +136,7 @@ std::string ParseKey(const PdBodiesModel& pd, const std::string& key, std::vecto
       return {};
     }
   }
-  std::string keys;
-  for (const std::string& k : GradientKeys()) keys += (keys.empty() ? "" : ", ") + k;
-  return Cat("cannot differentiate by '", key, "': the gradient keys are ", keys);
+  return Cat("cannot differentiate by '", key, "': the gradient keys are ", KeyList());
 }
 
 // Why the request cannot be answered for `model`, or empty.
@@ -171,8 +210,9 @@ BodyRun RunBody(const Model& model, const GradientRequest& request, const Setup&
     return run;
   }
   const pd::PdState initial = InitialStateOf(body.model, p.velocity);
-  const std::vector<pd::PdControls> controls(static_cast<std::size_t>(request.steps),
-                                             ControlsOf(body.model, p.pneumatic_ratio, p.muscle_activation));
+  const std::vector<pd::PdControls> controls(
+      static_cast<std::size_t>(request.steps),
+      ControlsOf(body.model, p.pneumatic_ratio, p.muscle_activation, p.joint_torques));
   const grad::PdLoss loss = BodyLoss(model, request, b, solver.model());
   grad::PdGradientOptions options;
   options.checkpoint_interval = request.checkpoint_interval;
@@ -220,6 +260,9 @@ double GradientOf(const Wrt& w, const std::vector<BodyRun>& runs) {
       for (const pd::PdControls& u : g.controls)
         for (double x : u.muscle_activation) sum += x;
       break;
+    case Param::kJointTorque:
+      for (const pd::PdControls& u : g.controls) sum += u.joint_torques[static_cast<std::size_t>(w.component)];
+      break;
     case Param::kFriction:
       break;
   }
@@ -249,9 +292,13 @@ double LossMovedBy(const Model& model, const GradientRequest& request, const Set
 }  // namespace
 
 const std::vector<std::string>& GradientKeys() {
-  static const std::vector<std::string> keys{"pd_bodies.*.youngs_modulus",    "pd_bodies.*.poisson_ratio",
-                                             "pd_bodies.*.velocity",          "pd_bodies.*.pneumatic_ratio",
-                                             "pd_bodies.*.muscle_activation", "pd.friction"};
+  static const std::vector<std::string> keys{"pd_bodies.*.youngs_modulus",
+                                             "pd_bodies.*.poisson_ratio",
+                                             "pd_bodies.*.velocity",
+                                             "pd_bodies.*.pneumatic_ratio",
+                                             "pd_bodies.*.muscle_activation",
+                                             "pd_bodies.*.skeleton.*.torque",
+                                             "pd.friction"};
   return keys;
 }
 
@@ -271,8 +318,8 @@ GradientResult ComputeSceneGradient(const Model& model, const GradientRequest& a
   Setup setup;
   setup.friction = model.pd->friction;
   for (const PdBodiesModel::Body& body : model.pd->bodies)
-    setup.bodies.push_back(
-        {body.youngs_modulus, body.poisson_ratio, body.pneumatic_ratio, body.muscle_activation, body.velocity});
+    setup.bodies.push_back({body.youngs_modulus, body.poisson_ratio, body.pneumatic_ratio, body.muscle_activation,
+                            body.velocity, body.joint_torques});
   std::vector<BodyRun> runs(model.pd->bodies.size());
   for (std::size_t b = 0; b < runs.size(); ++b) {
     if (!Named(model, request, b)) continue;
