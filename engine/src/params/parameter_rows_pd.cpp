@@ -71,9 +71,8 @@ std::vector<ParameterInfo> PdBodyRows() {
           .Default(Vector3{0, 0, 1})
           .Reset("changes the body's skeleton")
           .Doc("The bone's joint axis in the world at t = 0 (not zero; normalised): the rotation axis of a `revolute` "
-               "joint, the direction a `prismatic` one slides along. Its `joint` (`revolute` or `prismatic`, "
-               "required), `parent` (a bone listed before it, or `world`, the default) and `box` ({min, max} in the "
-               "world at t = 0 [m], required: the body's vertices inside are the bone) are read with it."),
+               "joint (positive angles turn counter-clockwise about it), the direction a `prismatic` one slides "
+               "along."),
       Vector("pd_bodies.*.skeleton.*.anchor", "joint anchor", "p", "m")
           .At(scene::PdBone(&PdBoneDesc::anchor))
           .Default(Vector3{0, 0, 0})

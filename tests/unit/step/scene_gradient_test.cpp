@@ -17,13 +17,23 @@
 namespace ductile {
 namespace {
 
-// A block thrown along the ground (it lands and slides: friction acts), inflating and flexing its muscles.
+// A block thrown along the ground (it lands and slides: friction acts), inflating and flexing its muscles; and a
+// cantilevered arm whose tip is a bone on a hinge, turned by its torque.
 constexpr const char* kScene = R"(
 simulation: {dt: 0.01}
 pd_bodies:
   block: {shape: {type: box, size: [0.04, 0.04, 0.04]}, resolution: 0.02, youngs_modulus: 5.0e4,
           poisson_ratio: 0.3, pose: {position: [0, 0, 0.025]}, velocity: [0.6, 0.1, -0.3],
           pneumatic_ratio: 1.2, muscle_stiffness: 2.0e4, muscle_direction: [1, 0, 0], muscle_activation: 0.3}
+  arm:
+    shape: {type: box, size: [0.06, 0.02, 0.02]}
+    resolution: 0.01
+    youngs_modulus: 5.0e4
+    pose: {position: [0.5, 0, 0.2]}
+    pin_box: {min: [0.469, -0.011, 0.189], max: [0.471, 0.011, 0.211]}
+    skeleton:
+      tip: {joint: revolute, axis: [0, 1, 0], anchor: [0.515, 0, 0.2], torque: 0.01,
+            box: {min: [0.516, -0.011, 0.189], max: [0.531, 0.011, 0.211]}}
 pd: {friction: 0.4}
 rigid_bodies:
   ground: {type: static, shape: {type: plane}}
@@ -36,21 +46,23 @@ Simulator Make(const std::string& text) {
 // Five-point central differences of the loss (δ = 1e-4 of each value) agree with the adjoint gradient within 1e-5
 // relative, the issue's bound (the forward steps stop at a residual of 1e-10 of their reference, which the differences
 // divide by δ; the relative errors are recorded as properties), on the material, the initial velocity, both actuators
-// and the friction, through sliding contact.
+// and the friction, through sliding contact; and on a joint's torque.
 TEST(SceneGradient, EveryKeyKindAgreesWithCentralDifferences) {
   const Simulator sim = Make(kScene);
   GradientRequest request;
   request.steps = 15;
   request.loss = {
       {.body = "block", .quantity = LossQuantity::kCenterOfMass, .time = 0.15, .target = {0.1, 0, 0}},
-      {.body = "block", .quantity = LossQuantity::kVelocity, .time = 0.1, .target = {0, 0, 0}, .weight = 0.5}};
-  request.wrt = {"pd_bodies.block.youngs_modulus",  "pd_bodies.block.poisson_ratio",     "pd_bodies.block.velocity",
-                 "pd_bodies.block.pneumatic_ratio", "pd_bodies.block.muscle_activation", "pd.friction"};
+      {.body = "block", .quantity = LossQuantity::kVelocity, .time = 0.1, .target = {0, 0, 0}, .weight = 0.5},
+      {.body = "arm", .quantity = LossQuantity::kCenterOfMass, .time = 0.15, .target = {0.5, 0, 0.21}, .weight = 100}};
+  request.wrt = {"pd_bodies.block.youngs_modulus",   "pd_bodies.block.poisson_ratio",     "pd_bodies.block.velocity",
+                 "pd_bodies.block.pneumatic_ratio",  "pd_bodies.block.muscle_activation", "pd.friction",
+                 "pd_bodies.arm.skeleton.tip.torque"};
   request.check_fd = true;
   const GradientResult result = sim.LossAndGradient(request);
   ASSERT_EQ(result.error, "");
   EXPECT_TRUE(result.converged);
-  ASSERT_EQ(result.gradient.size(), 8u);
+  ASSERT_EQ(result.gradient.size(), 9u);
   EXPECT_GT(result.loss, 0);
   for (std::size_t k = 0; k < result.gradient.size(); ++k) {
     const double g = result.gradient[k], fd = result.central_difference[k];
@@ -83,6 +95,10 @@ TEST(SceneGradient, RefusesWhatItCannotDifferentiate) {
   EXPECT_NE(sim.LossAndGradient(request).error.find("the gradient keys are"), std::string::npos);
   request.wrt = {"pd_bodies.ball.youngs_modulus"};
   EXPECT_NE(sim.LossAndGradient(request).error.find("no pd body 'ball'"), std::string::npos);
+  request.wrt = {"pd_bodies.arm.skeleton.elbow.torque"};
+  EXPECT_NE(sim.LossAndGradient(request).error.find("has no bone 'elbow' (bones: tip)"), std::string::npos);
+  request.wrt = {"pd_bodies.arm.skeleton.tip.axis"};
+  EXPECT_NE(sim.LossAndGradient(request).error.find("the gradient keys are"), std::string::npos);
   request.wrt = {};
   request.loss = {{.body = "ground", .time = 0.05}};
   EXPECT_NE(sim.LossAndGradient(request).error.find("not a pd body"), std::string::npos);
