@@ -61,6 +61,9 @@ std::vector<std::string> SubEntryNames(const SceneDesc& scene, const std::string
     if (pattern.find(".controllers.") != std::string::npos)
       for (const JointControllerDesc& c : robot.controllers) names.push_back(c.joint);
   }
+  for (const PdSoftBodyDesc& body : scene.pd_bodies)
+    if (body.name == entry && pattern.find(".skeleton.") != std::string::npos)
+      for (const PdBoneDesc& bone : body.skeleton) names.push_back(bone.name);
   return names;
 }
 

@@ -51,7 +51,8 @@ affine_bodies:
   block: {shape: {type: box, size: [0.05, 0.05, 0.05]}, pose: {position: [-0.3, -0.3, 0.5]}}
 ipc: {}
 pd_bodies:
-  jelly: {shape: {type: box, size: [0.05, 0.05, 0.05]}, pose: {position: [0.3, 0.3, 0.5]}}
+  jelly: {shape: {type: box, size: [0.05, 0.05, 0.05]}, pose: {position: [0.3, 0.3, 0.5]},
+          skeleton: {tab: {joint: prismatic, box: {min: [0.32, 0.28, 0.48], max: [0.33, 0.32, 0.52]}}}}
 pd: {}
 )";
 

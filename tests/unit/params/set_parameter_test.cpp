@@ -15,6 +15,7 @@
 #include "ductile/scene.h"
 #include "ductile/simulator.h"
 #include "model/fem_model.h"
+#include "model/pd_bodies.h"
 #include "model/rigid_model.h"
 #include "mpm/boundary.h"
 #include "mpm/particles.h"
@@ -63,7 +64,9 @@ affine_bodies:
   block: {shape: {type: box, size: [0.03, 0.03, 0.03]}, pose: {position: [0.15, 0.15, 0.0155]}, velocity: [0, 0, -0.5]}
 pd_bodies:
   jelly: {shape: {type: box, size: [0.03, 0.03, 0.03]}, resolution: 0.015, pose: {position: [-0.15, -0.17, 0.0155]},
-          velocity: [0, 0, -0.5], muscle_stiffness: 1.0e4}
+          velocity: [0, 0, -0.5], muscle_stiffness: 1.0e4,
+          skeleton: {tab: {joint: revolute, axis: [0, 0, 1], anchor: [-0.14, -0.17, 0.0155], torque: 0.001,
+                           box: {min: [-0.145, -0.19, 0], max: [-0.13, -0.15, 0.035]}}}}
 )";
 
 // The scene with a robot too (a post welded to the world, out of the way): its link_force_limit is live.
@@ -151,6 +154,18 @@ void ExpectSameParameters(const Model& a, const Model& b) {
   }
   for (std::size_t i = 0; i < fa.affine_bodies.size(); ++i)
     EXPECT_EQ(fa.affine_bodies[i].desc.stiffness, fb.affine_bodies[i].desc.stiffness);
+  ASSERT_EQ(a.pd->bodies.size(), b.pd->bodies.size());
+  EXPECT_EQ(a.pd->friction, b.pd->friction);
+  EXPECT_EQ(a.pd->settings.tolerance, b.pd->settings.tolerance);
+  EXPECT_EQ(a.pd->settings.max_iterations, b.pd->settings.max_iterations);
+  for (std::size_t i = 0; i < a.pd->bodies.size(); ++i) {
+    const PdBodiesModel::Body &x = a.pd->bodies[i], &y = b.pd->bodies[i];
+    EXPECT_EQ(x.youngs_modulus, y.youngs_modulus);
+    EXPECT_EQ(x.poisson_ratio, y.poisson_ratio);
+    EXPECT_EQ(x.pneumatic_ratio, y.pneumatic_ratio);
+    EXPECT_EQ(x.muscle_activation, y.muscle_activation);
+    EXPECT_EQ(x.joint_torques, y.joint_torques);
+  }
   const RigidModel &r = *a.rigid, &s = *b.rigid;
   EXPECT_EQ(r.stiction_speed, s.stiction_speed);
   ASSERT_EQ(r.robots.size(), s.robots.size());
