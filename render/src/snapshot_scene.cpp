@@ -14,6 +14,9 @@
 namespace ductile::render {
 namespace {
 
+/// A pd body's bones: bone white, bright against the flesh and the background.
+constexpr Rgba kBoneColor{0.98f, 0.96f, 0.88f, 1.0f};
+
 // Column-major world_from_mesh of a position and a unit quaternion (w, x, y, z).
 Mat4 PoseMatrix(const std::array<float, 3>& p, const std::array<float, 4>& q) {
   const float w = q[0], x = q[1], y = q[2], z = q[3];
@@ -459,7 +462,8 @@ MeshData FlatMesh(const SnapshotSoftBody& body) {
 // The soft and affine bodies of the FEM–IPC domain as lit surfaces: an affine (rigid) body flat-shaded, a soft body
 // with vertex normals the area-weighted means of the adjacent faces'; in the stress colour mode a soft body coloured
 // per vertex by its von Mises stress (through ColorMap up to the colour range, or the largest over the soft bodies),
-// otherwise each body in its colour.
+// otherwise each body in its colour. A body whose colour's alpha is below 1 is drawn translucent (blended, writing no
+// depth), and a pd body's bones as lines, which show through it.
 void AddSoftBodies(const Snapshot& snapshot, const ViewOptions& options, RenderScene& scene) {
   const bool stress = options.color_mode == ColorMode::kVonMises;
   float top = options.color_range;
@@ -485,12 +489,20 @@ void AddSoftBodies(const Snapshot& snapshot, const ViewOptions& options, RenderS
       for (const std::array<std::uint32_t, 3>& t : *body.triangles)
         mesh.indices.insert(mesh.indices.end(), {t[0], t[1], t[2]});
     }
-    if (stress && !body.affine && body.von_mises.size() == n) {
+    for (const std::array<std::array<float, 3>, 2>& bone : body.bones)
+      scene.lines.push_back({bone[0], bone[1], kBoneColor});
+    const bool by_stress = stress && !body.affine && body.von_mises.size() == n;
+    if (by_stress || body.rgba[3] < 1) {
       SurfaceMesh surface;
+      surface.translucent = body.rgba[3] < 1;
+      for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+        Rgba color = by_stress ? ColorMap(body.von_mises[v] / top) : body.rgba;
+        color[3] = body.rgba[3];
+        surface.colors.push_back(color);
+      }
       surface.positions = std::move(mesh.positions);
       surface.normals = std::move(mesh.normals);
       surface.indices = std::move(mesh.indices);
-      for (float value : body.von_mises) surface.colors.push_back(ColorMap(value / top));
       scene.surfaces.push_back(std::move(surface));
       continue;
     }

@@ -248,7 +248,8 @@ TEST(PdScene, ASkeletonFigureRaisesItsArmsAndStandsOnItsLegs) {
 }
 
 // A bar whose +x end is a bone on a hinge about y (no gravity): the joint's torque is live (it turns the bone one
-// way, then the other), and a saved state, joint coordinates included, resumes bitwise.
+// way, then the other), a saved state, joint coordinates included, resumes bitwise, and the snapshot draws the bone
+// along the bar (its vertices span 3 cm along x, more than the bar's 2 cm width) and joins it to its hinge at x = 1 cm.
 TEST(PdScene, ASkeletonsTorquesAreLiveAndItsJointsAreSaved) {
   auto sim = SceneFromText(R"(
 simulation: {dt: 0.01, gravity: [0, 0, 0]}
@@ -259,7 +260,7 @@ pd_bodies:
     youngs_modulus: 1.0e5
     pin_box: {min: [-0.051, -0.02, -0.02], max: [-0.049, 0.02, 0.02]}
     skeleton:
-      tip: {joint: revolute, axis: [0, 1, 0], anchor: [0.03, 0, 0], box: {min: [0.035, -0.02, -0.02], max: [0.06, 0.02, 0.02]},
+      tip: {joint: revolute, axis: [0, 1, 0], anchor: [0.01, 0, 0], box: {min: [0.015, -0.02, -0.02], max: [0.06, 0.02, 0.02]},
             torque: 0.01}
 )");
   ASSERT_EQ(sim->model().pd->bodies[0].model.bones.size(), 1u);
@@ -275,6 +276,18 @@ pd_bodies:
   ASSERT_EQ(sim->SetParameter("pd_bodies.bar.skeleton.tip.torque", "-0.03"), "");
   testing::RunUntil(*sim, 0.5);
   EXPECT_EQ(sim->StateHash(), straight);
+  Snapshot snapshot;
+  sim->CaptureSnapshot(snapshot, false);
+  ASSERT_EQ(snapshot.soft_bodies.size(), 1u);
+  const auto& segments = snapshot.soft_bodies[0].bones;
+  ASSERT_EQ(segments.size(), 2u);  // the bone, and its hinge to the bone's nearer end
+  const auto length = [](const std::array<std::array<float, 3>, 2>& s) {
+    return std::hypot(s[1][0] - s[0][0], s[1][1] - s[0][1], s[1][2] - s[0][2]);
+  };
+  EXPECT_NEAR(length(segments[0]), 0.03, 1e-6);
+  const Eigen::Vector3d hinge(0.01, 0, 0);
+  EXPECT_NEAR(segments[1][0][0], hinge.x(), 1e-6);
+  EXPECT_NEAR(segments[1][0][2], hinge.z(), 1e-6);
   EXPECT_NE(sim->SetParameter("pd_bodies.bar.skeleton.tip.anchor", "[0.02, 0, 0]"), "") << "a new skeleton resets";
   EXPECT_NE(sim->SetParameter("pd_bodies.bar.skeleton.elbow.torque", "1"), "");
 }

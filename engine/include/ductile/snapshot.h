@@ -72,6 +72,10 @@ struct SnapshotSoftBody {
   /// Counter-clockwise seen from outside, shared between snapshots.
   std::shared_ptr<const std::vector<std::array<std::uint32_t, 3>>> triangles;
   std::vector<float> von_mises;  ///< Per vertex: von Mises stress of the tets around it [Pa]; empty for affine bodies.
+  /// A pd body's skeleton as line segments (world [m]): per bone the span of its vertices along their principal axis,
+  /// and from a revolute joint (where the parent has moved it) to the bone's nearer end; empty without bones.
+  std::vector<std::array<std::array<float, 3>, 2>> bones;
+  /// Drawing colour; an alpha below 1 draws the surface translucent, so that the bones inside show.
   std::array<float, 4> rgba{0.85f, 0.45f, 0.35f, 1.0f};
 };
 

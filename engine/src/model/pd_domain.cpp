@@ -10,6 +10,9 @@
 #include "domain/rigid_impulses.h"
 #include "model/pd_bodies.h"
 #include "multibody/spatial.h"
+#include "pd/pd_skeleton.h"
+
+#include <Eigen/Eigenvalues>
 
 namespace ductile {
 
@@ -243,6 +246,43 @@ BodySummary PdDomain::SummarizeBody(int i) const {
   return out;
 }
 
+namespace {
+
+// The drawn skeleton (SnapshotSoftBody::bones): per bone the segment its vertices span along their principal axis
+// (the direction of their largest spread), and for a revolute joint a segment from the joint, at its anchor as the
+// parent places it, to the nearer end, so that the chain reads connected.
+std::vector<std::array<std::array<float, 3>, 2>> BoneSegments(const pd::PdModel& model, const pd::PdState& s) {
+  std::vector<std::array<std::array<float, 3>, 2>> segments;
+  if (model.bones.empty()) return segments;
+  const std::vector<pd::BonePlacement> placed = pd::PlaceBones(model, s.z);
+  for (const pd::PdBone& bone : model.bones) {
+    Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+    for (const int v : bone.vertices) centre += s.q.row(v).transpose();
+    centre /= static_cast<double>(bone.vertices.size());
+    Eigen::Matrix3d spread = Eigen::Matrix3d::Zero();
+    for (const int v : bone.vertices) {
+      const Eigen::Vector3d d = s.q.row(v).transpose() - centre;
+      spread += d * d.transpose();
+    }
+    const Eigen::Vector3d axis = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(spread).eigenvectors().col(2);
+    double half = 0;
+    for (const int v : bone.vertices) half = std::max(half, std::abs(axis.dot(s.q.row(v).transpose() - centre)));
+    const Eigen::Vector3d a = centre - half * axis, b = centre + half * axis;
+    segments.push_back({ToFloat(a), ToFloat(b)});
+    if (bone.joint != pd::JointKind::kRevolute) continue;
+    Eigen::Vector3d joint = bone.anchor;
+    if (bone.parent >= 0) {
+      const pd::BonePlacement& parent = placed[static_cast<std::size_t>(bone.parent)];
+      joint = parent.R * joint + parent.t;
+    }
+    const Eigen::Vector3d& nearer = (joint - a).norm() < (joint - b).norm() ? a : b;
+    if ((joint - nearer).norm() > 1e-9) segments.push_back({ToFloat(joint), ToFloat(nearer)});
+  }
+  return segments;
+}
+
+}  // namespace
+
 void PdDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
   for (std::size_t b = 0; b < solvers_.size(); ++b) {
     const PdBodiesModel::Body& body = pd_->bodies[b];
@@ -256,6 +296,7 @@ void PdDomain::CaptureSnapshot(Snapshot& out, bool with_stress) const {
     if (with_stress)
       for (const double x : solvers_[b]->VonMises(s.q, ControlsOf(body)))
         drawn.von_mises.push_back(static_cast<float>(x));
+    drawn.bones = BoneSegments(body.model, s);
     out.soft_bodies.push_back(std::move(drawn));
   }
 }
