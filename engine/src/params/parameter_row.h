@@ -184,6 +184,7 @@ std::vector<ParameterInfo> SoftAndAffineBodyRows();
 std::vector<ParameterInfo> IpcRows();
 // parameter_rows_pd.cpp: the projective-dynamics domain's.
 std::vector<ParameterInfo> PdBodyRows();
+std::vector<ParameterInfo> PdBoneRows();  // a pd body's skeleton's
 std::vector<ParameterInfo> PdRows();
 
 }  // namespace ductile::params::rows

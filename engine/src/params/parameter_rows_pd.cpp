@@ -66,6 +66,11 @@ std::vector<ParameterInfo> PdBodyRows() {
           .Default(0)
           .Doc("Activation of the muscle fibres: at 1 a fibre's rest length is 1 − `pd.max_contraction` of its length. "
                "Live."),
+  };
+}
+
+std::vector<ParameterInfo> PdBoneRows() {
+  return {
       Vector("pd_bodies.*.skeleton.*.axis", "joint axis", "a", "")
           .At(scene::PdBone(&PdBoneDesc::axis))
           .Default(Vector3{0, 0, 1})

@@ -349,7 +349,7 @@ std::vector<ParameterInfo> BuildTable() {
   std::vector<ParameterInfo> table;
   for (const auto& rows : {SimulationRows(), SchemeRows(), GridAndContactRows(), MaterialRows(), ClothMaterialRows(),
                            ObjectRows(), RigidBodyRows(), BodyJointRows(), RobotWeldCameraRows(),
-                           SoftAndAffineBodyRows(), IpcRows(), PdBodyRows(), PdRows()})
+                           SoftAndAffineBodyRows(), IpcRows(), PdBodyRows(), PdBoneRows(), PdRows()})
     table.insert(table.end(), rows.begin(), rows.end());
   return table;
 }
