@@ -292,6 +292,57 @@ pd_bodies:
   EXPECT_NE(sim->SetParameter("pd_bodies.bar.skeleton.elbow.torque", "1"), "");
 }
 
+// A skeleton from a URDF (tests/data/urdf/soft_arm_skeleton.urdf): its movable joints are the bones, named by the
+// joints, at their placement at q = 0 under the body's pose (the shoulder about y at x = −0.05, the elbow about z at
+// x = 0.05, its forearm with the tool ball that a fixed joint hangs on it); the base link's vertices are pinned. The
+// vertex counts are the lattice points of the 1 cm mesh inside each link's solids: the upper arm's cylinder (r = 1.2
+// cm, turned along x) 5 per slice over 7 slices, the forearm's 2 cm box 9 per slice over 5 and the tool ball (r = 1.1
+// cm, centred on a lattice point) 7, the base's 3 cm box 9 per slice over 3. The joints' torques are live rows.
+TEST(PdScene, ASkeletonFromAUrdfHasItsMovableJointsAsBones) {
+  const std::string urdf = std::string(DUCTILE_TEST_DATA_DIR) + "/urdf/soft_arm_skeleton.urdf";
+  auto sim = SceneFromText(
+      "simulation: {dt: 0.01}\npd_bodies:\n  arm: {shape: {type: box, size: [0.3, 0.04, 0.04]}, "
+      "resolution: 0.01, pose: {position: [0, 0, 0.3]}, skeleton_urdf: '" +
+      urdf + "'}\n");
+  const PdBodiesModel::Body& arm = sim->model().pd->bodies[0];
+  ASSERT_EQ(arm.bone_names, (std::vector<std::string>{"shoulder", "elbow"}));
+  const std::vector<pd::PdBone>& bones = arm.model.bones;
+  EXPECT_EQ(bones[0].parent, -1);
+  EXPECT_EQ(bones[1].parent, 0);
+  EXPECT_EQ(bones[1].joint, pd::JointKind::kRevolute);  // URDF "continuous"
+  EXPECT_LT((bones[0].axis - Eigen::Vector3d::UnitY()).norm(), 1e-12);
+  EXPECT_LT((bones[1].axis - Eigen::Vector3d::UnitZ()).norm(), 1e-12);
+  EXPECT_LT((bones[0].anchor - Eigen::Vector3d(-0.05, 0, 0.3)).norm(), 1e-12);
+  EXPECT_LT((bones[1].anchor - Eigen::Vector3d(0.05, 0, 0.3)).norm(), 1e-12);
+  EXPECT_EQ(bones[0].vertices.size(), 35u);
+  EXPECT_EQ(bones[1].vertices.size(), 45u + 7u);
+  EXPECT_EQ(arm.model.pinned.size(), 27u);
+  ASSERT_EQ(sim->SetParameter("pd_bodies.arm.skeleton.shoulder.torque", "0.5"), "");
+  for (int step = 0; step < 5; ++step) {
+    sim->Step();
+    EXPECT_TRUE(sim->last_step().pd_converged);
+  }
+  EXPECT_GT(std::abs(sim->state().data().pd.bodies[0].z(0)), 1e-3);
+  // Refused: a skeleton given twice, a URDF that is not there, a link whose geometry is a mesh.
+  const auto error = [&](const std::string& extra) {
+    try {
+      LoadSceneFromString("pd_bodies:\n  arm: {shape: {type: box, size: [0.3, 0.04, 0.04]}, " + extra + "}\n",
+                          "bad.yaml");
+    } catch (const SceneError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(
+      error("skeleton_urdf: '" + urdf + "', skeleton: {x: {joint: revolute, box: {min: [0, 0, 0], max: [1, 1, 1]}}}")
+          .find("not both"),
+      std::string::npos);
+  EXPECT_NE(error("skeleton_urdf: missing.urdf").find("not found"), std::string::npos);
+  const std::string mesh_urdf = std::string(DUCTILE_TEST_DATA_DIR) + "/urdf/ductile_test_robot/urdf/robot.urdf";
+  EXPECT_NE(error("skeleton_urdf: '" + mesh_urdf + "'").find("select a bone's vertices"), std::string::npos)
+      << error("skeleton_urdf: '" + mesh_urdf + "'");
+}
+
 TEST(PdScene, BadScenesAreRefusedWithTheReason) {
   const std::string base = R"(
 rigid_bodies:

@@ -436,6 +436,13 @@ struct IpcDesc {
 /// A bone of a projective-dynamics body's skeleton (`pd_bodies.*.skeleton.*`; engine/src/pd/pd_skeleton.h): the
 /// body's vertices inside a box, moved rigidly by one joint relative to its parent bone or the world. Its geometry is
 /// given in the world at t = 0 (as `pin_box` is).
+/// A solid that selects a pd body's vertices: a primitive shape (box, sphere, cylinder, capsule) placed in the world at
+/// t = 0.
+struct PlacedShapeDesc {
+  ShapeDesc shape;
+  PoseDesc pose;  ///< X_WG.
+};
+
 struct PdBoneDesc {
   std::string name;
   std::string parent;        ///< A bone of the same body listed before this one; empty (`world`): the world.
@@ -444,6 +451,8 @@ struct PdBoneDesc {
   Vector3 anchor{0, 0, 0};   ///< A point on a revolute joint's axis [m] (world, t = 0).
   Vector3 box_min{0, 0, 0};  ///< `box: {min, max}`: the body's vertices inside it at t = 0 form the bone [m].
   Vector3 box_max{0, 0, 0};
+  /// From a URDF (`skeleton_urdf`): its link's geometry selects the vertices instead of the box.
+  std::vector<PlacedShapeDesc> shapes;
   double torque = 0;  ///< The joint's torque [N·m] (revolute) or force [N] (prismatic), constant until edited.
   SourceLocation where;
 };
@@ -467,6 +476,11 @@ struct PdSoftBodyDesc {
   Vector3 muscle_direction{1, 0, 0};  ///< The fibres' direction in the shape frame, non-zero.
   double muscle_activation = 0;       ///< a ∈ [0, 1]: the fibres shorten towards 1 − κ of their length at 1.
   std::vector<PdBoneDesc> skeleton;   ///< Bones, parents before children (`skeleton:`, in file order).
+  /// `skeleton_urdf`: the URDF the skeleton came from (its root link frame the shape frame; empty: none). Its
+  /// movable joints are the bones (named by the joints), the links fixed to the world pin the vertices in
+  /// `pin_shapes`.
+  std::filesystem::path skeleton_urdf;
+  std::vector<PlacedShapeDesc> pin_shapes;
   std::array<double, 4> rgba{0.45, 0.7, 0.4, 1.0};  ///< Colour for drawing.
   SourceLocation where;
 };

@@ -1,6 +1,7 @@
 // CompilePd (model/pd_bodies.h): the scene's `pd_bodies` as pd::PdModel bodies in the world frame, with the FEM
 // domain's meshing (model/fem_model.h, ShapeTetMesh), and the rigid world's static planes as the half-spaces every
 // vertex meets.
+#include <algorithm>
 #include <stdexcept>
 
 #include "fem/tet_mesh.h"
@@ -14,6 +15,32 @@
 namespace ductile {
 
 namespace {
+
+// Whether x [m, world] lies inside the solid (a URDF link's box, sphere, cylinder or capsule, cylinders and capsules
+// along their z axis), within 1e-9 m.
+bool Inside(const PlacedShapeDesc& solid, const Eigen::Vector3d& x) {
+  const Eigen::Vector3d p = ToIsometry(solid.pose).inverse() * x;
+  const ShapeDesc& s = solid.shape;
+  constexpr double kSlack = 1e-9;
+  switch (s.type) {
+    case ShapeType::kBox:
+      return (p.cwiseAbs() - 0.5 * ToEigen(s.size)).maxCoeff() <= kSlack;
+    case ShapeType::kSphere:
+      return p.norm() <= s.radius + kSlack;
+    case ShapeType::kCylinder:
+      return std::abs(p.z()) <= 0.5 * s.length + kSlack && p.head<2>().norm() <= s.radius + kSlack;
+    case ShapeType::kCapsule: {
+      const double z = std::clamp(p.z(), -0.5 * s.length, 0.5 * s.length);
+      return (p - Eigen::Vector3d(0, 0, z)).norm() <= s.radius + kSlack;
+    }
+    default:
+      return false;  // the parser admits only these
+  }
+}
+
+bool InsideAny(const std::vector<PlacedShapeDesc>& solids, const Eigen::Vector3d& x) {
+  return std::any_of(solids.begin(), solids.end(), [&](const PlacedShapeDesc& s) { return Inside(s, x); });
+}
 
 // The skeleton of `desc` over its placed vertices: each bone the vertices in its box not taken by an earlier bone
 // (a box may overlap its parent's: the joint's vertices belong to the parent), none pinned.
@@ -37,6 +64,7 @@ std::vector<pd::PdBone> Bones(const PdSoftBodyDesc& desc, const std::vector<Eige
       const Eigen::Vector3d& x = vertices[i];
       bool inside = true;
       for (int a = 0; a < 3; ++a) inside = inside && x[a] >= bone.box_min[a] && x[a] <= bone.box_max[a];
+      if (!bone.shapes.empty()) inside = InsideAny(bone.shapes, x);
       if (!inside || taken[i] >= 0) continue;
       if (taken[i] == -2) {
         ++pinned_inside;
@@ -49,7 +77,8 @@ std::vector<pd::PdBone> Bones(const PdSoftBodyDesc& desc, const std::vector<Eige
       Fail(bone.where, name + ": its box holds " + std::to_string(pinned_inside) +
                            " pinned vertices (a bone moves with its joint; pin the joint's parent instead)");
     if (out.vertices.empty())
-      Fail(bone.where, name + ": its box holds no vertex of the body that an earlier bone does not hold");
+      Fail(bone.where, name + (bone.shapes.empty() ? ": its box" : ": its link's geometry") +
+                           " holds no vertex of the body that an earlier bone does not hold");
     bones.push_back(std::move(out));
   }
   return bones;
@@ -73,6 +102,10 @@ PdBodiesModel::Body CompileBody(const PdSoftBodyDesc& desc, const SceneDesc& sce
   pd.youngs_modulus = {desc.youngs_modulus};
   pd.poisson_ratio = {desc.poisson_ratio};
   if (desc.has_pin_box) pd.pinned = PinnedVertices(mesh.vertices, desc.pin_min, desc.pin_max, desc.where, what);
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i)  // the URDF's links fixed to the world
+    if (InsideAny(desc.pin_shapes, mesh.vertices[i]) &&
+        std::find(pd.pinned.begin(), pd.pinned.end(), static_cast<int>(i)) == pd.pinned.end())
+      pd.pinned.push_back(static_cast<int>(i));
   pd.pneumatic_cell.assign(tets, 0);  // the whole body one chamber, at rest while its ratio is 1
   if (desc.muscle_stiffness > 0) {
     const Eigen::Vector3d direction = X_WS.linear() * ToEigen(desc.muscle_direction);

@@ -1,6 +1,11 @@
 // The `pd_bodies` and `pd` sections: the bodies of the projective-dynamics domain (engine/src/pd/, Qiao et al. 2021)
 // and its solver and contact settings (docs/scene-format.md, "pd_bodies", "pd").
 #include <algorithm>
+#include <map>
+#include <system_error>
+
+#include "ductile/multibody_desc.h"
+#include "scene/desc_eigen.h"
 
 #include "scene/scene_sections.h"
 #include "scene/schema.h"
@@ -44,6 +49,74 @@ PdBoneDesc ParseBone(const ParseContext& context, const Field& entry, const PdSo
   return bone;
 }
 
+PoseDesc ToPose(const Eigen::Isometry3d& X) {
+  const Eigen::Quaterniond q(X.linear());
+  return {{X.translation().x(), X.translation().y(), X.translation().z()}, {q.w(), q.x(), q.y(), q.z()}};
+}
+
+// A URDF link's solids (its collision geometry, else its visual geometry) placed by X_WL, or a failure at `field`
+// naming the link when one is not a primitive.
+std::vector<PlacedShapeDesc> LinkShapes(const Reader& reader, const Field& field, const LinkDesc& link,
+                                        const Eigen::Isometry3d& X_WL, const std::string& what) {
+  std::vector<PlacedShapeDesc> shapes;
+  for (const GeometryDesc& g : link.collisions.empty() ? link.visuals : link.collisions) {
+    const ShapeType t = g.shape.type;
+    if (t != ShapeType::kBox && t != ShapeType::kSphere && t != ShapeType::kCylinder && t != ShapeType::kCapsule)
+      reader.Fail(field, what + ": link '" + link.name + "' has a " + std::string(NameOf(t)) +
+                             " geometry; only boxes, spheres, cylinders and capsules select a bone's vertices");
+    shapes.push_back({g.shape, ToPose(X_WL * ToIsometry(g.pose))});
+  }
+  return shapes;
+}
+
+// `skeleton_urdf` (docs/scene-format.md, "pd_bodies"): a bone per movable joint of the URDF, its root link frame the
+// body's shape frame; the links fixed to the world (the root, and what fixed joints hang on it) pin their vertices.
+void ReadUrdfSkeleton(const ParseContext& context, const Field& field, PdSoftBodyDesc& body, const std::string& what) {
+  const Reader& reader = context.reader();
+  const std::string name = reader.Text(field);
+  body.skeleton_urdf = context.Resolve(name);
+  std::error_code ec;
+  if (!std::filesystem::exists(body.skeleton_urdf, ec))
+    reader.Fail(field, "URDF file '" + name + "' not found (looked for " + body.skeleton_urdf.string() + ")");
+  const MultibodyDesc urdf = LoadUrdf(body.skeleton_urdf);  // its SceneError names the place in the URDF
+  const std::string of = "skeleton_urdf '" + name + "' of " + what;
+  // Each link's placement at q = 0 and its owner: −1 fixed to the world, else a bone. The world and the links no
+  // joint moves are fixed; joints are taken parents first.
+  std::map<std::string, std::pair<Eigen::Isometry3d, int>> placed{{"world", {ToIsometry(body.pose), -1}}};
+  for (const LinkDesc& link : urdf.links)
+    if (std::none_of(urdf.joints.begin(), urdf.joints.end(), [&](const JointDesc& j) { return j.child == link.name; }))
+      placed[link.name] = {ToIsometry(body.pose), -1};
+  for (std::size_t done = 0, round = 0; done < urdf.joints.size() && round <= urdf.joints.size(); ++round)
+    for (const JointDesc& joint : urdf.joints) {
+      const auto parent = placed.find(joint.parent);
+      if (parent == placed.end() || placed.count(joint.child) > 0) continue;
+      ++done;
+      const Eigen::Isometry3d X_WJ = parent->second.first * ToIsometry(joint.origin);
+      int owner = parent->second.second;
+      if (joint.type == JointType::kFloating)
+        reader.Fail(field, of + ": joint '" + joint.name + "' is floating (bones take revolute and prismatic joints)");
+      if (joint.type != JointType::kFixed) {
+        PdBoneDesc bone;
+        bone.name = joint.name;
+        bone.where = context.Where(field);
+        bone.prismatic = joint.type == JointType::kPrismatic;
+        bone.parent = owner >= 0 ? body.skeleton[static_cast<std::size_t>(owner)].name : "";
+        const Eigen::Vector3d axis = X_WJ.linear() * ToEigen(joint.axis);
+        bone.axis = {axis.x(), axis.y(), axis.z()};
+        bone.anchor = {X_WJ.translation().x(), X_WJ.translation().y(), X_WJ.translation().z()};
+        owner = static_cast<int>(body.skeleton.size());
+        body.skeleton.push_back(std::move(bone));
+      }
+      placed[joint.child] = {X_WJ, owner};
+    }
+  for (const LinkDesc& link : urdf.links) {
+    const auto& [X_WL, owner] = placed.at(link.name);
+    std::vector<PlacedShapeDesc> shapes = LinkShapes(reader, field, link, X_WL, of);
+    auto& into = owner < 0 ? body.pin_shapes : body.skeleton[static_cast<std::size_t>(owner)].shapes;
+    into.insert(into.end(), shapes.begin(), shapes.end());
+  }
+}
+
 }  // namespace
 
 PdSoftBodyDesc ParsePdBody(ParseContext& context, const Field& entry) {
@@ -71,6 +144,11 @@ PdSoftBodyDesc ParsePdBody(ParseContext& context, const Field& entry) {
   if (const auto skeleton = map.Find("skeleton"))
     for (const Field& bone : reader.Entries(*skeleton, "'skeleton' of " + what))
       body.skeleton.push_back(ParseBone(context, bone, body, what));
+  if (const auto urdf = map.Find("skeleton_urdf")) {
+    if (!body.skeleton.empty())
+      reader.FailAtKey(*urdf, what + " has a 'skeleton' already: give its bones in the scene or by a URDF, not both");
+    ReadUrdfSkeleton(context, *urdf, body, what);
+  }
   if (const auto color = map.Find("color")) body.rgba = reader.Numbers<4>(*color, Between(0, 1, false, false));
   return body;
 }

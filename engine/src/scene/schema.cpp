@@ -208,6 +208,7 @@ SchemaNode PdBody() {
       "pd body",
       Rows("pd_bodies.*.",
            {Shape(), Pose(), Section("pin_box", {Vector("min", body.pin_min), Vector("max", body.pin_max)}),
+            Value("skeleton_urdf"),
             NamedMap("skeleton", "bone",
                      Section("bone", Rows("pd_bodies.*.skeleton.*.", {Value("joint"), Value("parent"),
                                                                       Section("box", {Vector("min", bone.box_min),
