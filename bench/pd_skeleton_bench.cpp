@@ -23,10 +23,10 @@ void BM_PdSkeletonStep(benchmark::State& state) {
   pd::PdSolver solver(figure.model);
   std::vector<pd::PdHalfSpace> planes = model.pd->planes;
   for (pd::PdHalfSpace& plane : planes) plane.friction = model.pd->friction;
-  solver.SetObstacles(planes);
+  if (!solver.SetObstacles(planes)) state.SkipWithError(solver.error().c_str());
   const pd::PdControls controls = ControlsOf(figure);
-  const pd::PdSolverSettings settings{.max_iterations = 5000, .tolerance = model.pd->settings.tolerance,
-                                      .newton = newton};
+  const pd::PdSolverSettings settings{
+      .max_iterations = 5000, .tolerance = model.pd->settings.tolerance, .newton = newton};
   double seconds = 0;
   int iterations = 0, unconverged = 0;
   for (auto _ : state) {

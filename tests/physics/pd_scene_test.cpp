@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -323,7 +325,7 @@ TEST(PdScene, ASkeletonFromAUrdfHasItsMovableJointsAsBones) {
     EXPECT_TRUE(sim->last_step().pd_converged);
   }
   EXPECT_GT(std::abs(sim->state().data().pd.bodies[0].z(0)), 1e-3);
-  // Refused: a skeleton given twice, a URDF that is not there, a link whose geometry is a mesh.
+  // Refused: a skeleton given twice, a URDF that is not there, a joint that moves no geometry, a mesh geometry.
   const auto error = [&](const std::string& extra) {
     try {
       LoadSceneFromString("pd_bodies:\n  arm: {shape: {type: box, size: [0.3, 0.04, 0.04]}, " + extra + "}\n",
@@ -338,6 +340,13 @@ TEST(PdScene, ASkeletonFromAUrdfHasItsMovableJointsAsBones) {
           .find("not both"),
       std::string::npos);
   EXPECT_NE(error("skeleton_urdf: missing.urdf").find("not found"), std::string::npos);
+  // A movable joint whose child link has no geometry.
+  const std::filesystem::path bare = std::filesystem::temp_directory_path() / "ductile_bare_skeleton.urdf";
+  std::ofstream(bare) << "<robot name='bare'><link name='base'/><link name='tip'/>"
+                         "<joint name='hinge' type='revolute'><parent link='base'/><child link='tip'/>"
+                         "<axis xyz='0 1 0'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>";
+  EXPECT_NE(error("skeleton_urdf: '" + bare.string() + "'").find("joint 'hinge' moves no geometry"), std::string::npos)
+      << error("skeleton_urdf: '" + bare.string() + "'");
   const std::string mesh_urdf = std::string(DUCTILE_TEST_DATA_DIR) + "/urdf/ductile_test_robot/urdf/robot.urdf";
   EXPECT_NE(error("skeleton_urdf: '" + mesh_urdf + "'").find("select a bone's vertices"), std::string::npos)
       << error("skeleton_urdf: '" + mesh_urdf + "'");
@@ -395,6 +404,8 @@ rigid_bodies:
           .find("pinned vertices"),
       std::string::npos);
   EXPECT_NE(bone("x: {joint: revolute, " + box + ", torque: .nan}").find("torque"), std::string::npos);
+  EXPECT_NE(bone("world: {joint: revolute, " + box + "}").find("names the world"), std::string::npos);
+  EXPECT_NE(bone("'a.b': {joint: revolute, " + box + "}").find("may not hold a '.'"), std::string::npos);
 }
 
 }  // namespace

@@ -430,12 +430,6 @@ struct IpcDesc {
   SourceLocation where;
 };
 
-/// A soft body of the projective-dynamics domain (`pd_bodies: NAME: {...}`; Qiao et al. 2021, engine/src/pd/): a tet
-/// mesh with the corotated strain and volume energies, optionally a pneumatic chamber (the whole body) and muscle
-/// fibres along one direction, whose activations are live.
-/// A bone of a projective-dynamics body's skeleton (`pd_bodies.*.skeleton.*`; engine/src/pd/pd_skeleton.h): the
-/// body's vertices inside a box, moved rigidly by one joint relative to its parent bone or the world. Its geometry is
-/// given in the world at t = 0 (as `pin_box` is).
 /// A solid that selects a pd body's vertices: a primitive shape (box, sphere, cylinder, capsule) placed in the world at
 /// t = 0.
 struct PlacedShapeDesc {
@@ -443,6 +437,9 @@ struct PlacedShapeDesc {
   PoseDesc pose;  ///< X_WG.
 };
 
+/// A bone of a projective-dynamics body's skeleton (`pd_bodies.*.skeleton.*`; engine/src/pd/pd_skeleton.h): the
+/// body's vertices inside a box (or a URDF link's solids), moved rigidly by one joint relative to its parent bone or
+/// the world. Its geometry is given in the world at t = 0 (as `pin_box` is).
 struct PdBoneDesc {
   std::string name;
   std::string parent;        ///< A bone of the same body listed before this one; empty (`world`): the world.
@@ -457,6 +454,9 @@ struct PdBoneDesc {
   SourceLocation where;
 };
 
+/// A soft body of the projective-dynamics domain (`pd_bodies: NAME: {...}`; Qiao et al. 2021, engine/src/pd/): a tet
+/// mesh with the corotated strain and volume energies, optionally a pneumatic chamber (the whole body) and muscle
+/// fibres along one direction, whose activations are live, and a skeleton.
 struct PdSoftBodyDesc {
   std::string name;
   /// box, sphere, cylinder, capsule, or mesh: a Gmsh `.msh` tet mesh as it is, or a closed OBJ surface

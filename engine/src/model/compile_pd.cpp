@@ -43,7 +43,9 @@ bool InsideAny(const std::vector<PlacedShapeDesc>& solids, const Eigen::Vector3d
 }
 
 // The skeleton of `desc` over its placed vertices: each bone the vertices in its box not taken by an earlier bone
-// (a box may overlap its parent's: the joint's vertices belong to the parent), none pinned.
+// (a box may overlap its parent's: the joint's vertices belong to the parent), none pinned. A URDF's bone selects by
+// its links' solids, which usually touch their parent's at the joint: the vertices a link fixed to the world pins
+// stay pinned there, as an earlier bone's stay its.
 std::vector<pd::PdBone> Bones(const PdSoftBodyDesc& desc, const std::vector<Eigen::Vector3d>& vertices,
                               const std::vector<int>& pinned, const std::string& what) {
   std::vector<pd::PdBone> bones;
@@ -67,7 +69,7 @@ std::vector<pd::PdBone> Bones(const PdSoftBodyDesc& desc, const std::vector<Eige
       if (!bone.shapes.empty()) inside = InsideAny(bone.shapes, x);
       if (!inside || taken[i] >= 0) continue;
       if (taken[i] == -2) {
-        ++pinned_inside;
+        pinned_inside += bone.shapes.empty() ? 1 : 0;
         continue;
       }
       taken[i] = static_cast<int>(b);

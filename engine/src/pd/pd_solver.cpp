@@ -26,7 +26,7 @@ constexpr int kContactRounds = 4;
 constexpr double kPenetrationTolerance = 1e-9;
 /// Corrections of the contact modes the Newton steps of one step may make before the sweeps take over.
 constexpr int kModeChanges = 8;
-/// Times the Newton steps of one step with contacts may start over after raising the residual.
+/// Times Newton on the residual (with contacts or a skeleton) may start over in one step after raising the residual.
 constexpr int kNewtonEntries = 4;
 /// A residual below this fraction of the reference is at round-off: Newton stops there.
 constexpr double kRoundOff = 1e-11;

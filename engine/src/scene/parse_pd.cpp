@@ -15,6 +15,13 @@ namespace ductile::scene {
 
 namespace {
 
+// Why `name` cannot name a bone: `world` names the world as a parent, and a dot would split the bone's parameter keys.
+std::string BoneNameError(const std::string& name) {
+  if (name == "world") return "'world' names the world (a bone's parent), not a bone";
+  if (name.find('.') != std::string::npos) return "a bone's name may not hold a '.' (its keys are dotted paths)";
+  return {};
+}
+
 // A bone of `body`'s skeleton (docs/scene-format.md, "pd_bodies"); its parent must be listed before it.
 PdBoneDesc ParseBone(const ParseContext& context, const Field& entry, const PdSoftBodyDesc& body,
                      const std::string& owner) {
@@ -23,6 +30,7 @@ PdBoneDesc ParseBone(const ParseContext& context, const Field& entry, const PdSo
   bone.name = entry.key;
   bone.where = context.Where(entry);
   const std::string what = "bone '" + entry.key + "' of " + owner;
+  if (std::string why = BoneNameError(entry.key); !why.empty()) reader.FailAtKey(entry, what + ": " + why);
   const MapFields map(reader, entry, what);
   map.CheckKeys(KeysOf({"pd_bodies", "", "skeleton", ""}));
   bone.prismatic = reader.Choice(map.Require("joint"), "joint type of " + what,
@@ -96,6 +104,8 @@ void ReadUrdfSkeleton(const ParseContext& context, const Field& field, PdSoftBod
       if (joint.type == JointType::kFloating)
         reader.Fail(field, of + ": joint '" + joint.name + "' is floating (bones take revolute and prismatic joints)");
       if (joint.type != JointType::kFixed) {
+        if (std::string why = BoneNameError(joint.name); !why.empty())
+          reader.Fail(field, of + ": joint '" + joint.name + "': " + why);
         PdBoneDesc bone;
         bone.name = joint.name;
         bone.where = context.Where(field);
@@ -115,6 +125,11 @@ void ReadUrdfSkeleton(const ParseContext& context, const Field& field, PdSoftBod
     auto& into = owner < 0 ? body.pin_shapes : body.skeleton[static_cast<std::size_t>(owner)].shapes;
     into.insert(into.end(), shapes.begin(), shapes.end());
   }
+  for (const PdBoneDesc& bone : body.skeleton)
+    if (bone.shapes.empty())
+      reader.Fail(field, of + ": joint '" + bone.name +
+                             "' moves no geometry (its child link, and the links fixed to it, have no collision or "
+                             "visual geometry to select the bone's vertices)");
 }
 
 }  // namespace

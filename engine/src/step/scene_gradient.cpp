@@ -115,7 +115,8 @@ std::string ParseKey(const PdBodiesModel& pd, const std::string& key, std::vecto
     return {};
   }
   const std::string prefix = "pd_bodies.";
-  if (const std::size_t skeleton = key.find(".skeleton."); key.rfind(prefix, 0) == 0 && skeleton != std::string::npos)
+  if (const std::size_t skeleton = key.find(".skeleton.", prefix.size());
+      key.rfind(prefix, 0) == 0 && skeleton != std::string::npos)
     return ParseTorqueKey(pd, key, skeleton, out);
   const std::size_t dot = key.rfind('.');
   if (key.rfind(prefix, 0) == 0 && dot > prefix.size()) {
