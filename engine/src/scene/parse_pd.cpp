@@ -104,8 +104,10 @@ void ReadUrdfSkeleton(const ParseContext& context, const Field& field, PdSoftBod
       if (joint.type == JointType::kFloating)
         reader.Fail(field, of + ": joint '" + joint.name + "' is floating (bones take revolute and prismatic joints)");
       if (joint.type != JointType::kFixed) {
-        if (std::string why = BoneNameError(joint.name); !why.empty())
-          reader.Fail(field, of + ": joint '" + joint.name + "': " + why);
+        if (std::string why = BoneNameError(joint.name); !why.empty()) {
+          why.insert(0, of + ": joint '" + joint.name + "': ");
+          reader.Fail(field, why);
+        }
         PdBoneDesc bone;
         bone.name = joint.name;
         bone.where = context.Where(field);
