@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_mug import signed_volume  # noqa: E402  (the same divergence-theorem volume)
+from make_mug import signed_volume, write_obj  # noqa: E402  (the same volume and OBJ writer)
 
 RADIUS = 0.06  # base radius [m]
 HEIGHT = 0.12  # apex height [m]
@@ -41,12 +41,8 @@ def main():
     volume = signed_volume(vertices, triangles)
     if abs(volume - polygon * HEIGHT / 3) > 1e-12:
         sys.exit(f"cone.obj: signed volume {volume} is not the polygonal cone's {polygon * HEIGHT / 3}")
-    with open(out, "w", encoding="ascii") as f:
-        f.write(f"# cone: base radius {RADIUS} m, height {HEIGHT} m, {SEGMENTS} segments (assets/meshes/make_cone.py)\n")
-        for x, y, z in vertices:
-            f.write(f"v {x:.9g} {y:.9g} {z:.9g}\n")
-        for a, b, c in triangles:
-            f.write(f"f {a + 1} {b + 1} {c + 1}\n")
+    write_obj(out, f"cone: base radius {RADIUS} m, height {HEIGHT} m, {SEGMENTS} segments (assets/meshes/make_cone.py)",
+              vertices, triangles)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,17 @@ def signed_volume(vertices, faces):
     return total
 
 
+def write_obj(path, comment, vertices, triangles, number=".9g"):
+    """Writes a triangle mesh as OBJ: a comment line, then the vertices (each coordinate in `number` format) and the
+    triangles (1-based). Shared by the generators in this folder."""
+    with open(path, "w", encoding="ascii") as f:
+        f.write(f"# {comment}\n")
+        for x, y, z in vertices:
+            f.write(f"v {x:{number}} {y:{number}} {z:{number}}\n")
+        for a, b, c in triangles:
+            f.write(f"f {a + 1} {b + 1} {c + 1}\n")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "mug.obj")
     vertices, faces = build()
@@ -66,13 +77,8 @@ def main():
     expected = math.pi * (OUTER**2 * HEIGHT - INNER**2 * (HEIGHT - BOTTOM))
     if abs(volume - expected) > 0.02 * expected:
         sys.exit(f"make_mug.py: signed volume {volume:.4e} m^3, expected about {expected:.4e}: bad winding")
-    with open(out, "w", encoding="ascii") as f:
-        f.write(f"# mug: outer radius {OUTER} m, inner {INNER} m, height {HEIGHT} m, bottom {BOTTOM} m; "
-                "written by make_mug.py\n")
-        for x, y, z in vertices:
-            f.write(f"v {x:.6f} {y:.6f} {z:.6f}\n")
-        for a, b, c in faces:
-            f.write(f"f {a + 1} {b + 1} {c + 1}\n")
+    write_obj(out, f"mug: outer radius {OUTER} m, inner {INNER} m, height {HEIGHT} m, bottom {BOTTOM} m; "
+              "written by make_mug.py", vertices, faces, number=".6f")
     print(f"{out}: {len(vertices)} vertices, {len(faces)} triangles, volume {volume:.4e} m^3")
 
 

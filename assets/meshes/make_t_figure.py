@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_mug import signed_volume  # noqa: E402  (the same divergence-theorem volume)
+from make_mug import signed_volume, write_obj  # noqa: E402  (the same volume and OBJ writer)
 
 TORSO_WIDTH = 0.12  # [m]
 SPAN = 0.60  # fingertip to fingertip [m]
@@ -51,13 +51,8 @@ def main():
     volume = signed_volume(vertices, triangles)
     if abs(volume - expected) > 1e-12:
         sys.exit(f"make_t_figure.py: signed volume {volume:.6e} m^3, expected {expected:.6e}: bad winding")
-    with open(out, "w", encoding="ascii") as f:
-        f.write(f"# a figure in T-pose: torso {TORSO_WIDTH} m wide, arms spanning {SPAN} m, {ARM_TOP} m tall, "
-                f"{DEPTH} m deep (assets/meshes/make_t_figure.py)\n")
-        for x, y, z in vertices:
-            f.write(f"v {x:.9g} {y:.9g} {z:.9g}\n")
-        for i, j, k in triangles:
-            f.write(f"f {i + 1} {j + 1} {k + 1}\n")
+    write_obj(out, f"a figure in T-pose: torso {TORSO_WIDTH} m wide, arms spanning {SPAN} m, {ARM_TOP} m tall, "
+              f"{DEPTH} m deep (assets/meshes/make_t_figure.py)", vertices, triangles)
 
 
 if __name__ == "__main__":
